@@ -1,0 +1,96 @@
+"""Bit-exact comparison of output tensors.
+
+Split moves data and computes nothing, so there is no tolerance: floats are compared by bit
+pattern (a NaN payload or the sign of a zero that changed in transit is a wrong result),
+complex numbers by the bits of both parts, strings exactly. The first mismatching elements are
+reported with their indices so a reader sees what moved where.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from conformance import dtypes
+
+#: How many mismatching elements a mismatch lists (the count is always exact).
+FIRST = 8
+
+
+@dataclass(frozen=True)
+class ElementDiff:
+    index: tuple[int, ...]
+    expected: str
+    actual: str
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """What differs between expected and actual outputs, for messages and reports."""
+
+    what: str  # "count" | "shape" | "dtype" | "values"
+    message: str
+    output: int | None = None
+    differing: int = 0
+    first: tuple[ElementDiff, ...] = ()
+
+
+def _bits_view(array: np.ndarray, name: str) -> np.ndarray:
+    """The array as unsigned integers when its type is compared by bit pattern."""
+    bits = dtypes.bits_dtype(name)
+    if bits is None:
+        return array
+    return np.ascontiguousarray(array).view(bits)
+
+
+def _show(array: np.ndarray, name: str, index: tuple[int, ...]) -> str:
+    """One element as text; floats and complex numbers with their bit patterns."""
+    flat = np.ascontiguousarray(array).reshape(-1)
+    position = int(np.ravel_multi_index(index, array.shape)) if index else 0
+    cell = flat[position : position + 1]
+    value = cell[0]
+    bits = dtypes.bits_dtype(name)
+    if bits is None:
+        return repr(value.item() if isinstance(value, np.generic) else value)
+    hexes = " ".join(f"0x{int(p):0{bits.itemsize * 2}x}" for p in cell.view(bits))
+    return f"{value!r} ({hexes})"
+
+
+def diff_values(expected: np.ndarray, actual: np.ndarray, name: str, output: int | None = None) -> Mismatch | None:
+    """None when two arrays of one shape and dtype hold the same bits, else where they differ."""
+    left, right = _bits_view(expected, name), _bits_view(actual, name)
+    if name == "string":
+        unequal = np.frompyfunc(lambda a, b: not (type(a) is type(b) and a == b), 2, 1)(left, right)
+        unequal = unequal.astype(bool)
+    else:
+        unequal = left != right
+        if name in dtypes.COMPLEX:  # the bits view holds (real, imaginary) pairs along the last axis
+            unequal = unequal.reshape(*expected.shape, 2).any(axis=-1)
+    count = int(np.count_nonzero(unequal))
+    if count == 0:
+        return None
+    first = tuple(
+        ElementDiff(tuple(int(i) for i in index), _show(expected, name, tuple(index)), _show(actual, name, tuple(index)))
+        for index in np.argwhere(unequal)[:FIRST]
+    )
+    where = "" if output is None else f"output {output}: "
+    return Mismatch("values", f"{where}{count} of {expected.size} elements differ", output, count, first)
+
+
+def diff_outputs(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -> Mismatch | None:
+    """Output count, then each output's shape, dtype and values; the first difference found."""
+    if len(expected) != len(actual):
+        return Mismatch("count", f"expected {len(expected)} outputs, got {len(actual)}")
+    for number, (want, got) in enumerate(zip(expected, actual)):
+        if want.shape != got.shape:
+            return Mismatch("shape", f"output {number}: expected shape {list(want.shape)}, got {list(got.shape)}",
+                            number)
+        want_name, got_name = dtypes.name_of(want.dtype), dtypes.name_of(got.dtype)
+        if want_name != got_name:
+            return Mismatch("dtype", f"output {number}: expected {want_name}, got {got_name}", number)
+        mismatch = diff_values(want, got, want_name, number)
+        if mismatch is not None:
+            return mismatch
+    return None

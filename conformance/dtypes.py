@@ -1,0 +1,87 @@
+"""Element types: the suite's names for them and how NumPy holds each one.
+
+Case files, the reference and every adapter speak of dtypes by these names, so the mapping
+to NumPy lives in exactly one place. bfloat16 comes from ml_dtypes (NumPy has none); strings
+are held as object arrays of ``str`` because that is what ONNX Runtime and OpenVINO accept and
+because fixed-width NumPy unicode would silently strip trailing NUL characters.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import ml_dtypes
+import numpy as np
+
+BOOL: Final = ("bool",)
+SIGNED: Final = ("int8", "int16", "int32", "int64")
+UNSIGNED: Final = ("uint8", "uint16", "uint32", "uint64")
+INTEGER: Final = SIGNED + UNSIGNED
+FLOATING: Final = ("float16", "bfloat16", "float32", "float64")
+COMPLEX: Final = ("complex64", "complex128")
+STRING: Final = ("string",)
+
+#: Every dtype name a case may use, in the order reports list them.
+ALL: Final = BOOL + INTEGER + FLOATING + COMPLEX + STRING
+
+_NUMPY: Final[dict[str, np.dtype]] = {
+    "bool": np.dtype(np.bool_),
+    "int8": np.dtype(np.int8),
+    "int16": np.dtype(np.int16),
+    "int32": np.dtype(np.int32),
+    "int64": np.dtype(np.int64),
+    "uint8": np.dtype(np.uint8),
+    "uint16": np.dtype(np.uint16),
+    "uint32": np.dtype(np.uint32),
+    "uint64": np.dtype(np.uint64),
+    "float16": np.dtype(np.float16),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16),
+    "float32": np.dtype(np.float32),
+    "float64": np.dtype(np.float64),
+    "complex64": np.dtype(np.complex64),
+    "complex128": np.dtype(np.complex128),
+    "string": np.dtype(object),
+}
+
+#: Unsigned integer type of the same width, used to compare floats by bit pattern.
+_BITS: Final[dict[str, np.dtype]] = {
+    "float16": np.dtype(np.uint16),
+    "bfloat16": np.dtype(np.uint16),
+    "float32": np.dtype(np.uint32),
+    "float64": np.dtype(np.uint64),
+    "complex64": np.dtype(np.uint32),
+    "complex128": np.dtype(np.uint64),
+}
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    """The NumPy dtype that holds elements of the named type."""
+    try:
+        return _NUMPY[name]
+    except KeyError:
+        raise ValueError(f"unknown dtype {name!r}; known: {', '.join(ALL)}") from None
+
+
+def name_of(dtype: np.dtype) -> str:
+    """The suite's name for a NumPy dtype (the inverse of :func:`numpy_dtype`)."""
+    for name, candidate in _NUMPY.items():
+        if candidate == dtype:
+            return name
+    if dtype.kind in "US" or dtype == np.dtypes.StringDType():
+        return "string"
+    raise ValueError(f"dtype {dtype} has no name in the suite")
+
+
+def bits_dtype(name: str) -> np.dtype | None:
+    """Unsigned type of the same width for float and complex types, else None.
+
+    Split only moves data, so floats are judged by bit pattern: a NaN payload or the sign of a
+    zero that changes in transit is a wrong result.
+    """
+    return _BITS.get(name)
+
+
+def integer_range(name: str) -> tuple[int, int]:
+    """Smallest and largest value of an integer type."""
+    info = np.iinfo(_NUMPY[name])
+    return int(info.min), int(info.max)
