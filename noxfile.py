@@ -34,5 +34,5 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=None)
 def typecheck(session: nox.Session) -> None:
-    session.install(*CONSTRAINTS, "-e", ".[test]", "mypy", "types-PyYAML")
+    session.install(*CONSTRAINTS, "-e", ".[test]", "mypy", "types-PyYAML", "types-jsonschema")
     session.run("mypy", "conformance")

@@ -58,7 +58,9 @@ def _show(array: np.ndarray, name: str, index: tuple[int, ...]) -> str:
     return f"{value!r} ({hexes})"
 
 
-def diff_values(expected: np.ndarray, actual: np.ndarray, name: str, output: int | None = None) -> Mismatch | None:
+def diff_values(
+    expected: np.ndarray, actual: np.ndarray, name: str, output: int | None = None
+) -> Mismatch | None:
     """None when two arrays of one shape and dtype hold the same bits, else where they differ."""
     left, right = _bits_view(expected, name), _bits_view(actual, name)
     if name == "string":
@@ -72,7 +74,11 @@ def diff_values(expected: np.ndarray, actual: np.ndarray, name: str, output: int
     if count == 0:
         return None
     first = tuple(
-        ElementDiff(tuple(int(i) for i in index), _show(expected, name, tuple(index)), _show(actual, name, tuple(index)))
+        ElementDiff(
+            tuple(int(i) for i in index),
+            _show(expected, name, tuple(index)),
+            _show(actual, name, tuple(index)),
+        )
         for index in np.argwhere(unequal)[:FIRST]
     )
     where = "" if output is None else f"output {output}: "
@@ -83,10 +89,11 @@ def diff_outputs(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -
     """Output count, then each output's shape, dtype and values; the first difference found."""
     if len(expected) != len(actual):
         return Mismatch("count", f"expected {len(expected)} outputs, got {len(actual)}")
-    for number, (want, got) in enumerate(zip(expected, actual)):
+    for number, (want, got) in enumerate(zip(expected, actual, strict=True)):
         if want.shape != got.shape:
-            return Mismatch("shape", f"output {number}: expected shape {list(want.shape)}, got {list(got.shape)}",
-                            number)
+            return Mismatch(
+                "shape", f"output {number}: expected shape {list(want.shape)}, got {list(got.shape)}", number
+            )
         want_name, got_name = dtypes.name_of(want.dtype), dtypes.name_of(got.dtype)
         if want_name != got_name:
             return Mismatch("dtype", f"output {number}: expected {want_name}, got {got_name}", number)

@@ -66,7 +66,7 @@ def compile_keyword(expression: str) -> Callable[[Item], bool]:
     """A ``-k`` expression as a predicate, in pytest's style: words joined by and / or / not,
     with parentheses; a word matches when it is a substring of the item id or equals one of its
     keywords. Parsed here rather than evaluated, so no expression can run code."""
-    tokens = _TOKEN.findall(expression)
+    tokens: list[str] = _TOKEN.findall(expression)
     position = 0
 
     def peek() -> str | None:

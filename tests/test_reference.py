@@ -8,6 +8,7 @@ own helpers (plain formulas per spec), so a slip in the shared arithmetic shows 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -22,10 +23,27 @@ from conformance.reference import Pieces, Rejection, Request, judge
 settings.register_profile("conformance", max_examples=150, deadline=None)
 settings.load_profile("conformance")
 
-LENGTH_OPS = ["openvino.VariadicSplit-1", "onnx.Split-1", "onnx.Split-2", "onnx.Split-11", "onnx.Split-13",
-              "onnx.Split-18", "torch.split"]
-COUNT_OPS = ["openvino.Split-1", "onnx.Split-1", "onnx.Split-2", "onnx.Split-11", "onnx.Split-13",
-             "onnx.Split-18", "torch.chunk", "torch.tensor_split", "numpy.split", "numpy.array_split"]
+LENGTH_OPS = [
+    "openvino.VariadicSplit-1",
+    "onnx.Split-1",
+    "onnx.Split-2",
+    "onnx.Split-11",
+    "onnx.Split-13",
+    "onnx.Split-18",
+    "torch.split",
+]
+COUNT_OPS = [
+    "openvino.Split-1",
+    "onnx.Split-1",
+    "onnx.Split-2",
+    "onnx.Split-11",
+    "onnx.Split-13",
+    "onnx.Split-18",
+    "torch.chunk",
+    "torch.tensor_split",
+    "numpy.split",
+    "numpy.array_split",
+]
 INDEX_OPS = ["torch.tensor_split", "numpy.split", "numpy.array_split"]
 
 shapes = st.lists(st.integers(0, 7), min_size=1, max_size=4).map(tuple)
@@ -68,14 +86,17 @@ def check_tiles(req: Request, pieces: Pieces) -> None:
 
 
 @given(shape_and_axis(), st.integers(1, 8))
-def test_count_ops_tile_the_input_with_the_stated_lengths(case: tuple[tuple[int, ...], int], count: int) -> None:
+def test_count_ops_tile_the_input_with_the_stated_lengths(
+    case: tuple[tuple[int, ...], int], count: int
+) -> None:
     shape, axis = case
     req = request(shape, axis, "parts", count)
     dim = shape[axis]
     stated = {
         "torch.chunk": [math.ceil(dim / count)] * (dim // math.ceil(dim / count))
         + ([dim % math.ceil(dim / count)] if dim and dim % math.ceil(dim / count) else [])
-        if dim else [0] * count,
+        if dim
+        else [0] * count,
         "torch.tensor_split": [dim // count + (i < dim % count) for i in range(count)],
         "numpy.array_split": [dim // count + (i < dim % count) for i in range(count)],
         "numpy.split": [dim // count] * count if dim % count == 0 else None,
@@ -141,7 +162,7 @@ def test_sorted_in_range_indices_tile_like_differences(
     dim = shape[axis]
     indices = sorted(min(i, dim) for i in raw)
     req = request(shape, axis, "indices", tuple(indices))
-    expected = [b - a for a, b in zip([0, *indices], [*indices, dim])]
+    expected = [b - a for a, b in zip([0, *indices], [*indices, dim], strict=True)]
     for op in INDEX_OPS:
         pieces = accepted(op, req)
         assert pieces is not None and list(pieces.lengths) == expected, op
@@ -154,7 +175,7 @@ def test_any_indices_follow_python_slicing(case: tuple[tuple[int, ...], int], in
     dim = shape[axis]
     line = list(range(dim))
     points = [0, *indices, dim]
-    expected = [len(line[a:b]) for a, b in zip(points, points[1:])]
+    expected = [len(line[a:b]) for a, b in itertools.pairwise(points)]
     pieces = accepted("numpy.array_split", request(shape, axis, "indices", tuple(indices)))
     assert pieces is not None and list(pieces.lengths) == expected
 
@@ -186,10 +207,12 @@ def test_a_sum_off_by_one_is_rejected_by_every_lengths_op(
 
 
 @given(shape_and_axis(), st.integers(-3, 0))
-def test_a_count_below_one_is_rejected_by_every_count_op(case: tuple[tuple[int, ...], int], count: int) -> None:
+def test_a_count_below_one_is_rejected_by_every_count_op(
+    case: tuple[tuple[int, ...], int], count: int
+) -> None:
     shape, axis = case
     for op in COUNT_OPS:
-        outcome = judge(op, request(shape, 0, "parts", count)).outcome
+        outcome = judge(op, request(shape, axis, "parts", count)).outcome
         assert isinstance(outcome, Rejection), op
 
 
@@ -199,8 +222,13 @@ def test_a_count_below_one_is_rejected_by_every_count_op(case: tuple[tuple[int, 
         ("openvino.VariadicSplit-1", "lengths", (-1, -1, 6), {}, "lengths-minus-one-count"),
         ("openvino.VariadicSplit-1", "lengths", (-2, 8), {}, "lengths-below-minus-one"),
         ("openvino.VariadicSplit-1", "lengths", (2, 4), {"axis_dtype": "float32"}, "axis-type"),
-        ("openvino.VariadicSplit-1", "lengths", (2, 4), {"lengths_dtype": "float32",
-                                                         "axis_dtype": "float32"}, "axis-type"),
+        (
+            "openvino.VariadicSplit-1",
+            "lengths",
+            (2, 4),
+            {"lengths_dtype": "float32", "axis_dtype": "float32"},
+            "axis-type",
+        ),
         ("openvino.Split-1", "parts", 2, {"axis_shape": "[1]"}, "axis-shape"),
         ("openvino.Split-1", "parts", 7, {}, "num-splits-range"),
         ("openvino.Split-1", "parts", 4, {}, "num-splits-divide"),
@@ -219,7 +247,9 @@ def test_a_count_below_one_is_rejected_by_every_count_op(case: tuple[tuple[int, 
         ("torch.split", "size", -2, {}, "size-positive"),
     ],
 )
-def test_each_rule_names_itself(op: str, kind: str, value: object, graph: dict[str, str], rule: str | None) -> None:
+def test_each_rule_names_itself(
+    op: str, kind: str, value: object, graph: dict[str, str], rule: str | None
+) -> None:
     outcome = judge(op, request((6, 3), 0, kind, value, **graph)).outcome
     if rule is None:
         assert isinstance(outcome, Pieces)
@@ -229,8 +259,14 @@ def test_each_rule_names_itself(op: str, kind: str, value: object, graph: dict[s
 
 @pytest.mark.parametrize(
     ("op", "dtype", "accepted_"),
-    [("onnx.Split-1", "int32", False), ("onnx.Split-1", "float16", True), ("onnx.Split-2", "bfloat16", False),
-     ("onnx.Split-11", "string", True), ("onnx.Split-13", "bfloat16", True), ("onnx.Split-18", "complex128", True)],
+    [
+        ("onnx.Split-1", "int32", False),
+        ("onnx.Split-1", "float16", True),
+        ("onnx.Split-2", "bfloat16", False),
+        ("onnx.Split-11", "string", True),
+        ("onnx.Split-13", "bfloat16", True),
+        ("onnx.Split-18", "complex128", True),
+    ],
 )
 def test_onnx_type_lists_differ_by_version(op: str, dtype: str, accepted_: bool) -> None:
     req = Request((4,), dtype, 0, Form("parts", 2), GraphSpec())

@@ -95,8 +95,10 @@ def _split_given(spec: _Version, request: Request, axis: int, lengths: list[int]
             "lengths-type", f"{spec.spec}: input 'split' is tensor(int64); got tensor({graph.lengths_dtype})"
         )
     if not lengths:
-        raise RuleViolation("output-count", f"{spec.spec}: the op has between 1 and 2147483647 outputs; "
-                                            "an empty split gives none")
+        raise RuleViolation(
+            "output-count",
+            f"{spec.spec}: the op has between 1 and 2147483647 outputs; an empty split gives none",
+        )
     wording = "" if spec.split_stated else " (implied by 'length of each output')"
     return exact_lengths(axis, lengths, dim, spec.spec + wording)
 
@@ -111,8 +113,9 @@ def _count_given(spec: _Version, request: Request, axis: int, count: int, dim: i
             "neither is",
         )
     if count < 1:
-        raise RuleViolation("output-count", f"{spec.spec}: the op has between 1 and 2147483647 outputs; "
-                                            f"got {count}")
+        raise RuleViolation(
+            "output-count", f"{spec.spec}: the op has between 1 and 2147483647 outputs; got {count}"
+        )
     if dim % count:
         raise RuleViolation(
             "equal-parts-divide",
@@ -125,7 +128,9 @@ def _count_given(spec: _Version, request: Request, axis: int, count: int, dim: i
 def _num_outputs(axis: int, count: int, dim: int) -> Verdict | Pieces:
     """Split-18 num_outputs: equal parts of ceil(dim / n), "the last chunk will be smaller"."""
     if count < 1:
-        raise RuleViolation("num-outputs-range", f"ONNX Split-18: num_outputs must be at least 1; got {count}")
+        raise RuleViolation(
+            "num-outputs-range", f"ONNX Split-18: num_outputs must be at least 1; got {count}"
+        )
     piece = -(-dim // count)
     last = dim - piece * (count - 1)
     if last >= 0:
@@ -137,12 +142,18 @@ def _num_outputs(axis: int, count: int, dim: int) -> Verdict | Pieces:
         left -= clamped[-1]
     return Verdict(
         (
-            Reading(Rejection("num-outputs-last-chunk",
-                              f"ONNX Split-18: {count} chunks of ceil({dim}/{count}) = {piece} leave "
-                              f"{last} for the last one; no split has only the last chunk smaller"),
-                    "reject"),
+            Reading(
+                Rejection(
+                    "num-outputs-last-chunk",
+                    f"ONNX Split-18: {count} chunks of ceil({dim}/{count}) = {piece} leave "
+                    f"{last} for the last one; no split has only the last chunk smaller",
+                ),
+                "reject",
+            ),
             Reading(Pieces.from_lengths(axis, clamped), "ceil pieces until the data runs out"),
-            Reading(Pieces.from_lengths(axis, balanced_lengths(dim, count)), "balanced, as numpy.array_split"),
+            Reading(
+                Pieces.from_lengths(axis, balanced_lengths(dim, count)), "balanced, as numpy.array_split"
+            ),
         ),
         ambiguity=(
             f"Split-18 says the last chunk will be smaller, but {dim} into {count} ceil-sized chunks "

@@ -60,7 +60,8 @@ def variadic_split_1(request: Request) -> Verdict:
     if graph.lengths_dtype not in dtypes.INTEGER:
         raise RuleViolation(
             "lengths-type",
-            f"{VARIADIC}: split_lengths must be a 1D tensor of an integer type (T2); got {graph.lengths_dtype}",
+            f"{VARIADIC}: split_lengths must be a 1D tensor of an integer type (T2); "
+            f"got {graph.lengths_dtype}",
         )
     assert isinstance(request.form.value, tuple)
     lengths = list(request.form.value)

@@ -8,7 +8,8 @@ lets property tests check the arithmetic directly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 import numpy as np
@@ -24,7 +25,7 @@ class Request:
     dtype: str
     axis: int | None
     form: Form
-    graph: GraphSpec = GraphSpec()
+    graph: GraphSpec = field(default_factory=GraphSpec)
 
     @classmethod
     def of(cls, case: Case) -> Request:
@@ -39,7 +40,7 @@ class Pieces:
     bounds: tuple[tuple[int, int], ...]
 
     @classmethod
-    def from_lengths(cls, axis: int, lengths: tuple[int, ...] | list[int]) -> Pieces:
+    def from_lengths(cls, axis: int, lengths: Sequence[int]) -> Pieces:
         """Consecutive pieces of the given lengths, the first starting at offset 0."""
         bounds = []
         start = 0
@@ -54,7 +55,7 @@ class Pieces:
 
     def shapes(self, shape: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
         """Output shapes: the input shape with the axis dimension replaced by each length."""
-        return tuple(shape[: self.axis] + (length,) + shape[self.axis + 1 :] for length in self.lengths)
+        return tuple((*shape[: self.axis], length, *shape[self.axis + 1 :]) for length in self.lengths)
 
     def take(self, data: np.ndarray) -> tuple[np.ndarray, ...]:
         """The outputs, cut from ``data`` by explicit offsets (copies, never views)."""

@@ -8,6 +8,7 @@ this is the oracle the frameworks are judged against.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from conformance.reference.outcome import Pieces, Rejection
@@ -38,9 +39,13 @@ def normalize_axis(axis: int, rank: int, spec: str, *, negative: bool = True) ->
         )
     low = -rank if negative else 0
     if rank == 0:
-        raise RuleViolation("axis-range", f"{spec}: a rank-0 tensor has no axis to split on (got axis {axis})")
+        raise RuleViolation(
+            "axis-range", f"{spec}: a rank-0 tensor has no axis to split on (got axis {axis})"
+        )
     if not low <= axis <= rank - 1:
-        raise RuleViolation("axis-range", f"{spec}: axis {axis} is outside [{low}, {rank - 1}] for rank {rank}")
+        raise RuleViolation(
+            "axis-range", f"{spec}: axis {axis} is outside [{low}, {rank - 1}] for rank {rank}"
+        )
     return axis + rank if axis < 0 else axis
 
 
@@ -48,9 +53,7 @@ def exact_lengths(axis: int, lengths: Sequence[int], dim: int, spec: str) -> Pie
     """Pieces of exactly the given non-negative lengths, which must sum to the dimension."""
     negative = [value for value in lengths if value < 0]
     if negative:
-        raise RuleViolation(
-            "lengths-negative", f"{spec}: piece lengths must be >= 0; got {list(lengths)}"
-        )
+        raise RuleViolation("lengths-negative", f"{spec}: piece lengths must be >= 0; got {list(lengths)}")
     total = sum(lengths)
     if total != dim:
         raise RuleViolation(
@@ -88,7 +91,7 @@ def slice_bounds(axis: int, indices: Sequence[int], dim: int) -> Pieces:
         return min(max(point, 0), dim)
 
     bounds = []
-    for start, stop in zip(points, points[1:]):
+    for start, stop in itertools.pairwise(points):
         begin = clamp(start)
         bounds.append((begin, max(clamp(stop), begin)))
     return Pieces(axis, tuple(bounds))

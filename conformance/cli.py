@@ -1,0 +1,145 @@
+"""The ``conformance`` command line: a thin front door over the engine.
+
+Exit status: 0 when all is well, 1 when the suite has defects (or, for ``run``, a result
+outside pass / xfail / unsupported / skip), 2 when the input cannot be used (a broken case
+file, a bad option). Every message about a case names its file and line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance import __version__, ops
+from conformance.audit import audit
+from conformance.loader import CaseFileError, CaseFileErrors, Suite, load_paths
+from conformance.selection import Item, select
+
+DEFAULT_CASES = Path("cases")
+
+
+class UsageError(Exception):
+    """Input the command cannot work with; printed without a traceback, exit status 2."""
+
+
+def _load(paths: Sequence[str]) -> Suite:
+    if not paths:
+        if not DEFAULT_CASES.is_dir():
+            raise UsageError(f"no {DEFAULT_CASES}/ directory here; run from the project root or pass a path")
+        paths = [str(DEFAULT_CASES)]
+    try:
+        return load_paths(paths)
+    except CaseFileErrors as errors:
+        raise UsageError("\n".join(str(error) for error in errors.errors)) from None
+    except CaseFileError as error:
+        raise UsageError(str(error)) from None
+
+
+def _select(args: argparse.Namespace, suite: Suite) -> list[Item]:
+    try:
+        return select(suite.cases, args.op or (), args.tag or (), args.keyword)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    suite = _load(args.paths)
+    defects = audit(suite.cases)
+    for defect in defects:
+        print(defect, file=sys.stderr)
+    items = select(suite.cases)
+    summary = (
+        f"{len(suite.files)} files, {len(suite.cases)} cases, {len(items)} (case, op) pairs "
+        f"over {len({item.op for item in items})} ops; digest {suite.digest}"
+    )
+    if defects:
+        print(f"{len(defects)} defect(s) in {summary}", file=sys.stderr)
+        return 1
+    print(f"ok: {summary}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    suite = _load(args.paths)
+    items = _select(args, suite)
+    if not args.totals:
+        width = max((len(item.id) for item in items), default=0)
+        for item in items:
+            tags = ",".join(item.case.tags)
+            print(f"{item.id:<{width}}  {tags:<24}  {item.case.location}")
+        print()
+    _print_totals("op", Counter(item.op for item in items), order=list(ops.OPS))
+    _print_totals("tag", Counter(tag for item in items for tag in item.case.tags or ("(untagged)",)))
+    _print_totals("form", Counter(item.case.form.kind for item in items))
+    print(f"total: {len(items)} (case, op) pairs from {len({item.case.id for item in items})} cases")
+    return 0
+
+
+def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None = None) -> None:
+    keys = [key for key in order if key in counts] if order else sorted(counts, key=lambda k: (-counts[k], k))
+    width = max((len(key) for key in keys), default=0)
+    print(f"per {title}:")
+    for key in keys:
+        print(f"  {key:<{width}}  {counts[key]:>5}")
+
+
+def _paths_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="case files or directories (default: cases/)"
+    )
+
+
+def _selection_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--op", action="append", metavar="OP", help="op id or glob, e.g. 'onnx.*' (repeatable)"
+    )
+    parser.add_argument(
+        "--tag", action="append", metavar="TAG", help="keep cases with this tag (repeatable: any)"
+    )
+    parser.add_argument(
+        "-k",
+        dest="keyword",
+        metavar="EXPR",
+        help="keep items matching a pytest-style expression over ids, tags, form and dtype",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="conformance", description="Conformance suite for the Split family."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    validate = verbs.add_parser(
+        "validate", help="check case files: format, ids, and expectations vs the reference"
+    )
+    _paths_argument(validate)
+    validate.set_defaults(handler=cmd_validate)
+
+    listing = verbs.add_parser(
+        "list", help="list the applicable (case, op) pairs, with totals per op and tag"
+    )
+    _paths_argument(listing)
+    _selection_arguments(listing)
+    listing.add_argument("--totals", action="store_true", help="print only the totals")
+    listing.set_defaults(handler=cmd_list)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except UsageError as error:
+        print(f"conformance {args.verb}: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `conformance list | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Reading YAML while remembering where every node was written.
+
+``yaml.safe_load`` returns plain data and forgets the source, yet every complaint about a case file
+must name the line to fix. So the file is composed into PyYAML's node tree first (with a
+SafeLoader subclass: nothing but safe tags can be constructed), each node's line is recorded under
+its path (``("cases", 3, "data", "shape")``), and only then is the tree constructed into data.
+
+PyYAML silently keeps the last of two equal keys in a mapping, which would let a typo'd copy of a
+key quietly override the intended one. Walking the node tree finds them; they are returned rather
+than raised, so that the caller can report them together with every other problem of the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+import yaml
+
+#: A path into the data: mapping keys and sequence indices from the root.
+YamlPath: TypeAlias = tuple[Hashable, ...]
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_UNUSABLE = object()  # stands for a key that cannot be located (a list or mapping used as a key)
+
+
+class _SafeLoader(yaml.SafeLoader):
+    """yaml.SafeLoader under our own name, so nothing registered here can leak into PyYAML's."""
+
+
+@dataclass(frozen=True)
+class DuplicateKey:
+    """A key written twice in one mapping; PyYAML would have kept the second value silently."""
+
+    path: YamlPath  #: path of the entry, the key included
+    line: int  #: line of the repeated key
+    first_line: int  #: line where the key was first written
+
+    @property
+    def key(self) -> Hashable:
+        return self.path[-1]
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """The constructed data of one YAML document and where each part of it was written.
+
+    ``lines`` maps the path of every node to the 1-based line its value starts on, ``key_lines``
+    maps the path of every mapping entry to the line of its key (an unknown key is best reported
+    where the key is, even when its value sits on the next line).
+    """
+
+    data: Any
+    lines: Mapping[YamlPath, int] = field(default_factory=dict)
+    key_lines: Mapping[YamlPath, int] = field(default_factory=dict)
+    duplicates: tuple[DuplicateKey, ...] = ()
+
+    def line(self, path: YamlPath, *, key: bool = False) -> int | None:
+        """Line of ``path``, or of its nearest written ancestor when the path itself is absent.
+
+        A missing key has no line of its own; the mapping that lacks it is the place to point at.
+        """
+        if key and path in self.key_lines:
+            return self.key_lines[path]
+        for end in range(len(path), -1, -1):
+            found = self.lines.get(path[:end])
+            if found is not None:
+                return found
+        return None
+
+
+def read_yaml(text: str) -> YamlDocument:
+    """Compose, locate and construct one YAML document with safe-load semantics.
+
+    Raises yaml.MarkedYAMLError (with the line in its ``problem_mark``) for a syntax error, for
+    more than one document, or for data that safe loading cannot construct. An empty document
+    gives ``data=None``.
+    """
+    node = yaml.compose(text, Loader=_SafeLoader)
+    if node is None:
+        return YamlDocument(data=None)
+    constructor = _SafeLoader("")
+    try:
+        walker = _Walker(constructor)
+        walker.walk(node, ())
+        data = constructor.construct_document(node)
+    finally:
+        constructor.dispose()
+    duplicates = tuple(sorted(walker.duplicates, key=lambda duplicate: duplicate.line))
+    return YamlDocument(data, walker.lines, walker.key_lines, duplicates)
+
+
+class _Walker:
+    """Records lines by path and finds duplicate keys, before the tree is turned into data.
+
+    Aliases make the tree a graph: a node is walked again under each path that reaches it (each
+    path needs its line), but a node already on the current path is not entered twice, so a
+    recursive alias cannot loop; and each mapping is checked for duplicates only once.
+    """
+
+    def __init__(self, constructor: _SafeLoader) -> None:
+        self._constructor = constructor
+        self.lines: dict[YamlPath, int] = {}
+        self.key_lines: dict[YamlPath, int] = {}
+        self.duplicates: list[DuplicateKey] = []
+        self._checked: set[int] = set()
+        self._active: set[int] = set()
+
+    def walk(self, node: yaml.Node, path: YamlPath) -> None:
+        self.lines.setdefault(path, _line(node))
+        if id(node) in self._active:
+            return
+        self._active.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                self._mapping(node, path)
+            elif isinstance(node, yaml.SequenceNode):
+                for index, item in enumerate(node.value):
+                    self.walk(item, (*path, index))
+        finally:
+            self._active.discard(id(node))
+
+    def _mapping(
+        self, node: yaml.MappingNode, path: YamlPath, shadowed: frozenset[Hashable] = frozenset()
+    ) -> None:
+        """Record a mapping's entries; ``shadowed`` keys are set explicitly by the mapping that merges
+        this one in, so they keep the explicit lines."""
+        check = id(node) not in self._checked
+        self._checked.add(id(node))
+        first: dict[Hashable, int] = {}
+        kept: dict[Hashable, tuple[yaml.Node, yaml.Node]] = {}  # the last value wins, as in PyYAML
+        merged: list[yaml.Node] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                merged.append(value_node)
+                continue
+            key = self._key(key_node)
+            if key is _UNUSABLE:
+                continue
+            if key in first and check:
+                self.duplicates.append(DuplicateKey((*path, key), _line(key_node), first[key]))
+            first.setdefault(key, _line(key_node))
+            kept[key] = (key_node, value_node)
+        for key, (key_node, value_node) in kept.items():
+            if key not in shadowed:
+                self.key_lines.setdefault((*path, key), _line(key_node))
+                self.walk(value_node, (*path, key))
+        # Keys brought in by a merge ("<<: *anchor") are located where the anchor wrote them.
+        for source in merged:
+            sources = source.value if isinstance(source, yaml.SequenceNode) else [source]
+            for mapping in sources:
+                if isinstance(mapping, yaml.MappingNode) and id(mapping) not in self._active:
+                    self._active.add(id(mapping))
+                    try:
+                        self._mapping(mapping, path, shadowed | frozenset(kept))
+                    finally:
+                        self._active.discard(id(mapping))
+
+    def _key(self, node: yaml.Node) -> Hashable:
+        """The constructed key, or _UNUSABLE for one that cannot be a dict key (construction will say)."""
+        if not isinstance(node, yaml.ScalarNode):
+            return _UNUSABLE
+        key: object = self._constructor.construct_object(node, deep=True)
+        return key if isinstance(key, Hashable) else _UNUSABLE
+
+
+def _line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
