@@ -1,0 +1,91 @@
+"""The corpus itself: it loads, every expect agrees with the reference, and it covers what
+the suite promises (all twelve ops, every dtype each op's type list allows, every rule)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conformance import dtypes, ops
+from conformance.audit import audit
+from conformance.case import WELL_KNOWN_TAGS
+from conformance.loader import Suite, load_paths
+from conformance.reference import Rejection, Request, judge
+from conformance.selection import select
+
+CASES = Path(__file__).resolve().parent.parent / "cases"
+
+
+@pytest.fixture(scope="module")
+def suite() -> Suite:
+    return load_paths([CASES])
+
+
+def test_every_expect_agrees_with_the_reference(suite: Suite) -> None:
+    defects = audit(suite.cases)
+    assert not defects, "\n".join(str(defect) for defect in defects)
+
+
+def test_every_op_has_many_cases(suite: Suite) -> None:
+    per_op = Counter(item.op for item in select(suite.cases))
+    assert set(per_op) == set(ops.OPS)
+    thin = {op: count for op, count in per_op.items() if count < 100}
+    assert not thin, f"ops with fewer than 100 cases: {thin}"
+
+
+def test_every_well_known_tag_is_used(suite: Suite) -> None:
+    used = {tag for case in suite.cases for tag in case.tags}
+    assert set(WELL_KNOWN_TAGS) - {"regression"} <= used
+
+
+@pytest.mark.parametrize("op", list(ops.OPS))
+def test_every_dtype_an_op_can_carry_is_exercised(suite: Suite, op: str) -> None:
+    seen = {item.case.data.dtype for item in select(suite.cases, [op])}
+    missing = set(ops.OPS[op].dtypes) - seen
+    assert not missing, f"{op} never sees {sorted(missing)}"
+
+
+def test_every_rule_is_exercised(suite: Suite) -> None:
+    rules = Counter()
+    for item in select(suite.cases):
+        for reading in judge(item.op, Request.of(item.case)).readings:
+            if isinstance(reading.outcome, Rejection):
+                rules[reading.outcome.rule] += 1
+    expected = {
+        "axis-range",
+        "axis-negative",
+        "axis-shape",
+        "axis-type",
+        "data-type",
+        "lengths-type",
+        "lengths-sum",
+        "lengths-negative",
+        "lengths-minus-one-count",
+        "lengths-below-minus-one",
+        "output-count",
+        "num-splits-range",
+        "num-splits-divide",
+        "equal-parts-divide",
+        "num-outputs-range",
+        "split-and-num-outputs",
+        "split-or-num-outputs",
+        "sections-positive",
+        "sections-divide",
+        "size-positive",
+        "axis-missing",
+        "num-outputs-last-chunk",
+        "type-mismatch",
+    }
+    assert expected - set(rules) == set()
+
+
+def test_cases_cover_ranks_one_to_five_and_both_graph_modes(suite: Suite) -> None:
+    ranks = {len(case.data.shape) for case in suite.cases}
+    assert set(range(1, 6)) <= ranks
+    assert {case.graph.inputs for case in suite.cases} == {"constant", "runtime"}
+    assert {case.graph.data_shape for case in suite.cases} == {"static", "dynamic"}
+    assert {"int32", "int64"} <= {case.graph.axis_dtype for case in suite.cases}
+    assert {"scalar", "[1]"} == {case.graph.axis_shape for case in suite.cases}
+    assert set(dtypes.ALL) <= {case.data.dtype for case in suite.cases}
