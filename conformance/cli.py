@@ -13,9 +13,12 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance import __version__, ops
+from conformance import __version__, ops, registry, runner
 from conformance.audit import audit
+from conformance.journal import JournalError
+from conformance.known_issues import KnownIssuesError
 from conformance.loader import CaseFileError, CaseFileErrors, Suite, load_paths
+from conformance.progress import green, summary_table
 from conformance.selection import Item, select
 
 DEFAULT_CASES = Path("cases")
@@ -78,6 +81,84 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        options = runner.parse_options(args.option or [])
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    config = runner.RunConfig(
+        case_paths=tuple(args.cases or [str(DEFAULT_CASES)]),
+        adapters=tuple(args.adapter or ()),
+        options=options,
+        ops=tuple(args.op or ()),
+        tags=tuple(args.tag or ()),
+        keyword=args.keyword,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        repeat=args.repeat,
+        out=Path(args.out),
+        resume=args.resume,
+        known_issue_files=tuple(Path(path) for path in args.known_issues or ()),
+        junit=not args.no_junit,
+        command=tuple(sys.argv),
+    )
+    try:
+        plan = runner.plan(config)
+    except (CaseFileErrors, CaseFileError) as error:
+        errors = error.errors if isinstance(error, CaseFileErrors) else [error]
+        raise UsageError("\n".join(str(one) for one in errors)) from None
+    except (registry.PluginError, KnownIssuesError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    targets = sorted({job.target.id for job in plan.jobs})
+    print(
+        f"{len(plan.jobs)} jobs: {len(plan.suite.cases)} cases on {len(targets)} targets "
+        f"({', '.join(targets)}), -j {config.jobs}",
+        file=sys.stderr,
+    )
+    try:
+        outcome = runner.execute(plan, config)
+    except JournalError as error:
+        raise UsageError(str(error)) from None
+    except KeyboardInterrupt:
+        return 130
+    print(summary_table(outcome.results))
+    for issue in outcome.stale:
+        print(
+            f"warning: known issue {issue.id} ({issue.source}) matched no result; remove it if fixed",
+            file=sys.stderr,
+        )
+    print(
+        f"{len(outcome.results)} results in {outcome.wall_s:.1f} s; wrote "
+        f"{', '.join(str(path) for path in outcome.written)}"
+    )
+    return 0 if green(outcome.results) else 1
+
+
+def cmd_adapters(args: argparse.Namespace) -> int:
+    found = registry.installed()
+    if not found:
+        print("no adapters installed (entry-point group conformance.adapters)")
+        return 0
+    status = 0
+    for name in sorted(found):
+        try:
+            loaded = registry.load(name)
+        except registry.PluginError as error:
+            print(f"{name}: BROKEN: {error}")
+            status = 1
+            continue
+        info = loaded.info
+        print(f"{name}  {info.backend} {info.version}  ({found[name]})")
+        print(f"  devices: {', '.join(info.devices)}")
+        for key, value in sorted(info.options.items()):
+            print(f"  option {key} = {value}")
+        for route in info.routes:
+            print(f"  route {route.name}: {', '.join(ops.match(route.ops))}")
+            if route.description:
+                print(f"    {route.description}")
+    return status
+
+
 def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None = None) -> None:
     keys = [key for key in order if key in counts] if order else sorted(counts, key=lambda k: (-counts[k], k))
     width = max((len(key) for key in keys), default=0)
@@ -127,6 +208,44 @@ def build_parser() -> argparse.ArgumentParser:
     _selection_arguments(listing)
     listing.add_argument("--totals", action="store_true", help="print only the totals")
     listing.set_defaults(handler=cmd_list)
+
+    run = verbs.add_parser("run", help="run the cases through the adapters and judge every result")
+    run.add_argument(
+        "--cases", action="append", metavar="PATH", help="case file or directory (default: cases/)"
+    )
+    run.add_argument(
+        "--adapter",
+        action="append",
+        metavar="NAME",
+        help="adapter entry-point name or module:Class (repeatable; default: every installed one)",
+    )
+    run.add_argument(
+        "--option",
+        action="append",
+        metavar="ADAPTER.KEY=VALUE",
+        help="adapter option, e.g. openvino.device=CPU (repeatable)",
+    )
+    _selection_arguments(run)
+    run.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="parallel worker processes")
+    run.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="per-item time limit in seconds"
+    )
+    run.add_argument("--repeat", type=int, default=3, metavar="N", help="steady-state runs after the first")
+    run.add_argument("--out", default="reports", metavar="DIR", help="where results go (default: reports/)")
+    run.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
+    run.add_argument(
+        "--known-issues",
+        action="append",
+        metavar="FILE",
+        help="extra expected-failures file (repeatable), on top of the adapters' own",
+    )
+    run.add_argument("--no-junit", action="store_true", help="do not write junit.xml")
+    run.set_defaults(handler=cmd_run)
+
+    adapters = verbs.add_parser(
+        "adapters", help="list installed adapters: versions, routes, devices, options"
+    )
+    adapters.set_defaults(handler=cmd_adapters)
     return parser
 
 

@@ -1,0 +1,161 @@
+"""The adapter plugin interface: what a backend implements to be judged by the suite.
+
+An adapter is found through the entry-point group ``conformance.adapters``::
+
+    [project.entry-points."conformance.adapters"]
+    acme = "acme_conformance:AcmeAdapter"
+
+The entry point names a callable (usually the class) taking the adapter's options, a mapping of
+strings given on the command line as ``--option acme.device=NPU``. The executor then works in
+two phases per (case, op), the way ONNX's backend runner does, and times each phase itself:
+
+1. ``support(task, target)``: None, or :class:`Unsupported` with the reason (an op version, a
+   dtype or a graph option the backend cannot express). Never raise for lack of support.
+2. ``build(task, target)`` makes the model exactly as the case says (op version, attribute vs
+   input, constant vs runtime input, dynamic dims, axis and lengths types); ``compile(model,
+   target)`` loads it on the device (session creation, compile_model); ``run(compiled, task)``
+   feeds the task's inputs and returns the outputs as NumPy arrays in the suite's dtypes
+   (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
+
+Any exception from build, compile or run is the backend refusing the input: the suite records
+its type and message and judges it (a pass where the spec says reject, an ``error`` where the
+spec accepts). So an adapter lets backend exceptions through and raises nothing of its own.
+
+A complete adapter, runnable as is, for a backend that splits with NumPy slicing::
+
+    class SliceAdapter:
+        def __init__(self, options: Mapping[str, str]) -> None:
+            self.options = dict(options)
+
+        def info(self) -> AdapterInfo:
+            return AdapterInfo(
+                name="slice", backend="numpy", version=numpy.__version__,
+                routes=(Route("eager", ("numpy.array_split",), "basic slicing"),),
+                devices=("cpu",), options=self.options,
+            )
+
+        def support(self, task: Task, target: Target) -> Unsupported | None:
+            return None if task.form.kind == "indices" else Unsupported("only split points")
+
+        def build(self, task: Task, target: Target) -> tuple[int, ...]:
+            return tuple(task.form.values)
+
+        def compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
+            return model
+
+        def run(self, compiled: tuple[int, ...], task: Task) -> Sequence[numpy.ndarray]:
+            axis = 0 if task.axis is None else task.axis
+            points = (0, *compiled, task.data.shape[axis])
+            moved = numpy.moveaxis(task.data, axis, 0)
+            return [numpy.moveaxis(moved[a:b], 0, axis) for a, b in zip(points, points[1:])]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import numpy as np
+
+from conformance.case import Case, Form, GraphSpec
+
+ModelT = TypeVar("ModelT")
+CompiledT = TypeVar("CompiledT")
+
+#: The entry-point group adapters register under.
+ENTRY_POINT_GROUP = "conformance.adapters"
+
+
+@dataclass(frozen=True)
+class Route:
+    """One way an adapter reaches its backend (a native graph, a file read by a frontend ...).
+
+    ``ops`` holds the op ids or globs the route can run at all; finer refusals go through
+    :meth:`Adapter.support`.
+    """
+
+    name: str
+    ops: tuple[str, ...]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """What an adapter says of itself; recorded in every results file."""
+
+    name: str
+    backend: str  # the backend's distribution name, e.g. "openvino"
+    version: str  # the backend's version, e.g. "2026.4.1"
+    routes: tuple[Route, ...]
+    devices: tuple[str, ...]  # the devices this run targets (from the "device" option, or the default)
+    options: Mapping[str, str] = field(default_factory=dict)  # resolved options, e.g. precision hints
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one result was produced: adapter, route and device."""
+
+    adapter: str
+    route: str
+    device: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.adapter}/{self.route}/{self.device}"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One (case, op) handed to an adapter: the data and the split exactly as the case states it.
+
+    ``axis`` is None when the case omits it (the op's default applies, where it has one); form
+    values may be invalid on purpose, and the adapter builds them as given.
+    """
+
+    item_id: str
+    op: str
+    data: np.ndarray
+    axis: int | None
+    form: Form
+    graph: GraphSpec
+    case: Case
+
+    @property
+    def dtype(self) -> str:
+        return self.case.data.dtype
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """The adapter cannot express this task; ``reason`` says what is missing."""
+
+    reason: str
+
+
+@runtime_checkable
+class Adapter(Protocol[ModelT, CompiledT]):
+    """The role an adapter plays; see the module docstring for a complete example."""
+
+    def info(self) -> AdapterInfo:
+        """Name, backend version, routes, devices and resolved options."""
+        ...
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """None if the target can run ``task``, else why not. Must not raise."""
+        ...
+
+    def build(self, task: Task, target: Target) -> ModelT:
+        """Make the model for ``task`` on ``target``'s route (timed as "build")."""
+        ...
+
+    def compile(self, model: ModelT, target: Target) -> CompiledT:
+        """Load the model on ``target.device`` (timed as "compile")."""
+        ...
+
+    def run(self, compiled: CompiledT, task: Task) -> Sequence[np.ndarray]:
+        """Feed ``task``'s inputs and return every output (timed per run)."""
+        ...
+
+
+AnyAdapter = Adapter[Any, Any]

@@ -1,0 +1,255 @@
+"""A whole run: plan the jobs, execute them on the pool, journal, apply known issues, write files.
+
+Both front doors (``conformance run`` and the pytest plugin) come through :func:`plan` and
+:func:`execute`, so they produce the same results file from the same executor.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import shutil
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from conformance import __version__, junit, known_issues, registry, results_file
+from conformance.journal import FILE_NAME as JOURNAL
+from conformance.journal import Journal
+from conformance.known_issues import KnownIssue
+from conformance.loader import Suite, load_paths
+from conformance.pool import Pool
+from conformance.progress import Progress
+from conformance.result import JSON, Result
+from conformance.selection import select
+from conformance.worker import Job
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    case_paths: tuple[str, ...] = ("cases",)
+    adapters: tuple[str, ...] = ()  # empty: every installed adapter
+    options: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # adapter -> options
+    ops: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    keyword: str | None = None
+    jobs: int = 1
+    timeout: float = 120.0
+    repeat: int = 3
+    out: Path = Path("reports")
+    resume: bool = False
+    known_issue_files: tuple[Path, ...] = ()
+    junit: bool = True
+    command: tuple[str, ...] = ()
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.ops or self.tags or self.keyword)
+
+
+@dataclass(frozen=True)
+class Plan:
+    suite: Suite
+    loaded: list[registry.Loaded]
+    jobs: list[Job]
+    issues: list[KnownIssue]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    results: list[Result]
+    stale: list[KnownIssue]
+    interrupted: bool
+    wall_s: float
+    written: list[Path]
+
+
+def plan(config: RunConfig) -> Plan:
+    """Load the corpus and the adapters and list every job, in the run's deterministic order."""
+    suite = load_paths(config.case_paths)
+    names = config.adapters or tuple(sorted(registry.installed()))
+    if not names:
+        raise registry.PluginError(
+            "no adapter is installed; install one (see README) or pass --adapter module:Class"
+        )
+    loaded = [registry.load(name, config.options.get(name, {})) for name in names]
+    items = select(suite.cases, config.ops, config.tags, config.keyword)
+    jobs: list[Job] = []
+    for adapter in loaded:
+        for target in adapter.targets():
+            runnable = set(adapter.route_ops(target.route))
+            jobs.extend(
+                Job(
+                    len(jobs),
+                    adapter.spec,
+                    target,
+                    item.case,
+                    item.op,
+                    config.repeat,
+                    dict(config.options.get(adapter.spec, {})),
+                )
+                for item in items
+                if item.op in runnable
+            )
+    issues = [
+        issue for adapter in loaded for issue in known_issues.shipped(adapter.info.name, adapter.reference)
+    ]
+    issues += [issue for path in config.known_issue_files for issue in known_issues.from_file(path)]
+    return Plan(suite, loaded, jobs, issues)
+
+
+def _header(plan_: Plan, config: RunConfig) -> JSON:
+    return {
+        "digest": plan_.suite.digest,
+        "selection": {"ops": list(config.ops), "tags": list(config.tags), "keyword": config.keyword},
+        "targets": sorted({job.target.id for job in plan_.jobs}),
+    }
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _host() -> JSON:
+    memory_kib = 0
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory_kib = int(line.split()[1])
+    except OSError:
+        pass
+    return {
+        "hostname": platform.node(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor(),
+        "cpus": os.cpu_count(),
+        "memory_mib": memory_kib // 1024,
+    }
+
+
+def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journal, list[Result]]:
+    path = config.out / JOURNAL
+    header = _header(plan_, config)
+    if config.resume:
+        return Journal.resume(path, header)
+    shutil.rmtree(config.out / "workers", ignore_errors=True)  # worker logs of the previous run
+    if path.exists():  # an unfinished run: keep its results rather than overwrite them
+        kept = path.with_name(f"journal-{int(path.stat().st_mtime)}.jsonl")
+        path.rename(kept)
+        print(f"an unfinished run's journal was moved to {kept} (use --resume to finish a run)", file=stream)
+    return Journal.start(path, header), []
+
+
+def execute(
+    plan_: Plan,
+    config: RunConfig,
+    stream: TextIO | None = None,
+    on_result: Callable[[Result], None] | None = None,
+) -> Outcome:
+    """Run the plan; on Ctrl-C write what finished (marked interrupted) and re-raise."""
+    stream = stream or sys.stderr
+    started, clock = _now(), time.monotonic()
+    journal, done = _open_journal(plan_, config, stream)
+    finished = {result.key: result for result in done}
+    pending = [job for job in plan_.jobs if job.key not in finished]
+    progress = Progress(len(plan_.jobs), stream, done=len(plan_.jobs) - len(pending))
+    if done:
+        print(f"resuming: {len(finished)} results already journaled, {len(pending)} to go", file=stream)
+
+    def record(result: Result) -> None:
+        journal.append(result)
+        finished[result.key] = result
+        progress.update(result)
+        if on_result:
+            on_result(result)
+
+    threads = max(1, (os.cpu_count() or 1) // max(1, config.jobs))
+    interrupted = False
+    try:
+        Pool(
+            config.jobs, config.timeout, record, threads_per_worker=threads, log_dir=config.out / "workers"
+        ).run(pending)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        progress.close()
+        journal.close()
+    order = {job.key: job.index for job in plan_.jobs}
+    results = sorted(
+        (known_issues.apply(result, plan_.issues) for result in finished.values()),
+        key=lambda result: order.get(result.key, len(order)),
+    )
+    wall_s = time.monotonic() - clock
+    written = _write(plan_, config, results, started, wall_s, interrupted)
+    if interrupted:
+        print(
+            f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}; "
+            f"finish with: conformance run --resume (same options)",
+            file=stream,
+        )
+        raise KeyboardInterrupt
+    journal.path.unlink(missing_ok=True)
+    stale = [] if config.filtered else known_issues.stale(plan_.issues, results)
+    return Outcome(results, stale, interrupted, wall_s, written)
+
+
+def _write(
+    plan_: Plan, config: RunConfig, results: list[Result], started: str, wall_s: float, interrupted: bool
+) -> list[Path]:
+    suite = {
+        "version": __version__,
+        "digest": plan_.suite.digest,
+        "cases": len(plan_.suite.cases),
+        "files": list(plan_.suite.files),
+    }
+    run = {
+        "start": started,
+        "end": _now(),
+        "host": _host(),
+        "python": platform.python_version(),
+        "command": list(config.command),
+        "jobs": config.jobs,
+        "timeout_s": config.timeout,
+        "repeat": config.repeat,
+        "wall_s": round(wall_s, 3),
+        "interrupted": interrupted,
+        "selection": _header(plan_, config)["selection"],
+    }
+    adapters = [
+        {
+            "name": a.info.name,
+            "route": route.name,
+            "device": device,
+            "backend": a.info.backend,
+            "version": a.info.version,
+            "options": dict(a.info.options),
+            "description": route.description,
+        }
+        for a in plan_.loaded
+        for route in a.info.routes
+        for device in a.info.devices
+    ]
+    path = config.out / results_file.FILE_NAME
+    results_file.write(path, results_file.document(suite, run, adapters, results))
+    written = [path]
+    if config.junit:
+        junit.write(config.out / "junit.xml", results)
+        written.append(config.out / "junit.xml")
+    return written
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``ADAPTER.KEY=VALUE`` strings as {adapter: {key: value}}."""
+    options: dict[str, dict[str, str]] = {}
+    for pair in pairs:
+        left, equals, value = pair.partition("=")
+        name, dot, key = left.rpartition(".")  # the adapter may be module.path:Class; keys hold no dot
+        if not (dot and equals and name and key):
+            raise ValueError(f"--option {pair!r}: expected ADAPTER.KEY=VALUE, e.g. openvino.device=CPU")
+        options.setdefault(name, {})[key] = value
+    return options

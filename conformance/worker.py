@@ -1,0 +1,89 @@
+"""The worker process: runs jobs one at a time, each through :func:`execution.run_item`.
+
+Backends run here, never in the parent, so a segfault, an abort or a hang in a backend costs
+one worker (which the pool replaces) and one result, not the run. Workers are started with the
+"spawn" method: forking a parent that may have loaded OpenVINO or torch threads is unsafe.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import traceback
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection
+
+from conformance.case import Case
+from conformance.plugin import Target
+from conformance.result import JSON
+
+#: Threading variables set in each worker so that N workers share the cores instead of each
+#: backend assuming it owns them all (which makes -j 2 slower, not faster).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CONFORMANCE_THREADS")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One item on one target, as the pool hands it to a worker."""
+
+    index: int  # position in the run's deterministic order
+    adapter: str  # the spec the adapter was loaded by (entry-point name or module:attr)
+    target: Target
+    case: Case
+    op: str
+    repeat: int
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.case.id}::{self.op}@{self.target.id}"
+
+
+def peak_rss_kib() -> int:
+    """This process's peak resident memory (Linux reports KiB)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def _redirect_output(log_path: str | None) -> None:
+    """Send this process's stdout and stderr (file descriptors, so native backend code too) to
+    its log file: backend chatter stays out of the run's console, and the parent can quote the
+    last lines when the worker dies."""
+    if log_path is None:
+        return
+    descriptor = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for stream in (1, 2):
+        os.dup2(descriptor, stream)
+    os.close(descriptor)
+
+
+def main(connection: Connection, threads: int, log_path: str | None = None) -> None:
+    """Serve jobs until the parent sends None or goes away."""
+    _redirect_output(log_path)
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(threads)
+    # Imported after the thread variables are set: backends read them when they load.
+    from conformance import registry
+    from conformance.execution import run_item, skeleton
+
+    loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.Loaded] = {}
+    while True:
+        try:
+            job: Job | None = connection.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+        key = (job.adapter, tuple(sorted(job.options.items())))
+        try:
+            if key not in loaded:
+                loaded[key] = registry.load(job.adapter, job.options)
+            result = run_item(loaded[key].adapter, job.target, job.case, job.op, job.repeat)
+        except (
+            Exception
+        ) as error:  # a harness or adapter defect: reported on this result, the worker lives on
+            text = "".join(traceback.format_exception(error)).strip()
+            result = skeleton(job.case, job.op, job.target).with_status(
+                "error", f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
+            )
+        body: JSON = replace(result, worker={"pid": os.getpid(), "peak_rss_kib": peak_rss_kib()}).to_json()
+        connection.send((job.index, body))

@@ -1,0 +1,117 @@
+"""Adapters for testing the executor itself: one that answers right, and ones that segfault,
+abort, hang or misbehave on chosen cases. Named by import reference (``fake_adapters:Slicer``),
+the way a vendor runs an adapter under development before registering it."""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import fnmatch
+import os
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+
+
+class Slicer:
+    """numpy.array_split and torch.tensor_split by plain slicing (index form only)."""
+
+    name = "slicer"
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = dict(options)
+
+    def info(self) -> AdapterInfo:
+        return AdapterInfo(
+            self.name,
+            "numpy",
+            np.__version__,
+            (Route("slices", ("numpy.array_split", "torch.tensor_split"), "basic slicing"),),
+            ("cpu",),
+            self.options,
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        return None if task.form.kind == "indices" else Unsupported("split points only")
+
+    def build(self, task: Task, target: Target) -> tuple[int, ...]:
+        return task.form.values
+
+    def compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
+        return model
+
+    def run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
+        self.misbehave(task)
+        axis = 0 if task.axis is None else task.axis
+        moved = np.moveaxis(task.data, axis, 0)
+        points = (0, *compiled, moved.shape[0])
+        return [np.moveaxis(moved[a:b], 0, axis).copy() for a, b in itertools.pairwise(points)]
+
+    def chosen(self, task: Task) -> bool:
+        return (
+            fnmatch.fnmatchcase(task.case.id, self.options.get("on", "")) if "on" in self.options else False
+        )
+
+    def misbehave(self, task: Task) -> None:
+        """Subclasses do something bad on the cases named by the ``on`` option."""
+
+
+class Segfaulter(Slicer):
+    name = "segfaulter"
+
+    def misbehave(self, task: Task) -> None:
+        if self.chosen(task):
+            print("about to read address 0", flush=True)
+            ctypes.string_at(0)
+
+
+class Aborter(Slicer):
+    name = "aborter"
+
+    def misbehave(self, task: Task) -> None:
+        if self.chosen(task):
+            os.abort()
+
+
+class Hanger(Slicer):
+    name = "hanger"
+
+    def misbehave(self, task: Task) -> None:
+        if self.chosen(task):
+            time.sleep(3600)
+
+
+class Sleeper(Slicer):
+    """Slow on every case, so a run can be interrupted part-way."""
+
+    name = "sleeper"
+
+    def misbehave(self, task: Task) -> None:
+        time.sleep(float(self.options.get("seconds", "0.05")))
+
+
+class Liar(Slicer):
+    """Swaps the first two outputs on chosen cases: a wrong answer the judge must catch."""
+
+    name = "liar"
+
+    def run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
+        outputs = list(super().run(compiled, task))
+        if self.chosen(task) and len(outputs) > 1:
+            outputs[0], outputs[1] = outputs[1], outputs[0]
+        return outputs
+
+
+class NotAnAdapter:
+    """Constructs, but implements none of the interface."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = options
+
+
+class WrongInfo(Slicer):
+    def info(self) -> AdapterInfo:
+        return {"name": "wrong"}  # type: ignore[return-value]

@@ -1,0 +1,211 @@
+"""The executor under stress: segfaults, aborts, hangs, wrong answers, Ctrl-C and kill -9.
+
+Backends run in worker processes, so each failure must cost exactly one result and the run
+must go on; an interrupted run must keep every finished result and finish on --resume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import registry, results_file
+from conformance.runner import RunConfig, execute, parse_options, plan
+
+TESTS = Path(__file__).resolve().parent
+
+CASES = """\
+defaults: {source: executor tests, data: {dtype: float32}, ops: [numpy.array_split]}
+cases:
+""" + "".join(
+    f"  - {{id: {name}-{n}, title: t, data: {{shape: [{6 + n}, 3]}}, axis: 0, indices: [1, 3]}}\n"
+    for name in ("good", "bad")
+    for n in range(4)
+)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "few.yaml").write_text(CASES, encoding="utf-8")
+    return tmp_path
+
+
+def run(corpus: Path, adapter: str, jobs: int = 2, timeout: float = 60, **options: str):  # type: ignore[no-untyped-def]
+    config = RunConfig(
+        case_paths=(str(corpus / "cases"),),
+        adapters=(adapter,),
+        options={adapter: options},
+        jobs=jobs,
+        timeout=timeout,
+        repeat=1,
+        out=corpus / "reports",
+    )
+    return execute(plan(config), config)
+
+
+def statuses(outcome) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {result.case: result.status for result in outcome.results}
+
+
+def test_a_segfault_costs_one_result_and_the_run_goes_on(corpus: Path) -> None:
+    outcome = run(corpus, "fake_adapters:Segfaulter", on="bad-1")
+    got = statuses(outcome)
+    assert got.pop("bad-1") == "crash"
+    assert set(got.values()) == {"pass"} and len(got) == 7
+    crash = next(r for r in outcome.results if r.case == "bad-1")
+    assert "SIGSEGV" in crash.message and "about to read address 0" in crash.message
+    assert crash.expected["outputs"], "a crash result still records what was expected"
+
+
+def test_an_abort_is_a_crash_too(corpus: Path) -> None:
+    outcome = run(corpus, "fake_adapters:Aborter", jobs=1, on="bad-*")
+    got = statuses(outcome)
+    assert [got[f"bad-{n}"] for n in range(4)] == ["crash"] * 4
+    assert all(got[f"good-{n}"] == "pass" for n in range(4))
+    assert "SIGABRT" in next(r for r in outcome.results if r.case == "bad-0").message
+
+
+def test_a_hang_becomes_a_timeout(corpus: Path) -> None:
+    started = time.monotonic()
+    outcome = run(corpus, "fake_adapters:Hanger", timeout=3, on="bad-2")
+    assert statuses(outcome)["bad-2"] == "timeout"
+    assert sum(status == "pass" for status in statuses(outcome).values()) == 7
+    assert time.monotonic() - started < 60
+
+
+def test_a_wrong_answer_fails_with_the_mismatch(corpus: Path) -> None:
+    outcome = run(corpus, "fake_adapters:Liar", on="bad-3")
+    wrong = next(r for r in outcome.results if r.case == "bad-3")
+    assert wrong.status == "fail"
+    assert wrong.mismatch is not None and wrong.mismatch["what"] in ("shape", "values")
+
+
+def test_results_come_in_the_same_order_whatever_the_workers(corpus: Path) -> None:
+    one = [r.key for r in run(corpus, "fake_adapters:Slicer", jobs=1).results]
+    two = [r.key for r in run(corpus, "fake_adapters:Slicer", jobs=2).results]
+    assert one == two and len(one) == 8
+    document, results = results_file.read(corpus / "reports" / "results.json")
+    assert [r.key for r in results] == one and document["run"]["jobs"] == 2
+
+
+def test_known_issues_turn_failures_into_xfail_and_passes_into_xpass(corpus: Path) -> None:
+    issues = corpus / "issues.yaml"
+    issues.write_text(
+        "known_issues:\n"
+        "  - {id: liar-swaps, items: ['bad-3::*'], reason: swaps outputs, link: 'https://example.invalid/1'}\n"
+        "  - {id: fixed-long-ago, items: ['good-0::*'], reason: was broken, link: 'https://example.invalid/2'}\n"
+        "  - {id: never-matches, items: ['nothing::*'], reason: stale, link: 'https://example.invalid/3'}\n",
+        encoding="utf-8",
+    )
+    config = RunConfig(
+        case_paths=(str(corpus / "cases"),),
+        adapters=("fake_adapters:Liar",),
+        options={"fake_adapters:Liar": {"on": "bad-3"}},
+        jobs=1,
+        repeat=1,
+        out=corpus / "reports",
+        known_issue_files=(issues,),
+    )
+    outcome = execute(plan(config), config)
+    got = {r.case: r for r in outcome.results}
+    assert got["bad-3"].status == "xfail" and got["bad-3"].known_issue["link"] == "https://example.invalid/1"
+    assert got["good-0"].status == "xpass"
+    assert [issue.id for issue in outcome.stale] == ["never-matches"]
+
+
+def _cli(corpus: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--cases",
+            "cases",
+            "--adapter",
+            "fake_adapters:Sleeper",
+            "--option",
+            "fake_adapters:Sleeper.seconds=0.4",
+            "--repeat",
+            "0",
+            *args,
+        ],
+        cwd=corpus,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _journaled(corpus: Path) -> int:
+    journal = corpus / "reports" / "journal.jsonl"
+    return max(0, len(journal.read_text().splitlines()) - 1) if journal.exists() else 0
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
+def test_an_interrupted_run_loses_nothing_and_resumes(corpus: Path, how: signal.Signals) -> None:
+    process = _cli(corpus)
+    deadline = time.monotonic() + 60
+    while _journaled(corpus) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(how)
+    _, err = process.communicate(timeout=60)
+    kept = _journaled(corpus)
+    assert 3 <= kept < 8, err
+    if how == signal.SIGINT:
+        assert process.returncode == 130
+        assert "--resume" in err
+        assert json.loads((corpus / "reports" / "results.json").read_text())["run"]["interrupted"] is True
+    finished = _cli(corpus, "--resume")
+    _, err = finished.communicate(timeout=120)
+    assert finished.returncode == 0, err
+    assert f"resuming: {kept} results already journaled, {8 - kept} to go" in err
+    document, results = results_file.read(corpus / "reports" / "results.json")
+    assert len(results) == 8 and {r.status for r in results} == {"pass"}
+    assert document["run"]["interrupted"] is False
+    assert not (corpus / "reports" / "journal.jsonl").exists()
+
+
+def test_resuming_a_different_selection_is_refused(corpus: Path) -> None:
+    process = _cli(corpus, "-k", "good")
+    process.communicate(timeout=60)
+    (corpus / "reports" / "journal.jsonl").write_text(
+        json.dumps({"schema": "conformance.journal/1", "digest": "sha256:" + "0" * 64}) + "\n"
+    )
+    again = _cli(corpus, "--resume", "-k", "good")
+    _, err = again.communicate(timeout=60)
+    assert again.returncode == 2 and "different digest" in err
+
+
+def test_broken_plugins_are_named(tmp_path: Path) -> None:
+    with pytest.raises(registry.PluginError, match=r"adapter 'fake_adapters:nothing'.*failed to import"):
+        registry.load("fake_adapters:nothing")
+    with pytest.raises(registry.PluginError, match="no adapter named 'nope' is installed"):
+        registry.load("nope")
+    with pytest.raises(registry.PluginError, match=r"'fake_adapters:time'.*is not callable"):
+        registry.load("fake_adapters:time")
+    with pytest.raises(
+        registry.PluginError, match=r"'fake_adapters:NotAnAdapter'.*lacks info, support, build"
+    ):
+        registry.load("fake_adapters:NotAnAdapter")
+    with pytest.raises(registry.PluginError, match=r"'fake_adapters:WrongInfo'.*returned dict, not"):
+        registry.load("fake_adapters:WrongInfo")
+
+
+def test_options_parse_with_dotted_adapter_references() -> None:
+    assert parse_options(["openvino.device=CPU", "pkg.mod:Cls.x=1=2"]) == {
+        "openvino": {"device": "CPU"},
+        "pkg.mod:Cls": {"x": "1=2"},
+    }
+    with pytest.raises(ValueError, match=r"ADAPTER\.KEY=VALUE"):
+        parse_options(["device=CPU"])
