@@ -1,0 +1,59 @@
+"""The pytest front door: YAML cases collected as items, run by the same executor."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+CASES = """\
+defaults: {source: plugin tests, data: {dtype: int32}, ops: [numpy.array_split]}
+cases:
+  - {id: fine, title: t, data: {shape: [6]}, axis: 0, indices: [2]}
+  - {id: lied-to, title: t, data: {shape: [6]}, axis: 0, indices: [2, 4]}
+  - {id: counted, title: t, data: {shape: [6]}, axis: 0, parts: 2}
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    pytester.makefile(".yaml", few=CASES)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    return pytester
+
+
+def test_cases_become_items_with_stable_ids(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("few.yaml", "--adapter", "fake_adapters:Liar", "--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "few.yaml::fine::numpy.array_split[[]liar/slices/cpu[]]",
+        "few.yaml::lied-to::numpy.array_split[[]liar/slices/cpu[]]",
+        "few.yaml::counted::numpy.array_split[[]liar/slices/cpu[]]",
+    ])
+
+
+def test_results_map_to_pytest_outcomes_and_the_results_file(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "few.yaml", "--adapter", "fake_adapters:Liar", "--adapter-option", "fake_adapters:Liar.on=lied-to",
+        "--conformance-jobs", "2", "-rA")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*lied-to::numpy.array_split@liar/slices/cpu*", "*fail: output 0*"])
+    document = json.loads((project.path / "reports" / "results.json").read_text())
+    assert {r["case"]: r["status"] for r in document["results"]} == {
+        "fine": "pass", "lied-to": "fail", "counted": "unsupported"}
+
+
+def test_pytest_keyword_deselects_before_running(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("few.yaml", "--adapter", "fake_adapters:Liar", "-k", "fine")
+    result.assert_outcomes(passed=1, deselected=2)
+    document = json.loads((project.path / "reports" / "results.json").read_text())
+    assert [r["case"] for r in document["results"]] == ["fine"]
+
+
+def test_inert_without_adapter(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("few.yaml")
+    result.stdout.fnmatch_lines(["collected 0 items"])
+    assert not (project.path / "reports").exists()
