@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import resource
+import time
 import traceback
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -74,6 +75,7 @@ def main(connection: Connection, threads: int, log_path: str | None = None) -> N
         if job is None:
             return
         key = (job.adapter, tuple(sorted(job.options.items())))
+        started = time.perf_counter()
         try:
             if key not in loaded:
                 loaded[key] = registry.load(job.adapter, job.options)
@@ -85,5 +87,7 @@ def main(connection: Connection, threads: int, log_path: str | None = None) -> N
             result = skeleton(job.case, job.op, job.target).with_status(
                 "error", f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
             )
-        body: JSON = replace(result, worker={"pid": os.getpid(), "peak_rss_kib": peak_rss_kib()}).to_json()
+        elapsed_ms = (time.perf_counter() - started) * 1000  # the whole item: data, reference, backend, judging
+        usage = {"pid": os.getpid(), "peak_rss_kib": peak_rss_kib(), "elapsed_ms": round(elapsed_ms, 3)}
+        body: JSON = replace(result, worker=usage).to_json()
         connection.send((job.index, body))
