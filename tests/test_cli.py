@@ -90,3 +90,89 @@ def test_console_script_runs_from_a_clean_process(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "2 cases" in done.stdout
+
+
+RUN_CASES = """\
+defaults: {source: cli tests, data: {dtype: float32}, ops: [numpy.array_split]}
+cases:
+  - {id: fine, title: t, data: {shape: [6, 2]}, axis: 0, indices: [2]}
+  - {id: wrong, title: t, data: {shape: [6, 2]}, axis: 0, indices: [2, 4]}
+"""
+
+
+def _run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    import os
+
+    (tmp_path / "cases").mkdir(exist_ok=True)
+    write(tmp_path / "cases" / "run.yaml", RUN_CASES)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--adapter",
+            "fake_adapters:Liar",
+            "--repeat",
+            "1",
+            *args,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_run_end_to_end_writes_valid_results_and_junit(tmp_path: Path) -> None:
+    import json
+    from xml.etree import ElementTree
+
+    import jsonschema
+
+    from conformance.results_file import schema
+
+    done = _run_cli(tmp_path, "--option", "fake_adapters:Liar.on=wrong")
+    assert done.returncode == 1, done.stderr  # a fail makes the run red
+    assert "liar/slices/cpu" in done.stdout and "results.json" in done.stdout
+    body = json.loads((tmp_path / "reports" / "results.json").read_text())
+    jsonschema.Draft202012Validator(schema()).validate(body)
+    assert [(r["case"], r["status"]) for r in body["results"]] == [("fine", "pass"), ("wrong", "fail")]
+    assert body["adapters"][0]["name"] == "liar" and body["suite"]["digest"].startswith("sha256:")
+    suite = ElementTree.parse(tmp_path / "reports" / "junit.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "1" and suite.get("tests") == "2"
+
+
+def test_run_is_green_when_everything_passes(tmp_path: Path) -> None:
+    done = _run_cli(tmp_path, "-j", "2")
+    assert done.returncode == 0, done.stderr
+
+
+def test_run_rejects_a_bad_option_and_an_unknown_adapter(tmp_path: Path) -> None:
+    assert _run_cli(tmp_path, "--option", "nodot").returncode == 2
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "run", "--adapter", "no-such-adapter"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "no adapter named 'no-such-adapter' is installed" in done.stderr
+
+
+def test_adapters_lists_the_installed_ones() -> None:
+    from conformance import registry
+
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "adapters"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout
+    for name in registry.installed():
+        assert f"\n{name}  " in f"\n{done.stdout}"
