@@ -1,0 +1,196 @@
+"""The ONNX Runtime adapter: the ``onnx.Split-*`` ops run by an ``InferenceSession``.
+
+One route, ``default``: the model of :func:`conformance.onnx_models.build_model` (the same
+bytes OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` and run with
+``session.run``. Execution providers are an option rather than routes, because a vendor
+certifying an execution provider runs the same models through the same API and only swaps the
+provider list.
+
+Options (anything else is refused at construction, so a misspelt option cannot silently leave
+a run on its defaults):
+
+``providers``
+    Comma-separated execution providers in priority order, default ``CPUExecutionProvider``;
+    each must be in ``onnxruntime.get_available_providers()``.
+``graph_optimization_level``
+    ``disable`` | ``basic`` | ``extended`` | ``all`` (default ``all``, ORT's own default): the
+    graph rewrites ORT applies before running, which is where a Split can be fused or folded.
+``device``
+    Comma-separated device labels for the targets, default ``cpu``. The providers decide where a
+    session runs; a device other than ``cpu`` needs a provider other than the CPU one.
+``intra_op_num_threads``
+    Default ``1``: the suite runs tiny models in parallel workers, and one thread per session
+    avoids oversubscribing the machine. Split moves data, so the count cannot change a result.
+
+What is refused as unsupported, and why only that:
+- complex data: ORT's type system has no complex element types at all (no MLDataType for
+  tensor(complex64|128): neither ``OrtValue`` nor a session can hold one), so the suite cannot
+  hand such data over;
+- Split-1: ORT registers no Split kernel for opset 1 (its documented support starts at opset 7),
+  so every opset-1 model fails with NOT_IMPLEMENTED. Judging that refusal would score every case
+  the spec rejects as a pass for the wrong reason, so the op version is declared unsupported.
+Everything else is built and given to ORT, including types a version's spec forbids: a refusal of
+something the spec allows is a finding, judged as ``error`` and listed in ``known_issues.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+
+if TYPE_CHECKING:
+    import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
+
+NAME = "onnxruntime"
+ROUTE = Route("default", ("onnx.*",), "the ONNX model run by onnxruntime.InferenceSession")
+DEFAULT_PROVIDERS = "CPUExecutionProvider"
+DEFAULT_DEVICE = "cpu"
+OPTIMIZATION_LEVELS = ("disable", "basic", "extended", "all")
+KNOWN_OPTIONS = frozenset({"providers", "graph_optimization_level", "device", "intra_op_num_threads"})
+#: Providers that run on the host CPU, so a ``cpu`` device needs one of them.
+_CPU_PROVIDERS = frozenset({"CPUExecutionProvider"})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The resolved options: what every session of a run is created with."""
+
+    providers: tuple[str, ...]
+    optimization: str
+    devices: tuple[str, ...]
+    threads: int
+
+    def as_options(self) -> dict[str, str]:
+        return {
+            "providers": ",".join(self.providers),
+            "graph_optimization_level": self.optimization,
+            "device": ",".join(self.devices),
+            "intra_op_num_threads": str(self.threads),
+        }
+
+
+def resolve(options: Mapping[str, str]) -> Settings:
+    """Validate the options against the installed onnxruntime; raises ValueError naming the bad one."""
+    import onnxruntime
+
+    unknown = set(options) - KNOWN_OPTIONS
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(KNOWN_OPTIONS))}"
+        )
+    providers = _split_list(options.get("providers", DEFAULT_PROVIDERS)) or (DEFAULT_PROVIDERS,)
+    available = onnxruntime.get_available_providers()
+    missing = [name for name in providers if name not in available]
+    if missing:
+        raise ValueError(
+            f"execution provider(s) {', '.join(missing)} not available; available: {', '.join(available)}"
+        )
+    optimization = options.get("graph_optimization_level", "all")
+    if optimization not in OPTIMIZATION_LEVELS:
+        raise ValueError(
+            f"graph_optimization_level {optimization!r}: expected one of {', '.join(OPTIMIZATION_LEVELS)}"
+        )
+    threads_text = options.get("intra_op_num_threads", "1")
+    if not threads_text.isdigit():
+        raise ValueError(
+            f"intra_op_num_threads {threads_text!r}: expected a non-negative integer (0: ORT decides)"
+        )
+    devices = _split_list(options.get("device", DEFAULT_DEVICE)) or (DEFAULT_DEVICE,)
+    return Settings(providers, optimization, devices, int(threads_text))
+
+
+def _split_list(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+class OnnxRuntimeAdapter:
+    """Runs the onnx.* ops through ONNX Runtime; see the module docstring for route and options."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.settings = resolve(options)
+
+    def info(self) -> AdapterInfo:
+        """ORT's own version string, every option that shapes the sessions, and the onnx package
+        that serialized the models (it decides the bytes ORT is handed)."""
+        import onnx
+        import onnxruntime
+
+        return AdapterInfo(
+            name=NAME,
+            backend="onnxruntime",
+            version=onnxruntime.__version__,
+            routes=(ROUTE,),
+            devices=self.settings.devices,
+            options={**self.settings.as_options(), "onnx_version": onnx.__version__},
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """Refuses only what cannot be handed to ORT at all (see the module docstring)."""
+        if not task.op.startswith("onnx."):
+            return Unsupported(f"the onnxruntime adapter runs onnx.* ops only, not {task.op}")
+        if target.route != ROUTE.name:
+            return Unsupported(f"the onnxruntime adapter has no route {target.route!r}")
+        if task.op == "onnx.Split-1":
+            return Unsupported(
+                "onnxruntime has no kernel for Split-1 (opset 1): sessions fail with NOT_IMPLEMENTED "
+                "'Could not find an implementation for Split(1)'; ORT supports opset 7 and later"
+            )
+        complex_type = next((t for t in (task.dtype, task.graph.lengths_dtype) if t in dtypes.COMPLEX), None)
+        if complex_type:
+            return Unsupported(
+                f"onnxruntime has no tensor({complex_type}) element type (no MLDataType is registered for "
+                "complex tensors), so neither a session nor an OrtValue can carry this data"
+            )
+        if target.device == DEFAULT_DEVICE and not _CPU_PROVIDERS & set(self.settings.providers):
+            return Unsupported(
+                f"device 'cpu' needs CPUExecutionProvider; providers: {', '.join(self.settings.providers)}"
+            )
+        if target.device != DEFAULT_DEVICE and not set(self.settings.providers) - _CPU_PROVIDERS:
+            return Unsupported(
+                f"device {target.device!r} needs an execution provider other than CPUExecutionProvider; "
+                f"providers: {', '.join(self.settings.providers)}"
+            )
+        return None
+
+    def build(self, task: Task, target: Target) -> bytes:
+        """The serialized one-node model; building never validates (invalid cases reach ORT)."""
+        from conformance import onnx_models
+
+        return onnx_models.model_bytes(task)
+
+    def compile(self, model: bytes, target: Target) -> onnxruntime.InferenceSession:
+        """Session creation: ORT loads, type-checks, infers shapes, optimizes and picks kernels."""
+        import onnxruntime
+
+        return onnxruntime.InferenceSession(
+            model, self._session_options(), providers=list(self.settings.providers)
+        )
+
+    def run(self, compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
+        """Feeds data (and a runtime ``split``) and returns every output in the suite's dtypes."""
+        from conformance import onnx_models
+        from conformance_onnxruntime import transport
+
+        return transport.run(compiled, onnx_models.feeds(task))
+
+    def _session_options(self) -> onnxruntime.SessionOptions:
+        import onnxruntime
+
+        levels = {
+            "disable": onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL,
+            "basic": onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+            "extended": onnxruntime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+            "all": onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL,
+        }
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = levels[self.settings.optimization]
+        options.intra_op_num_threads = self.settings.threads
+        # Errors only: opset-1 models make ORT warn on every session, which floods worker logs.
+        options.log_severity_level = 3
+        return options
