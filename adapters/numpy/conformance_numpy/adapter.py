@@ -1,0 +1,114 @@
+"""The NumPy adapter: NumPy's own split functions, and a NumPy emulation of every other op.
+
+Routes:
+
+``numpy``
+    ``numpy.split`` and ``numpy.array_split`` called as a user would: the data array, the int
+    or the list exactly as the case gives it, and ``axis`` only when the case states one.
+``emulated``
+    Every openvino.*, onnx.* and torch.* op through :mod:`conformance_numpy.emulation`, an
+    independent reading of the spec texts. It is not a backend with bugs of its own to find: it
+    is the suite checking its reference, since two readings of one text written apart should
+    agree everywhere but on the documented ambiguities.
+
+NumPy has no devices and no graph, so ``device`` accepts ``cpu`` only and the graph options
+that describe how a model is built (constant or runtime inputs, static or dynamic shapes) have
+nothing to change; the emulation applies those a spec turns into rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+from conformance_numpy import emulation
+
+NAME = "numpy"
+DEVICES = ("cpu",)
+KNOWN_OPTIONS = frozenset({"device"})
+
+ROUTES = (
+    Route("numpy", ("numpy.*",), "numpy.split / numpy.array_split called directly"),
+    Route(
+        "emulated",
+        ("openvino.*", "onnx.*", "torch.*"),
+        "an independent NumPy reading of each spec text, to cross-check the reference",
+    ),
+)
+_NUMPY_FUNCTIONS: dict[str, Callable[..., list[np.ndarray]]] = {
+    "numpy.split": np.split,
+    "numpy.array_split": np.array_split,
+}
+
+
+@dataclass(frozen=True)
+class Call:
+    """A split ready to apply to the data: the function and the arguments that follow the data."""
+
+    function: Callable[..., Sequence[np.ndarray]]
+    args: tuple[Any, ...]
+    kwargs: Mapping[str, Any]
+
+    def __call__(self, data: np.ndarray) -> Sequence[np.ndarray]:
+        return self.function(data, *self.args, **self.kwargs)
+
+
+class NumpyAdapter:
+    """NumPy as a backend (route ``numpy``) and as a second reading of the specs (``emulated``)."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        unknown = set(options) - KNOWN_OPTIONS
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(KNOWN_OPTIONS)}"
+            )
+        self.options = dict(options)
+        requested = self.options.get("device", DEVICES[0])
+        self.devices = tuple(part.strip() for part in requested.split(",") if part.strip()) or DEVICES
+
+    def info(self) -> AdapterInfo:
+        return AdapterInfo(
+            name=NAME,
+            backend="numpy",
+            version=np.__version__,
+            routes=ROUTES,
+            devices=self.devices,
+            options={"device": ",".join(self.devices)},
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        if target.device not in DEVICES:
+            return Unsupported(f"NumPy runs on the host only; there is no device {target.device!r}")
+        family = task.op.partition(".")[0]
+        if target.route == "numpy" and family != "numpy":
+            return Unsupported(f"the numpy route runs numpy.* ops only, not {task.op}")
+        if target.route == "emulated" and family not in {"openvino", "onnx", "torch"}:
+            return Unsupported(f"the emulated route emulates openvino, onnx and torch ops, not {task.op}")
+        if target.route not in {route.name for route in ROUTES}:
+            return Unsupported(f"the numpy adapter has no route {target.route!r}")
+        return None
+
+    def build(self, task: Task, target: Target) -> Call:
+        """The call for the task; the request is passed as given, never checked here."""
+        if target.route == "numpy":
+            argument: int | list[int] = (
+                list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
+            )
+            axis = {} if task.axis is None else {"axis": task.axis}
+            return Call(_NUMPY_FUNCTIONS[task.op], (argument,), axis)
+        return Call(
+            emulation.emulate,
+            (),
+            {"op": task.op, "axis": task.axis, "form": task.form, "graph": task.graph, "dtype": task.dtype},
+        )
+
+    def compile(self, model: Call, target: Target) -> Call:
+        """NumPy has nothing to load: the call is ready as built."""
+        return model
+
+    def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
+        return list(compiled(task.data))

@@ -1,0 +1,158 @@
+"""The PyTorch adapter: torch.split, torch.tensor_split and torch.chunk, run by PyTorch itself.
+
+Routes:
+
+``eager``
+    The module of :func:`conformance.torch_modules.build_module` called directly, the way model
+    code runs. Eager PyTorch has no declared shapes, so ``data_shape: dynamic`` needs nothing:
+    every call already sees the shape only at run time.
+``export``
+    The same module captured by ``torch.export.export`` and run as the exported program. This is
+    the path models take on their way to other runtimes, and it re-traces each op through the
+    meta kernels and symbolic shapes, which is where its checks can differ from eager. Here
+    ``data_shape: dynamic`` marks every data dim ``Dim.DYNAMIC``. Two requests torch.export
+    cannot express by design are ``unsupported`` rather than tried: a dim of size 0 or 1 (export
+    specialises those in the example input) and a lengths list for torch.split (the lengths
+    must sum to the split dim, pinning it); any other refusal by export is judged.
+
+Options: ``device`` (comma-separated torch devices, default ``cpu``). Anything else is refused at
+construction, so a misspelt option cannot silently leave a run on its defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+
+if TYPE_CHECKING:
+    import torch
+
+NAME = "torch"
+DEFAULT_DEVICE = "cpu"
+KNOWN_OPTIONS = frozenset({"device"})
+
+ROUTES = (
+    Route("eager", ("torch.*",), "the torch function called eagerly on a tensor of the case's data"),
+    Route("export", ("torch.*",), "the module captured by torch.export.export, run as the exported program"),
+)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A callable ready to run on one device: the eager module or the exported program's module."""
+
+    function: torch.nn.Module
+    device: str
+
+
+class TorchAdapter:
+    """Runs the torch.* ops through PyTorch; see the module docstring for routes and options."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        unknown = set(options) - KNOWN_OPTIONS
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(KNOWN_OPTIONS)}"
+            )
+        self.options = dict(options)
+        requested = self.options.get("device", DEFAULT_DEVICE)
+        self.devices = tuple(part.strip() for part in requested.split(",") if part.strip()) or (
+            DEFAULT_DEVICE,
+        )
+
+    def info(self) -> AdapterInfo:
+        """The torch build's own version string (``2.13.0+cpu`` says which wheel ran)."""
+        import torch
+
+        return AdapterInfo(
+            name=NAME,
+            backend="torch",
+            version=torch.__version__,
+            routes=ROUTES,
+            devices=self.devices,
+            options={"device": ",".join(self.devices)},
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """Refuses only what torch cannot hold: a missing device, a dtype without a torch type."""
+        if not task.op.startswith("torch."):
+            return Unsupported(f"the torch adapter runs torch.* ops only, not {task.op}")
+        if target.route not in {route.name for route in ROUTES}:
+            return Unsupported(f"the torch adapter has no route {target.route!r}")
+        if task.dtype in dtypes.STRING:
+            return Unsupported("torch has no string tensors")
+        why = _device_problem(target.device)
+        if why:
+            return Unsupported(why)
+        if target.route == "export" and task.graph.data_shape == "dynamic":
+            return _export_dynamic_problem(task)
+        return None
+
+    def build(self, task: Task, target: Target) -> torch.nn.Module:
+        """The module calling the op; for ``export``, the exported program (tracing happens here)."""
+        from conformance import torch_modules
+
+        module = torch_modules.build_module(task)
+        if target.route != "export":
+            return module
+        import torch
+
+        program = torch.export.export(
+            module,
+            torch_modules.example_inputs(task),
+            dynamic_shapes=torch_modules.dynamic_shapes(task),
+        )
+        exported: torch.nn.Module = program.module()
+        return exported
+
+    def compile(self, model: torch.nn.Module, target: Target) -> Compiled:
+        """Places the module on the device; the split modules hold no weights, so nothing moves."""
+        return Compiled(model.to(target.device), target.device)
+
+    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
+        """Converts the data bit for bit, calls the module, and converts every piece back."""
+        from conformance import torch_modules
+
+        data = torch_modules.to_torch(task.data).to(compiled.device)
+        outputs: Any = compiled.function(data)
+        return [torch_modules.to_numpy(piece) for piece in outputs]
+
+
+def _export_dynamic_problem(task: Task) -> Unsupported | None:
+    """Dynamic dims torch.export cannot keep dynamic, by its documented design rather than by a check
+    of the request: it specialises example dims of size 0 and 1, and a list of split lengths must
+    sum to the split dim, which pins that dim to one value in the exported program."""
+    if any(size in (0, 1) for size in task.data.shape):
+        return Unsupported(
+            "torch.export specialises dims of size 0 or 1 in the example input (its '0/1 specialization'), "
+            "so it cannot declare them dynamic"
+        )
+    if task.op == "torch.split" and task.form.kind == "lengths":
+        return Unsupported(
+            "torch.export cannot keep the split dim dynamic under a list of split lengths: split_with_sizes "
+            "requires them to sum to that dim, which pins its value in the exported program"
+        )
+    return None
+
+
+def _device_problem(device: str) -> str | None:
+    """Why torch cannot use ``device`` here, or None."""
+    import torch
+
+    try:
+        parsed = torch.device(device)
+    except RuntimeError as error:
+        return f"torch does not know the device {device!r}: {error}"
+    if parsed.type == "cpu":
+        return None
+    module = getattr(torch, parsed.type, None)
+    available = getattr(module, "is_available", None)
+    if available is None or not available():
+        return f"torch device {device!r} is not available in this build ({torch.__version__})"
+    return None

@@ -1,0 +1,118 @@
+"""The PyTorch adapter on a representative slice of the corpus, on both routes.
+
+Passing items prove the adapter builds what the cases say; a deliberately corrupted adapter must
+fail, proving the comparison is live; refusals that are torch's limits come out ``unsupported``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+conformance_torch = pytest.importorskip("conformance_torch")
+
+from conformance_torch import TorchAdapter  # noqa: E402
+from conformance_torch.adapter import Compiled  # noqa: E402
+
+from conformance.execution import run_item  # noqa: E402
+from conformance.loader import Suite, load_paths  # noqa: E402
+from conformance.plugin import Target, Task  # noqa: E402
+
+ITEMS = [
+    # documented facts and examples
+    "doc-readme-torch-split-size-last-smaller::torch.split",
+    "doc-readme-torch-split-list-zero-entry::torch.split",
+    "doc-readme-chunk-6-into-4-values::torch.chunk",
+    "doc-readme-tensor-split-sections::torch.tensor_split",
+    "doc-readme-indices-unsorted::torch.tensor_split",
+    "doc-vsplit-lengths-1-2-3::torch.split",
+    "doc-onnx11-negative-axis::torch.chunk",
+    # -1 is no length for torch.split: a rejection, judged as a pass
+    "doc-vsplit-lengths-minus1-2::torch.split",
+    # dtypes, special bit patterns
+    "dtype-bfloat16-lengths::torch.split",
+    "special-bfloat16-parts::torch.tensor_split",
+    "special-float32-indices-axis0::torch.tensor_split",
+    "dtype-complex64-random-parts::torch.chunk",
+    "dtype-uint64-size::torch.split",
+    # dynamic data shape
+    "graph-dynamic-size::torch.split",
+    "graph-dynamic-parts-uneven::torch.chunk",
+    # invalid requests torch must refuse
+    "invalid-torch-split-sum::torch.split",
+    "invalid-chunk-sections-zero::torch.chunk",
+    "invalid-all-rank0-int32-indices::torch.tensor_split",
+    # an ambiguous case: passes on a reading
+    "ambig-torch-split-size2-empty-dim::torch.split",
+]
+
+
+@cache
+def suite() -> Suite:
+    return load_paths(["cases"])
+
+
+@pytest.mark.parametrize("route", ["eager", "export"])
+@pytest.mark.parametrize("item", ITEMS)
+def test_corpus_item_passes(route: str, item: str) -> None:
+    case_id, _, op = item.partition("::")
+    result = run_item(TorchAdapter({}), Target("torch", route, "cpu"), suite().by_id(case_id), op, repeat=1)
+    assert result.status == "pass", result.message
+
+
+class SwappingAdapter(TorchAdapter):
+    """Returns the first two pieces in the wrong order."""
+
+    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
+        pieces = list(super().run(compiled, task))
+        pieces[0], pieces[1] = pieces[1], pieces[0]
+        return pieces
+
+
+class BitFlippingAdapter(TorchAdapter):
+    """Flips the sign bit of one element: -0.0 for 0.0 is a wrong result for a data move."""
+
+    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
+        pieces = [piece.copy() for piece in super().run(compiled, task)]
+        bits = pieces[-1].reshape(-1).view(np.uint32)
+        bits[0] ^= np.uint32(0x8000_0000)
+        return pieces
+
+
+@pytest.mark.parametrize("broken", [SwappingAdapter, BitFlippingAdapter])
+def test_wrong_outputs_fail(broken: type[TorchAdapter]) -> None:
+    case = suite().by_id("special-float32-lengths")
+    result = run_item(broken({}), Target("torch", "eager", "cpu"), case, "torch.split", repeat=0)
+    assert result.status == "fail", result.message
+
+
+def test_unavailable_device_is_unsupported() -> None:
+    if torch.cuda.is_available():
+        pytest.skip("this torch build has CUDA")
+    case = suite().by_id("doc-vsplit-lengths-1-2-3")
+    result = run_item(TorchAdapter({"device": "cuda"}), Target("torch", "eager", "cuda"), case, "torch.split")
+    assert result.status == "unsupported"
+    assert "'cuda' is not available" in result.message
+
+
+def test_export_of_lengths_on_a_dynamic_dim_is_unsupported() -> None:
+    case = suite().by_id("graph-dynamic-lengths")
+    result = run_item(TorchAdapter({}), Target("torch", "export", "cpu"), case, "torch.split")
+    assert result.status == "unsupported"
+    assert "sum to that dim" in result.message
+
+
+def test_info_reports_the_installed_torch() -> None:
+    info = TorchAdapter({"device": "cpu"}).info()
+    assert (info.name, info.backend, info.version) == ("torch", "torch", torch.__version__)
+    assert [route.name for route in info.routes] == ["eager", "export"]
+    assert info.devices == ("cpu",)
+
+
+def test_unknown_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown option"):
+        TorchAdapter({"devcie": "cpu"})
