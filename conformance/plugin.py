@@ -52,7 +52,7 @@ A complete adapter, runnable as is, for a backend that splits with NumPy slicing
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -159,3 +159,26 @@ class Adapter(Protocol[ModelT, CompiledT]):
 
 
 AnyAdapter = Adapter[Any, Any]
+
+
+def checked_options(options: Mapping[str, str], known: Iterable[str]) -> dict[str, str]:
+    """The options as a dict; a ValueError naming any unknown key.
+
+    Adapters refuse options they do not know so that a misspelt one cannot silently leave a
+    certification run on its defaults.
+    """
+    allowed = sorted(known)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(allowed)}")
+    return dict(options)
+
+
+def comma_list(text: str) -> tuple[str, ...]:
+    """``"a, b,"`` as ``("a", "b")``: how list-valued options are written on the command line."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def device_list(options: Mapping[str, str], default: str) -> tuple[str, ...]:
+    """The targets' devices from the comma-separated ``device`` option, else ``default``."""
+    return comma_list(options.get("device", default)) or (default,)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported, checked_options, device_list
 from conformance_numpy import emulation
 
 NAME = "numpy"
@@ -61,14 +61,8 @@ class NumpyAdapter:
     """NumPy as a backend (route ``numpy``) and as a second reading of the specs (``emulated``)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        unknown = set(options) - KNOWN_OPTIONS
-        if unknown:
-            raise ValueError(
-                f"unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(KNOWN_OPTIONS)}"
-            )
-        self.options = dict(options)
-        requested = self.options.get("device", DEVICES[0])
-        self.devices = tuple(part.strip() for part in requested.split(",") if part.strip()) or DEVICES
+        self.options = checked_options(options, KNOWN_OPTIONS)
+        self.devices = device_list(self.options, DEVICES[0])
 
     def info(self) -> AdapterInfo:
         return AdapterInfo(

@@ -42,7 +42,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from conformance import dtypes
-from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+from conformance.plugin import (
+    AdapterInfo,
+    Route,
+    Target,
+    Task,
+    Unsupported,
+    checked_options,
+    comma_list,
+    device_list,
+)
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
@@ -79,12 +88,8 @@ def resolve(options: Mapping[str, str]) -> Settings:
     """Validate the options against the installed onnxruntime; raises ValueError naming the bad one."""
     import onnxruntime
 
-    unknown = set(options) - KNOWN_OPTIONS
-    if unknown:
-        raise ValueError(
-            f"unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(KNOWN_OPTIONS))}"
-        )
-    providers = _split_list(options.get("providers", DEFAULT_PROVIDERS)) or (DEFAULT_PROVIDERS,)
+    options = checked_options(options, KNOWN_OPTIONS)
+    providers = comma_list(options.get("providers", DEFAULT_PROVIDERS)) or (DEFAULT_PROVIDERS,)
     available = onnxruntime.get_available_providers()
     missing = [name for name in providers if name not in available]
     if missing:
@@ -101,12 +106,7 @@ def resolve(options: Mapping[str, str]) -> Settings:
         raise ValueError(
             f"intra_op_num_threads {threads_text!r}: expected a non-negative integer (0: ORT decides)"
         )
-    devices = _split_list(options.get("device", DEFAULT_DEVICE)) or (DEFAULT_DEVICE,)
-    return Settings(providers, optimization, devices, int(threads_text))
-
-
-def _split_list(text: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in text.split(",") if part.strip())
+    return Settings(providers, optimization, device_list(options, DEFAULT_DEVICE), int(threads_text))
 
 
 class OnnxRuntimeAdapter:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from conformance import dtypes
-from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported, checked_options, device_list
 
 if TYPE_CHECKING:
     import torch
@@ -55,16 +55,8 @@ class TorchAdapter:
     """Runs the torch.* ops through PyTorch; see the module docstring for routes and options."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        unknown = set(options) - KNOWN_OPTIONS
-        if unknown:
-            raise ValueError(
-                f"unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(KNOWN_OPTIONS)}"
-            )
-        self.options = dict(options)
-        requested = self.options.get("device", DEFAULT_DEVICE)
-        self.devices = tuple(part.strip() for part in requested.split(",") if part.strip()) or (
-            DEFAULT_DEVICE,
-        )
+        self.options = checked_options(options, KNOWN_OPTIONS)
+        self.devices = device_list(self.options, DEFAULT_DEVICE)
 
     def info(self) -> AdapterInfo:
         """The torch build's own version string (``2.13.0+cpu`` says which wheel ran)."""
