@@ -31,10 +31,20 @@ _OPTIONS = pytest.StashKey[dict[str, dict[str, str]]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("conformance", "Split conformance suite")
-    group.addoption("--adapter", action="append", default=[], metavar="NAME",
-                    help="run the YAML cases collected here on this adapter (repeatable)")
-    group.addoption("--adapter-option", action="append", default=[], metavar="ADAPTER.KEY=VALUE",
-                    help="adapter option, e.g. openvino.device=CPU")
+    group.addoption(
+        "--adapter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run the YAML cases collected here on this adapter (repeatable)",
+    )
+    group.addoption(
+        "--adapter-option",
+        action="append",
+        default=[],
+        metavar="ADAPTER.KEY=VALUE",
+        help="adapter option, e.g. openvino.device=CPU",
+    )
     group.addoption("--conformance-jobs", type=int, default=1, metavar="N", help="worker processes")
     group.addoption("--conformance-timeout", type=float, default=120.0, metavar="S", help="per-item limit")
     group.addoption("--conformance-repeat", type=int, default=3, metavar="N", help="steady-state runs")
@@ -55,7 +65,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[_OPTIONS] = options
     try:
-        config.stash[_LOADED] = [registry.load(name, options.get(name, {})) for name in config.getoption("--adapter")]
+        config.stash[_LOADED] = [
+            registry.load(name, options.get(name, {})) for name in config.getoption("--adapter")
+        ]
     except registry.PluginError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_RESULTS] = {}
@@ -79,9 +91,18 @@ class CaseFile(pytest.File):
                 for case in cases:
                     for op in applicable_ops(case):
                         if op in runnable:
-                            job = Job(0, adapter.spec, target, case, op, self.config.getoption("--conformance-repeat"),
-                                      self.config.stash[_OPTIONS].get(adapter.spec, {}))
-                            yield ConformanceItem.from_parent(self, name=f"{case.id}::{op}[{target.id}]", job=job)
+                            job = Job(
+                                0,
+                                adapter.spec,
+                                target,
+                                case,
+                                op,
+                                self.config.getoption("--conformance-repeat"),
+                                self.config.stash[_OPTIONS].get(adapter.spec, {}),
+                            )
+                            yield ConformanceItem.from_parent(
+                                self, name=f"{case.id}::{op}[{target.id}]", job=job
+                            )
 
 
 class ConformanceFailure(Exception):
@@ -123,15 +144,30 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not items:
         return
     loaded = config.stash[_LOADED]
-    jobs = [Job(index, item.job.adapter, item.job.target, item.job.case, item.job.op, item.job.repeat,
-                item.job.options) for index, item in enumerate(items)]
+    jobs = [
+        Job(
+            index,
+            item.job.adapter,
+            item.job.target,
+            item.job.case,
+            item.job.op,
+            item.job.repeat,
+            item.job.options,
+        )
+        for index, item in enumerate(items)
+    ]
     files = sorted({str(item.path) for item in items})
-    issues = [issue for adapter in loaded for issue in known_issues.shipped(adapter.info.name, adapter.reference)]
+    issues = [
+        issue for adapter in loaded for issue in known_issues.shipped(adapter.info.name, adapter.reference)
+    ]
     plan = runner.Plan(load_paths(files), loaded, jobs, issues)
     run_config = runner.RunConfig(
-        case_paths=tuple(files), jobs=config.getoption("--conformance-jobs"),
-        timeout=config.getoption("--conformance-timeout"), repeat=config.getoption("--conformance-repeat"),
-        out=Path(config.getoption("--conformance-out")), keyword=config.getoption("keyword") or None,
+        case_paths=tuple(files),
+        jobs=config.getoption("--conformance-jobs"),
+        timeout=config.getoption("--conformance-timeout"),
+        repeat=config.getoption("--conformance-repeat"),
+        out=Path(config.getoption("--conformance-out")),
+        keyword=config.getoption("keyword") or None,
         command=("pytest", *config.invocation_params.args),
     )
     outcome = runner.execute(plan, run_config)

@@ -80,14 +80,13 @@ def main(connection: Connection, threads: int, log_path: str | None = None) -> N
             if key not in loaded:
                 loaded[key] = registry.load(job.adapter, job.options)
             result = run_item(loaded[key].adapter, job.target, job.case, job.op, job.repeat)
-        except (
-            Exception
-        ) as error:  # a harness or adapter defect: reported on this result, the worker lives on
+        except Exception as error:  # a harness or adapter defect: reported on this item; the worker lives on
             text = "".join(traceback.format_exception(error)).strip()
             result = skeleton(job.case, job.op, job.target).with_status(
                 "error", f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
             )
-        elapsed_ms = (time.perf_counter() - started) * 1000  # the whole item: data, reference, backend, judging
+        # the whole item: data, reference, backend and judging
+        elapsed_ms = (time.perf_counter() - started) * 1000
         usage = {"pid": os.getpid(), "peak_rss_kib": peak_rss_kib(), "elapsed_ms": round(elapsed_ms, 3)}
         body: JSON = replace(result, worker=usage).to_json()
         connection.send((job.index, body))

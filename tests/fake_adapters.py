@@ -5,8 +5,8 @@ the way a vendor runs an adapter under development before registering it."""
 from __future__ import annotations
 
 import ctypes
-import itertools
 import fnmatch
+import itertools
 import os
 import time
 from collections.abc import Mapping, Sequence

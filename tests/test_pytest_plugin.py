@@ -27,23 +27,37 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 
 
 def test_cases_become_items_with_stable_ids(project: pytest.Pytester) -> None:
-    result = project.runpytest_subprocess("few.yaml", "--adapter", "fake_adapters:Liar", "--collect-only", "-q")
-    result.stdout.fnmatch_lines([
-        "few.yaml::fine::numpy.array_split[[]liar/slices/cpu[]]",
-        "few.yaml::lied-to::numpy.array_split[[]liar/slices/cpu[]]",
-        "few.yaml::counted::numpy.array_split[[]liar/slices/cpu[]]",
-    ])
+    result = project.runpytest_subprocess(
+        "few.yaml", "--adapter", "fake_adapters:Liar", "--collect-only", "-q"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "few.yaml::fine::numpy.array_split[[]liar/slices/cpu[]]",
+            "few.yaml::lied-to::numpy.array_split[[]liar/slices/cpu[]]",
+            "few.yaml::counted::numpy.array_split[[]liar/slices/cpu[]]",
+        ]
+    )
 
 
 def test_results_map_to_pytest_outcomes_and_the_results_file(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess(
-        "few.yaml", "--adapter", "fake_adapters:Liar", "--adapter-option", "fake_adapters:Liar.on=lied-to",
-        "--conformance-jobs", "2", "-rA")
+        "few.yaml",
+        "--adapter",
+        "fake_adapters:Liar",
+        "--adapter-option",
+        "fake_adapters:Liar.on=lied-to",
+        "--conformance-jobs",
+        "2",
+        "-rA",
+    )
     result.assert_outcomes(passed=1, failed=1, skipped=1)
     result.stdout.fnmatch_lines(["*lied-to::numpy.array_split@liar/slices/cpu*", "*fail: output 0*"])
     document = json.loads((project.path / "reports" / "results.json").read_text())
     assert {r["case"]: r["status"] for r in document["results"]} == {
-        "fine": "pass", "lied-to": "fail", "counted": "unsupported"}
+        "fine": "pass",
+        "lied-to": "fail",
+        "counted": "unsupported",
+    }
 
 
 def test_pytest_keyword_deselects_before_running(project: pytest.Pytester) -> None:
