@@ -93,6 +93,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         ops=tuple(args.op or ()),
         tags=tuple(args.tag or ()),
         keyword=args.keyword,
+        items=tuple(args.item or ()),
+        targets=tuple(args.target or ()),
         jobs=args.jobs,
         timeout=args.timeout,
         repeat=args.repeat,
@@ -109,6 +111,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("\n".join(str(one) for one in errors)) from None
     except (registry.PluginError, KnownIssuesError, ValueError) as error:
         raise UsageError(str(error)) from None
+    if not plan.jobs:
+        raise UsageError("the selection matches no (case, op, target): nothing to run")
     targets = sorted({job.target.id for job in plan.jobs})
     print(
         f"{len(plan.jobs)} jobs: {len(plan.suite.cases)} cases on {len(targets)} targets "
@@ -226,6 +230,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="adapter option, e.g. openvino.device=CPU (repeatable)",
     )
     _selection_arguments(run)
+    run.add_argument("--item", action="append", metavar="CASE::OP", help="exactly this item (repeatable)")
+    run.add_argument(
+        "--target",
+        action="append",
+        metavar="GLOB",
+        help="only targets matching, e.g. 'openvino/onnx/*' (adapter/route/device; repeatable)",
+    )
     run.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="parallel worker processes")
     run.add_argument(
         "--timeout", type=float, default=120.0, metavar="S", help="per-item time limit in seconds"

@@ -92,9 +92,13 @@ class Result:
         """Field by field rather than dataclasses.asdict, whose deep copies dominate a fast run."""
         body = {name: getattr(self, name) for name in self.__dataclass_fields__}
         timing = self.timing
-        body["timing"] = {"build_ms": timing.build_ms, "compile_ms": timing.compile_ms,
-                          "first_run_ms": timing.first_run_ms, "steady_ms": list(timing.steady_ms),
-                          "steady_median_ms": timing.steady_median_ms}
+        body["timing"] = {
+            "build_ms": timing.build_ms,
+            "compile_ms": timing.compile_ms,
+            "first_run_ms": timing.first_run_ms,
+            "steady_ms": list(timing.steady_ms),
+            "steady_median_ms": timing.steady_median_ms,
+        }
         return body
 
     @classmethod

@@ -7,6 +7,7 @@ Both front doors (``conformance run`` and the pytest plugin) come through :func:
 from __future__ import annotations
 
 import datetime
+import fnmatch
 import os
 import platform
 import shutil
@@ -37,6 +38,8 @@ class RunConfig:
     ops: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     keyword: str | None = None
+    items: tuple[str, ...] = ()  # exact item ids
+    targets: tuple[str, ...] = ()  # target id globs, e.g. openvino/onnx/*
     jobs: int = 1
     timeout: float = 120.0
     repeat: int = 3
@@ -48,7 +51,7 @@ class RunConfig:
 
     @property
     def filtered(self) -> bool:
-        return bool(self.ops or self.tags or self.keyword)
+        return bool(self.ops or self.tags or self.keyword or self.items or self.targets)
 
 
 @dataclass(frozen=True)
@@ -77,10 +80,12 @@ def plan(config: RunConfig) -> Plan:
             "no adapter is installed; install one (see README) or pass --adapter module:Class"
         )
     loaded = [registry.load(name, config.options.get(name, {})) for name in names]
-    items = select(suite.cases, config.ops, config.tags, config.keyword)
+    items = select(suite.cases, config.ops, config.tags, config.keyword, config.items)
     jobs: list[Job] = []
     for adapter in loaded:
         for target in adapter.targets():
+            if config.targets and not any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets):
+                continue
             runnable = set(adapter.route_ops(target.route))
             jobs.extend(
                 Job(
@@ -105,7 +110,13 @@ def plan(config: RunConfig) -> Plan:
 def _header(plan_: Plan, config: RunConfig) -> JSON:
     return {
         "digest": plan_.suite.digest,
-        "selection": {"ops": list(config.ops), "tags": list(config.tags), "keyword": config.keyword},
+        "selection": {
+            "ops": list(config.ops),
+            "tags": list(config.tags),
+            "keyword": config.keyword,
+            "items": list(config.items),
+            "targets": list(config.targets),
+        },
         "targets": sorted({job.target.id for job in plan_.jobs}),
     }
 

@@ -36,8 +36,10 @@ def select(
     op_patterns: Sequence[str] = (),
     tags: Sequence[str] = (),
     keyword: str | None = None,
+    item_ids: Sequence[str] = (),
 ) -> list[Item]:
-    """Every applicable item of ``cases``, narrowed by op patterns, tags (any of) and ``-k``.
+    """Every applicable item of ``cases``, narrowed by op patterns, tags (any of), ``-k`` and
+    exact item ids (``case::op``, as reproducers name them).
 
     Order is deterministic: cases in suite order, then ops in catalogue order.
     """
@@ -54,6 +56,8 @@ def select(
             if wanted_ops is not None and op not in wanted_ops:
                 continue
             if matches is not None and not matches(item):
+                continue
+            if item_ids and item.id not in item_ids:
                 continue
             chosen.append(item)
     return chosen

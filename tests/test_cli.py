@@ -176,3 +176,14 @@ def test_adapters_lists_the_installed_ones() -> None:
     assert done.returncode == 0, done.stdout
     for name in registry.installed():
         assert f"\n{name}  " in f"\n{done.stdout}"
+
+
+def test_run_selects_exact_items_and_targets(tmp_path: Path) -> None:
+    import json
+
+    done = _run_cli(tmp_path, "--item", "wrong::numpy.array_split", "--target", "liar/*")
+    assert done.returncode == 0, done.stderr
+    body = json.loads((tmp_path / "reports" / "results.json").read_text())
+    assert [r["case"] for r in body["results"]] == ["wrong"]
+    nothing = _run_cli(tmp_path, "--target", "openvino/*")
+    assert nothing.returncode == 2 and "matches no (case, op, target)" in nothing.stderr
