@@ -17,6 +17,10 @@ two phases per (case, op), the way ONNX's backend runner does, and times each ph
    feeds the task's inputs and returns the outputs as NumPy arrays in the suite's dtypes
    (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
 
+Optionally, ``reproducer(task, target) -> str | None`` returns Python statements that redo the
+task with only the backend, for the reports' copy-paste reproducers. They follow a header that
+imports ``base64`` and ``numpy as np``; :func:`conformance.reproducers.array_code` writes the data.
+
 Any exception from build, compile or run is the backend refusing the input: the suite records
 its type and message and judges it (a pass where the spec says reject, an ``error`` where the
 spec accepts). So an adapter lets backend exceptions through and raises nothing of its own.

@@ -69,8 +69,10 @@ class Result:
     ambiguous: bool = False
     #: the expectations-file entry that made this an xfail or xpass
     known_issue: JSON | None = None
-    #: the worker that produced it: pid and peak resident memory in KiB
+    #: the worker that produced it: pid, peak resident memory in KiB, elapsed ms for the item
     worker: JSON | None = None
+    #: for results that are not a plain pass: {"command": ..., "python": ...} (see reproducers)
+    reproducer: JSON | None = None
 
     @property
     def item_id(self) -> str:

@@ -14,11 +14,12 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from conformance import __version__, junit, known_issues, registry, results_file
+from conformance import __version__, junit, known_issues, registry, reproducers, results_file
+from conformance.execution import make_task
 from conformance.journal import FILE_NAME as JOURNAL
 from conformance.journal import Journal
 from conformance.known_issues import KnownIssue
@@ -195,6 +196,7 @@ def execute(
         (known_issues.apply(result, plan_.issues) for result in finished.values()),
         key=lambda result: order.get(result.key, len(order)),
     )
+    results = with_reproducers(plan_, results)
     wall_s = time.monotonic() - clock
     written = _write(plan_, config, results, started, wall_s, interrupted)
     if interrupted:
@@ -207,6 +209,39 @@ def execute(
     journal.path.unlink(missing_ok=True)
     stale = [] if config.filtered else known_issues.stale(plan_.issues, results)
     return Outcome(results, stale, interrupted, wall_s, written)
+
+
+#: Results that carry no reproducer: nothing to reproduce.
+_NOTHING_TO_REPRODUCE = frozenset({"pass", "unsupported", "skip"})
+
+
+def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
+    """Attach to each result worth reproducing the command and the adapter's Python snippet."""
+    jobs = {job.key: job for job in plan_.jobs}
+    adapters = {loaded.spec: loaded for loaded in plan_.loaded}
+    attached = []
+    for result in results:
+        job = jobs.get(result.key)
+        if result.status in _NOTHING_TO_REPRODUCE or job is None or result.reproducer:
+            attached.append(result)
+            continue
+        hook = getattr(adapters[job.adapter].adapter, "reproducer", None)
+        python = None
+        if callable(hook):
+            try:
+                body = hook(make_task(job.case, job.op), job.target)
+            except Exception as error:  # a broken hook must not cost the results
+                body = f"# the adapter's reproducer() failed: {type(error).__name__}: {error}"
+            if body:
+                python = (
+                    reproducers.header(
+                        result.item_id, job.target, reproducers.describe_expected(result.expected)
+                    )
+                    + body
+                )
+        line = reproducers.command(job.case, job.op, job.adapter, job.target, job.options)
+        attached.append(replace(result, reproducer={"command": line, "python": python}))
+    return attached
 
 
 def _write(

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from conformance import reproducers
 from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported, checked_options, device_list
 from conformance_numpy import emulation
 
@@ -106,3 +107,16 @@ class NumpyAdapter:
 
     def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
         return list(compiled(task.data))
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """NumPy's own call (route ``numpy``); the emulation is the suite's code, not a backend."""
+        if target.route != "numpy":
+            return None
+        argument = list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
+        axis = "" if task.axis is None else f", axis={task.axis}"
+        function = _NUMPY_FUNCTIONS[task.op].__name__
+        return (
+            f"{reproducers.array_code(task.data)}\n"
+            f"pieces = np.{function}(data, {argument!r}{axis})\n"
+            "print([piece.shape for piece in pieces])\n"
+        )

@@ -35,6 +35,7 @@ something the spec allows is a finding, judged as ``error`` and listed in ``know
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -60,7 +61,14 @@ NAME = "onnxruntime"
 ROUTE = Route("default", ("onnx.*",), "the ONNX model run by onnxruntime.InferenceSession")
 DEFAULT_PROVIDERS = "CPUExecutionProvider"
 DEFAULT_DEVICE = "cpu"
-OPTIMIZATION_LEVELS = ("disable", "basic", "extended", "all")
+#: The option's values and ORT's names for them.
+_LEVEL_NAMES = {
+    "disable": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "all": "ORT_ENABLE_ALL",
+}
+OPTIMIZATION_LEVELS = tuple(_LEVEL_NAMES)
 KNOWN_OPTIONS = frozenset({"providers", "graph_optimization_level", "device", "intra_op_num_threads"})
 #: Providers that run on the host CPU, so a ``cpu`` device needs one of them.
 _CPU_PROVIDERS = frozenset({"CPUExecutionProvider"})
@@ -179,17 +187,43 @@ class OnnxRuntimeAdapter:
 
         return transport.run(compiled, onnx_models.feeds(task))
 
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """The one-node model embedded byte for byte, a session as this run made it, and the feeds."""
+        import textwrap
+
+        from conformance import onnx_models, reproducers
+
+        model = "\n".join(textwrap.wrap(base64.b64encode(onnx_models.model_bytes(task)).decode("ascii"), 96))
+        feeds = onnx_models.feeds(task)
+        names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
+        arrays = "\n".join(reproducers.array_code(array, names[name]) for name, array in feeds.items())
+        feed_map = ", ".join(f"{name!r}: {variable}" for name, variable in names.items())
+        bf16 = any(array.dtype.name == "bfloat16" for array in feeds.values())
+        note = (
+            "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
+            if bf16
+            else ""
+        )
+        return (
+            "import onnxruntime as ort\n\n"
+            f"# {task.op}: one Split node, byte for byte as this run built it (save it to inspect)\n"
+            f"model = base64.b64decode('''\n{model}\n''')\n"
+            "options = ort.SessionOptions()\n"
+            "options.graph_optimization_level = "
+            f"ort.GraphOptimizationLevel.{_LEVEL_NAMES[self.settings.optimization]}\n"
+            f"session = ort.InferenceSession(model, options, providers={list(self.settings.providers)!r})\n"
+            f"{arrays}\n{note}"
+            f"outputs = session.run(None, {{{feed_map}}})\n"
+            "print([output.shape for output in outputs])\n"
+        )
+
     def _session_options(self) -> onnxruntime.SessionOptions:
         import onnxruntime
 
-        levels = {
-            "disable": onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL,
-            "basic": onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-            "extended": onnxruntime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-            "all": onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL,
-        }
         options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = levels[self.settings.optimization]
+        options.graph_optimization_level = getattr(
+            onnxruntime.GraphOptimizationLevel, _LEVEL_NAMES[self.settings.optimization]
+        )
         options.intra_op_num_threads = self.settings.threads
         # Errors only: opset-1 models make ORT warn on every session, which floods worker logs.
         options.log_severity_level = 3

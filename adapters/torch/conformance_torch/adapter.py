@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from conformance import dtypes
+from conformance import dtypes, reproducers
 from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported, checked_options, device_list
 
 if TYPE_CHECKING:
@@ -148,3 +148,27 @@ def _device_problem(device: str) -> str | None:
     if available is None or not available():
         return f"torch device {device!r} is not available in this build ({torch.__version__})"
     return None
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """The torch call on the case's data; on ``export``, through torch.export as the route does."""
+        from conformance import torch_modules
+
+        argument = torch_modules.split_argument(task)
+        dim = "" if task.axis is None else f", dim={task.axis}"
+        if task.dtype == "bfloat16":  # through the bit pattern: a float32 detour could change NaN payloads
+            tensor = "tensor = torch.from_numpy(data.view(np.int16)).view(torch.bfloat16)"
+        else:
+            tensor = "tensor = torch.from_numpy(data)"
+        call = f"{task.op}(x, {argument!r}{dim})"
+        if target.route == "export":
+            body = (
+                f"class Split(torch.nn.Module):\n    def forward(self, x):\n        return {call}\n\n"
+                "program = torch.export.export(Split(), (tensor,))\n"
+                "pieces = program.module()(tensor)\n"
+            )
+        else:
+            body = f"pieces = {call.replace('(x,', '(tensor,')}\n"
+        return (
+            f"import torch\n{reproducers.array_code(task.data)}\n{tensor}\n{body}"
+            "print([tuple(piece.shape) for piece in pieces])\n"
+        )
