@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance import __version__, junit, known_issues, registry, reproducers, results_file
+from conformance.bandwidth import memcpy_baseline
 from conformance.execution import make_task
 from conformance.journal import FILE_NAME as JOURNAL
 from conformance.journal import Journal
@@ -265,6 +266,7 @@ def _write(
         "wall_s": round(wall_s, 3),
         "interrupted": interrupted,
         "selection": _header(plan_, config)["selection"],
+        "memcpy": memcpy_baseline(),
     }
     adapters = [
         {
