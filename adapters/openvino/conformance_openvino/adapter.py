@@ -1,0 +1,208 @@
+"""The OpenVINO adapter: one backend reached by three routes, compiled and run the same way.
+
+Routes differ only in how the ``ov.Model`` comes to be, which is the point: the same CPU plugin
+judged through a hand-built opset1 graph (``native``), an ``.onnx`` file read by the ONNX
+frontend (``onnx``) and a ``torch.nn.Module`` converted by the PyTorch frontend (``pytorch``).
+A disagreement between routes is then a frontend's doing, not the plugin's.
+
+Options (``--option openvino.KEY=VALUE``):
+
+- ``device``: comma-separated OpenVINO devices (default ``CPU``), checked against
+  ``ov.Core().available_devices`` when the adapter is constructed; virtual devices (``AUTO``,
+  ``AUTO:CPU``) pass through to OpenVINO, which checks them at compile time.
+- ``properties``: extra compile properties, ``KEY=VALUE;KEY2=VALUE2``.
+
+On CPU (and any virtual device naming CPU) the adapter always compiles with
+``INFERENCE_PRECISION_HINT=f32``: processors with bf16 or fp16 units otherwise lower float
+inference precision by default, and a Split that rounds its data is wrong by the suite's
+bit-exact measure. The hint is recorded as ``inference_precision`` in ``info().options``; a
+``properties`` option asking for another precision on CPU is refused at construction.
+
+Each route is a module with three functions (see :class:`RouteModule`), imported on first use so
+that the adapter costs nothing for the routes a run does not touch (ONNX and torch stay
+unimported unless their routes run).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import TYPE_CHECKING, Final, Protocol, cast
+
+import numpy as np
+
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+
+if TYPE_CHECKING:
+    import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
+
+NAME: Final = "openvino"
+ROUTES: Final = (
+    Route("native", ("openvino.*",), "ov.Model built with openvino.opset1 Split / VariadicSplit"),
+    Route("onnx", ("onnx.*",), "ONNX model file read by OpenVINO's ONNX frontend (core.read_model)"),
+    Route("pytorch", ("torch.*",), "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)"),
+)
+#: Route name -> module that builds its model and its run-time inputs (imported on first use).
+_ROUTE_MODULES: Final = {
+    "native": "conformance_openvino.native",
+    "onnx": "conformance_openvino.onnx_route",
+    "pytorch": "conformance_openvino.pytorch_route",
+}
+_OPTIONS: Final = frozenset({"device", "properties"})
+#: Devices that stand for others (AUTO:CPU, MULTI:GPU ...) and so never appear as available.
+_VIRTUAL_DEVICES: Final = frozenset({"AUTO", "HETERO", "MULTI", "BATCH"})
+PRECISION_KEY: Final = "INFERENCE_PRECISION_HINT"
+PRECISION: Final = "f32"
+_NO_COMPLEX: Final = "OpenVINO has no complex element type (ov.Type has no complex64/complex128)"
+_TRAILING_NUL: Final = (
+    "OpenVINO's Python API passes string tensors through fixed-width NumPy bytes arrays "
+    "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters; "
+    "this data holds such a string"
+)
+
+
+class RouteModule(Protocol):
+    """What a route module provides: the adapter does the rest the same way for every route."""
+
+    def unsupported(self, task: Task) -> str | None:
+        """Why the route cannot express ``task``, or None."""
+        ...
+
+    def build_model(self, task: Task, core: ov.Core) -> ov.Model:
+        """The ``ov.Model`` for ``task``, built or read as a user of that route would."""
+        ...
+
+    def runtime_inputs(self, task: Task) -> Sequence[np.ndarray] | Mapping[str, np.ndarray]:
+        """The arrays to feed: in input order, or by input name."""
+        ...
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled model with its infer request, reused for the first and the steady runs."""
+
+    route: str
+    model: ov.CompiledModel
+    request: ov.InferRequest
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """``KEY=VALUE;KEY2=VALUE2`` as a mapping; a malformed entry is a configuration error."""
+    properties: dict[str, str] = {}
+    for entry in filter(None, (part.strip() for part in text.split(";"))):
+        key, sep, value = entry.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"openvino option properties: {entry!r} is not KEY=VALUE")
+        properties[key.strip()] = value.strip()
+    return properties
+
+
+class OpenVINOAdapter:
+    """Runs openvino.*, onnx.* and torch.* ops on OpenVINO devices (see the module docstring)."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        unknown = set(options) - _OPTIONS
+        if unknown:
+            raise ValueError(f"unknown openvino option(s) {sorted(unknown)}; known: {sorted(_OPTIONS)}")
+        import openvino as ov
+
+        self._ov = ov
+        self._core = ov.Core()
+        self.devices = tuple(part.strip() for part in options.get("device", "CPU").split(",") if part.strip())
+        if not self.devices:
+            raise ValueError("openvino option device: no device named")
+        available = list(self._core.available_devices)
+        for device in self.devices:
+            base = device.split(":")[0].split(".")[0]
+            if device not in available and base not in available and base not in _VIRTUAL_DEVICES:
+                known = ", ".join(available)
+                raise ValueError(f"openvino device {device!r} is not available (available: {known})")
+        self.properties = parse_properties(options.get("properties", ""))
+        pinned = self.properties.get(PRECISION_KEY, PRECISION)
+        if any(self._is_cpu(device) for device in self.devices) and pinned.lower() != PRECISION:
+            raise ValueError(
+                f"openvino properties: {PRECISION_KEY}={pinned} would let CPU inference alter float data; "
+                f"the adapter pins {PRECISION}"
+            )
+        self._routes: dict[str, RouteModule] = {}
+
+    @staticmethod
+    def _is_cpu(device: str) -> bool:
+        """CPU itself, or a virtual device that may place work on it (AUTO:CPU, HETERO:CPU ...)."""
+        return "CPU" in device.upper()
+
+    def config(self, device: str) -> dict[str, str]:
+        """The compile properties for ``device``: the user's, plus f32 precision on CPU."""
+        config = dict(self.properties)
+        if self._is_cpu(device):
+            config[PRECISION_KEY] = PRECISION
+        return config
+
+    def info(self) -> AdapterInfo:
+        ov = self._ov
+        options = {"device": ",".join(self.devices), "build": ov.get_version()}
+        if self.properties:
+            options["properties"] = ";".join(f"{key}={value}" for key, value in self.properties.items())
+        if any(self._is_cpu(device) for device in self.devices):
+            options["inference_precision"] = PRECISION
+        for frontend_input in ("onnx", "torch"):  # what the onnx and pytorch routes read from
+            try:
+                options[f"{frontend_input}_version"] = metadata.version(frontend_input)
+            except metadata.PackageNotFoundError:
+                options[f"{frontend_input}_version"] = "not installed"
+        return AdapterInfo(
+            name=NAME,
+            backend="openvino",
+            version=ov.__version__.split("-")[0],
+            routes=ROUTES,
+            devices=self.devices,
+            options=options,
+        )
+
+    def _route(self, name: str) -> RouteModule:
+        if name not in self._routes:
+            if name not in _ROUTE_MODULES:
+                raise ValueError(f"openvino has no route {name!r}; routes: {', '.join(_ROUTE_MODULES)}")
+            self._routes[name] = cast(RouteModule, importlib.import_module(_ROUTE_MODULES[name]))
+        return self._routes[name]
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        family = {"native": "openvino.", "onnx": "onnx.", "pytorch": "torch."}.get(target.route)
+        if family is None or not task.op.startswith(family):
+            return Unsupported(f"route {target.route} of openvino does not run {task.op}")
+        if task.dtype in ("complex64", "complex128"):
+            return Unsupported(_NO_COMPLEX)
+        if task.dtype == "string" and any(str(item).endswith("\0") for item in task.data.flat):
+            return Unsupported(_TRAILING_NUL)
+        try:
+            route = self._route(target.route)
+        except ImportError as error:
+            return Unsupported(f"route {target.route} needs {error.name or error}, which is not installed")
+        reason = route.unsupported(task)
+        return None if reason is None else Unsupported(reason)
+
+    def build(self, task: Task, target: Target) -> ov.Model:
+        return self._route(target.route).build_model(task, self._core)
+
+    def compile(self, model: ov.Model, target: Target) -> Compiled:
+        compiled = self._core.compile_model(model, target.device, self.config(target.device))
+        return Compiled(target.route, compiled, compiled.create_infer_request())
+
+    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
+        from conformance_openvino.tensors import from_tensor, to_tensor  # imports openvino
+
+        feeds = self._route(compiled.route).runtime_inputs(task)
+        if isinstance(feeds, Mapping):
+            # A frontend may drop an input no output depends on (the ONNX frontend folds a split
+            # of zero-size data to constants): there is then nothing to feed it to, and the
+            # outputs, compared as usual, show whether dropping it was right.
+            ports = compiled.model.inputs
+            by_name = {name: index for index, port in enumerate(ports) for name in port.get_names()}
+            indexed = {by_name[name]: array for name, array in feeds.items() if name in by_name}
+        else:
+            indexed = dict(enumerate(feeds))
+        request = compiled.request
+        request.infer({index: to_tensor(array) for index, array in indexed.items()})
+        return [from_tensor(request.get_output_tensor(index)) for index in range(len(compiled.model.outputs))]

@@ -1,0 +1,40 @@
+"""Route ``onnx``: the suite's ONNX model, written to a ``.onnx`` file and read by OpenVINO.
+
+The model comes from :mod:`conformance.onnx_models`, the same bytes ONNX Runtime is handed, so a
+difference between the two targets is a difference between backends. It is read the way a user
+reads one, ``core.read_model("model.onnx")``, which runs OpenVINO's ONNX frontend: the frontend
+translates each ``Split`` version into opset ops (Split, VariadicSplit, or a subgraph), and its
+checks, or the lack of them, are part of what is judged. The file lives only for the read; the
+weights are in the model, so nothing refers to it afterwards.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
+
+from conformance import onnx_models
+from conformance.plugin import Task
+
+
+def unsupported(task: Task) -> str | None:
+    """Every onnx.* task the catalogue admits is expressible (complex is refused by the adapter)."""
+    del task
+    return None
+
+
+def build_model(task: Task, core: ov.Core) -> ov.Model:
+    """Read the task's model from a real ``.onnx`` file through the ONNX frontend."""
+    data = onnx_models.model_bytes(task)
+    with tempfile.TemporaryDirectory(prefix="conformance-openvino-") as directory:
+        path = Path(directory) / "model.onnx"
+        path.write_bytes(data)
+        return core.read_model(str(path))
+
+
+def runtime_inputs(task: Task) -> dict[str, np.ndarray]:
+    """The graph inputs by name: ``data``, and ``split`` when the case feeds it at run time."""
+    return onnx_models.feeds(task)

@@ -1,0 +1,44 @@
+"""Route ``pytorch``: the suite's ``torch.nn.Module``, converted by OpenVINO's PyTorch frontend.
+
+The module comes from :mod:`conformance.torch_modules`, the very module the PyTorch adapter runs
+eagerly, and is converted the way a user converts one: ``ov.convert_model(module,
+example_input=..., input=...)``. ``input`` declares the data's shape and element type: the case's
+shape for a static case, every dim unknown (-1) for a dynamic one, so that the frontend must keep
+the split request working for any runtime shape instead of folding it for the example's.
+
+Conversion traces the module with TorchScript and translates the ``aten::split`` /
+``aten::split_with_sizes`` / ``aten::tensor_split`` / ``aten::chunk`` call it finds; it is timed
+as the build phase and takes far longer than reading an ONNX file (see the adapter's report).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
+
+from conformance import torch_modules
+from conformance.plugin import Task
+from conformance_openvino.tensors import element_type
+
+
+def unsupported(task: Task) -> str | None:
+    """Every torch.* task the catalogue admits is expressible (complex is refused by the adapter)."""
+    del task
+    return None
+
+
+def build_model(task: Task, core: ov.Core) -> ov.Model:
+    """Convert the task's module, with the data's shape declared static or fully dynamic."""
+    del core  # convert_model needs no core; compile uses the adapter's
+    module = torch_modules.build_module(task)
+    example = torch_modules.example_inputs(task)
+    rank = task.data.ndim
+    dims = [-1] * rank if task.graph.data_shape == "dynamic" else list(task.data.shape)
+    declared = [(ov.PartialShape(dims), element_type(task.dtype))]
+    model: ov.Model = ov.convert_model(module, example_input=example, input=declared)
+    return model
+
+
+def runtime_inputs(task: Task) -> list[np.ndarray]:
+    """The one forward input: the data."""
+    return [task.data]

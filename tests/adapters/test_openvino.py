@@ -1,0 +1,218 @@
+"""The OpenVINO adapter on a representative slice of the corpus, one route at a time.
+
+Each route must pass doc examples, -1 lengths (where the op has them), run-time inputs, dynamic
+shapes, a few dtypes including bfloat16 and an invalid case; a deliberately corrupted output must
+come out "fail" (the comparison is live), an inexpressible task "unsupported" with its reason, and
+info() must report the installed OpenVINO. Items known to crash the backend (string Split) are
+never run here: run_item executes in this process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conformance import known_issues
+from conformance.case import Case
+from conformance.execution import run_item
+from conformance.loader import load_paths
+from conformance.plugin import Target, Task
+from conformance.registry import load
+
+ov = pytest.importorskip("openvino")
+
+from conformance_openvino import OpenVINOAdapter  # noqa: E402
+from conformance_openvino.adapter import Compiled  # noqa: E402
+
+# OpenVINO's PyTorch frontend traces modules with torch.jit.trace, which torch 2.13 deprecates.
+pytestmark = pytest.mark.filterwarnings("ignore:.*torch.jit.trace.*:DeprecationWarning")
+
+NATIVE = Target("openvino", "native", "CPU")
+ONNX = Target("openvino", "onnx", "CPU")
+PYTORCH = Target("openvino", "pytorch", "CPU")
+
+NATIVE_ITEMS = [
+    "doc-vsplit-lengths-1-2-3::openvino.VariadicSplit-1",
+    "doc-split1-num-splits-3::openvino.Split-1",
+    "doc-vsplit-axis-shape1-current-vs-2020::openvino.VariadicSplit-1",
+    "lengths-minus1-pos1::openvino.VariadicSplit-1",
+    "lengths-empty-list-empty-dim::openvino.VariadicSplit-1",
+    "graph-runtime-lengths::openvino.VariadicSplit-1",
+    "graph-runtime-int32-vsplit::openvino.VariadicSplit-1",
+    "graph-runtime-axis-split1-negative::openvino.Split-1",
+    "graph-dynamic-lengths-minus1::openvino.VariadicSplit-1",
+    "graph-dynamic-runtime-axis-split1::openvino.Split-1",
+    "dtype-bfloat16-lengths::openvino.VariadicSplit-1",
+    "special-bfloat16-parts::openvino.Split-1",
+    "special-float32-values-inf-nan-zero::openvino.VariadicSplit-1",
+    "dtype-string-parts-uneven::openvino.Split-1",
+    "axis-shape1-split1::openvino.Split-1",
+    "lengths-sum-one-short::openvino.VariadicSplit-1",
+]
+ONNX_ITEMS = [
+    "doc-vsplit-lengths-1-2-3::onnx.Split-1",
+    "doc-onnx18-7-into-4::onnx.Split-18",
+    "doc-onnx11-negative-axis::onnx.Split-11",
+    "graph-runtime-lengths::onnx.Split-13",
+    "graph-runtime-onnx18-int64-lengths::onnx.Split-18",
+    "graph-dynamic-runtime-lengths::onnx.Split-18",
+    "graph-dynamic-parts::onnx.Split-2",
+    "onnx-node-split-zero-size-splits::onnx.Split-13",
+    "dtype-bfloat16-lengths::onnx.Split-13",
+    "special-float32-parts::onnx.Split-1",
+    "lengths-sum-one-short::onnx.Split-18",
+    "doc-readme-6-into-4::onnx.Split-13",
+]
+PYTORCH_ITEMS = [
+    "doc-readme-torch-split-list::torch.split",
+    "doc-readme-chunk-6-into-4-values::torch.chunk",
+    "doc-readme-indices-unsorted::torch.tensor_split",
+    "graph-dynamic-size::torch.split",
+    "graph-dynamic-parts-uneven::torch.chunk",
+    "dtype-bfloat16-parts-uneven::torch.tensor_split",
+    "special-bfloat16-indices-axis0::torch.tensor_split",
+    "lengths-minus1-pos1::torch.split",
+    "lengths-sum-one-short::torch.split",
+]
+
+
+@pytest.fixture(scope="module")
+def cases() -> dict[str, Case]:
+    return {case.id: case for case in load_paths(["cases"]).cases}
+
+
+@pytest.fixture(scope="module")
+def adapter() -> OpenVINOAdapter:
+    return OpenVINOAdapter({})
+
+
+def _run(adapter: Any, target: Target, cases: dict[str, Case], item: str) -> tuple[str, str]:
+    case_id, op = item.split("::")
+    result = run_item(adapter, target, cases[case_id], op, repeat=1)
+    return result.status, result.message
+
+
+@pytest.mark.parametrize("item", NATIVE_ITEMS)
+def test_native_route_passes(adapter: OpenVINOAdapter, cases: dict[str, Case], item: str) -> None:
+    assert _run(adapter, NATIVE, cases, item)[0] == "pass"
+
+
+@pytest.mark.parametrize("item", ONNX_ITEMS)
+def test_onnx_route_passes(adapter: OpenVINOAdapter, cases: dict[str, Case], item: str) -> None:
+    pytest.importorskip("onnx")
+    assert _run(adapter, ONNX, cases, item)[0] == "pass"
+
+
+@pytest.mark.parametrize("item", PYTORCH_ITEMS)
+def test_pytorch_route_passes(adapter: OpenVINOAdapter, cases: dict[str, Case], item: str) -> None:
+    pytest.importorskip("torch")
+    assert _run(adapter, PYTORCH, cases, item)[0] == "pass"
+
+
+class _SwapsOutputs(OpenVINOAdapter):
+    """Returns the first two outputs in the wrong order."""
+
+    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
+        outputs = list(super().run(compiled, task))
+        outputs[0], outputs[1] = outputs[1], outputs[0]
+        return outputs
+
+
+class _FlipsABit(OpenVINOAdapter):
+    """Flips the lowest bit of the first element of the last output."""
+
+    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
+        outputs = [np.array(output, copy=True) for output in super().run(compiled, task)]
+        bits = outputs[-1].reshape(-1).view(np.uint8)
+        bits[0] ^= 1
+        return outputs
+
+
+@pytest.mark.parametrize(
+    ("wrong", "target", "item"),
+    [
+        (_SwapsOutputs, NATIVE, "doc-vsplit-lengths-1-2-3::openvino.VariadicSplit-1"),
+        (_FlipsABit, NATIVE, "special-bfloat16-parts::openvino.Split-1"),
+        (_FlipsABit, ONNX, "doc-split1-num-splits-3::onnx.Split-13"),
+        (_SwapsOutputs, PYTORCH, "doc-readme-torch-split-list::torch.split"),
+    ],
+)
+def test_wrong_outputs_fail(
+    wrong: type[OpenVINOAdapter], target: Target, cases: dict[str, Case], item: str
+) -> None:
+    pytest.importorskip({"onnx": "onnx", "pytorch": "torch"}.get(target.route, "openvino"))
+    assert _run(wrong({}), target, cases, item)[0] == "fail"
+
+
+@pytest.mark.parametrize(
+    ("target", "item", "reason"),
+    [
+        (ONNX, "dtype-complex64-lengths::onnx.Split-13", "no complex element type"),
+        (PYTORCH, "dtype-complex128-size::torch.split", "no complex element type"),
+        (NATIVE, "special-string-parts::openvino.Split-1", "trailing NUL"),
+    ],
+)
+def test_unsupported_with_reason(
+    adapter: OpenVINOAdapter, cases: dict[str, Case], target: Target, item: str, reason: str
+) -> None:
+    status, message = _run(adapter, target, cases, item)
+    assert status == "unsupported"
+    assert reason in message
+
+
+def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:
+    info = adapter.info()
+    assert info.version == metadata.version("openvino")
+    assert ov.__version__.startswith(info.version)
+    assert info.options["build"] == ov.get_version()
+    assert info.options["inference_precision"] == "f32"
+    assert adapter.config("CPU")["INFERENCE_PRECISION_HINT"] == "f32"
+    assert [route.name for route in info.routes] == ["native", "onnx", "pytorch"]
+    assert info.devices == ("CPU",)
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="not available"):
+        OpenVINOAdapter({"device": "NO_SUCH_DEVICE"})
+    with pytest.raises(ValueError, match="INFERENCE_PRECISION_HINT"):
+        OpenVINOAdapter({"properties": "INFERENCE_PRECISION_HINT=bf16"})
+    with pytest.raises(ValueError, match="unknown openvino option"):
+        OpenVINOAdapter({"precision": "f32"})
+    adapter = OpenVINOAdapter({"properties": "NUM_STREAMS=1; PERF_COUNT=NO"})
+    assert adapter.config("CPU") == {
+        "NUM_STREAMS": "1",
+        "PERF_COUNT": "NO",
+        "INFERENCE_PRECISION_HINT": "f32",
+    }
+    assert adapter.info().options["properties"] == "NUM_STREAMS=1;PERF_COUNT=NO"
+
+
+def test_registered_entry_point_and_known_issues() -> None:
+    loaded = load("openvino")
+    assert isinstance(loaded.adapter, OpenVINOAdapter)
+    issues = known_issues.shipped("openvino", loaded.reference)
+    assert issues, "known_issues.yaml ships with the package"
+    assert len({issue.id for issue in issues}) == len(issues)
+
+
+def test_known_issue_turns_a_finding_into_xfail(adapter: OpenVINOAdapter, cases: dict[str, Case]) -> None:
+    result = run_item(
+        adapter, NATIVE, cases["axis-dtype-float32-vsplit"], "openvino.VariadicSplit-1", repeat=0
+    )
+    assert result.status == "fail"  # VariadicSplit accepts a float axis
+    issues = known_issues.shipped("openvino", "conformance_openvino:OpenVINOAdapter")
+    assert known_issues.apply(result, issues).status == "xfail"
+
+
+def test_strings_cross_the_bindings_exactly() -> None:
+    """Embedded NULs, empty strings and non-ASCII text survive to_tensor / from_tensor."""
+    from conformance_openvino.tensors import from_tensor, to_tensor
+
+    strings = np.array(["a\x00b", "", "é字🙂", "<x>"], dtype=object).reshape(2, 2)
+    back = from_tensor(to_tensor(strings))
+    assert back.dtype == object
+    assert back.tolist() == strings.tolist()
