@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Final, Protocol, cast
 
 import numpy as np
 
-from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported, checked_options, device_list
 
 if TYPE_CHECKING:
     import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
@@ -103,16 +103,12 @@ class OpenVINOAdapter:
     """Runs openvino.*, onnx.* and torch.* ops on OpenVINO devices (see the module docstring)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise ValueError(f"unknown openvino option(s) {sorted(unknown)}; known: {sorted(_OPTIONS)}")
+        options = checked_options(options, _OPTIONS)
         import openvino as ov
 
         self._ov = ov
         self._core = ov.Core()
-        self.devices = tuple(part.strip() for part in options.get("device", "CPU").split(",") if part.strip())
-        if not self.devices:
-            raise ValueError("openvino option device: no device named")
+        self.devices = device_list(options, "CPU")
         available = list(self._core.available_devices)
         for device in self.devices:
             base = device.split(":")[0].split(".")[0]
@@ -182,6 +178,12 @@ class OpenVINOAdapter:
             return Unsupported(f"route {target.route} needs {error.name or error}, which is not installed")
         reason = route.unsupported(task)
         return None if reason is None else Unsupported(reason)
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """The route's steps in plain OpenVINO calls, with this run's compile properties."""
+        from conformance_openvino import reproducer
+
+        return reproducer.snippet(task, target, self.config(target.device))
 
     def build(self, task: Task, target: Target) -> ov.Model:
         return self._route(target.route).build_model(task, self._core)

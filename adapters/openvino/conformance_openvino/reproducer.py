@@ -1,0 +1,133 @@
+"""Standalone reproducers for OpenVINO results: Python that uses only OpenVINO (and NumPy).
+
+Each route's snippet redoes what the route did, construction included, because many refusals
+happen while the model is built (node constructors run shape inference): the native route as
+``openvino.opset1`` calls, the onnx route as the model file read by ``read_model``, the pytorch
+route as the torch module handed to ``convert_model``.
+"""
+
+from __future__ import annotations
+
+import base64
+import textwrap
+from collections.abc import Mapping
+
+from conformance import dtypes, reproducers
+from conformance.plugin import Target, Task
+
+_ELEMENT_NAMES = {
+    "bool": "boolean",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float32": "f32",
+    "float64": "f64",
+    "string": "string",
+}
+
+
+def _run(device: str, config: Mapping[str, str], feeds: str) -> str:
+    return (
+        f"compiled = core.compile_model(model, {device!r}, {dict(config)!r})\n"
+        f"outputs = compiled.create_infer_request().infer({feeds})\n"
+        "print([tuple(output.shape) for output in outputs.values()])\n"
+    )
+
+
+def _native(task: Task, device: str, config: Mapping[str, str]) -> str:
+    graph = task.graph
+    rank = task.data.ndim
+    shape = (
+        f"ov.PartialShape([ov.Dimension() for _ in range({rank})])"
+        if graph.data_shape == "dynamic"
+        else repr(list(task.data.shape))
+    )
+    lines = [
+        "import openvino as ov",
+        "import openvino.opset1 as opset1",
+        "",
+        reproducers.array_code(task.data),
+        f"data_node = opset1.parameter({shape}, ov.Type.{_ELEMENT_NAMES[task.dtype]}, name='data')",
+    ]
+    parameters, feeds = ["data_node"], ["data"]
+    axis_shape = "(1,)" if graph.axis_shape == "[1]" else "()"
+    inputs = [("axis", task.axis, graph.axis_dtype, axis_shape)]
+    if task.op == "openvino.VariadicSplit-1":
+        inputs.append(
+            ("split_lengths", list(task.form.values), graph.lengths_dtype, f"({len(task.form.values)},)")
+        )
+    for name, value, type_name, shape_code in inputs:
+        lines.append(
+            f"{name} = np.array({value!r}).astype(np.{dtypes.numpy_dtype(type_name).name})"
+            f".reshape({shape_code})"
+        )
+        if graph.inputs == "runtime":
+            lines.append(
+                f"{name}_node = opset1.parameter(list({name}.shape), "
+                f"ov.Type.{_ELEMENT_NAMES.get(type_name, 'f32')}, name={name!r})"
+            )
+            parameters.append(f"{name}_node")
+            feeds.append(name)
+        else:
+            lines.append(f"{name}_node = ov.op.Constant({name})")
+    if task.op == "openvino.Split-1":
+        lines.append(f"node = opset1.split(data_node, axis_node, {task.form.values[0]})")
+    else:
+        lines.append("node = opset1.variadic_split(data_node, axis_node, split_lengths_node)")
+    lines += [f"model = ov.Model(node.outputs(), [{', '.join(parameters)}])", "core = ov.Core()"]
+    return "\n".join(lines) + "\n" + _run(device, config, f"[{', '.join(feeds)}]")
+
+
+def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
+    from conformance import onnx_models
+
+    model = "\n".join(textwrap.wrap(base64.b64encode(onnx_models.model_bytes(task)).decode("ascii"), 96))
+    feeds = onnx_models.feeds(task)
+    arrays = "\n".join(reproducers.array_code(array, f"feed_{n}") for n, array in enumerate(feeds.values()))
+    mapping = ", ".join(f"{name!r}: feed_{n}" for n, name in enumerate(feeds))
+    return (
+        "import openvino as ov\n\n"
+        f"# {task.op}: one Split node, byte for byte as this run built it\n"
+        f"with open('split.onnx', 'wb') as file:\n    file.write(base64.b64decode('''\n{model}\n'''))\n"
+        "core = ov.Core()\nmodel = core.read_model('split.onnx')\n"
+        f"{arrays}\n" + _run(device, config, "{" + mapping + "}")
+    )
+
+
+def _pytorch(task: Task, device: str, config: Mapping[str, str]) -> str:
+    from conformance import torch_modules
+
+    argument = torch_modules.split_argument(task)
+    dim = "" if task.axis is None else f", dim={task.axis}"
+    dims = [-1] * task.data.ndim if task.graph.data_shape == "dynamic" else list(task.data.shape)
+    tensor = (
+        "torch.from_numpy(data.view(np.int16)).view(torch.bfloat16)"
+        if task.dtype == "bfloat16"
+        else "torch.from_numpy(data)"
+    )
+    return (
+        "import openvino as ov\nimport torch\n\n"
+        f"{reproducers.array_code(task.data)}\n"
+        "class Split(torch.nn.Module):\n    def forward(self, x):\n"
+        f"        return {task.op}(x, {argument!r}{dim})\n\n"
+        f"example = {tensor}\n"
+        f"model = ov.convert_model(Split(), example_input=(example,), "
+        f"input=[(ov.PartialShape({dims!r}), ov.Type.{_ELEMENT_NAMES[task.dtype]})])\n"
+        "core = ov.Core()\n" + _run(device, config, "[data]")
+    )
+
+
+ROUTES = {"native": _native, "onnx": _onnx, "pytorch": _pytorch}
+
+
+def snippet(task: Task, target: Target, config: Mapping[str, str]) -> str | None:
+    """The reproducer of ``task`` on ``target``, compiled with the run's ``config``."""
+    write = ROUTES.get(target.route)
+    return None if write is None or task.dtype not in _ELEMENT_NAMES else write(task, target.device, config)
