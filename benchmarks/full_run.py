@@ -24,9 +24,17 @@ from conformance.runner import Outcome, RunConfig, execute, plan
 
 
 def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Outcome:
-    config = RunConfig(case_paths=tuple(args.cases), adapters=tuple(args.adapter), ops=tuple(args.op),
-                       keyword=args.keyword, jobs=jobs, repeat=args.repeat, timeout=args.timeout, out=out,
-                       junit=False)
+    config = RunConfig(
+        case_paths=tuple(args.cases),
+        adapters=tuple(args.adapter),
+        ops=tuple(args.op),
+        keyword=args.keyword,
+        jobs=jobs,
+        repeat=args.repeat,
+        timeout=args.timeout,
+        out=out,
+        junit=False,
+    )
     print(f"-- run with -j {jobs}", file=sys.stderr)
     return execute(plan(config), config)
 
@@ -35,8 +43,12 @@ def figures(outcome: Outcome, jobs: int) -> dict[str, float]:
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000
     capacity_s = outcome.wall_s * jobs  # worker-seconds available
-    return {"wall_s": outcome.wall_s, "backend_s": backend_s,
-            "harness_share": 1 - backend_s / capacity_s if capacity_s else 0.0, "items": len(results)}
+    return {
+        "wall_s": outcome.wall_s,
+        "backend_s": backend_s,
+        "harness_share": 1 - backend_s / capacity_s if capacity_s else 0.0,
+        "items": len(results),
+    }
 
 
 def per_target(results: list[Result]) -> list[tuple[str, int, float, float]]:
@@ -61,7 +73,9 @@ def worker_memory(results: list[Result]) -> dict[int, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cases", action="append", default=None)
     parser.add_argument("--adapter", action="append", default=[])
     parser.add_argument("--op", action="append", default=[])
@@ -87,8 +101,10 @@ def main() -> int:
     for label, outcome in (("-j 1", single), ("-j 2", double)):
         peaks = worker_memory(outcome.results)
         if peaks:
-            print(f"peak worker memory {label}: max {max(peaks.values()):.0f} MiB, median "
-                  f"{statistics.median(peaks.values()):.0f} MiB over {len(peaks)} workers (target < 1024 MiB)")
+            print(
+                f"peak worker memory {label}: max {max(peaks.values()):.0f} MiB, median "
+                f"{statistics.median(peaks.values()):.0f} MiB over {len(peaks)} workers (target < 1024 MiB)"
+            )
     return 0
 
 

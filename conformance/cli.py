@@ -13,12 +13,14 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance import __version__, ops, registry, runner
+from conformance import __version__, ops, registry, report, runner
 from conformance.audit import audit
 from conformance.journal import JournalError
 from conformance.known_issues import KnownIssuesError
 from conformance.loader import CaseFileError, CaseFileErrors, Suite, load_paths
 from conformance.progress import green, summary_table
+from conformance.report import diff as run_diff
+from conformance.report import diff_page
 from conformance.selection import Item, select
 
 DEFAULT_CASES = Path("cases")
@@ -163,6 +165,31 @@ def cmd_adapters(args: argparse.Namespace) -> int:
     return status
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    paths = [Path(path) for path in args.results]
+    try:
+        out = report.write(paths, Path(args.output))
+    except report.ReportError as error:
+        raise UsageError(str(error)) from None
+    size = out.stat().st_size
+    print(f"wrote {out} ({size / 1024 / 1024:.1f} MiB) from {len(paths)} results file(s)")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    if args.ratio <= 1 or args.floor_ms < 0 or args.min_runs < 1:
+        raise UsageError("--ratio must be above 1, --floor-ms at least 0 and --min-runs at least 1")
+    rule = run_diff.NoiseRule(ratio=args.ratio, floor_ms=args.floor_ms, min_runs=args.min_runs)
+    try:
+        found = run_diff.read(Path(args.old), Path(args.new), rule)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(run_diff.terminal(found))
+    if args.html:
+        print(f"wrote {diff_page.write(found, Path(args.html))}")
+    return 1 if found.gate_fails else 0
+
+
 def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None = None) -> None:
     keys = [key for key in order if key in counts] if order else sorted(counts, key=lambda k: (-counts[k], k))
     width = max((len(key) for key in keys), default=0)
@@ -257,6 +284,32 @@ def build_parser() -> argparse.ArgumentParser:
         "adapters", help="list installed adapters: versions, routes, devices, options"
     )
     adapters.set_defaults(handler=cmd_adapters)
+
+    reporting = verbs.add_parser(
+        "report", help="write the HTML report of one or more results files (merged into one view)"
+    )
+    reporting.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files of one corpus")
+    reporting.add_argument(
+        "-o", "--output", default="reports/index.html", metavar="FILE", help="default: reports/index.html"
+    )
+    reporting.set_defaults(handler=cmd_report)
+
+    diffing = verbs.add_parser(
+        "diff", help="compare two runs: new failures, fixes, status changes, timing regressions"
+    )
+    diffing.add_argument("old", metavar="OLD", help="results.json of the earlier run")
+    diffing.add_argument("new", metavar="NEW", help="results.json of the later run")
+    diffing.add_argument("--html", metavar="FILE", help="also write the diff as an HTML page")
+    diffing.add_argument(
+        "--ratio", type=float, default=1.5, help="timing: new/old steady median above this (default 1.5)"
+    )
+    diffing.add_argument(
+        "--floor-ms", type=float, default=0.1, help="timing: and slower by more than this (default 0.1 ms)"
+    )
+    diffing.add_argument(
+        "--min-runs", type=int, default=3, help="timing: steady runs each result needs (default 3)"
+    )
+    diffing.set_defaults(handler=cmd_diff)
     return parser
 
 

@@ -47,6 +47,8 @@ def describe_params(case: Case) -> JSON:
         },
         "graph": case.graph.as_dict(),
         "tags": list(case.tags),
+        "title": case.title,
+        "note": case.note,
         "source": case.source,
         "location": str(case.location),
     }

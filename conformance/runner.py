@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from conformance import __version__, junit, known_issues, registry, reproducers, results_file
+from conformance import __version__, junit, known_issues, registry, report, reproducers, results_file
 from conformance.bandwidth import memcpy_baseline
 from conformance.execution import make_task
 from conformance.journal import FILE_NAME as JOURNAL
@@ -168,7 +168,9 @@ def execute(
     stream = stream or sys.stderr
     started, clock = _now(), time.monotonic()
     journal, done = _open_journal(plan_, config, stream)
-    finished = {result.key: result for result in done}
+    # Known issues are applied as results arrive, so the progress line counts xfail, not fail;
+    # the journal keeps each result as judged, so a resumed run re-applies the current list.
+    finished = {result.key: known_issues.apply(result, plan_.issues) for result in done}
     pending = [job for job in plan_.jobs if job.key not in finished]
     progress = Progress(len(plan_.jobs), stream, done=len(plan_.jobs) - len(pending))
     if done:
@@ -176,7 +178,7 @@ def execute(
 
     def record(result: Result) -> None:
         journal.append(result)
-        finished[result.key] = result
+        result = finished[result.key] = known_issues.apply(result, plan_.issues)
         progress.update(result)
         if on_result:
             on_result(result)
@@ -194,7 +196,7 @@ def execute(
         journal.close()
     order = {job.key: job.index for job in plan_.jobs}
     results = sorted(
-        (known_issues.apply(result, plan_.issues) for result in finished.values()),
+        finished.values(),
         key=lambda result: order.get(result.key, len(order)),
     )
     results = with_reproducers(plan_, results)
@@ -288,6 +290,10 @@ def _write(
     if config.junit:
         junit.write(config.out / "junit.xml", results)
         written.append(config.out / "junit.xml")
+    try:
+        written.append(report.write([path], config.out / "index.html"))
+    except Exception as error:  # the report is a view of the results: it must never cost them
+        print(f"warning: the HTML report was not written: {type(error).__name__}: {error}", file=sys.stderr)
     return written
 
 

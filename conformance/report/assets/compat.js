@@ -1,0 +1,96 @@
+// compat.js: the compatibility view. One block per case (a request): per op the reference's
+// answer, lettered A, B, ... when ops disagree (a definitional difference), and per target what it
+// returned, outlined when it departs from its op's reference (a bug).
+
+const SHOW = {
+  "": "every case",
+  differ: "ops answer differently (definitional differences)",
+  deviate: "a target departs from its op's reference (bugs)",
+  ambiguous: "ambiguous spec points",
+};
+
+// Ops that reject the request agree with each other whatever rule each spec cites.
+function answerKey(text) {
+  return /^rejects \(/.test(text) ? "rejects" : text;
+}
+
+function caseFacts(c) {
+  const answers = new Map();
+  let deviates = 0;
+  let ambiguous = false;
+  for (let it = CASE_START[c]; it < CASE_START[c + 1]; it++) {
+    const item = ITEMS[it];
+    const key = answerKey(S[item[3]]);
+    if (!answers.has(key)) answers.set(key, answers.size);
+    ambiguous = ambiguous || item[4] === 1;
+    for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) if (DEVIATES.has(RES[r][2])) deviates++;
+  }
+  return { answers: answers, differ: answers.size > 1, deviates: deviates, ambiguous: ambiguous };
+}
+
+function compatCases(f, show) {
+  const shown = [];
+  for (let c = 0; c < CASES.length; c++) {
+    let hit = false;
+    for (let r = ITEM_START[CASE_START[c]]; r < ITEM_START[CASE_START[c + 1]] && !hit; r++) hit = resultMatches(r, f);
+    if (!hit) continue;
+    const facts = caseFacts(c);
+    if (show === "differ" && !facts.differ) continue;
+    if (show === "deviate" && !facts.deviates) continue;
+    if (show === "ambiguous" && !facts.ambiguous) continue;
+    shown.push([c, facts]);
+  }
+  return shown;
+}
+
+function compatCell(r) {
+  const row = RES[r];
+  const status = STATUS[row[2]];
+  const extra = row[7] >= 0 ? D.extra[row[7]] : {};
+  const deviates = DEVIATES.has(row[2]);
+  const label = [el("b", null, LETTER[row[2]]), " " + str(row[5])];
+  if (extra.rd !== undefined) label.push(el("div", { class: "reading" }, "reading: " + S[extra.rd]));
+  if (deviates) label.push(el("div", { class: "verdict" }, "≠ its reference"));
+  const link = el("a", { href: "#" + hashOf({ view: "matrix", q: caseId(ITEMS[row[0]][0]), op: D.ops[ITEMS[row[0]][1]],
+    open: resultKey(r) }), title: status + ": " + str(row[3]).slice(0, 300) }, label);
+  return el("td", { class: "st-" + status + (deviates ? " deviates" : "") }, link);
+}
+
+function compatBlock(c, facts, columns) {
+  const kase = CASES[c];
+  const badges = [];
+  if (facts.differ) badges.push(el("span", { class: "flag differ" }, "ops answer differently: " + facts.answers.size + " answers"));
+  if (facts.deviates) badges.push(el("span", { class: "flag deviate" }, facts.deviates + " result(s) depart from their op's reference"));
+  if (facts.ambiguous) badges.push(el("span", { class: "flag ambiguous" }, "ambiguous spec point"));
+  const head = el("tr", null, [el("th", { scope: "col" }, "op"), el("th", { scope: "col" }, "reference (the op's spec)"),
+    columns.map((t) => targetHeader(TARGETS[t]))]);
+  const rows = [];
+  for (let it = CASE_START[c]; it < CASE_START[c + 1]; it++) {
+    const item = ITEMS[it];
+    const group = facts.answers.get(answerKey(S[item[3]]));
+    const cells = new Map();
+    for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) cells.set(RES[r][1], r);
+    rows.push(el("tr", null, [
+      el("th", { scope: "row" }, el("code", null, D.ops[item[1]])),
+      el("td", { class: "ref" + (facts.differ ? " g" + (group % 6) : "") },
+        [facts.differ ? el("b", { class: "group" }, String.fromCharCode(65 + group) + " ") : null, str(item[3])]),
+      columns.map((t) => (cells.has(t) ? compatCell(cells.get(t)) : el("td", { class: "none" }, "·"))),
+    ]));
+  }
+  return el("article", { class: "case-block" + (facts.differ ? " differ" : "") }, [
+    el("h3", null, [el("code", null, S[kase.id]), kase.t >= 0 ? " — " + S[kase.t] : ""]),
+    el("p", { class: "request" }, ["request: ", el("code", null, str(kase.x)), " ", badges]),
+    kase.n >= 0 ? el("p", { class: "note" }, S[kase.n]) : null,
+    el("table", { class: "grid compat-table" }, [el("thead", null, head), el("tbody", null, rows)]),
+  ]);
+}
+
+function renderCompat(f) {
+  const container = document.getElementById("compat");
+  const shown = compatCases(f, state.show || "");
+  const page = currentPage(shown.length, PAGE_CASES);
+  const columns = visibleTargets(f);
+  const blocks = shown.slice((page - 1) * PAGE_CASES, page * PAGE_CASES).map(([c, facts]) => compatBlock(c, facts, columns));
+  if (!blocks.length) blocks.push(el("p", null, "No case matches these filters."));
+  container.replaceChildren(pager(shown.length, PAGE_CASES, page, "cases"), ...blocks);
+}

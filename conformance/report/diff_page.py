@@ -1,0 +1,150 @@
+"""The diff as a page: the same categories as the terminal output, with every message in full.
+
+A static page (no script at all, so its policy allows none): a diff is read top to bottom and
+is short next to a report, and each list is a ``<details>`` element, which is keyboard
+accessible and prints open.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from conformance.report import page
+from conformance.report.diff import Change, Diff, TimingChange
+from conformance.report.markup import Html, definitions, join, table, tag
+from conformance.report.model import TIMES
+from conformance.report.summary import status_badge
+from conformance.results_file import write_atomically
+
+TITLE = "Split conformance: run-to-run diff"
+
+
+def _badge(status: str) -> Html:
+    return status_badge(status) if status != "absent" else tag("span", "absent", {"class": "badge"})
+
+
+def _changes(title: str, changes: list[Change], open_: bool) -> Html:
+    rows = []
+    for change in changes:
+        shown = change.new or change.old
+        rows.append(
+            [
+                tag("code", change.key),
+                _badge(change.old_status),
+                _badge(change.new_status),
+                tag("pre", shown.message if shown else "", {"class": "message"}),
+            ]
+        )
+    body = (
+        table(["result (case::op@target)", "old", "new", "message (new run)"], rows)
+        if rows
+        else tag("p", "none")
+    )
+    return tag(
+        "details",
+        [tag("summary", tag("h2", f"{title}: {len(changes)}")), body],
+        {"open": "open" if open_ and changes else None, "class": "diff-section"},
+    )
+
+
+def _timings(title: str, changes: list[TimingChange]) -> Html:
+    rows = [
+        [
+            tag("code", change.key),
+            f"{change.old_ms:.4g} ms",
+            f"{change.new_ms:.4g} ms",
+            f"{TIMES}{change.ratio:.2f}",
+            ", ".join(f"{value:.4g}" for value in change.old.steady_ms),
+            ", ".join(f"{value:.4g}" for value in change.new.steady_ms),
+        ]
+        for change in changes
+    ]
+    body = (
+        table(["result", "old median", "new median", "ratio", "old runs (ms)", "new runs (ms)"], rows)
+        if rows
+        else tag("p", "none")
+    )
+    return tag(
+        "details",
+        [tag("summary", tag("h2", f"{title}: {len(changes)}")), body],
+        {"open": "open" if changes else None, "class": "diff-section"},
+    )
+
+
+def render(diff: Diff) -> str:
+    """The diff page."""
+    generated = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    verdict = f"{len(diff.new_failures)} new failure(s)" if diff.gate_fails else "no new failures"
+    header = tag(
+        "header",
+        [
+            tag("h1", TITLE),
+            tag(
+                "p",
+                f"{diff.old_label} → {diff.new_label}: {verdict}; generated {generated}",
+                {"class": "facts"},
+            ),
+        ],
+    )
+    facts = definitions(
+        [
+            ("old", [tag("code", diff.old_label), f" (suite {diff.old_suite.get('digest', '?')})"]),
+            ("new", [tag("code", diff.new_label), f" (suite {diff.new_suite.get('digest', '?')})"]),
+            (
+                "compared",
+                f"{diff.compared} results in both runs; {len(diff.added)} only in new, "
+                f"{len(diff.removed)} only in old",
+            ),
+            (
+                "corpus",
+                "the same cases"
+                if diff.same_suite
+                else "the case corpora differ: results of changed cases may not compare",
+            ),
+        ]
+    )
+    rules = tag(
+        "div",
+        [
+            tag(
+                "p",
+                "New failure: fail, error, crash or timeout in the new run, and none of those in the old one "
+                "(or absent from it). Fix: fail, error, crash, timeout or xfail before, pass or xpass now. "
+                "Any other change of status is listed as a status change.",
+            ),
+            tag("p", diff.rule.describe().capitalize() + "."),
+        ],
+        {"class": "diff-rule"},
+    )
+    only = [
+        tag(
+            "details",
+            [
+                tag("summary", tag("h2", f"{name}: {len(results)}")),
+                table(["result", "status"], [[tag("code", r.key), _badge(r.status)] for r in results])
+                if results
+                else tag("p", "none"),
+            ],
+            {"class": "diff-section"},
+        )
+        for name, results in (("only in the new run", diff.added), ("only in the old run", diff.removed))
+    ]
+    body = join(
+        [
+            facts,
+            rules,
+            _changes("New failures", diff.new_failures, True),
+            _changes("Fixes", diff.fixes, True),
+            _changes("Other status changes", diff.changes, True),
+            _timings("Timing regressions", diff.regressions),
+            _timings("Timing improvements", diff.improvements),
+            *only,
+        ]
+    )
+    return page.document(TITLE, header, body)
+
+
+def write(diff: Diff, out: Path) -> Path:
+    write_atomically(out, render(diff))
+    return out

@@ -1,0 +1,250 @@
+"""The summary section: what was run where, and how each target did, per status and per op.
+
+Rendered on the server: it is small (targets by statuses, ops by targets), it must read well
+printed or with scripts off, and it is what a certificate quotes. Pass rate is defined once,
+here, and printed on the page: passes over judged results, where unsupported and skipped
+results are not judged and a known failure (xfail) is not a pass.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from conformance.report.documents import Merged, target_id
+from conformance.report.markup import Content, Html, definitions, join, table, tag, text
+from conformance.report.model import LETTERS, MINUS, op_order
+from conformance.result import STATUSES
+
+RATE_RULE = (
+    f"pass rate = pass / judged, where judged = all results {MINUS} unsupported {MINUS} skip; "
+    "xfail (a known failure) is not a pass, xpass is not counted as a pass either"
+)
+#: Statuses always shown as columns, whether or not any result has them.
+ALWAYS = ("pass", "fail", "error", "unsupported", "crash", "timeout", "xfail", "xpass")
+
+
+def status_badge(status: str, count: int | None = None) -> Html:
+    """A status as a coloured letter with its name, so colour is never the only cue."""
+    label = status if count is None else f"{status} {count}"
+    return tag("span", [tag("b", LETTERS.get(status, "?")), " ", label], {"class": f"badge st-{status}"})
+
+
+def safe_link(url: object) -> Html:
+    """A link only for http(s) URLs; anything else (``javascript:``, ``data:``) stays plain text."""
+    value = str(url or "")
+    if value.startswith(("https://", "http://")):
+        return tag("a", value, {"href": value, "rel": "noopener noreferrer", "target": "_blank"})
+    return text(value)
+
+
+def rate(passed: int, judged: int) -> str:
+    return f"{100 * passed / judged:.1f}%" if judged else "n/a"
+
+
+def _judged(counts: Counter[str]) -> int:
+    return sum(counts.values()) - counts["unsupported"] - counts["skip"]
+
+
+def _bar(counts: Counter[str], width: int = 160) -> Html:
+    """A stacked bar of status shares, as inline SVG (no script, prints as it shows)."""
+    total = sum(counts.values()) or 1
+    x = 0.0
+    parts = []
+    for status in STATUSES:
+        if counts[status]:
+            share = width * counts[status] / total
+            parts.append(
+                tag(
+                    "rect",
+                    tag("title", f"{status}: {counts[status]}"),
+                    {"x": f"{x:.2f}", "y": 0, "width": f"{share:.2f}", "height": 12, "class": f"f-{status}"},
+                )
+            )
+            x += share
+    return tag(
+        "svg",
+        parts,
+        {
+            "width": width,
+            "height": 12,
+            "viewBox": f"0 0 {width} 12",
+            "role": "img",
+            "aria-label": ", ".join(f"{status} {counts[status]}" for status in STATUSES if counts[status]),
+        },
+    )
+
+
+def status_table(merged: Merged) -> Html:
+    per_target: dict[str, Counter[str]] = defaultdict(Counter)
+    for result in merged.results:
+        per_target[target_id(result)][result["status"]] += 1
+    columns = [s for s in STATUSES if s in ALWAYS or any(c[s] for c in per_target.values())]
+    everything: Counter[str] = sum(per_target.values(), Counter())
+    rows: list[list[Content]] = []
+    for target, counts in [*((t["id"], per_target[t["id"]]) for t in merged.targets), ("all", everything)]:
+        rows.append(
+            [
+                tag("code", target),
+                *[tag("span", counts[s], {"class": f"n st-{s}" if counts[s] else "n zero"}) for s in columns],
+                sum(counts.values()),
+                tag("span", [rate(counts["pass"], _judged(counts))], {"title": RATE_RULE}),
+                _bar(counts),
+            ]
+        )
+    head = ["target", *[status_badge(s) for s in columns], "total", "pass rate", "shares"]
+    return table(head, rows, "counts")
+
+
+def rate_table(merged: Merged) -> Html:
+    """Pass rate of every op version on every target (and over all targets)."""
+    cells: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for result in merged.results:
+        cells[(result["op"], target_id(result))][result["status"]] += 1
+        cells[(result["op"], "all")][result["status"]] += 1
+    op_list = sorted({op for op, _ in cells}, key=op_order)
+    columns = [target["id"] for target in merged.targets] + ["all"]
+    rows = []
+    for op in op_list:
+        row: list[Any] = [tag("code", op)]
+        for column in columns:
+            counts = cells.get((op, column))
+            if not counts:
+                row.append(tag("span", "·", {"class": "none", "title": "no result"}))
+                continue
+            judged = _judged(counts)
+            level = "none" if not judged else "full" if counts["pass"] == judged else "part"
+            level = "zero" if judged and not counts["pass"] else level
+            detail = ", ".join(f"{s} {counts[s]}" for s in STATUSES if counts[s])
+            row.append(
+                tag(
+                    "span",
+                    [rate(counts["pass"], judged), tag("small", f" {counts['pass']}/{judged}")],
+                    {"class": f"rate {level}", "title": detail},
+                )
+            )
+        rows.append(row)
+    head = ["op", *[tag("code", column) for column in columns]]
+    return table(head, rows, "rates")
+
+
+def known_issue_table(results: Iterable[Mapping[str, Any]]) -> Html:
+    """The known issues that shaped this run (xfail / xpass), each with its reason and link."""
+    issues: dict[str, Mapping[str, Any]] = {}
+    counts: Counter[str] = Counter()
+    for result in results:
+        issue = result.get("known_issue")
+        if issue:
+            key = str(issue.get("id", issue.get("reason", "")))
+            issues[key] = issue
+            counts[key] += 1
+    if not issues:
+        return Html("")
+    rows = [
+        [
+            tag("code", key),
+            counts[key],
+            issue.get("reason", ""),
+            safe_link(issue.get("link")),
+            tag("code", issue.get("source", "")),
+        ]
+        for key, issue in sorted(issues.items())
+    ]
+    return join([tag("h3", "Known issues applied"), table(["id", "results", "reason", "link", "from"], rows)])
+
+
+def _host(host: Mapping[str, Any]) -> str:
+    memory = host.get("memory_mib")
+    return ", ".join(
+        str(part)
+        for part in (
+            host.get("hostname"),
+            host.get("platform"),
+            host.get("processor") or host.get("machine"),
+            f"{host.get('cpus')} CPUs" if host.get("cpus") else None,
+            f"{memory} MiB" if memory else None,
+        )
+        if part
+    )
+
+
+def run_section(merged: Merged) -> Html:
+    suite = merged.suite
+    parts = [
+        definitions(
+            [
+                ("suite version", suite.get("version", "")),
+                ("suite digest", tag("code", suite.get("digest", ""))),
+                ("cases in the corpus", suite.get("cases", "")),
+                (
+                    "results shown",
+                    f"{len(merged.results)}"
+                    + (f" ({merged.replaced} replaced by later files)" if merged.replaced else ""),
+                ),
+            ]
+        )
+    ]
+    for run in merged.runs:
+        memcpy = ", ".join(
+            f"{m.get('bytes', 0) // 1024 // 1024} MiB: {m.get('gbps')} GB/s" for m in run.get("memcpy") or []
+        )
+        parts.append(tag("h3", ["Run from ", tag("code", run.get("source", ""))]))
+        parts.append(
+            definitions(
+                [
+                    ("started / ended", f"{run.get('start', '?')} / {run.get('end', '?')}"),
+                    (
+                        "wall time",
+                        f"{run.get('wall_s', '?')} s"
+                        + (" (interrupted: incomplete)" if run.get("interrupted") else ""),
+                    ),
+                    ("host", _host(run.get("host") or {})),
+                    ("Python", run.get("python", "")),
+                    ("command", tag("code", " ".join(str(arg) for arg in run.get("command") or []))),
+                    (
+                        "jobs, repeat, timeout",
+                        f"-j {run.get('jobs', '?')}, {run.get('repeat', '?')} steady runs, "
+                        f"{run.get('timeout_s', '?')} s per item",
+                    ),
+                    ("memory-copy baseline", memcpy or "not measured"),
+                ]
+            )
+        )
+    return join(parts)
+
+
+def target_table(merged: Merged) -> Html:
+    rows = []
+    for target in merged.targets:
+        options = target.get("options") or {}
+        rows.append(
+            [
+                tag("code", target["id"]),
+                f"{target.get('backend', '')} {target.get('version', '')}",
+                target.get("device", ""),
+                tag("code", ", ".join(f"{key}={value}" for key, value in sorted(options.items()))),
+                target.get("description", ""),
+                merged.runs[int(target.get("run", 0))].get("source", ""),
+            ]
+        )
+    return table(["target", "backend", "device", "options", "route", "results file"], rows, "targets")
+
+
+def section(merged: Merged) -> Html:
+    """The whole summary section."""
+    return join(
+        [
+            tag("h2", "Summary"),
+            tag("h3", "Results per target"),
+            status_table(merged),
+            tag("h3", "Pass rate per op version"),
+            tag("p", RATE_RULE, {"class": "rule"}),
+            rate_table(merged),
+            known_issue_table(merged.results),
+            tag("h3", "Targets"),
+            target_table(merged),
+            tag("h3", "Suite and runs"),
+            run_section(merged),
+        ]
+    )

@@ -1,0 +1,365 @@
+"""The timing section: where each target spends its time, and how close large splits come to a
+memory copy.
+
+Split moves data and computes nothing, so its speed limit is a memory copy on the same machine at
+the same moment; every run measures one (``run.memcpy``) and each large case's effective
+bandwidth, 2 x data bytes (read and write) per steady-state run, is shown next to it. Charts are
+inline SVG drawn here, so they need no script and print as they show.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from conformance.report.documents import Merged, target_id
+from conformance.report.markup import Content, Html, join, table, tag
+from conformance.report.model import DASH, TIMES, data_bytes
+
+#: Cases with at least this much input data get an effective bandwidth.
+LARGE_BYTES = 1 << 20
+#: Rows in the lists of the largest and the slowest results.
+TOP = 12
+BANDWIDTH_ROWS = 200
+PHASES = (
+    ("build_ms", "build"),
+    ("compile_ms", "compile"),
+    ("first_run_ms", "first run"),
+    ("steady", "steady"),
+)
+
+
+def result_link(result: Mapping[str, Any], label: object) -> Html:
+    """A link that opens this result's details in the matrix view."""
+    key = f"{result['case']}::{result['op']}@{target_id(result)}"
+    fragment = urlencode({"view": "matrix", "q": result["case"], "op": result["op"], "open": key})
+    return tag("a", str(label), {"href": f"#{fragment}"})
+
+
+def _median(result: Mapping[str, Any]) -> float | None:
+    steady = sorted((result.get("timing") or {}).get("steady_ms") or [])
+    if not steady:
+        return None
+    middle = len(steady) // 2
+    return float(steady[middle]) if len(steady) % 2 else (steady[middle - 1] + steady[middle]) / 2
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return DASH
+    return f"{value:.3g} ms" if value < 1000 else f"{value / 1000:.3g} s"
+
+
+def _phase_totals(merged: Merged) -> dict[str, dict[str, float]]:
+    totals: dict[str, dict[str, float]] = {t["id"]: defaultdict(float) for t in merged.targets}
+    for result in merged.results:
+        timing = result.get("timing") or {}
+        row = totals[target_id(result)]
+        for key, name in PHASES[:3]:
+            row[name] += timing.get(key) or 0.0
+        row["steady"] += sum(timing.get("steady_ms") or [])
+        row["timed"] += 1 if timing.get("first_run_ms") is not None else 0
+    return totals
+
+
+def phase_chart(totals: Mapping[str, Mapping[str, float]]) -> Html:
+    """Horizontal stacked bars: milliseconds per phase, summed over each target's results."""
+    width, label_w, bar_h = 720, 210, 18
+    biggest = max((sum(row[name] for _, name in PHASES) for row in totals.values()), default=0.0) or 1.0
+    scale = (width - label_w - 90) / biggest
+    parts: list[Html] = []
+    for number, (target, row) in enumerate(totals.items()):
+        y = number * (bar_h + 6)
+        parts.append(tag("text", target, {"x": 0, "y": y + 13, "class": "label"}))
+        x = float(label_w)
+        for _, name in PHASES:
+            share = row[name] * scale
+            if share > 0:
+                parts.append(
+                    tag(
+                        "rect",
+                        tag("title", f"{target} {name}: {_ms(row[name])}"),
+                        {
+                            "x": f"{x:.1f}",
+                            "y": y,
+                            "width": f"{max(share, 0.5):.1f}",
+                            "height": bar_h,
+                            "class": f"ph-{name.replace(' ', '-')}",
+                        },
+                    )
+                )
+                x += share
+        total = sum(row[name] for _, name in PHASES)
+        parts.append(tag("text", _ms(total), {"x": f"{x + 4:.1f}", "y": y + 13, "class": "value"}))
+    height = len(totals) * (bar_h + 6) + 24
+    legend_y = height - 8
+    for number, (_, name) in enumerate(PHASES):
+        x = label_w + number * 110
+        parts.append(
+            tag(
+                "rect",
+                None,
+                {
+                    "x": x,
+                    "y": legend_y - 10,
+                    "width": 12,
+                    "height": 12,
+                    "class": f"ph-{name.replace(' ', '-')}",
+                },
+            )
+        )
+        parts.append(tag("text", name, {"x": x + 16, "y": legend_y, "class": "label"}))
+    return tag(
+        "svg",
+        parts,
+        {
+            "viewBox": f"0 0 {width} {height}",
+            "width": width,
+            "height": height,
+            "role": "img",
+            "aria-label": "time per phase and target",
+            "class": "chart",
+        },
+    )
+
+
+def spread_chart(medians: Mapping[str, Sequence[float]]) -> Html:
+    """Per target, the spread of steady-state medians on a log scale: p10-p90 box, median tick."""
+    values = [value for series in medians.values() for value in series if value > 0]
+    if not values:
+        return Html("")
+    width, label_w, row_h = 720, 210, 22
+    low, high = math.log10(min(values)), math.log10(max(values))
+    low, high = math.floor(low), math.ceil(high) if high > low else math.floor(low) + 1
+    span = width - label_w - 20
+
+    def x_of(value: float) -> float:
+        return label_w + span * (math.log10(value) - low) / (high - low)
+
+    parts: list[Html] = []
+    for number, (target, series) in enumerate(medians.items()):
+        y = number * row_h
+        parts.append(tag("text", target, {"x": 0, "y": y + 14, "class": "label"}))
+        ordered = sorted(value for value in series if value > 0)
+        if not ordered:
+            continue
+        p10, p50, p90 = (ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.1, 0.5, 0.9))
+        summary = f"{target}: p10 {_ms(p10)}, median {_ms(p50)}, p90 {_ms(p90)}, max {_ms(ordered[-1])}"
+        parts.append(
+            tag(
+                "line",
+                None,
+                {
+                    "x1": f"{x_of(ordered[0]):.1f}",
+                    "x2": f"{x_of(ordered[-1]):.1f}",
+                    "y1": y + 9,
+                    "y2": y + 9,
+                    "class": "whisker",
+                },
+            )
+        )
+        parts.append(
+            tag(
+                "rect",
+                tag("title", summary),
+                {
+                    "x": f"{x_of(p10):.1f}",
+                    "y": y + 2,
+                    "height": 14,
+                    "class": "box",
+                    "width": f"{max(x_of(p90) - x_of(p10), 1.0):.1f}",
+                },
+            )
+        )
+        parts.append(
+            tag(
+                "line",
+                None,
+                {
+                    "x1": f"{x_of(p50):.1f}",
+                    "x2": f"{x_of(p50):.1f}",
+                    "y1": y,
+                    "y2": y + 18,
+                    "class": "median",
+                },
+            )
+        )
+    axis_y = len(medians) * row_h + 12
+    for power in range(low, high + 1):
+        x = x_of(10.0**power)
+        parts.append(
+            tag(
+                "line",
+                None,
+                {"x1": f"{x:.1f}", "x2": f"{x:.1f}", "y1": 0, "y2": axis_y - 10, "class": "grid"},
+            )
+        )
+        parts.append(tag("text", _ms(10.0**power), {"x": f"{x:.1f}", "y": axis_y, "class": "tick"}))
+    height = axis_y + 6
+    return tag(
+        "svg",
+        parts,
+        {
+            "viewBox": f"0 0 {width} {height}",
+            "width": width,
+            "height": height,
+            "role": "img",
+            "aria-label": "spread of steady-state times per target",
+            "class": "chart",
+        },
+    )
+
+
+def nearest_baseline(memcpy: Sequence[Mapping[str, Any]], size: int) -> Mapping[str, Any] | None:
+    """The memory-copy figure measured at the buffer size closest to ``size`` (on a log scale)."""
+    usable = [entry for entry in memcpy if entry.get("bytes") and entry.get("gbps")]
+    if not usable or size <= 0:
+        return None
+    return min(usable, key=lambda entry: abs(math.log(entry["bytes"]) - math.log(size)))
+
+
+def bandwidth_rows(
+    merged: Merged,
+) -> list[tuple[Mapping[str, Any], int, float, float, Mapping[str, Any] | None]]:
+    """(result, data bytes, steady median ms, GB/s, baseline) for every large timed result."""
+    memcpy = {t["id"]: merged.runs[int(t.get("run", 0))].get("memcpy") or [] for t in merged.targets}
+    rows: list[tuple[Mapping[str, Any], int, float, float, Mapping[str, Any] | None]] = []
+    for result in merged.results:
+        size = data_bytes(result.get("params") or {})
+        median = _median(result)
+        if size is None or size < LARGE_BYTES or not median:
+            continue
+        gbps = 2 * size / (median / 1000) / 1e9
+        rows.append((result, size, median, gbps, nearest_baseline(memcpy[target_id(result)], size)))
+    rows.sort(key=lambda row: (-row[1], row[0]["case"], row[0]["op"], target_id(row[0])))
+    return rows
+
+
+def bandwidth_section(merged: Merged) -> Html:
+    rows = bandwidth_rows(merged)
+    if not rows:
+        return tag("p", f"No timed result has {LARGE_BYTES // 1024 // 1024} MiB of data or more.")
+    body = []
+    for result, size, median, gbps, baseline in rows[:BANDWIDTH_ROWS]:
+        share = f"{100 * gbps / baseline['gbps']:.0f}%" if baseline else DASH
+        copy = f"{baseline['gbps']:.1f} GB/s @ {baseline['bytes'] // 1024 // 1024} MiB" if baseline else DASH
+        width = min(100.0, 100 * gbps / baseline["gbps"]) if baseline else 0.0
+        meter = tag(
+            "svg",
+            [
+                tag("rect", None, {"x": 0, "y": 0, "width": 100, "height": 10, "class": "track"}),
+                tag("rect", None, {"x": 0, "y": 0, "width": f"{width:.1f}", "height": 10, "class": "fill"}),
+            ],
+            {
+                "width": 100,
+                "height": 10,
+                "viewBox": "0 0 100 10",
+                "role": "img",
+                "aria-label": f"{share} of memory copy",
+            },
+        )
+        body.append(
+            [
+                result_link(result, f"{result['case']}::{result['op']}"),
+                tag("code", target_id(result)),
+                f"{size / 1024 / 1024:.1f} MiB",
+                _ms(median),
+                f"{gbps:.2f} GB/s",
+                copy,
+                [meter, " ", share],
+            ]
+        )
+    note = f" (the {BANDWIDTH_ROWS} largest of {len(rows)})" if len(rows) > BANDWIDTH_ROWS else ""
+    return join(
+        [
+            tag(
+                "p",
+                f"Effective bandwidth = 2 {TIMES} input bytes (each byte read once and written once) / "
+                f"steady-state median; memory copy measured in the same run{note}. A share above 100 % "
+                "means the data was not copied at all (the backend returned views of its input).",
+                {"class": "rule"},
+            ),
+            table(
+                ["item", "target", "data", "steady median", "effective", "memory copy", "share of copy"],
+                body,
+                "bandwidth",
+            ),
+        ]
+    )
+
+
+def _top(ranked: list[tuple[float, Mapping[str, Any]]], what: str) -> Html:
+    """The slowest results by one figure (``ranked``: figure and result, any order)."""
+    slowest = sorted((entry for entry in ranked if entry[0] > 0), key=lambda entry: -entry[0])[:TOP]
+    rows = [
+        [result_link(r, f"{r['case']}::{r['op']}"), tag("code", target_id(r)), _ms(value)]
+        for value, r in slowest
+    ]
+    return table(["item", "target", what], rows)
+
+
+def section(merged: Merged) -> Html:
+    totals = _phase_totals(merged)
+    medians: dict[str, list[float]] = {t["id"]: [] for t in merged.targets}
+    steady: list[tuple[float, Mapping[str, Any]]] = []
+    prepare: list[tuple[float, Mapping[str, Any]]] = []
+    for result in merged.results:
+        median = _median(result)
+        timing = result.get("timing") or {}
+        if median:
+            medians[target_id(result)].append(median)
+            steady.append((median, result))
+        prepare.append(((timing.get("build_ms") or 0.0) + (timing.get("compile_ms") or 0.0), result))
+    rows: list[list[Content]] = [
+        [
+            tag("code", target),
+            int(row["timed"]),
+            *(_ms(row[name]) for _, name in PHASES),
+            _ms(sum(row[name] for _, name in PHASES)),
+            _ms(statistics.median(medians[target])) if medians[target] else DASH,
+        ]
+        for target, row in totals.items()
+    ]
+    return join(
+        [
+            tag("h2", "Timing"),
+            tag(
+                "p",
+                "Milliseconds measured by the executor, the same way for every adapter: build, compile "
+                "(or session creation), a first run, and steady-state runs after it. Each result's own "
+                "figures are in its details (matrix view).",
+                {"class": "rule"},
+            ),
+            tag("h3", "Totals per target"),
+            table(
+                [
+                    "target",
+                    "timed results",
+                    "build",
+                    "compile",
+                    "first run",
+                    "steady (all runs)",
+                    "total",
+                    "median steady run",
+                ],
+                rows,
+                "totals",
+            ),
+            phase_chart(totals),
+            tag(
+                "h3",
+                f"Spread of steady-state times (median of each result's runs; box p10{DASH}p90, log scale)",
+            ),
+            spread_chart(medians),
+            tag("h3", "Large cases: effective bandwidth against a memory copy"),
+            bandwidth_section(merged),
+            tag("h3", "Slowest steady-state runs"),
+            _top(steady, "steady median"),
+            tag("h3", "Slowest to build and compile"),
+            _top(prepare, "build + compile"),
+        ]
+    )

@@ -1,0 +1,246 @@
+"""The report in a real browser: headless Chromium (Debian's /usr/bin/chromium) driven by playwright.
+
+Opened from file:// as people open a CI artifact: it must make no network request, its filters
+must change the rows and the URL (and a reload must restore the view), a failure must open to its
+mismatch, bit patterns and reproducers, and hostile strings must stay text (``window.pwned`` is
+never set). Screenshots go to the test's tmp dir, and a copy to reports/screenshots/.
+
+Playwright's own browser download is not used (and not possible here): the tests launch the
+system Chromium with a fresh profile, and skip with the reason when it or playwright is missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium; .ci/run installs it)",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="browser tests drive Chromium through playwright: pip install -e '.[test]'"
+)
+
+from report_fixtures import HOSTILE, HOSTILE_ID, ROOT, hostile_document, mixed_document  # noqa: E402
+
+from conformance import report  # noqa: E402
+from conformance.report.model import TIMES  # noqa: E402
+
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = ROOT / "reports" / "screenshots"
+LOCAL = ("file:", "data:", "about:")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with sync_api.sync_playwright() as driver:
+        context = driver.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("profile")),
+            executable_path=str(CHROMIUM),
+            args=ARGS,
+            headless=True,
+            viewport={"width": 1400, "height": 1000},
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("report")
+    hostile, texts = hostile_document()
+    files = {"mixed": report.render([mixed_document()]), "hostile": report.render([hostile], texts=texts)}
+    urls = {}
+    for name, html in files.items():
+        path = folder / f"{name}.html"
+        path.write_text(html, encoding="utf-8")
+        urls[name] = path.as_uri()
+    return urls
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A tab that records every request and script error; none may leave file: or fail."""
+    tab = browser.new_page()
+    requests: list[str] = []
+    errors: list[str] = []
+    tab.on("request", lambda request: requests.append(request.url))
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.requests = requests
+    yield tab
+    tab.close()
+    assert not errors, errors
+    assert [url for url in requests if not url.startswith(LOCAL)] == []
+
+
+def open_report(page: Any, url: str, fragment: str = "") -> None:
+    page.goto(url + (f"#{fragment}" if fragment else ""))
+    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
+
+
+def wait_until(page: Any, expression: str, timeout_s: float = 10.0) -> None:
+    """Poll ``expression`` until it is truthy. (Playwright's wait_for_function evaluates its
+    predicate with eval, which the report's Content-Security-Policy rightly refuses.)"""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout_s} s: {expression}")
+        time.sleep(0.02)
+
+
+def screenshot(page: Any, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, SCREENSHOTS / path.name)
+    return path
+
+
+def rows(page: Any) -> list[str]:
+    return [str(text) for text in page.locator("#matrix-table tbody tr[data-item] th code").all_inner_texts()]
+
+
+def test_the_report_opens_from_file_with_no_network_request(page: Any, pages: dict[str, str]) -> None:
+    open_report(page, pages["mixed"])
+    for view in ("matrix", "compat", "timing", "summary"):
+        page.click(f"nav.tabs a[data-view={view}]")
+        assert page.locator(f"#view-{view}").is_visible()
+    # the policy is in force: a script that tried to reach out would be refused
+    outcome = page.evaluate("fetch('http://127.0.0.1:9/x').then(() => 'sent', () => 'refused')")
+    assert outcome == "refused"
+    assert page.requests and all(url.startswith(LOCAL) for url in page.requests)
+
+
+def test_filters_change_the_rows_and_the_hash_and_a_reload_restores_them(
+    page: Any, pages: dict[str, str], tmp_path: Path
+) -> None:
+    open_report(page, pages["mixed"], "view=matrix")
+    everything = rows(page)
+    assert len(everything) == 8  # items (case, op): 5 of the "6 into 4" request, 3 of indices-rank1
+    page.select_option("#f-status", "fail")
+    wait_until(page, "location.hash.includes('status=fail')")
+    failing = rows(page)
+    assert failing == ["doc-readme-6-into-4", "indices-rank1"]
+    for row in page.locator("#matrix-table tbody tr[data-item]").all():
+        assert row.locator("button.cell.st-fail:not(.dim)").count() == 1
+    # counts next to each value, under the other filters (faceted): statuses ignore the status filter
+    assert {"F fail (2)", "P pass (6)", "E error (1)"} <= set(
+        page.locator("#f-status option").all_inner_texts()
+    )
+    assert {"torch.tensor_split (1)", "numpy.array_split (1)", "torch.chunk (0)"} <= set(
+        page.locator("#f-op option").all_inner_texts()
+    )
+    page.fill("#f-q", "indices")
+    wait_until(page, "location.hash.includes('q=indices')")
+    assert rows(page) == ["indices-rank1"]
+    screenshot(page, tmp_path, "report-filtered")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.input_value("#f-status") == "fail" and page.input_value("#f-q") == "indices"
+    assert rows(page) == ["indices-rank1"]
+    page.click("#f-clear")
+    assert rows(page) == everything and "status=" not in page.evaluate("location.hash")
+
+
+def test_a_failure_opens_to_its_mismatch_bits_and_reproducers(
+    page: Any, pages: dict[str, str], tmp_path: Path
+) -> None:
+    open_report(page, pages["mixed"], "view=matrix&q=indices-rank1&op=numpy.array_split")
+    cell = page.locator("#matrix-table button.cell.st-fail")
+    cell.click()
+    panel = page.locator("tr.detail .panel")
+    text = panel.inner_text()
+    assert "VALUE DIFF" in text.upper() and "3 differing element(s)" in text
+    assert "np.float32(0.0)" in text and "0x3f800000" in text and "0x40800000" in text
+    assert panel.locator(".bits mark").count() > 0  # the differing bits are marked
+    assert "conformance run --cases cases/indices.yaml --adapter fake_adapters:Liar" in text
+    assert "np.array_split(data, [3, 6])" in text and "base64.b64decode('''" in text
+    assert "expected shape" in text and cell.get_attribute("aria-expanded") == "true"
+    assert "open=indices-rank1" in page.evaluate("decodeURIComponent(location.hash)")
+    panel.scroll_into_view_if_needed()
+    screenshot(page, tmp_path, "report-failure")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.locator("tr.detail .panel").count() == 1  # the open result is part of the link
+    page.click("text=Compare this request across ops and targets")
+    wait_until(page, "location.hash.includes('view=compat')")
+    assert page.locator("#compat article.case-block h3 code").all_inner_texts() == ["indices-rank1"]
+
+
+def test_cells_open_from_the_keyboard(page: Any, pages: dict[str, str]) -> None:
+    open_report(page, pages["mixed"], "view=matrix&status=error")
+    cell = page.locator("#matrix-table button.cell.st-error")
+    cell.focus()
+    page.keyboard.press("Enter")
+    assert cell.get_attribute("aria-expanded") == "true"
+    assert "raised" in page.locator("tr.detail .panel").inner_text()
+    cell.focus()
+    page.keyboard.press("Space")
+    assert page.locator("tr.detail").count() == 0
+
+
+def test_the_compatibility_view_separates_definitions_from_bugs(
+    page: Any, pages: dict[str, str], tmp_path: Path
+) -> None:
+    open_report(page, pages["mixed"], "view=compat&q=doc-readme-6-into-4")
+    block = page.locator("#compat article.case-block")
+    assert block.count() == 1
+    answers = {}  # op -> (answer letter, the reference's answer)
+    for row in block.locator("tbody tr").all():
+        letter, _, text = row.locator("td.ref").inner_text().strip().partition(" ")
+        answers[row.locator("th").inner_text().strip()] = (letter, text)
+    assert answers["torch.chunk"][1] == f"3 {TIMES} [2]"
+    assert answers["torch.tensor_split"][1] == answers["numpy.array_split"][1] == "4: [2] [2] [1] [1]"
+    assert answers["onnx.Split-18"][1] == "4: [2] [2] [2] [0]"
+    assert answers["numpy.split"][1] == "rejects (sections-divide)"
+    assert answers["torch.tensor_split"][0] == answers["numpy.array_split"][0]  # the same answer, one letter
+    assert len({letter for letter, _ in answers.values()}) == 4
+    assert "ops answer differently: 4 answers" in block.inner_text()
+    assert block.locator("td.deviates").count() == 1  # the one wrong result, outlined
+    screenshot(page, tmp_path, "report-compatibility")
+    page.fill("#f-q", "")
+    wait_until(page, "!location.hash.includes('q=')")
+    assert page.locator("#compat article.case-block").count() == 2
+    # indices-rank1: every op gives the same answer (no definitional difference), but targets err
+    page.select_option("#f-show", "differ")
+    assert page.locator("#compat article.case-block h3 code").all_inner_texts() == ["doc-readme-6-into-4"]
+    page.select_option("#f-show", "deviate")
+    assert page.locator("#compat article.case-block").count() == 2
+
+
+def test_hostile_strings_stay_text_and_never_run(page: Any, pages: dict[str, str], tmp_path: Path) -> None:
+    open_report(page, pages["hostile"])
+    page.click("nav.tabs a[data-view=matrix]")
+    for cell in page.locator("#matrix-table button.cell").all():
+        cell.click()
+        page.wait_for_selector("tr.detail .panel")
+    page.locator("tr.detail .panel").first.scroll_into_view_if_needed()
+    screenshot(page, tmp_path, "report-hostile")
+    shown = page.locator("body").inner_text()
+    for attack in HOSTILE[:3]:
+        assert attack in shown, attack
+    assert HOSTILE_ID in shown
+    page.click("nav.tabs a[data-view=compat]")
+    assert HOSTILE_ID in page.locator("#compat").inner_text()
+    page.click("nav.tabs a[data-view=timing]")
+    page.click("nav.tabs a[data-view=summary]")
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.locator("img").count() == 0
+    assert page.locator("a[href^='javascript' i]").count() == 0

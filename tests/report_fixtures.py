@@ -1,0 +1,191 @@
+"""Results documents for the report and diff tests, made from the real corpus and reference.
+
+Expected outputs come from the reference (``execution.skeleton``) and wrong answers from a real
+execution of the Liar test adapter, so the report is tested on results shaped exactly like a run's.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from fake_adapters import Liar
+
+from conformance.execution import run_item, skeleton
+from conformance.loader import Suite, load_paths
+from conformance.plugin import Target
+from conformance.result import JSON, Status, Timing
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HOSTILE = [
+    "<script>window.pwned=1</script>",
+    '"><img src=x onerror=window.pwned=1>',
+    "</script><script>window.pwned=1</script>",
+    "line\u2028separator\u2029paragraph",
+    "javascript:window.pwned=1",
+    "<!--<script>window.pwned=1//",
+    "{{constructor.constructor('window.pwned=1')()}}",
+]
+HOSTILE_ID = "h<script>window.pwned=1</script>"
+
+
+@cache
+def corpus() -> Suite:
+    return load_paths([ROOT / "cases"])
+
+
+def target_of(target: str) -> Target:
+    adapter, route, device = target.split("/")
+    return Target(adapter, route, device)
+
+
+def result(
+    case_id: str,
+    op: str,
+    target: str = "numpy/emulated/cpu",
+    status: Status = "pass",
+    steady: tuple[float, ...] = (0.010, 0.011, 0.012),
+    **changes: Any,
+) -> JSON:
+    """A result of the real case as the reference judges it, answered correctly unless changed."""
+    base = skeleton(corpus().by_id(case_id), op, target_of(target))
+    expected = base.expected
+    if "outputs" in expected:
+        actual: JSON = {"outputs": expected["outputs"]}
+        message = f"{len(expected['outputs'])} outputs match bit for bit"
+    elif "rejected" in expected:
+        actual = {"raised": {"phase": "run", "type": "ValueError", "message": "rejected"}}
+        message = "rejected as the spec requires"
+    else:
+        reading = expected["readings"][0]
+        actual = {"outputs": reading.get("outputs", [])}
+        message = f"matches the reading '{reading['label']}'"
+        changes.setdefault("reading", reading["label"])
+    if status == "unsupported":
+        actual, message = {}, "the adapter cannot express it"
+    body = replace(
+        base, status=status, message=message, actual=actual, timing=Timing(0.5, 0.25, 0.125, steady)
+    ).to_json()
+    body.update(changes)
+    return body
+
+
+def liar_result(case_id: str = "indices-rank1", op: str = "numpy.array_split") -> JSON:
+    """A real wrong answer (two outputs swapped), judged by the real comparison: a value mismatch."""
+    adapter = Liar({"on": "*"})
+    found = run_item(adapter, Target("liar", "slices", "cpu"), corpus().by_id(case_id), op)
+    body = found.to_json()
+    body["reproducer"] = {
+        "command": f"conformance run --cases cases/indices.yaml --adapter fake_adapters:Liar "
+        f"--target liar/slices/cpu --item {case_id}::{op}",
+        "python": "# Reproduces it.\nimport base64\nimport numpy as np\n"
+        "data = np.frombuffer(base64.b64decode('''\nAAAAAA==\n'''), dtype=np.float32)\n"
+        "print(np.array_split(data, [3, 6]))\n",
+    }
+    return body
+
+
+def document(results: list[JSON], digest: str | None = None, memcpy: list[JSON] | None = None) -> JSON:
+    """A results document around ``results``, with an adapters entry for each target."""
+    targets = sorted({(r["adapter"], r["route"], r["device"]) for r in results})
+    return {
+        "schema": "conformance.results/1",
+        "suite": {
+            "version": "0.1.0",
+            "digest": digest or corpus().digest,
+            "cases": len(corpus().cases),
+            "files": [f"cases/{Path(name).name}" for name in corpus().files],
+        },
+        "run": {
+            "start": "2026-01-01T00:00:00+00:00",
+            "end": "2026-01-01T00:01:00+00:00",
+            "host": {"hostname": "test-host", "cpus": 2},
+            "python": "3.11",
+            "command": ["conformance", "run"],
+            "jobs": 1,
+            "repeat": 3,
+            "timeout_s": 120.0,
+            "wall_s": 60.0,
+            "memcpy": memcpy if memcpy is not None else [{"bytes": 1 << 20, "gbps": 50.0}],
+        },
+        "adapters": [
+            {
+                "name": a,
+                "route": r,
+                "device": d,
+                "backend": a,
+                "version": "1.2.3",
+                "options": {"device": d},
+                "description": f"route {r}",
+            }
+            for a, r, d in targets
+        ],
+        "results": results,
+    }
+
+
+def mixed_document() -> JSON:
+    """Two targets, every interesting status, the "6 into 4" request under four ops, a real mismatch."""
+    six = "doc-readme-6-into-4"
+    results = [
+        result(six, "torch.chunk", "torch/eager/cpu"),
+        result(six, "torch.tensor_split", "torch/eager/cpu"),
+        result(six, "numpy.array_split", "numpy/emulated/cpu"),
+        result(six, "numpy.split", "numpy/emulated/cpu"),
+        result(six, "onnx.Split-18", "numpy/emulated/cpu"),
+        result(six, "torch.chunk", "numpy/emulated/cpu"),
+        result(
+            six,
+            "torch.tensor_split",
+            "numpy/emulated/cpu",
+            status="fail",
+            message="wrong pieces",
+            actual={"outputs": [{"shape": [3], "dtype": "float32"}, {"shape": [3], "dtype": "float32"}]},
+        ),
+        result("indices-rank1", "numpy.array_split", "torch/eager/cpu", status="unsupported"),
+        result(
+            "indices-rank1",
+            "torch.tensor_split",
+            "torch/eager/cpu",
+            status="xfail",
+            known_issue={"id": "k1", "reason": "known", "link": "https://example.org/1", "source": "k.yaml"},
+        ),
+        result("indices-rank1", "numpy.split", "numpy/emulated/cpu", status="error", message="raised"),
+        liar_result(),
+    ]
+    return document(results)
+
+
+def hostile_document() -> tuple[JSON, dict[str, dict[str, str]]]:
+    """A document whose every free-text field is an attack, and hostile titles and notes for it."""
+    payload = " | ".join(HOSTILE)
+    base = liar_result()
+    hostile = copy.deepcopy(base)
+    hostile["case"] = HOSTILE_ID
+    hostile["message"] = payload
+    hostile["params"]["source"] = payload
+    hostile["params"]["location"] = payload
+    hostile["params"]["tags"] = ["<b>tag</b>", "edge"]
+    hostile["mismatch"]["message"] = payload
+    hostile["mismatch"]["first"][0]["expected"] = payload
+    hostile["reproducer"] = {"command": payload, "python": payload + "'''" + payload}
+    hostile["known_issue"] = {
+        "id": payload,
+        "reason": payload,
+        "link": "javascript:window.pwned=1",
+        "source": payload,
+    }
+    hostile["actual"] = {"raised": {"phase": payload, "type": payload, "message": payload}}
+    hostile["reading"] = payload
+    hostile["adapter"] = "liar<img src=x onerror=window.pwned=1>"
+    document_ = document([base, hostile])
+    document_["run"]["host"]["hostname"] = payload
+    document_["run"]["command"] = [payload]
+    document_["adapters"][0]["options"] = {"x": payload}
+    document_["adapters"][0]["description"] = payload
+    texts = {HOSTILE_ID: {"title": payload, "note": payload}, base["case"]: {"title": payload}}
+    return document_, texts
