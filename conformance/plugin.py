@@ -17,6 +17,10 @@ two phases per (case, op), the way ONNX's backend runner does, and times each ph
    feeds the task's inputs and returns the outputs as NumPy arrays in the suite's dtypes
    (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
 
+Optionally, ``prepare(target) -> None`` is called once per target in each worker before its
+first job, untimed: import the backend and its frontends, load the device plugin. Without it
+that cost lands in the first item's build time, and again after every worker replacement.
+
 Optionally, ``reproducer(task, target) -> str | None`` returns Python statements that redo the
 task with only the backend, for the reports' copy-paste reproducers. They follow a header that
 imports ``base64`` and ``numpy as np``; :func:`conformance.reproducers.array_code` writes the data.

@@ -21,7 +21,7 @@ from pathlib import Path
 from conformance import worker
 from conformance.execution import skeleton
 from conformance.result import Result
-from conformance.worker import Job
+from conformance.worker import Job, Warm
 
 _CONTEXT = multiprocessing.get_context("spawn")
 
@@ -77,6 +77,18 @@ class Pool:
         self.threads = threads_per_worker
         self.recycle_after = recycle_after
         self.slots: list[_Slot] = []
+        self.queue: deque[Job] = deque()
+        #: a worker started ahead of need once a replacement has been needed: backends that
+        #: crash tend to crash again on neighbouring items, and a warm standby makes each
+        #: replacement instant instead of a fresh start with every import redone
+        self.standby: _Slot | None = None
+
+    def _upcoming(self) -> tuple[Warm, ...]:
+        """The targets a new worker will most likely serve: those of the next queued jobs."""
+        seen: dict[Warm, None] = {}
+        for job in list(self.queue)[: self.size + 1]:
+            seen.setdefault(job.warm, None)
+        return tuple(seen)[:2]
 
     def _start(self) -> _Slot:
         parent, child = _CONTEXT.Pipe()
@@ -87,7 +99,7 @@ class Pool:
             log = self.log_dir / f"worker-{self._started}.log"
         process = _CONTEXT.Process(
             target=worker.main,
-            args=(child, self.threads, str(log) if log else None),
+            args=(child, self.threads, str(log) if log else None, self._upcoming()),
             daemon=True,
             name=f"conformance-worker-{self._started}",
         )
@@ -96,24 +108,27 @@ class Pool:
         return _Slot(process, parent, log)
 
     def _replace(self, index: int) -> _Slot:
+        """A fresh worker in the slot: the standby if there is one, and a new standby behind it."""
         _stop(self.slots[index], kill=True)
-        self.slots[index] = self._start()
+        self.slots[index], self.standby = self.standby or self._start(), None
+        if self.queue:
+            self.standby = self._start()
         return self.slots[index]
 
     def run(self, jobs: Iterable[Job]) -> None:
         """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
-        queue = deque(jobs)
-        self.slots = [self._start() for _ in range(min(self.size, len(queue)))]
+        self.queue = deque(jobs)
+        self.slots = [self._start() for _ in range(min(self.size, len(self.queue)))]
         try:
-            while queue or any(slot.job for slot in self.slots):
+            while self.queue or any(slot.job for slot in self.slots):
                 for index, slot in enumerate(self.slots):
-                    if slot.job is None and queue:
-                        self._dispatch(index, queue.popleft())
+                    if slot.job is None and self.queue:
+                        self._dispatch(index, self.queue.popleft())
                 self._collect()
         finally:
-            for slot in self.slots:
+            for slot in [*self.slots, *([self.standby] if self.standby else [])]:
                 _stop(slot, kill=False)
-            self.slots = []
+            self.slots, self.standby = [], None
 
     def _dispatch(self, index: int, job: Job) -> None:
         slot = self.slots[index]

@@ -39,6 +39,14 @@ class Job:
     def key(self) -> str:
         return f"{self.case.id}::{self.op}@{self.target.id}"
 
+    @property
+    def option_key(self) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted(self.options.items()))
+
+    @property
+    def warm(self) -> Warm:
+        return Warm(self.adapter, self.option_key, self.target)
+
 
 def peak_rss_kib() -> int:
     """This process's peak resident memory (Linux reports KiB)."""
@@ -57,8 +65,19 @@ def _redirect_output(log_path: str | None) -> None:
     os.close(descriptor)
 
 
-def main(connection: Connection, threads: int, log_path: str | None = None) -> None:
-    """Serve jobs until the parent sends None or goes away."""
+@dataclass(frozen=True)
+class Warm:
+    """A target a new worker prepares before its first job (see ``Adapter.prepare``)."""
+
+    adapter: str
+    options: tuple[tuple[str, str], ...]
+    target: Target
+
+
+def main(
+    connection: Connection, threads: int, log_path: str | None = None, warm: tuple[Warm, ...] = ()
+) -> None:
+    """Prepare the ``warm`` targets, then serve jobs until the parent sends None or goes away."""
     _redirect_output(log_path)
     for name in THREAD_VARIABLES:
         os.environ[name] = str(threads)
@@ -67,6 +86,16 @@ def main(connection: Connection, threads: int, log_path: str | None = None) -> N
     from conformance.execution import run_item, skeleton
 
     loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.Loaded] = {}
+    for entry in warm:
+        try:
+            key = (entry.adapter, entry.options)
+            if key not in loaded:
+                loaded[key] = registry.load(entry.adapter, dict(entry.options))
+            prepare = getattr(loaded[key].adapter, "prepare", None)
+            if callable(prepare):
+                prepare(entry.target)
+        except Exception:  # the first job meets the same problem and reports it on its result
+            traceback.print_exc()
     while True:
         try:
             job: Job | None = connection.recv()
@@ -74,7 +103,7 @@ def main(connection: Connection, threads: int, log_path: str | None = None) -> N
             return
         if job is None:
             return
-        key = (job.adapter, tuple(sorted(job.options.items())))
+        key = (job.adapter, job.option_key)
         started = time.perf_counter()
         try:
             if key not in loaded:

@@ -187,6 +187,12 @@ class OnnxRuntimeAdapter:
 
         return transport.run(compiled, onnx_models.feeds(task))
 
+    def prepare(self, target: Target) -> None:
+        """Import onnxruntime and onnx before the first item is timed."""
+        import onnxruntime  # noqa: F401
+
+        from conformance import onnx_models  # noqa: F401
+
     def reproducer(self, task: Task, target: Target) -> str | None:
         """The one-node model embedded byte for byte, a session as this run made it, and the feeds."""
         import textwrap

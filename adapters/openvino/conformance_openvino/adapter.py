@@ -179,6 +179,14 @@ class OpenVINOAdapter:
         reason = route.unsupported(task)
         return None if reason is None else Unsupported(reason)
 
+    def prepare(self, target: Target) -> None:
+        """Import the route's frontend and load the device plugin before the first item is timed."""
+        route = self._route(target.route)
+        self._core.get_property(target.device, "FULL_DEVICE_NAME")
+        warm_up = getattr(route, "warm_up", None)
+        if callable(warm_up):
+            warm_up()
+
     def reproducer(self, task: Task, target: Target) -> str | None:
         """The route's steps in plain OpenVINO calls, with this run's compile properties."""
         from conformance_openvino import reproducer

@@ -115,6 +115,43 @@ class TorchAdapter:
         outputs: Any = compiled.function(data)
         return [torch_modules.to_numpy(piece) for piece in outputs]
 
+    def prepare(self, target: Target) -> None:
+        """Import torch; on ``export``, one throwaway export, whose first call in a process spends
+        seconds setting up tracing that would otherwise be timed as one item's build."""
+        import torch
+
+        if target.route == "export":
+
+            class Identity(torch.nn.Module):
+                def forward(self, x: torch.Tensor) -> torch.Tensor:
+                    return x
+
+            torch.export.export(Identity(), (torch.zeros(2),))
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """The torch call on the case's data; on ``export``, through torch.export as the route does."""
+        from conformance import torch_modules
+
+        argument = torch_modules.split_argument(task)
+        dim = "" if task.axis is None else f", dim={task.axis}"
+        if task.dtype == "bfloat16":  # through the bit pattern: a float32 detour could change NaN payloads
+            tensor = "tensor = torch.from_numpy(data.view(np.int16)).view(torch.bfloat16)"
+        else:
+            tensor = "tensor = torch.from_numpy(data)"
+        call = f"{task.op}(x, {argument!r}{dim})"
+        if target.route == "export":
+            body = (
+                f"class Split(torch.nn.Module):\n    def forward(self, x):\n        return {call}\n\n"
+                "program = torch.export.export(Split(), (tensor,))\n"
+                "pieces = program.module()(tensor)\n"
+            )
+        else:
+            body = f"pieces = {call.replace('(x,', '(tensor,')}\n"
+        return (
+            f"import torch\n{reproducers.array_code(task.data)}\n{tensor}\n{body}"
+            "print([tuple(piece.shape) for piece in pieces])\n"
+        )
+
 
 def _export_dynamic_problem(task: Task) -> Unsupported | None:
     """Dynamic dims torch.export cannot keep dynamic, by its documented design rather than by a check
@@ -148,27 +185,3 @@ def _device_problem(device: str) -> str | None:
     if available is None or not available():
         return f"torch device {device!r} is not available in this build ({torch.__version__})"
     return None
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The torch call on the case's data; on ``export``, through torch.export as the route does."""
-        from conformance import torch_modules
-
-        argument = torch_modules.split_argument(task)
-        dim = "" if task.axis is None else f", dim={task.axis}"
-        if task.dtype == "bfloat16":  # through the bit pattern: a float32 detour could change NaN payloads
-            tensor = "tensor = torch.from_numpy(data.view(np.int16)).view(torch.bfloat16)"
-        else:
-            tensor = "tensor = torch.from_numpy(data)"
-        call = f"{task.op}(x, {argument!r}{dim})"
-        if target.route == "export":
-            body = (
-                f"class Split(torch.nn.Module):\n    def forward(self, x):\n        return {call}\n\n"
-                "program = torch.export.export(Split(), (tensor,))\n"
-                "pieces = program.module()(tensor)\n"
-            )
-        else:
-            body = f"pieces = {call.replace('(x,', '(tensor,')}\n"
-        return (
-            f"import torch\n{reproducers.array_code(task.data)}\n{tensor}\n{body}"
-            "print([tuple(piece.shape) for piece in pieces])\n"
-        )
