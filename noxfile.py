@@ -1,7 +1,24 @@
 """CI entry points. Every install goes through constraints.txt, which pins the backends CI
-judges (and torch to its CPU build: an unpinned torch pulls gigabytes of CUDA packages)."""
+judges (and torch to its CPU build: an unpinned torch pulls gigabytes of CUDA packages).
+
+    nox -s tests                                   # the project's own tests (the default)
+    nox -s suite                                   # every case through every built-in adapter
+    nox -s lint typecheck                          # ruff; mypy --strict on the engine and adapters
+    nox -s conformance                             # one venv per adapter, results in reports/<adapter>/
+    nox -s "conformance(adapter='onnxruntime')"    # just one of them
+    nox -s report                                  # reports/index.html from every results file there
+    nox -s compat                                  # several releases of each backend, side by side
+
+The compatibility matrix (``compat``) installs each released backend version in its own venv,
+under a constraints file derived from constraints.txt with that version pinned (and whatever
+older wheels need, e.g. a lower numpy), runs the suite with raw statuses and the results
+labelled ``backend@version``, and merges the runs into reports/compat/.
+"""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import nox
 
@@ -11,6 +28,48 @@ nox.options.reuse_existing_virtualenvs = True
 CONSTRAINTS = ("-c", "constraints.txt")
 #: The built-in adapters, each its own distribution registered through the entry-point group.
 ADAPTERS = ("numpy", "onnxruntime", "openvino", "torch")
+#: What one adapter's conformance run installs beside the project: its distribution with the extras
+#: its routes read from (OpenVINO's ONNX and PyTorch frontends take onnx files and torch modules).
+ADAPTER_INSTALL = {
+    "numpy": "adapters/numpy",
+    "onnxruntime": "adapters/onnxruntime",
+    "openvino": "adapters/openvino[onnx,pytorch]",
+    "torch": "adapters/torch",
+}
+#: The typed packages mypy --strict checks: the engine and each adapter's import package.
+TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
+
+#: The compatibility matrix: released versions per backend, oldest first, each with the pins it
+#: needs beyond the backend itself and why (checked against the wheels' metadata).
+COMPAT: dict[str, dict[str, dict[str, tuple[str, str]]]] = {
+    "openvino": {
+        "2024.6.0": {"numpy": ("2.1.3", "openvino 2024.6 requires numpy<2.2")},
+        "2025.2.0": {"numpy": ("2.2.6", "openvino 2025.2 requires numpy<2.3")},
+        "2025.4.1": {"numpy": ("2.3.5", "openvino 2025.4 requires numpy<2.4")},
+        "2026.0.0": {},
+        "2026.4.1": {},
+    },
+    "onnxruntime": {
+        "1.20.1": {},
+        "1.22.1": {},
+        "1.24.4": {},
+        "1.27.0": {},
+        "1.31.1": {},
+    },
+}
+#: The targets each backend's matrix runs (every route the adapter has, device CPU).
+COMPAT_TARGETS = {
+    "onnxruntime": ("--target", "onnxruntime/default/*"),
+    "openvino": (
+        "--target",
+        "openvino/native/*",
+        "--target",
+        "openvino/onnx/*",
+        "--target",
+        "openvino/pytorch/*",
+    ),
+}
+COMPAT_DIR = Path("reports/compat")
 
 
 def _install_all(session: nox.Session, *extra: str) -> None:
@@ -20,8 +79,8 @@ def _install_all(session: nox.Session, *extra: str) -> None:
 
 @nox.session(python=None)
 def tests(session: nox.Session) -> None:
-    """The project's own tests, with every built-in adapter installed."""
-    _install_all(session, "-e", ".[test]")
+    """The project's own tests, with every built-in adapter and the example vendor adapter installed."""
+    _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter")
     session.run("python", "-m", "pytest", *session.posargs)
 
 
@@ -43,11 +102,108 @@ def benchmark(session: nox.Session) -> None:
 
 @nox.session(python=None)
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
-    session.run("ruff", "check", "conformance", "adapters", "tests", "benchmarks", "noxfile.py")
+    """ruff: the rules in pyproject.toml, and the formatting."""
+    session.install(*CONSTRAINTS, "ruff")
+    paths = ("conformance", "adapters", "tests", "benchmarks", "noxfile.py")
+    session.run("ruff", "check", *paths)
+    session.run("ruff", "format", "--check", *paths)
 
 
 @nox.session(python=None)
 def typecheck(session: nox.Session) -> None:
+    """mypy --strict (pyproject.toml) on the engine and every adapter package.
+
+    The adapters are checked by path: their import packages sit under adapters/<name>/, which
+    mypy maps to the top-level modules conformance_<name> (no __init__.py above them).
+    """
     _install_all(session, "-e", ".[test]", "mypy", "types-PyYAML", "types-jsonschema")
-    session.run("mypy", "conformance")
+    session.run("mypy", *TYPED, *session.posargs)
+
+
+@nox.session(python=None)
+@nox.parametrize("adapter", ADAPTERS)
+def conformance(session: nox.Session, adapter: str) -> None:
+    """The suite on one adapter, in a venv holding the project and only that adapter."""
+    session.install(*CONSTRAINTS, "-e", ".", "-e", ADAPTER_INSTALL[adapter])
+    session.run("conformance", "adapters")
+    session.run(
+        "conformance", "run", "--adapter", adapter, "-j", "2", "--out", f"reports/{adapter}", *session.posargs
+    )
+
+
+@nox.session(python=None)
+def report(session: nox.Session) -> None:
+    """reports/index.html from every results file under reports/ (suite and per-adapter runs)."""
+    found = sorted(str(path) for path in Path("reports").glob("*/results.json"))
+    found += [path for path in ["reports/results.json"] if Path(path).is_file()]
+    if not found:
+        session.error("no results files under reports/: run `nox -s conformance` or `nox -s suite` first")
+    session.install(*CONSTRAINTS, "-e", ".")
+    session.run("conformance", "report", *found, "-o", "reports/index.html")
+
+
+def derived_constraints(backend: str, version: str, pins: dict[str, tuple[str, str]]) -> str:
+    """constraints.txt with ``backend`` pinned to ``version`` and ``pins`` replacing the file's own."""
+    wanted = {backend: (version, "the version under test"), **pins}
+    lines = [f"# constraints.txt for the compat matrix: {backend} {version}"]
+    seen = set()
+    for line in Path("constraints.txt").read_text(encoding="utf-8").splitlines():
+        name = re.split(r"[=<>!~\[ ;]", line.strip(), maxsplit=1)[0].lower()
+        if name in wanted:
+            pinned, why = wanted[name]
+            lines.append(f"{name}=={pinned}  # {why} (constraints.txt: {line.strip()})")
+            seen.add(name)
+        else:
+            lines.append(line)
+    missing = set(wanted) - seen
+    if missing:
+        raise ValueError(f"noxfile COMPAT pins {sorted(missing)}, which constraints.txt does not pin")
+    return "\n".join(lines) + "\n"
+
+
+def _compat_runs() -> list[nox.param]:
+    return [
+        nox.param(backend, version, id=f"{backend}-{version}")
+        for backend, versions in COMPAT.items()
+        for version in versions
+    ]
+
+
+@nox.session(python=None)
+@nox.parametrize(("backend", "version"), _compat_runs())
+def compat_run(session: nox.Session, backend: str, version: str) -> None:
+    """One released backend version in its own venv: raw statuses, results labelled backend@version."""
+    constraints = Path(session.create_tmp()) / f"constraints-{backend}-{version}.txt"
+    try:
+        text = derived_constraints(backend, version, COMPAT[backend][version])
+    except ValueError as error:
+        session.error(str(error))
+    constraints.write_text(text, encoding="utf-8")
+    session.install("-c", str(constraints), "-e", ".", "-e", ADAPTER_INSTALL[backend])
+    installed = session.run(
+        "python", "-c", f"from importlib import metadata; print(metadata.version({backend!r}))", silent=True
+    )
+    if str(installed).strip() != version:
+        session.error(f"{backend} {version} wanted, {str(installed).strip()} installed (see {constraints})")
+    out = COMPAT_DIR / f"{backend}-{version}"
+    session.run(
+        "conformance", "run", "--adapter", backend, "--label", f"{backend}@{version}", "--no-known-issues",
+        *COMPAT_TARGETS[backend], "-j", "2", "--no-junit", "--out", str(out), *session.posargs,
+        success_codes=[0, 1],  # raw statuses: the failures are the findings, not a broken session
+    )  # fmt: skip
+
+
+@nox.session(python=None, requires=["compat_run"])
+def compat(session: nox.Session) -> None:
+    """The compatibility matrix: every compat_run, then one report with the versions side by side."""
+    found = [
+        str(path)
+        for backend, versions in COMPAT.items()
+        for version in versions
+        if (path := COMPAT_DIR / f"{backend}-{version}" / "results.json").is_file()
+    ]
+    if not found:
+        session.error(f"no results under {COMPAT_DIR}/: the compat_run sessions wrote none")
+    session.install(*CONSTRAINTS, "-e", ".")
+    session.run("conformance", "compat", *found, "-o", str(COMPAT_DIR / "versions.html"))
+    session.run("conformance", "report", *found, "-o", str(COMPAT_DIR / "index.html"))

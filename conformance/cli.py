@@ -13,15 +13,16 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance import __version__, ops, registry, report, runner
+from conformance import __version__, certify, merge, ops, registry, report, runner
 from conformance.audit import audit
 from conformance.journal import JournalError
 from conformance.known_issues import KnownIssuesError
 from conformance.loader import CaseFileError, CaseFileErrors, Suite, load_paths
 from conformance.progress import green, summary_table
 from conformance.report import diff as run_diff
-from conformance.report import diff_page
+from conformance.report import diff_page, versions
 from conformance.selection import Item, select
+from conformance.shard import Shard
 
 DEFAULT_CASES = Path("cases")
 
@@ -86,6 +87,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         options = runner.parse_options(args.option or [])
+        shard = None if args.shard is None else Shard.parse(args.shard)
     except ValueError as error:
         raise UsageError(str(error)) from None
     config = runner.RunConfig(
@@ -103,8 +105,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         out=Path(args.out),
         resume=args.resume,
         known_issue_files=tuple(Path(path) for path in args.known_issues or ()),
+        known_issues=not args.no_known_issues,
+        label=args.label,
         junit=not args.no_junit,
         command=tuple(sys.argv),
+        shard=shard,
     )
     try:
         plan = runner.plan(config)
@@ -113,12 +118,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("\n".join(str(one) for one in errors)) from None
     except (registry.PluginError, KnownIssuesError, ValueError) as error:
         raise UsageError(str(error)) from None
-    if not plan.jobs:
+    if not plan.jobs and not plan.unsharded:
         raise UsageError("the selection matches no (case, op, target): nothing to run")
     targets = sorted({job.target.id for job in plan.jobs})
     print(
         f"{len(plan.jobs)} jobs: {len(plan.suite.cases)} cases on {len(targets)} targets "
-        f"({', '.join(targets)}), -j {config.jobs}",
+        f"({', '.join(targets)}), -j {config.jobs}"
+        + (f"; shard {shard} of {plan.unsharded} jobs" if shard else ""),
         file=sys.stderr,
     )
     try:
@@ -138,6 +144,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"{', '.join(str(path) for path in outcome.written)}"
     )
     return 0 if green(outcome.results) else 1
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    paths = [Path(path) for path in args.results]
+    try:
+        merged, written = merge.write(paths, Path(args.output), args.prefer_last, tuple(sys.argv))
+    except merge.MergeError as error:
+        raise UsageError(str(error)) from None
+    print(summary_table(merge.results(merged)))
+    for problem in merged.incomplete:
+        print(f"warning: {problem}", file=sys.stderr)
+    print(
+        f"{len(merged.document['results'])} results from {len(paths)} files "
+        f"({merged.duplicates} found twice); wrote {', '.join(str(path) for path in written)}"
+    )
+    return 1 if merged.incomplete else 0
 
 
 def cmd_adapters(args: argparse.Namespace) -> int:
@@ -188,6 +210,45 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.html:
         print(f"wrote {diff_page.write(found, Path(args.html))}")
     return 1 if found.gate_fails else 0
+
+
+def cmd_compat(args: argparse.Namespace) -> int:
+    try:
+        found = versions.read([Path(path) for path in args.results])
+    except report.ReportError as error:
+        raise UsageError(str(error)) from None
+    print(versions.terminal(found, args.rows))
+    if args.output:
+        print(f"wrote {versions.write(found, Path(args.output))}")
+    return 0
+
+
+def cmd_certify(args: argparse.Namespace) -> int:
+    cases = tuple(args.cases or [str(DEFAULT_CASES)])
+    try:
+        if args.verify:
+            results = Path(args.results) if args.results else None
+            corpus = cases if args.cases or DEFAULT_CASES.is_dir() else ()
+            return certify.verify_verb(Path(args.verify), results, corpus)
+        if not (args.adapter and args.profile):
+            raise UsageError("--adapter and --profile are required (or --verify CERTIFICATE)")
+        request = certify.Request(
+            adapter=args.adapter,
+            profile=args.profile,
+            route=args.route,
+            device=args.device,
+            options=certify.options_for(args.adapter, args.option or []),
+            case_paths=cases,
+            out=Path(args.out) if args.out else None,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            command=tuple(sys.argv),
+        )
+        return certify.run_verb(request)
+    except (certify.CertifyError, JournalError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    except KeyboardInterrupt:
+        return 130
 
 
 def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None = None) -> None:
@@ -278,6 +339,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra expected-failures file (repeatable), on top of the adapters' own",
     )
     run.add_argument("--no-junit", action="store_true", help="do not write junit.xml")
+    run.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only shard I of N (1-based; items split by a stable hash); join with `conformance merge`",
+    )
+    run.add_argument(
+        "--no-known-issues",
+        action="store_true",
+        help="raw statuses: do not apply the adapters' shipped known issues (--known-issues files still are)",
+    )
+    run.add_argument(
+        "--label",
+        metavar="NAME",
+        help="adapter name written in the results, e.g. openvino@2024.6.0 (one --adapter; for `compat`)",
+    )
     run.set_defaults(handler=cmd_run)
 
     adapters = verbs.add_parser(
@@ -310,6 +386,65 @@ def build_parser() -> argparse.ArgumentParser:
         "--min-runs", type=int, default=3, help="timing: steady runs each result needs (default 3)"
     )
     diffing.set_defaults(handler=cmd_diff)
+
+    merging = verbs.add_parser(
+        "merge",
+        help="join results files (shards, machines, devices) of one corpus into one results file and report",
+        description="Exit status: 0 merged, 1 merged but incomplete (a shard missing, a run interrupted), "
+        "2 refused (different suite digests, conflicting results or targets).",
+    )
+    merging.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files of one corpus")
+    merging.add_argument(
+        "-o", "--output", required=True, metavar="OUT_DIR", help="writes results.json, junit.xml, index.html"
+    )
+    merging.add_argument(
+        "--prefer-last",
+        action="store_true",
+        help="a result found in several files with different verdicts: take the last file's (a rerun)",
+    )
+    merging.set_defaults(handler=cmd_merge)
+
+    compat = verbs.add_parser(
+        "compat", help="compare runs of several versions of a backend: what each release introduced or fixed"
+    )
+    compat.add_argument(
+        "results", nargs="+", metavar="RESULTS", help="results.json files of one corpus (runs with --label)"
+    )
+    compat.add_argument("-o", "--output", metavar="FILE", help="also write the comparison as an HTML page")
+    compat.add_argument(
+        "--rows", type=int, default=versions.TERMINAL_ROWS, metavar="N", help="items printed per route"
+    )
+    compat.set_defaults(handler=cmd_compat)
+
+    certifying = verbs.add_parser(
+        "certify", help="run a profile's required cases on one adapter and write its certificate"
+    )
+    certifying.add_argument("--adapter", metavar="NAME", help="adapter entry-point name or module:Class")
+    certifying.add_argument(
+        "--profile", metavar="ID|FILE", help="profile id (in cases/profiles/) or a profile file"
+    )
+    certifying.add_argument("--route", metavar="R", help="certify this route only (default: every route)")
+    certifying.add_argument("--device", metavar="D", help="certify this device only (default: every one)")
+    certifying.add_argument(
+        "--option", action="append", metavar="ADAPTER.KEY=VALUE", help="adapter option (repeatable)"
+    )
+    certifying.add_argument(
+        "--cases", action="append", metavar="PATH", help="case file or directory (default: cases/)"
+    )
+    certifying.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="worker processes")
+    certifying.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="per-item time limit in seconds"
+    )
+    certifying.add_argument(
+        "--out", metavar="DIR", help="results and certificate (default: reports/certify/ADAPTER-PROFILE)"
+    )
+    certifying.add_argument(
+        "--verify", metavar="CERTIFICATE", help="check a certificate.json against its results instead"
+    )
+    certifying.add_argument(
+        "--results", metavar="RESULTS", help="with --verify: the results.json (default: the one it names)"
+    )
+    certifying.set_defaults(handler=cmd_certify)
     return parser
 
 

@@ -140,11 +140,22 @@ def load_paths(paths: Iterable[Path | str]) -> Suite:
     return Suite(tuple(cases), tuple(files), _digest(digest_items))
 
 
+#: Directories under a case directory that hold other YAML, not cases: certification profiles
+#: (``cases/profiles/``, read by :mod:`conformance.profiles`), kept beside the cases they select.
+NOT_CASE_DIRECTORIES = frozenset({"profiles"})
+
+
 def _expand(path: Path, errors: list[CaseFileError]) -> Iterator[tuple[Path, str]]:
     """The case files a path names, each with its path relative to the root given (for the digest)."""
     if path.is_dir():
         found = sorted(
-            (p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()),
+            (
+                p
+                for p in path.rglob("*")
+                if p.suffix in (".yaml", ".yml")
+                and p.is_file()
+                and not NOT_CASE_DIRECTORIES.intersection(p.relative_to(path).parts[:-1])
+            ),
             key=lambda p: p.relative_to(path).as_posix(),
         )
         if not found:

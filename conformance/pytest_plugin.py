@@ -19,14 +19,16 @@ from typing import Any
 import pytest
 
 from conformance import known_issues, registry, runner
-from conformance.loader import CaseFileError, CaseFileErrors, load_file, load_paths
+from conformance.loader import NOT_CASE_DIRECTORIES, CaseFileError, CaseFileErrors, load_file, load_paths
 from conformance.ops import applicable_ops
 from conformance.result import Result
+from conformance.shard import Shard
 from conformance.worker import Job
 
 _RESULTS = pytest.StashKey[dict[str, Result]]()
 _LOADED = pytest.StashKey[list[registry.Loaded]]()
 _OPTIONS = pytest.StashKey[dict[str, dict[str, str]]]()
+_SHARD = pytest.StashKey[Shard | None]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,6 +51,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-timeout", type=float, default=120.0, metavar="S", help="per-item limit")
     group.addoption("--conformance-repeat", type=int, default=3, metavar="N", help="steady-state runs")
     group.addoption("--conformance-out", default="reports", metavar="DIR", help="where results go")
+    group.addoption(
+        "--conformance-shard",
+        metavar="I/N",
+        help="run only shard I of N (the items `conformance run --shard I/N` runs); the rest are deselected",
+    )
 
 
 def _active(config: pytest.Config) -> bool:
@@ -71,10 +78,19 @@ def pytest_configure(config: pytest.Config) -> None:
     except registry.PluginError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_RESULTS] = {}
+    shard = config.getoption("--conformance-shard")
+    try:
+        config.stash[_SHARD] = None if shard is None else Shard.parse(shard, "--conformance-shard")
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
-    if _active(parent.config) and file_path.suffix in (".yaml", ".yml"):
+    if (
+        _active(parent.config)
+        and file_path.suffix in (".yaml", ".yml")
+        and file_path.parent.name not in NOT_CASE_DIRECTORIES  # cases/profiles/ holds no cases
+    ):
         return CaseFile.from_parent(parent, path=file_path)
     return None
 
@@ -135,6 +151,21 @@ class ConformanceItem(pytest.Item):
         return self.path, self.job.case.location.line - 1, self.name
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With --conformance-shard, deselect the items of the other shards (by the CLI's rule)."""
+    shard = config.stash.get(_SHARD, None)
+    if shard is None:
+        return
+    kept: list[pytest.Item] = []
+    deselected: list[pytest.Item] = []
+    for item in items:
+        mine = not isinstance(item, ConformanceItem) or shard.owns(item.job.key)
+        (kept if mine else deselected).append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Run every selected item through the executor before pytest walks the items."""
     config = session.config
@@ -169,6 +200,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         out=Path(config.getoption("--conformance-out")),
         keyword=config.getoption("keyword") or None,
         command=("pytest", *config.invocation_params.args),
+        shard=config.stash.get(_SHARD, None),
     )
     outcome = runner.execute(plan, run_config)
     config.stash[_RESULTS].update({result.key: result for result in outcome.results})

@@ -29,6 +29,7 @@ from conformance.pool import Pool
 from conformance.progress import Progress
 from conformance.result import JSON, Result
 from conformance.selection import select
+from conformance.shard import Shard
 from conformance.worker import Job
 
 
@@ -48,12 +49,19 @@ class RunConfig:
     out: Path = Path("reports")
     resume: bool = False
     known_issue_files: tuple[Path, ...] = ()
+    #: False: raw statuses (no shipped known issues), e.g. to compare backend releases
+    known_issues: bool = True
+    #: written as the adapter's name in the results (e.g. openvino@2024.6.0), so runs of several
+    #: releases of one backend merge into one report without their target ids colliding
+    label: str | None = None
     junit: bool = True
     command: tuple[str, ...] = ()
+    #: run only this part of the jobs (``--shard I/N``; see conformance.shard)
+    shard: Shard | None = None
 
     @property
     def filtered(self) -> bool:
-        return bool(self.ops or self.tags or self.keyword or self.items or self.targets)
+        return bool(self.ops or self.tags or self.keyword or self.items or self.targets or self.shard)
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,8 @@ class Plan:
     loaded: list[registry.Loaded]
     jobs: list[Job]
     issues: list[KnownIssue]
+    #: with --shard: how many jobs the whole selection holds (the shard keeps a part of them)
+    unsharded: int | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,8 @@ def plan(config: RunConfig) -> Plan:
         raise registry.PluginError(
             "no adapter is installed; install one (see README) or pass --adapter module:Class"
         )
+    if config.label is not None:
+        check_label(config.label, names)
     loaded = [registry.load(name, config.options.get(name, {})) for name in names]
     items = select(suite.cases, config.ops, config.tags, config.keyword, config.items)
     jobs: list[Job] = []
@@ -103,10 +115,16 @@ def plan(config: RunConfig) -> Plan:
                 if item.op in runnable
             )
     issues = [
-        issue for adapter in loaded for issue in known_issues.shipped(adapter.info.name, adapter.reference)
+        issue
+        for adapter in loaded
+        if config.known_issues
+        for issue in known_issues.shipped(adapter.info.name, adapter.reference)
     ]
     issues += [issue for path in config.known_issue_files for issue in known_issues.from_file(path)]
-    return Plan(suite, loaded, jobs, issues)
+    if config.shard is None:
+        return Plan(suite, loaded, jobs, issues)
+    # Job.index stays the position in the whole run, so a shard's results keep the run's order.
+    return Plan(suite, loaded, config.shard.select(jobs), issues, unsharded=len(jobs))
 
 
 def _header(plan_: Plan, config: RunConfig) -> JSON:
@@ -118,6 +136,7 @@ def _header(plan_: Plan, config: RunConfig) -> JSON:
             "keyword": config.keyword,
             "items": list(config.items),
             "targets": list(config.targets),
+            "shard": str(config.shard) if config.shard else None,
         },
         "targets": sorted({job.target.id for job in plan_.jobs}),
     }
@@ -270,9 +289,11 @@ def _write(
         "selection": _header(plan_, config)["selection"],
         "memcpy": memcpy_baseline(),
     }
+    if config.label is not None:  # after known issues and reproducers, which use the real name
+        results = [replace(result, adapter=config.label) for result in results]
     adapters = [
         {
-            "name": a.info.name,
+            "name": config.label or a.info.name,
             "route": route.name,
             "device": device,
             "backend": a.info.backend,
@@ -295,6 +316,14 @@ def _write(
     except Exception as error:  # the report is a view of the results: it must never cost them
         print(f"warning: the HTML report was not written: {type(error).__name__}: {error}", file=sys.stderr)
     return written
+
+
+def check_label(label: str, adapters: Sequence[str]) -> None:
+    """A label names one adapter's results, and becomes the first part of target ids (a/route/device)."""
+    if len(adapters) != 1:
+        raise ValueError(f"--label {label!r} relabels one adapter's results: name exactly one --adapter")
+    if not label or "/" in label or label != label.strip():
+        raise ValueError(f"--label {label!r}: must be non-empty, without '/' or surrounding spaces")
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, str]]:

@@ -18,7 +18,7 @@ import datetime
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from conformance.report import compatibility, model, page, summary, timing
+from conformance.report import compatibility, model, page, summary, timing, versions
 from conformance.report.documents import Merged, ReportError, case_texts, merge, no_gc, read_documents
 from conformance.report.markup import Html, join, tag
 from conformance.result import JSON, STATUSES
@@ -27,6 +27,8 @@ __all__ = ["ReportError", "render", "write"]
 
 TITLE = "Split conformance report"
 VIEWS = (("summary", "Summary"), ("matrix", "Matrix"), ("compat", "Compatibility"), ("timing", "Timing"))
+#: Shown only when the documents hold several versions of one backend (a compatibility matrix).
+VERSIONS_VIEW = ("versions", "Versions")
 MEANINGS = {
     "pass": "matches the reference (or rejected what the spec rejects)",
     "fail": "wrong result, or accepted an input the spec rejects",
@@ -46,12 +48,12 @@ def legend() -> Html:
     return tag("ul", entries, {"class": "legend", "aria-label": "status legend"})
 
 
-def _header(merged: Merged) -> Html:
+def _header(merged: Merged, views: Sequence[tuple[str, str]] = VIEWS) -> Html:
     generated = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     digest = str(merged.suite.get("digest", ""))
     nav = tag(
         "nav",
-        [tag("a", label, {"href": f"#view={key}", "data-view": key}) for key, label in VIEWS],
+        [tag("a", label, {"href": f"#view={key}", "data-view": key}) for key, label in views],
         {"class": "tabs", "aria-label": "views"},
     )
     facts = (
@@ -61,7 +63,14 @@ def _header(merged: Merged) -> Html:
     return tag("header", [tag("h1", TITLE), tag("p", facts, {"class": "facts"}), nav])
 
 
-def _views(merged: Merged) -> Html:
+def versions_view(found: Sequence[versions.Series]) -> Html:
+    """The Versions view, when some backend ran under several versions; nothing otherwise."""
+    if not found:
+        return Html("")
+    return tag("section", versions.section(found), {"id": "view-versions", "class": "view"})
+
+
+def _views(merged: Merged, found: Sequence[versions.Series] = ()) -> Html:
     filters = tag(
         "form",
         tag("p", "Filters need JavaScript; the summary and timing views work without it."),
@@ -88,6 +97,7 @@ def _views(merged: Merged) -> Html:
             ),
             tag("section", compatibility.section(legend()), {"id": "view-compat", "class": "view"}),
             tag("section", timing.section(merged), {"id": "view-timing", "class": "view"}),
+            versions_view(found),
         ]
     )
 
@@ -105,7 +115,9 @@ def render(
     with no_gc():
         merged = merge(documents, names)
         data = model.view_data(merged, texts)
-        return page.document(TITLE, _header(merged), _views(merged), data)
+        found = versions.compare(merged) if versions.has_versions(merged) else []
+        views = (*VIEWS, VERSIONS_VIEW) if found else VIEWS
+        return page.document(TITLE, _header(merged, views), _views(merged, found), data)
 
 
 def write(results_paths: Sequence[Path], out: Path, root: Path | None = None) -> Path:

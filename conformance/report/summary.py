@@ -151,7 +151,12 @@ def known_issue_table(results: Iterable[Mapping[str, Any]]) -> Html:
         ]
         for key, issue in sorted(issues.items())
     ]
-    return join([tag("h3", "Known issues applied"), table(["id", "results", "reason", "link", "from"], rows, "known-issues")])
+    return join(
+        [
+            tag("h3", "Known issues applied"),
+            table(["id", "results", "reason", "link", "from"], rows, "known-issues"),
+        ]
+    )
 
 
 def _host(host: Mapping[str, Any]) -> str:

@@ -13,6 +13,7 @@ converted by value, so NaN payloads and signed zeros survive.
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +65,9 @@ def _to_numpy(value: onnxruntime.OrtValue) -> np.ndarray:
     if value.data_type() != _BFLOAT16_TYPE:
         return np.asarray(value.numpy())
     shape = tuple(int(dim) for dim in value.shape())
-    size = int(value.tensor_size_in_bytes())
+    # 2 bytes per element of a dense tensor; OrtValue.tensor_size_in_bytes() says the same but is
+    # missing from ORT 1.22 and older, which the adapter supports (and the compat matrix runs)
+    size = 2 * math.prod(shape)
     if size == 0:
         return np.empty(shape, dtype=_BFLOAT16)
     raw = ctypes.string_at(value.data_ptr(), size)

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
-import openvino.opset1 as opset1  # type: ignore[import-untyped]
+
+try:
+    import openvino.opset1 as opset1  # type: ignore[import-untyped]
+    from openvino.op import Constant  # type: ignore[import-untyped]
+except ImportError:  # OpenVINO before 2025.0 has its opsets and ops only under openvino.runtime
+    from openvino.runtime import opset1  # type: ignore[import-untyped]
+    from openvino.runtime.op import Constant  # type: ignore[import-untyped]
 
 from conformance import dtypes
 from conformance.plugin import Task
@@ -104,8 +110,8 @@ def _input(array: np.ndarray, name: str, label: str, task: Task, parameters: lis
         parameter = opset1.parameter(list(array.shape), element_type(name), name=label)
         parameters.append(parameter)
         return parameter
-    # ov.op.Constant (the one Constant op of every opset) because opset1.constant refuses an
+    # op.Constant (the one Constant op of every opset) because opset1.constant refuses an
     # empty array, and an empty split_lengths is a request the suite judges.
-    constant = ov.op.Constant(array)
+    constant = Constant(array)
     constant.set_friendly_name(label)
     return constant

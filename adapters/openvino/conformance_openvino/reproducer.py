@@ -58,7 +58,8 @@ def _native(task: Task, device: str, config: Mapping[str, str]) -> str:
     ]
     parameters, feeds = ["data_node"], ["data"]
     axis_shape = "(1,)" if graph.axis_shape == "[1]" else "()"
-    inputs = [("axis", task.axis, graph.axis_dtype, axis_shape)]
+    # (name, value, element type, shape): the axis and, for VariadicSplit, the lengths
+    inputs: list[tuple[str, object, str, str]] = [("axis", task.axis, graph.axis_dtype, axis_shape)]
     if task.op == "openvino.VariadicSplit-1":
         inputs.append(
             ("split_lengths", list(task.form.values), graph.lengths_dtype, f"({len(task.form.values)},)")

@@ -19,7 +19,8 @@ const GROUPS = {
 };
 const GROUP_LABELS = { problems: "problems (fail, error, crash, timeout, xpass)", nonpass: "anything but pass" };
 const KEYS = ["view", "op", "tag", "dtype", "status", "target", "q", "show", "page", "open"];
-const VIEW_NAMES = ["summary", "matrix", "compat", "timing"];
+// The tabs the page has (the Versions view is there only for several versions of one backend).
+const VIEW_NAMES = Array.from(document.querySelectorAll("nav.tabs a"), (a) => a.dataset.view);
 
 // Result r's columns: [item, target, status, message, actual, actual text, timing, extra]
 const ITEM_START = new Int32Array(ITEMS.length + 1);

@@ -1,0 +1,94 @@
+"""The adapter: how the conformance suite drives ACME's split kernels.
+
+One route, ``kernels``, runs the torch.* and numpy.* ops by calling the kernel of the same name
+with the request exactly as the case states it: an int or a list, and the axis only when the
+case gives one (so the kernel's default is what gets judged). Validation is the backend's job:
+the adapter passes invalid requests through and lets the backend's exception reach the suite,
+which judges it against the spec (a pass where the spec rejects, an ``error`` where it accepts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from acme_conformance import kernels
+from conformance import reproducers
+from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported, checked_options, device_list
+
+NAME = "acme"
+DEVICES = ("cpu",)
+ROUTES = (Route("kernels", ("torch.*", "numpy.*"), "ACME's split kernels, called as a user calls them"),)
+KERNELS: dict[str, Callable[..., kernels.Pieces]] = {
+    "torch.split": kernels.torch_split,
+    "torch.tensor_split": kernels.torch_tensor_split,
+    "torch.chunk": kernels.torch_chunk,
+    "numpy.split": kernels.numpy_split,
+    "numpy.array_split": kernels.numpy_array_split,
+}
+
+
+@dataclass(frozen=True)
+class Call:
+    """The "model": a kernel with its arguments, built once and run many times."""
+
+    kernel: Callable[..., kernels.Pieces]
+    argument: int | list[int]
+    keywords: Mapping[str, Any] = field(default_factory=dict)
+
+    def __call__(self, data: np.ndarray) -> kernels.Pieces:
+        return self.kernel(data, self.argument, **self.keywords)
+
+
+class AcmeAdapter:
+    """ACME's kernels as a conformance target; options: ``device`` (only ``cpu`` exists)."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        # Refuse unknown options: a misspelt one must not leave a certification on its defaults.
+        self.options = checked_options(options, {"device"})
+        self.devices = device_list(self.options, DEVICES[0])
+
+    def info(self) -> AdapterInfo:
+        return AdapterInfo(
+            name=NAME,
+            backend="acme-kernels",
+            version=kernels.__version__,
+            routes=ROUTES,
+            devices=self.devices,
+            options={"device": ",".join(self.devices)},
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """Lack of support is an answer with a reason, never an exception."""
+        if target.device not in DEVICES:
+            return Unsupported(f"ACME's kernels run on {', '.join(DEVICES)}, not {target.device!r}")
+        return None
+
+    def build(self, task: Task, target: Target) -> Call:
+        """The call exactly as the case states it; a wrong request is the kernel's to reject."""
+        value = task.form.value  # an int (parts, size) or a tuple (lengths, indices)
+        argument = list(value) if isinstance(value, tuple) else value
+        keyword = "axis" if task.op.startswith("numpy.") else "dim"
+        keywords = {} if task.axis is None else {keyword: task.axis}
+        return Call(KERNELS[task.op], argument, keywords)
+
+    def compile(self, model: Call, target: Target) -> Call:
+        """Nothing to load on the host; a device backend would compile or upload here."""
+        return model
+
+    def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
+        return compiled(task.data)
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """Statements that redo the task with the backend alone, for the report's reproducers."""
+        call = self.build(task, target)
+        keywords = "".join(f", {key}={value!r}" for key, value in call.keywords.items())
+        return (
+            f"{reproducers.array_code(task.data)}\n"
+            "from acme_conformance import kernels\n"
+            f"pieces = kernels.{call.kernel.__name__}(data, {call.argument!r}{keywords})\n"
+            "print([piece.shape for piece in pieces])\n"
+        )
