@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import default_sigint
 
 from conformance import registry, results_file
 from conformance.runner import RunConfig, execute, parse_options, plan
@@ -140,6 +141,7 @@ def _cli(corpus: Path, *args: str) -> subprocess.Popen[str]:
             *args,
         ],
         cwd=corpus,
+        preexec_fn=default_sigint,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

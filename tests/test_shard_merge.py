@@ -23,6 +23,7 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 import yaml
+from processes import default_sigint
 
 from conformance import merge, results_file
 from conformance.cli import build_parser, main
@@ -50,6 +51,7 @@ def _start(cwd: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "conformance.cli", *args],
         cwd=cwd,
+        preexec_fn=default_sigint,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
