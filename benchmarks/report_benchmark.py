@@ -29,19 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance import report
+from conformance.report.headless import CHROMIUM, CHROMIUM_ARGS
 from conformance.result import JSON
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TARGETS = {  # target id -> ops it runs
     "openvino/native/CPU": ("openvino.Split-1", "openvino.VariadicSplit-1"),
     "openvino/onnx/CPU": ("onnx.Split-1", "onnx.Split-2", "onnx.Split-11", "onnx.Split-13", "onnx.Split-18"),
@@ -344,7 +334,7 @@ def interactive_ms(page_path: Path) -> dict[str, float]:
 
     with sync_playwright() as driver, tempfile.TemporaryDirectory() as profile:
         browser = driver.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            profile, executable_path=CHROMIUM, args=list(CHROMIUM_ARGS), headless=True
         )
         try:
             page = browser.new_page()

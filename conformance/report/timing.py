@@ -113,18 +113,7 @@ def phase_chart(totals: Mapping[str, Mapping[str, float]]) -> Html:
             )
         )
         parts.append(tag("text", name, {"x": x + 16, "y": legend_y, "class": "label"}))
-    return tag(
-        "svg",
-        parts,
-        {
-            "viewBox": f"0 0 {width} {height}",
-            "width": width,
-            "height": height,
-            "role": "img",
-            "aria-label": "time per phase and target",
-            "class": "chart",
-        },
-    )
+    return _chart(parts, width, height, "time per phase and target")
 
 
 def spread_chart(medians: Mapping[str, Sequence[float]]) -> Html:
@@ -200,18 +189,7 @@ def spread_chart(medians: Mapping[str, Sequence[float]]) -> Html:
         )
         parts.append(tag("text", _ms(10.0**power), {"x": f"{x:.1f}", "y": axis_y, "class": "tick"}))
     height = axis_y + 6
-    return tag(
-        "svg",
-        parts,
-        {
-            "viewBox": f"0 0 {width} {height}",
-            "width": width,
-            "height": height,
-            "role": "img",
-            "aria-label": "spread of steady-state times per target",
-            "class": "chart",
-        },
-    )
+    return _chart(parts, width, height, "spread of steady-state times per target")
 
 
 def nearest_baseline(memcpy: Sequence[Mapping[str, Any]], size: int) -> Mapping[str, Any] | None:
@@ -363,3 +341,16 @@ def section(merged: Merged) -> Html:
             _top(prepare, "build + compile"),
         ]
     )
+
+
+def _chart(parts: list[Html], width: int, height: int, label: str) -> Html:
+    """An inline SVG chart, labelled for screen readers."""
+    attrs = {
+        "viewBox": f"0 0 {width} {height}",
+        "width": width,
+        "height": height,
+        "role": "img",
+        "aria-label": label,
+        "class": "chart",
+    }
+    return tag("svg", parts, attrs)

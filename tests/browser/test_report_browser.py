@@ -19,7 +19,9 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+from conformance.report import headless
+
+CHROMIUM = Path(headless.CHROMIUM)
 if not CHROMIUM.exists():
     pytest.skip(
         f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium; .ci/run installs it)",
@@ -34,16 +36,6 @@ from report_fixtures import HOSTILE, HOSTILE_ID, ROOT, hostile_document, mixed_d
 from conformance import report  # noqa: E402
 from conformance.report.model import TIMES  # noqa: E402
 
-ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SCREENSHOTS = ROOT / "reports" / "screenshots"
 LOCAL = ("file:", "data:", "about:")
 
@@ -54,7 +46,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         context = driver.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("profile")),
             executable_path=str(CHROMIUM),
-            args=ARGS,
+            args=list(headless.CHROMIUM_ARGS),
             headless=True,
             viewport={"width": 1400, "height": 1000},
         )
