@@ -19,8 +19,8 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from conformance.result import Result
-from conformance.runner import Outcome, RunConfig, execute, plan
+from conformance.results.result import Result
+from conformance.run.runner import Outcome, RunConfig, execute, plan
 
 
 def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Outcome:

@@ -28,9 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from headless import CHROMIUM, CHROMIUM_ARGS  # beside this script, shared with the browser tests
+
 from conformance import report
-from conformance.report.headless import CHROMIUM, CHROMIUM_ARGS
-from conformance.result import JSON
+from conformance.results.result import JSON
 
 TARGETS = {  # target id -> ops it runs
     "openvino/native/CPU": ("openvino.Split-1", "openvino.VariadicSplit-1"),

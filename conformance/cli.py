@@ -13,16 +13,20 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance import __version__, certify, merge, ops, registry, report, runner
-from conformance.audit import audit
-from conformance.journal import JournalError
-from conformance.known_issues import KnownIssuesError
-from conformance.loader import CaseFileError, CaseFileErrors, Suite, load_paths
-from conformance.progress import green, summary_table
-from conformance.report import diff as run_diff
-from conformance.report import diff_page, versions
-from conformance.selection import Item, select
-from conformance.shard import Shard
+from conformance import __version__, report
+from conformance.certify import certification as certify
+from conformance.corpus import catalogue as ops
+from conformance.corpus.loader import CaseFileError, CaseFileErrors, Suite, load_paths
+from conformance.corpus.selection import Item, select
+from conformance.oracle.corpus_check import audit
+from conformance.report import diff_page
+from conformance.results import diff as run_diff
+from conformance.results import merge, versions
+from conformance.run import registry, runner
+from conformance.run.journal import JournalError
+from conformance.run.known_issues import KnownIssuesError
+from conformance.run.progress import green, summary_table
+from conformance.run.shard import Shard
 
 DEFAULT_CASES = Path("cases")
 

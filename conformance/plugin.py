@@ -66,7 +66,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from conformance.case import Case, Form, GraphSpec
+from conformance.corpus.case import Case, Form, GraphSpec
 
 ModelT = TypeVar("ModelT")
 CompiledT = TypeVar("CompiledT")

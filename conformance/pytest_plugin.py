@@ -18,12 +18,18 @@ from typing import Any
 
 import pytest
 
-from conformance import known_issues, registry, runner
-from conformance.loader import NOT_CASE_DIRECTORIES, CaseFileError, CaseFileErrors, load_file, load_paths
-from conformance.ops import applicable_ops
-from conformance.result import Result
-from conformance.shard import Shard
-from conformance.worker import Job
+from conformance.corpus.catalogue import applicable_ops
+from conformance.corpus.loader import (
+    NOT_CASE_DIRECTORIES,
+    CaseFileError,
+    CaseFileErrors,
+    load_file,
+    load_paths,
+)
+from conformance.results.result import Result
+from conformance.run import known_issues, registry, runner
+from conformance.run.shard import Shard
+from conformance.run.worker import Job
 
 _RESULTS = pytest.StashKey[dict[str, Result]]()
 _LOADED = pytest.StashKey[list[registry.Loaded]]()

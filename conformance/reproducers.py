@@ -1,87 +1,10 @@
-"""Copy-paste reproducers for results that are not a plain pass.
+"""What adapters use to write their reproducers: :func:`array_code` turns a task's data into
+Python statements (base64 for the bytes) that need only NumPy.
 
-Two per result: the ``conformance run`` command that reruns exactly that item on exactly that
-target, and a standalone Python snippet that uses only the backend (written by the adapter's
-optional ``reproducer(task, target)`` method, from the pieces here), so a backend developer can
-reproduce a finding without installing the suite.
+The vendor-facing face of :mod:`conformance.run.reproducers`, which also writes the command
+that reruns one item and the header of every snippet.
 """
 
-from __future__ import annotations
+from conformance.run.reproducers import array_code
 
-import base64
-import shlex
-import textwrap
-from collections.abc import Mapping
-
-import numpy as np
-
-from conformance import dtypes
-from conformance.case import Case
-from conformance.plugin import Target
-
-#: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
-EMBED_LIMIT = 48 * 1024
-
-
-def command(case: Case, op: str, adapter_spec: str, target: Target, options: Mapping[str, str]) -> str:
-    """The shell command that reruns one item on one target."""
-    parts = [
-        "conformance",
-        "run",
-        "--cases",
-        case.location.file,
-        "--adapter",
-        adapter_spec,
-        "--target",
-        target.id,
-        "--item",
-        f"{case.id}::{op}",
-    ]
-    for key, value in sorted(options.items()):
-        parts += ["--option", f"{adapter_spec}.{key}={value}"]
-    return shlex.join(parts)
-
-
-def array_code(array: np.ndarray, name: str = "data") -> str:
-    """Python statements that rebuild ``array`` exactly, needing only NumPy (and ml_dtypes for
-    bfloat16): strings as a literal list, everything else from its bytes in base64."""
-    kind = dtypes.name_of(array.dtype)
-    shape = tuple(array.shape)
-    if kind == "string":
-        values = array.reshape(-1).tolist()
-        return f"{name} = np.array({values!r}, dtype=object).reshape({shape!r})"
-    dtype_code = "ml_dtypes.bfloat16" if kind == "bfloat16" else f"np.{array.dtype.name}"
-    prefix = "import ml_dtypes\n" if kind == "bfloat16" else ""
-    raw = np.ascontiguousarray(array).tobytes()
-    if len(raw) > EMBED_LIMIT:
-        return (
-            f"{prefix}# the suite's fill is {len(raw)} bytes; rebuilt here as a counter, which keeps every\n"
-            f"# element distinct (the exact values are in the suite: run the command reproducer)\n"
-            f"{name} = np.arange({array.size}).astype({dtype_code}).reshape({shape!r})"
-        )
-    encoded = "\n".join(textwrap.wrap(base64.b64encode(raw).decode("ascii"), 96))
-    return (
-        f"{prefix}{name} = np.frombuffer(base64.b64decode('''\n{encoded}\n'''), dtype={dtype_code})"
-        f".reshape({shape!r}).copy()"
-    )
-
-
-def header(item_id: str, target: Target, expected: str) -> str:
-    """The snippet's opening comment: what it reproduces and what the spec expects."""
-    return (
-        f"# Reproduces {item_id} on {target.id}.\n# The spec expects: {expected}\n"
-        "import base64\n\nimport numpy as np\n"
-    )
-
-
-def describe_expected(expected: Mapping[str, object]) -> str:
-    """One line from a result's ``expected`` field."""
-    if "rejected" in expected:
-        rejected = expected["rejected"]
-        assert isinstance(rejected, Mapping)
-        return f"a rejection ({rejected['rule']}: {rejected['reason']})"
-    if "outputs" in expected:
-        outputs = expected["outputs"]
-        assert isinstance(outputs, list)
-        return f"{len(outputs)} outputs of shapes {[o['shape'] for o in outputs]}"
-    return f"one of several readings ({expected.get('ambiguity')})"
+__all__ = ["array_code"]

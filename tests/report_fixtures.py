@@ -14,10 +14,10 @@ from typing import Any
 
 from fake_adapters import Liar
 
-from conformance.execution import run_item, skeleton
-from conformance.loader import Suite, load_paths
+from conformance.corpus.loader import Suite, load_paths
 from conformance.plugin import Target
-from conformance.result import JSON, Status, Timing
+from conformance.results.result import JSON, Status, Timing
+from conformance.run.item import run_item, skeleton
 
 ROOT = Path(__file__).resolve().parent.parent
 

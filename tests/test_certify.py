@@ -16,10 +16,14 @@ from typing import Any
 
 import pytest
 
-from conformance import certificate, certify, cli, registry, results_file
-from conformance.loader import load_paths
-from conformance.profiles import Role
-from conformance.result import Result
+from conformance import cli
+from conformance.certify import certificate
+from conformance.certify import certification as certify
+from conformance.certify.profiles import Role
+from conformance.corpus.loader import load_paths
+from conformance.results import document as results_file
+from conformance.results.result import Result
+from conformance.run import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
@@ -94,7 +98,9 @@ def read(out: Path) -> tuple[Certificate, list[Result]]:
 
 
 def test_the_example_adapter_is_installed_under_its_entry_point(acme_env: dict[str, str]) -> None:
-    probe = "from conformance import registry; a = registry.load('acme'); print(a.reference, a.info.version)"
+    probe = (
+        "from conformance.run import registry; a = registry.load('acme'); print(a.reference, a.info.version)"
+    )
     done = subprocess.run(
         [sys.executable, "-c", probe], env=acme_env, capture_output=True, text=True, check=False
     )

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import ops
 from conformance.cli import main
+from conformance.corpus import catalogue as ops
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,7 +133,7 @@ def test_run_end_to_end_writes_valid_results_and_junit(tmp_path: Path) -> None:
 
     import jsonschema
 
-    from conformance.results_file import schema
+    from conformance.results.document import schema
 
     done = _run_cli(tmp_path, "--option", "fake_adapters:Liar.on=wrong")
     assert done.returncode == 1, done.stderr  # a fail makes the run red
@@ -164,7 +164,7 @@ def test_run_rejects_a_bad_option_and_an_unknown_adapter(tmp_path: Path) -> None
 
 
 def test_adapters_lists_the_installed_ones() -> None:
-    from conformance import registry
+    from conformance.run import registry
 
     done = subprocess.run(
         [sys.executable, "-m", "conformance.cli", "adapters"],

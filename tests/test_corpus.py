@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance import dtypes, ops
-from conformance.audit import audit
-from conformance.case import WELL_KNOWN_TAGS
-from conformance.loader import Suite, load_paths
-from conformance.reference import Rejection, Request, judge
-from conformance.selection import select
+from conformance import dtypes
+from conformance.corpus import catalogue as ops
+from conformance.corpus.case import WELL_KNOWN_TAGS
+from conformance.corpus.loader import Suite, load_paths
+from conformance.corpus.selection import select
+from conformance.oracle.corpus_check import audit
+from conformance.oracle.reference import Rejection, Request, judge
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 

@@ -9,8 +9,8 @@ import pytest
 from report_fixtures import document, result
 
 from conformance.cli import main
-from conformance.report import diff
-from conformance.result import JSON, Result
+from conformance.results import diff
+from conformance.results.result import JSON, Result
 
 SIX = "doc-readme-6-into-4"
 

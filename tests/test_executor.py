@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from processes import default_sigint
 
-from conformance import registry, results_file
-from conformance.runner import RunConfig, execute, parse_options, plan
+from conformance.results import document as results_file
+from conformance.run import registry
+from conformance.run.runner import RunConfig, execute, parse_options, plan
 
 TESTS = Path(__file__).resolve().parent
 

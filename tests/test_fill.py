@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import dtypes
-from conformance.case import DataSpec, FillKind
-from conformance.fill import HOSTILE_STRINGS, describe_fill, make_data
+from conformance.corpus.case import DataSpec, FillKind
+from conformance.corpus.fill import HOSTILE_STRINGS, describe_fill, make_data
 
 FILLS: tuple[FillKind, ...] = ("arange", "random", "special")
 

@@ -19,11 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from conformance import dtypes, ops
-from conformance.case import Case, DataSpec, Expect, Form, GraphSpec, Location, OutputExpect
-from conformance.case_schema import case_file_schema
-from conformance.loader import CaseFileError, CaseFileErrors, Suite, load_file, load_paths
-from conformance.yaml_source import read_yaml
+from conformance import dtypes
+from conformance.corpus import catalogue as ops
+from conformance.corpus.case import Case, DataSpec, Expect, Form, GraphSpec, Location, OutputExpect
+from conformance.corpus.loader import CaseFileError, CaseFileErrors, Suite, load_file, load_paths
+from conformance.corpus.schema import case_file_schema
+from conformance.corpus.yaml_source import read_yaml
 
 
 def write(directory: Path, name: str, text: str) -> Path:

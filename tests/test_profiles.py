@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import profiles
-from conformance.loader import load_paths
-from conformance.profiles import ProfileError
+from conformance.certify import profiles
+from conformance.certify.profiles import ProfileError
+from conformance.corpus.loader import load_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ROOT / "cases" / "profiles"

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from conformance import ops
-from conformance.case import Form, GraphSpec
-from conformance.reference import Pieces, Rejection, Request, judge
+from conformance.corpus import catalogue as ops
+from conformance.corpus.case import Form, GraphSpec
+from conformance.oracle.reference import Pieces, Rejection, Request, judge
 
 settings.register_profile("conformance", max_examples=150, deadline=None)
 settings.load_profile("conformance")

@@ -14,9 +14,11 @@ from report_fixtures import ROOT, corpus, document, mixed_document, result
 
 from conformance import report
 from conformance.cli import main
-from conformance.report import compatibility, documents, model, page
-from conformance.report.model import TIMES
-from conformance.result import STATUSES
+from conformance.report import compatibility, page
+from conformance.report import viewdata as model
+from conformance.report.viewdata import TIMES
+from conformance.results import combined as documents
+from conformance.results.result import STATUSES
 
 
 class Tables(HTMLParser):

@@ -16,8 +16,9 @@ from pathlib import Path
 from report_fixtures import HOSTILE, HOSTILE_ID, document, hostile_document, liar_result
 
 from conformance import report
-from conformance.report import diff, diff_page
-from conformance.result import Result
+from conformance.report import diff_page
+from conformance.results import diff
+from conformance.results.result import Result
 
 
 class Elements(HTMLParser):

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import registry, reproducers
-from conformance.execution import make_task
-from conformance.loader import load_paths
+from conformance.corpus.loader import load_paths
+from conformance.oracle.reference import Pieces, Request, judge
 from conformance.plugin import Target
-from conformance.reference import Pieces, Request, judge
+from conformance.run import registry, reproducers
+from conformance.run.item import make_task
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 

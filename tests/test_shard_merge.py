@@ -25,9 +25,10 @@ import pytest
 import yaml
 from processes import default_sigint
 
-from conformance import merge, results_file
 from conformance.cli import build_parser, main
-from conformance.shard import Shard, bucket
+from conformance.results import document as results_file
+from conformance.results import merge
+from conformance.run.shard import Shard, bucket
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"

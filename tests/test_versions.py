@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from report_fixtures import ROOT, document, mixed_document, result
 
-from conformance import cli, report, runner
-from conformance.report import documents, versions
-from conformance.result import JSON
+from conformance import cli, report
+from conformance.results import combined as documents
+from conformance.results import versions
+from conformance.results.result import JSON
+from conformance.run import runner
 
 SIX = "doc-readme-6-into-4"
 

@@ -18,10 +18,12 @@ import datetime
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from conformance.report import compatibility, model, page, summary, timing, versions
-from conformance.report.documents import Merged, ReportError, case_texts, merge, no_gc, read_documents
+from conformance.report import compatibility, page, summary, timing
+from conformance.report import viewdata as model
 from conformance.report.markup import Html, join, tag
-from conformance.result import JSON, STATUSES
+from conformance.results import versions
+from conformance.results.combined import Merged, ReportError, case_texts, merge, no_gc, read_documents
+from conformance.results.result import JSON, STATUSES
 
 __all__ = ["ReportError", "render", "write"]
 
@@ -126,7 +128,7 @@ def write(results_paths: Sequence[Path], out: Path, root: Path | None = None) ->
     Case titles and notes are read from the case files the suite names, relative to ``root``
     (default: the current directory, where runs are started), when they are there.
     """
-    from conformance.results_file import write_atomically
+    from conformance.results.document import write_atomically
 
     paths = [Path(path) for path in results_paths]
     documents = read_documents(paths)

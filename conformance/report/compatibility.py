@@ -5,7 +5,7 @@ so grouping results by case puts two different questions apart: where ops differ
 ("6 into 4" is three pieces for torch.chunk, four uneven ones for tensor_split, a rejection for
 numpy.split), which is a *definitional* difference a model converter must know about, and where a
 target differs from its own op's reference, which is a *bug*. The page draws the view from the
-embedded data (see :mod:`conformance.report.model`); this module holds the grouping rules, so the
+embedded data (see :mod:`conformance.report.viewdata`); this module holds the grouping rules, so the
 tests and any other consumer apply the same ones.
 """
 
@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.report.documents import target_id
 from conformance.report.markup import Html, join, tag
-from conformance.report.model import DEVIATING, actual_text, expected_text, op_order
-from conformance.result import JSON
+from conformance.report.viewdata import DEVIATING, actual_text, expected_text, op_order
+from conformance.results.combined import target_id
+from conformance.results.result import JSON
 
 
 def answer_key(expected: str) -> str:

@@ -11,11 +11,11 @@ import datetime
 from pathlib import Path
 
 from conformance.report import page
-from conformance.report.diff import Change, Diff, TimingChange
 from conformance.report.markup import Html, definitions, join, table, tag
-from conformance.report.model import TIMES
 from conformance.report.summary import status_badge
-from conformance.results_file import write_atomically
+from conformance.report.viewdata import TIMES
+from conformance.results.diff import Change, Diff, TimingChange
+from conformance.results.document import write_atomically
 
 TITLE = "Split conformance: run-to-run diff"
 

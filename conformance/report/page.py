@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 
 from conformance.report.markup import Html, join, tag, text
-from conformance.result import JSON
+from conformance.results.result import JSON
 
 #: Script files, concatenated in this order into the page's one inline script.
 SCRIPTS = ("core.js", "details.js", "matrix.js", "compat.js", "boot.js")

@@ -12,10 +12,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from conformance.report.documents import Merged, target_id
 from conformance.report.markup import Content, Html, definitions, join, table, tag, text
-from conformance.report.model import LETTERS, MINUS, op_order
-from conformance.result import STATUSES
+from conformance.report.viewdata import LETTERS, MINUS, op_order
+from conformance.results.combined import Merged, target_id
+from conformance.results.result import STATUSES
 
 RATE_RULE = (
     f"pass rate = pass / judged, where judged = all results {MINUS} unsupported {MINUS} skip; "

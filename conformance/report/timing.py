@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from conformance.report.documents import Merged, target_id
 from conformance.report.markup import Content, Html, join, table, tag
-from conformance.report.model import DASH, TIMES, data_bytes
+from conformance.report.viewdata import DASH, TIMES, data_bytes
+from conformance.results.combined import Merged, target_id
 
 #: Cases with at least this much input data get an effective bandwidth.
 LARGE_BYTES = 1 << 20

@@ -18,10 +18,10 @@ from conformance_numpy import NumpyAdapter  # noqa: E402
 from conformance_numpy.adapter import Call  # noqa: E402
 from conformance_numpy.emulation import SpecViolation, emulate  # noqa: E402
 
-from conformance.case import Form, GraphSpec  # noqa: E402
-from conformance.execution import run_item  # noqa: E402
-from conformance.loader import Suite, load_paths  # noqa: E402
+from conformance.corpus.case import Form, GraphSpec  # noqa: E402
+from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
+from conformance.run.item import run_item  # noqa: E402
 
 NUMPY_ITEMS = [
     "doc-readme-6-into-4::numpy.array_split",

@@ -19,11 +19,11 @@ pytest.importorskip("conformance_onnxruntime")
 
 from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
 
-from conformance import known_issues  # noqa: E402
-from conformance.execution import run_item  # noqa: E402
-from conformance.loader import Suite, load_paths  # noqa: E402
+from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.corpus.selection import select  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
-from conformance.selection import select  # noqa: E402
+from conformance.run import known_issues  # noqa: E402
+from conformance.run.item import run_item  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 TARGET = Target("onnxruntime", "default", "cpu")

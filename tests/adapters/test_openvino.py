@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance import known_issues
-from conformance.case import Case
-from conformance.execution import run_item
-from conformance.loader import load_paths
+from conformance.corpus.case import Case
+from conformance.corpus.loader import load_paths
 from conformance.plugin import Target, Task
-from conformance.registry import load
+from conformance.run import known_issues
+from conformance.run.item import run_item
+from conformance.run.registry import load
 
 ov = pytest.importorskip("openvino")
 

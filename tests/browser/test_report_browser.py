@@ -1,4 +1,4 @@
-"""The report in a real browser: headless Chromium (Debian's /usr/bin/chromium) driven by playwright.
+"""The report in a real browser: headless Chromium (see benchmarks/headless.py) driven by playwright.
 
 Opened from file:// as people open a CI artifact: it must make no network request, its filters
 must change the rows and the URL (and a reload must restore the view), a failure must open to its
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from conformance.report import headless
+from benchmarks import headless
 
 CHROMIUM = Path(headless.CHROMIUM)
 if not CHROMIUM.exists():
@@ -34,7 +34,7 @@ sync_api = pytest.importorskip(
 from report_fixtures import HOSTILE, HOSTILE_ID, ROOT, hostile_document, mixed_document  # noqa: E402
 
 from conformance import report  # noqa: E402
-from conformance.report.model import TIMES  # noqa: E402
+from conformance.report.viewdata import TIMES  # noqa: E402
 
 SCREENSHOTS = ROOT / "reports" / "screenshots"
 LOCAL = ("file:", "data:", "about:")

@@ -1,7 +1,7 @@
 """A second, independent reading of the spec texts, executed with NumPy: the "emulated" route.
 
 Written from ../shared/specs (the OpenVINO and ONNX operator texts, and the library facts in
-specs/README.md) without looking at ``conformance.reference``, so that running it through the
+specs/README.md) without looking at ``conformance.oracle.reference``, so that running it through the
 suite cross-checks the reference: where the two disagree, one of them misread a spec.
 
 Each op family has one function. It validates as its spec says, raising :class:`SpecViolation`
@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from conformance import dtypes
-from conformance.case import Form, GraphSpec
+from conformance.corpus.case import Form, GraphSpec
 
 Pieces = list[np.ndarray]
 

@@ -1,6 +1,6 @@
 """The ONNX Runtime adapter: the ``onnx.Split-*`` ops run by an ``InferenceSession``.
 
-One route, ``default``: the model of :func:`conformance.onnx_models.build_model` (the same
+One route, ``default``: the model of :func:`conformance.models.onnx_graphs.build_model` (the same
 bytes OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` and run with
 ``session.run``. Execution providers are an option rather than routes, because a vendor
 certifying an execution provider runs the same models through the same API and only swaps the
@@ -168,9 +168,9 @@ class OnnxRuntimeAdapter:
 
     def build(self, task: Task, target: Target) -> bytes:
         """The serialized one-node model; building never validates (invalid cases reach ORT)."""
-        from conformance import onnx_models
+        from conformance.models import onnx_graphs
 
-        return onnx_models.model_bytes(task)
+        return onnx_graphs.model_bytes(task)
 
     def compile(self, model: bytes, target: Target) -> onnxruntime.InferenceSession:
         """Session creation: ORT loads, type-checks, infers shapes, optimizes and picks kernels."""
@@ -182,25 +182,26 @@ class OnnxRuntimeAdapter:
 
     def run(self, compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
         """Feeds data (and a runtime ``split``) and returns every output in the suite's dtypes."""
-        from conformance import onnx_models
+        from conformance.models import onnx_graphs
         from conformance_onnxruntime import transport
 
-        return transport.run(compiled, onnx_models.feeds(task))
+        return transport.run(compiled, onnx_graphs.feeds(task))
 
     def prepare(self, target: Target) -> None:
         """Import onnxruntime and onnx before the first item is timed."""
         import onnxruntime  # noqa: F401
 
-        from conformance import onnx_models  # noqa: F401
+        from conformance.models import onnx_graphs  # noqa: F401
 
     def reproducer(self, task: Task, target: Target) -> str | None:
         """The one-node model embedded byte for byte, a session as this run made it, and the feeds."""
         import textwrap
 
-        from conformance import onnx_models, reproducers
+        from conformance import reproducers
+        from conformance.models import onnx_graphs
 
-        model = "\n".join(textwrap.wrap(base64.b64encode(onnx_models.model_bytes(task)).decode("ascii"), 96))
-        feeds = onnx_models.feeds(task)
+        model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+        feeds = onnx_graphs.feeds(task)
         names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
         arrays = "\n".join(reproducers.array_code(array, names[name]) for name, array in feeds.items())
         feed_map = ", ".join(f"{name!r}: {variable}" for name, variable in names.items())

@@ -1,6 +1,6 @@
 """Route ``onnx``: the suite's ONNX model, written to a ``.onnx`` file and read by OpenVINO.
 
-The model comes from :mod:`conformance.onnx_models`, the same bytes ONNX Runtime is handed, so a
+The model comes from :mod:`conformance.models.onnx_graphs`, the same bytes ONNX Runtime is handed, so a
 difference between the two targets is a difference between backends. It is read the way a user
 reads one, ``core.read_model("model.onnx")``, which runs OpenVINO's ONNX frontend: the frontend
 translates each ``Split`` version into opset ops (Split, VariadicSplit, or a subgraph), and its
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
-from conformance import onnx_models
+from conformance.models import onnx_graphs
 from conformance.plugin import Task
 
 
@@ -28,7 +28,7 @@ def unsupported(task: Task) -> str | None:
 
 def build_model(task: Task, core: ov.Core) -> ov.Model:
     """Read the task's model from a real ``.onnx`` file through the ONNX frontend."""
-    data = onnx_models.model_bytes(task)
+    data = onnx_graphs.model_bytes(task)
     with tempfile.TemporaryDirectory(prefix="conformance-openvino-") as directory:
         path = Path(directory) / "model.onnx"
         path.write_bytes(data)
@@ -37,4 +37,4 @@ def build_model(task: Task, core: ov.Core) -> ov.Model:
 
 def runtime_inputs(task: Task) -> dict[str, np.ndarray]:
     """The graph inputs by name: ``data``, and ``split`` when the case feeds it at run time."""
-    return onnx_models.feeds(task)
+    return onnx_graphs.feeds(task)

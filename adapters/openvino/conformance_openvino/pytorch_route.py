@@ -1,6 +1,6 @@
 """Route ``pytorch``: the suite's ``torch.nn.Module``, converted by OpenVINO's PyTorch frontend.
 
-The module comes from :mod:`conformance.torch_modules`, the very module the PyTorch adapter runs
+The module comes from :mod:`conformance.models.torch_modules`, the very module the PyTorch adapter runs
 eagerly, and is converted the way a user converts one: ``ov.convert_model(module,
 example_input=..., input=...)``. ``input`` declares the data's shape and element type: the case's
 shape for a static case, every dim unknown (-1) for a dynamic one, so that the frontend must keep
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
-from conformance import torch_modules
+from conformance.models import torch_modules
 from conformance.plugin import Task
 from conformance_openvino.tensors import element_type
 

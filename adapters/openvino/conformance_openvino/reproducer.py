@@ -87,10 +87,10 @@ def _native(task: Task, device: str, config: Mapping[str, str]) -> str:
 
 
 def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
-    from conformance import onnx_models
+    from conformance.models import onnx_graphs
 
-    model = "\n".join(textwrap.wrap(base64.b64encode(onnx_models.model_bytes(task)).decode("ascii"), 96))
-    feeds = onnx_models.feeds(task)
+    model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+    feeds = onnx_graphs.feeds(task)
     arrays = "\n".join(reproducers.array_code(array, f"feed_{n}") for n, array in enumerate(feeds.values()))
     mapping = ", ".join(f"{name!r}: feed_{n}" for n, name in enumerate(feeds))
     return (
@@ -103,7 +103,7 @@ def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
 
 
 def _pytorch(task: Task, device: str, config: Mapping[str, str]) -> str:
-    from conformance import torch_modules
+    from conformance.models import torch_modules
 
     argument = torch_modules.split_argument(task)
     dim = "" if task.axis is None else f", dim={task.axis}"

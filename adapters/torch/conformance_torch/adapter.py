@@ -3,7 +3,7 @@
 Routes:
 
 ``eager``
-    The module of :func:`conformance.torch_modules.build_module` called directly, the way model
+    The module of :func:`conformance.models.torch_modules.build_module` called directly, the way model
     code runs. Eager PyTorch has no declared shapes, so ``data_shape: dynamic`` needs nothing:
     every call already sees the shape only at run time.
 ``export``
@@ -88,7 +88,7 @@ class TorchAdapter:
 
     def build(self, task: Task, target: Target) -> torch.nn.Module:
         """The module calling the op; for ``export``, the exported program (tracing happens here)."""
-        from conformance import torch_modules
+        from conformance.models import torch_modules
 
         module = torch_modules.build_module(task)
         if target.route != "export":
@@ -109,7 +109,7 @@ class TorchAdapter:
 
     def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
         """Converts the data bit for bit, calls the module, and converts every piece back."""
-        from conformance import torch_modules
+        from conformance.models import torch_modules
 
         data = torch_modules.to_torch(task.data).to(compiled.device)
         outputs: Any = compiled.function(data)
@@ -130,7 +130,7 @@ class TorchAdapter:
 
     def reproducer(self, task: Task, target: Target) -> str | None:
         """The torch call on the case's data; on ``export``, through torch.export as the route does."""
-        from conformance import torch_modules
+        from conformance.models import torch_modules
 
         argument = torch_modules.split_argument(task)
         dim = "" if task.axis is None else f", dim={task.axis}"

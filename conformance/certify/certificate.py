@@ -1,0 +1,250 @@
+"""The certificate: what a profile's results say about one adapter, in a form anyone can re-check.
+
+A certificate is derived data. Its verdict comes from the results file of the certification run
+and the scope it covers (each item with its role, from the profile), by the rules below, so
+:func:`verify` can recompute every claim from the two files and find any edit to either.
+
+Rules, per result in scope (an item on a target):
+
+* ``pass`` counts as a pass, and so does ``xpass``: the backend did what the spec says, only
+  its known-issues list is out of date.
+* ``xfail`` is a failure: a known issue is still a departure from the spec; the certificate
+  lists it with the issue's reason and link.
+* ``unsupported`` is a failure, unless the profile made the item optional.
+* Every other status, and a missing result (the target does not run the op, or the run was
+  cut short), is a failure.
+* An ambiguous item (its case is tagged ``ambiguous``, or the reference has several readings)
+  is shown with its status and never decides anything.
+
+Two digests, both sha256 over canonical JSON (sorted keys, no spaces, UTF-8): ``results_digest``
+over the results in scope, reduced to what decides them (case, op, target, status, expected,
+actual, mismatch; never timing, host or message text); ``digest`` over the whole certificate but
+itself. They make a certificate verifiable, not unforgeable: anyone can recompute them, so trust
+comes from re-running :func:`verify` (or the certification) rather than from the file alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.certify.profiles import Role
+from conformance.corpus.catalogue import OPS
+from conformance.results.result import JSON, Result
+
+SCHEMA = "conformance.certificate/1"
+FILE_NAME = "certificate.json"
+HTML_NAME = "certificate.html"
+#: Statuses that count as a pass for a certificate.
+PASSING = frozenset({"pass", "xpass"})
+
+
+def canonical(value: Any) -> bytes:
+    """The one JSON text of a value that both writer and verifier hash."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def sha256(value: Any) -> str:
+    return f"sha256:{hashlib.sha256(canonical(value)).hexdigest()}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One item on one target, as the certificate judges it."""
+
+    item: str
+    target: str
+    role: Role
+    status: str  # the result's status, or "missing"
+    result: Result | None
+
+    @property
+    def op(self) -> str:
+        return self.item.rpartition("::")[2]
+
+    @property
+    def decides(self) -> bool:
+        return self.role != "ambiguous"
+
+    @property
+    def passed(self) -> bool:
+        return self.status in PASSING or (self.role == "optional" and self.status == "unsupported")
+
+    @property
+    def failed(self) -> bool:
+        return self.decides and not self.passed
+
+
+def in_scope(roles: Mapping[str, Role], targets: Sequence[str], results: Iterable[Result]) -> list[Result]:
+    """The results a certificate covers, in scope order (targets, then items as the suite lists them)."""
+    order = {item: number for number, item in enumerate(roles)}
+    wanted = set(targets)
+    chosen = [r for r in results if r.item_id in order and r.target_id in wanted]
+    return sorted(chosen, key=lambda r: (targets.index(r.target_id), order[r.item_id]))
+
+
+def results_digest(results: Sequence[Result]) -> str:
+    """sha256 over what decides each result (no timing: it differs on every run)."""
+    return sha256(
+        [
+            {
+                "case": result.case,
+                "op": result.op,
+                "target": result.target_id,
+                "status": result.status,
+                "expected": result.expected,
+                "actual": result.actual,
+                "mismatch": result.mismatch,
+            }
+            for result in results
+        ]
+    )
+
+
+def judge(roles: Mapping[str, Role], targets: Sequence[str], results: Iterable[Result]) -> list[Verdict]:
+    """A verdict for every item in scope on every target; an absent result is ``missing``."""
+    found = {(r.item_id, r.target_id): r for r in results}
+    verdicts = []
+    for target in targets:
+        for item, role in roles.items():
+            result = found.get((item, target))
+            verdicts.append(Verdict(item, target, role, result.status if result else "missing", result))
+    return verdicts
+
+
+def assess(
+    roles: Mapping[str, Role], reasons: Mapping[str, str], targets: Sequence[str], results: Sequence[Result]
+) -> JSON:
+    """The derived part of a certificate: the verdicts by op and target, and the evidence."""
+    verdicts = judge(roles, targets, results)
+    ops = [op for op in OPS if any(item.endswith(f"::{op}") for item in roles)]
+    by_op = []
+    for target in targets:
+        for op in ops:
+            mine = [v for v in verdicts if v.target == target and v.op == op]
+            deciding = [v for v in mine if v.decides]
+            by_op.append(
+                {
+                    "op": op,
+                    "target": target,
+                    "certified": not any(v.failed for v in mine),
+                    "required": sum(1 for v in deciding if v.role == "required"),
+                    "optional": sum(1 for v in deciding if v.role == "optional"),
+                    "passed": sum(1 for v in deciding if v.passed),
+                    "failed": sum(1 for v in deciding if v.failed),
+                    "ambiguous": len(mine) - len(deciding),
+                    "statuses": dict(sorted(Counter(v.status for v in mine).items())),
+                }
+            )
+    per_target = {t: all(row["certified"] for row in by_op if row["target"] == t) for t in targets}
+    return {
+        "certified": bool(targets) and all(per_target.values()),
+        "targets": per_target,
+        "ops": by_op,
+        "failures": [_evidence(v) for v in verdicts if v.failed],
+        "ambiguous": [_shown(v) for v in verdicts if not v.decides],
+        "optional_unsupported": [
+            {"item": v.item, "target": v.target, "reason": reasons.get(v.item, ""), "message": _message(v)}
+            for v in verdicts
+            if v.role == "optional" and v.status == "unsupported"
+        ],
+    }
+
+
+def build(
+    header: JSON,
+    roles: Mapping[str, Role],
+    reasons: Mapping[str, str],
+    targets: Sequence[str],
+    results: Sequence[Result],
+) -> JSON:
+    """The sealed certificate: ``header`` (profile, suite, adapter, environment, run) plus the
+    verdicts and the evidence, the scope, and both digests."""
+    scoped = in_scope(roles, targets, results)
+    verdict = assess(roles, reasons, targets, scoped)
+    body: JSON = {
+        "schema": SCHEMA,
+        "certified": verdict["certified"],
+        **header,
+        "verdict": verdict,
+        "scope": {"targets": list(targets), "items": dict(roles), "optional_reasons": dict(reasons)},
+        "results_digest": results_digest(scoped),
+    }
+    return {**body, "digest": sha256(body)}
+
+
+def verify(certificate: JSON, results: Sequence[Result], suite_digest: str | None = None) -> list[str]:
+    """Every way the certificate disagrees with itself or with the results; empty when it holds.
+
+    ``results`` are those of the results file the certificate names (extra results, e.g. of a
+    wider run, are ignored); ``suite_digest`` is that file's corpus digest.
+    """
+    if certificate.get("schema") != SCHEMA:
+        return [f"not a certificate of schema {SCHEMA} (got {certificate.get('schema')!r})"]
+    problems = []
+    body = {key: value for key, value in certificate.items() if key != "digest"}
+    if sha256(body) != certificate.get("digest"):
+        problems.append("the certificate was altered: its digest does not match its content")
+    try:
+        scope = certificate["scope"]
+        roles, reasons, targets = scope["items"], scope["optional_reasons"], scope["targets"]
+        claimed_suite = certificate["suite"]["digest"]
+    except (KeyError, TypeError) as error:
+        return [*problems, f"the certificate lacks {error}"]
+    if suite_digest is not None and suite_digest != claimed_suite:
+        problems.append(
+            f"the results come from another corpus ({suite_digest}, certificate: {claimed_suite})"
+        )
+    scoped = in_scope(roles, targets, results)
+    if results_digest(scoped) != certificate.get("results_digest"):
+        problems.append("the results differ from those certified: results_digest does not match")
+    derived = assess(roles, reasons, targets, scoped)
+    claimed = certificate.get("verdict")
+    if canonical(derived) != canonical(claimed) or derived["certified"] != certificate.get("certified"):
+        problems.append(
+            f"the verdict does not follow from the results: they give certified={derived['certified']}, "
+            f"{len(derived['failures'])} failure(s)"
+        )
+    return problems
+
+
+def _message(verdict: Verdict) -> str:
+    if verdict.result is None:
+        return f"no result: target {verdict.target} did not run this item (it does not offer {verdict.op}?)"
+    return verdict.result.message
+
+
+def _evidence(verdict: Verdict) -> JSON:
+    """What a reader needs to see why an item failed, and to reproduce it."""
+    result = verdict.result
+    entry: JSON = {
+        "item": verdict.item,
+        "target": verdict.target,
+        "role": verdict.role,
+        "status": verdict.status,
+    }
+    entry["message"] = _message(verdict)
+    if result is not None:
+        entry.update(
+            expected=result.expected,
+            actual=result.actual,
+            mismatch=result.mismatch,
+            known_issue=result.known_issue,
+            reproducer=result.reproducer,
+        )
+    return entry
+
+
+def _shown(verdict: Verdict) -> JSON:
+    result = verdict.result
+    return {
+        "item": verdict.item,
+        "target": verdict.target,
+        "status": verdict.status,
+        "reading": result.reading if result else None,
+        "message": _message(verdict),
+    }

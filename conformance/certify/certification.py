@@ -1,0 +1,307 @@
+"""``conformance certify``: run a profile's items on one adapter and write its certificate.
+
+The run is an ordinary run (:func:`conformance.run.runner.plan` and :func:`~conformance.run.runner.execute`,
+the one path every run takes) narrowed to the profile's items and to the targets asked for, so
+its results file and HTML report are the ones ``conformance run`` would write. The certificate
+is then derived from that results file as written (see :mod:`conformance.certify.certificate`), which
+is what lets ``conformance certify --verify`` recompute it later from the same two files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from pathlib import Path
+from typing import TextIO
+
+from conformance.certify import certificate, profiles
+from conformance.certify.profiles import Profile, ProfileError, Scope
+from conformance.corpus.loader import CaseFileError, CaseFileErrors, Suite, load_paths
+from conformance.report import certificate_page
+from conformance.results import document as results_file
+from conformance.results.result import JSON
+from conformance.run import registry, runner
+from conformance.run.known_issues import KnownIssuesError
+
+
+class CertifyError(Exception):
+    """Input the verb cannot use (a profile, corpus, adapter or option); the message says which."""
+
+
+@dataclass(frozen=True)
+class Request:
+    adapter: str  # entry-point name or module:Class
+    profile: str  # profile id (looked up in <cases>/profiles/) or the path of a profile file
+    route: str | None = None
+    device: str | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+    case_paths: tuple[str, ...] = ("cases",)
+    out: Path | None = None  # default: reports/certify/<adapter>-<profile>/
+    jobs: int = 1
+    timeout: float = 120.0
+    command: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Certified:
+    certificate: JSON
+    written: list[Path]
+
+
+def certify(request: Request, stream: TextIO | None = None) -> Certified:
+    """Run the profile on the adapter and write certificate.json and certificate.html.
+
+    Raises CertifyError for unusable input and KeyboardInterrupt (after writing the results that
+    finished, as any run does) when interrupted; no certificate is written then.
+    """
+    stream = stream or sys.stderr
+    profile = _profile(request.profile, request.case_paths)
+    suite = _suite(request.case_paths)
+    scope = _scope(profile, suite)
+    out = (
+        request.out
+        or Path("reports") / "certify" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', request.adapter)}-{profile.id}"
+    )
+    config = runner.RunConfig(
+        case_paths=request.case_paths,
+        adapters=(request.adapter,),
+        options={request.adapter: dict(request.options)},
+        ops=profile.ops,
+        items=tuple(scope.roles),
+        targets=(f"*/{request.route or '*'}/{request.device or '*'}",),
+        jobs=request.jobs,
+        timeout=request.timeout,
+        repeat=0,  # timing is no part of a certificate
+        out=out,
+        junit=False,
+        command=request.command,
+    )
+    try:
+        plan = runner.plan(config)
+    except (CaseFileErrors, CaseFileError, registry.PluginError, KnownIssuesError, ValueError) as error:
+        raise CertifyError(str(error)) from None
+    targets = sorted({job.target.id for job in plan.jobs})
+    if not targets:
+        raise CertifyError(_nothing_to_run(plan.loaded[0], profile, request))
+    print(
+        f"certifying {request.adapter} against {profile.id}: {len(scope.roles)} items "
+        f"({scope.count('required')} required, {scope.count('optional')} optional, "
+        f"{scope.count('ambiguous')} ambiguous) on {', '.join(targets)}",
+        file=stream,
+    )
+    for stale in (certificate.FILE_NAME, certificate.HTML_NAME):  # never beside results it does not match
+        (out / stale).unlink(missing_ok=True)
+    outcome = runner.execute(plan, config, stream)
+    document, results = results_file.read(out / results_file.FILE_NAME)  # certify what was written
+    header = _header(profile, plan.loaded[0], document, targets)
+    sealed = certificate.build(header, scope.roles, scope.reasons, targets, results)
+    json_path = out / certificate.FILE_NAME
+    results_file.write(json_path, sealed)
+    html_path = certificate_page.write(sealed, out / certificate.HTML_NAME)
+    return Certified(sealed, [json_path, html_path, *outcome.written])
+
+
+#: Failures the terminal summary names; the certificate lists them all.
+PRINTED_FAILURES = 20
+
+
+def run_verb(request: Request, stream: TextIO | None = None) -> int:
+    """The verb: certify, print the verdict per op and the first failures; 0 when certified."""
+    done = certify(request, stream)
+    sealed = done.certificate
+    verdict = sealed["verdict"]
+    for row in verdict["ops"]:
+        mark = "certified" if row["certified"] else "NOT certified"
+        counts = ", ".join(f"{status} {count}" for status, count in row["statuses"].items())
+        print(f"{row['target']:<28} {row['op']:<26} {mark:<14} ({counts})")
+    for entry in verdict["failures"][:PRINTED_FAILURES]:
+        message = " ".join(entry["message"].split())
+        print(f"  {entry['status']:<11} {entry['item']} @ {entry['target']}: {message[:160]}")
+    if len(verdict["failures"]) > PRINTED_FAILURES:
+        print(f"  ... and {len(verdict['failures']) - PRINTED_FAILURES} more (all in the certificate)")
+    word = "CERTIFIED" if sealed["certified"] else "NOT CERTIFIED"
+    print(f"{word}: {sealed['adapter']['name']} against {sealed['profile']['id']}; {sealed['digest']}")
+    print(f"wrote {', '.join(str(path) for path in done.written)}")
+    return 0 if sealed["certified"] else 1
+
+
+def verify_verb(certificate_path: Path, results_path: Path | None, case_paths: Sequence[str]) -> int:
+    """The verb's ``--verify``: 0 when the certificate holds, 1 when it does not."""
+    checked = verify(certificate_path, results_path, case_paths)
+    for note in checked.notes:
+        print(f"note: {note}")
+    for problem in checked.problems:
+        print(f"{certificate_path}: {problem}")
+    if checked.problems:
+        print(f"NOT VERIFIED: {len(checked.problems)} problem(s)")
+        return 1
+    claim = "CERTIFIED" if checked.certified else "NOT CERTIFIED"
+    print(f"verified: {certificate_path} ({claim}) follows from its results")
+    return 0
+
+
+def options_for(adapter: str, pairs: Sequence[str]) -> dict[str, str]:
+    """``--option ADAPTER.KEY=VALUE`` strings (as ``conformance run`` takes them) for the one adapter."""
+    parsed = runner.parse_options(pairs)
+    others = sorted(set(parsed) - {adapter})
+    if others:
+        raise CertifyError(f"--option for {', '.join(others)}: only adapter {adapter} is being certified")
+    return parsed.get(adapter, {})
+
+
+@dataclass(frozen=True)
+class Verification:
+    problems: list[str]  # each a reason the certificate does not hold
+    notes: list[str]  # what could not be checked, and why
+    certified: bool = False  # what the certificate claims
+
+
+def verify(certificate_path: Path, results_path: Path | None, case_paths: Sequence[str] = ()) -> Verification:
+    """Check a certificate against its results file (by default the one it names, beside it).
+
+    With ``case_paths`` holding the certified corpus and the profile file unchanged, the scope is
+    derived again too, so a certificate cannot quietly drop or demote required items; with another
+    corpus or profile that check is skipped, and a note says so.
+    """
+    try:
+        claimed: JSON = json.loads(certificate_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise CertifyError(f"{certificate_path}: cannot read a certificate: {error}") from None
+    if not isinstance(claimed, dict):
+        raise CertifyError(f"{certificate_path}: not a certificate (a JSON object)")
+    named = claimed.get("run", {}).get("results", results_file.FILE_NAME)
+    results_path = results_path or certificate_path.parent / str(named)
+    try:
+        document, results = results_file.read(results_path)
+    except (OSError, ValueError) as error:
+        raise CertifyError(f"{results_path}: cannot read the results: {error}") from None
+    problems = certificate.verify(claimed, results, document.get("suite", {}).get("digest"))
+    if problems or not case_paths:
+        notes = [] if problems else ["scope not re-derived: no corpus given"]
+        return Verification(problems, notes, claimed.get("certified") is True)
+    return replace(_rederive_scope(claimed, case_paths), certified=claimed.get("certified") is True)
+
+
+def _rederive_scope(claimed: JSON, case_paths: Sequence[str]) -> Verification:
+    recorded = claimed.get("profile")
+    if not isinstance(recorded, dict) or not {"id", "file", "digest"} <= set(recorded):
+        return Verification(["the certificate does not say which profile it follows"], [])
+    try:
+        by_id = profiles_directory(case_paths) / f"{recorded['id']}.yaml"
+        profile = _profile(str(by_id if by_id.is_file() else recorded["file"]), case_paths)
+        suite = _suite(case_paths)
+    except CertifyError as error:
+        return Verification([], [f"scope not re-derived: {error}"])
+    if profile.digest != recorded["digest"]:
+        return Verification([], [f"scope not re-derived: {profile.file} has changed since the certification"])
+    if suite.digest != claimed["suite"]["digest"]:
+        return Verification([], [f"scope not re-derived: {', '.join(case_paths)} is another corpus"])
+    scope = _scope(profile, suite)
+    derived = {"items": dict(scope.roles), "optional_reasons": dict(scope.reasons)}
+    if derived != {key: claimed["scope"][key] for key in derived}:
+        return Verification([f"the scope is not what profile {profile.id} selects from {suite.digest}"], [])
+    return Verification([], [])
+
+
+def profiles_directory(case_paths: Sequence[str]) -> Path:
+    """Where profile ids are looked up: ``profiles/`` in the first case directory given."""
+    directories = [Path(path) for path in case_paths if Path(path).is_dir()]
+    return (directories[0] if directories else Path("cases")) / profiles.DIRECTORY
+
+
+def _profile(name: str, case_paths: Sequence[str]) -> Profile:
+    try:
+        return profiles.find(name, profiles_directory(case_paths))
+    except ProfileError as error:
+        raise CertifyError(str(error)) from None
+
+
+def _suite(case_paths: Sequence[str]) -> Suite:
+    try:
+        return load_paths(case_paths)
+    except CaseFileErrors as errors:
+        raise CertifyError("\n".join(str(error) for error in errors.errors)) from None
+    except CaseFileError as error:
+        raise CertifyError(str(error)) from None
+
+
+def _scope(profile: Profile, suite: Suite) -> Scope:
+    try:
+        return profile.scope(suite)
+    except ProfileError as error:
+        raise CertifyError(str(error)) from None
+
+
+def _nothing_to_run(loaded: registry.Loaded, profile: Profile, request: Request) -> str:
+    """Why no target of the adapter can run the profile: wrong route, wrong device, or no op."""
+    info = loaded.info
+    routes = {route.name: loaded.route_ops(route.name) for route in info.routes}
+    if request.route and request.route not in routes:
+        return f"--route {request.route}: adapter {info.name} has routes {', '.join(routes)}"
+    if request.device and request.device not in info.devices:
+        return (
+            f"--device {request.device}: adapter {info.name} targets {', '.join(info.devices)}; "
+            f"choose devices with --option {request.adapter}.device={request.device} if it has that option"
+        )
+    wanted = ", ".join(profile.ops)
+    if request.route:
+        return (
+            f"route {request.route} of adapter {info.name} runs none of profile {profile.id}'s ops ({wanted})"
+        )
+    listing = "; ".join(f"{name}: {', '.join(ops)}" for name, ops in routes.items())
+    return f"no route of adapter {info.name} runs an op of profile {profile.id} ({wanted}); routes: {listing}"
+
+
+def _header(profile: Profile, loaded: registry.Loaded, document: JSON, targets: Sequence[str]) -> JSON:
+    """Everything a certificate states besides its verdict: what, by whom, where, with which."""
+    info = loaded.info
+    described = {route.name: route.description for route in info.routes}
+    run = document["run"]
+    package = _distribution(loaded.reference)
+    packages = {name: _version(name) for name in ("split-conformance", "numpy")}
+    if package:
+        packages[package] = _version(package)
+    return {
+        "profile": profile.to_json(),
+        "suite": {key: document["suite"][key] for key in ("version", "digest", "cases")},
+        "adapter": {
+            "name": info.name,
+            "spec": loaded.spec,
+            "reference": loaded.reference,
+            "package": package,
+            "backend": info.backend,
+            "backend_version": info.version,
+            "options": dict(info.options),
+        },
+        "targets": [
+            {"id": target, "route": route, "device": device, "description": described.get(route, "")}
+            for target in targets
+            for _, route, device in [target.split("/", 2)]
+        ],
+        "environment": {"host": run["host"], "python": run["python"], "packages": packages},
+        "run": {
+            "start": run["start"],
+            "end": run["end"],
+            "command": run["command"],
+            "results": results_file.FILE_NAME,
+            "report": "index.html",
+        },
+    }
+
+
+def _distribution(reference: str) -> str | None:
+    """The installed distribution that holds an adapter's module, if it is installed at all."""
+    module = reference.partition(":")[0].split(".")[0]
+    names = metadata.packages_distributions().get(module, [])
+    return names[0] if names else None
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None

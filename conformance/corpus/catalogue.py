@@ -1,0 +1,183 @@
+"""The op catalogue: every versioned op the suite judges, and which cases each can express.
+
+"Can express" is about the op's interface, not about validity: ONNX Split-1 can be handed an
+int32 tensor (its spec then says reject it), but torch.split cannot be handed a string tensor
+at all, and no ONNX op has an axis *input* whose dtype a case could choose. A case an op cannot
+express is *not applicable*: it yields no result rather than a failure.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from conformance import dtypes
+from conformance.corpus.case import Case, FormKind
+
+#: Graph options, by the interface feature that makes them expressible.
+_AXIS_INPUT = frozenset({"axis_dtype", "axis_shape"})
+_RUNTIME = frozenset({"inputs"})
+_DYNAMIC = frozenset({"data_shape"})
+
+#: Split-18's forbidden graphs: "both" adds num_outputs next to a split input (a lengths
+#: request), "neither" leaves out num_outputs for a piece count (a parts request).
+_NUM_OUTPUTS_FORM: dict[str, FormKind] = {"both": "lengths", "neither": "parts"}
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One versioned op: what it accepts as a request and where its definition lives."""
+
+    id: str
+    family: str
+    forms: frozenset[FormKind]
+    #: graph options the op can express (see GraphSpec); others must stay at their defaults
+    knobs: frozenset[str]
+    #: data dtypes the op's interface can carry; whether its spec *allows* them is the reference's call
+    dtypes: frozenset[str]
+    #: True when the axis is a required input, so a case must state it
+    axis_required: bool
+    spec: str
+    #: forms with which ``inputs: runtime`` has something to feed at run time (an ONNX Split
+    #: given a piece count has no input but the data, while an OpenVINO op still has its axis)
+    runtime_forms: frozenset[FormKind] = frozenset({"lengths", "parts", "size", "indices"})
+
+
+_OV_TYPES = frozenset(dtypes.ALL) - frozenset(dtypes.COMPLEX)  # OpenVINO has no complex element type
+_TORCH_TYPES = frozenset(dtypes.ALL) - frozenset(dtypes.STRING)  # torch has no string tensors
+_ALL_TYPES = frozenset(dtypes.ALL)
+
+_ONNX_SPEC = "onnx-Split.txt"
+
+
+def _onnx(version: int, forms: frozenset[FormKind], knobs: frozenset[str]) -> OpSpec:
+    return OpSpec(
+        id=f"onnx.Split-{version}",
+        family="onnx",
+        forms=forms,
+        knobs=knobs | _DYNAMIC,
+        dtypes=_ALL_TYPES,
+        axis_required=False,
+        spec=f"{_ONNX_SPEC}, Split - {version}",
+        runtime_forms=frozenset({"lengths"}),
+    )
+
+
+_LENGTHS_OR_PARTS: frozenset[FormKind] = frozenset({"lengths", "parts"})
+
+OPS: dict[str, OpSpec] = {
+    op.id: op
+    for op in (
+        OpSpec(
+            "openvino.Split-1",
+            "openvino",
+            frozenset({"parts"}),
+            _AXIS_INPUT | _RUNTIME | _DYNAMIC,
+            _OV_TYPES,
+            True,
+            "openvino-Split-1.txt",
+        ),
+        OpSpec(
+            "openvino.VariadicSplit-1",
+            "openvino",
+            frozenset({"lengths"}),
+            _AXIS_INPUT | _RUNTIME | _DYNAMIC | {"lengths_dtype"},
+            _OV_TYPES,
+            True,
+            "openvino-VariadicSplit-1.txt",
+        ),
+        # Split-1: split as attribute (constant) or as a second input of type T (runtime).
+        _onnx(1, _LENGTHS_OR_PARTS, _RUNTIME),
+        _onnx(2, _LENGTHS_OR_PARTS, frozenset()),
+        _onnx(11, _LENGTHS_OR_PARTS, frozenset()),
+        _onnx(13, _LENGTHS_OR_PARTS, _RUNTIME | {"lengths_dtype"}),
+        _onnx(18, _LENGTHS_OR_PARTS, _RUNTIME | {"lengths_dtype", "num_outputs"}),
+        OpSpec(
+            "torch.split",
+            "torch",
+            frozenset({"lengths", "size"}),
+            _DYNAMIC,
+            _TORCH_TYPES,
+            False,
+            "specs/README.md, torch.split",
+        ),
+        OpSpec(
+            "torch.tensor_split",
+            "torch",
+            frozenset({"parts", "indices"}),
+            _DYNAMIC,
+            _TORCH_TYPES,
+            False,
+            "specs/README.md, torch.tensor_split",
+        ),
+        OpSpec(
+            "torch.chunk",
+            "torch",
+            frozenset({"parts"}),
+            _DYNAMIC,
+            _TORCH_TYPES,
+            False,
+            "specs/README.md, torch.chunk",
+        ),
+        OpSpec(
+            "numpy.split",
+            "numpy",
+            frozenset({"parts", "indices"}),
+            frozenset(),
+            _ALL_TYPES,
+            False,
+            "specs/README.md, numpy.split",
+        ),
+        OpSpec(
+            "numpy.array_split",
+            "numpy",
+            frozenset({"parts", "indices"}),
+            frozenset(),
+            _ALL_TYPES,
+            False,
+            "specs/README.md, numpy.array_split",
+        ),
+    )
+}
+
+
+def get(op_id: str) -> OpSpec:
+    try:
+        return OPS[op_id]
+    except KeyError:
+        raise ValueError(f"unknown op {op_id!r}; known: {', '.join(OPS)}") from None
+
+
+def match(patterns: Iterable[str]) -> list[str]:
+    """Op ids matching any of the ids or glob patterns (``onnx.*``), in catalogue order."""
+    wanted = list(patterns)
+    return [op for op in OPS if any(fnmatch.fnmatchcase(op, p) for p in wanted)]
+
+
+def why_not_applicable(case: Case, op: OpSpec) -> str | None:
+    """None when ``op`` can express ``case``; otherwise the reason it cannot."""
+    if case.form.kind not in op.forms:
+        return f"{op.id} takes no '{case.form.kind}' (it takes {', '.join(sorted(op.forms))})"
+    if case.data.dtype not in op.dtypes:
+        return f"{op.id} cannot carry {case.data.dtype} data"
+    if op.axis_required and case.axis is None:
+        return f"{op.id} needs an axis input and the case gives none"
+    options = case.graph.non_default()
+    extra = options - op.knobs
+    if extra:
+        return f"{op.id} cannot express graph option(s) {', '.join(sorted(extra))}"
+    if "inputs" in options and case.form.kind not in op.runtime_forms:
+        return f"{op.id} has no input to feed at run time for a '{case.form.kind}' request"
+    if "lengths_dtype" in options and case.form.kind != "lengths":
+        return "lengths_dtype applies to a 'lengths' request only"
+    wanted = _NUM_OUTPUTS_FORM.get(case.graph.num_outputs)
+    if wanted and case.form.kind != wanted:
+        return f"num_outputs: {case.graph.num_outputs} needs a '{wanted}' request"
+    return None
+
+
+def applicable_ops(case: Case) -> list[str]:
+    """The ops a case targets: its ``ops`` patterns (or every op), minus those that cannot express it."""
+    candidates = match(case.ops) if case.ops is not None else list(OPS)
+    return [op for op in candidates if why_not_applicable(case, OPS[op]) is None]

@@ -1,0 +1,221 @@
+"""ONNX models for the ``onnx.Split-*`` ops: one Split node, built exactly as a case states it.
+
+Shared by every backend that reads ONNX (ONNX Runtime, OpenVINO's ONNX frontend), so that they
+are all handed the *same* model for a (case, op) and their answers can be compared.
+
+What the builder guarantees, and why:
+
+- One ``Split`` node of the op's version, the default-domain opset import set to that version,
+  and ``ir_version`` pinned to :data:`IR_VERSION` (8, the IR of ONNX 1.13 that introduced
+  opset 18): both backends load IR 8, and one IR for every opset keeps the models comparable.
+  Initializers need not be graph inputs from IR 4 on, which Split-13/-18 constants rely on.
+- The split request as that version defines it: Split-1 ``split`` attribute (``inputs:
+  constant``) or second input of the data's type T (``runtime``); Split-2/-11 ``split``
+  attribute; Split-13/-18 ``split`` input, an initializer (``constant``) or a graph input
+  (``runtime``) of element type ``graph.lengths_dtype`` (int64 unless a case tests the rule).
+  A piece count: the number of declared outputs (Split-1..13), or Split-18's ``num_outputs``.
+- Invalid values are built as given, never fixed: a -1 length, an empty split, a zero count.
+  Where a value cannot be written literally it is written the nearest faithful way, see
+  :func:`output_count` and :func:`_lengths_array`.
+- No ``onnx.checker`` gate: a model the checker would refuse is exactly what an invalid case is
+  for; the backend's own reaction is judged. :func:`check` runs the checker on demand.
+- Output value infos carry the element type and the rank only, so that the backend's shape
+  inference, not this builder, decides the piece shapes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+import onnx
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
+
+from conformance import dtypes
+from conformance.plugin import Task
+
+#: The IR version every model is stamped with (ONNX 1.13: opsets up to 18).
+IR_VERSION: Final = 8
+
+DATA: Final = "data"
+SPLIT: Final = "split"
+
+#: ONNX element types by the suite's dtype names.
+ELEMENT_TYPES: Final[dict[str, int]] = {
+    "bool": TensorProto.BOOL,
+    "int8": TensorProto.INT8,
+    "int16": TensorProto.INT16,
+    "int32": TensorProto.INT32,
+    "int64": TensorProto.INT64,
+    "uint8": TensorProto.UINT8,
+    "uint16": TensorProto.UINT16,
+    "uint32": TensorProto.UINT32,
+    "uint64": TensorProto.UINT64,
+    "float16": TensorProto.FLOAT16,
+    "bfloat16": TensorProto.BFLOAT16,
+    "float32": TensorProto.FLOAT,
+    "float64": TensorProto.DOUBLE,
+    "complex64": TensorProto.COMPLEX64,
+    "complex128": TensorProto.COMPLEX128,
+    "string": TensorProto.STRING,
+}
+
+
+def version_of(op: str) -> int:
+    """The opset version of an ``onnx.Split-<v>`` op id."""
+    prefix = "onnx.Split-"
+    if not op.startswith(prefix):
+        raise ValueError(f"{op!r} is not an ONNX Split op")
+    return int(op[len(prefix) :])
+
+
+def output_name(index: int) -> str:
+    return f"output_{index}"
+
+
+def output_count(task: Task) -> int:
+    """How many outputs the node declares.
+
+    A lengths request declares one output per length (zero for an empty split: a node without
+    outputs, which onnx lets us construct, is the faithful form of that request). A piece count
+    *is* the output count for Split-1..13 and for Split-18 without ``num_outputs``, so a count
+    below 1 declares no output at all. When Split-18's ``num_outputs`` attribute carries the
+    count, the attribute holds the invalid value as given and the node keeps one output, so that
+    the one rule broken is "num_outputs >= 1" and not also "a node has outputs".
+    """
+    if task.form.kind == "lengths":
+        return len(task.form.values)
+    count = task.form.values[0]
+    if _has_num_outputs(task):
+        return max(count, 1)
+    return max(count, 0)
+
+
+def _has_num_outputs(task: Task) -> bool:
+    """Split-18 states the piece count as ``num_outputs``: for a count ("auto"), or with a split ("both")."""
+    if version_of(task.op) != 18:
+        return False
+    if task.form.kind == "parts":
+        return task.graph.num_outputs != "neither"
+    return task.graph.num_outputs == "both"
+
+
+def _split_is_input(task: Task) -> bool:
+    """Whether ``split`` is a node input (rather than an attribute) for this task."""
+    version = version_of(task.op)
+    if task.form.kind != "lengths":
+        return False
+    if version == 1:
+        return task.graph.inputs == "runtime"
+    return version >= 13
+
+
+def _lengths_dtype(task: Task) -> str:
+    """Element type of a ``split`` input: the data's type T for Split-1, else ``lengths_dtype``."""
+    return task.dtype if version_of(task.op) == 1 else task.graph.lengths_dtype
+
+
+def _lengths_array(task: Task) -> np.ndarray:
+    """The lengths as a 1-D array of the ``split`` input's type.
+
+    Values go through int64 first and are then cast, so a -1 in an unsigned type keeps its
+    two's-complement bit pattern (what a C API caller would hand over) instead of raising; a
+    string T gets the decimal text of each length.
+    """
+    name = _lengths_dtype(task)
+    values = np.asarray(task.form.values, dtype=np.int64).reshape(-1)
+    if name == "string":
+        return np.array([str(v) for v in task.form.values], dtype=object).reshape(-1)
+    return values.astype(dtypes.numpy_dtype(name))
+
+
+def _data_shape(task: Task) -> list[int | str]:
+    shape = task.case.data.shape
+    if task.graph.data_shape == "dynamic":
+        return [f"d{i}" for i in range(len(shape))]
+    return list(shape)
+
+
+def build_model(task: Task) -> onnx.ModelProto:
+    """The one-node model for ``task`` (see the module docstring for the mapping)."""
+    version = version_of(task.op)
+    element = ELEMENT_TYPES[task.dtype]
+    rank = len(task.case.data.shape)
+    inputs = [helper.make_tensor_value_info(DATA, element, _data_shape(task))]
+    initializers: list[TensorProto] = []
+    node_inputs = [DATA]
+    attributes: dict[str, AttributeProto] = {}
+    if task.axis is not None:
+        attributes["axis"] = helper.make_attribute("axis", task.axis)
+    if _split_is_input(task):
+        node_inputs.append(SPLIT)
+        lengths = _lengths_array(task)
+        split_type = ELEMENT_TYPES[_lengths_dtype(task)]
+        if task.graph.inputs == "runtime":
+            inputs.append(helper.make_tensor_value_info(SPLIT, split_type, [len(lengths)]))
+        else:
+            initializers.append(_initializer(lengths))
+    elif task.form.kind == "lengths":
+        attributes["split"] = helper.make_attribute(
+            "split", list(task.form.values), attr_type=AttributeProto.INTS
+        )
+    if _has_num_outputs(task):
+        count = len(task.form.values) if task.form.kind == "lengths" else task.form.values[0]
+        attributes["num_outputs"] = helper.make_attribute("num_outputs", count)
+    names = [output_name(i) for i in range(output_count(task))]
+    node = helper.make_node("Split", node_inputs, names, name="split_node")
+    node.attribute.extend(attributes.values())
+    outputs = [helper.make_tensor_value_info(name, element, [None] * rank) for name in names]
+    graph = helper.make_graph([node], _graph_name(task), inputs, outputs, initializer=initializers)
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", version)],
+        producer_name="split-conformance",
+        doc_string=task.item_id,
+    )
+    model.ir_version = IR_VERSION
+    return model
+
+
+def _initializer(lengths: np.ndarray) -> TensorProto:
+    """The ``split`` initializer; numpy_helper maps every suite dtype, bfloat16 and strings included."""
+    return numpy_helper.from_array(lengths, SPLIT)
+
+
+def _graph_name(task: Task) -> str:
+    return "split_" + "".join(c if c.isalnum() else "_" for c in task.item_id)
+
+
+def feeds(task: Task) -> dict[str, np.ndarray]:
+    """The runtime inputs: the data, and ``split`` when the model takes it as a graph input.
+
+    Arrays keep the suite's dtypes (bfloat16 as ml_dtypes.bfloat16, strings as object arrays);
+    a backend whose Python API needs another carrier converts in its adapter.
+    """
+    result = {DATA: task.data}
+    if _split_is_input(task) and task.graph.inputs == "runtime":
+        result[SPLIT] = _lengths_array(task)
+    return result
+
+
+def model_bytes(task: Task) -> bytes:
+    """The serialized model, as a backend session or a reproducer file takes it."""
+    serialized: bytes = build_model(task).SerializeToString()
+    return serialized
+
+
+def save(task: Task, path: Path | str) -> Path:
+    """Write the model to ``path`` (a reproducer anyone can load with their own backend)."""
+    target = Path(path)
+    target.write_bytes(model_bytes(task))
+    return target
+
+
+def check(model: onnx.ModelProto) -> None:
+    """Run onnx's own checker with full shape inference; raises ``onnx.checker.ValidationError``.
+
+    Never called by the builder: invalid cases must reach the backend. Useful to tell, for a
+    finding, whether onnx itself would have refused the model.
+    """
+    onnx.checker.check_model(model, full_check=True)

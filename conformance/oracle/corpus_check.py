@@ -1,0 +1,132 @@
+"""The suite's own defects: cases that load but say something the reference contradicts.
+
+``expect`` never replaces the reference; it pins what a spec document states. A case whose pin
+disagrees with the reference is a defect of the suite (of the case, or of the reference), and
+so is a case tagged ``ambiguous`` that no op finds ambiguous, or an explicit ``ops`` entry that
+cannot express the case. ``conformance validate`` and the project's tests run this audit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.corpus import catalogue as ops
+from conformance.corpus.case import Case, Location, OutputExpect
+from conformance.corpus.fill import make_data
+from conformance.oracle.compare import diff_values
+from conformance.oracle.reference import Pieces, Rejection, Request, Verdict, judge
+
+
+@dataclass(frozen=True)
+class Defect:
+    location: Location
+    case_id: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: case '{self.case_id}': {self.message}"
+
+
+def audit(cases: Iterable[Case]) -> list[Defect]:
+    """Every defect of every case, in suite order."""
+    return [Defect(case.location, case.id, message) for case in cases for message in case_defects(case)]
+
+
+def case_defects(case: Case) -> list[str]:
+    problems = _representable(case)
+    if case.ops is not None:  # an exact id promises the op applies; a glob only selects among those that do
+        for op in ops.match(entry for entry in case.ops if entry in ops.OPS):
+            reason = ops.why_not_applicable(case, ops.OPS[op])
+            if reason:
+                problems.append(f"ops lists {op}, which cannot express it: {reason}")
+    targeted = ops.applicable_ops(case)
+    if not targeted:
+        problems.append("no op can express this case")
+    verdicts = {op: judge(op, Request.of(case)) for op in targeted}
+    ambiguous = sorted(op for op, verdict in verdicts.items() if verdict.ambiguous)
+    if ambiguous and "ambiguous" not in case.tags:
+        problems.append(
+            f"the reference finds it ambiguous for {', '.join(ambiguous)}; tag it ambiguous "
+            f"and say why in a note"
+        )
+    if "ambiguous" in case.tags and not ambiguous:
+        problems.append("tagged ambiguous, but the reference reads it one way for every op it targets")
+    if case.expect is not None:
+        for op in sorted(set(case.expect.by_op) - set(targeted)):
+            problems.append(f"expect.by_op names {op}, which the case does not target")
+        for op, verdict in verdicts.items():
+            problem = _disagreement(case, case.expect.for_op(op), verdict)
+            if problem:
+                problems.append(f"expect disagrees with the reference for {op}: {problem}")
+    return problems
+
+
+def _representable(case: Case) -> list[str]:
+    """Axis and lengths must fit the integer types the case asks a backend to carry them in."""
+    problems = []
+    checks: list[tuple[str, str, tuple[int, ...]]] = [
+        ("axis", case.graph.axis_dtype, (case.axis,) if case.axis is not None else ())
+    ]
+    if case.form.kind == "lengths":
+        checks.append(("lengths", case.graph.lengths_dtype, case.form.values))
+    for what, type_name, values in checks:
+        if type_name not in dtypes.INTEGER:
+            continue
+        low, high = dtypes.integer_range(type_name)
+        outside = [value for value in values if not low <= value <= high]
+        if outside:
+            problems.append(f"{what} value(s) {outside} do not fit {type_name}")
+    return problems
+
+
+def _disagreement(case: Case, expect: OutputExpect, verdict: Verdict) -> str | None:
+    """None when some reading of the verdict satisfies ``expect``, else the first reading's complaint."""
+    complaints = [_complaint(case, expect, reading.outcome) for reading in verdict.readings]
+    return None if None in complaints else complaints[0]
+
+
+def _complaint(case: Case, expect: OutputExpect, outcome: Pieces | Rejection) -> str | None:
+    if expect.error:
+        if not isinstance(outcome, Rejection):
+            return f"expects a rejection, the reference gives shapes {_shapes(case, outcome)}"
+        if isinstance(expect.error, str) and expect.error != outcome.rule:
+            return f"expects rule {expect.error}, the reference applies {outcome.rule} ({outcome.reason})"
+        return None
+    if isinstance(outcome, Rejection):
+        if expect.shapes is None and expect.values is None:
+            return None
+        return f"expects outputs, the reference rejects: {outcome.reason}"
+    if expect.shapes is not None and tuple(expect.shapes) != _shapes(case, outcome):
+        return (
+            f"expects shapes {_listed(expect.shapes)}, the reference gives {_listed(_shapes(case, outcome))}"
+        )
+    if expect.values is not None:
+        return _value_complaint(case, expect.values, outcome)
+    return None
+
+
+def _value_complaint(case: Case, values: tuple[object, ...], pieces: Pieces) -> str | None:
+    outputs = pieces.take(make_data(case.data))
+    if len(values) != len(outputs):
+        return f"expects {len(values)} outputs' values, the reference gives {len(outputs)} outputs"
+    for number, (written, output) in enumerate(zip(values, outputs, strict=True)):
+        expected = np.array(written, dtype=dtypes.numpy_dtype(case.data.dtype))
+        if expected.size != output.size:
+            return f"output {number}: expects {expected.size} values, the reference gives {output.size}"
+        expected = expected.reshape(output.shape)
+        mismatch = diff_values(expected, output, case.data.dtype, number)
+        if mismatch:
+            return mismatch.message
+    return None
+
+
+def _shapes(case: Case, pieces: Pieces) -> tuple[tuple[int, ...], ...]:
+    return pieces.shapes(case.data.shape)
+
+
+def _listed(shapes: Iterable[Iterable[int]]) -> list[list[int]]:
+    return [list(shape) for shape in shapes]

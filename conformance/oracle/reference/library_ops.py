@@ -1,0 +1,89 @@
+"""torch.split / tensor_split / chunk and numpy.split / array_split, from the API facts in
+../shared/specs/README.md (these libraries define their functions in their API documentation).
+
+Two points the documentation leaves open get ambiguous verdicts rather than a guess: how many
+pieces torch.split with an integer size gives for an empty dimension (none, or one empty piece),
+and nothing else; torch.chunk of an empty dimension follows from "if divisible, all returned
+chunks will be the same size" (0 divides), giving ``chunks`` empty pieces.
+"""
+
+from __future__ import annotations
+
+from conformance.oracle.reference.outcome import Pieces, Reading, Request, Verdict
+from conformance.oracle.reference.rules import (
+    RuleViolation,
+    balanced_lengths,
+    ceil_lengths,
+    exact_lengths,
+    normalize_axis,
+    require_positive_count,
+    slice_bounds,
+)
+
+
+def _axis(request: Request, spec: str) -> tuple[int, int]:
+    """The normalized axis (default 0) and the dimension along it."""
+    axis = normalize_axis(0 if request.axis is None else request.axis, len(request.shape), spec)
+    return axis, request.shape[axis]
+
+
+def torch_split(request: Request) -> Verdict | Pieces:
+    spec = "torch.split"
+    axis, dim = _axis(request, spec)
+    if request.form.kind == "lengths":
+        assert isinstance(request.form.value, tuple)
+        return exact_lengths(axis, request.form.value, dim, spec)
+    assert isinstance(request.form.value, int)
+    size = request.form.value
+    if size < 0 or (size == 0 and dim != 0):
+        raise RuleViolation(
+            "size-positive",
+            f"{spec}: an integer split size must be positive (0 only on an empty dimension); got {size} "
+            f"for a dimension of {dim}",
+        )
+    if dim == 0:
+        return Verdict(
+            (Reading(Pieces(axis, ()), "no pieces"), Reading(Pieces(axis, ((0, 0),)), "one empty piece")),
+            ambiguity=f"{spec} does not say how many chunks of size {size} an empty dimension gives",
+        )
+    return Pieces.from_lengths(axis, ceil_lengths(dim, size))
+
+
+def torch_chunk(request: Request) -> Pieces:
+    spec = "torch.chunk"
+    axis, dim = _axis(request, spec)
+    assert isinstance(request.form.value, int)
+    chunks = request.form.value
+    require_positive_count(chunks, "sections-positive", spec, "chunks")
+    if dim == 0:
+        return Pieces.from_lengths(axis, [0] * chunks)
+    piece = -(-dim // chunks)
+    return Pieces.from_lengths(axis, ceil_lengths(dim, piece))
+
+
+def _sections_or_indices(request: Request, spec: str, *, must_divide: bool) -> Pieces:
+    axis, dim = _axis(request, spec)
+    if request.form.kind == "indices":
+        assert isinstance(request.form.value, tuple)
+        return slice_bounds(axis, request.form.value, dim)
+    assert isinstance(request.form.value, int)
+    sections = request.form.value
+    require_positive_count(sections, "sections-positive", spec, "the number of sections")
+    if must_divide and dim % sections:
+        raise RuleViolation(
+            "sections-divide",
+            f"{spec}: an integer number of sections must divide the axis evenly; {dim} into {sections}",
+        )
+    return Pieces.from_lengths(axis, balanced_lengths(dim, sections))
+
+
+def torch_tensor_split(request: Request) -> Pieces:
+    return _sections_or_indices(request, "torch.tensor_split", must_divide=False)
+
+
+def numpy_split(request: Request) -> Pieces:
+    return _sections_or_indices(request, "numpy.split", must_divide=True)
+
+
+def numpy_array_split(request: Request) -> Pieces:
+    return _sections_or_indices(request, "numpy.array_split", must_divide=False)

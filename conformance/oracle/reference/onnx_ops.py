@@ -1,0 +1,166 @@
+"""ONNX Split-1, -2, -11, -13 and -18, from ../shared/specs/onnx-Split.txt.
+
+The versions differ in more than the changelog headline, and each difference is a rule here:
+- type lists: Split-1 takes float16/float/double only; -2 and -11 every type but bfloat16;
+  -13 and -18 add bfloat16;
+- axis: Split-1 states no default (an omitted axis is ambiguous), -2 defaults to 0, negative
+  values exist from -11 on;
+- split: an attribute (Split-1 also as a second input of type T), an int64 input from -13;
+- piece count: from the declared outputs (equal parts, which must divide) until -18 adds
+  num_outputs, with ceil-sized pieces and a smaller last one; -18 demands exactly one of split
+  and num_outputs.
+Split-1 and -2 do not state that lengths are non-negative or that they sum to the dimension;
+both follow from "length of each output" of a tensor split into outputs, and the reasons say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from conformance import dtypes
+from conformance.oracle.reference.outcome import Pieces, Reading, Rejection, Request, Verdict
+from conformance.oracle.reference.rules import RuleViolation, balanced_lengths, exact_lengths, normalize_axis
+
+_ALL_BUT_BF16 = frozenset(dtypes.ALL) - {"bfloat16"}
+
+
+@dataclass(frozen=True)
+class _Version:
+    number: int
+    types: frozenset[str]
+    axis_default: bool
+    negative_axis: bool
+    split_stated: bool  # ">= 0" and "sum must equal" written in the text, not just implied
+
+    @property
+    def spec(self) -> str:
+        return f"ONNX Split-{self.number}"
+
+
+VERSIONS = {
+    1: _Version(1, frozenset({"float16", "float32", "float64"}), False, False, False),
+    2: _Version(2, _ALL_BUT_BF16, True, False, False),
+    11: _Version(11, _ALL_BUT_BF16, True, True, False),
+    13: _Version(13, frozenset(dtypes.ALL), True, True, True),
+    18: _Version(18, frozenset(dtypes.ALL), True, True, True),
+}
+
+
+def judge(version: int, request: Request) -> Verdict | Pieces:
+    """The verdict of ONNX Split-``version`` on ``request``."""
+    spec = VERSIONS[version]
+    if request.dtype not in spec.types:
+        raise RuleViolation(
+            "data-type",
+            f"{spec.spec}: T is constrained to {_type_list(spec.types)}; got tensor({request.dtype})",
+        )
+    if request.axis is None and not spec.axis_default:
+        return _omitted_axis(spec, request)
+    return _on_axis(spec, request, 0 if request.axis is None else request.axis)
+
+
+def _on_axis(spec: _Version, request: Request, axis_value: int) -> Verdict | Pieces:
+    axis = normalize_axis(axis_value, len(request.shape), spec.spec, negative=spec.negative_axis)
+    dim = request.shape[axis]
+    if request.form.kind == "lengths":
+        assert isinstance(request.form.value, tuple)
+        return _split_given(spec, request, axis, list(request.form.value), dim)
+    assert isinstance(request.form.value, int)
+    return _count_given(spec, request, axis, request.form.value, dim)
+
+
+def _omitted_axis(spec: _Version, request: Request) -> Verdict:
+    """Split-1 lists axis with no default and without marking it required."""
+    missing = Rejection("axis-missing", f"{spec.spec} states no default for the axis attribute")
+    try:
+        defaulted = Verdict.wrap(_on_axis(spec, request, 0)).outcome
+    except RuleViolation as violation:
+        defaulted = violation.rejection
+    return Verdict(
+        (Reading(missing, "axis is required"), Reading(defaulted, "axis defaults to 0 as from Split-2")),
+        ambiguity=f"{spec.spec} gives the axis attribute no default and does not mark it required",
+    )
+
+
+def _split_given(spec: _Version, request: Request, axis: int, lengths: list[int], dim: int) -> Pieces:
+    graph = request.graph
+    if spec.number == 18 and graph.num_outputs == "both":
+        raise RuleViolation(
+            "split-and-num-outputs",
+            "ONNX Split-18: either input 'split' or the attribute 'num_outputs' should be specified, "
+            "but not both",
+        )
+    if spec.number >= 13 and graph.lengths_dtype != "int64":
+        raise RuleViolation(
+            "lengths-type", f"{spec.spec}: input 'split' is tensor(int64); got tensor({graph.lengths_dtype})"
+        )
+    if not lengths:
+        raise RuleViolation(
+            "output-count",
+            f"{spec.spec}: the op has between 1 and 2147483647 outputs; an empty split gives none",
+        )
+    wording = "" if spec.split_stated else " (implied by 'length of each output')"
+    return exact_lengths(axis, lengths, dim, spec.spec + wording)
+
+
+def _count_given(spec: _Version, request: Request, axis: int, count: int, dim: int) -> Verdict | Pieces:
+    if spec.number == 18 and request.graph.num_outputs != "neither":
+        return _num_outputs(axis, count, dim)
+    if spec.number == 18:
+        raise RuleViolation(
+            "split-or-num-outputs",
+            "ONNX Split-18: either input 'split' or the attribute 'num_outputs' should be specified; "
+            "neither is",
+        )
+    if count < 1:
+        raise RuleViolation(
+            "output-count", f"{spec.spec}: the op has between 1 and 2147483647 outputs; got {count}"
+        )
+    if dim % count:
+        raise RuleViolation(
+            "equal-parts-divide",
+            f"{spec.spec}: without 'split' the tensor is split to equal sized parts; {dim} does not "
+            f"divide into {count}",
+        )
+    return Pieces.from_lengths(axis, [dim // count] * count)
+
+
+def _num_outputs(axis: int, count: int, dim: int) -> Verdict | Pieces:
+    """Split-18 num_outputs: equal parts of ceil(dim / n), "the last chunk will be smaller"."""
+    if count < 1:
+        raise RuleViolation(
+            "num-outputs-range", f"ONNX Split-18: num_outputs must be at least 1; got {count}"
+        )
+    piece = -(-dim // count)
+    last = dim - piece * (count - 1)
+    if last >= 0:
+        return Pieces.from_lengths(axis, [piece] * (count - 1) + [last])
+    clamped = []
+    left = dim
+    for _ in range(count):
+        clamped.append(min(piece, left))
+        left -= clamped[-1]
+    return Verdict(
+        (
+            Reading(
+                Rejection(
+                    "num-outputs-last-chunk",
+                    f"ONNX Split-18: {count} chunks of ceil({dim}/{count}) = {piece} leave "
+                    f"{last} for the last one; no split has only the last chunk smaller",
+                ),
+                "reject",
+            ),
+            Reading(Pieces.from_lengths(axis, clamped), "ceil pieces until the data runs out"),
+            Reading(
+                Pieces.from_lengths(axis, balanced_lengths(dim, count)), "balanced, as numpy.array_split"
+            ),
+        ),
+        ambiguity=(
+            f"Split-18 says the last chunk will be smaller, but {dim} into {count} ceil-sized chunks "
+            "leaves the last one negative (onnx/onnx issue 5766)"
+        ),
+    )
+
+
+def _type_list(types: frozenset[str]) -> str:
+    return ", ".join(f"tensor({name})" for name in dtypes.ALL if name in types)

@@ -1,0 +1,112 @@
+"""What the reference answers: the pieces a valid request yields, or the rule that rejects it.
+
+The reference decides on shapes alone (Split's validity never depends on element values), and
+returns piece bounds rather than arrays; :meth:`Pieces.take` then cuts the data with explicit
+slices. Keeping the arithmetic apart from the data lets the same verdict judge any fill and
+lets property tests check the arithmetic directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+import numpy as np
+
+from conformance.corpus.case import Case, Form, GraphSpec
+
+
+@dataclass(frozen=True)
+class Request:
+    """Everything the reference looks at: the data's shape and type and the split asked for."""
+
+    shape: tuple[int, ...]
+    dtype: str
+    axis: int | None
+    form: Form
+    graph: GraphSpec = field(default_factory=GraphSpec)
+
+    @classmethod
+    def of(cls, case: Case) -> Request:
+        return cls(case.data.shape, case.data.dtype, case.axis, case.form, case.graph)
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """An accepted split: the normalized axis and each output's [start, stop) along it."""
+
+    axis: int
+    bounds: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def from_lengths(cls, axis: int, lengths: Sequence[int]) -> Pieces:
+        """Consecutive pieces of the given lengths, the first starting at offset 0."""
+        bounds = []
+        start = 0
+        for length in lengths:
+            bounds.append((start, start + length))
+            start += length
+        return cls(axis, tuple(bounds))
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        return tuple(stop - start for start, stop in self.bounds)
+
+    def shapes(self, shape: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        """Output shapes: the input shape with the axis dimension replaced by each length."""
+        return tuple((*shape[: self.axis], length, *shape[self.axis + 1 :]) for length in self.lengths)
+
+    def take(self, data: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The outputs, cut from ``data`` by explicit offsets (copies, never views)."""
+        lead = (slice(None),) * self.axis
+        return tuple(np.array(data[(*lead, slice(start, stop))], copy=True) for start, stop in self.bounds)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A request the spec says must be refused: a stable rule id and a sentence citing the spec."""
+
+    rule: str
+    reason: str
+
+
+Outcome: TypeAlias = Pieces | Rejection
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way of reading the spec, and what it gives."""
+
+    outcome: Outcome
+    label: str = "spec"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The reference's answer: one reading, or several when the spec admits more than one.
+
+    An ambiguous verdict carries ``ambiguity``, the reason the text allows several readings,
+    so results against it are shown side by side instead of scored.
+    """
+
+    readings: tuple[Reading, ...]
+    ambiguity: str | None = None
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> Verdict:
+        return cls((Reading(outcome),))
+
+    @classmethod
+    def wrap(cls, answer: Verdict | Outcome) -> Verdict:
+        """A verdict from what an op's rules return: a plain outcome, or a verdict already."""
+        return answer if isinstance(answer, Verdict) else cls.of(answer)
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.ambiguity is not None
+
+    @property
+    def outcome(self) -> Outcome:
+        """The first reading's outcome: the only one unless the verdict is ambiguous."""
+        return self.readings[0].outcome

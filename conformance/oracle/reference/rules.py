@@ -1,0 +1,103 @@
+"""Rules shared by several specs: the axis range and the arithmetic that turns a request into
+piece bounds. Each check raises :class:`RuleViolation` with a stable rule id and a sentence that
+says which text it applies, so a rejection always names its rule.
+
+Nothing here calls ``numpy.split`` or any framework: offsets are computed explicitly, because
+this is the oracle the frameworks are judged against.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from conformance.oracle.reference.outcome import Pieces, Rejection
+
+
+class RuleViolation(Exception):
+    """A spec rule the request breaks; turned into a Rejection at the op's boundary."""
+
+    def __init__(self, rule: str, reason: str) -> None:
+        super().__init__(f"{rule}: {reason}")
+        self.rule = rule
+        self.reason = reason
+
+    @property
+    def rejection(self) -> Rejection:
+        return Rejection(self.rule, self.reason)
+
+
+def normalize_axis(axis: int, rank: int, spec: str, *, negative: bool = True) -> int:
+    """The axis as a dimension index in [0, rank), or a violation of ``spec``'s axis range.
+
+    ``negative=False`` is for texts that define no negative axis (ONNX Split-1 and -2).
+    """
+    if axis < 0 and not negative:
+        raise RuleViolation(
+            "axis-negative",
+            f"{spec} defines no negative axis (counting from the back arrives with Split-11); got {axis}",
+        )
+    low = -rank if negative else 0
+    if rank == 0:
+        raise RuleViolation(
+            "axis-range", f"{spec}: a rank-0 tensor has no axis to split on (got axis {axis})"
+        )
+    if not low <= axis <= rank - 1:
+        raise RuleViolation(
+            "axis-range", f"{spec}: axis {axis} is outside [{low}, {rank - 1}] for rank {rank}"
+        )
+    return axis + rank if axis < 0 else axis
+
+
+def exact_lengths(axis: int, lengths: Sequence[int], dim: int, spec: str) -> Pieces:
+    """Pieces of exactly the given non-negative lengths, which must sum to the dimension."""
+    negative = [value for value in lengths if value < 0]
+    if negative:
+        raise RuleViolation("lengths-negative", f"{spec}: piece lengths must be >= 0; got {list(lengths)}")
+    total = sum(lengths)
+    if total != dim:
+        raise RuleViolation(
+            "lengths-sum",
+            f"{spec}: the lengths must sum to the dimension along the axis; {list(lengths)} sums to "
+            f"{total}, the dimension is {dim}",
+        )
+    return Pieces.from_lengths(axis, lengths)
+
+
+def ceil_lengths(dim: int, piece: int) -> list[int]:
+    """Pieces of ``piece`` elements with a smaller last one: ceil(dim / piece) of them."""
+    full, rest = divmod(dim, piece)
+    return [piece] * full + ([rest] if rest else [])
+
+
+def balanced_lengths(dim: int, sections: int) -> list[int]:
+    """Exactly ``sections`` pieces, the first ``dim % sections`` one element longer."""
+    base, extra = divmod(dim, sections)
+    return [base + 1] * extra + [base] * (sections - extra)
+
+
+def slice_bounds(axis: int, indices: Sequence[int], dim: int) -> Pieces:
+    """Pieces [0:i0], [i0:i1], ..., [ik:dim] under Python slice rules.
+
+    Negative points count from the end, points are clamped to [0, dim], and a point below its
+    predecessor gives an empty piece (the next piece then starts from that point, not from where
+    the previous one stopped), as the NumPy and torch.tensor_split texts describe.
+    """
+    points = [0, *indices, dim]
+
+    def clamp(point: int) -> int:
+        if point < 0:
+            point += dim
+        return min(max(point, 0), dim)
+
+    bounds = []
+    for start, stop in itertools.pairwise(points):
+        begin = clamp(start)
+        bounds.append((begin, max(clamp(stop), begin)))
+    return Pieces(axis, tuple(bounds))
+
+
+def require_positive_count(count: int, rule: str, spec: str, what: str) -> None:
+    """Counts of pieces (chunks, sections, outputs) start at one."""
+    if count < 1:
+        raise RuleViolation(rule, f"{spec}: {what} must be at least 1; got {count}")

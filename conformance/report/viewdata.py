@@ -1,0 +1,298 @@
+"""From merged results to what the page shows: one-line summaries, and the lean data it embeds.
+
+A report must open fast with tens of thousands of results, so the page holds the data once, as
+JSON, and builds only the visible part of the matrix. That JSON is shaped for size: every
+repeated string (messages, ids, titles, outcome summaries, pieces of reproducers) is interned in
+one table, a case's parameters are stored once rather than on each of its results, and a
+result is a short array (see :func:`view_data` for the layout).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conformance import dtypes
+from conformance.corpus import catalogue as ops
+from conformance.results.combined import Merged, target_id
+from conformance.results.result import JSON, STATUSES
+
+#: Name and version of the embedded data layout (the page's script reads it).
+DATA_FORMAT = "conformance.report-data/1"
+#: One- or two-letter status codes, so the matrix never relies on colour alone.
+LETTERS = {
+    "pass": "P",
+    "fail": "F",
+    "error": "E",
+    "unsupported": "U",
+    "crash": "C",
+    "timeout": "T",
+    "xfail": "XF",
+    "xpass": "XP",
+    "skip": "S",
+}
+#: Statuses where a target's answer departs from its op's reference (a bug, known or not).
+DEVIATING = frozenset({"fail", "error", "crash", "timeout", "xfail"})
+#: How many output shapes an outcome summary lists before abbreviating.
+SHOWN_SHAPES = 8
+#: Typography of the page, written as escapes so the source stays ASCII.
+TIMES, DASH, MINUS, ELLIPSIS = "\u00d7", "\u2013", "\u2212", "\u2026"
+
+
+class Interner:
+    """A table of distinct values and the index of each; strings by value, objects by their JSON."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self._index: dict[str, int] = {}
+
+    def __call__(self, value: Any) -> int:
+        """The index of ``value`` (added on first sight); -1 for None."""
+        if value is None:
+            return -1
+        # repr, not json.dumps: three times faster, and equal values from one writer repr the same
+        key = value if isinstance(value, str) else "\0" + repr(value)
+        found = self._index.get(key)
+        if found is None:
+            found = self._index[key] = len(self.values)
+            self.values.append(value)
+        return found
+
+
+def _shape(shape: Sequence[int]) -> str:
+    return "[" + ",".join(str(size) for size in shape) + "]"
+
+
+def outputs_text(outputs: Sequence[Mapping[str, Any]], dtype: str | None) -> str:
+    """Output shapes in a few characters: ``3 x [2,4]`` (with a multiplication sign) or
+    ``4: [2] [2] [1] [1]``."""
+    shapes = [_shape(output["shape"]) for output in outputs]
+    others = sorted({str(output["dtype"]) for output in outputs} - {dtype})
+    suffix = f" ({', '.join(others)})" if others else ""
+    if not shapes:
+        return "0 outputs" + suffix
+    if len(shapes) > 1 and len(set(shapes)) == 1:
+        return f"{len(shapes)} {TIMES} {shapes[0]}{suffix}"
+    shown = " ".join(shapes[:SHOWN_SHAPES])
+    more = f" {ELLIPSIS} +{len(shapes) - SHOWN_SHAPES}" if len(shapes) > SHOWN_SHAPES else ""
+    return f"{len(shapes)}: {shown}{more}{suffix}"
+
+
+def expected_text(expected: Mapping[str, Any], dtype: str | None) -> str:
+    """The reference's answer in one line: shapes, the rule that rejects, or each reading."""
+    if "rejected" in expected:
+        return f"rejects ({expected['rejected'].get('rule')})"
+    if "readings" in expected:
+        readings = [
+            f"{reading.get('label')}: {expected_text(reading, dtype)}" for reading in expected["readings"]
+        ]
+        return "either " + " | ".join(readings)
+    return outputs_text(expected.get("outputs", []), dtype)
+
+
+def actual_text(result: Mapping[str, Any]) -> str:
+    """What the target did in one line: its output shapes, what it raised, or its status."""
+    actual = result.get("actual") or {}
+    if "raised" in actual:
+        raised = actual["raised"]
+        return f"raises {raised.get('type')} ({raised.get('phase')})"
+    if "outputs" in actual:
+        return outputs_text(actual["outputs"], result.get("params", {}).get("data", {}).get("dtype"))
+    return str(result["status"])
+
+
+def request_text(params: Mapping[str, Any]) -> str:
+    """The request a case makes, e.g. ``float32 [6] axis 0, parts 4``."""
+    data = params.get("data", {})
+    form = params.get("form", {})
+    value = form.get("value")
+    shown = _shape(value) if isinstance(value, list) else str(value)
+    axis = params.get("axis")
+    graph = params.get("graph") or {}
+    defaults = {
+        "axis_dtype": "int64",
+        "axis_shape": "scalar",
+        "lengths_dtype": "int64",
+        "inputs": "constant",
+        "data_shape": "static",
+        "num_outputs": "auto",
+    }
+    options = [f"{key}={graph[key]}" for key in graph if defaults.get(key) != graph[key]]
+    where = "default axis" if axis is None else f"axis {axis}"
+    text = f"{data.get('dtype')} {_shape(data.get('shape', []))} {where}, {form.get('kind')} {shown}"
+    return text + (f" ({', '.join(options)})" if options else "")
+
+
+def data_bytes(params: Mapping[str, Any]) -> int | None:
+    """Bytes of the input tensor (None for strings, whose size is not fixed)."""
+    data = params.get("data", {})
+    try:
+        itemsize = dtypes.numpy_dtype(str(data.get("dtype"))).itemsize
+    except ValueError:
+        return None
+    if data.get("dtype") == "string":
+        return None
+    return math.prod(int(size) for size in data.get("shape", [])) * itemsize
+
+
+def _round(value: float | None) -> float | None:
+    """Four significant digits: enough to read and compare, a third of the characters."""
+    return None if value is None else float(f"{value:.4g}")
+
+
+def _timing(timing: Mapping[str, Any] | None) -> list[Any] | int:
+    if not timing:
+        return 0
+    steady = [_round(value) for value in timing.get("steady_ms") or []]
+    phases = [_round(timing.get(key)) for key in ("build_ms", "compile_ms", "first_run_ms")]
+    if not steady and all(value is None for value in phases):
+        return 0
+    return [*phases, steady]
+
+
+def op_order(op: str) -> tuple[int, str]:
+    order = list(ops.OPS)
+    return (order.index(op), op) if op in order else (len(order), op)
+
+
+def view_data(merged: Merged, texts: Mapping[str, Mapping[str, str]] | None = None) -> JSON:
+    """The page's data. Layout (indices point into the named lists, -1 meaning none):
+
+    - ``s``: the string table; ``cases[i]``: ``{id, t (title), n (note), d (dtype), g (tags),
+      x (request text), p (params)}`` with strings as indices into ``s``;
+    - ``items[i]``: ``[case, op, expected (into exp), expected text, ambiguous]``;
+    - ``res[i]``: ``[item, target, status, message, actual (into act), actual text, timing,
+      extra]``, sorted by item then target; timing is ``[build, compile, first, [steady...]]``
+      in ms or 0;
+    - ``extra[i]``: only what some results have: ``mm`` mismatch, ``ki`` known issue (into
+      ``known``), ``rd`` reading, ``rp`` reproducer ``{c: command, p: [pieces of the Python
+      snippet, split at its triple quotes so the data blocks shared by a case's results are
+      stored once]}``, ``w`` worker.
+    """
+    texts = texts or {}
+    strings, expected, actual, known = Interner(), Interner(), Interner(), Interner()
+    case_index: dict[str, int] = {}
+    cases: list[JSON] = []
+    tag_set: set[str] = set()
+    dtype_set: set[str] = set()
+    for result in merged.results:
+        case_id = result["case"]
+        if case_id in case_index:
+            continue
+        params = dict(result.get("params") or {})
+        text = texts.get(case_id, {})
+        tags = [str(tag) for tag in params.pop("tags", [])]
+        tag_set.update(tags)
+        dtype = str(params.get("data", {}).get("dtype"))
+        dtype_set.add(dtype)
+        title, note = params.pop("title", None), params.pop("note", None)
+        case_index[case_id] = len(cases)
+        cases.append(
+            {
+                "id": strings(case_id),
+                "t": strings(text.get("title") or title),
+                "n": strings(text.get("note") or note),
+                "d": dtype,
+                "g": tags,
+                "x": strings(request_text(params)),
+                "p": params,
+            }
+        )
+    tags = sorted(tag_set)
+    dtype_list = [name for name in dtypes.ALL if name in dtype_set] + sorted(dtype_set - set(dtypes.ALL))
+    for case in cases:
+        case["d"] = dtype_list.index(case["d"])
+        case["g"] = [tags.index(tag) for tag in case["g"]]
+    op_list = sorted({result["op"] for result in merged.results}, key=op_order)
+    target_list = [target["id"] for target in merged.targets]
+    target_index = {tid: number for number, tid in enumerate(target_list)}
+    item_keys = sorted(
+        {(case_index[result["case"]], op_list.index(result["op"])) for result in merged.results}
+    )
+    item_index = {key: number for number, key in enumerate(item_keys)}
+    items: list[list[Any]] = [[case, op, -1, -1, 0] for case, op in item_keys]
+    status_index: dict[str, int] = {status: number for number, status in enumerate(STATUSES)}
+    rows: list[list[Any]] = []
+    extras: list[JSON] = []
+    for result in merged.results:
+        number = item_index[(case_index[result["case"]], op_list.index(result["op"]))]
+        dtype = result.get("params", {}).get("data", {}).get("dtype")
+        item = items[number]
+        if item[2] < 0:
+            item[2] = expected(result.get("expected") or {})
+            item[3] = strings(expected_text(result.get("expected") or {}, dtype))
+            item[4] = 1 if result.get("ambiguous") else 0
+        extra = _extra(result, strings, known)
+        if extra:
+            extras.append(extra)
+        rows.append(
+            [
+                number,
+                target_index[target_id(result)],
+                status_index.get(result["status"], status_index["error"]),
+                strings(result.get("message", "")),
+                actual(result.get("actual") or {}),
+                strings(actual_text(result)),
+                _timing(result.get("timing")),
+                len(extras) - 1 if extra else -1,
+            ]
+        )
+    rows.sort(key=lambda row: (row[0], row[1]))
+    return {
+        "format": DATA_FORMAT,
+        "statuses": list(STATUSES),
+        "letters": [LETTERS[status] for status in STATUSES],
+        "deviating": sorted(status_index[status] for status in DEVIATING),
+        "targets": [_target_view(target, merged.runs) for target in merged.targets],
+        "ops": op_list,
+        "tags": tags,
+        "dtypes": dtype_list,
+        "itemsize": {name: _itemsize(name) for name in dtype_list},
+        "s": strings.values,
+        "cases": cases,
+        "items": items,
+        "exp": expected.values,
+        "act": actual.values,
+        "known": known.values,
+        "res": rows,
+        "extra": extras,
+    }
+
+
+def _itemsize(name: str) -> int:
+    try:
+        return 0 if name == "string" else dtypes.numpy_dtype(name).itemsize
+    except ValueError:
+        return 0
+
+
+def _target_view(target: Mapping[str, Any], runs: Sequence[Mapping[str, Any]]) -> JSON:
+    run = runs[int(target.get("run", 0))]
+    return {
+        "id": target["id"],
+        "backend": target.get("backend", ""),
+        "version": target.get("version", ""),
+        "memcpy": run.get("memcpy") or [],
+    }
+
+
+def _extra(result: Mapping[str, Any], strings: Interner, known: Interner) -> JSON:
+    """The fields only some results carry, with their strings interned."""
+    extra: JSON = {}
+    if result.get("mismatch"):
+        extra["mm"] = result["mismatch"]
+    if result.get("known_issue"):
+        extra["ki"] = known(result["known_issue"])
+    if result.get("reading"):
+        extra["rd"] = strings(result["reading"])
+    reproducer = result.get("reproducer")
+    if reproducer:
+        python = reproducer.get("python")
+        extra["rp"] = {
+            "c": strings(reproducer.get("command")),
+            "p": None if python is None else [strings(piece) for piece in str(python).split("'''")],
+        }
+    if result.get("worker") and result["status"] != "pass":
+        extra["w"] = result["worker"]
+    return extra

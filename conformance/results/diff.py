@@ -1,0 +1,238 @@
+"""Run-to-run diff: new failures, fixes, other status changes, and timing regressions beyond noise.
+
+CI gates on it (``conformance diff OLD NEW`` exits 1 when NEW has a failure OLD did not have),
+so its categories are defined once, here:
+
+- a *new failure* is a result that is fail, error, crash or timeout in NEW and was none of those
+  in OLD (or did not exist in OLD);
+- a *fix* is a result that was fail, error, crash, timeout or xfail in OLD and passes in NEW
+  (pass, or xpass: a known issue that no longer happens);
+- every other difference of status is a *status change* (pass to unsupported, fail to crash, …).
+
+Timing is noisy, tiny Split runs most of all, so a regression must clear three bars, each
+answering a different kind of noise (see :class:`NoiseRule`): a ratio of steady-state medians,
+an absolute floor in milliseconds, and no overlap between the two runs' repeated samples.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conformance.results import document as results_file
+from conformance.results.result import JSON, Result, Timing
+
+#: Statuses that are a failure of the backend (xpass is a stale expectation, not a failure).
+FAILING = frozenset({"fail", "error", "crash", "timeout"})
+#: Statuses a fix starts from, and those it arrives at.
+FIXABLE = FAILING | {"xfail"}
+PASSING = frozenset({"pass", "xpass"})
+
+
+@dataclass(frozen=True)
+class NoiseRule:
+    """When a slower steady-state time is a regression rather than noise.
+
+    All must hold: both results have at least ``min_runs`` steady runs; the median of NEW's runs
+    is more than ``ratio`` times OLD's (relative noise); it is slower by more than ``floor_ms``
+    (timer and scheduler jitter dominate sub-millisecond runs); and NEW's fastest run is slower
+    than OLD's slowest (the repeated samples do not overlap, so one outlier cannot decide).
+    """
+
+    ratio: float = 1.5
+    floor_ms: float = 0.1
+    min_runs: int = 3
+
+    def describe(self) -> str:
+        return (
+            f"a timing regression is counted when both runs have >= {self.min_runs} steady-state runs, "
+            f"the new median is more than {self.ratio:g} x the old one AND more than {self.floor_ms:g} ms "
+            "slower, AND the new run's fastest repeat is slower than the old run's slowest "
+            "(improvements: the same rule the other way round)"
+        )
+
+    def slower(self, old: Timing, new: Timing) -> bool:
+        """True when ``new`` is slower than ``old`` beyond noise."""
+        if len(old.steady_ms) < self.min_runs or len(new.steady_ms) < self.min_runs:
+            return False
+        before, after = statistics.median(old.steady_ms), statistics.median(new.steady_ms)
+        return (
+            after > self.ratio * before
+            and after - before > self.floor_ms
+            and min(new.steady_ms) > max(old.steady_ms)
+        )
+
+
+@dataclass(frozen=True)
+class Change:
+    """One result that differs between the runs (``old`` or ``new`` is None when it is in one only)."""
+
+    key: str
+    old: Result | None
+    new: Result | None
+
+    @property
+    def old_status(self) -> str:
+        return self.old.status if self.old else "absent"
+
+    @property
+    def new_status(self) -> str:
+        return self.new.status if self.new else "absent"
+
+
+@dataclass(frozen=True)
+class TimingChange:
+    key: str
+    old: Timing
+    new: Timing
+
+    @property
+    def old_ms(self) -> float:
+        return float(statistics.median(self.old.steady_ms))
+
+    @property
+    def new_ms(self) -> float:
+        return float(statistics.median(self.new.steady_ms))
+
+    @property
+    def ratio(self) -> float:
+        return self.new_ms / self.old_ms if self.old_ms else float("inf")
+
+
+@dataclass
+class Diff:
+    """Everything that differs between two runs (filled in by :func:`compare`)."""
+
+    old_label: str
+    new_label: str
+    old_suite: JSON
+    new_suite: JSON
+    rule: NoiseRule
+    new_failures: list[Change] = field(default_factory=list)
+    fixes: list[Change] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    added: list[Result] = field(default_factory=list)
+    removed: list[Result] = field(default_factory=list)
+    regressions: list[TimingChange] = field(default_factory=list)
+    improvements: list[TimingChange] = field(default_factory=list)
+    compared: int = 0
+
+    @property
+    def same_suite(self) -> bool:
+        return self.old_suite.get("digest") == self.new_suite.get("digest")
+
+    @property
+    def gate_fails(self) -> bool:
+        """True when NEW brings a failure: what CI gates on."""
+        return bool(self.new_failures)
+
+
+def compare(
+    old: list[Result],
+    new: list[Result],
+    rule: NoiseRule | None = None,
+    old_label: str = "old",
+    new_label: str = "new",
+    old_suite: JSON | None = None,
+    new_suite: JSON | None = None,
+) -> Diff:
+    """Every difference between two runs' results, matched by key (item on target)."""
+    diff = Diff(old_label, new_label, old_suite or {}, new_suite or {}, rule or NoiseRule())
+    before = {result.key: result for result in old}
+    after = {result.key: result for result in new}
+    for key, result in after.items():
+        previous = before.get(key)
+        if previous is None:
+            diff.added.append(result)
+            if result.status in FAILING:
+                diff.new_failures.append(Change(key, None, result))
+            continue
+        _judge(diff, key, previous, result)
+    diff.removed.extend(result for key, result in before.items() if key not in after)
+    return diff
+
+
+def _judge(diff: Diff, key: str, old: Result, new: Result) -> None:
+    diff.compared += 1
+    if old.status != new.status:
+        change = Change(key, old, new)
+        if new.status in FAILING and old.status not in FAILING:
+            diff.new_failures.append(change)
+        elif old.status in FIXABLE and new.status in PASSING:
+            diff.fixes.append(change)
+        else:
+            diff.changes.append(change)
+    if diff.rule.slower(old.timing, new.timing):
+        diff.regressions.append(TimingChange(key, old.timing, new.timing))
+    elif diff.rule.slower(new.timing, old.timing):
+        diff.improvements.append(TimingChange(key, old.timing, new.timing))
+
+
+def read(old_path: Path, new_path: Path, rule: NoiseRule | None = None) -> Diff:
+    """Compare two results files; ValueError (naming the file) for one that is not a results file."""
+    old_body, old_results = _read(old_path)
+    new_body, new_results = _read(new_path)
+    return compare(
+        old_results,
+        new_results,
+        rule,
+        str(old_path),
+        str(new_path),
+        old_body.get("suite", {}),
+        new_body.get("suite", {}),
+    )
+
+
+def _read(path: Path) -> tuple[JSON, list[Result]]:
+    try:
+        return results_file.read(path)
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read: {error.strerror or error}") from None
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"{path}: a result lacks a required field ({error})") from None
+    except ValueError as error:
+        raise ValueError(str(error) if str(path) in str(error) else f"{path}: {error}") from None
+
+
+def _line(change: Change) -> str:
+    shown = change.new or change.old
+    message = (shown.message if shown else "").replace("\n", " ")
+    if len(message) > 160:
+        message = message[:157] + "..."
+    return f"  {change.old_status:>11} -> {change.new_status:<11} {change.key}\n{'':17}{message}"
+
+
+def terminal(diff: Diff, limit: int = 50) -> str:
+    """The diff as text for a terminal or a CI log; every list capped at ``limit`` lines."""
+    lines = [
+        f"conformance diff: {diff.old_label} -> {diff.new_label}: {diff.compared} results in both, "
+        f"{len(diff.added)} only in new, {len(diff.removed)} only in old"
+    ]
+    if not diff.same_suite:
+        lines.append(
+            f"note: the case corpora differ ({diff.old_suite.get('digest')} -> "
+            f"{diff.new_suite.get('digest')}); results of changed cases may not compare"
+        )
+
+    def block(title: str, entries: list[str]) -> None:
+        lines.append(f"{title}: {len(entries)}")
+        lines.extend(entries[:limit])
+        if len(entries) > limit:
+            lines.append(f"  ... and {len(entries) - limit} more (write them all with --html FILE)")
+
+    block("new failures", [_line(change) for change in diff.new_failures])
+    block("fixes", [_line(change) for change in diff.fixes])
+    block("other status changes", [_line(change) for change in diff.changes])
+    lines.append(f"timing rule: {diff.rule.describe()}")
+    for title, entries in (
+        ("timing regressions", diff.regressions),
+        ("timing improvements", diff.improvements),
+    ):
+        block(
+            title,
+            [f"  {t.old_ms:10.4g} ms -> {t.new_ms:10.4g} ms  x{t.ratio:<6.2f} {t.key}" for t in entries],
+        )
+    verdict = f"FAILED: {len(diff.new_failures)} new failure(s)" if diff.gate_fails else "OK: no new failures"
+    lines.append(verdict)
+    return "\n".join(lines)

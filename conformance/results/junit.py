@@ -1,0 +1,60 @@
+"""JUnit XML, for CI systems that show test results natively.
+
+One <testsuite> per target, one <testcase> per item (classname = target id, name = item id):
+fail and xpass are failures, error / crash / timeout are errors, and unsupported / skip / xfail
+are skipped with their reason, so a green run reads green in any JUnit viewer.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from xml.etree import ElementTree
+
+from conformance.results.document import write_atomically
+from conformance.results.result import Result
+
+_FAILURE = {"fail", "xpass"}
+_ERROR = {"error", "crash", "timeout"}
+_SKIPPED = {"unsupported", "skip", "xfail"}
+
+
+def _clean(text: str) -> str:
+    """XML 1.0 cannot hold most control characters; hostile backend messages may contain them."""
+    return "".join(ch if ch in "\t\n\r" or ord(ch) >= 0x20 else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def write(path: Path, results: Iterable[Result]) -> None:
+    by_target: dict[str, list[Result]] = defaultdict(list)
+    for result in results:
+        by_target[result.target_id].append(result)
+    root = ElementTree.Element("testsuites", name="conformance")
+    for target, items in sorted(by_target.items()):
+        suite = ElementTree.SubElement(
+            root,
+            "testsuite",
+            name=target,
+            tests=str(len(items)),
+            failures=str(sum(r.status in _FAILURE for r in items)),
+            errors=str(sum(r.status in _ERROR for r in items)),
+            skipped=str(sum(r.status in _SKIPPED for r in items)),
+        )
+        for result in items:
+            seconds = result.timing.backend_ms / 1000
+            case = ElementTree.SubElement(
+                suite, "testcase", classname=target, name=result.item_id, time=f"{seconds:.6f}"
+            )
+            message = _clean(result.message)
+            if result.status in _FAILURE:
+                ElementTree.SubElement(
+                    case, "failure", message=message.splitlines()[0] if message else "", type=result.status
+                ).text = message
+            elif result.status in _ERROR:
+                ElementTree.SubElement(
+                    case, "error", message=message.splitlines()[0] if message else "", type=result.status
+                ).text = message
+            elif result.status in _SKIPPED:
+                ElementTree.SubElement(case, "skipped", message=f"{result.status}: {message}")
+    ElementTree.indent(root)
+    write_atomically(path, ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n")

@@ -1,0 +1,296 @@
+"""Backend releases side by side: which release introduced or fixed each disagreement.
+
+A compatibility matrix runs the same corpus against several released versions of one backend,
+each run relabelled (``conformance run --label openvino@2024.6.0``) so that their target ids
+do not collide when the results files are merged. This module lines those runs up: per series
+(backend, route, device) the status of every item under every version, the items whose status
+differs between versions with a verdict, and per-version totals.
+
+Verdicts compare neighbouring versions in release order, ignoring versions that did not run the
+item. A step from a good status (pass, xpass) to a bad one (fail, error, crash, timeout, xfail)
+is "introduced in V", the reverse "fixed in V"; any other step (fail to error, unsupported to
+pass, ...) is "changed in V". Raw statuses are what compare: run the matrix with
+``--no-known-issues``, so a fix shows as fail to pass rather than xfail to xpass.
+
+    series = compare(merge(documents))            # Series per (backend, route, device)
+    print(terminal(series))
+    section(series)                                # the report's "Versions" tab
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from conformance.report import page
+from conformance.report.markup import Content, Html, join, table, tag
+from conformance.report.summary import status_badge
+from conformance.report.viewdata import op_order
+from conformance.results.combined import Merged, merge, read_documents, target_id
+from conformance.results.document import write_atomically
+from conformance.results.result import STATUSES
+
+TITLE = "Split conformance: backend versions"
+GOOD = frozenset({"pass", "xpass"})
+BAD = frozenset({"fail", "error", "crash", "timeout", "xfail"})
+#: Rows printed per series by :func:`terminal` (the HTML lists them all).
+TERMINAL_ROWS = 25
+Kind = Literal["introduced", "fixed", "changed"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One change of an item's status between two neighbouring versions that ran it."""
+
+    kind: Kind
+    version: str  # the version the new status first appears in
+    before: str
+    after: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} in {self.version}"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One item (case::op) whose status is not the same under every version."""
+
+    item: str
+    op: str
+    statuses: tuple[str | None, ...]  # per version of the series, None where it did not run
+    messages: tuple[str, ...]
+    steps: tuple[Step, ...]
+
+    @property
+    def kind(self) -> Kind:
+        """introduced / fixed when every step is one, else changed."""
+        kinds = {step.kind for step in self.steps}
+        return kinds.pop() if len(kinds) == 1 else "changed"
+
+    @property
+    def verdict(self) -> str:
+        return ", ".join(str(step) for step in self.steps)
+
+
+@dataclass(frozen=True)
+class Series:
+    """One backend's route on one device across its versions, oldest first."""
+
+    backend: str
+    route: str
+    device: str
+    versions: tuple[str, ...]
+    labels: tuple[str, ...]  # the adapter name each version's results carry
+    totals: tuple[Counter[str], ...]  # status counts per version
+    rows: tuple[Row, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend}/{self.route}/{self.device}"
+
+    def steps_per_version(self) -> dict[str, Counter[str]]:
+        """For each version: how many items it introduced, fixed or changed."""
+        counts: dict[str, Counter[str]] = {version: Counter() for version in self.versions}
+        for row in self.rows:
+            for step in row.steps:
+                counts[step.version][step.kind] += 1
+        return counts
+
+
+def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
+    """Release order: numeric parts compare as numbers (2024.10 after 2024.6), others as text."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"[.+\-_]", version))
+
+
+def steps(versions: Sequence[str], statuses: Sequence[str | None]) -> tuple[Step, ...]:
+    """The changes of status along ``versions`` (oldest first); versions without a status are skipped."""
+    found: list[Step] = []
+    previous: str | None = None
+    for version, status in zip(versions, statuses, strict=True):
+        if status is None:
+            continue
+        if previous is not None and status != previous:
+            kind: Kind = "changed"
+            if previous in GOOD and status in BAD:
+                kind = "introduced"
+            elif previous in BAD and status in GOOD:
+                kind = "fixed"
+            found.append(Step(kind, version, previous, status))
+        previous = status
+    return tuple(found)
+
+
+def compare(merged: Merged) -> list[Series]:
+    """Every (backend, route, device) that ran under two or more versions, with its changed items."""
+    entries = {str(target["id"]): target for target in merged.targets}
+    # (backend, route, device) -> version -> item -> result
+    grouped: dict[tuple[str, str, str], dict[str, dict[str, Mapping[str, Any]]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
+    labels: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
+    for result in merged.results:
+        entry = entries.get(target_id(result), {})
+        backend = str(entry.get("backend") or result["adapter"])
+        version = str(entry.get("version") or "?")
+        key = (backend, str(result["route"]), str(result["device"]))
+        grouped[key][version][f"{result['case']}::{result['op']}"] = result
+        labels[key][version] = str(result["adapter"])
+    found = []
+    for key in sorted(grouped):
+        by_version = grouped[key]
+        if len(by_version) < 2:
+            continue
+        versions = tuple(sorted(by_version, key=version_key))
+        items = sorted(
+            {item for results in by_version.values() for item in results},
+            key=lambda item: (op_order(item.partition("::")[2]), item),
+        )
+        rows = []
+        for item in items:
+            picked = [by_version[version].get(item) for version in versions]
+            statuses = tuple(None if r is None else str(r["status"]) for r in picked)
+            if len({status for status in statuses if status is not None}) < 2:
+                continue
+            messages = tuple("" if r is None else str(r.get("message") or "") for r in picked)
+            rows.append(Row(item, item.partition("::")[2], statuses, messages, steps(versions, statuses)))
+        totals = tuple(Counter(str(r["status"]) for r in by_version[v].values()) for v in versions)
+        found.append(Series(*key, versions, tuple(labels[key][v] for v in versions), totals, tuple(rows)))
+    return found
+
+
+def _summary_lines(series: Series) -> list[str]:
+    """Changes grouped by (op, verdict): the short answer to "what did each release change"."""
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for row in series.rows:
+        groups[(row.op, row.verdict)].append(row.item.partition("::")[0])
+    lines = []
+    for (op, verdict), cases in sorted(groups.items(), key=lambda kv: (op_order(kv[0][0]), kv[0][1])):
+        shown = ", ".join(cases[:3]) + (f", … (+{len(cases) - 3})" if len(cases) > 3 else "")
+        lines.append(f"    {op:<26} {verdict:<40} {len(cases):>4}  {shown}")
+    return lines
+
+
+def terminal(found: Sequence[Series], rows: int = TERMINAL_ROWS) -> str:
+    """A plain-text summary: per series the totals per version, then the changes grouped by op."""
+    if not found:
+        return "no backend ran under two or more versions (run each version with --label ADAPTER@VERSION)"
+    out: list[str] = []
+    for series in found:
+        out.append(f"{series.name}: {len(series.versions)} versions, {len(series.rows)} items change")
+        shown = [s for s in STATUSES if any(t[s] for t in series.totals)]
+        out.append("  " + f"{'version':<14}" + "".join(f"{s:>12}" for s in shown) + "  changes")
+        per_version = series.steps_per_version()
+        for version, totals in zip(series.versions, series.totals, strict=True):
+            changes = ", ".join(f"{kind} {n}" for kind, n in sorted(per_version[version].items())) or "-"
+            out.append("  " + f"{version:<14}" + "".join(f"{totals[s]:>12}" for s in shown) + f"  {changes}")
+        if series.rows:
+            out.append("  changes by op (op, verdict, items, first cases):")
+            out.extend(_summary_lines(series))
+        if series.rows and rows > 0:
+            out.append(f"  first {min(rows, len(series.rows))} of {len(series.rows)} items:")
+            for row in series.rows[:rows]:
+                statuses = " ".join(f"{status or '-':<11}" for status in row.statuses)
+                out.append(f"    {row.item:<60} {statuses} {row.verdict}")
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
+def _cell(status: str | None, message: str) -> Html:
+    if status is None:
+        return tag("span", "not run", {"class": "badge"})
+    return tag("span", status_badge(status), {"title": message[:400] or None})
+
+
+def series_html(series: Series) -> Html:
+    """One series: totals and change counts per version, then every changed item."""
+    shown = [s for s in STATUSES if any(t[s] for t in series.totals)]
+    per_version = series.steps_per_version()
+    totals_rows: list[list[Content]] = [
+        [
+            tag("code", version),
+            tag("code", label),
+            *[status_badge(s, totals[s]) if totals[s] else "0" for s in shown],
+            sum(totals.values()),
+            ", ".join(f"{kind} {n}" for kind, n in sorted(per_version[version].items())) or "—",
+        ]
+        for version, label, totals in zip(series.versions, series.labels, series.totals, strict=True)
+    ]
+    totals = table(["version", "results labelled", *shown, "total", "changes in this version"], totals_rows)
+    rows: list[list[Content]] = [
+        [
+            tag("code", row.item),
+            *[_cell(status, message) for status, message in zip(row.statuses, row.messages, strict=True)],
+            tag("span", row.verdict, {"class": f"verdict kind-{row.kind}"}),
+        ]
+        for row in series.rows
+    ]
+    changed = (
+        table(["item (case::op)", *series.versions, "verdict"], rows, "versions-table")
+        if rows
+        else tag("p", "every item has the same status under every version")
+    )
+    return tag(
+        "details",
+        [
+            tag(
+                "summary",
+                tag(
+                    "h3",
+                    f"{series.name}: {len(series.rows)} items change across {', '.join(series.versions)}",
+                ),
+            ),
+            totals,
+            changed,
+        ],
+        {"open": "open", "class": "diff-section"},
+    )
+
+
+def section(found: Sequence[Series]) -> Html:
+    """The "Versions" view of the report (static HTML: it reads top to bottom, like the diff page)."""
+    return join(
+        [
+            tag("h2", "Versions: which release introduced or fixed each disagreement"),
+            tag(
+                "p",
+                "Each block is one backend route on one device, run under several released versions of the "
+                "backend. Only items whose status differs between versions are listed. Verdicts compare "
+                "neighbouring versions that ran the item: pass to fail, error, crash or timeout is "
+                "\u201cintroduced\u201d, the reverse \u201cfixed\u201d, any other step \u201cchanged\u201d. "
+                "Hover a status for the backend's message.",
+                {"class": "rule"},
+            ),
+            *[series_html(series) for series in found],
+        ]
+    )
+
+
+def has_versions(merged: Merged) -> bool:
+    """True when some backend's results come from two or more versions (the tab is worth showing)."""
+    seen: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for target in merged.targets:
+        key = (str(target.get("backend")), str(target.get("route")), str(target.get("device")))
+        seen[key].add(str(target.get("version")))
+    return any(len(versions) > 1 for versions in seen.values())
+
+
+def read(paths: Sequence[Path]) -> list[Series]:
+    """The series of several results files (one suite digest); ReportError names a bad file."""
+    return compare(merge(read_documents(paths), [str(path) for path in paths]))
+
+
+def write(found: Sequence[Series], out: Path) -> Path:
+    """A standalone page of :func:`section` (no script, like the diff page)."""
+    header = tag(
+        "header",
+        [
+            tag("h1", TITLE),
+            tag("p", f"{len(found)} backend route(s) under several versions", {"class": "facts"}),
+        ],
+    )
+    write_atomically(out, page.document(TITLE, header, section(found)))
+    return out

@@ -1,0 +1,32 @@
+"""A memory-copy baseline, measured in the run it qualifies.
+
+Split moves data and computes nothing, so the fastest a backend can go is roughly the speed of
+a memory copy on the same machine at the same moment. Reports put each large case's effective
+bandwidth (bytes read plus bytes written, per steady-state run) next to this baseline.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from conformance.results.result import JSON
+
+SIZES = (1 << 20, 16 << 20, 64 << 20)
+
+
+def memcpy_baseline(sizes: tuple[int, ...] = SIZES, rounds: int = 5) -> list[JSON]:
+    """Best-of-``rounds`` copy bandwidth per buffer size, in GB/s counting read and write."""
+    baseline = []
+    for size in sizes:
+        source = np.arange(size, dtype=np.uint8)
+        target = np.empty_like(source)
+        np.copyto(target, source)  # first touch: page faults are not part of the baseline
+        best = float("inf")
+        for _ in range(rounds):
+            start = time.perf_counter()
+            np.copyto(target, source)
+            best = min(best, time.perf_counter() - start)
+        baseline.append({"bytes": size, "gbps": round(2 * size / best / 1e9, 3)})
+    return baseline

@@ -1,0 +1,73 @@
+"""The run journal: results appended as they finish, so an interrupted run loses nothing.
+
+One JSON object per line. The first line is a header naming the suite digest and the selection;
+``--resume`` accepts a journal only when both match, then skips the results it already holds.
+Each line is flushed as it is written, so Ctrl-C, a killed parent or a crash keeps every
+finished result; a line cut short by a kill is ignored on resume.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO
+
+from conformance.results.result import JSON, Result
+
+SCHEMA = "conformance.journal/1"
+FILE_NAME = "journal.jsonl"
+
+
+class JournalError(Exception):
+    """A journal that cannot be resumed; says why."""
+
+
+class Journal:
+    def __init__(self, path: Path, handle: IO[str]) -> None:
+        self.path = path
+        self._handle = handle
+
+    @classmethod
+    def start(cls, path: Path, header: JSON) -> Journal:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = path.open("w", encoding="utf-8")
+        handle.write(json.dumps({"schema": SCHEMA, **header}) + "\n")
+        handle.flush()
+        return cls(path, handle)
+
+    @classmethod
+    def resume(cls, path: Path, header: JSON) -> tuple[Journal, list[Result]]:
+        """Reopen ``path`` for appending, with the results it holds."""
+        if not path.is_file():
+            raise JournalError(f"nothing to resume: {path} does not exist")
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        try:
+            first = json.loads(lines[0]) if lines else {}
+        except json.JSONDecodeError:
+            first = {}
+        if first.get("schema") != SCHEMA:
+            raise JournalError(f"{path} is not a run journal")
+        for key, value in header.items():
+            if first.get(key) != value:
+                raise JournalError(
+                    f"{path} was written for a different {key} ({first.get(key)!r}, now {value!r}); "
+                    f"start a new run instead of resuming"
+                )
+        results = []
+        for line in lines[1:]:
+            try:
+                results.append(Result.from_json(json.loads(line)))
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue  # the last line of a killed run may be cut short
+        handle = path.open("a", encoding="utf-8")
+        if text and not text.endswith("\n"):
+            handle.write("\n")
+        return cls(path, handle), results
+
+    def append(self, result: Result) -> None:
+        self._handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()

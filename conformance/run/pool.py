@@ -1,0 +1,194 @@
+"""A pool of worker processes with per-job deadlines and replacement of dead workers.
+
+The parent never runs backend code. It hands each worker one job at a time, waits on the
+workers' pipes and process sentinels together, and turns a worker that dies into a ``crash``
+result and one that overruns its deadline into a ``timeout`` result (the worker is killed);
+either way a fresh worker takes the slot and the run goes on.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+from conformance.results.result import Result
+from conformance.run import worker
+from conformance.run.item import skeleton
+from conformance.run.worker import Job, Warm
+
+_CONTEXT = multiprocessing.get_context("spawn")
+
+
+@dataclass
+class _Slot:
+    process: BaseProcess
+    connection: Connection
+    log: Path | None
+    job: Job | None = None
+    deadline: float = 0.0
+    served: int = 0
+    log_offset: int = 0
+
+    def log_tail(self, lines: int = 15) -> str:
+        """What the worker printed since its current job started (native crash messages land here)."""
+        if self.log is None or not self.log.exists():
+            return ""
+        with self.log.open("rb") as stream:
+            stream.seek(self.log_offset)
+            text = stream.read().decode("utf-8", "replace")
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "unknown exit"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+class Pool:
+    """Runs jobs on ``size`` workers; ``on_result`` receives each result as it finishes."""
+
+    def __init__(
+        self,
+        size: int,
+        timeout: float,
+        on_result: Callable[[Result], None],
+        threads_per_worker: int = 1,
+        recycle_after: int = 2000,
+        log_dir: Path | None = None,
+    ) -> None:
+        self.size = max(1, size)
+        self.log_dir = log_dir
+        self._started = 0
+        self.timeout = timeout
+        self.on_result = on_result
+        self.threads = threads_per_worker
+        self.recycle_after = recycle_after
+        self.slots: list[_Slot] = []
+        self.queue: deque[Job] = deque()
+        #: a worker started ahead of need once a replacement has been needed: backends that
+        #: crash tend to crash again on neighbouring items, and a warm standby makes each
+        #: replacement instant instead of a fresh start with every import redone
+        self.standby: _Slot | None = None
+
+    def _upcoming(self) -> tuple[Warm, ...]:
+        """The targets a new worker will most likely serve: those of the next queued jobs."""
+        seen: dict[Warm, None] = {}
+        for job in list(self.queue)[: self.size + 1]:
+            seen.setdefault(job.warm, None)
+        return tuple(seen)[:2]
+
+    def _start(self) -> _Slot:
+        parent, child = _CONTEXT.Pipe()
+        self._started += 1
+        log = None
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log = self.log_dir / f"worker-{self._started}.log"
+        process = _CONTEXT.Process(
+            target=worker.main,
+            args=(child, self.threads, str(log) if log else None, self._upcoming()),
+            daemon=True,
+            name=f"conformance-worker-{self._started}",
+        )
+        process.start()
+        child.close()
+        return _Slot(process, parent, log)
+
+    def _replace(self, index: int) -> _Slot:
+        """A fresh worker in the slot: the standby if there is one, and a new standby behind it."""
+        _stop(self.slots[index], kill=True)
+        self.slots[index], self.standby = self.standby or self._start(), None
+        if self.queue:
+            self.standby = self._start()
+        return self.slots[index]
+
+    def run(self, jobs: Iterable[Job]) -> None:
+        """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
+        self.queue = deque(jobs)
+        self.slots = [self._start() for _ in range(min(self.size, len(self.queue)))]
+        try:
+            while self.queue or any(slot.job for slot in self.slots):
+                for index, slot in enumerate(self.slots):
+                    if slot.job is None and self.queue:
+                        self._dispatch(index, self.queue.popleft())
+                self._collect()
+        finally:
+            for slot in [*self.slots, *([self.standby] if self.standby else [])]:
+                _stop(slot, kill=False)
+            self.slots, self.standby = [], None
+
+    def _dispatch(self, index: int, job: Job) -> None:
+        slot = self.slots[index]
+        if slot.served >= self.recycle_after:  # bound what a long-lived backend may accumulate
+            slot = self._replace(index)
+        slot.job = job
+        slot.deadline = time.monotonic() + self.timeout
+        slot.served += 1
+        slot.log_offset = slot.log.stat().st_size if slot.log and slot.log.exists() else 0
+        slot.connection.send(job)
+
+    def _collect(self) -> None:
+        busy = [index for index, slot in enumerate(self.slots) if slot.job is not None]
+        waiting = min(self.slots[index].deadline for index in busy) - time.monotonic()
+        handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
+        ready = wait(handles, timeout=max(0.0, waiting))
+        for index in busy:
+            slot = self.slots[index]
+            job = slot.job
+            assert job is not None
+            if slot.connection in ready:
+                try:
+                    _, body = slot.connection.recv()
+                except (EOFError, OSError):
+                    self._lost(index, job)
+                    continue
+                slot.job = None
+                self.on_result(Result.from_json(body))
+            elif slot.process.sentinel in ready:
+                self._lost(index, job)
+            elif time.monotonic() >= slot.deadline:
+                self._replace(index)
+                self.on_result(
+                    skeleton(job.case, job.op, job.target).with_status(
+                        "timeout", f"no result within {self.timeout:g} s; the worker was killed and replaced"
+                    )
+                )
+
+    def _lost(self, index: int, job: Job) -> None:
+        slot = self.slots[index]
+        slot.process.join(timeout=5)
+        how = _describe_exit(slot.process.exitcode)
+        tail = slot.log_tail()
+        self._replace(index)
+        said = f"\nlast output of the worker ({slot.log}):\n{tail}" if tail else ""
+        self.on_result(
+            skeleton(job.case, job.op, job.target).with_status(
+                "crash", f"the worker died ({how}) while running this item; it was replaced{said}"
+            )
+        )
+
+
+def _stop(slot: _Slot, *, kill: bool) -> None:
+    if slot.process.is_alive() and not kill:
+        try:
+            slot.connection.send(None)
+            slot.process.join(timeout=5)
+        except (OSError, BrokenPipeError):
+            pass
+    if slot.process.is_alive():
+        slot.process.kill()
+        slot.process.join(timeout=5)
+    slot.connection.close()

@@ -1,0 +1,84 @@
+"""What a person watching a run sees: a progress line while it runs, a table when it ends.
+
+On a terminal the progress line redraws in place; in CI logs (no terminal) it prints a line at
+every tenth of the run or every 30 seconds, whichever comes first, so logs stay short but a
+stalled run is visible.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import TextIO
+
+from conformance.results.result import GREEN, STATUSES, Result
+
+_SHOWN = ("pass", "fail", "error", "crash", "timeout", "xfail", "xpass", "unsupported")
+
+
+class Progress:
+    def __init__(self, total: int, stream: TextIO | None = None, done: int = 0) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.interactive = self.stream.isatty()
+        self.done = done
+        self.counts: Counter[str] = Counter()
+        self.started = time.monotonic()
+        self._last_line = 0.0
+        self._last_tenth = -1
+
+    def update(self, result: Result) -> None:
+        self.done += 1
+        self.counts[result.status] += 1
+        now = time.monotonic()
+        tenth = self.done * 10 // max(self.total, 1)
+        if self.interactive:
+            if now - self._last_line >= 0.1 or self.done == self.total:
+                self.stream.write("\r" + self.line() + "\x1b[K")
+                self.stream.flush()
+                self._last_line = now
+        elif tenth != self._last_tenth or now - self._last_line >= 30:
+            self.stream.write(self.line() + "\n")
+            self.stream.flush()
+            self._last_line, self._last_tenth = now, tenth
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.started
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        left = (self.total - self.done) / rate if rate > 0 else 0.0
+        counts = " ".join(f"{status} {self.counts[status]}" for status in _SHOWN if self.counts[status])
+        percent = 100 * self.done // max(self.total, 1)
+        return (
+            f"[{self.done}/{self.total}] {percent:3d}% {rate:6.1f} items/s  eta {left:5.0f} s  {counts}"
+        ).rstrip()
+
+    def close(self) -> None:
+        if self.interactive:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def summary_table(results: Iterable[Result]) -> str:
+    """Counts per target and status, with the time spent in the backend."""
+    per_target: dict[str, Counter[str]] = defaultdict(Counter)
+    backend_s: dict[str, float] = defaultdict(float)
+    for result in results:
+        per_target[result.target_id][result.status] += 1
+        backend_s[result.target_id] += result.timing.backend_ms / 1000
+    columns = [status for status in STATUSES if any(counts[status] for counts in per_target.values())]
+    width = max([len("target"), *map(len, per_target)])
+    header = (
+        f"{'target':<{width}}  " + "  ".join(f"{c:>7}" for c in columns) + f"  {'total':>6}  {'backend s':>9}"
+    )
+    lines = [header, "-" * len(header)]
+    for target in sorted(per_target):
+        counts = per_target[target]
+        cells = "  ".join(f"{counts[c]:>7}" for c in columns)
+        lines.append(f"{target:<{width}}  {cells}  {sum(counts.values()):>6}  {backend_s[target]:>9.1f}")
+    return "\n".join(lines)
+
+
+def green(results: Iterable[Result]) -> bool:
+    return all(result.status in GREEN for result in results)

@@ -1,0 +1,118 @@
+"""Finding adapters: entry points of the group ``conformance.adapters``, validated when loaded.
+
+An adapter is named either by its entry-point name (``openvino``) or, for one under
+development that is not installed, by an import reference (``my_pkg.adapter:MyAdapter``).
+Loading checks what the executor relies on and fails with an error that names the plugin,
+so a broken third-party adapter is reported as such rather than as a crash deep in a run.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from conformance.corpus import catalogue as ops
+from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Target
+
+_METHODS = ("info", "support", "build", "compile", "run")
+
+
+class PluginError(Exception):
+    """An adapter that cannot be found, constructed or trusted; the message names it."""
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """An adapter instance with what it said of itself."""
+
+    spec: str  # how it was named: entry-point name or module:attr
+    reference: str  # the module:attr it came from
+    adapter: AnyAdapter
+    info: AdapterInfo
+
+    def targets(self) -> list[Target]:
+        return [
+            Target(self.info.name, route.name, device)
+            for route in self.info.routes
+            for device in self.info.devices
+        ]
+
+    def route_ops(self, route: str) -> list[str]:
+        for candidate in self.info.routes:
+            if candidate.name == route:
+                return ops.match(candidate.ops)
+        raise KeyError(route)
+
+
+def installed() -> dict[str, str]:
+    """Entry-point name -> ``module:attr`` for every registered adapter."""
+    return {entry.name: entry.value for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _resolve(spec: str) -> tuple[str, Any]:
+    registered = installed()
+    reference = registered.get(spec, spec)
+    if ":" not in reference:
+        known = ", ".join(sorted(registered)) or "none"
+        raise PluginError(
+            f"no adapter named {spec!r} is installed (installed: {known}); "
+            f"name an entry point or give module:attribute"
+        )
+    module_name, _, attribute = reference.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+    except Exception as error:  # any import-time failure of third-party code
+        raise PluginError(
+            f"adapter {spec!r} ({reference}) failed to import: {type(error).__name__}: {error}"
+        ) from error
+    return reference, target
+
+
+def load(spec: str, options: Mapping[str, str] | None = None) -> Loaded:
+    """Import, construct and validate the adapter named ``spec``."""
+    reference, factory = _resolve(spec)
+    where = f"adapter {spec!r} ({reference})"
+    if not callable(factory):
+        raise PluginError(
+            f"{where} is not callable: it must be a class or factory taking the options mapping"
+        )
+    try:
+        adapter = factory(dict(options or {}))
+    except Exception as error:
+        raise PluginError(f"{where} could not be constructed: {type(error).__name__}: {error}") from error
+    missing = [name for name in _METHODS if not callable(getattr(adapter, name, None))]
+    if missing:
+        raise PluginError(f"{where} lacks {', '.join(missing)}; see conformance.plugin.Adapter")
+    try:
+        info = adapter.info()
+    except Exception as error:
+        raise PluginError(f"{where}: info() raised {type(error).__name__}: {error}") from error
+    _check_info(where, spec, reference, info)
+    return Loaded(spec, reference, adapter, info)
+
+
+def _check_info(where: str, spec: str, reference: str, info: object) -> None:
+    if not isinstance(info, AdapterInfo):
+        raise PluginError(
+            f"{where}: info() returned {type(info).__name__}, not conformance.plugin.AdapterInfo"
+        )
+    if spec != reference and info.name != spec:
+        raise PluginError(f"{where}: registered as {spec!r} but calls itself {info.name!r}")
+    if not info.routes:
+        raise PluginError(f"{where}: info() lists no routes")
+    if not info.devices:
+        raise PluginError(f"{where}: info() lists no devices")
+    for route in info.routes:
+        if not ops.match(route.ops):
+            raise PluginError(
+                f"{where}: route {route.name!r} runs {list(route.ops)}, which match no op "
+                f"(known: {', '.join(ops.OPS)})"
+            )
+    names = [route.name for route in info.routes]
+    if len(set(names)) != len(names):
+        raise PluginError(f"{where}: route names repeat: {names}")

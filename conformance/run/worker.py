@@ -1,0 +1,121 @@
+"""The worker process: runs jobs one at a time, each through :func:`execution.run_item`.
+
+Backends run here, never in the parent, so a segfault, an abort or a hang in a backend costs
+one worker (which the pool replaces) and one result, not the run. Workers are started with the
+"spawn" method: forking a parent that may have loaded OpenVINO or torch threads is unsafe.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+import traceback
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection
+
+from conformance.corpus.case import Case
+from conformance.plugin import Target
+from conformance.results.result import JSON
+
+#: Threading variables set in each worker so that N workers share the cores instead of each
+#: backend assuming it owns them all (which makes -j 2 slower, not faster).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CONFORMANCE_THREADS")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One item on one target, as the pool hands it to a worker."""
+
+    index: int  # position in the run's deterministic order
+    adapter: str  # the spec the adapter was loaded by (entry-point name or module:attr)
+    target: Target
+    case: Case
+    op: str
+    repeat: int
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.case.id}::{self.op}@{self.target.id}"
+
+    @property
+    def option_key(self) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted(self.options.items()))
+
+    @property
+    def warm(self) -> Warm:
+        return Warm(self.adapter, self.option_key, self.target)
+
+
+def peak_rss_kib() -> int:
+    """This process's peak resident memory (Linux reports KiB)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def _redirect_output(log_path: str | None) -> None:
+    """Send this process's stdout and stderr (file descriptors, so native backend code too) to
+    its log file: backend chatter stays out of the run's console, and the parent can quote the
+    last lines when the worker dies."""
+    if log_path is None:
+        return
+    descriptor = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for stream in (1, 2):
+        os.dup2(descriptor, stream)
+    os.close(descriptor)
+
+
+@dataclass(frozen=True)
+class Warm:
+    """A target a new worker prepares before its first job (see ``Adapter.prepare``)."""
+
+    adapter: str
+    options: tuple[tuple[str, str], ...]
+    target: Target
+
+
+def main(
+    connection: Connection, threads: int, log_path: str | None = None, warm: tuple[Warm, ...] = ()
+) -> None:
+    """Prepare the ``warm`` targets, then serve jobs until the parent sends None or goes away."""
+    _redirect_output(log_path)
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(threads)
+    # Imported after the thread variables are set: backends read them when they load.
+    from conformance.run import registry
+    from conformance.run.item import run_item, skeleton
+
+    loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.Loaded] = {}
+    for entry in warm:
+        try:
+            key = (entry.adapter, entry.options)
+            if key not in loaded:
+                loaded[key] = registry.load(entry.adapter, dict(entry.options))
+            prepare = getattr(loaded[key].adapter, "prepare", None)
+            if callable(prepare):
+                prepare(entry.target)
+        except Exception:  # the first job meets the same problem and reports it on its result
+            traceback.print_exc()
+    while True:
+        try:
+            job: Job | None = connection.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+        key = (job.adapter, job.option_key)
+        started = time.perf_counter()
+        try:
+            if key not in loaded:
+                loaded[key] = registry.load(job.adapter, job.options)
+            result = run_item(loaded[key].adapter, job.target, job.case, job.op, job.repeat)
+        except Exception as error:  # a harness or adapter defect: reported on this item; the worker lives on
+            text = "".join(traceback.format_exception(error)).strip()
+            result = skeleton(job.case, job.op, job.target).with_status(
+                "error", f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
+            )
+        # the whole item: data, reference, backend and judging
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        usage = {"pid": os.getpid(), "peak_rss_kib": peak_rss_kib(), "elapsed_ms": round(elapsed_ms, 3)}
+        body: JSON = replace(result, worker=usage).to_json()
+        connection.send((job.index, body))
