@@ -7,12 +7,12 @@ judges (and torch to its CPU build: an unpinned torch pulls gigabytes of CUDA pa
     nox -s conformance                             # one venv per adapter, results in reports/<adapter>/
     nox -s "conformance(adapter='onnxruntime')"    # just one of them
     nox -s report                                  # reports/index.html from every results file there
-    nox -s compat                                  # several releases of each backend, side by side
+    nox -s versions                                # several releases of each backend, side by side
 
-The compatibility matrix (``compat``) installs each released backend version in its own venv,
+The backend-version matrix (``versions``) installs each released backend version in its own venv,
 under a constraints file derived from constraints.txt with that version pinned (and whatever
 older wheels need, e.g. a lower numpy), runs the suite with raw statuses and the results
-labelled ``backend@version``, and merges the runs into reports/compat/.
+labelled ``backend@version``, and merges the runs into reports/versions/.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ ADAPTER_INSTALL = {
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
 
-#: The compatibility matrix: released versions per backend, oldest first, each with the pins it
+#: The backend-version matrix: released versions per backend, oldest first, each with the pins it
 #: needs beyond the backend itself and why (checked against the wheels' metadata).
-COMPAT: dict[str, dict[str, dict[str, tuple[str, str]]]] = {
+VERSION_MATRIX: dict[str, dict[str, dict[str, tuple[str, str]]]] = {
     "openvino": {
         "2024.6.0": {"numpy": ("2.1.3", "openvino 2024.6 requires numpy<2.2")},
         "2025.2.0": {"numpy": ("2.2.6", "openvino 2025.2 requires numpy<2.3")},
@@ -58,7 +58,7 @@ COMPAT: dict[str, dict[str, dict[str, tuple[str, str]]]] = {
     },
 }
 #: The targets each backend's matrix runs (every route the adapter has, device CPU).
-COMPAT_TARGETS = {
+VERSION_TARGETS = {
     "onnxruntime": ("--target", "onnxruntime/default/*"),
     "openvino": (
         "--target",
@@ -69,7 +69,7 @@ COMPAT_TARGETS = {
         "openvino/pytorch/*",
     ),
 }
-COMPAT_DIR = Path("reports/compat")
+VERSIONS_DIR = Path("reports/versions")
 
 
 def _install_all(session: nox.Session, *extra: str) -> None:
@@ -102,11 +102,14 @@ def benchmark(session: nox.Session) -> None:
 
 @nox.session(python=None)
 def lint(session: nox.Session) -> None:
-    """ruff: the rules in pyproject.toml, and the formatting."""
-    session.install(*CONSTRAINTS, "ruff")
-    paths = ("conformance", "adapters", "tests", "benchmarks", "noxfile.py")
+    """ruff (the rules in pyproject.toml, and the formatting), and the architecture: import-linter's
+    contracts in pyproject.toml, which keep the pipeline's stages importing one way."""
+    session.install(*CONSTRAINTS, "ruff", "import-linter")
+    paths = ("conformance", "adapters", "tests", "benchmarks", "examples", "noxfile.py")
     session.run("ruff", "check", *paths)
     session.run("ruff", "format", "--check", *paths)
+    # the package is read from the source tree (import-linter parses, it does not import)
+    session.run("lint-imports", "--no-cache", env={"PYTHONPATH": str(Path.cwd())})
 
 
 @nox.session(python=None)
@@ -145,7 +148,7 @@ def report(session: nox.Session) -> None:
 def derived_constraints(backend: str, version: str, pins: dict[str, tuple[str, str]]) -> str:
     """constraints.txt with ``backend`` pinned to ``version`` and ``pins`` replacing the file's own."""
     wanted = {backend: (version, "the version under test"), **pins}
-    lines = [f"# constraints.txt for the compat matrix: {backend} {version}"]
+    lines = [f"# constraints.txt for the backend-version matrix: {backend} {version}"]
     seen = set()
     for line in Path("constraints.txt").read_text(encoding="utf-8").splitlines():
         name = re.split(r"[=<>!~\[ ;]", line.strip(), maxsplit=1)[0].lower()
@@ -157,25 +160,25 @@ def derived_constraints(backend: str, version: str, pins: dict[str, tuple[str, s
             lines.append(line)
     missing = set(wanted) - seen
     if missing:
-        raise ValueError(f"noxfile COMPAT pins {sorted(missing)}, which constraints.txt does not pin")
+        raise ValueError(f"noxfile VERSION_MATRIX pins {sorted(missing)}, which constraints.txt does not pin")
     return "\n".join(lines) + "\n"
 
 
-def _compat_runs() -> list[nox.param]:
+def _versions_runs() -> list[nox.param]:
     return [
         nox.param(backend, version, id=f"{backend}-{version}")
-        for backend, versions in COMPAT.items()
+        for backend, versions in VERSION_MATRIX.items()
         for version in versions
     ]
 
 
 @nox.session(python=None)
-@nox.parametrize(("backend", "version"), _compat_runs())
-def compat_run(session: nox.Session, backend: str, version: str) -> None:
+@nox.parametrize(("backend", "version"), _versions_runs())
+def versions_run(session: nox.Session, backend: str, version: str) -> None:
     """One released backend version in its own venv: raw statuses, results labelled backend@version."""
     constraints = Path(session.create_tmp()) / f"constraints-{backend}-{version}.txt"
     try:
-        text = derived_constraints(backend, version, COMPAT[backend][version])
+        text = derived_constraints(backend, version, VERSION_MATRIX[backend][version])
     except ValueError as error:
         session.error(str(error))
     constraints.write_text(text, encoding="utf-8")
@@ -185,25 +188,25 @@ def compat_run(session: nox.Session, backend: str, version: str) -> None:
     )
     if str(installed).strip() != version:
         session.error(f"{backend} {version} wanted, {str(installed).strip()} installed (see {constraints})")
-    out = COMPAT_DIR / f"{backend}-{version}"
+    out = VERSIONS_DIR / f"{backend}-{version}"
     session.run(
         "conformance", "run", "--adapter", backend, "--label", f"{backend}@{version}", "--no-known-issues",
-        *COMPAT_TARGETS[backend], "-j", "2", "--no-junit", "--out", str(out), *session.posargs,
+        *VERSION_TARGETS[backend], "-j", "2", "--no-junit", "--out", str(out), *session.posargs,
         success_codes=[0, 1],  # raw statuses: the failures are the findings, not a broken session
     )  # fmt: skip
 
 
-@nox.session(python=None, requires=["compat_run"])
-def compat(session: nox.Session) -> None:
-    """The compatibility matrix: every compat_run, then one report with the versions side by side."""
+@nox.session(python=None, requires=["versions_run"])
+def versions(session: nox.Session) -> None:
+    """The backend-version matrix: every versions_run, then one report with the versions side by side."""
     found = [
         str(path)
-        for backend, versions in COMPAT.items()
+        for backend, versions in VERSION_MATRIX.items()
         for version in versions
-        if (path := COMPAT_DIR / f"{backend}-{version}" / "results.json").is_file()
+        if (path := VERSIONS_DIR / f"{backend}-{version}" / "results.json").is_file()
     ]
     if not found:
-        session.error(f"no results under {COMPAT_DIR}/: the compat_run sessions wrote none")
+        session.error(f"no results under {VERSIONS_DIR}/: the versions_run sessions wrote none")
     session.install(*CONSTRAINTS, "-e", ".")
-    session.run("conformance", "compat", *found, "-o", str(COMPAT_DIR / "versions.html"))
-    session.run("conformance", "report", *found, "-o", str(COMPAT_DIR / "index.html"))
+    session.run("conformance", "versions", *found, "-o", str(VERSIONS_DIR / "versions.html"))
+    session.run("conformance", "report", *found, "-o", str(VERSIONS_DIR / "index.html"))

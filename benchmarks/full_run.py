@@ -20,10 +20,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from conformance.results.result import Result
-from conformance.run.runner import Outcome, RunConfig, execute, plan
+from conformance.run.planning import RunConfig, plan
+from conformance.run.runner import RunOutcome, execute
 
 
-def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Outcome:
+def one_run(args: argparse.Namespace, jobs: int, out: Path) -> RunOutcome:
     config = RunConfig(
         case_paths=tuple(args.cases),
         adapters=tuple(args.adapter),
@@ -39,7 +40,7 @@ def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Outcome:
     return execute(plan(config), config)
 
 
-def figures(outcome: Outcome, jobs: int) -> dict[str, float]:
+def figures(outcome: RunOutcome, jobs: int) -> dict[str, float]:
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000
     capacity_s = outcome.wall_s * jobs  # worker-seconds available

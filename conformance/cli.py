@@ -11,28 +11,25 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from conformance import __version__, report
-from conformance.certify import certification as certify
-from conformance.corpus import catalogue as ops
-from conformance.corpus.loader import CaseFileError, CaseFileErrors, Suite, load_paths
+from conformance import __version__, publishing, report
+from conformance.certify import certification
+from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
+from conformance.corpus import catalogue
+from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import Item, select
-from conformance.oracle.corpus_check import audit
-from conformance.report import diff_page
+from conformance.errors import ConformanceError, UsageError
+from conformance.oracle.corpus_check import check_corpus
+from conformance.report import certificate_page, diff_page, versions_page
 from conformance.results import diff as run_diff
 from conformance.results import merge, versions
-from conformance.run import registry, runner
-from conformance.run.journal import JournalError
-from conformance.run.known_issues import KnownIssuesError
+from conformance.run import planning, registry, runner
 from conformance.run.progress import green, summary_table
 from conformance.run.shard import Shard
 
 DEFAULT_CASES = Path("cases")
-
-
-class UsageError(Exception):
-    """Input the command cannot work with; printed without a traceback, exit status 2."""
 
 
 def _load(paths: Sequence[str]) -> Suite:
@@ -40,24 +37,16 @@ def _load(paths: Sequence[str]) -> Suite:
         if not DEFAULT_CASES.is_dir():
             raise UsageError(f"no {DEFAULT_CASES}/ directory here; run from the project root or pass a path")
         paths = [str(DEFAULT_CASES)]
-    try:
-        return load_paths(paths)
-    except CaseFileErrors as errors:
-        raise UsageError("\n".join(str(error) for error in errors.errors)) from None
-    except CaseFileError as error:
-        raise UsageError(str(error)) from None
+    return load_paths(paths)
 
 
 def _select(args: argparse.Namespace, suite: Suite) -> list[Item]:
-    try:
-        return select(suite.cases, args.op or (), args.tag or (), args.keyword)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    return select(suite.cases, args.op or (), args.tag or (), args.keyword)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     suite = _load(args.paths)
-    defects = audit(suite.cases)
+    defects = check_corpus(suite.cases)
     for defect in defects:
         print(defect, file=sys.stderr)
     items = select(suite.cases)
@@ -81,7 +70,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             tags = ",".join(item.case.tags)
             print(f"{item.id:<{width}}  {tags:<24}  {item.case.location}")
         print()
-    _print_totals("op", Counter(item.op for item in items), order=list(ops.OPS))
+    _print_totals("op", Counter(item.op for item in items), order=list(catalogue.OPS))
     _print_totals("tag", Counter(tag for item in items for tag in item.case.tags or ("(untagged)",)))
     _print_totals("form", Counter(item.case.form.kind for item in items))
     print(f"total: {len(items)} (case, op) pairs from {len({item.case.id for item in items})} cases")
@@ -89,12 +78,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    try:
-        options = runner.parse_options(args.option or [])
-        shard = None if args.shard is None else Shard.parse(args.shard)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    config = runner.RunConfig(
+    options = planning.parse_options(args.option or [])
+    shard = None if args.shard is None else Shard.parse(args.shard)
+    config = planning.RunConfig(
         case_paths=tuple(args.cases or [str(DEFAULT_CASES)]),
         adapters=tuple(args.adapter or ()),
         options=options,
@@ -115,13 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         command=tuple(sys.argv),
         shard=shard,
     )
-    try:
-        plan = runner.plan(config)
-    except (CaseFileErrors, CaseFileError) as error:
-        errors = error.errors if isinstance(error, CaseFileErrors) else [error]
-        raise UsageError("\n".join(str(one) for one in errors)) from None
-    except (registry.PluginError, KnownIssuesError, ValueError) as error:
-        raise UsageError(str(error)) from None
+    plan = planning.plan(config)
     if not plan.jobs and not plan.unsharded:
         raise UsageError("the selection matches no (case, op, target): nothing to run")
     targets = sorted({job.target.id for job in plan.jobs})
@@ -133,10 +113,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     try:
         outcome = runner.execute(plan, config)
-    except JournalError as error:
-        raise UsageError(str(error)) from None
     except KeyboardInterrupt:
+        publishing.run_report(config.out / "results.json")  # of what finished; the journal keeps it too
         return 130
+    page = publishing.run_report(outcome.written[0])
     print(summary_table(outcome.results))
     for issue in outcome.stale:
         print(
@@ -145,17 +125,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     print(
         f"{len(outcome.results)} results in {outcome.wall_s:.1f} s; wrote "
-        f"{', '.join(str(path) for path in outcome.written)}"
+        f"{', '.join(str(path) for path in [*outcome.written, *([page] if page else [])])}"
     )
     return 0 if green(outcome.results) else 1
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
     paths = [Path(path) for path in args.results]
-    try:
-        merged, written = merge.write(paths, Path(args.output), args.prefer_last, tuple(sys.argv))
-    except merge.MergeError as error:
-        raise UsageError(str(error)) from None
+    merged, written = merge.write(paths, Path(args.output), args.prefer_last, tuple(sys.argv))
+    page = publishing.run_report(written[0])
+    written += [page] if page else []
     print(summary_table(merge.results(merged)))
     for problem in merged.incomplete:
         print(f"warning: {problem}", file=sys.stderr)
@@ -175,7 +154,7 @@ def cmd_adapters(args: argparse.Namespace) -> int:
     for name in sorted(found):
         try:
             loaded = registry.load(name)
-        except registry.PluginError as error:
+        except ConformanceError as error:
             print(f"{name}: BROKEN: {error}")
             status = 1
             continue
@@ -185,7 +164,7 @@ def cmd_adapters(args: argparse.Namespace) -> int:
         for key, value in sorted(info.options.items()):
             print(f"  option {key} = {value}")
         for route in info.routes:
-            print(f"  route {route.name}: {', '.join(ops.match(route.ops))}")
+            print(f"  route {route.name}: {', '.join(catalogue.match(route.ops))}")
             if route.description:
                 print(f"    {route.description}")
     return status
@@ -193,10 +172,7 @@ def cmd_adapters(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     paths = [Path(path) for path in args.results]
-    try:
-        out = report.write(paths, Path(args.output))
-    except report.ReportError as error:
-        raise UsageError(str(error)) from None
+    out = report.write(paths, Path(args.output))
     size = out.stat().st_size
     print(f"wrote {out} ({size / 1024 / 1024:.1f} MiB) from {len(paths)} results file(s)")
     return 0
@@ -206,53 +182,48 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.ratio <= 1 or args.floor_ms < 0 or args.min_runs < 1:
         raise UsageError("--ratio must be above 1, --floor-ms at least 0 and --min-runs at least 1")
     rule = run_diff.NoiseRule(ratio=args.ratio, floor_ms=args.floor_ms, min_runs=args.min_runs)
-    try:
-        found = run_diff.read(Path(args.old), Path(args.new), rule)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    found = run_diff.read(Path(args.old), Path(args.new), rule)
     print(run_diff.terminal(found))
     if args.html:
         print(f"wrote {diff_page.write(found, Path(args.html))}")
     return 1 if found.gate_fails else 0
 
 
-def cmd_compat(args: argparse.Namespace) -> int:
-    try:
-        found = versions.read([Path(path) for path in args.results])
-    except report.ReportError as error:
-        raise UsageError(str(error)) from None
+def cmd_versions(args: argparse.Namespace) -> int:
+    found = versions.read([Path(path) for path in args.results])
     print(versions.terminal(found, args.rows))
     if args.output:
-        print(f"wrote {versions.write(found, Path(args.output))}")
+        print(f"wrote {versions_page.write(found, Path(args.output))}")
     return 0
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
     cases = tuple(args.cases or [str(DEFAULT_CASES)])
+    if args.verify:
+        results = Path(args.results) if args.results else None
+        corpus = cases if args.cases or DEFAULT_CASES.is_dir() else ()
+        return certification.verify_verb(Path(args.verify), results, corpus)
+    if not (args.adapter and args.profile):
+        raise UsageError("--adapter and --profile are required (or --verify CERTIFICATE)")
+    request = certification.CertifyRequest(
+        adapter=args.adapter,
+        profile=args.profile,
+        route=args.route,
+        device=args.device,
+        options=certification.options_for(args.adapter, args.option or []),
+        case_paths=cases,
+        out=Path(args.out) if args.out else None,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        command=tuple(sys.argv),
+    )
     try:
-        if args.verify:
-            results = Path(args.results) if args.results else None
-            corpus = cases if args.cases or DEFAULT_CASES.is_dir() else ()
-            return certify.verify_verb(Path(args.verify), results, corpus)
-        if not (args.adapter and args.profile):
-            raise UsageError("--adapter and --profile are required (or --verify CERTIFICATE)")
-        request = certify.Request(
-            adapter=args.adapter,
-            profile=args.profile,
-            route=args.route,
-            device=args.device,
-            options=certify.options_for(args.adapter, args.option or []),
-            case_paths=cases,
-            out=Path(args.out) if args.out else None,
-            jobs=args.jobs,
-            timeout=args.timeout,
-            command=tuple(sys.argv),
-        )
-        return certify.run_verb(request)
-    except (certify.CertifyError, JournalError, ValueError) as error:
-        raise UsageError(str(error)) from None
+        done = certification.certify(request)
     except KeyboardInterrupt:
         return 130
+    pages = [certificate_page.write(done.certificate, done.out / CERTIFICATE_PAGE)]
+    pages += [page] if (page := publishing.run_report(done.out / "results.json")) else []
+    return certification.print_verdict(replace(done, written=[*done.written, *pages]))
 
 
 def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None = None) -> None:
@@ -356,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--label",
         metavar="NAME",
-        help="adapter name written in the results, e.g. openvino@2024.6.0 (one --adapter; for `compat`)",
+        help="adapter name written in the results, e.g. openvino@2024.6.0 (one --adapter; for `versions`)",
     )
     run.set_defaults(handler=cmd_run)
 
@@ -408,17 +379,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     merging.set_defaults(handler=cmd_merge)
 
-    compat = verbs.add_parser(
-        "compat", help="compare runs of several versions of a backend: what each release introduced or fixed"
+    versions_verb = verbs.add_parser(
+        "versions",
+        aliases=["compat"],  # its first name, kept for scripts; "compatibility" is the report's view
+        help="compare runs of several versions of a backend: what each release introduced or fixed",
     )
-    compat.add_argument(
+    versions_verb.add_argument(
         "results", nargs="+", metavar="RESULTS", help="results.json files of one corpus (runs with --label)"
     )
-    compat.add_argument("-o", "--output", metavar="FILE", help="also write the comparison as an HTML page")
-    compat.add_argument(
+    versions_verb.add_argument(
+        "-o", "--output", metavar="FILE", help="also write the comparison as an HTML page"
+    )
+    versions_verb.add_argument(
         "--rows", type=int, default=versions.TERMINAL_ROWS, metavar="N", help="items printed per route"
     )
-    compat.set_defaults(handler=cmd_compat)
+    versions_verb.set_defaults(handler=cmd_versions)
 
     certifying = verbs.add_parser(
         "certify", help="run a profile's required cases on one adapter and write its certificate"
@@ -456,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
-    except UsageError as error:
+    except ConformanceError as error:  # the one place user-input errors become exit status 2
         print(f"conformance {args.verb}: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `conformance list | head`

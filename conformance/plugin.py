@@ -67,6 +67,22 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 
 from conformance.corpus.case import Case, Form, GraphSpec
+from conformance.errors import UsageError
+from conformance.ids import Target
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Adapter",
+    "AdapterInfo",
+    "AnyAdapter",
+    "Route",
+    "Target",
+    "Task",
+    "Unsupported",
+    "checked_options",
+    "comma_list",
+    "device_list",
+]
 
 ModelT = TypeVar("ModelT")
 CompiledT = TypeVar("CompiledT")
@@ -98,19 +114,6 @@ class AdapterInfo:
     routes: tuple[Route, ...]
     devices: tuple[str, ...]  # the devices this run targets (from the "device" option, or the default)
     options: Mapping[str, str] = field(default_factory=dict)  # resolved options, e.g. precision hints
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where one result was produced: adapter, route and device."""
-
-    adapter: str
-    route: str
-    device: str
-
-    @property
-    def id(self) -> str:
-        return f"{self.adapter}/{self.route}/{self.device}"
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ AnyAdapter = Adapter[Any, Any]
 
 
 def checked_options(options: Mapping[str, str], known: Iterable[str]) -> dict[str, str]:
-    """The options as a dict; a ValueError naming any unknown key.
+    """The options as a dict; a :class:`~conformance.errors.UsageError` naming any unknown key.
 
     Adapters refuse options they do not know so that a misspelt one cannot silently leave a
     certification run on its defaults.
@@ -178,7 +181,7 @@ def checked_options(options: Mapping[str, str], known: Iterable[str]) -> dict[st
     allowed = sorted(known)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(allowed)}")
+        raise UsageError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(allowed)}")
     return dict(options)
 
 

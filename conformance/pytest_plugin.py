@@ -18,22 +18,19 @@ from typing import Any
 
 import pytest
 
-from conformance.corpus.catalogue import applicable_ops
-from conformance.corpus.loader import (
-    NOT_CASE_DIRECTORIES,
-    CaseFileError,
-    CaseFileErrors,
-    load_file,
-    load_paths,
-)
+from conformance import ids, publishing
+from conformance.corpus.loader import NOT_CASE_DIRECTORIES
+from conformance.errors import ConformanceError
 from conformance.results.result import Result
-from conformance.run import known_issues, registry, runner
+from conformance.run import planning, registry, runner
 from conformance.run.shard import Shard
 from conformance.run.worker import Job
+from conformance.statuses import NOT_JUDGED
 
 _RESULTS = pytest.StashKey[dict[str, Result]]()
-_LOADED = pytest.StashKey[list[registry.Loaded]]()
+_LOADED = pytest.StashKey[list[registry.LoadedAdapter]]()
 _OPTIONS = pytest.StashKey[dict[str, dict[str, str]]]()
+_REPEAT = pytest.StashKey[int]()
 _SHARD = pytest.StashKey[Shard | None]()
 
 
@@ -72,23 +69,34 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: an item of the Split conformance suite")
     if not _active(config):
         return
-    try:
-        options = runner.parse_options(config.getoption("adapter_option"))
-    except ValueError as error:
-        raise pytest.UsageError(str(error)) from None
-    config.stash[_OPTIONS] = options
-    try:
+    try:  # the front door: every user-input error of the engine becomes pytest's usage error
+        options = planning.parse_options(config.getoption("adapter_option"))
+        shard = config.getoption("--conformance-shard")
+        config.stash[_SHARD] = None if shard is None else Shard.parse(shard, "--conformance-shard")
         config.stash[_LOADED] = [
             registry.load(name, options.get(name, {})) for name in config.getoption("--adapter")
         ]
-    except registry.PluginError as error:
+    except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
+    config.stash[_OPTIONS] = options
+    config.stash[_REPEAT] = config.getoption("--conformance-repeat")
     config.stash[_RESULTS] = {}
-    shard = config.getoption("--conformance-shard")
-    try:
-        config.stash[_SHARD] = None if shard is None else Shard.parse(shard, "--conformance-shard")
-    except ValueError as error:
-        raise pytest.UsageError(str(error)) from None
+
+
+def _run_config(config: pytest.Config, case_paths: tuple[str, ...], **narrowing: Any) -> planning.RunConfig:
+    """The run this session stands for, as ``conformance run`` would be configured for it."""
+    options: dict[str, dict[str, str]] = config.stash[_OPTIONS]
+    return planning.RunConfig(
+        case_paths=case_paths,
+        adapters=tuple(loaded.requested for loaded in config.stash[_LOADED]),
+        options=options,
+        jobs=config.getoption("--conformance-jobs"),
+        timeout=config.getoption("--conformance-timeout"),
+        repeat=config.stash[_REPEAT],
+        out=Path(config.getoption("--conformance-out")),
+        command=("pytest", *config.invocation_params.args),
+        **narrowing,
+    )
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
@@ -103,32 +111,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 
 class CaseFile(pytest.File):
     def collect(self) -> Iterator[ConformanceItem]:
+        """This file's jobs, planned exactly as ``conformance run --cases FILE`` plans them."""
         try:
-            cases = load_file(self.path)
-        except (CaseFileError, CaseFileErrors) as error:
+            plan = planning.plan(_run_config(self.config, (str(self.path),)), self.config.stash[_LOADED])
+        except ConformanceError as error:
             raise self.CollectError(str(error)) from None
-        for adapter in self.config.stash[_LOADED]:
-            for target in adapter.targets():
-                runnable = set(adapter.route_ops(target.route))
-                for case in cases:
-                    for op in applicable_ops(case):
-                        if op in runnable:
-                            job = Job(
-                                0,
-                                adapter.spec,
-                                target,
-                                case,
-                                op,
-                                self.config.getoption("--conformance-repeat"),
-                                self.config.stash[_OPTIONS].get(adapter.spec, {}),
-                            )
-                            yield ConformanceItem.from_parent(
-                                self, name=f"{case.id}::{op}[{target.id}]", job=job
-                            )
+        for job in plan.jobs:
+            name = f"{ids.item_id(job.case.id, job.op)}[{job.target.id}]"
+            yield ConformanceItem.from_parent(self, name=name, job=job)
 
 
 class ConformanceFailure(Exception):
-    """A result outside pass / xfail / unsupported / skip."""
+    """A result that leaves a run red (see conformance.statuses.GREEN)."""
 
 
 class ConformanceItem(pytest.Item):
@@ -141,7 +135,7 @@ class ConformanceItem(pytest.Item):
         result = self.config.stash[_RESULTS].get(self.job.key)
         if result is None:
             raise ConformanceFailure("no result: the run was interrupted before this item finished")
-        if result.status in ("unsupported", "skip"):
+        if result.status in NOT_JUDGED:
             pytest.skip(f"{result.status}: {result.message}")
         if result.status == "xfail":
             pytest.xfail(result.message)
@@ -173,40 +167,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Run every selected item through the executor before pytest walks the items."""
+    """Run every selected item through the executor before pytest walks the items.
+
+    The run is planned again over the collected files, narrowed to the items pytest kept (after
+    ``-k``, ``--lf``, deselection and sharding), so its jobs are in the CLI's order and its
+    results file is the one ``conformance run`` would write for the same selection.
+    """
     config = session.config
     if not _active(config) or config.option.collectonly:
         return
     items = [item for item in session.items if isinstance(item, ConformanceItem)]
     if not items:
         return
-    loaded = config.stash[_LOADED]
-    jobs = [
-        Job(
-            index,
-            item.job.adapter,
-            item.job.target,
-            item.job.case,
-            item.job.op,
-            item.job.repeat,
-            item.job.options,
-        )
-        for index, item in enumerate(items)
-    ]
-    files = sorted({str(item.path) for item in items})
-    issues = [
-        issue for adapter in loaded for issue in known_issues.shipped(adapter.info.name, adapter.reference)
-    ]
-    plan = runner.Plan(load_paths(files), loaded, jobs, issues)
-    run_config = runner.RunConfig(
-        case_paths=tuple(files),
-        jobs=config.getoption("--conformance-jobs"),
-        timeout=config.getoption("--conformance-timeout"),
-        repeat=config.getoption("--conformance-repeat"),
-        out=Path(config.getoption("--conformance-out")),
-        keyword=config.getoption("keyword") or None,
-        command=("pytest", *config.invocation_params.args),
-        shard=config.stash.get(_SHARD, None),
+    files = tuple(sorted({str(item.path) for item in items}))
+    run_config = _run_config(
+        config, files, keys=frozenset(item.job.key for item in items), shard=config.stash.get(_SHARD, None)
     )
+    try:
+        plan = planning.plan(run_config, config.stash[_LOADED])
+    except ConformanceError as error:
+        raise pytest.UsageError(str(error)) from None
     outcome = runner.execute(plan, run_config)
+    publishing.run_report(outcome.written[0])
     config.stash[_RESULTS].update({result.key: result for result in outcome.results})

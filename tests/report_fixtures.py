@@ -1,7 +1,8 @@
 """Results documents for the report and diff tests, made from the real corpus and reference.
 
-Expected outputs come from the reference (``execution.skeleton``) and wrong answers from a real
-execution of the Liar test adapter, so the report is tested on results shaped exactly like a run's.
+Expected outputs come from the reference (``conformance.run.item.pending_result``) and wrong
+answers from a real execution of the Liar test adapter, so the report is tested on results
+shaped exactly like a run's.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from fake_adapters import Liar
 
 from conformance.corpus.loader import Suite, load_paths
 from conformance.plugin import Target
-from conformance.results.result import JSON, Status, Timing
-from conformance.run.item import run_item, skeleton
+from conformance.results.result import JSON, Timing
+from conformance.run.item import pending_result, run_item
+from conformance.statuses import Status
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,7 +54,7 @@ def result(
     **changes: Any,
 ) -> JSON:
     """A result of the real case as the reference judges it, answered correctly unless changed."""
-    base = skeleton(corpus().by_id(case_id), op, target_of(target))
+    base = pending_result(corpus().by_id(case_id), op, target_of(target))
     expected = base.expected
     if "outputs" in expected:
         actual: JSON = {"outputs": expected["outputs"]}
@@ -160,7 +162,7 @@ def mixed_document() -> JSON:
     return document(results)
 
 
-def hostile_document() -> tuple[JSON, dict[str, dict[str, str]]]:
+def hostile_document() -> JSON:
     """A document whose every free-text field is an attack, and hostile titles and notes for it."""
     payload = " | ".join(HOSTILE)
     base = liar_result()
@@ -168,6 +170,8 @@ def hostile_document() -> tuple[JSON, dict[str, dict[str, str]]]:
     hostile["case"] = HOSTILE_ID
     hostile["message"] = payload
     hostile["params"]["source"] = payload
+    hostile["params"]["title"] = payload
+    hostile["params"]["note"] = payload
     hostile["params"]["location"] = payload
     hostile["params"]["tags"] = ["<b>tag</b>", "edge"]
     hostile["mismatch"]["message"] = payload
@@ -187,5 +191,5 @@ def hostile_document() -> tuple[JSON, dict[str, dict[str, str]]]:
     document_["run"]["command"] = [payload]
     document_["adapters"][0]["options"] = {"x": payload}
     document_["adapters"][0]["description"] = payload
-    texts = {HOSTILE_ID: {"title": payload, "note": payload}, base["case"]: {"title": payload}}
-    return document_, texts
+    document_["results"][0]["params"]["title"] = payload
+    return document_

@@ -99,7 +99,8 @@ def read(out: Path) -> tuple[Certificate, list[Result]]:
 
 def test_the_example_adapter_is_installed_under_its_entry_point(acme_env: dict[str, str]) -> None:
     probe = (
-        "from conformance.run import registry; a = registry.load('acme'); print(a.reference, a.info.version)"
+        "from conformance.run import registry; a = registry.load('acme'); "
+        "print(a.import_path, a.info.version)"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], env=acme_env, capture_output=True, text=True, check=False

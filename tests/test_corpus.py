@@ -13,8 +13,8 @@ from conformance.corpus import catalogue as ops
 from conformance.corpus.case import WELL_KNOWN_TAGS
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import select
-from conformance.oracle.corpus_check import audit
-from conformance.oracle.reference import Rejection, Request, judge
+from conformance.oracle.corpus_check import check_corpus
+from conformance.oracle.reference import Rejection, SplitRequest, answer
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 
@@ -25,7 +25,7 @@ def suite() -> Suite:
 
 
 def test_every_expect_agrees_with_the_reference(suite: Suite) -> None:
-    defects = audit(suite.cases)
+    defects = check_corpus(suite.cases)
     assert not defects, "\n".join(str(defect) for defect in defects)
 
 
@@ -51,7 +51,7 @@ def test_every_dtype_an_op_can_carry_is_exercised(suite: Suite, op: str) -> None
 def test_every_rule_is_exercised(suite: Suite) -> None:
     rules = Counter()
     for item in select(suite.cases):
-        for reading in judge(item.op, Request.of(item.case)).readings:
+        for reading in answer(item.op, SplitRequest.of(item.case)).readings:
             if isinstance(reading.outcome, Rejection):
                 rules[reading.outcome.rule] += 1
     expected = {

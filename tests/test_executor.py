@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 from processes import default_sigint
 
+from conformance.errors import UsageError
 from conformance.results import document as results_file
 from conformance.run import registry
-from conformance.run.runner import RunConfig, execute, parse_options, plan
+from conformance.run.planning import RunConfig, parse_options, plan
+from conformance.run.runner import execute
 
 TESTS = Path(__file__).resolve().parent
 
@@ -210,5 +212,5 @@ def test_options_parse_with_dotted_adapter_references() -> None:
         "openvino": {"device": "CPU"},
         "pkg.mod:Cls": {"x": "1=2"},
     }
-    with pytest.raises(ValueError, match=r"ADAPTER\.KEY=VALUE"):
+    with pytest.raises(UsageError, match=r"ADAPTER\.KEY=VALUE"):
         parse_options(["device=CPU"])

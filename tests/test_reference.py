@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from conformance.corpus import catalogue as ops
 from conformance.corpus.case import Form, GraphSpec
-from conformance.oracle.reference import Pieces, Rejection, Request, judge
+from conformance.oracle.reference import Pieces, Rejection, SplitRequest, answer
 
 settings.register_profile("conformance", max_examples=150, deadline=None)
 settings.load_profile("conformance")
@@ -55,20 +55,20 @@ def shape_and_axis(draw: st.DrawFn) -> tuple[tuple[int, ...], int]:
     return shape, draw(st.integers(-len(shape), len(shape) - 1))
 
 
-def request(shape: tuple[int, ...], axis: int | None, kind: str, value: object, **graph: str) -> Request:
+def request(shape: tuple[int, ...], axis: int | None, kind: str, value: object, **graph: str) -> SplitRequest:
     dtype = "float32"
-    return Request(shape, dtype, axis, Form(kind, value), GraphSpec(**graph))  # type: ignore[arg-type]
+    return SplitRequest(shape, dtype, axis, Form(kind, value), GraphSpec(**graph))  # type: ignore[arg-type]
 
 
-def accepted(op: str, req: Request) -> Pieces | None:
-    verdict = judge(op, req)
+def accepted(op: str, req: SplitRequest) -> Pieces | None:
+    verdict = answer(op, req)
     if verdict.ambiguous:
         return None
     outcome = verdict.outcome
     return outcome if isinstance(outcome, Pieces) else None
 
 
-def check_tiles(req: Request, pieces: Pieces) -> None:
+def check_tiles(req: SplitRequest, pieces: Pieces) -> None:
     """Pieces start at 0, follow each other and end at the dimension; data concatenates back."""
     axis = pieces.axis
     assert axis == req.axis % len(req.shape) if req.axis is not None else axis == 0
@@ -150,7 +150,7 @@ def test_variadic_minus_one_takes_what_is_left(
     assert pieces.lengths[position] == dim - sum(others)
     check_tiles(request(shape, axis, "lengths", tuple(lengths)), pieces)
     for op in LENGTH_OPS[1:]:  # -1 means nothing special outside OpenVINO: a negative length
-        outcome = judge(op, request(shape, 0, "lengths", tuple(lengths))).outcome
+        outcome = answer(op, request(shape, 0, "lengths", tuple(lengths))).outcome
         assert isinstance(outcome, Rejection) and outcome.rule in ("lengths-negative", "axis-range"), op
 
 
@@ -187,7 +187,7 @@ def test_an_axis_out_of_range_is_rejected_by_every_op(shape: tuple[int, ...], be
         for op, spec in ops.OPS.items():
             if kind not in spec.forms:
                 continue
-            outcome = judge(op, request(shape, axis, kind, value)).outcome
+            outcome = answer(op, request(shape, axis, kind, value)).outcome
             assert isinstance(outcome, Rejection), (op, axis)
             assert outcome.rule in ("axis-range", "axis-negative"), (op, outcome)
 
@@ -201,7 +201,7 @@ def test_a_sum_off_by_one_is_rejected_by_every_lengths_op(
     lengths[-1] = dim - sum(lengths[:-1]) + off
     assume(lengths[-1] >= 0)
     for op in LENGTH_OPS:
-        outcome = judge(op, request(shape, axis, "lengths", tuple(lengths))).outcome
+        outcome = answer(op, request(shape, axis, "lengths", tuple(lengths))).outcome
         assert isinstance(outcome, Rejection), op
         assert outcome.rule in ("lengths-sum", "axis-negative"), (op, outcome)
 
@@ -212,7 +212,7 @@ def test_a_count_below_one_is_rejected_by_every_count_op(
 ) -> None:
     shape, axis = case
     for op in COUNT_OPS:
-        outcome = judge(op, request(shape, axis, "parts", count)).outcome
+        outcome = answer(op, request(shape, axis, "parts", count)).outcome
         assert isinstance(outcome, Rejection), op
 
 
@@ -250,7 +250,7 @@ def test_a_count_below_one_is_rejected_by_every_count_op(
 def test_each_rule_names_itself(
     op: str, kind: str, value: object, graph: dict[str, str], rule: str | None
 ) -> None:
-    outcome = judge(op, request((6, 3), 0, kind, value, **graph)).outcome
+    outcome = answer(op, request((6, 3), 0, kind, value, **graph)).outcome
     if rule is None:
         assert isinstance(outcome, Pieces)
     else:
@@ -269,8 +269,8 @@ def test_each_rule_names_itself(
     ],
 )
 def test_onnx_type_lists_differ_by_version(op: str, dtype: str, accepted_: bool) -> None:
-    req = Request((4,), dtype, 0, Form("parts", 2), GraphSpec())
-    outcome = judge(op, req).outcome
+    req = SplitRequest((4,), dtype, 0, Form("parts", 2), GraphSpec())
+    outcome = answer(op, req).outcome
     assert isinstance(outcome, Pieces) is accepted_
     if not accepted_:
         assert isinstance(outcome, Rejection) and outcome.rule == "data-type"
@@ -278,7 +278,7 @@ def test_onnx_type_lists_differ_by_version(op: str, dtype: str, accepted_: bool)
 
 def test_negative_axes_arrive_with_split_11() -> None:
     for op, ok in [("onnx.Split-1", False), ("onnx.Split-2", False), ("onnx.Split-11", True)]:
-        outcome = judge(op, request((2, 6), -1, "lengths", (2, 4))).outcome
+        outcome = answer(op, request((2, 6), -1, "lengths", (2, 4))).outcome
         assert isinstance(outcome, Pieces) is ok, op
 
 
@@ -295,7 +295,7 @@ def test_ambiguous_points_carry_several_readings(
     op: str, kind: str, value: object, shape: tuple[int, ...], graph: dict[str, str]
 ) -> None:
     axis = None if op == "onnx.Split-1" else 0
-    verdict = judge(op, request(shape, axis, kind, value, **graph))
+    verdict = answer(op, request(shape, axis, kind, value, **graph))
     assert verdict.ambiguous and len(verdict.readings) >= 2
     assert len({reading.label for reading in verdict.readings}) == len(verdict.readings)
 
@@ -310,6 +310,6 @@ def test_the_reference_never_calls_numpy_split(monkeypatch: pytest.MonkeyPatch) 
     for op, spec in ops.OPS.items():
         kind = sorted(spec.forms)[0]
         value: object = (2, 4) if kind in ("lengths", "indices") else 2
-        outcome = judge(op, request((4, 6), 1, kind, value)).outcome
+        outcome = answer(op, request((4, 6), 1, kind, value)).outcome
         if isinstance(outcome, Pieces):
             outcome.take(data)

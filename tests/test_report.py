@@ -14,11 +14,12 @@ from report_fixtures import ROOT, corpus, document, mixed_document, result
 
 from conformance import report
 from conformance.cli import main
-from conformance.report import compatibility, page
+from conformance.errors import ResultsFileError
+from conformance.report import compatibility, page, viewdata
 from conformance.report import viewdata as model
 from conformance.report.viewdata import TIMES
-from conformance.results import combined as documents
-from conformance.results.result import STATUSES
+from conformance.results import combined
+from conformance.statuses import STATUSES
 
 
 class Tables(HTMLParser):
@@ -159,7 +160,7 @@ def test_ops_that_all_reject_agree_whatever_rule_they_cite() -> None:
 def test_merging_refuses_results_of_different_corpora() -> None:
     one = document([result("indices-rank1", "numpy.split")])
     other = document([result("indices-rank1", "numpy.split")], digest="sha256:" + "0" * 64)
-    with pytest.raises(documents.ReportError, match=r"different case corpora.*sha256:0000"):
+    with pytest.raises(ResultsFileError, match=r"different case corpora.*sha256:0000"):
         report.render([one, other], ["a.json", "b.json"])
 
 
@@ -173,7 +174,7 @@ def test_merging_lays_later_files_over_earlier_ones() -> None:
             result("indices-rank1", "torch.tensor_split", "torch/eager/cpu", status="unsupported"),
         ]
     )
-    merged = documents.merge([first, rerun])
+    merged = combined.combine([first, rerun])
     statuses = {(r["op"], r["adapter"]): r["status"] for r in merged.results}
     assert statuses == {
         ("numpy.split", "numpy"): "pass",
@@ -228,13 +229,15 @@ def test_embedded_json_cannot_close_its_script_element() -> None:
     assert json.loads(text) == hostile
 
 
-def test_case_titles_and_notes_come_from_the_case_files() -> None:
-    texts = documents.case_texts({"files": ["cases/ambiguous.yaml", "cases/doc-examples.yaml"]}, ROOT)
-    for case_id in ("doc-readme-6-into-4", "ambig-onnx1-no-axis-parts"):
-        case = corpus().by_id(case_id)
-        assert texts[case_id]["title"] == case.title
-        assert texts[case_id].get("note") == case.note
-    assert documents.case_texts({"files": ["cases/missing.yaml"]}, ROOT) == {}
+def test_case_titles_and_notes_come_from_the_results_not_from_files_at_hand(tmp_path: Path) -> None:
+    """The report needs nothing but the results file: titles and notes travel in each result's params."""
+    document = mixed_document()
+    first = document["results"][0]
+    first["params"]["title"], first["params"]["note"] = "a title only the results hold", "and a note"
+    data = viewdata.view_data(combined.combine([document]))
+    strings = data["s"]
+    case = data["cases"][0]
+    assert (strings[case["t"]], strings[case["n"]]) == ("a title only the results hold", "and a note")
 
 
 def test_report_verb_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

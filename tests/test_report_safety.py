@@ -9,6 +9,7 @@ hold them in a form that cannot end the script element. The browser test
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -52,8 +53,7 @@ def assert_inert(html: str, scripts: int) -> None:
 
 
 def test_hostile_strings_are_escaped_in_the_report() -> None:
-    doc, texts = hostile_document()
-    html = report.render([doc], ["<script>window.pwned=1</script>.json"], texts)
+    html = report.render([hostile_document()], ["<script>window.pwned=1</script>.json"])
     assert_inert(html, scripts=2)
     # shown as text: the summary's escaped host, options and command
     assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in html
@@ -64,28 +64,20 @@ def test_hostile_strings_are_escaped_in_the_report() -> None:
     assert HOSTILE_ID in block.group(1).encode().decode("unicode_escape")
 
 
-def test_hostile_strings_in_the_case_files_are_escaped(tmp_path: Path) -> None:
-    """Titles and notes come from the YAML files: the same escaping applies to them."""
+def test_hostile_titles_and_notes_in_a_results_file_are_escaped(tmp_path: Path) -> None:
+    """Titles and notes travel in the results file (from the case files): the same escaping applies."""
     base = liar_result()
-    (tmp_path / "cases").mkdir()
-    (tmp_path / "cases" / "h.yaml").write_text(
-        "cases:\n  - {id: indices-rank1, title: '<script>window.pwned=1</script>', "
-        "note: '\"><img src=x onerror=window.pwned=1>'}\n",
-        encoding="utf-8",
-    )
-    doc = document([base])
-    doc["suite"]["files"] = ["cases/h.yaml"]
+    base["params"]["title"] = "<script>window.pwned=1</script>"
+    base["params"]["note"] = '"><img src=x onerror=window.pwned=1>'
     source = tmp_path / "results.json"
-    import json
-
-    source.write_text(json.dumps(doc), encoding="utf-8")
-    html = report.write([source], tmp_path / "index.html", root=tmp_path).read_text(encoding="utf-8")
+    source.write_text(json.dumps(document([base])), encoding="utf-8")
+    html = report.write([source], tmp_path / "index.html").read_text(encoding="utf-8")
     assert_inert(html, scripts=2)
     assert "\\u003cscript\\u003ewindow.pwned=1\\u003c/script\\u003e" in html  # the title, in the data
 
 
 def test_hostile_strings_are_escaped_in_the_diff_page() -> None:
-    doc, _ = hostile_document()
+    doc = hostile_document()
     new = [Result.from_json(body) for body in doc["results"]]
     old = [Result.from_json({**body, "status": "pass"}) for body in doc["results"]]
     found = diff.compare(old, new, old_label="<script>window.pwned=1</script>", new_label=HOSTILE[1])

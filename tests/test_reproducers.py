@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance.corpus.loader import load_paths
-from conformance.oracle.reference import Pieces, Request, judge
+from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
 from conformance.run import registry, reproducers
 from conformance.run.item import make_task
@@ -46,6 +46,6 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     )
     assert done.returncode == 0, done.stderr[-2000:]
     printed = [tuple(shape) for shape in ast.literal_eval(done.stdout.strip().splitlines()[-1])]
-    pieces = judge(op, Request.of(case)).outcome
+    pieces = answer(op, SplitRequest.of(case)).outcome
     assert isinstance(pieces, Pieces)
     assert printed == list(pieces.shapes(case.data.shape))

@@ -26,6 +26,7 @@ import yaml
 from processes import default_sigint
 
 from conformance.cli import build_parser, main
+from conformance.errors import ResultsFileError, UsageError
 from conformance.results import document as results_file
 from conformance.results import merge
 from conformance.run.shard import Shard, bucket
@@ -154,7 +155,7 @@ def test_shard_arguments_are_checked(capsys: pytest.CaptureFixture[str]) -> None
         err = capsys.readouterr().err
         assert f"--shard {bad!r}" in err, err
     assert Shard.parse(" 2 / 3 ") == Shard(2, 3) and str(Shard.parse("3/3")) == "3/3"
-    with pytest.raises(ValueError, match="between 1 and N"):
+    with pytest.raises(UsageError, match="between 1 and N"):
         Shard(4, 3)
 
 
@@ -211,7 +212,7 @@ def test_merge_refuses_what_is_not_one_run(fake_runs: Path, tmp_path: Path) -> N
     with pytest.raises(merge.MergeError, match="target liar/slices/cpu differs between"):
         merge.write([one, newer], corpus / "m")
     broken = _edited(two, corpus / "broken.json", lambda body: body["results"][3].pop("status"))
-    with pytest.raises(merge.MergeError, match=re.escape(f"{broken}: result 3 lacks status")):
+    with pytest.raises(ResultsFileError, match=re.escape(f"{broken}: results/3 lacks status")):
         merge.write([one, broken], corpus / "m")
     with pytest.raises(merge.MergeError, match="is one of the files being merged"):
         merge.write([one, two], one.parent)

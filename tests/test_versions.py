@@ -13,10 +13,10 @@ import pytest
 from report_fixtures import ROOT, document, mixed_document, result
 
 from conformance import cli, report
-from conformance.results import combined as documents
-from conformance.results import versions
+from conformance.errors import UsageError
+from conformance.results import combined, versions
 from conformance.results.result import JSON
-from conformance.run import runner
+from conformance.run import planning
 
 SIX = "doc-readme-6-into-4"
 
@@ -68,7 +68,7 @@ def test_versions_sort_in_release_order_not_as_text() -> None:
 
 
 def test_compare_finds_the_fix_and_the_regression_with_totals() -> None:
-    (series,) = versions.compare(documents.merge(_matrix()))
+    (series,) = versions.compare(combined.combine(_matrix()))
     assert series.name == "onnxruntime/default/CPU"
     assert series.versions == ("1.20.1", "1.24.4", "1.31.1")
     assert series.labels == ("onnxruntime@1.20.1", "onnxruntime@1.24.4", "onnxruntime@1.31.1")
@@ -84,7 +84,7 @@ def test_compare_finds_the_fix_and_the_regression_with_totals() -> None:
 
 
 def test_one_version_per_backend_makes_no_series() -> None:
-    merged = documents.merge([mixed_document()])
+    merged = combined.combine([mixed_document()])
     assert not versions.has_versions(merged)
     assert versions.compare(merged) == []
     assert "no backend ran under two or more versions" in versions.terminal([])
@@ -98,7 +98,7 @@ def test_the_report_has_a_versions_tab_only_for_several_versions() -> None:
     assert 'data-view="versions"' not in plain and "view-versions" not in plain
 
 
-def test_compat_verb_prints_the_verdicts_and_writes_a_page(
+def test_versions_verb_prints_the_verdicts_and_writes_a_page(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     paths = []
@@ -108,7 +108,7 @@ def test_compat_verb_prints_the_verdicts_and_writes_a_page(
         path.write_text(json.dumps(body))
         paths.append(str(path))
     out = tmp_path / "versions.html"
-    assert cli.main(["compat", *paths, "-o", str(out)]) == 0
+    assert cli.main(["versions", *paths, "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "onnxruntime/default/CPU: 3 versions, 2 items change" in printed
     assert "fixed in 1.24.4" in printed and "introduced in 1.31.1" in printed
@@ -116,7 +116,9 @@ def test_compat_verb_prints_the_verdicts_and_writes_a_page(
     assert "<script" not in html and "fixed in 1.24.4" in html
 
 
-def test_compat_verb_refuses_mixed_corpora(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_versions_verb_under_its_old_name_refuses_mixed_corpora(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     first, second = _matrix()[:2]
     second["suite"]["digest"] = "sha256:" + "0" * 64
     paths = []
@@ -128,16 +130,18 @@ def test_compat_verb_refuses_mixed_corpora(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_label_must_name_one_adapter_and_hold_no_slash() -> None:
-    runner.check_label("openvino@2024.6.0", ["openvino"])
-    with pytest.raises(ValueError, match="exactly one --adapter"):
-        runner.check_label("x@1", ["numpy", "torch"])
-    with pytest.raises(ValueError, match="without '/'"):
-        runner.check_label("a/b", ["numpy"])
+    planning.check_label("openvino@2024.6.0", ["openvino"])
+    with pytest.raises(UsageError, match="exactly one --adapter"):
+        planning.check_label("x@1", ["numpy", "torch"])
+    with pytest.raises(UsageError, match="without '/'"):
+        planning.check_label("a/b", ["numpy"])
 
 
 def test_no_known_issues_drops_the_shipped_list() -> None:
-    shipped = runner.plan(runner.RunConfig(adapters=("onnxruntime",), ops=("onnx.Split-18",)))
-    raw = runner.plan(runner.RunConfig(adapters=("onnxruntime",), ops=("onnx.Split-18",), known_issues=False))
+    shipped = planning.plan(planning.RunConfig(adapters=("onnxruntime",), ops=("onnx.Split-18",)))
+    raw = planning.plan(
+        planning.RunConfig(adapters=("onnxruntime",), ops=("onnx.Split-18",), known_issues=False)
+    )
     assert shipped.issues and not raw.issues
 
 

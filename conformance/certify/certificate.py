@@ -35,12 +35,12 @@ from typing import Any
 from conformance.certify.profiles import Role
 from conformance.corpus.catalogue import OPS
 from conformance.results.result import JSON, Result
+from conformance.statuses import PASSING
 
 SCHEMA = "conformance.certificate/1"
 FILE_NAME = "certificate.json"
 HTML_NAME = "certificate.html"
 #: Statuses that count as a pass for a certificate.
-PASSING = frozenset({"pass", "xpass"})
 
 
 def canonical(value: Any) -> bytes:
@@ -53,7 +53,7 @@ def sha256(value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ItemScore:
     """One item on one target, as the certificate judges it."""
 
     item: str
@@ -105,14 +105,14 @@ def results_digest(results: Sequence[Result]) -> str:
     )
 
 
-def judge(roles: Mapping[str, Role], targets: Sequence[str], results: Iterable[Result]) -> list[Verdict]:
+def score(roles: Mapping[str, Role], targets: Sequence[str], results: Iterable[Result]) -> list[ItemScore]:
     """A verdict for every item in scope on every target; an absent result is ``missing``."""
     found = {(r.item_id, r.target_id): r for r in results}
     verdicts = []
     for target in targets:
         for item, role in roles.items():
             result = found.get((item, target))
-            verdicts.append(Verdict(item, target, role, result.status if result else "missing", result))
+            verdicts.append(ItemScore(item, target, role, result.status if result else "missing", result))
     return verdicts
 
 
@@ -120,7 +120,7 @@ def assess(
     roles: Mapping[str, Role], reasons: Mapping[str, str], targets: Sequence[str], results: Sequence[Result]
 ) -> JSON:
     """The derived part of a certificate: the verdicts by op and target, and the evidence."""
-    verdicts = judge(roles, targets, results)
+    verdicts = score(roles, targets, results)
     ops = [op for op in OPS if any(item.endswith(f"::{op}") for item in roles)]
     by_op = []
     for target in targets:
@@ -212,13 +212,13 @@ def verify(certificate: JSON, results: Sequence[Result], suite_digest: str | Non
     return problems
 
 
-def _message(verdict: Verdict) -> str:
+def _message(verdict: ItemScore) -> str:
     if verdict.result is None:
         return f"no result: target {verdict.target} did not run this item (it does not offer {verdict.op}?)"
     return verdict.result.message
 
 
-def _evidence(verdict: Verdict) -> JSON:
+def _evidence(verdict: ItemScore) -> JSON:
     """What a reader needs to see why an item failed, and to reproduce it."""
     result = verdict.result
     entry: JSON = {
@@ -239,7 +239,7 @@ def _evidence(verdict: Verdict) -> JSON:
     return entry
 
 
-def _shown(verdict: Verdict) -> JSON:
+def _shown(verdict: ItemScore) -> JSON:
     result = verdict.result
     return {
         "item": verdict.item,

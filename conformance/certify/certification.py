@@ -1,8 +1,9 @@
 """``conformance certify``: run a profile's items on one adapter and write its certificate.
 
-The run is an ordinary run (:func:`conformance.run.runner.plan` and :func:`~conformance.run.runner.execute`,
-the one path every run takes) narrowed to the profile's items and to the targets asked for, so
-its results file and HTML report are the ones ``conformance run`` would write. The certificate
+The run is an ordinary run (:func:`conformance.run.planning.plan` and
+:func:`conformance.run.runner.execute`, the one path every run takes) narrowed to the profile's
+items and to the targets asked for, so its results file is the one ``conformance run`` would
+write (the front door adds the HTML pages). The certificate
 is then derived from that results file as written (see :mod:`conformance.certify.certificate`), which
 is what lets ``conformance certify --verify`` recompute it later from the same two files.
 """
@@ -19,21 +20,19 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.certify import certificate, profiles
-from conformance.certify.profiles import Profile, ProfileError, Scope
-from conformance.corpus.loader import CaseFileError, CaseFileErrors, Suite, load_paths
-from conformance.report import certificate_page
+from conformance.certify.profiles import Profile, Scope
+from conformance.corpus.loader import Suite, load_paths
+from conformance.errors import CertifyError, ConformanceError
 from conformance.results import document as results_file
+from conformance.results.records import ResultsDocument
 from conformance.results.result import JSON
-from conformance.run import registry, runner
-from conformance.run.known_issues import KnownIssuesError
-
-
-class CertifyError(Exception):
-    """Input the verb cannot use (a profile, corpus, adapter or option); the message says which."""
+from conformance.run import planning, registry, runner
 
 
 @dataclass(frozen=True)
-class Request:
+class CertifyRequest:
+    """What ``conformance certify`` was asked: the adapter, the profile and how to run them."""
+
     adapter: str  # entry-point name or module:Class
     profile: str  # profile id (looked up in <cases>/profiles/) or the path of a profile file
     route: str | None = None
@@ -48,14 +47,17 @@ class Request:
 
 @dataclass(frozen=True)
 class Certified:
+    """A sealed certificate and the files written for it (certificate.json, then the run's)."""
+
     certificate: JSON
+    out: Path
     written: list[Path]
 
 
-def certify(request: Request, stream: TextIO | None = None) -> Certified:
-    """Run the profile on the adapter and write certificate.json and certificate.html.
+def certify(request: CertifyRequest, stream: TextIO | None = None) -> Certified:
+    """Run the profile on the adapter and write certificate.json.
 
-    Raises CertifyError for unusable input and KeyboardInterrupt (after writing the results that
+    Raises a ConformanceError for unusable input and KeyboardInterrupt (after writing the results that
     finished, as any run does) when interrupted; no certificate is written then.
     """
     stream = stream or sys.stderr
@@ -66,7 +68,7 @@ def certify(request: Request, stream: TextIO | None = None) -> Certified:
         request.out
         or Path("reports") / "certify" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', request.adapter)}-{profile.id}"
     )
-    config = runner.RunConfig(
+    config = planning.RunConfig(
         case_paths=request.case_paths,
         adapters=(request.adapter,),
         options={request.adapter: dict(request.options)},
@@ -80,10 +82,7 @@ def certify(request: Request, stream: TextIO | None = None) -> Certified:
         junit=False,
         command=request.command,
     )
-    try:
-        plan = runner.plan(config)
-    except (CaseFileErrors, CaseFileError, registry.PluginError, KnownIssuesError, ValueError) as error:
-        raise CertifyError(str(error)) from None
+    plan = planning.plan(config)
     targets = sorted({job.target.id for job in plan.jobs})
     if not targets:
         raise CertifyError(_nothing_to_run(plan.loaded[0], profile, request))
@@ -101,17 +100,15 @@ def certify(request: Request, stream: TextIO | None = None) -> Certified:
     sealed = certificate.build(header, scope.roles, scope.reasons, targets, results)
     json_path = out / certificate.FILE_NAME
     results_file.write(json_path, sealed)
-    html_path = certificate_page.write(sealed, out / certificate.HTML_NAME)
-    return Certified(sealed, [json_path, html_path, *outcome.written])
+    return Certified(sealed, out, [json_path, *outcome.written])
 
 
 #: Failures the terminal summary names; the certificate lists them all.
 PRINTED_FAILURES = 20
 
 
-def run_verb(request: Request, stream: TextIO | None = None) -> int:
-    """The verb: certify, print the verdict per op and the first failures; 0 when certified."""
-    done = certify(request, stream)
+def print_verdict(done: Certified) -> int:
+    """The verb's output: the verdict per op and the first failures; 0 when certified."""
     sealed = done.certificate
     verdict = sealed["verdict"]
     for row in verdict["ops"]:
@@ -146,7 +143,7 @@ def verify_verb(certificate_path: Path, results_path: Path | None, case_paths: S
 
 def options_for(adapter: str, pairs: Sequence[str]) -> dict[str, str]:
     """``--option ADAPTER.KEY=VALUE`` strings (as ``conformance run`` takes them) for the one adapter."""
-    parsed = runner.parse_options(pairs)
+    parsed = planning.parse_options(pairs)
     others = sorted(set(parsed) - {adapter})
     if others:
         raise CertifyError(f"--option for {', '.join(others)}: only adapter {adapter} is being certified")
@@ -175,11 +172,8 @@ def verify(certificate_path: Path, results_path: Path | None, case_paths: Sequen
         raise CertifyError(f"{certificate_path}: not a certificate (a JSON object)")
     named = claimed.get("run", {}).get("results", results_file.FILE_NAME)
     results_path = results_path or certificate_path.parent / str(named)
-    try:
-        document, results = results_file.read(results_path)
-    except (OSError, ValueError) as error:
-        raise CertifyError(f"{results_path}: cannot read the results: {error}") from None
-    problems = certificate.verify(claimed, results, document.get("suite", {}).get("digest"))
+    document, results = results_file.read(results_path)  # a ResultsFileError names the file
+    problems = certificate.verify(claimed, results, document["suite"]["digest"])
     if problems or not case_paths:
         notes = [] if problems else ["scope not re-derived: no corpus given"]
         return Verification(problems, notes, claimed.get("certified") is True)
@@ -194,7 +188,7 @@ def _rederive_scope(claimed: JSON, case_paths: Sequence[str]) -> Verification:
         by_id = profiles_directory(case_paths) / f"{recorded['id']}.yaml"
         profile = _profile(str(by_id if by_id.is_file() else recorded["file"]), case_paths)
         suite = _suite(case_paths)
-    except CertifyError as error:
+    except ConformanceError as error:
         return Verification([], [f"scope not re-derived: {error}"])
     if profile.digest != recorded["digest"]:
         return Verification([], [f"scope not re-derived: {profile.file} has changed since the certification"])
@@ -214,29 +208,18 @@ def profiles_directory(case_paths: Sequence[str]) -> Path:
 
 
 def _profile(name: str, case_paths: Sequence[str]) -> Profile:
-    try:
-        return profiles.find(name, profiles_directory(case_paths))
-    except ProfileError as error:
-        raise CertifyError(str(error)) from None
+    return profiles.find(name, profiles_directory(case_paths))
 
 
 def _suite(case_paths: Sequence[str]) -> Suite:
-    try:
-        return load_paths(case_paths)
-    except CaseFileErrors as errors:
-        raise CertifyError("\n".join(str(error) for error in errors.errors)) from None
-    except CaseFileError as error:
-        raise CertifyError(str(error)) from None
+    return load_paths(case_paths)
 
 
 def _scope(profile: Profile, suite: Suite) -> Scope:
-    try:
-        return profile.scope(suite)
-    except ProfileError as error:
-        raise CertifyError(str(error)) from None
+    return profile.scope(suite)
 
 
-def _nothing_to_run(loaded: registry.Loaded, profile: Profile, request: Request) -> str:
+def _nothing_to_run(loaded: registry.LoadedAdapter, profile: Profile, request: CertifyRequest) -> str:
     """Why no target of the adapter can run the profile: wrong route, wrong device, or no op."""
     info = loaded.info
     routes = {route.name: loaded.route_ops(route.name) for route in info.routes}
@@ -256,22 +239,28 @@ def _nothing_to_run(loaded: registry.Loaded, profile: Profile, request: Request)
     return f"no route of adapter {info.name} runs an op of profile {profile.id} ({wanted}); routes: {listing}"
 
 
-def _header(profile: Profile, loaded: registry.Loaded, document: JSON, targets: Sequence[str]) -> JSON:
+def _header(
+    profile: Profile, loaded: registry.LoadedAdapter, document: ResultsDocument, targets: Sequence[str]
+) -> JSON:
     """Everything a certificate states besides its verdict: what, by whom, where, with which."""
     info = loaded.info
     described = {route.name: route.description for route in info.routes}
     run = document["run"]
-    package = _distribution(loaded.reference)
+    package = _distribution(loaded.import_path)
     packages = {name: _version(name) for name in ("split-conformance", "numpy")}
     if package:
         packages[package] = _version(package)
     return {
         "profile": profile.to_json(),
-        "suite": {key: document["suite"][key] for key in ("version", "digest", "cases")},
+        "suite": {
+            "version": document["suite"]["version"],
+            "digest": document["suite"]["digest"],
+            "cases": document["suite"]["cases"],
+        },
         "adapter": {
             "name": info.name,
-            "spec": loaded.spec,
-            "reference": loaded.reference,
+            "spec": loaded.requested,
+            "reference": loaded.import_path,
             "package": package,
             "backend": info.backend,
             "backend_version": info.version,

@@ -32,8 +32,9 @@ from conformance.corpus import catalogue as ops
 from conformance.corpus.loader import Suite
 from conformance.corpus.selection import Item, select
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
+from conformance.errors import CorpusError
 from conformance.oracle import reference
-from conformance.oracle.reference.outcome import Request
+from conformance.oracle.reference.answer import SplitRequest
 from conformance.results.result import JSON
 
 #: Where ``--profile ID`` is looked up, relative to the case directory.
@@ -42,7 +43,7 @@ DIRECTORY = "profiles"
 Role: TypeAlias = Literal["required", "optional", "ambiguous"]
 
 
-class ProfileError(Exception):
+class ProfileError(CorpusError):
     """A profile that cannot be used; each problem names the file and, where it can, the line."""
 
     def __init__(self, file: str, problems: Sequence[tuple[int | None, str]]) -> None:
@@ -122,7 +123,10 @@ class Profile:
             if set(self.exclude_tags) & set(item.case.tags):
                 continue
             rule = next((rule for rule in self.optional if rule.matches(item)), None)
-            if "ambiguous" in item.case.tags or reference.judge(item.op, Request.of(item.case)).ambiguous:
+            if (
+                "ambiguous" in item.case.tags
+                or reference.answer(item.op, SplitRequest.of(item.case)).ambiguous
+            ):
                 roles[item.id] = "ambiguous"
             elif rule is not None:
                 roles[item.id] = "optional"

@@ -1,7 +1,7 @@
 """The case model: one scenario from a YAML case file, resolved and immutable.
 
 These dataclasses are what the loader produces and what the reference, the executor and the
-adapters consume. They mirror the case format of DESIGN.md one to one, so a case can always be
+adapters consume. They mirror the case format (docs/case-format.md) one to one, so a case can always be
 written back as the YAML that produced it (reproducers and reports rely on that).
 """
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from conformance import dtypes
 from conformance.corpus.case import Case, FormKind
+from conformance.errors import UsageError
 
 #: Graph options, by the interface feature that makes them expressible.
 _AXIS_INPUT = frozenset({"axis_dtype", "axis_shape"})
@@ -26,14 +27,14 @@ _NUM_OUTPUTS_FORM: dict[str, FormKind] = {"both": "lengths", "neither": "parts"}
 
 
 @dataclass(frozen=True)
-class OpSpec:
+class OpEntry:
     """One versioned op: what it accepts as a request and where its definition lives."""
 
     id: str
     family: str
     forms: frozenset[FormKind]
     #: graph options the op can express (see GraphSpec); others must stay at their defaults
-    knobs: frozenset[str]
+    graph_options: frozenset[str]
     #: data dtypes the op's interface can carry; whether its spec *allows* them is the reference's call
     dtypes: frozenset[str]
     #: True when the axis is a required input, so a case must state it
@@ -51,12 +52,12 @@ _ALL_TYPES = frozenset(dtypes.ALL)
 _ONNX_SPEC = "onnx-Split.txt"
 
 
-def _onnx(version: int, forms: frozenset[FormKind], knobs: frozenset[str]) -> OpSpec:
-    return OpSpec(
+def _onnx(version: int, forms: frozenset[FormKind], graph_options: frozenset[str]) -> OpEntry:
+    return OpEntry(
         id=f"onnx.Split-{version}",
         family="onnx",
         forms=forms,
-        knobs=knobs | _DYNAMIC,
+        graph_options=graph_options | _DYNAMIC,
         dtypes=_ALL_TYPES,
         axis_required=False,
         spec=f"{_ONNX_SPEC}, Split - {version}",
@@ -66,10 +67,10 @@ def _onnx(version: int, forms: frozenset[FormKind], knobs: frozenset[str]) -> Op
 
 _LENGTHS_OR_PARTS: frozenset[FormKind] = frozenset({"lengths", "parts"})
 
-OPS: dict[str, OpSpec] = {
+OPS: dict[str, OpEntry] = {
     op.id: op
     for op in (
-        OpSpec(
+        OpEntry(
             "openvino.Split-1",
             "openvino",
             frozenset({"parts"}),
@@ -78,7 +79,7 @@ OPS: dict[str, OpSpec] = {
             True,
             "openvino-Split-1.txt",
         ),
-        OpSpec(
+        OpEntry(
             "openvino.VariadicSplit-1",
             "openvino",
             frozenset({"lengths"}),
@@ -93,7 +94,7 @@ OPS: dict[str, OpSpec] = {
         _onnx(11, _LENGTHS_OR_PARTS, frozenset()),
         _onnx(13, _LENGTHS_OR_PARTS, _RUNTIME | {"lengths_dtype"}),
         _onnx(18, _LENGTHS_OR_PARTS, _RUNTIME | {"lengths_dtype", "num_outputs"}),
-        OpSpec(
+        OpEntry(
             "torch.split",
             "torch",
             frozenset({"lengths", "size"}),
@@ -102,7 +103,7 @@ OPS: dict[str, OpSpec] = {
             False,
             "specs/README.md, torch.split",
         ),
-        OpSpec(
+        OpEntry(
             "torch.tensor_split",
             "torch",
             frozenset({"parts", "indices"}),
@@ -111,7 +112,7 @@ OPS: dict[str, OpSpec] = {
             False,
             "specs/README.md, torch.tensor_split",
         ),
-        OpSpec(
+        OpEntry(
             "torch.chunk",
             "torch",
             frozenset({"parts"}),
@@ -120,7 +121,7 @@ OPS: dict[str, OpSpec] = {
             False,
             "specs/README.md, torch.chunk",
         ),
-        OpSpec(
+        OpEntry(
             "numpy.split",
             "numpy",
             frozenset({"parts", "indices"}),
@@ -129,7 +130,7 @@ OPS: dict[str, OpSpec] = {
             False,
             "specs/README.md, numpy.split",
         ),
-        OpSpec(
+        OpEntry(
             "numpy.array_split",
             "numpy",
             frozenset({"parts", "indices"}),
@@ -142,11 +143,11 @@ OPS: dict[str, OpSpec] = {
 }
 
 
-def get(op_id: str) -> OpSpec:
+def get(op_id: str) -> OpEntry:
     try:
         return OPS[op_id]
     except KeyError:
-        raise ValueError(f"unknown op {op_id!r}; known: {', '.join(OPS)}") from None
+        raise UsageError(f"unknown op {op_id!r}; known: {', '.join(OPS)}") from None
 
 
 def match(patterns: Iterable[str]) -> list[str]:
@@ -155,7 +156,13 @@ def match(patterns: Iterable[str]) -> list[str]:
     return [op for op in OPS if any(fnmatch.fnmatchcase(op, p) for p in wanted)]
 
 
-def why_not_applicable(case: Case, op: OpSpec) -> str | None:
+def op_order(op: str) -> tuple[int, str]:
+    """A sort key that lists ops in catalogue order (unknown ones after, by name)."""
+    order = list(OPS)
+    return (order.index(op), op) if op in order else (len(order), op)
+
+
+def why_not_applicable(case: Case, op: OpEntry) -> str | None:
     """None when ``op`` can express ``case``; otherwise the reason it cannot."""
     if case.form.kind not in op.forms:
         return f"{op.id} takes no '{case.form.kind}' (it takes {', '.join(sorted(op.forms))})"
@@ -164,7 +171,7 @@ def why_not_applicable(case: Case, op: OpSpec) -> str | None:
     if op.axis_required and case.axis is None:
         return f"{op.id} needs an axis input and the case gives none"
     options = case.graph.non_default()
-    extra = options - op.knobs
+    extra = options - op.graph_options
     if extra:
         return f"{op.id} cannot express graph option(s) {', '.join(sorted(extra))}"
     if "inputs" in options and case.form.kind not in op.runtime_forms:

@@ -38,12 +38,13 @@ from conformance.corpus.case import (
 )
 from conformance.corpus.schema import schema_problems
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
+from conformance.errors import CorpusError
 
 #: Keys merged key by key from defaults into a case, rather than replaced whole.
 _NESTED = ("data", "graph", "expect")
 
 
-class CaseFileError(Exception):
+class CaseFileError(CorpusError):
     """One problem in one case file, located as precisely as the file allows."""
 
     def __init__(self, file: str, line: int | None, message: str, case_id: str | None = None) -> None:
@@ -59,7 +60,7 @@ class CaseFileError(Exception):
         return f"{where}:{case} {self.message}"
 
 
-class CaseFileErrors(Exception):
+class CaseFileErrors(CorpusError):
     """Every problem found while loading, so that one run shows them all."""
 
     def __init__(self, errors: list[CaseFileError]) -> None:

@@ -10,8 +10,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from conformance import ids
 from conformance.corpus import catalogue as ops
 from conformance.corpus.case import Case
+from conformance.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class Item:
 
     @property
     def id(self) -> str:
-        return f"{self.case.id}::{self.op}"
+        return ids.item_id(self.case.id, self.op)
 
     @property
     def keywords(self) -> frozenset[str]:
@@ -45,7 +47,7 @@ def select(
     """
     wanted_ops = set(ops.match(op_patterns)) if op_patterns else None
     if op_patterns and not wanted_ops:
-        raise ValueError(f"--op {' '.join(op_patterns)} matches no op; known: {', '.join(ops.OPS)}")
+        raise UsageError(f"--op {' '.join(op_patterns)} matches no op; known: {', '.join(ops.OPS)}")
     matches = compile_keyword(keyword) if keyword else None
     chosen = []
     for case in cases:
@@ -79,7 +81,7 @@ def compile_keyword(expression: str) -> Callable[[Item], bool]:
     def take() -> str:
         nonlocal position
         if position >= len(tokens):
-            raise ValueError(f"-k {expression!r}: the expression ends too early")
+            raise UsageError(f"-k {expression!r}: the expression ends too early")
         position += 1
         return tokens[position - 1]
 
@@ -106,13 +108,13 @@ def compile_keyword(expression: str) -> Callable[[Item], bool]:
         if token == "(":
             inner = disjunction()
             if take() != ")":
-                raise ValueError(f"-k {expression!r}: a parenthesis is not closed")
+                raise UsageError(f"-k {expression!r}: a parenthesis is not closed")
             return inner
         if token in (")", "and", "or"):
-            raise ValueError(f"-k {expression!r}: unexpected {token!r}")
+            raise UsageError(f"-k {expression!r}: unexpected {token!r}")
         return lambda item: token in item.id or token in item.keywords
 
     predicate = disjunction()
     if position != len(tokens):
-        raise ValueError(f"-k {expression!r}: unexpected {tokens[position]!r}")
+        raise UsageError(f"-k {expression!r}: unexpected {tokens[position]!r}")
     return predicate

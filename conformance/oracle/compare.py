@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -30,7 +31,7 @@ class ElementDiff:
 class Mismatch:
     """What differs between expected and actual outputs, for messages and reports."""
 
-    what: str  # "count" | "shape" | "dtype" | "values"
+    what: Literal["count", "shape", "dtype", "values"]
     message: str
     output: int | None = None
     differing: int = 0

@@ -18,7 +18,7 @@ from conformance.corpus import catalogue as ops
 from conformance.corpus.case import Case, Location, OutputExpect
 from conformance.corpus.fill import make_data
 from conformance.oracle.compare import diff_values
-from conformance.oracle.reference import Pieces, Rejection, Request, Verdict, judge
+from conformance.oracle.reference import Pieces, Rejection, SpecAnswer, SplitRequest, answer
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Defect:
         return f"{self.location}: case '{self.case_id}': {self.message}"
 
 
-def audit(cases: Iterable[Case]) -> list[Defect]:
+def check_corpus(cases: Iterable[Case]) -> list[Defect]:
     """Every defect of every case, in suite order."""
     return [Defect(case.location, case.id, message) for case in cases for message in case_defects(case)]
 
@@ -46,7 +46,7 @@ def case_defects(case: Case) -> list[str]:
     targeted = ops.applicable_ops(case)
     if not targeted:
         problems.append("no op can express this case")
-    verdicts = {op: judge(op, Request.of(case)) for op in targeted}
+    verdicts = {op: answer(op, SplitRequest.of(case)) for op in targeted}
     ambiguous = sorted(op for op, verdict in verdicts.items() if verdict.ambiguous)
     if ambiguous and "ambiguous" not in case.tags:
         problems.append(
@@ -83,7 +83,7 @@ def _representable(case: Case) -> list[str]:
     return problems
 
 
-def _disagreement(case: Case, expect: OutputExpect, verdict: Verdict) -> str | None:
+def _disagreement(case: Case, expect: OutputExpect, verdict: SpecAnswer) -> str | None:
     """None when some reading of the verdict satisfies ``expect``, else the first reading's complaint."""
     complaints = [_complaint(case, expect, reading.outcome) for reading in verdict.readings]
     return None if None in complaints else complaints[0]

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from conformance import dtypes
 from conformance.oracle.compare import Mismatch, diff_outputs
-from conformance.oracle.reference import Pieces, Reading, Rejection, Verdict
-from conformance.results.result import JSON, Status
+from conformance.oracle.reference import Reading, Rejection, SpecAnswer
+from conformance.statuses import Status
 
 
 @dataclass(frozen=True)
@@ -26,9 +25,6 @@ class Raised:
     type: str
     message: str
 
-    def to_json(self) -> JSON:
-        return {"phase": self.phase, "type": self.type, "message": self.message}
-
 
 @dataclass(frozen=True)
 class Judgement:
@@ -38,36 +34,8 @@ class Judgement:
     reading: str | None = None
 
 
-def describe_outputs(outputs: tuple[np.ndarray, ...] | list[np.ndarray]) -> list[JSON]:
-    """Shapes and dtypes, as results files record them."""
-    return [{"shape": list(array.shape), "dtype": _dtype_name(array)} for array in outputs]
-
-
-def _dtype_name(array: np.ndarray) -> str:
-    try:
-        return dtypes.name_of(array.dtype)
-    except ValueError:
-        return str(array.dtype)
-
-
-def describe_verdict(verdict: Verdict, shape: tuple[int, ...], dtype: str) -> JSON:
-    """The reference's answer as results files record it: outputs, a rejection, or readings."""
-
-    def one(outcome: Pieces | Rejection) -> JSON:
-        if isinstance(outcome, Rejection):
-            return {"rejected": {"rule": outcome.rule, "reason": outcome.reason}}
-        return {"outputs": [{"shape": list(s), "dtype": dtype} for s in outcome.shapes(shape)]}
-
-    if not verdict.ambiguous:
-        return one(verdict.outcome)
-    return {
-        "ambiguity": verdict.ambiguity,
-        "readings": [{"label": reading.label, **one(reading.outcome)} for reading in verdict.readings],
-    }
-
-
 def judge(
-    verdict: Verdict, data: np.ndarray, outputs: list[np.ndarray] | None, raised: Raised | None
+    verdict: SpecAnswer, data: np.ndarray, outputs: list[np.ndarray] | None, raised: Raised | None
 ) -> Judgement:
     """The status of one execution: ``outputs`` when the backend returned, ``raised`` when it refused."""
     judgements = [_against(reading, data, outputs, raised) for reading in verdict.readings]

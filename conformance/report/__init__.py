@@ -9,39 +9,30 @@ JSON and the page builds only what is on screen.
     write([Path("reports/results.json")], Path("reports/index.html"))
 
 Several results files (e.g. one per adapter) are merged into one view; files from different
-case corpora (suite digests) are refused with :class:`ReportError`.
+case corpora (suite digests) are refused with a
+:class:`~conformance.errors.ResultsFileError`.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from conformance.report import compatibility, page, summary, timing
-from conformance.report import viewdata as model
+from conformance.report import compatibility, page, summary, timing, versions_page, viewdata
 from conformance.report.markup import Html, join, tag
-from conformance.results import versions
-from conformance.results.combined import Merged, ReportError, case_texts, merge, no_gc, read_documents
-from conformance.results.result import JSON, STATUSES
+from conformance.results.combined import CombinedResults, combine
+from conformance.results.document import no_gc, read_documents, write_atomically
+from conformance.results.records import ResultsDocument
+from conformance.results.versions import Series, compare, has_versions
+from conformance.statuses import MEANINGS, STATUSES
 
-__all__ = ["ReportError", "render", "write"]
+__all__ = ["render", "write"]
 
 TITLE = "Split conformance report"
 VIEWS = (("summary", "Summary"), ("matrix", "Matrix"), ("compat", "Compatibility"), ("timing", "Timing"))
 #: Shown only when the documents hold several versions of one backend (a compatibility matrix).
 VERSIONS_VIEW = ("versions", "Versions")
-MEANINGS = {
-    "pass": "matches the reference (or rejected what the spec rejects)",
-    "fail": "wrong result, or accepted an input the spec rejects",
-    "error": "rejected a valid input",
-    "unsupported": "the adapter cannot express it",
-    "crash": "the worker died",
-    "timeout": "ran past the time limit",
-    "xfail": "a known issue, and it failed",
-    "xpass": "listed as a known issue, but passed",
-    "skip": "deselected",
-}
 
 
 def legend() -> Html:
@@ -50,7 +41,7 @@ def legend() -> Html:
     return tag("ul", entries, {"class": "legend", "aria-label": "status legend"})
 
 
-def _header(merged: Merged, views: Sequence[tuple[str, str]] = VIEWS) -> Html:
+def _header(merged: CombinedResults, views: Sequence[tuple[str, str]] = VIEWS) -> Html:
     generated = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     digest = str(merged.suite.get("digest", ""))
     nav = tag(
@@ -65,14 +56,14 @@ def _header(merged: Merged, views: Sequence[tuple[str, str]] = VIEWS) -> Html:
     return tag("header", [tag("h1", TITLE), tag("p", facts, {"class": "facts"}), nav])
 
 
-def versions_view(found: Sequence[versions.Series]) -> Html:
+def versions_view(found: Sequence[Series]) -> Html:
     """The Versions view, when some backend ran under several versions; nothing otherwise."""
     if not found:
         return Html("")
-    return tag("section", versions.section(found), {"id": "view-versions", "class": "view"})
+    return tag("section", versions_page.section(found), {"id": "view-versions", "class": "view"})
 
 
-def _views(merged: Merged, found: Sequence[versions.Series] = ()) -> Html:
+def _views(merged: CombinedResults, found: Sequence[Series] = ()) -> Html:
     filters = tag(
         "form",
         tag("p", "Filters need JavaScript; the summary and timing views work without it."),
@@ -104,34 +95,22 @@ def _views(merged: Merged, found: Sequence[versions.Series] = ()) -> Html:
     )
 
 
-def render(
-    documents: Sequence[JSON],
-    names: Sequence[str] | None = None,
-    texts: Mapping[str, Mapping[str, str]] | None = None,
-) -> str:
-    """The report page for ``documents`` (parsed results files), merged into one view.
+def render(documents: Sequence[ResultsDocument], names: Sequence[str] | None = None) -> str:
+    """The report page for ``documents`` (parsed results files), combined into one view.
 
-    ``names`` label the documents (file names) in the page; ``texts`` maps case ids to their
-    ``title`` and ``note`` (see :func:`case_texts`), which results files do not carry.
+    ``names`` label the documents (file names) in the page. Everything shown comes from the
+    documents themselves (case titles and notes included): no case file needs to be at hand.
     """
     with no_gc():
-        merged = merge(documents, names)
-        data = model.view_data(merged, texts)
-        found = versions.compare(merged) if versions.has_versions(merged) else []
+        combined = combine(documents, names)
+        data = viewdata.view_data(combined)
+        found = compare(combined) if has_versions(combined) else []
         views = (*VIEWS, VERSIONS_VIEW) if found else VIEWS
-        return page.document(TITLE, _header(merged, views), _views(merged, found), data)
+        return page.document(TITLE, _header(combined, views), _views(combined, found), data)
 
 
-def write(results_paths: Sequence[Path], out: Path, root: Path | None = None) -> Path:
-    """Render the results files into ``out`` (written atomically) and return ``out``.
-
-    Case titles and notes are read from the case files the suite names, relative to ``root``
-    (default: the current directory, where runs are started), when they are there.
-    """
-    from conformance.results.document import write_atomically
-
+def write(results_paths: Sequence[Path], out: Path) -> Path:
+    """Render the results files into ``out`` (written atomically) and return ``out``."""
     paths = [Path(path) for path in results_paths]
-    documents = read_documents(paths)
-    texts = case_texts(documents[0].get("suite", {}), root or Path.cwd()) if documents else {}
-    write_atomically(out, render(documents, [str(path) for path in paths], texts))
+    write_atomically(out, render(read_documents(paths), [str(path) for path in paths]))
     return out

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlencode
 
+from conformance import ids
 from conformance.report import page
 from conformance.report.markup import Content, Html, definitions, join, table, tag
 from conformance.report.summary import safe_link, status_badge
@@ -168,8 +169,8 @@ def _failures(failures: Sequence[JSON]) -> Html:
 
 def _failure(entry: JSON) -> Html:
     """One failing item: the verdict, the evidence in a line each, the reproducers, the report link."""
-    case, _, _ = entry["item"].partition("::")
-    key = f"{entry['item']}@{entry['target']}"
+    case, _, _ = entry["item"].partition(ids.ITEM_SEPARATOR)
+    key = ids.result_key(entry["item"], entry["target"])
     link = "index.html#" + urlencode({"view": "matrix", "q": case, "open": key})
     evidence: list[tuple[str, Content]] = []
     if entry.get("expected"):

@@ -12,14 +12,15 @@ tests and any other consumer apply the same ones.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from conformance import ids
+from conformance.corpus.catalogue import op_order
 from conformance.report.markup import Html, join, tag
-from conformance.report.viewdata import DEVIATING, actual_text, expected_text, op_order
-from conformance.results.combined import target_id
-from conformance.results.result import JSON
+from conformance.report.viewdata import actual_text, expected_text
+from conformance.results.records import ParamsRecord, ResultRecord
+from conformance.statuses import DEVIATING
 
 
 def answer_key(expected: str) -> str:
@@ -33,7 +34,7 @@ class CaseView:
     """One case's row group: per op the reference's answer, per (op, target) what came back."""
 
     case: str
-    request: JSON = field(default_factory=dict)
+    request: ParamsRecord = field(default_factory=lambda: ParamsRecord())
     expected: dict[str, str] = field(default_factory=dict)
     returned: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
@@ -56,17 +57,17 @@ class CaseView:
         return answers
 
 
-def group(results: Iterable[Mapping[str, Any]]) -> dict[str, CaseView]:
+def group(results: Iterable[ResultRecord]) -> dict[str, CaseView]:
     """The results grouped by case, in order of first appearance."""
     views: dict[str, CaseView] = defaultdict(lambda: CaseView(""))
     for result in results:
         view = views[result["case"]]
         view.case = result["case"]
-        params = result.get("params") or {}
-        view.request = dict(params)
+        params = result["params"]
+        view.request = params
         dtype = params.get("data", {}).get("dtype")
-        view.expected[result["op"]] = expected_text(result.get("expected") or {}, dtype)
-        view.returned[(result["op"], target_id(result))] = (result["status"], actual_text(result))
+        view.expected[result["op"]] = expected_text(result["expected"], dtype)
+        view.returned[(result["op"], ids.record_target(result))] = (result["status"], actual_text(result))
     return dict(views)
 
 

@@ -89,8 +89,20 @@ def render(diff: Diff) -> str:
     )
     facts = definitions(
         [
-            ("old", [tag("code", diff.old_label), f" (suite {diff.old_suite.get('digest', '?')})"]),
-            ("new", [tag("code", diff.new_label), f" (suite {diff.new_suite.get('digest', '?')})"]),
+            (
+                "old",
+                [
+                    tag("code", diff.old_label),
+                    f" (suite {diff.old_suite['digest'] if diff.old_suite else '?'})",
+                ],
+            ),
+            (
+                "new",
+                [
+                    tag("code", diff.new_label),
+                    f" (suite {diff.new_suite['digest'] if diff.new_suite else '?'})",
+                ],
+            ),
             (
                 "compared",
                 f"{diff.compared} results in both runs; {len(diff.added)} only in new, "

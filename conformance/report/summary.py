@@ -2,8 +2,8 @@
 
 Rendered on the server: it is small (targets by statuses, ops by targets), it must read well
 printed or with scripts off, and it is what a certificate quotes. Pass rate is defined once,
-here, and printed on the page: passes over judged results, where unsupported and skipped
-results are not judged and a known failure (xfail) is not a pass.
+here, and printed on the page: passes over judged results, where unsupported results are not
+judged (see conformance.statuses.NOT_JUDGED) and a known failure (xfail) is not a pass.
 """
 
 from __future__ import annotations
@@ -12,17 +12,20 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from conformance import ids
+from conformance.corpus.catalogue import op_order
 from conformance.report.markup import Content, Html, definitions, join, table, tag, text
-from conformance.report.viewdata import LETTERS, MINUS, op_order
-from conformance.results.combined import Merged, target_id
-from conformance.results.result import STATUSES
+from conformance.report.viewdata import MINUS
+from conformance.results.combined import CombinedResults
+from conformance.results.records import KnownIssueRecord, ResultRecord
+from conformance.statuses import LETTERS, NOT_JUDGED, STATUSES
 
 RATE_RULE = (
-    f"pass rate = pass / judged, where judged = all results {MINUS} unsupported {MINUS} skip; "
+    f"pass rate = pass / judged, where judged = all results {MINUS} unsupported; "
     "xfail (a known failure) is not a pass, xpass is not counted as a pass either"
 )
 #: Statuses always shown as columns, whether or not any result has them.
-ALWAYS = ("pass", "fail", "error", "unsupported", "crash", "timeout", "xfail", "xpass")
+ALWAYS = STATUSES
 
 
 def status_badge(status: str, count: int | None = None) -> Html:
@@ -44,7 +47,7 @@ def rate(passed: int, judged: int) -> str:
 
 
 def _judged(counts: Counter[str]) -> int:
-    return sum(counts.values()) - counts["unsupported"] - counts["skip"]
+    return sum(counts.values()) - sum(counts[status] for status in NOT_JUDGED)
 
 
 def _bar(counts: Counter[str], width: int = 160) -> Html:
@@ -76,10 +79,10 @@ def _bar(counts: Counter[str], width: int = 160) -> Html:
     )
 
 
-def status_table(merged: Merged) -> Html:
+def status_table(merged: CombinedResults) -> Html:
     per_target: dict[str, Counter[str]] = defaultdict(Counter)
     for result in merged.results:
-        per_target[target_id(result)][result["status"]] += 1
+        per_target[ids.record_target(result)][result["status"]] += 1
     columns = [s for s in STATUSES if s in ALWAYS or any(c[s] for c in per_target.values())]
     everything: Counter[str] = sum(per_target.values(), Counter())
     rows: list[list[Content]] = []
@@ -97,11 +100,11 @@ def status_table(merged: Merged) -> Html:
     return table(head, rows, "counts")
 
 
-def rate_table(merged: Merged) -> Html:
+def rate_table(merged: CombinedResults) -> Html:
     """Pass rate of every op version on every target (and over all targets)."""
     cells: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for result in merged.results:
-        cells[(result["op"], target_id(result))][result["status"]] += 1
+        cells[(result["op"], ids.record_target(result))][result["status"]] += 1
         cells[(result["op"], "all")][result["status"]] += 1
     op_list = sorted({op for op, _ in cells}, key=op_order)
     columns = [target["id"] for target in merged.targets] + ["all"]
@@ -129,25 +132,25 @@ def rate_table(merged: Merged) -> Html:
     return table(head, rows, "rates")
 
 
-def known_issue_table(results: Iterable[Mapping[str, Any]]) -> Html:
+def known_issue_table(results: Iterable[ResultRecord]) -> Html:
     """The known issues that shaped this run (xfail / xpass), each with its reason and link."""
-    issues: dict[str, Mapping[str, Any]] = {}
+    issues: dict[str, KnownIssueRecord] = {}
     counts: Counter[str] = Counter()
     for result in results:
         issue = result.get("known_issue")
         if issue:
-            key = str(issue.get("id", issue.get("reason", "")))
+            key = issue["id"]
             issues[key] = issue
             counts[key] += 1
     if not issues:
         return Html("")
-    rows = [
+    rows: list[list[Content]] = [
         [
             tag("code", key),
             counts[key],
-            issue.get("reason", ""),
-            safe_link(issue.get("link")),
-            tag("code", issue.get("source", "")),
+            issue["reason"],
+            safe_link(issue["link"]),
+            tag("code", issue["source"]),
         ]
         for key, issue in sorted(issues.items())
     ]
@@ -174,7 +177,7 @@ def _host(host: Mapping[str, Any]) -> str:
     )
 
 
-def run_section(merged: Merged) -> Html:
+def run_section(merged: CombinedResults) -> Html:
     suite = merged.suite
     parts = [
         definitions(
@@ -219,7 +222,7 @@ def run_section(merged: Merged) -> Html:
     return join(parts)
 
 
-def target_table(merged: Merged) -> Html:
+def target_table(merged: CombinedResults) -> Html:
     rows = []
     for target in merged.targets:
         options = target.get("options") or {}
@@ -236,7 +239,7 @@ def target_table(merged: Merged) -> Html:
     return table(["target", "backend", "device", "options", "route", "results file"], rows, "targets")
 
 
-def section(merged: Merged) -> Html:
+def section(merged: CombinedResults) -> Html:
     """The whole summary section."""
     return join(
         [

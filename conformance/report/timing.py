@@ -13,12 +13,13 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
 from urllib.parse import urlencode
 
+from conformance import ids
 from conformance.report.markup import Content, Html, join, table, tag
 from conformance.report.viewdata import DASH, TIMES, data_bytes
-from conformance.results.combined import Merged, target_id
+from conformance.results.combined import CombinedResults
+from conformance.results.records import MemcpyRecord, ResultRecord
 
 #: Cases with at least this much input data get an effective bandwidth.
 LARGE_BYTES = 1 << 20
@@ -33,14 +34,14 @@ PHASES = (
 )
 
 
-def result_link(result: Mapping[str, Any], label: object) -> Html:
+def result_link(result: ResultRecord, label: object) -> Html:
     """A link that opens this result's details in the matrix view."""
-    key = f"{result['case']}::{result['op']}@{target_id(result)}"
+    key = ids.record_key(result)
     fragment = urlencode({"view": "matrix", "q": result["case"], "op": result["op"], "open": key})
     return tag("a", str(label), {"href": f"#{fragment}"})
 
 
-def _median(result: Mapping[str, Any]) -> float | None:
+def _median(result: ResultRecord) -> float | None:
     steady = sorted((result.get("timing") or {}).get("steady_ms") or [])
     if not steady:
         return None
@@ -54,13 +55,14 @@ def _ms(value: float | None) -> str:
     return f"{value:.3g} ms" if value < 1000 else f"{value / 1000:.3g} s"
 
 
-def _phase_totals(merged: Merged) -> dict[str, dict[str, float]]:
+def _phase_totals(merged: CombinedResults) -> dict[str, dict[str, float]]:
     totals: dict[str, dict[str, float]] = {t["id"]: defaultdict(float) for t in merged.targets}
     for result in merged.results:
         timing = result.get("timing") or {}
-        row = totals[target_id(result)]
-        for key, name in PHASES[:3]:
-            row[name] += timing.get(key) or 0.0
+        row = totals[ids.record_target(result)]
+        row["build"] += timing.get("build_ms") or 0.0
+        row["compile"] += timing.get("compile_ms") or 0.0
+        row["first run"] += timing.get("first_run_ms") or 0.0
         row["steady"] += sum(timing.get("steady_ms") or [])
         row["timed"] += 1 if timing.get("first_run_ms") is not None else 0
     return totals
@@ -192,7 +194,7 @@ def spread_chart(medians: Mapping[str, Sequence[float]]) -> Html:
     return _chart(parts, width, height, "spread of steady-state times per target")
 
 
-def nearest_baseline(memcpy: Sequence[Mapping[str, Any]], size: int) -> Mapping[str, Any] | None:
+def nearest_baseline(memcpy: Sequence[MemcpyRecord], size: int) -> MemcpyRecord | None:
     """The memory-copy figure measured at the buffer size closest to ``size`` (on a log scale)."""
     usable = [entry for entry in memcpy if entry.get("bytes") and entry.get("gbps")]
     if not usable or size <= 0:
@@ -201,23 +203,23 @@ def nearest_baseline(memcpy: Sequence[Mapping[str, Any]], size: int) -> Mapping[
 
 
 def bandwidth_rows(
-    merged: Merged,
-) -> list[tuple[Mapping[str, Any], int, float, float, Mapping[str, Any] | None]]:
+    merged: CombinedResults,
+) -> list[tuple[ResultRecord, int, float, float, MemcpyRecord | None]]:
     """(result, data bytes, steady median ms, GB/s, baseline) for every large timed result."""
     memcpy = {t["id"]: merged.runs[int(t.get("run", 0))].get("memcpy") or [] for t in merged.targets}
-    rows: list[tuple[Mapping[str, Any], int, float, float, Mapping[str, Any] | None]] = []
+    rows: list[tuple[ResultRecord, int, float, float, MemcpyRecord | None]] = []
     for result in merged.results:
         size = data_bytes(result.get("params") or {})
         median = _median(result)
         if size is None or size < LARGE_BYTES or not median:
             continue
         gbps = 2 * size / (median / 1000) / 1e9
-        rows.append((result, size, median, gbps, nearest_baseline(memcpy[target_id(result)], size)))
-    rows.sort(key=lambda row: (-row[1], row[0]["case"], row[0]["op"], target_id(row[0])))
+        rows.append((result, size, median, gbps, nearest_baseline(memcpy[ids.record_target(result)], size)))
+    rows.sort(key=lambda row: (-row[1], row[0]["case"], row[0]["op"], ids.record_target(row[0])))
     return rows
 
 
-def bandwidth_section(merged: Merged) -> Html:
+def bandwidth_section(merged: CombinedResults) -> Html:
     rows = bandwidth_rows(merged)
     if not rows:
         return tag("p", f"No timed result has {LARGE_BYTES // 1024 // 1024} MiB of data or more.")
@@ -242,8 +244,8 @@ def bandwidth_section(merged: Merged) -> Html:
         )
         body.append(
             [
-                result_link(result, f"{result['case']}::{result['op']}"),
-                tag("code", target_id(result)),
+                result_link(result, ids.record_item(result)),
+                tag("code", ids.record_target(result)),
                 f"{size / 1024 / 1024:.1f} MiB",
                 _ms(median),
                 f"{gbps:.2f} GB/s",
@@ -270,26 +272,26 @@ def bandwidth_section(merged: Merged) -> Html:
     )
 
 
-def _top(ranked: list[tuple[float, Mapping[str, Any]]], what: str) -> Html:
+def _top(ranked: list[tuple[float, ResultRecord]], what: str) -> Html:
     """The slowest results by one figure (``ranked``: figure and result, any order)."""
     slowest = sorted((entry for entry in ranked if entry[0] > 0), key=lambda entry: -entry[0])[:TOP]
     rows = [
-        [result_link(r, f"{r['case']}::{r['op']}"), tag("code", target_id(r)), _ms(value)]
+        [result_link(r, ids.record_item(r)), tag("code", ids.record_target(r)), _ms(value)]
         for value, r in slowest
     ]
     return table(["item", "target", what], rows)
 
 
-def section(merged: Merged) -> Html:
+def section(merged: CombinedResults) -> Html:
     totals = _phase_totals(merged)
     medians: dict[str, list[float]] = {t["id"]: [] for t in merged.targets}
-    steady: list[tuple[float, Mapping[str, Any]]] = []
-    prepare: list[tuple[float, Mapping[str, Any]]] = []
+    steady: list[tuple[float, ResultRecord]] = []
+    prepare: list[tuple[float, ResultRecord]] = []
     for result in merged.results:
         median = _median(result)
         timing = result.get("timing") or {}
         if median:
-            medians[target_id(result)].append(median)
+            medians[ids.record_target(result)].append(median)
             steady.append((median, result))
         prepare.append(((timing.get("build_ms") or 0.0) + (timing.get("compile_ms") or 0.0), result))
     rows: list[list[Content]] = [

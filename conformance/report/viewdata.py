@@ -10,30 +10,25 @@ result is a short array (see :func:`view_data` for the layout).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from conformance import dtypes
-from conformance.corpus import catalogue as ops
-from conformance.results.combined import Merged, target_id
-from conformance.results.result import JSON, STATUSES
+from conformance import dtypes, ids
+from conformance.corpus.catalogue import op_order
+from conformance.results.combined import CombinedResults, CombinedTarget, SourcedRun
+from conformance.results.records import (
+    ExpectedRecord,
+    OutputRecord,
+    ParamsRecord,
+    ReadingRecord,
+    ResultRecord,
+    TimingRecord,
+)
+from conformance.results.result import JSON
+from conformance.statuses import DEVIATING, LETTERS, STATUSES, groups
 
 #: Name and version of the embedded data layout (the page's script reads it).
 DATA_FORMAT = "conformance.report-data/1"
-#: One- or two-letter status codes, so the matrix never relies on colour alone.
-LETTERS = {
-    "pass": "P",
-    "fail": "F",
-    "error": "E",
-    "unsupported": "U",
-    "crash": "C",
-    "timeout": "T",
-    "xfail": "XF",
-    "xpass": "XP",
-    "skip": "S",
-}
-#: Statuses where a target's answer departs from its op's reference (a bug, known or not).
-DEVIATING = frozenset({"fail", "error", "crash", "timeout", "xfail"})
 #: How many output shapes an outcome summary lists before abbreviating.
 SHOWN_SHAPES = 8
 #: Typography of the page, written as escapes so the source stays ASCII.
@@ -64,7 +59,7 @@ def _shape(shape: Sequence[int]) -> str:
     return "[" + ",".join(str(size) for size in shape) + "]"
 
 
-def outputs_text(outputs: Sequence[Mapping[str, Any]], dtype: str | None) -> str:
+def outputs_text(outputs: Sequence[OutputRecord], dtype: str | None) -> str:
     """Output shapes in a few characters: ``3 x [2,4]`` (with a multiplication sign) or
     ``4: [2] [2] [1] [1]``."""
     shapes = [_shape(output["shape"]) for output in outputs]
@@ -79,34 +74,38 @@ def outputs_text(outputs: Sequence[Mapping[str, Any]], dtype: str | None) -> str
     return f"{len(shapes)}: {shown}{more}{suffix}"
 
 
-def expected_text(expected: Mapping[str, Any], dtype: str | None) -> str:
+def expected_text(expected: ExpectedRecord, dtype: str | None) -> str:
     """The reference's answer in one line: shapes, the rule that rejects, or each reading."""
-    if "rejected" in expected:
-        return f"rejects ({expected['rejected'].get('rule')})"
     if "readings" in expected:
         readings = [
-            f"{reading.get('label')}: {expected_text(reading, dtype)}" for reading in expected["readings"]
+            f"{reading['label']}: {_outcome_text(reading, dtype)}" for reading in expected["readings"]
         ]
         return "either " + " | ".join(readings)
-    return outputs_text(expected.get("outputs", []), dtype)
+    return _outcome_text(expected, dtype)
 
 
-def actual_text(result: Mapping[str, Any]) -> str:
+def _outcome_text(outcome: ExpectedRecord | ReadingRecord, dtype: str | None) -> str:
+    if "rejected" in outcome:
+        return f"rejects ({outcome['rejected']['rule']})"
+    return outputs_text(outcome.get("outputs", []), dtype)
+
+
+def actual_text(result: ResultRecord) -> str:
     """What the target did in one line: its output shapes, what it raised, or its status."""
-    actual = result.get("actual") or {}
+    actual = result["actual"]
     if "raised" in actual:
         raised = actual["raised"]
-        return f"raises {raised.get('type')} ({raised.get('phase')})"
+        return f"raises {raised['type']} ({raised['phase']})"
     if "outputs" in actual:
-        return outputs_text(actual["outputs"], result.get("params", {}).get("data", {}).get("dtype"))
-    return str(result["status"])
+        return outputs_text(actual["outputs"], result["params"].get("data", {}).get("dtype"))
+    return result["status"]
 
 
-def request_text(params: Mapping[str, Any]) -> str:
+def request_text(params: ParamsRecord) -> str:
     """The request a case makes, e.g. ``float32 [6] axis 0, parts 4``."""
     data = params.get("data", {})
-    form = params.get("form", {})
-    value = form.get("value")
+    form = params.get("form", {"kind": "?", "value": []})
+    value = form["value"]
     shown = _shape(value) if isinstance(value, list) else str(value)
     axis = params.get("axis")
     graph = params.get("graph") or {}
@@ -120,11 +119,11 @@ def request_text(params: Mapping[str, Any]) -> str:
     }
     options = [f"{key}={graph[key]}" for key in graph if defaults.get(key) != graph[key]]
     where = "default axis" if axis is None else f"axis {axis}"
-    text = f"{data.get('dtype')} {_shape(data.get('shape', []))} {where}, {form.get('kind')} {shown}"
+    text = f"{data.get('dtype')} {_shape(data.get('shape', []))} {where}, {form['kind']} {shown}"
     return text + (f" ({', '.join(options)})" if options else "")
 
 
-def data_bytes(params: Mapping[str, Any]) -> int | None:
+def data_bytes(params: ParamsRecord) -> int | None:
     """Bytes of the input tensor (None for strings, whose size is not fixed)."""
     data = params.get("data", {})
     try:
@@ -141,22 +140,21 @@ def _round(value: float | None) -> float | None:
     return None if value is None else float(f"{value:.4g}")
 
 
-def _timing(timing: Mapping[str, Any] | None) -> list[Any] | int:
+def _timing(timing: TimingRecord | None) -> list[Any] | int:
     if not timing:
         return 0
     steady = [_round(value) for value in timing.get("steady_ms") or []]
-    phases = [_round(timing.get(key)) for key in ("build_ms", "compile_ms", "first_run_ms")]
+    phases = [
+        _round(timing.get("build_ms")),
+        _round(timing.get("compile_ms")),
+        _round(timing.get("first_run_ms")),
+    ]
     if not steady and all(value is None for value in phases):
         return 0
     return [*phases, steady]
 
 
-def op_order(op: str) -> tuple[int, str]:
-    order = list(ops.OPS)
-    return (order.index(op), op) if op in order else (len(order), op)
-
-
-def view_data(merged: Merged, texts: Mapping[str, Mapping[str, str]] | None = None) -> JSON:
+def view_data(merged: CombinedResults) -> JSON:
     """The page's data. Layout (indices point into the named lists, -1 meaning none):
 
     - ``s``: the string table; ``cases[i]``: ``{id, t (title), n (note), d (dtype), g (tags),
@@ -170,7 +168,6 @@ def view_data(merged: Merged, texts: Mapping[str, Mapping[str, str]] | None = No
       snippet, split at its triple quotes so the data blocks shared by a case's results are
       stored once]}``, ``w`` worker.
     """
-    texts = texts or {}
     strings, expected, actual, known = Interner(), Interner(), Interner(), Interner()
     case_index: dict[str, int] = {}
     cases: list[JSON] = []
@@ -180,22 +177,23 @@ def view_data(merged: Merged, texts: Mapping[str, Mapping[str, str]] | None = No
         case_id = result["case"]
         if case_id in case_index:
             continue
-        params = dict(result.get("params") or {})
-        text = texts.get(case_id, {})
-        tags = [str(tag) for tag in params.pop("tags", [])]
+        params = dict(result["params"])
+        tags = [str(tag) for tag in result["params"].get("tags", [])]
         tag_set.update(tags)
-        dtype = str(params.get("data", {}).get("dtype"))
+        dtype = str(result["params"].get("data", {}).get("dtype"))
         dtype_set.add(dtype)
-        title, note = params.pop("title", None), params.pop("note", None)
+        title, note = result["params"].get("title"), result["params"].get("note")
+        for shown_apart in ("tags", "title", "note"):
+            params.pop(shown_apart, None)
         case_index[case_id] = len(cases)
         cases.append(
             {
                 "id": strings(case_id),
-                "t": strings(text.get("title") or title),
-                "n": strings(text.get("note") or note),
+                "t": strings(title),
+                "n": strings(note),
                 "d": dtype,
                 "g": tags,
-                "x": strings(request_text(params)),
+                "x": strings(request_text(result["params"])),
                 "p": params,
             }
         )
@@ -217,7 +215,7 @@ def view_data(merged: Merged, texts: Mapping[str, Mapping[str, str]] | None = No
     extras: list[JSON] = []
     for result in merged.results:
         number = item_index[(case_index[result["case"]], op_list.index(result["op"]))]
-        dtype = result.get("params", {}).get("data", {}).get("dtype")
+        dtype = result["params"].get("data", {}).get("dtype", "?")
         item = items[number]
         if item[2] < 0:
             item[2] = expected(result.get("expected") or {})
@@ -229,7 +227,7 @@ def view_data(merged: Merged, texts: Mapping[str, Mapping[str, str]] | None = No
         rows.append(
             [
                 number,
-                target_index[target_id(result)],
+                target_index[ids.record_target(result)],
                 status_index.get(result["status"], status_index["error"]),
                 strings(result.get("message", "")),
                 actual(result.get("actual") or {}),
@@ -244,6 +242,7 @@ def view_data(merged: Merged, texts: Mapping[str, Mapping[str, str]] | None = No
         "statuses": list(STATUSES),
         "letters": [LETTERS[status] for status in STATUSES],
         "deviating": sorted(status_index[status] for status in DEVIATING),
+        "groups": {name: [status_index[status] for status in members] for name, members in groups().items()},
         "targets": [_target_view(target, merged.runs) for target in merged.targets],
         "ops": op_list,
         "tags": tags,
@@ -267,32 +266,34 @@ def _itemsize(name: str) -> int:
         return 0
 
 
-def _target_view(target: Mapping[str, Any], runs: Sequence[Mapping[str, Any]]) -> JSON:
-    run = runs[int(target.get("run", 0))]
+def _target_view(target: CombinedTarget, runs: Sequence[SourcedRun]) -> JSON:
     return {
         "id": target["id"],
         "backend": target.get("backend", ""),
         "version": target.get("version", ""),
-        "memcpy": run.get("memcpy") or [],
+        "memcpy": runs[target["run"]].get("memcpy", []),
     }
 
 
-def _extra(result: Mapping[str, Any], strings: Interner, known: Interner) -> JSON:
+def _extra(result: ResultRecord, strings: Interner, known: Interner) -> JSON:
     """The fields only some results carry, with their strings interned."""
     extra: JSON = {}
-    if result.get("mismatch"):
+    if result["mismatch"]:
         extra["mm"] = result["mismatch"]
-    if result.get("known_issue"):
-        extra["ki"] = known(result["known_issue"])
-    if result.get("reading"):
-        extra["rd"] = strings(result["reading"])
+    known_issue = result.get("known_issue")
+    if known_issue:
+        extra["ki"] = known(known_issue)
+    reading = result.get("reading")
+    if reading:
+        extra["rd"] = strings(reading)
     reproducer = result.get("reproducer")
     if reproducer:
-        python = reproducer.get("python")
+        python = reproducer["python"]
         extra["rp"] = {
-            "c": strings(reproducer.get("command")),
-            "p": None if python is None else [strings(piece) for piece in str(python).split("'''")],
+            "c": strings(reproducer["command"]),
+            "p": None if python is None else [strings(piece) for piece in python.split("'''")],
         }
-    if result.get("worker") and result["status"] != "pass":
-        extra["w"] = result["worker"]
+    worker = result.get("worker")
+    if worker and result["status"] != "pass":
+        extra["w"] = worker
     return extra

@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.results import document as results_file
-from conformance.results.result import JSON, Result, Timing
+from conformance.results.records import SuiteRecord
+from conformance.results.result import Result, Timing
+from conformance.statuses import DEVIATING, FAILING, PASSING
 
-#: Statuses that are a failure of the backend (xpass is a stale expectation, not a failure).
-FAILING = frozenset({"fail", "error", "crash", "timeout"})
-#: Statuses a fix starts from, and those it arrives at.
-FIXABLE = FAILING | {"xfail"}
-PASSING = frozenset({"pass", "xpass"})
+#: A fix is a departure (known or not) that now matches the spec.
+FIXABLE = DEVIATING
 
 
 @dataclass(frozen=True)
@@ -106,8 +105,8 @@ class Diff:
 
     old_label: str
     new_label: str
-    old_suite: JSON
-    new_suite: JSON
+    old_suite: SuiteRecord | None
+    new_suite: SuiteRecord | None
     rule: NoiseRule
     new_failures: list[Change] = field(default_factory=list)
     fixes: list[Change] = field(default_factory=list)
@@ -120,7 +119,8 @@ class Diff:
 
     @property
     def same_suite(self) -> bool:
-        return self.old_suite.get("digest") == self.new_suite.get("digest")
+        old, new = self.old_suite, self.new_suite
+        return old is None or new is None or old["digest"] == new["digest"]
 
     @property
     def gate_fails(self) -> bool:
@@ -134,11 +134,11 @@ def compare(
     rule: NoiseRule | None = None,
     old_label: str = "old",
     new_label: str = "new",
-    old_suite: JSON | None = None,
-    new_suite: JSON | None = None,
+    old_suite: SuiteRecord | None = None,
+    new_suite: SuiteRecord | None = None,
 ) -> Diff:
     """Every difference between two runs' results, matched by key (item on target)."""
-    diff = Diff(old_label, new_label, old_suite or {}, new_suite or {}, rule or NoiseRule())
+    diff = Diff(old_label, new_label, old_suite, new_suite, rule or NoiseRule())
     before = {result.key: result for result in old}
     after = {result.key: result for result in new}
     for key, result in after.items():
@@ -148,12 +148,12 @@ def compare(
             if result.status in FAILING:
                 diff.new_failures.append(Change(key, None, result))
             continue
-        _judge(diff, key, previous, result)
+        _classify(diff, key, previous, result)
     diff.removed.extend(result for key, result in before.items() if key not in after)
     return diff
 
 
-def _judge(diff: Diff, key: str, old: Result, new: Result) -> None:
+def _classify(diff: Diff, key: str, old: Result, new: Result) -> None:
     diff.compared += 1
     if old.status != new.status:
         change = Change(key, old, new)
@@ -170,29 +170,22 @@ def _judge(diff: Diff, key: str, old: Result, new: Result) -> None:
 
 
 def read(old_path: Path, new_path: Path, rule: NoiseRule | None = None) -> Diff:
-    """Compare two results files; ValueError (naming the file) for one that is not a results file."""
-    old_body, old_results = _read(old_path)
-    new_body, new_results = _read(new_path)
+    """Compare two results files; ResultsFileError (naming the file) for one that is not a results file."""
+    old_body, old_results = results_file.read(old_path)
+    new_body, new_results = results_file.read(new_path)
     return compare(
         old_results,
         new_results,
         rule,
         str(old_path),
         str(new_path),
-        old_body.get("suite", {}),
-        new_body.get("suite", {}),
+        old_body["suite"],
+        new_body["suite"],
     )
 
 
-def _read(path: Path) -> tuple[JSON, list[Result]]:
-    try:
-        return results_file.read(path)
-    except OSError as error:
-        raise ValueError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"{path}: a result lacks a required field ({error})") from None
-    except ValueError as error:
-        raise ValueError(str(error) if str(path) in str(error) else f"{path}: {error}") from None
+def digest(suite: SuiteRecord | None) -> str:
+    return suite["digest"] if suite else "?"
 
 
 def _line(change: Change) -> str:
@@ -211,8 +204,8 @@ def terminal(diff: Diff, limit: int = 50) -> str:
     ]
     if not diff.same_suite:
         lines.append(
-            f"note: the case corpora differ ({diff.old_suite.get('digest')} -> "
-            f"{diff.new_suite.get('digest')}); results of changed cases may not compare"
+            f"note: the case corpora differ ({digest(diff.old_suite)} -> "
+            f"{digest(diff.new_suite)}); results of changed cases may not compare"
         )
 
     def block(title: str, entries: list[str]) -> None:

@@ -1,8 +1,9 @@
 """JUnit XML, for CI systems that show test results natively.
 
 One <testsuite> per target, one <testcase> per item (classname = target id, name = item id):
-fail and xpass are failures, error / crash / timeout are errors, and unsupported / skip / xfail
-are skipped with their reason, so a green run reads green in any JUnit viewer.
+fail and xpass are failures, error / crash / timeout are errors, and unsupported / xfail are
+skipped with their reason (the groups of conformance.statuses), so a green run reads green in
+any JUnit viewer.
 """
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ from xml.etree import ElementTree
 
 from conformance.results.document import write_atomically
 from conformance.results.result import Result
-
-_FAILURE = {"fail", "xpass"}
-_ERROR = {"error", "crash", "timeout"}
-_SKIPPED = {"unsupported", "skip", "xfail"}
+from conformance.statuses import JUNIT_ERRORS, JUNIT_FAILURES, JUNIT_SKIPPED
 
 
 def _clean(text: str) -> str:
@@ -36,9 +34,9 @@ def write(path: Path, results: Iterable[Result]) -> None:
             "testsuite",
             name=target,
             tests=str(len(items)),
-            failures=str(sum(r.status in _FAILURE for r in items)),
-            errors=str(sum(r.status in _ERROR for r in items)),
-            skipped=str(sum(r.status in _SKIPPED for r in items)),
+            failures=str(sum(r.status in JUNIT_FAILURES for r in items)),
+            errors=str(sum(r.status in JUNIT_ERRORS for r in items)),
+            skipped=str(sum(r.status in JUNIT_SKIPPED for r in items)),
         )
         for result in items:
             seconds = result.timing.backend_ms / 1000
@@ -46,15 +44,15 @@ def write(path: Path, results: Iterable[Result]) -> None:
                 suite, "testcase", classname=target, name=result.item_id, time=f"{seconds:.6f}"
             )
             message = _clean(result.message)
-            if result.status in _FAILURE:
+            if result.status in JUNIT_FAILURES:
                 ElementTree.SubElement(
                     case, "failure", message=message.splitlines()[0] if message else "", type=result.status
                 ).text = message
-            elif result.status in _ERROR:
+            elif result.status in JUNIT_ERRORS:
                 ElementTree.SubElement(
                     case, "error", message=message.splitlines()[0] if message else "", type=result.status
                 ).text = message
-            elif result.status in _SKIPPED:
+            elif result.status in JUNIT_SKIPPED:
                 ElementTree.SubElement(case, "skipped", message=f"{result.status}: {message}")
     ElementTree.indent(root)
     write_atomically(path, ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n")

@@ -30,124 +30,101 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
-from conformance import report
+from conformance import ids
 from conformance.corpus import catalogue as ops
+from conformance.errors import MergeError
 from conformance.results import document as results_file
 from conformance.results import junit
-from conformance.results.combined import ReportError, read_documents
-from conformance.results.result import JSON, Result
+from conformance.results.document import read_documents
+from conformance.results.records import (
+    MemcpyRecord,
+    MergedRunRecord,
+    ResultRecord,
+    ResultsDocument,
+    RunRecord,
+    TargetRecord,
+)
+from conformance.results.result import Result
 
 #: Result fields that differ between two executions of the same verdict: measurements, and the
 #: backend's own words, which carry process-specific detail (OpenVINO numbers the nodes it names
 #: in errors with a per-process counter, Split_79119; a crash quotes its worker's log file).
 _INCIDENTAL = frozenset({"timing", "worker", "message"})
-#: Run fields kept in the merged run when every merged run agrees on them.
-_COMMON_RUN_FIELDS = ("jobs", "timeout_s", "repeat")
-
-
-class MergeError(Exception):
-    """Results files that cannot be merged into one; the message names the files at fault."""
 
 
 @dataclass(frozen=True)
-class Merged:
+class MergeResult:
     """The merged document, and what a reader should know about it."""
 
-    document: JSON
+    document: ResultsDocument
     #: (case, op, target) keys found in more than one file
     duplicates: int = 0
     #: reasons the merge is incomplete: missing shards, interrupted runs
     incomplete: list[str] = field(default_factory=list)
 
 
-def _target(entry: Mapping[str, Any]) -> str:
-    return f"{entry.get('name', entry.get('adapter'))}/{entry['route']}/{entry['device']}"
-
-
-def _key(result: Mapping[str, Any]) -> str:
-    return f"{result['case']}::{result['op']}@{result['adapter']}/{result['route']}/{result['device']}"
-
-
-def _check_shapes(labels: Sequence[str], documents: Sequence[JSON]) -> None:
-    """The fields merging relies on, checked up front so that a broken file is named (the schema
-    check of the merged document is thorough but too slow to repeat on every input)."""
-    schema = results_file.schema()
-    required = {
-        "": schema["required"],
-        "suite": schema["properties"]["suite"]["required"],
-        "run": schema["properties"]["run"]["required"],
-    }
-    per_result = schema["$defs"]["result"]["required"]
-    for label, document in zip(labels, documents, strict=True):
-        for part, names in required.items():
-            body = document.get(part) if part else document
-            missing = [name for name in names if not isinstance(body, dict) or name not in body]
-            if missing:
-                raise MergeError(f"{label}: {part or 'the file'} lacks {', '.join(missing)}")
-        for number, result in enumerate(document["results"]):
-            missing = [name for name in per_result if name not in result]
-            if missing:
-                raise MergeError(f"{label}: result {number} lacks {', '.join(missing)}")
-
-
-def _check_suites(labels: Sequence[str], documents: Sequence[JSON]) -> None:
-    first = documents[0].get("suite", {})
+def _check_suites(labels: Sequence[str], documents: Sequence[ResultsDocument]) -> None:
+    first = documents[0]["suite"]
     for label, document in zip(labels[1:], documents[1:], strict=True):
-        suite = document.get("suite", {})
-        for name, what in (("digest", "case corpora (suite digests)"), ("version", "conformance versions")):
-            if suite.get(name) != first.get(name):
+        suite = document["suite"]
+        for mine, theirs, what in (
+            (suite["digest"], first["digest"], "case corpora (suite digests)"),
+            (suite["version"], first["version"], "conformance versions"),
+        ):
+            if mine != theirs:
                 raise MergeError(
-                    f"cannot merge results of different {what}: {labels[0]} has {first.get(name)}, "
-                    f"{label} has {suite.get(name)}; run them on the same checkout"
+                    f"cannot merge results of different {what}: {labels[0]} has {theirs}, "
+                    f"{label} has {mine}; run them on the same checkout"
                 )
 
 
-def _adapters(labels: Sequence[str], documents: Sequence[JSON]) -> list[JSON]:
+def _adapters(labels: Sequence[str], documents: Sequence[ResultsDocument]) -> list[TargetRecord]:
     """The union of the files' target descriptions, in first-listed order; conflicts refused."""
-    union: dict[str, tuple[str, JSON]] = {}
+    union: dict[str, tuple[str, TargetRecord]] = {}
     for label, document in zip(labels, documents, strict=True):
-        for entry in document.get("adapters", []):
-            target = _target(entry)
+        for entry in document["adapters"]:
+            target = ids.record_target(entry)
             if target not in union:
                 union[target] = (label, entry)
                 continue
             first_label, first = union[target]
-            for name in ("backend", "version", "options"):
-                if first.get(name) != entry.get(name):
+            for name, mine, theirs in (
+                ("backend", entry["backend"], first["backend"]),
+                ("version", entry["version"], first["version"]),
+                ("options", entry["options"], first["options"]),
+            ):
+                if mine != theirs:
                     raise MergeError(
-                        f"target {target} differs between {first_label} ({name} {first.get(name)!r}) and "
-                        f"{label} ({name} {entry.get(name)!r}); results of differently configured "
+                        f"target {target} differs between {first_label} ({name} {theirs!r}) and "
+                        f"{label} ({name} {mine!r}); results of differently configured "
                         f"backends are not one run"
                     )
     return [entry for _, entry in union.values()]
 
 
-def _verdict(result: Mapping[str, Any]) -> dict[str, Any]:
+def _judged(result: ResultRecord) -> dict[str, Any]:
     """What was judged: the result without its incidental fields (see _INCIDENTAL)."""
-    verdict = {name: value for name, value in result.items() if name not in _INCIDENTAL}
-    actual = dict(verdict.get("actual") or {})
-    if isinstance(actual.get("raised"), dict):
-        actual["raised"] = {key: value for key, value in actual["raised"].items() if key != "message"}
-    verdict["actual"] = actual
-    return verdict
+    judged: dict[str, Any] = {name: value for name, value in result.items() if name not in _INCIDENTAL}
+    raised = result["actual"].get("raised")
+    if raised is not None:
+        judged["actual"] = {**result["actual"], "raised": {"phase": raised["phase"], "type": raised["type"]}}
+    return judged
 
 
 def _results(
-    labels: Sequence[str], documents: Sequence[JSON], prefer_last: bool
-) -> tuple[list[tuple[JSON, int]], int]:
+    labels: Sequence[str], documents: Sequence[ResultsDocument], prefer_last: bool
+) -> tuple[list[tuple[ResultRecord, int]], int]:
     """Each result kept, with the index of the document it comes from; and the duplicate count."""
-    by_key: dict[str, tuple[JSON, int]] = {}
+    by_key: dict[str, tuple[ResultRecord, int]] = {}
     duplicates = 0
     for number, (label, document) in enumerate(zip(labels, documents, strict=True)):
-        for result in document.get("results", []):
-            key = _key(result)
+        for result in document["results"]:
+            key = ids.record_key(result)
             if key in by_key:
                 duplicates += 1
                 first, first_number = by_key[key]
                 first_label = labels[first_number]
-                if not prefer_last and _verdict(first) != _verdict(result):
+                if not prefer_last and _judged(first) != _judged(result):
                     raise MergeError(
                         f"{key} is in {first_label} ({first['status']}) and in {label} "
                         f"({result['status']}) with different verdicts; pass --prefer-last to take "
@@ -158,25 +135,24 @@ def _results(
 
 
 def _order(
-    documents: Sequence[JSON], adapters: Sequence[JSON]
-) -> Callable[[tuple[JSON, int]], tuple[Any, ...]]:
+    documents: Sequence[ResultsDocument], adapters: Sequence[TargetRecord]
+) -> Callable[[tuple[ResultRecord, int]], tuple[Any, ...]]:
     """The sort key giving the runner's job order: target, then case in suite order, then op.
 
     A case's place in the suite is its file's place in the suite's file list, then its line;
     each result is placed by its own document's list, as files given by another path on another
     machine (same digest) are spelled differently in locations but listed in the same order.
     """
-    targets = {_target(entry): rank for rank, entry in enumerate(adapters)}
+    targets = {ids.record_target(entry): rank for rank, entry in enumerate(adapters)}
     files = [
-        {name: rank for rank, name in enumerate(document.get("suite", {}).get("files", []))}
-        for document in documents
+        {name: rank for rank, name in enumerate(document["suite"].get("files", []))} for document in documents
     ]
     catalogue = {op: rank for rank, op in enumerate(ops.OPS)}
 
-    def key(placed: tuple[JSON, int]) -> tuple[Any, ...]:
+    def key(placed: tuple[ResultRecord, int]) -> tuple[Any, ...]:
         result, number = placed
-        target = f"{result['adapter']}/{result['route']}/{result['device']}"
-        location = str((result.get("params") or {}).get("location", ""))
+        target = ids.record_target(result)
+        location = result["params"].get("location", "")
         name, _, line = location.rpartition(":")
         file_rank = files[number].get(name, len(files[number]))
         return (
@@ -192,37 +168,37 @@ def _order(
     return key
 
 
-def _time(label: str, run: Mapping[str, Any], name: str) -> datetime.datetime:
+def _time(label: str, value: str, name: str) -> datetime.datetime:
     try:
-        moment = datetime.datetime.fromisoformat(str(run.get(name)))
-    except ValueError:
-        raise MergeError(f"{label}: run.{name} {run.get(name)!r} is not an ISO 8601 time") from None
+        moment = datetime.datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise MergeError(f"{label}: run.{name} {value!r} is not an ISO 8601 time") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
 
 
-def _runs(labels: Sequence[str], documents: Sequence[JSON]) -> list[JSON]:
+def _runs(labels: Sequence[str], documents: Sequence[ResultsDocument]) -> list[MergedRunRecord]:
     """One entry per merged run; an input that is itself a merge contributes its own entries."""
-    entries: list[JSON] = []
+    entries: list[MergedRunRecord] = []
     for label, document in zip(labels, documents, strict=True):
-        run = document.get("run", {})
+        run = document["run"]
         if run.get("merged"):
-            entries.extend(run["merged"])
+            entries.extend(run.get("merged", []))
             continue
         selection = run.get("selection") or {}
         entries.append(
             {
                 "path": label,
-                "host": run.get("host") or {},
-                "python": run.get("python"),
-                "command": run.get("command") or [],
+                "host": run["host"],
+                "python": run["python"],
+                "command": run["command"],
                 "shard": selection.get("shard"),
                 "selection": selection,
-                "targets": [_target(entry) for entry in document.get("adapters", [])],
-                "start": run.get("start"),
-                "end": run.get("end"),
+                "targets": [ids.record_target(entry) for entry in document["adapters"]],
+                "start": run["start"],
+                "end": run["end"],
                 "wall_s": run.get("wall_s"),
                 "interrupted": bool(run.get("interrupted")),
-                "results": len(document.get("results", [])),
+                "results": len(document["results"]),
                 "memcpy": run.get("memcpy") or [],
             }
         )
@@ -233,7 +209,7 @@ def _common(values: Sequence[Any]) -> Any:
     return values[0] if values and all(value == values[0] for value in values) else None
 
 
-def _host(hosts: Sequence[Mapping[str, Any]]) -> JSON:
+def _host(hosts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The machine, or where several: the fields they share and every hostname."""
     if _common(hosts) is not None:
         return dict(hosts[0])
@@ -242,7 +218,7 @@ def _host(hosts: Sequence[Mapping[str, Any]]) -> JSON:
     return {**shared, "hostname": f"{len(names)} hosts: {', '.join(names)}" if len(names) > 1 else names[0]}
 
 
-def _memcpy(entries: Sequence[JSON]) -> list[JSON]:
+def _memcpy(entries: Sequence[MergedRunRecord]) -> list[MemcpyRecord]:
     """Per buffer size, the median of the runs' memory-copy baselines."""
     speeds: dict[int, list[float]] = defaultdict(list)
     for entry in entries:
@@ -253,41 +229,46 @@ def _memcpy(entries: Sequence[JSON]) -> list[JSON]:
     ]
 
 
-def _run(labels: Sequence[str], documents: Sequence[JSON], command: Sequence[str]) -> JSON:
-    runs = [document.get("run", {}) for document in documents]
-    starts = [_time(label, run, "start") for label, run in zip(labels, runs, strict=True)]
-    ends = [_time(label, run, "end") for label, run in zip(labels, runs, strict=True)]
+def _run(labels: Sequence[str], documents: Sequence[ResultsDocument], command: Sequence[str]) -> RunRecord:
+    runs = [document["run"] for document in documents]
+    starts = [_time(label, run["start"], "start") for label, run in zip(labels, runs, strict=True)]
+    ends = [_time(label, run["end"], "end") for label, run in zip(labels, runs, strict=True)]
     entries = _runs(labels, documents)
     selections = [
         {k: v for k, v in (entry.get("selection") or {}).items() if k != "shard"} for entry in entries
     ]
-    body: JSON = {
+    body: RunRecord = {
         "start": runs[starts.index(min(starts))]["start"],
         "end": runs[ends.index(max(ends))]["end"],
-        "host": _host([entry["host"] for entry in entries]),
+        "host": _host([entry.get("host", {}) for entry in entries]),
         "python": ", ".join(sorted({str(entry.get("python") or "?") for entry in entries})),
         "command": list(command),
         # the merged runs' wall times added up: their cost, which the start-to-end span of
         # parallel shards hides
         "wall_s": round(sum(float(entry.get("wall_s") or 0) for entry in entries), 3),
-        "interrupted": any(entry["interrupted"] for entry in entries),
+        "interrupted": any(entry.get("interrupted") for entry in entries),
         "selection": {**(_common(selections) or {}), "shard": None},
         "memcpy": _memcpy(entries),
         "merged": entries,
     }
-    for name in _COMMON_RUN_FIELDS:
-        value = _common([run.get(name) for run in runs])
-        if value is not None:
-            body[name] = value
+    jobs = _common([run.get("jobs") for run in runs])
+    if jobs is not None:
+        body["jobs"] = jobs
+    timeout = _common([run.get("timeout_s") for run in runs])
+    if timeout is not None:
+        body["timeout_s"] = timeout
+    repeat = _common([run.get("repeat") for run in runs])
+    if repeat is not None:
+        body["repeat"] = repeat
     return body
 
 
-def _incomplete(entries: Sequence[JSON]) -> list[str]:
+def _incomplete(entries: Sequence[MergedRunRecord]) -> list[str]:
     """Missing shards (per group of runs with the same targets and selection) and interrupted runs."""
     problems = [
-        f"{entry['path']} was interrupted: some of its results are missing"
+        f"{entry.get('path')} was interrupted: some of its results are missing"
         for entry in entries
-        if entry["interrupted"]
+        if entry.get("interrupted")
     ]
     groups: dict[tuple[str, ...], dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
     for entry in entries:
@@ -309,63 +290,47 @@ def _incomplete(entries: Sequence[JSON]) -> list[str]:
 
 
 def merge(
-    documents: Sequence[JSON],
+    documents: Sequence[ResultsDocument],
     labels: Sequence[str] | None = None,
     prefer_last: bool = False,
     command: Sequence[str] = (),
-) -> Merged:
+) -> MergeResult:
     """One results document from ``documents`` (parsed results files, labelled by ``labels``)."""
     if not documents:
         raise MergeError("no results files to merge")
     names = list(labels) if labels else [f"document {number + 1}" for number in range(len(documents))]
-    _check_shapes(names, documents)
     _check_suites(names, documents)
     adapters = _adapters(names, documents)
     placed, duplicates = _results(names, documents, prefer_last)
     results = [result for result, _ in sorted(placed, key=_order(documents, adapters))]
-    suite = dict(documents[0]["suite"])
+    suite = documents[0]["suite"]
     run = _run(names, documents, command)
-    document = {
+    document: ResultsDocument = {
         "schema": results_file.SCHEMA,
         "suite": suite,
         "run": run,
         "adapters": adapters,
         "results": results,
     }
-    return Merged(document, duplicates, _incomplete(run["merged"]))
+    return MergeResult(document, duplicates, _incomplete(run.get("merged", [])))
 
 
-def results(merged: Merged) -> list[Result]:
+def results(merged: MergeResult) -> list[Result]:
     """The merged results as :class:`Result` objects (for JUnit and the console summary)."""
     return [Result.from_json(body) for body in merged.document["results"]]
 
 
-def validate(document: JSON, label: str = "the merged document") -> None:
-    """MergeError unless ``document`` satisfies the results file's JSON Schema."""
-    validator = jsonschema.Draft202012Validator(results_file.schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise MergeError(f"{label} does not fit the results schema at {where}: {error.message}")
-
-
 def write(
     paths: Sequence[Path], out_dir: Path, prefer_last: bool = False, command: Sequence[str] = ()
-) -> tuple[Merged, list[Path]]:
-    """Merge the results files at ``paths`` into ``out_dir``: results.json, junit.xml, index.html."""
-    try:
-        documents = read_documents(paths)
-    except ReportError as error:
-        raise MergeError(str(error)) from None
+) -> tuple[MergeResult, list[Path]]:
+    """Merge the results files at ``paths`` into ``out_dir``: results.json and junit.xml (the
+    front door adds the report)."""
+    documents = read_documents(paths)
     merged = merge(documents, [str(path) for path in paths], prefer_last, command)
-    validate(merged.document)
+    results_file.validate(merged.document, "the merged document")
     out = out_dir / results_file.FILE_NAME
     if any(out.resolve() == Path(path).resolve() for path in paths):
         raise MergeError(f"{out} is one of the files being merged; choose another output directory")
     results_file.write(out, merged.document)
     junit.write(out_dir / "junit.xml", results(merged))
-    try:
-        page = report.write([out], out_dir / "index.html")
-    except ReportError as error:
-        raise MergeError(f"{out} is written, but not its report: {error}") from None
-    return merged, [out, out_dir / "junit.xml", page]
+    return merged, [out, out_dir / "junit.xml"]

@@ -8,24 +8,20 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any, TypeAlias
 
-Status: TypeAlias = Literal[
-    "pass", "fail", "error", "unsupported", "crash", "timeout", "xfail", "xpass", "skip"
-]
-STATUSES: tuple[Status, ...] = (
-    "pass",
-    "fail",
-    "error",
-    "unsupported",
-    "crash",
-    "timeout",
-    "xfail",
-    "xpass",
-    "skip",
+from conformance import ids
+from conformance.results.records import (
+    ActualRecord,
+    ExpectedRecord,
+    KnownIssueRecord,
+    MismatchRecord,
+    ParamsRecord,
+    ReproducerRecord,
+    ResultRecord,
+    WorkerRecord,
 )
-#: Statuses that leave a run green.
-GREEN: frozenset[Status] = frozenset({"pass", "xfail", "unsupported", "skip"})
+from conformance.statuses import Status
 
 JSON: TypeAlias = dict[str, Any]
 
@@ -59,56 +55,92 @@ class Result:
     device: str
     status: Status
     message: str
-    params: JSON = field(default_factory=dict)
-    expected: JSON = field(default_factory=dict)
-    actual: JSON = field(default_factory=dict)
-    mismatch: JSON | None = None
+    params: ParamsRecord = field(default_factory=lambda: ParamsRecord())
+    expected: ExpectedRecord = field(default_factory=lambda: ExpectedRecord())
+    actual: ActualRecord = field(default_factory=lambda: ActualRecord())
+    mismatch: MismatchRecord | None = None
     timing: Timing = field(default_factory=Timing)
     #: for an ambiguous verdict: the label of the reading the backend matched, if any
     reading: str | None = None
     ambiguous: bool = False
     #: the expectations-file entry that made this an xfail or xpass
-    known_issue: JSON | None = None
+    known_issue: KnownIssueRecord | None = None
     #: the worker that produced it: pid, peak resident memory in KiB, elapsed ms for the item
-    worker: JSON | None = None
+    worker: WorkerRecord | None = None
     #: for results that are not a plain pass: {"command": ..., "python": ...} (see reproducers)
-    reproducer: JSON | None = None
+    reproducer: ReproducerRecord | None = None
 
     @property
     def item_id(self) -> str:
-        return f"{self.case}::{self.op}"
+        return ids.item_id(self.case, self.op)
 
     @property
     def target_id(self) -> str:
-        return f"{self.adapter}/{self.route}/{self.device}"
+        return ids.target_id(self.adapter, self.route, self.device)
 
     @property
     def key(self) -> str:
         """Unique within a run: the item on the target."""
-        return f"{self.item_id}@{self.target_id}"
+        return ids.result_key(self.item_id, self.target_id)
 
-    def with_status(self, status: Status, message: str, known_issue: JSON | None = None) -> Result:
+    def with_status(
+        self, status: Status, message: str, known_issue: KnownIssueRecord | None = None
+    ) -> Result:
         return replace(self, status=status, message=message, known_issue=known_issue)
 
-    def to_json(self) -> JSON:
+    def to_json(self) -> ResultRecord:
         """Field by field rather than dataclasses.asdict, whose deep copies dominate a fast run."""
-        body = {name: getattr(self, name) for name in self.__dataclass_fields__}
         timing = self.timing
-        body["timing"] = {
-            "build_ms": timing.build_ms,
-            "compile_ms": timing.compile_ms,
-            "first_run_ms": timing.first_run_ms,
-            "steady_ms": list(timing.steady_ms),
-            "steady_median_ms": timing.steady_median_ms,
+        return {
+            "case": self.case,
+            "op": self.op,
+            "adapter": self.adapter,
+            "route": self.route,
+            "device": self.device,
+            "status": self.status,
+            "message": self.message,
+            "params": self.params,
+            "expected": self.expected,
+            "actual": self.actual,
+            "mismatch": self.mismatch,
+            "timing": {
+                "build_ms": timing.build_ms,
+                "compile_ms": timing.compile_ms,
+                "first_run_ms": timing.first_run_ms,
+                "steady_ms": list(timing.steady_ms),
+                "steady_median_ms": timing.steady_median_ms,
+            },
+            "reading": self.reading,
+            "ambiguous": self.ambiguous,
+            "known_issue": self.known_issue,
+            "worker": self.worker,
+            "reproducer": self.reproducer,
         }
-        return body
 
     @classmethod
-    def from_json(cls, body: JSON) -> Result:
-        timing = dict(body.get("timing") or {})
-        timing.pop("steady_median_ms", None)
-        timing["steady_ms"] = tuple(timing.get("steady_ms", ()))
-        fields_ = {key: value for key, value in body.items() if key in cls.__dataclass_fields__}
-        fields_["timing"] = Timing(**timing)
-        fields_["status"] = cast(Status, body["status"])
-        return cls(**fields_)
+    def from_json(cls, body: ResultRecord) -> Result:
+        timing = body.get("timing") or {}
+        return cls(
+            case=body["case"],
+            op=body["op"],
+            adapter=body["adapter"],
+            route=body["route"],
+            device=body["device"],
+            status=body["status"],
+            message=body["message"],
+            params=body.get("params") or {},
+            expected=body.get("expected") or {},
+            actual=body.get("actual") or {},
+            mismatch=body.get("mismatch"),
+            timing=Timing(
+                build_ms=timing.get("build_ms"),
+                compile_ms=timing.get("compile_ms"),
+                first_run_ms=timing.get("first_run_ms"),
+                steady_ms=tuple(timing.get("steady_ms") or ()),
+            ),
+            reading=body.get("reading"),
+            ambiguous=bool(body.get("ambiguous", False)),
+            known_issue=body.get("known_issue"),
+            worker=body.get("worker"),
+            reproducer=body.get("reproducer"),
+        )

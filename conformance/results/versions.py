@@ -12,31 +12,29 @@ is "introduced in V", the reverse "fixed in V"; any other step (fail to error, u
 pass, ...) is "changed in V". Raw statuses are what compare: run the matrix with
 ``--no-known-issues``, so a fix shows as fail to pass rather than xfail to xpass.
 
-    series = compare(merge(documents))            # Series per (backend, route, device)
+    series = compare(combine(documents))          # Series per (backend, route, device)
     print(terminal(series))
-    section(series)                                # the report's "Versions" tab
+    # the report's "Versions" tab and page: conformance.report.versions_page
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from conformance.report import page
-from conformance.report.markup import Content, Html, join, table, tag
-from conformance.report.summary import status_badge
-from conformance.report.viewdata import op_order
-from conformance.results.combined import Merged, merge, read_documents, target_id
-from conformance.results.document import write_atomically
-from conformance.results.result import STATUSES
+from conformance import ids
+from conformance.corpus.catalogue import op_order
+from conformance.results.combined import CombinedResults, CombinedTarget, combine
+from conformance.results.document import read_documents
+from conformance.results.records import ResultRecord
+from conformance.statuses import DEVIATING, PASSING, STATUSES
 
-TITLE = "Split conformance: backend versions"
-GOOD = frozenset({"pass", "xpass"})
-BAD = frozenset({"fail", "error", "crash", "timeout", "xfail"})
+GOOD = PASSING
+BAD = DEVIATING
 #: Rows printed per series by :func:`terminal` (the HTML lists them all).
 TERMINAL_ROWS = 25
 Kind = Literal["introduced", "fixed", "changed"]
@@ -90,7 +88,7 @@ class Series:
 
     @property
     def name(self) -> str:
-        return f"{self.backend}/{self.route}/{self.device}"
+        return ids.target_id(self.backend, self.route, self.device)
 
     def steps_per_version(self) -> dict[str, Counter[str]]:
         """For each version: how many items it introduced, fixed or changed."""
@@ -124,20 +122,20 @@ def steps(versions: Sequence[str], statuses: Sequence[str | None]) -> tuple[Step
     return tuple(found)
 
 
-def compare(merged: Merged) -> list[Series]:
+def compare(merged: CombinedResults) -> list[Series]:
     """Every (backend, route, device) that ran under two or more versions, with its changed items."""
-    entries = {str(target["id"]): target for target in merged.targets}
+    entries: dict[str, CombinedTarget] = {target["id"]: target for target in merged.targets}
     # (backend, route, device) -> version -> item -> result
-    grouped: dict[tuple[str, str, str], dict[str, dict[str, Mapping[str, Any]]]] = defaultdict(
+    grouped: dict[tuple[str, str, str], dict[str, dict[str, ResultRecord]]] = defaultdict(
         lambda: defaultdict(dict)
     )
     labels: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
     for result in merged.results:
-        entry = entries.get(target_id(result), {})
-        backend = str(entry.get("backend") or result["adapter"])
-        version = str(entry.get("version") or "?")
+        entry = entries.get(ids.record_target(result))
+        backend = entry.get("backend", result["adapter"]) if entry else result["adapter"]
+        version = entry.get("version", "?") if entry else "?"
         key = (backend, str(result["route"]), str(result["device"]))
-        grouped[key][version][f"{result['case']}::{result['op']}"] = result
+        grouped[key][version][ids.record_item(result)] = result
         labels[key][version] = str(result["adapter"])
     found = []
     for key in sorted(grouped):
@@ -199,77 +197,7 @@ def terminal(found: Sequence[Series], rows: int = TERMINAL_ROWS) -> str:
     return "\n".join(out).rstrip()
 
 
-def _cell(status: str | None, message: str) -> Html:
-    if status is None:
-        return tag("span", "not run", {"class": "badge"})
-    return tag("span", status_badge(status), {"title": message[:400] or None})
-
-
-def series_html(series: Series) -> Html:
-    """One series: totals and change counts per version, then every changed item."""
-    shown = [s for s in STATUSES if any(t[s] for t in series.totals)]
-    per_version = series.steps_per_version()
-    totals_rows: list[list[Content]] = [
-        [
-            tag("code", version),
-            tag("code", label),
-            *[status_badge(s, totals[s]) if totals[s] else "0" for s in shown],
-            sum(totals.values()),
-            ", ".join(f"{kind} {n}" for kind, n in sorted(per_version[version].items())) or "—",
-        ]
-        for version, label, totals in zip(series.versions, series.labels, series.totals, strict=True)
-    ]
-    totals = table(["version", "results labelled", *shown, "total", "changes in this version"], totals_rows)
-    rows: list[list[Content]] = [
-        [
-            tag("code", row.item),
-            *[_cell(status, message) for status, message in zip(row.statuses, row.messages, strict=True)],
-            tag("span", row.verdict, {"class": f"verdict kind-{row.kind}"}),
-        ]
-        for row in series.rows
-    ]
-    changed = (
-        table(["item (case::op)", *series.versions, "verdict"], rows, "versions-table")
-        if rows
-        else tag("p", "every item has the same status under every version")
-    )
-    return tag(
-        "details",
-        [
-            tag(
-                "summary",
-                tag(
-                    "h3",
-                    f"{series.name}: {len(series.rows)} items change across {', '.join(series.versions)}",
-                ),
-            ),
-            totals,
-            changed,
-        ],
-        {"open": "open", "class": "diff-section"},
-    )
-
-
-def section(found: Sequence[Series]) -> Html:
-    """The "Versions" view of the report (static HTML: it reads top to bottom, like the diff page)."""
-    return join(
-        [
-            tag("h2", "Versions: which release introduced or fixed each disagreement"),
-            tag(
-                "p",
-                "Each block is one backend route on one device, run under several released versions of the "
-                "backend. Only items whose status differs between versions are listed. Verdicts compare "
-                "neighbouring versions that ran the item: pass to fail, error, crash or timeout is "
-                "\u201cintroduced\u201d, the reverse \u201cfixed\u201d, any other step \u201cchanged\u201d. "
-                "Hover a status for the backend's message.",
-                {"class": "rule"},
-            ),
-            *[series_html(series) for series in found],
-        ]
-    )
-
-
-def has_versions(merged: Merged) -> bool:
+def has_versions(merged: CombinedResults) -> bool:
     """True when some backend's results come from two or more versions (the tab is worth showing)."""
     seen: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for target in merged.targets:
@@ -279,18 +207,5 @@ def has_versions(merged: Merged) -> bool:
 
 
 def read(paths: Sequence[Path]) -> list[Series]:
-    """The series of several results files (one suite digest); ReportError names a bad file."""
-    return compare(merge(read_documents(paths), [str(path) for path in paths]))
-
-
-def write(found: Sequence[Series], out: Path) -> Path:
-    """A standalone page of :func:`section` (no script, like the diff page)."""
-    header = tag(
-        "header",
-        [
-            tag("h1", TITLE),
-            tag("p", f"{len(found)} backend route(s) under several versions", {"class": "facts"}),
-        ],
-    )
-    write_atomically(out, page.document(TITLE, header, section(found)))
-    return out
+    """The series of several results files (one suite digest); ResultsFileError names a bad file."""
+    return compare(combine(read_documents(paths), [str(path) for path in paths]))

@@ -11,14 +11,14 @@ import time
 
 import numpy as np
 
-from conformance.results.result import JSON
+from conformance.results.records import MemcpyRecord
 
 SIZES = (1 << 20, 16 << 20, 64 << 20)
 
 
-def memcpy_baseline(sizes: tuple[int, ...] = SIZES, rounds: int = 5) -> list[JSON]:
+def memcpy_baseline(sizes: tuple[int, ...] = SIZES, rounds: int = 5) -> list[MemcpyRecord]:
     """Best-of-``rounds`` copy bandwidth per buffer size, in GB/s counting read and write."""
-    baseline = []
+    baseline: list[MemcpyRecord] = []
     for size in sizes:
         source = np.arange(size, dtype=np.uint8)
         target = np.empty_like(source)

@@ -9,24 +9,27 @@ BaseExceptions are never swallowed.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from conformance import ids
 from conformance.corpus.case import Case
-from conformance.corpus.fill import describe_fill, make_data
+from conformance.corpus.fill import make_data
 from conformance.oracle import reference
-from conformance.oracle.judging import Raised, describe_outputs, describe_verdict, judge
-from conformance.oracle.reference import Request, Verdict
+from conformance.oracle.judging import Raised, judge
+from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.plugin import AnyAdapter, Target, Task, Unsupported
-from conformance.results.result import JSON, Result, Timing
+from conformance.results import evidence
+from conformance.results.records import ActualRecord
+from conformance.results.result import Result, Timing
 
 
 def make_task(case: Case, op: str, data: np.ndarray | None = None) -> Task:
     """The task an adapter receives for ``case`` under ``op`` (data made from the case's fill)."""
     return Task(
-        item_id=f"{case.id}::{op}",
+        item_id=ids.item_id(case.id, op),
         op=op,
         data=make_data(case.data) if data is None else data,
         axis=case.axis,
@@ -34,24 +37,6 @@ def make_task(case: Case, op: str, data: np.ndarray | None = None) -> Task:
         graph=case.graph,
         case=case,
     )
-
-
-def describe_params(case: Case) -> JSON:
-    """The resolved case as results files record it."""
-    return {
-        "data": {"shape": list(case.data.shape), "dtype": case.data.dtype, "fill": describe_fill(case.data)},
-        "axis": case.axis,
-        "form": {
-            "kind": case.form.kind,
-            "value": list(case.form.values) if case.form.kind in ("lengths", "indices") else case.form.value,
-        },
-        "graph": case.graph.as_dict(),
-        "tags": list(case.tags),
-        "title": case.title,
-        "note": case.note,
-        "source": case.source,
-        "location": str(case.location),
-    }
 
 
 def _ms(start: int) -> float:
@@ -98,12 +83,12 @@ def execute(
     return outputs, None, Timing(**timing)
 
 
-def skeleton(case: Case, op: str, target: Target, verdict: Verdict | None = None) -> Result:
-    """A result with everything known before execution: the parameters and the expectation.
+def pending_result(case: Case, op: str, target: Target, answer: SpecAnswer | None = None) -> Result:
+    """A result with everything known before execution: the parameters and the reference's answer.
 
     The executor fills in a crash or timeout from it when a worker cannot report.
     """
-    verdict = verdict or reference.judge(op, Request.of(case))
+    answer = answer or reference.answer(op, SplitRequest.of(case))
     return Result(
         case=case.id,
         op=op,
@@ -112,17 +97,17 @@ def skeleton(case: Case, op: str, target: Target, verdict: Verdict | None = None
         device=target.device,
         status="pass",
         message="",
-        params=describe_params(case),
-        expected=describe_verdict(verdict, case.data.shape, case.data.dtype),
-        ambiguous=verdict.ambiguous,
+        params=evidence.params(case),
+        expected=evidence.expected(answer, case.data.shape, case.data.dtype),
+        ambiguous=answer.ambiguous,
     )
 
 
 def run_item(adapter: AnyAdapter, target: Target, case: Case, op: str, repeat: int = 3) -> Result:
     """Execute and judge one (case, op) on ``target``."""
     task = make_task(case, op)
-    verdict = reference.judge(op, Request.of(case))
-    base = skeleton(case, op, target, verdict)
+    answer = reference.answer(op, SplitRequest.of(case))
+    base = pending_result(case, op, target, answer)
     try:
         refusal = adapter.support(task, target)
     except Exception as error:  # a broken adapter, not a refusal by its backend
@@ -130,14 +115,16 @@ def run_item(adapter: AnyAdapter, target: Target, case: Case, op: str, repeat: i
     if isinstance(refusal, Unsupported):
         return base.with_status("unsupported", refusal.reason)
     outputs, raised, timing = execute(adapter, target, task, repeat)
-    judgement = judge(verdict, task.data, outputs, raised)
-    actual: JSON = {"raised": raised.to_json()} if raised else {"outputs": describe_outputs(outputs or [])}
+    judgement = judge(answer, task.data, outputs, raised)
+    actual: ActualRecord = (
+        {"raised": evidence.raised(raised)} if raised else {"outputs": evidence.outputs(outputs or [])}
+    )
     return replace(
         base,
         status=judgement.status,
         message=judgement.message,
         actual=actual,
-        mismatch=asdict(judgement.mismatch) if judgement.mismatch else None,
+        mismatch=evidence.mismatch(judgement.mismatch) if judgement.mismatch else None,
         reading=judgement.reading,
         timing=timing,
     )

@@ -12,14 +12,11 @@ import json
 from pathlib import Path
 from typing import IO
 
+from conformance.errors import JournalError
 from conformance.results.result import JSON, Result
 
 SCHEMA = "conformance.journal/1"
 FILE_NAME = "journal.jsonl"
-
-
-class JournalError(Exception):
-    """A journal that cannot be resumed; says why."""
 
 
 class Journal:

@@ -16,15 +16,13 @@ from pathlib import Path
 
 import yaml
 
-from conformance.results.result import JSON, Result, Status
+from conformance.errors import KnownIssuesError
+from conformance.results.records import KnownIssueRecord
+from conformance.results.result import Result
+from conformance.statuses import KNOWN_ISSUE_DEFAULT, PASSING, STATUSES, Status
 
 FILE_NAME = "known_issues.yaml"
-_DEFAULT_STATUSES: tuple[Status, ...] = ("fail", "error", "crash", "timeout")
 _KEYS = {"id", "items", "targets", "statuses", "reason", "link"}
-
-
-class KnownIssuesError(Exception):
-    """A known-issues file that cannot be used; names the file and the entry."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +40,7 @@ class KnownIssue:
             fnmatch.fnmatchcase(result.target_id, pattern) for pattern in self.targets
         )
 
-    def to_json(self) -> JSON:
+    def to_json(self) -> KnownIssueRecord:
         return {"id": self.id, "reason": self.reason, "link": self.link, "source": self.source}
 
 
@@ -64,9 +62,7 @@ def parse(text: str, source: str, adapter: str) -> list[KnownIssue]:
         missing = {"id", "items", "reason", "link"} - set(entry)
         if unknown or missing:
             raise KnownIssuesError(f"{where}: unknown keys {sorted(unknown)}, missing {sorted(missing)}")
-        statuses = tuple(entry.get("statuses", _DEFAULT_STATUSES))
-        if "pass" in statuses:
-            raise KnownIssuesError(f"{where}: 'pass' cannot be an expected failure status")
+        statuses = _statuses(entry.get("statuses", list(KNOWN_ISSUE_DEFAULT)), where)
         issues.append(
             KnownIssue(
                 id=str(entry["id"]),
@@ -87,6 +83,17 @@ def _strings(value: object, where: str) -> list[str]:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return value
     raise KnownIssuesError(f"{where}: items and targets are glob strings or lists of them")
+
+
+def _statuses(value: object, where: str) -> tuple[Status, ...]:
+    """The statuses an entry covers: a status or a list of them, none of them a pass."""
+    listed = [value] if isinstance(value, str) else value
+    allowed = [status for status in STATUSES if status not in PASSING and status != "xfail"]
+    if not isinstance(listed, list) or not listed or any(status not in allowed for status in listed):
+        raise KnownIssuesError(
+            f"{where}: statuses must be one or more of {', '.join(allowed)} (got {value!r})"
+        )
+    return tuple(status for status in STATUSES if status in listed)
 
 
 def shipped(adapter: str, reference: str) -> list[KnownIssue]:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from conformance.results.result import Result
 from conformance.run import worker
-from conformance.run.item import skeleton
-from conformance.run.worker import Job, Warm
+from conformance.run.item import pending_result
+from conformance.run.worker import Job, Preload
 
 _CONTEXT = multiprocessing.get_context("spawn")
 
@@ -83,11 +83,11 @@ class Pool:
         #: replacement instant instead of a fresh start with every import redone
         self.standby: _Slot | None = None
 
-    def _upcoming(self) -> tuple[Warm, ...]:
+    def _upcoming(self) -> tuple[Preload, ...]:
         """The targets a new worker will most likely serve: those of the next queued jobs."""
-        seen: dict[Warm, None] = {}
+        seen: dict[Preload, None] = {}
         for job in list(self.queue)[: self.size + 1]:
-            seen.setdefault(job.warm, None)
+            seen.setdefault(job.preload, None)
         return tuple(seen)[:2]
 
     def _start(self) -> _Slot:
@@ -162,7 +162,7 @@ class Pool:
             elif time.monotonic() >= slot.deadline:
                 self._replace(index)
                 self.on_result(
-                    skeleton(job.case, job.op, job.target).with_status(
+                    pending_result(job.case, job.op, job.target).with_status(
                         "timeout", f"no result within {self.timeout:g} s; the worker was killed and replaced"
                     )
                 )
@@ -175,7 +175,7 @@ class Pool:
         self._replace(index)
         said = f"\nlast output of the worker ({slot.log}):\n{tail}" if tail else ""
         self.on_result(
-            skeleton(job.case, job.op, job.target).with_status(
+            pending_result(job.case, job.op, job.target).with_status(
                 "crash", f"the worker died ({how}) while running this item; it was replaced{said}"
             )
         )

@@ -13,7 +13,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import TextIO
 
-from conformance.results.result import GREEN, STATUSES, Result
+from conformance.results.result import Result
+from conformance.statuses import GREEN, STATUSES
 
 _SHOWN = ("pass", "fail", "error", "crash", "timeout", "xfail", "xpass", "unsupported")
 

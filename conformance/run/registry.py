@@ -15,21 +15,20 @@ from importlib import metadata
 from typing import Any
 
 from conformance.corpus import catalogue as ops
+from conformance.errors import PluginError
 from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Target
 
 _METHODS = ("info", "support", "build", "compile", "run")
 
 
-class PluginError(Exception):
-    """An adapter that cannot be found, constructed or trusted; the message names it."""
-
-
 @dataclass(frozen=True)
-class Loaded:
+class LoadedAdapter:
     """An adapter instance with what it said of itself."""
 
-    spec: str  # how it was named: entry-point name or module:attr
-    reference: str  # the module:attr it came from
+    #: how the user named it: an entry-point name (``openvino``) or an import path
+    requested: str
+    #: the ``module:attribute`` it was imported from
+    import_path: str
     adapter: AnyAdapter
     info: AdapterInfo
 
@@ -73,7 +72,7 @@ def _resolve(spec: str) -> tuple[str, Any]:
     return reference, target
 
 
-def load(spec: str, options: Mapping[str, str] | None = None) -> Loaded:
+def load(spec: str, options: Mapping[str, str] | None = None) -> LoadedAdapter:
     """Import, construct and validate the adapter named ``spec``."""
     reference, factory = _resolve(spec)
     where = f"adapter {spec!r} ({reference})"
@@ -93,7 +92,7 @@ def load(spec: str, options: Mapping[str, str] | None = None) -> Loaded:
     except Exception as error:
         raise PluginError(f"{where}: info() raised {type(error).__name__}: {error}") from error
     _check_info(where, spec, reference, info)
-    return Loaded(spec, reference, adapter, info)
+    return LoadedAdapter(spec, reference, adapter, info)
 
 
 def _check_info(where: str, spec: str, reference: str, info: object) -> None:

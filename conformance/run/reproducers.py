@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from conformance import dtypes
+from conformance import dtypes, ids
 from conformance.corpus.case import Case
 from conformance.plugin import Target
 
@@ -35,7 +35,7 @@ def command(case: Case, op: str, adapter_spec: str, target: Target, options: Map
         "--target",
         target.id,
         "--item",
-        f"{case.id}::{op}",
+        ids.item_id(case.id, op),
     ]
     for key, value in sorted(options.items()):
         parts += ["--option", f"{adapter_spec}.{key}={value}"]

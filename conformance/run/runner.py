@@ -1,133 +1,51 @@
-"""A whole run: plan the jobs, execute them on the pool, journal, apply known issues, write files.
+"""A whole run: execute a plan's jobs on the pool, journal them, apply known issues, and write
+the results file and JUnit XML.
 
-Both front doors (``conformance run`` and the pytest plugin) come through :func:`plan` and
-:func:`execute`, so they produce the same results file from the same executor.
+Every front door (``conformance run``, ``certify``, the pytest plugin) comes through
+:func:`conformance.run.planning.plan` and :func:`execute`, so they produce the same results file
+from the same executor. The HTML report is the front doors' to write: it is a view of the
+results file, and the engine does not depend on it.
 """
 
 from __future__ import annotations
 
 import datetime
-import fnmatch
 import os
 import platform
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from conformance import __version__, report
-from conformance.corpus.loader import Suite, load_paths
-from conformance.corpus.selection import select
+from conformance import __version__
 from conformance.results import document as results_file
 from conformance.results import junit
+from conformance.results.records import RunRecord, SuiteRecord, TargetRecord
 from conformance.results.result import JSON, Result
-from conformance.run import known_issues, registry, reproducers
+from conformance.run import known_issues, reproducers
 from conformance.run.bandwidth import memcpy_baseline
 from conformance.run.item import make_task
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
 from conformance.run.known_issues import KnownIssue
+from conformance.run.planning import Plan, RunConfig
 from conformance.run.pool import Pool
 from conformance.run.progress import Progress
-from conformance.run.shard import Shard
-from conformance.run.worker import Job
+from conformance.statuses import REPRODUCIBLE
 
 
 @dataclass(frozen=True)
-class RunConfig:
-    case_paths: tuple[str, ...] = ("cases",)
-    adapters: tuple[str, ...] = ()  # empty: every installed adapter
-    options: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # adapter -> options
-    ops: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    keyword: str | None = None
-    items: tuple[str, ...] = ()  # exact item ids
-    targets: tuple[str, ...] = ()  # target id globs, e.g. openvino/onnx/*
-    jobs: int = 1
-    timeout: float = 120.0
-    repeat: int = 3
-    out: Path = Path("reports")
-    resume: bool = False
-    known_issue_files: tuple[Path, ...] = ()
-    #: False: raw statuses (no shipped known issues), e.g. to compare backend releases
-    known_issues: bool = True
-    #: written as the adapter's name in the results (e.g. openvino@2024.6.0), so runs of several
-    #: releases of one backend merge into one report without their target ids colliding
-    label: str | None = None
-    junit: bool = True
-    command: tuple[str, ...] = ()
-    #: run only this part of the jobs (``--shard I/N``; see conformance.run.shard)
-    shard: Shard | None = None
+class RunOutcome:
+    """What a run produced, for the front door that started it."""
 
-    @property
-    def filtered(self) -> bool:
-        return bool(self.ops or self.tags or self.keyword or self.items or self.targets or self.shard)
-
-
-@dataclass(frozen=True)
-class Plan:
-    suite: Suite
-    loaded: list[registry.Loaded]
-    jobs: list[Job]
-    issues: list[KnownIssue]
-    #: with --shard: how many jobs the whole selection holds (the shard keeps a part of them)
-    unsharded: int | None = None
-
-
-@dataclass(frozen=True)
-class Outcome:
     results: list[Result]
     stale: list[KnownIssue]
     interrupted: bool
     wall_s: float
     written: list[Path]
-
-
-def plan(config: RunConfig) -> Plan:
-    """Load the corpus and the adapters and list every job, in the run's deterministic order."""
-    suite = load_paths(config.case_paths)
-    names = config.adapters or tuple(sorted(registry.installed()))
-    if not names:
-        raise registry.PluginError(
-            "no adapter is installed; install one (see README) or pass --adapter module:Class"
-        )
-    if config.label is not None:
-        check_label(config.label, names)
-    loaded = [registry.load(name, config.options.get(name, {})) for name in names]
-    items = select(suite.cases, config.ops, config.tags, config.keyword, config.items)
-    jobs: list[Job] = []
-    for adapter in loaded:
-        for target in adapter.targets():
-            if config.targets and not any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets):
-                continue
-            runnable = set(adapter.route_ops(target.route))
-            jobs.extend(
-                Job(
-                    len(jobs),
-                    adapter.spec,
-                    target,
-                    item.case,
-                    item.op,
-                    config.repeat,
-                    dict(config.options.get(adapter.spec, {})),
-                )
-                for item in items
-                if item.op in runnable
-            )
-    issues = [
-        issue
-        for adapter in loaded
-        if config.known_issues
-        for issue in known_issues.shipped(adapter.info.name, adapter.reference)
-    ]
-    issues += [issue for path in config.known_issue_files for issue in known_issues.from_file(path)]
-    if config.shard is None:
-        return Plan(suite, loaded, jobs, issues)
-    # Job.index stays the position in the whole run, so a shard's results keep the run's order.
-    return Plan(suite, loaded, config.shard.select(jobs), issues, unsharded=len(jobs))
 
 
 def _header(plan_: Plan, config: RunConfig) -> JSON:
@@ -185,7 +103,7 @@ def execute(
     config: RunConfig,
     stream: TextIO | None = None,
     on_result: Callable[[Result], None] | None = None,
-) -> Outcome:
+) -> RunOutcome:
     """Run the plan; on Ctrl-C write what finished (marked interrupted) and re-raise."""
     stream = stream or sys.stderr
     started, clock = _now(), time.monotonic()
@@ -233,21 +151,17 @@ def execute(
         raise KeyboardInterrupt
     journal.path.unlink(missing_ok=True)
     stale = [] if config.filtered else known_issues.stale(plan_.issues, results)
-    return Outcome(results, stale, interrupted, wall_s, written)
-
-
-#: Results that carry no reproducer: nothing to reproduce.
-_NOTHING_TO_REPRODUCE = frozenset({"pass", "unsupported", "skip"})
+    return RunOutcome(results, stale, interrupted, wall_s, written)
 
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
     """Attach to each result worth reproducing the command and the adapter's Python snippet."""
     jobs = {job.key: job for job in plan_.jobs}
-    adapters = {loaded.spec: loaded for loaded in plan_.loaded}
+    adapters = {loaded.requested: loaded for loaded in plan_.loaded}
     attached = []
     for result in results:
         job = jobs.get(result.key)
-        if result.status in _NOTHING_TO_REPRODUCE or job is None or result.reproducer:
+        if result.status not in REPRODUCIBLE or job is None or result.reproducer:
             attached.append(result)
             continue
         hook = getattr(adapters[job.adapter].adapter, "reproducer", None)
@@ -272,13 +186,13 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
 def _write(
     plan_: Plan, config: RunConfig, results: list[Result], started: str, wall_s: float, interrupted: bool
 ) -> list[Path]:
-    suite = {
+    suite: SuiteRecord = {
         "version": __version__,
         "digest": plan_.suite.digest,
         "cases": len(plan_.suite.cases),
         "files": list(plan_.suite.files),
     }
-    run = {
+    run: RunRecord = {
         "start": started,
         "end": _now(),
         "host": _host(),
@@ -294,7 +208,7 @@ def _write(
     }
     if config.label is not None:  # after known issues and reproducers, which use the real name
         results = [replace(result, adapter=config.label) for result in results]
-    adapters = [
+    adapters: list[TargetRecord] = [
         {
             "name": config.label or a.info.name,
             "route": route.name,
@@ -309,33 +223,9 @@ def _write(
         for device in a.info.devices
     ]
     path = config.out / results_file.FILE_NAME
-    results_file.write(path, results_file.document(suite, run, adapters, results))
+    results_file.write(path, results_file.build(suite, run, adapters, results))
     written = [path]
     if config.junit:
         junit.write(config.out / "junit.xml", results)
         written.append(config.out / "junit.xml")
-    try:
-        written.append(report.write([path], config.out / "index.html"))
-    except Exception as error:  # the report is a view of the results: it must never cost them
-        print(f"warning: the HTML report was not written: {type(error).__name__}: {error}", file=sys.stderr)
     return written
-
-
-def check_label(label: str, adapters: Sequence[str]) -> None:
-    """A label names one adapter's results, and becomes the first part of target ids (a/route/device)."""
-    if len(adapters) != 1:
-        raise ValueError(f"--label {label!r} relabels one adapter's results: name exactly one --adapter")
-    if not label or "/" in label or label != label.strip():
-        raise ValueError(f"--label {label!r}: must be non-empty, without '/' or surrounding spaces")
-
-
-def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, str]]:
-    """``ADAPTER.KEY=VALUE`` strings as {adapter: {key: value}}."""
-    options: dict[str, dict[str, str]] = {}
-    for pair in pairs:
-        left, equals, value = pair.partition("=")
-        name, dot, key = left.rpartition(".")  # the adapter may be module.path:Class; keys hold no dot
-        if not (dot and equals and name and key):
-            raise ValueError(f"--option {pair!r}: expected ADAPTER.KEY=VALUE, e.g. openvino.device=CPU")
-        options.setdefault(name, {})[key] = value
-    return options

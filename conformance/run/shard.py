@@ -35,6 +35,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from conformance.errors import UsageError
+
 _FORM = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 
@@ -62,7 +64,7 @@ class Shard:
 
     def __post_init__(self) -> None:
         if not 1 <= self.index <= self.count:
-            raise ValueError(f"shard {self.index}/{self.count}: I must be between 1 and N")
+            raise UsageError(f"shard {self.index}/{self.count}: I must be between 1 and N")
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
@@ -72,10 +74,10 @@ class Shard:
         """``"2/3"`` as Shard(2, 3); ValueError naming ``flag`` for anything else."""
         match = _FORM.fullmatch(text)
         if not match:
-            raise ValueError(f"{flag} {text!r}: expected I/N with whole numbers, e.g. {flag} 2/3")
+            raise UsageError(f"{flag} {text!r}: expected I/N with whole numbers, e.g. {flag} 2/3")
         index, count = int(match[1]), int(match[2])
         if count < 1 or not 1 <= index <= count:
-            raise ValueError(
+            raise UsageError(
                 f"{flag} {text!r}: I must be between 1 and N (N at least 1), e.g. {flag} 1/{max(count, 1)}"
             )
         return cls(index, count)

@@ -14,9 +14,10 @@ import traceback
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 
+from conformance import ids
 from conformance.corpus.case import Case
 from conformance.plugin import Target
-from conformance.results.result import JSON
+from conformance.results.records import WorkerRecord
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
 #: backend assuming it owns them all (which makes -j 2 slower, not faster).
@@ -37,15 +38,15 @@ class Job:
 
     @property
     def key(self) -> str:
-        return f"{self.case.id}::{self.op}@{self.target.id}"
+        return ids.result_key(ids.item_id(self.case.id, self.op), self.target.id)
 
     @property
     def option_key(self) -> tuple[tuple[str, str], ...]:
         return tuple(sorted(self.options.items()))
 
     @property
-    def warm(self) -> Warm:
-        return Warm(self.adapter, self.option_key, self.target)
+    def preload(self) -> Preload:
+        return Preload(self.adapter, self.option_key, self.target)
 
 
 def peak_rss_kib() -> int:
@@ -66,7 +67,7 @@ def _redirect_output(log_path: str | None) -> None:
 
 
 @dataclass(frozen=True)
-class Warm:
+class Preload:
     """A target a new worker prepares before its first job (see ``Adapter.prepare``)."""
 
     adapter: str
@@ -75,18 +76,18 @@ class Warm:
 
 
 def main(
-    connection: Connection, threads: int, log_path: str | None = None, warm: tuple[Warm, ...] = ()
+    connection: Connection, threads: int, log_path: str | None = None, preload: tuple[Preload, ...] = ()
 ) -> None:
-    """Prepare the ``warm`` targets, then serve jobs until the parent sends None or goes away."""
+    """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away."""
     _redirect_output(log_path)
     for name in THREAD_VARIABLES:
         os.environ[name] = str(threads)
     # Imported after the thread variables are set: backends read them when they load.
     from conformance.run import registry
-    from conformance.run.item import run_item, skeleton
+    from conformance.run.item import pending_result, run_item
 
-    loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.Loaded] = {}
-    for entry in warm:
+    loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.LoadedAdapter] = {}
+    for entry in preload:
         try:
             key = (entry.adapter, entry.options)
             if key not in loaded:
@@ -111,11 +112,15 @@ def main(
             result = run_item(loaded[key].adapter, job.target, job.case, job.op, job.repeat)
         except Exception as error:  # a harness or adapter defect: reported on this item; the worker lives on
             text = "".join(traceback.format_exception(error)).strip()
-            result = skeleton(job.case, job.op, job.target).with_status(
+            result = pending_result(job.case, job.op, job.target).with_status(
                 "error", f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
             )
         # the whole item: data, reference, backend and judging
         elapsed_ms = (time.perf_counter() - started) * 1000
-        usage = {"pid": os.getpid(), "peak_rss_kib": peak_rss_kib(), "elapsed_ms": round(elapsed_ms, 3)}
-        body: JSON = replace(result, worker=usage).to_json()
+        usage: WorkerRecord = {
+            "pid": os.getpid(),
+            "peak_rss_kib": peak_rss_kib(),
+            "elapsed_ms": round(elapsed_ms, 3),
+        }
+        body = replace(result, worker=usage).to_json()
         connection.send((job.index, body))

@@ -21,6 +21,7 @@ from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.corpus.selection import select  # noqa: E402
+from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
 from conformance.run.item import run_item  # noqa: E402
@@ -140,7 +141,7 @@ def test_info_reports_the_backend_and_resolved_options() -> None:
     ],
 )
 def test_bad_options_are_refused_at_construction(options: dict[str, str], complaint: str) -> None:
-    with pytest.raises(ValueError, match=complaint):
+    with pytest.raises(UsageError, match=complaint):
         OnnxRuntimeAdapter(options)
 
 

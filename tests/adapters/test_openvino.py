@@ -18,6 +18,7 @@ import pytest
 
 from conformance.corpus.case import Case
 from conformance.corpus.loader import load_paths
+from conformance.errors import UsageError
 from conformance.plugin import Target, Task
 from conformance.run import known_issues
 from conformance.run.item import run_item
@@ -176,11 +177,11 @@ def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:
 
 
 def test_options_are_checked() -> None:
-    with pytest.raises(ValueError, match="not available"):
+    with pytest.raises(UsageError, match="not available"):
         OpenVINOAdapter({"device": "NO_SUCH_DEVICE"})
-    with pytest.raises(ValueError, match="INFERENCE_PRECISION_HINT"):
+    with pytest.raises(UsageError, match="INFERENCE_PRECISION_HINT"):
         OpenVINOAdapter({"properties": "INFERENCE_PRECISION_HINT=bf16"})
-    with pytest.raises(ValueError, match="unknown option"):
+    with pytest.raises(UsageError, match="unknown option"):
         OpenVINOAdapter({"precision": "f32"})
     adapter = OpenVINOAdapter({"properties": "NUM_STREAMS=1; PERF_COUNT=NO"})
     assert adapter.config("CPU") == {
@@ -194,7 +195,7 @@ def test_options_are_checked() -> None:
 def test_registered_entry_point_and_known_issues() -> None:
     loaded = load("openvino")
     assert isinstance(loaded.adapter, OpenVINOAdapter)
-    issues = known_issues.shipped("openvino", loaded.reference)
+    issues = known_issues.shipped("openvino", loaded.import_path)
     assert issues, "known_issues.yaml ships with the package"
     assert len({issue.id for issue in issues}) == len(issues)
 

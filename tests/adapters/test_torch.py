@@ -19,6 +19,7 @@ from conformance_torch import TorchAdapter  # noqa: E402
 from conformance_torch.adapter import Compiled  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.run.item import run_item  # noqa: E402
 
@@ -114,5 +115,5 @@ def test_info_reports_the_installed_torch() -> None:
 
 
 def test_unknown_options_are_refused() -> None:
-    with pytest.raises(ValueError, match="unknown option"):
+    with pytest.raises(UsageError, match="unknown option"):
         TorchAdapter({"devcie": "cpu"})

@@ -57,8 +57,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("report")
-    hostile, texts = hostile_document()
-    files = {"mixed": report.render([mixed_document()]), "hostile": report.render([hostile], texts=texts)}
+    files = {"mixed": report.render([mixed_document()]), "hostile": report.render([hostile_document()])}
     urls = {}
     for name, html in files.items():
         path = folder / f"{name}.html"

@@ -1,8 +1,9 @@
 """A second, independent reading of the spec texts, executed with NumPy: the "emulated" route.
 
-Written from ../shared/specs (the OpenVINO and ONNX operator texts, and the library facts in
-specs/README.md) without looking at ``conformance.oracle.reference``, so that running it through the
-suite cross-checks the reference: where the two disagree, one of them misread a spec.
+Written from the spec documents (the OpenVINO and ONNX operator specifications and the PyTorch
+and NumPy API documentation, listed in docs/specs.md) without looking at
+``conformance.oracle.reference``, so that running it through the suite cross-checks the reference:
+where the two disagree, one of them misread a spec.
 
 Each op family has one function. It validates as its spec says, raising :class:`SpecViolation`
 (a ValueError whose message starts with the rule it applies), and otherwise cuts the data with
@@ -230,7 +231,7 @@ def onnx(
 
 
 def torch(op: str, data: np.ndarray, axis: int | None, form: Form) -> Pieces:
-    """torch.split, torch.chunk and torch.tensor_split as specs/README.md states them."""
+    """torch.split, torch.chunk and torch.tensor_split as their API documentation states them."""
     a = _axis(data, 0 if axis is None else axis, op)
     dim = data.shape[a]
     if op == "torch.split":

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from conformance import dtypes
+from conformance.errors import UsageError
 from conformance.plugin import (
     AdapterInfo,
     Route,
@@ -93,7 +94,7 @@ class Settings:
 
 
 def resolve(options: Mapping[str, str]) -> Settings:
-    """Validate the options against the installed onnxruntime; raises ValueError naming the bad one."""
+    """Validate the options against the installed onnxruntime; raises UsageError naming the bad one."""
     import onnxruntime
 
     options = checked_options(options, KNOWN_OPTIONS)
@@ -101,17 +102,17 @@ def resolve(options: Mapping[str, str]) -> Settings:
     available = onnxruntime.get_available_providers()
     missing = [name for name in providers if name not in available]
     if missing:
-        raise ValueError(
+        raise UsageError(
             f"execution provider(s) {', '.join(missing)} not available; available: {', '.join(available)}"
         )
     optimization = options.get("graph_optimization_level", "all")
     if optimization not in OPTIMIZATION_LEVELS:
-        raise ValueError(
+        raise UsageError(
             f"graph_optimization_level {optimization!r}: expected one of {', '.join(OPTIMIZATION_LEVELS)}"
         )
     threads_text = options.get("intra_op_num_threads", "1")
     if not threads_text.isdigit():
-        raise ValueError(
+        raise UsageError(
             f"intra_op_num_threads {threads_text!r}: expected a non-negative integer (0: ORT decides)"
         )
     return Settings(providers, optimization, device_list(options, DEFAULT_DEVICE), int(threads_text))

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Final, Protocol, cast
 
 import numpy as np
 
+from conformance.errors import UsageError
 from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported, checked_options, device_list
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def parse_properties(text: str) -> dict[str, str]:
     for entry in filter(None, (part.strip() for part in text.split(";"))):
         key, sep, value = entry.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"openvino option properties: {entry!r} is not KEY=VALUE")
+            raise UsageError(f"openvino option properties: {entry!r} is not KEY=VALUE")
         properties[key.strip()] = value.strip()
     return properties
 
@@ -114,11 +115,11 @@ class OpenVINOAdapter:
             base = device.split(":")[0].split(".")[0]
             if device not in available and base not in available and base not in _VIRTUAL_DEVICES:
                 known = ", ".join(available)
-                raise ValueError(f"openvino device {device!r} is not available (available: {known})")
+                raise UsageError(f"openvino device {device!r} is not available (available: {known})")
         self.properties = parse_properties(options.get("properties", ""))
         pinned = self.properties.get(PRECISION_KEY, PRECISION)
         if any(self._is_cpu(device) for device in self.devices) and pinned.lower() != PRECISION:
-            raise ValueError(
+            raise UsageError(
                 f"openvino properties: {PRECISION_KEY}={pinned} would let CPU inference alter float data; "
                 f"the adapter pins {PRECISION}"
             )
@@ -160,7 +161,7 @@ class OpenVINOAdapter:
     def _route(self, name: str) -> RouteModule:
         if name not in self._routes:
             if name not in _ROUTE_MODULES:
-                raise ValueError(f"openvino has no route {name!r}; routes: {', '.join(_ROUTE_MODULES)}")
+                raise UsageError(f"openvino has no route {name!r}; routes: {', '.join(_ROUTE_MODULES)}")
             self._routes[name] = cast(RouteModule, importlib.import_module(_ROUTE_MODULES[name]))
         return self._routes[name]
 

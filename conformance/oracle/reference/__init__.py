@@ -1,9 +1,9 @@
 """The reference semantics: the oracle every backend is judged against.
 
-Pure NumPy-free arithmetic over shapes, written from the spec texts in ../shared/specs, one
-module per op family. :func:`judge` is the single entry point: it maps an op id to its rules
+Pure NumPy-free arithmetic over shapes, written from the spec documents listed in docs/specs.md, one
+module per op family. :func:`answer` is the single entry point: it maps an op id to its rules
 and turns a broken rule into a :class:`Rejection` that names it. Adding an op family (Concat,
-say) adds a module and entries in ``_JUDGES``; callers do not change.
+say) adds a module and entries in ``_RULES``; callers do not change.
 """
 
 from __future__ import annotations
@@ -12,15 +12,22 @@ from collections.abc import Callable
 from functools import partial
 
 from conformance.oracle.reference import library_ops, onnx_ops, openvino_ops
-from conformance.oracle.reference.outcome import Outcome, Pieces, Reading, Rejection, Request, Verdict
+from conformance.oracle.reference.answer import (
+    Pieces,
+    Reading,
+    Rejection,
+    SpecAnswer,
+    SpecOutcome,
+    SplitRequest,
+)
 from conformance.oracle.reference.rules import RuleViolation
 
-__all__ = ["Outcome", "Pieces", "Reading", "Rejection", "Request", "Verdict", "judge"]
+__all__ = ["Pieces", "Reading", "Rejection", "SpecAnswer", "SpecOutcome", "SplitRequest", "answer"]
 
-_JUDGES: dict[str, Callable[[Request], Verdict | Pieces]] = {
+_RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
     "openvino.Split-1": openvino_ops.split_1,
     "openvino.VariadicSplit-1": openvino_ops.variadic_split_1,
-    **{f"onnx.Split-{v}": partial(onnx_ops.judge, v) for v in onnx_ops.VERSIONS},
+    **{f"onnx.Split-{v}": partial(onnx_ops.split, v) for v in onnx_ops.VERSIONS},
     "torch.split": library_ops.torch_split,
     "torch.tensor_split": library_ops.torch_tensor_split,
     "torch.chunk": library_ops.torch_chunk,
@@ -29,13 +36,13 @@ _JUDGES: dict[str, Callable[[Request], Verdict | Pieces]] = {
 }
 
 
-def judge(op: str, request: Request) -> Verdict:
+def answer(op: str, request: SplitRequest) -> SpecAnswer:
     """What the spec of ``op`` says ``request`` must give: pieces, or a rejection naming its rule."""
     try:
-        rules = _JUDGES[op]
+        rules = _RULES[op]
     except KeyError:
-        raise ValueError(f"the reference has no rules for op {op!r}") from None
+        raise LookupError(f"the reference has no rules for op {op!r}") from None
     try:
-        return Verdict.wrap(rules(request))
+        return SpecAnswer.wrap(rules(request))
     except RuleViolation as violation:
-        return Verdict.of(violation.rejection)
+        return SpecAnswer.of(violation.rejection)

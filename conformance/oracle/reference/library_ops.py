@@ -1,5 +1,6 @@
 """torch.split / tensor_split / chunk and numpy.split / array_split, from the API facts in
-../shared/specs/README.md (these libraries define their functions in their API documentation).
+the PyTorch and NumPy API documentation (these libraries define their functions there; the
+pages and the statements relied on are listed in docs/specs.md).
 
 Two points the documentation leaves open get ambiguous verdicts rather than a guess: how many
 pieces torch.split with an integer size gives for an empty dimension (none, or one empty piece),
@@ -9,7 +10,7 @@ chunks will be the same size" (0 divides), giving ``chunks`` empty pieces.
 
 from __future__ import annotations
 
-from conformance.oracle.reference.outcome import Pieces, Reading, Request, Verdict
+from conformance.oracle.reference.answer import Pieces, Reading, SpecAnswer, SplitRequest
 from conformance.oracle.reference.rules import (
     RuleViolation,
     balanced_lengths,
@@ -21,13 +22,13 @@ from conformance.oracle.reference.rules import (
 )
 
 
-def _axis(request: Request, spec: str) -> tuple[int, int]:
+def _axis(request: SplitRequest, spec: str) -> tuple[int, int]:
     """The normalized axis (default 0) and the dimension along it."""
     axis = normalize_axis(0 if request.axis is None else request.axis, len(request.shape), spec)
     return axis, request.shape[axis]
 
 
-def torch_split(request: Request) -> Verdict | Pieces:
+def torch_split(request: SplitRequest) -> SpecAnswer | Pieces:
     spec = "torch.split"
     axis, dim = _axis(request, spec)
     if request.form.kind == "lengths":
@@ -42,14 +43,14 @@ def torch_split(request: Request) -> Verdict | Pieces:
             f"for a dimension of {dim}",
         )
     if dim == 0:
-        return Verdict(
+        return SpecAnswer(
             (Reading(Pieces(axis, ()), "no pieces"), Reading(Pieces(axis, ((0, 0),)), "one empty piece")),
             ambiguity=f"{spec} does not say how many chunks of size {size} an empty dimension gives",
         )
     return Pieces.from_lengths(axis, ceil_lengths(dim, size))
 
 
-def torch_chunk(request: Request) -> Pieces:
+def torch_chunk(request: SplitRequest) -> Pieces:
     spec = "torch.chunk"
     axis, dim = _axis(request, spec)
     assert isinstance(request.form.value, int)
@@ -61,7 +62,7 @@ def torch_chunk(request: Request) -> Pieces:
     return Pieces.from_lengths(axis, ceil_lengths(dim, piece))
 
 
-def _sections_or_indices(request: Request, spec: str, *, must_divide: bool) -> Pieces:
+def _sections_or_indices(request: SplitRequest, spec: str, *, must_divide: bool) -> Pieces:
     axis, dim = _axis(request, spec)
     if request.form.kind == "indices":
         assert isinstance(request.form.value, tuple)
@@ -77,13 +78,13 @@ def _sections_or_indices(request: Request, spec: str, *, must_divide: bool) -> P
     return Pieces.from_lengths(axis, balanced_lengths(dim, sections))
 
 
-def torch_tensor_split(request: Request) -> Pieces:
+def torch_tensor_split(request: SplitRequest) -> Pieces:
     return _sections_or_indices(request, "torch.tensor_split", must_divide=False)
 
 
-def numpy_split(request: Request) -> Pieces:
+def numpy_split(request: SplitRequest) -> Pieces:
     return _sections_or_indices(request, "numpy.split", must_divide=True)
 
 
-def numpy_array_split(request: Request) -> Pieces:
+def numpy_array_split(request: SplitRequest) -> Pieces:
     return _sections_or_indices(request, "numpy.array_split", must_divide=False)

@@ -1,4 +1,4 @@
-"""ONNX Split-1, -2, -11, -13 and -18, from ../shared/specs/onnx-Split.txt.
+"""ONNX Split-1, -2, -11, -13 and -18, from the ONNX operator documentation of Split (docs/specs.md).
 
 The versions differ in more than the changelog headline, and each difference is a rule here:
 - type lists: Split-1 takes float16/float/double only; -2 and -11 every type but bfloat16;
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from conformance import dtypes
-from conformance.oracle.reference.outcome import Pieces, Reading, Rejection, Request, Verdict
+from conformance.oracle.reference.answer import Pieces, Reading, Rejection, SpecAnswer, SplitRequest
 from conformance.oracle.reference.rules import RuleViolation, balanced_lengths, exact_lengths, normalize_axis
 
 _ALL_BUT_BF16 = frozenset(dtypes.ALL) - {"bfloat16"}
@@ -46,7 +46,7 @@ VERSIONS = {
 }
 
 
-def judge(version: int, request: Request) -> Verdict | Pieces:
+def split(version: int, request: SplitRequest) -> SpecAnswer | Pieces:
     """The verdict of ONNX Split-``version`` on ``request``."""
     spec = VERSIONS[version]
     if request.dtype not in spec.types:
@@ -59,7 +59,7 @@ def judge(version: int, request: Request) -> Verdict | Pieces:
     return _on_axis(spec, request, 0 if request.axis is None else request.axis)
 
 
-def _on_axis(spec: _Version, request: Request, axis_value: int) -> Verdict | Pieces:
+def _on_axis(spec: _Version, request: SplitRequest, axis_value: int) -> SpecAnswer | Pieces:
     axis = normalize_axis(axis_value, len(request.shape), spec.spec, negative=spec.negative_axis)
     dim = request.shape[axis]
     if request.form.kind == "lengths":
@@ -69,20 +69,20 @@ def _on_axis(spec: _Version, request: Request, axis_value: int) -> Verdict | Pie
     return _count_given(spec, request, axis, request.form.value, dim)
 
 
-def _omitted_axis(spec: _Version, request: Request) -> Verdict:
+def _omitted_axis(spec: _Version, request: SplitRequest) -> SpecAnswer:
     """Split-1 lists axis with no default and without marking it required."""
     missing = Rejection("axis-missing", f"{spec.spec} states no default for the axis attribute")
     try:
-        defaulted = Verdict.wrap(_on_axis(spec, request, 0)).outcome
+        defaulted = SpecAnswer.wrap(_on_axis(spec, request, 0)).outcome
     except RuleViolation as violation:
         defaulted = violation.rejection
-    return Verdict(
+    return SpecAnswer(
         (Reading(missing, "axis is required"), Reading(defaulted, "axis defaults to 0 as from Split-2")),
         ambiguity=f"{spec.spec} gives the axis attribute no default and does not mark it required",
     )
 
 
-def _split_given(spec: _Version, request: Request, axis: int, lengths: list[int], dim: int) -> Pieces:
+def _split_given(spec: _Version, request: SplitRequest, axis: int, lengths: list[int], dim: int) -> Pieces:
     graph = request.graph
     if spec.number == 18 and graph.num_outputs == "both":
         raise RuleViolation(
@@ -103,7 +103,9 @@ def _split_given(spec: _Version, request: Request, axis: int, lengths: list[int]
     return exact_lengths(axis, lengths, dim, spec.spec + wording)
 
 
-def _count_given(spec: _Version, request: Request, axis: int, count: int, dim: int) -> Verdict | Pieces:
+def _count_given(
+    spec: _Version, request: SplitRequest, axis: int, count: int, dim: int
+) -> SpecAnswer | Pieces:
     if spec.number == 18 and request.graph.num_outputs != "neither":
         return _num_outputs(axis, count, dim)
     if spec.number == 18:
@@ -125,7 +127,7 @@ def _count_given(spec: _Version, request: Request, axis: int, count: int, dim: i
     return Pieces.from_lengths(axis, [dim // count] * count)
 
 
-def _num_outputs(axis: int, count: int, dim: int) -> Verdict | Pieces:
+def _num_outputs(axis: int, count: int, dim: int) -> SpecAnswer | Pieces:
     """Split-18 num_outputs: equal parts of ceil(dim / n), "the last chunk will be smaller"."""
     if count < 1:
         raise RuleViolation(
@@ -140,7 +142,7 @@ def _num_outputs(axis: int, count: int, dim: int) -> Verdict | Pieces:
     for _ in range(count):
         clamped.append(min(piece, left))
         left -= clamped[-1]
-    return Verdict(
+    return SpecAnswer(
         (
             Reading(
                 Rejection(

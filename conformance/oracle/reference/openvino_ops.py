@@ -1,4 +1,4 @@
-"""OpenVINO opset1 Split and VariadicSplit, from ../shared/specs/openvino-*.txt.
+"""OpenVINO opset1 Split and VariadicSplit, from OpenVINO's operation specifications (docs/specs.md).
 
 The texts type the axis (and VariadicSplit's lengths) as "any integer type", require a scalar
 axis for Split-1 while VariadicSplit-1 also takes shape [1], and bound Split-1's num_splits to
@@ -10,14 +10,14 @@ so such a request gets an ambiguous verdict.
 from __future__ import annotations
 
 from conformance import dtypes
-from conformance.oracle.reference.outcome import Pieces, Reading, Rejection, Request, Verdict
+from conformance.oracle.reference.answer import Pieces, Reading, Rejection, SpecAnswer, SplitRequest
 from conformance.oracle.reference.rules import RuleViolation, normalize_axis
 
 SPLIT = "OpenVINO Split-1"
 VARIADIC = "OpenVINO VariadicSplit-1"
 
 
-def _axis(request: Request, spec: str, *, shape_one: bool) -> int:
+def _axis(request: SplitRequest, spec: str, *, shape_one: bool) -> int:
     """The axis input's type, shape and range, as the text for ``spec`` states them."""
     graph = request.graph
     if graph.axis_dtype not in dtypes.INTEGER:
@@ -32,7 +32,7 @@ def _axis(request: Request, spec: str, *, shape_one: bool) -> int:
     return normalize_axis(request.axis, len(request.shape), spec)
 
 
-def split_1(request: Request) -> Pieces:
+def split_1(request: SplitRequest) -> Pieces:
     """Split-1: num_splits equal pieces; num_splits in [1, dim] and dividing dim."""
     axis = _axis(request, SPLIT, shape_one=False)
     dim = request.shape[axis]
@@ -53,7 +53,7 @@ def split_1(request: Request) -> Pieces:
     return Pieces.from_lengths(axis, [dim // num_splits] * num_splits)
 
 
-def variadic_split_1(request: Request) -> Verdict:
+def variadic_split_1(request: SplitRequest) -> SpecAnswer:
     """VariadicSplit-1: lengths summing to dim, at most one -1 that takes what is left."""
     axis = _axis(request, VARIADIC, shape_one=True)
     graph = request.graph
@@ -67,13 +67,13 @@ def variadic_split_1(request: Request) -> Verdict:
     lengths = list(request.form.value)
     outcome = _variadic_pieces(axis, lengths, request.shape[axis])
     if graph.axis_dtype == graph.lengths_dtype or isinstance(outcome, Rejection):
-        return Verdict.of(outcome)  # a rejection either way is no ambiguity
+        return SpecAnswer.of(outcome)  # a rejection either way is no ambiguity
     mismatch = Rejection(
         "type-mismatch",
         f"{VARIADIC}: axis and split_lengths share the type variable T2; got {graph.axis_dtype} and "
         f"{graph.lengths_dtype}",
     )
-    return Verdict(
+    return SpecAnswer(
         (Reading(mismatch, "T2 binds one type"), Reading(outcome, "T2 is any integer type per input")),
         ambiguity=(
             "the text types axis and split_lengths both as T2 ('any integer type'); it does not say "

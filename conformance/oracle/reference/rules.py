@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from conformance.oracle.reference.outcome import Pieces, Rejection
+from conformance.oracle.reference.answer import Pieces, Rejection
 
 
 class RuleViolation(Exception):

@@ -18,7 +18,7 @@ from conformance.corpus.case import Case, Form, GraphSpec
 
 
 @dataclass(frozen=True)
-class Request:
+class SplitRequest:
     """Everything the reference looks at: the data's shape and type and the split asked for."""
 
     shape: tuple[int, ...]
@@ -28,7 +28,7 @@ class Request:
     graph: GraphSpec = field(default_factory=GraphSpec)
 
     @classmethod
-    def of(cls, case: Case) -> Request:
+    def of(cls, case: Case) -> SplitRequest:
         return cls(case.data.shape, case.data.dtype, case.axis, case.form, case.graph)
 
 
@@ -71,19 +71,19 @@ class Rejection:
     reason: str
 
 
-Outcome: TypeAlias = Pieces | Rejection
+SpecOutcome: TypeAlias = Pieces | Rejection
 
 
 @dataclass(frozen=True)
 class Reading:
     """One way of reading the spec, and what it gives."""
 
-    outcome: Outcome
+    outcome: SpecOutcome
     label: str = "spec"
 
 
 @dataclass(frozen=True)
-class Verdict:
+class SpecAnswer:
     """The reference's answer: one reading, or several when the spec admits more than one.
 
     An ambiguous verdict carries ``ambiguity``, the reason the text allows several readings,
@@ -94,19 +94,19 @@ class Verdict:
     ambiguity: str | None = None
 
     @classmethod
-    def of(cls, outcome: Outcome) -> Verdict:
+    def of(cls, outcome: SpecOutcome) -> SpecAnswer:
         return cls((Reading(outcome),))
 
     @classmethod
-    def wrap(cls, answer: Verdict | Outcome) -> Verdict:
+    def wrap(cls, answer: SpecAnswer | SpecOutcome) -> SpecAnswer:
         """A verdict from what an op's rules return: a plain outcome, or a verdict already."""
-        return answer if isinstance(answer, Verdict) else cls.of(answer)
+        return answer if isinstance(answer, SpecAnswer) else cls.of(answer)
 
     @property
     def ambiguous(self) -> bool:
         return self.ambiguity is not None
 
     @property
-    def outcome(self) -> Outcome:
+    def outcome(self) -> SpecOutcome:
         """The first reading's outcome: the only one unless the verdict is ambiguous."""
         return self.readings[0].outcome

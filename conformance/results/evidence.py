@@ -1,0 +1,99 @@
+"""How a result records its evidence: the case's parameters, the reference's answer, what the
+backend returned or raised, and the first mismatch, as the records of the results file.
+
+The oracle and the executor speak in objects (a :class:`~conformance.oracle.reference.SpecAnswer`,
+a :class:`~conformance.oracle.compare.Mismatch`, NumPy arrays); results files speak in the
+records of :mod:`conformance.results.records`. The translation is written once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.corpus.case import Case
+from conformance.corpus.fill import describe_fill
+from conformance.oracle.compare import Mismatch
+from conformance.oracle.judging import Raised
+from conformance.oracle.reference import Pieces, Rejection, SpecAnswer
+from conformance.results.records import (
+    ExpectedRecord,
+    MismatchRecord,
+    OutputRecord,
+    ParamsRecord,
+    RaisedRecord,
+    ReadingRecord,
+)
+
+
+def params(case: Case) -> ParamsRecord:
+    """The resolved case, so that a results file can be read without the case files at hand."""
+    kind = case.form.kind
+    return {
+        "data": {"shape": list(case.data.shape), "dtype": case.data.dtype, "fill": describe_fill(case.data)},
+        "axis": case.axis,
+        "form": {
+            "kind": kind,
+            "value": list(case.form.values) if kind in ("lengths", "indices") else case.form.values[0],
+        },
+        "graph": case.graph.as_dict(),
+        "tags": list(case.tags),
+        "title": case.title,
+        "note": case.note,
+        "source": case.source,
+        "location": str(case.location),
+    }
+
+
+def outputs(arrays: Sequence[np.ndarray]) -> list[OutputRecord]:
+    """Shapes and dtypes of what a backend returned."""
+    return [{"shape": list(array.shape), "dtype": _dtype_name(array)} for array in arrays]
+
+
+def _dtype_name(array: np.ndarray) -> str:
+    try:
+        return dtypes.name_of(array.dtype)
+    except ValueError:  # a type the suite has no name for: shown as NumPy names it
+        return str(array.dtype)
+
+
+def expected(answer: SpecAnswer, shape: tuple[int, ...], dtype: str) -> ExpectedRecord:
+    """The reference's answer: outputs, a rejection, or every reading of an ambiguous point."""
+    if not answer.ambiguous:
+        outcome = answer.outcome
+        if isinstance(outcome, Rejection):
+            return {"rejected": {"rule": outcome.rule, "reason": outcome.reason}}
+        return {"outputs": _pieces(outcome, shape, dtype)}
+    readings: list[ReadingRecord] = []
+    for reading in answer.readings:
+        outcome = reading.outcome
+        if isinstance(outcome, Rejection):
+            readings.append(
+                {"label": reading.label, "rejected": {"rule": outcome.rule, "reason": outcome.reason}}
+            )
+        else:
+            readings.append({"label": reading.label, "outputs": _pieces(outcome, shape, dtype)})
+    return {"ambiguity": answer.ambiguity or "", "readings": readings}
+
+
+def _pieces(pieces: Pieces, shape: tuple[int, ...], dtype: str) -> list[OutputRecord]:
+    return [{"shape": list(piece), "dtype": dtype} for piece in pieces.shapes(shape)]
+
+
+def raised(refusal: Raised) -> RaisedRecord:
+    return {"phase": refusal.phase, "type": refusal.type, "message": refusal.message}
+
+
+def mismatch(found: Mismatch) -> MismatchRecord:
+    return {
+        "what": found.what,
+        "message": found.message,
+        "output": found.output,
+        "differing": found.differing,
+        "first": [
+            {"index": list(diff.index), "expected": diff.expected, "actual": diff.actual}
+            for diff in found.first
+        ],
+    }

@@ -1,0 +1,228 @@
+"""The results file's shape in Python: one TypedDict per object of ``results.schema.json``.
+
+Results travel as JSON (worker to parent, journal, results file, report), so their evidence is
+plain data; these types say which keys that data has, and mypy --strict checks every key a
+reader looks up. ``NotRequired`` marks what the schema does not require (results written before
+a key existed, or keys only some results carry). Keep them in step with the JSON Schema: a test
+validates documents built from these types against it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+from conformance.statuses import Status
+
+if TYPE_CHECKING:
+    from typing import NotRequired
+
+SCHEMA_NAME = "conformance.results/1"
+
+
+class OutputRecord(TypedDict):
+    """One output tensor: its shape and the suite's name of its element type."""
+
+    shape: list[int]
+    dtype: str
+
+
+class RejectionRecord(TypedDict):
+    rule: str  # the reference's rule id, e.g. lengths-sum
+    reason: str
+
+
+class ReadingRecord(TypedDict):
+    """One reading of an ambiguous spec point, and what it gives."""
+
+    label: str
+    outputs: NotRequired[list[OutputRecord]]
+    rejected: NotRequired[RejectionRecord]
+
+
+class ExpectedRecord(TypedDict, total=False):
+    """The reference's answer: outputs, a rejection, or several readings (ambiguous)."""
+
+    outputs: list[OutputRecord]
+    rejected: RejectionRecord
+    ambiguity: str
+    readings: list[ReadingRecord]
+
+
+class RaisedRecord(TypedDict):
+    """The exception a backend raised, and in which phase (build, compile, run)."""
+
+    phase: str
+    type: str
+    message: str
+
+
+class ActualRecord(TypedDict, total=False):
+    """What the backend did; empty when it did not run."""
+
+    outputs: list[OutputRecord]
+    raised: RaisedRecord
+
+
+class ElementDiffRecord(TypedDict):
+    index: list[int]
+    expected: str
+    actual: str
+
+
+class MismatchRecord(TypedDict):
+    """The first difference between expected and actual outputs."""
+
+    what: Literal["count", "shape", "dtype", "values"]
+    message: str
+    output: int | None
+    differing: int
+    first: list[ElementDiffRecord]
+
+
+class TimingRecord(TypedDict, total=False):
+    """Milliseconds per phase, as the executor measured them."""
+
+    build_ms: float | None
+    compile_ms: float | None
+    first_run_ms: float | None
+    steady_ms: list[float]
+    steady_median_ms: float | None
+
+
+class KnownIssueRecord(TypedDict):
+    """The known-issues entry that made a result an xfail or xpass."""
+
+    id: str
+    reason: str
+    link: str
+    source: str
+
+
+class WorkerRecord(TypedDict):
+    pid: int
+    peak_rss_kib: int
+    elapsed_ms: float
+
+
+class ReproducerRecord(TypedDict):
+    command: str  # reruns this one item on this target
+    python: str | None  # a standalone snippet that uses only the backend, if the adapter writes one
+
+
+class DataParams(TypedDict, total=False):
+    shape: list[int]
+    dtype: str
+    fill: str  # arange, random(seed=N), special or values
+
+
+class FormParams(TypedDict):
+    kind: str
+    value: int | list[int]
+
+
+class ParamsRecord(TypedDict, total=False):
+    """The resolved case, so a result can be read without the case files at hand."""
+
+    data: DataParams
+    axis: int | None
+    form: FormParams
+    graph: dict[str, str]
+    tags: list[str]
+    title: str
+    note: str | None
+    source: str
+    location: str
+
+
+class ResultRecord(TypedDict):
+    """One (case, op, target) execution."""
+
+    case: str
+    op: str
+    adapter: str
+    route: str
+    device: str
+    status: Status
+    message: str
+    params: ParamsRecord
+    expected: ExpectedRecord
+    actual: ActualRecord
+    mismatch: MismatchRecord | None
+    timing: TimingRecord
+    reading: NotRequired[str | None]
+    ambiguous: NotRequired[bool]
+    known_issue: NotRequired[KnownIssueRecord | None]
+    worker: NotRequired[WorkerRecord | None]
+    reproducer: NotRequired[ReproducerRecord | None]
+
+
+class SuiteRecord(TypedDict):
+    """The corpus that was run."""
+
+    version: str
+    digest: str
+    cases: int
+    files: NotRequired[list[str]]
+
+
+class MemcpyRecord(TypedDict):
+    bytes: int
+    gbps: float
+
+
+class MergedRunRecord(TypedDict, total=False):
+    """One run joined into a merged file (``run.merged``)."""
+
+    path: str
+    host: dict[str, Any]
+    python: str | None
+    command: list[str]
+    shard: str | None
+    selection: dict[str, Any]
+    targets: list[str]
+    start: str
+    end: str
+    wall_s: float | None
+    interrupted: bool
+    results: int
+    memcpy: list[MemcpyRecord]
+
+
+class RunRecord(TypedDict):
+    """When, where and how the run happened."""
+
+    start: str
+    end: str
+    host: dict[str, Any]
+    python: str
+    command: list[str]
+    jobs: NotRequired[int]
+    timeout_s: NotRequired[float]
+    repeat: NotRequired[int]
+    selection: NotRequired[dict[str, Any]]
+    wall_s: NotRequired[float]
+    interrupted: NotRequired[bool]
+    merged: NotRequired[list[MergedRunRecord]]
+    memcpy: NotRequired[list[MemcpyRecord]]
+
+
+class TargetRecord(TypedDict):
+    """One target (adapter, route, device) as the file's ``adapters`` list describes it."""
+
+    name: str
+    route: str
+    device: str
+    backend: str
+    version: str
+    options: dict[str, str]
+    description: NotRequired[str]
+
+
+class ResultsDocument(TypedDict):
+    """A whole results file."""
+
+    schema: str
+    suite: SuiteRecord
+    run: RunRecord
+    adapters: list[TargetRecord]
+    results: list[ResultRecord]

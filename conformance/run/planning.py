@@ -1,0 +1,131 @@
+"""Planning a run: which (case, op, target) jobs it holds, in its deterministic order.
+
+Every front door plans through :func:`plan`: ``conformance run``, ``conformance certify`` and the
+pytest plugin (which plans each collected file, then the selected items again for the run), so
+one selection rule decides what runs whichever way the suite is driven.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conformance.corpus.loader import Suite, load_paths
+from conformance.corpus.selection import select
+from conformance.errors import PluginError, UsageError
+from conformance.run import known_issues, registry
+from conformance.run.known_issues import KnownIssue
+from conformance.run.shard import Shard
+from conformance.run.worker import Job
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run is asked to do; the CLI's options, one field each."""
+
+    case_paths: tuple[str, ...] = ("cases",)
+    adapters: tuple[str, ...] = ()  # empty: every installed adapter
+    options: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # adapter -> options
+    ops: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    keyword: str | None = None
+    items: tuple[str, ...] = ()  # exact item ids
+    targets: tuple[str, ...] = ()  # target id globs, e.g. openvino/onnx/*
+    #: exact result keys (item@target): what a pytest session selected after its own deselection
+    keys: frozenset[str] | None = None
+    jobs: int = 1
+    timeout: float = 120.0
+    repeat: int = 3
+    out: Path = Path("reports")
+    resume: bool = False
+    known_issue_files: tuple[Path, ...] = ()
+    #: False: raw statuses (no shipped known issues), e.g. to compare backend releases
+    known_issues: bool = True
+    #: written as the adapter's name in the results (e.g. openvino@2024.6.0), so runs of several
+    #: releases of one backend merge into one report without their target ids colliding
+    label: str | None = None
+    junit: bool = True
+    command: tuple[str, ...] = ()
+    #: run only this part of the jobs (``--shard I/N``; see conformance.run.shard)
+    shard: Shard | None = None
+
+    @property
+    def filtered(self) -> bool:
+        """True when the run covers part of what its adapters could run (so known issues that
+        match nothing are not necessarily stale)."""
+        return bool(self.ops or self.tags or self.keyword or self.items or self.targets or self.shard) or (
+            self.keys is not None
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    suite: Suite
+    loaded: list[registry.LoadedAdapter]
+    jobs: list[Job]
+    issues: list[KnownIssue]
+    #: with --shard: how many jobs the whole selection holds (the shard keeps a part of them)
+    unsharded: int | None = None
+
+
+def load_adapters(config: RunConfig) -> list[registry.LoadedAdapter]:
+    """The adapters the run names (every installed one by default), constructed with their options."""
+    names = config.adapters or tuple(sorted(registry.installed()))
+    if not names:
+        raise PluginError("no adapter is installed; install one (see README) or pass --adapter module:Class")
+    if config.label is not None:
+        check_label(config.label, names)
+    return [registry.load(name, config.options.get(name, {})) for name in names]
+
+
+def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = None) -> Plan:
+    """Load the corpus (and the adapters, unless ``loaded`` are given) and list every job."""
+    suite = load_paths(config.case_paths)
+    adapters = list(loaded) if loaded is not None else load_adapters(config)
+    items = select(suite.cases, config.ops, config.tags, config.keyword, config.items)
+    jobs: list[Job] = []
+    for adapter in adapters:
+        for target in adapter.targets():
+            if config.targets and not any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets):
+                continue
+            runnable = set(adapter.route_ops(target.route))
+            options = dict(config.options.get(adapter.requested, {}))
+            for item in items:
+                if item.op not in runnable:
+                    continue
+                job = Job(len(jobs), adapter.requested, target, item.case, item.op, config.repeat, options)
+                if config.keys is None or job.key in config.keys:
+                    jobs.append(job)
+    issues = [
+        issue
+        for adapter in adapters
+        if config.known_issues
+        for issue in known_issues.shipped(adapter.info.name, adapter.import_path)
+    ]
+    issues += [issue for path in config.known_issue_files for issue in known_issues.from_file(path)]
+    if config.shard is None:
+        return Plan(suite, adapters, jobs, issues)
+    # Job.index stays the position in the whole run, so a shard's results keep the run's order.
+    return Plan(suite, adapters, config.shard.select(jobs), issues, unsharded=len(jobs))
+
+
+def check_label(label: str, adapters: Sequence[str]) -> None:
+    """A label names one adapter's results, and becomes the first part of target ids (a/route/device)."""
+    if len(adapters) != 1:
+        raise UsageError(f"--label {label!r} relabels one adapter's results: name exactly one --adapter")
+    if not label or "/" in label or label != label.strip():
+        raise UsageError(f"--label {label!r}: must be non-empty, without '/' or surrounding spaces")
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``ADAPTER.KEY=VALUE`` strings as {adapter: {key: value}}."""
+    options: dict[str, dict[str, str]] = {}
+    for pair in pairs:
+        left, equals, value = pair.partition("=")
+        name, dot, key = left.rpartition(".")  # the adapter may be module.path:Class; keys hold no dot
+        if not (dot and equals and name and key):
+            raise UsageError(f"--option {pair!r}: expected ADAPTER.KEY=VALUE, e.g. openvino.device=CPU")
+        options.setdefault(name, {})[key] = value
+    return options

@@ -1,0 +1,116 @@
+"""The architecture as tests: the import rule between the pipeline's stages, module size, and a
+project that stands alone.
+
+The import rule itself is import-linter's (its contracts are in pyproject.toml, and
+``nox -s lint`` runs them too); here it is run on the real package, and on a copy with one
+deliberately wrong import, to show that a wrong arrow is caught and named.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "conformance"
+#: The size above which a module is doing more than one thing.
+MAX_MODULE_LINES = 650
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+needs_import_linter = pytest.mark.skipif(
+    not LINT_IMPORTS.exists(), reason="import-linter is not installed: pip install -e '.[test]'"
+)
+
+
+def lint_imports(root: Path, config: Path) -> subprocess.CompletedProcess[str]:
+    """import-linter's verdict on the package found first under ``root``."""
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(config), "--no-cache"],
+        cwd=root,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": str(root)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+@needs_import_linter
+def test_the_package_keeps_its_import_contracts() -> None:
+    done = lint_imports(ROOT, ROOT / "pyproject.toml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Contracts: 2 kept, 0 broken." in done.stdout
+
+
+@needs_import_linter
+@pytest.mark.parametrize(
+    ("module", "wrong_import", "arrow"),
+    [
+        # the corpus reaching for the HTML report: two stages upstream
+        (
+            "corpus/case.py",
+            "from conformance.report import page",
+            "conformance.corpus.case -> conformance.report",
+        ),
+        # the engine writing the report again (what the runner used to do)
+        ("run/runner.py", "from conformance import report", "conformance.run.runner -> conformance.report"),
+        # certification and the report are siblings: neither may import the other
+        ("certify/certificate.py", "from conformance.report import markup", "conformance.certify"),
+        # the engine using an alias kept only for vendors
+        ("run/item.py", "from conformance import case", "conformance.run.item -> conformance.case"),
+    ],
+)
+def test_a_wrong_arrow_is_caught_and_named(
+    tmp_path: Path, module: str, wrong_import: str, arrow: str
+) -> None:
+    copy = tmp_path / "conformance"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    target = copy / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n{wrong_import}  # noqa\n", encoding="utf-8")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    done = lint_imports(tmp_path, tmp_path / "pyproject.toml")
+    assert done.returncode != 0, done.stdout
+    assert "1 broken" in done.stdout and arrow in done.stdout, done.stdout
+
+
+def test_no_module_is_over_the_size_limit() -> None:
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    assert sizes, "no module found"
+    assert {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES} == {}
+
+
+def test_the_stages_are_packages_named_for_the_pipeline() -> None:
+    stages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    assert {"corpus", "oracle", "results", "run", "certify", "report", "models"} <= stages
+
+
+def tracked_files() -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.split("\0")
+    return [ROOT / name for name in listed if name and (ROOT / name).is_file()]
+
+
+def test_no_file_points_outside_the_repository() -> None:
+    """A clone has nothing beside it: no file may cite the reading material next to the repository."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    outside = "../" + "shared"  # spelled apart so that this file does not match itself
+    material = "shared" + "/"
+    found = []
+    for path in tracked_files():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if outside in line or material in line:
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}")
+    assert found == []
