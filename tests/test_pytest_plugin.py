@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,39 @@ def test_inert_without_adapter(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess("few.yaml")
     result.stdout.fnmatch_lines(["collected 0 items"])
     assert not (project.path / "reports").exists()
+
+
+def test_the_plugin_plans_as_the_cli_does(project: pytest.Pytester) -> None:
+    """One planning path: the same items, in the same order, with the same statuses and report."""
+    project.runpytest_subprocess("few.yaml", "--adapter", "fake_adapters:Liar", "-p", "no:cacheprovider")
+    through_pytest = json.loads((project.path / "reports" / "results.json").read_text())
+    assert (project.path / "reports" / "index.html").is_file()
+    done = project.run(
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "run",
+        "--cases",
+        "few.yaml",
+        "--adapter",
+        "fake_adapters:Liar",
+        "--out",
+        "cli",
+    )
+    assert done.ret == 0, done.stderr.str()
+    through_cli = json.loads((project.path / "cli" / "results.json").read_text())
+
+    def keyed(document: dict[str, object]) -> list[tuple[str, str, str]]:
+        results = document["results"]
+        assert isinstance(results, list)
+        return [(r["case"], r["op"], r["status"]) for r in results]
+
+    assert keyed(through_pytest) == keyed(through_cli) != []
+
+
+def test_engine_errors_are_pytest_usage_errors(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "few.yaml", "--adapter", "fake_adapters:Liar", "--conformance-shard", "4/3"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--conformance-shard*4/3*between 1 and N*"])

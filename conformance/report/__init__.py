@@ -42,7 +42,7 @@ def legend() -> Html:
 
 
 def _header(merged: CombinedResults, views: Sequence[tuple[str, str]] = VIEWS) -> Html:
-    generated = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    generated = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     digest = str(merged.suite.get("digest", ""))
     nav = tag(
         "nav",

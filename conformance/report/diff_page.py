@@ -74,7 +74,7 @@ def _timings(title: str, changes: list[TimingChange]) -> Html:
 
 def render(diff: Diff) -> str:
     """The diff page."""
-    generated = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    generated = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     verdict = f"{len(diff.new_failures)} new failure(s)" if diff.gate_fails else "no new failures"
     header = tag(
         "header",

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypedDict
+from typing import NotRequired, TypedDict
 
 from conformance import ids
 from conformance.errors import ResultsFileError
 from conformance.results.records import ResultRecord, ResultsDocument, RunRecord, SuiteRecord
-
-if TYPE_CHECKING:
-    from typing import NotRequired
 
 
 class SourcedRun(RunRecord):

@@ -173,7 +173,7 @@ def _time(label: str, value: str, name: str) -> datetime.datetime:
         moment = datetime.datetime.fromisoformat(value)
     except (TypeError, ValueError):
         raise MergeError(f"{label}: run.{name} {value!r} is not an ISO 8601 time") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
 
 
 def _runs(labels: Sequence[str], documents: Sequence[ResultsDocument]) -> list[MergedRunRecord]:

@@ -9,12 +9,9 @@ validates documents built from these types against it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from conformance.statuses import Status
-
-if TYPE_CHECKING:
-    from typing import NotRequired
 
 SCHEMA_NAME = "conformance.results/1"
 
@@ -170,22 +167,22 @@ class MemcpyRecord(TypedDict):
     gbps: float
 
 
-class MergedRunRecord(TypedDict, total=False):
+class MergedRunRecord(TypedDict):
     """One run joined into a merged file (``run.merged``)."""
 
     path: str
     host: dict[str, Any]
-    python: str | None
+    python: NotRequired[str | None]
     command: list[str]
     shard: str | None
-    selection: dict[str, Any]
-    targets: list[str]
+    selection: NotRequired[dict[str, Any]]
+    targets: NotRequired[list[str]]
     start: str
     end: str
-    wall_s: float | None
+    wall_s: NotRequired[float | None]
     interrupted: bool
     results: int
-    memcpy: list[MemcpyRecord]
+    memcpy: NotRequired[list[MemcpyRecord]]
 
 
 class RunRecord(TypedDict):

@@ -64,7 +64,7 @@ def _header(plan_: Plan, config: RunConfig) -> JSON:
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def _host() -> JSON:

@@ -71,7 +71,7 @@ class Shard:
 
     @classmethod
     def parse(cls, text: str, flag: str = "--shard") -> Shard:
-        """``"2/3"`` as Shard(2, 3); ValueError naming ``flag`` for anything else."""
+        """``"2/3"`` as Shard(2, 3); UsageError naming ``flag`` for anything else."""
         match = _FORM.fullmatch(text)
         if not match:
             raise UsageError(f"{flag} {text!r}: expected I/N with whole numbers, e.g. {flag} 2/3")

@@ -1,0 +1,135 @@
+"""The contracts between the layers: the results records against the JSON Schema, the one
+results reader, the one error hierarchy and the status vocabulary shared with the report."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from report_fixtures import mixed_document
+
+from conformance import errors, statuses
+from conformance.cli import main
+from conformance.report import viewdata
+from conformance.results import combined, document, records
+from conformance.results.result import Result
+
+SCHEMA = document.schema()
+DEFS = SCHEMA["$defs"]
+RESULT = DEFS["result"]["properties"]
+
+
+def keys(record: type) -> set[str]:
+    return set(typing.get_type_hints(record, include_extras=True))
+
+
+def required(record: type) -> set[str]:
+    return set(record.__required_keys__)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("record", "schema"),
+    [
+        (records.ResultsDocument, SCHEMA),
+        (records.SuiteRecord, SCHEMA["properties"]["suite"]),
+        (records.RunRecord, SCHEMA["properties"]["run"]),
+        (records.TargetRecord, SCHEMA["properties"]["adapters"]["items"]),
+        (records.ResultRecord, DEFS["result"]),
+        (records.ExpectedRecord, RESULT["expected"]),
+        (records.ActualRecord, RESULT["actual"]),
+        (records.MismatchRecord, RESULT["mismatch"]),
+        (records.TimingRecord, RESULT["timing"]),
+        (records.ReproducerRecord, RESULT["reproducer"]),
+        (records.MergedRunRecord, SCHEMA["properties"]["run"]["properties"]["merged"]["items"]),
+    ],
+)
+def test_each_record_has_the_keys_of_its_schema_object(record: type, schema: dict[str, Any]) -> None:
+    assert keys(record) == set(schema["properties"])
+    assert set(schema.get("required", [])) <= required(record)
+
+
+def test_the_status_type_is_the_schema_enum() -> None:
+    assert list(typing.get_args(statuses.Status)) == list(statuses.STATUSES) == RESULT["status"]["enum"]
+
+
+def test_a_written_result_fits_the_schema_and_reads_back_equal(tmp_path: Path) -> None:
+    results = [Result.from_json(body) for body in mixed_document()["results"]]
+    body = document.build(
+        {"version": "0", "digest": "sha256:" + "0" * 64, "cases": 1},
+        {
+            "start": "2026-01-01T00:00:00",
+            "end": "2026-01-01T00:00:01",
+            "host": {},
+            "python": "3",
+            "command": [],
+        },
+        [],
+        results,
+    )
+    document.validate(body)
+    document.write(tmp_path / "results.json", body)
+    _, read = document.read(tmp_path / "results.json")
+    assert read == results
+
+
+@pytest.mark.parametrize(
+    ("mangle", "complaint"),
+    [
+        (lambda d: d["results"][1].pop("status"), "results/1 lacks status"),
+        (lambda d: d["results"][0].update(status="bogus"), "results/0/status 'bogus' is none of"),
+        (lambda d: d["results"][0].update(params=[]), "results/0/params is not an object"),
+        (lambda d: d.update(results={}), "results is not a list of objects"),
+        (lambda d: d["run"].pop("start"), "run lacks start"),
+        (lambda d: d.update(schema="conformance.results/0"), "not a results file of schema"),
+        (lambda d: d["adapters"].append({"name": "x"}), "adapters/"),
+    ],
+)
+def test_the_one_reader_names_the_file_and_the_place(tmp_path: Path, mangle: Any, complaint: str) -> None:
+    body = mixed_document()
+    mangle(body)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    with pytest.raises(errors.ResultsFileError, match=f"^{path}: .*{complaint}"):
+        document.read_document(path)
+
+
+def test_every_user_error_is_a_conformance_error() -> None:
+    found = [
+        value for value in vars(errors).values() if inspect.isclass(value) and issubclass(value, Exception)
+    ]
+    assert len(found) >= 9
+    assert all(issubclass(error, errors.ConformanceError) for error in found)
+    from conformance.certify.profiles import ProfileError
+    from conformance.corpus.loader import CaseFileError, CaseFileErrors
+
+    assert all(
+        issubclass(error, errors.CorpusError) for error in (CaseFileError, CaseFileErrors, ProfileError)
+    )
+
+
+def test_the_front_door_turns_each_kind_into_exit_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "results.json"
+    broken.write_text("[1, 2]", encoding="utf-8")
+    assert main(["report", str(broken), "-o", str(tmp_path / "x.html")]) == 2  # ResultsFileError
+    assert main(["run", "--shard", "0/2", "--out", str(tmp_path)]) == 2  # UsageError
+    assert main(["run", "--adapter", "no-such-adapter", "--out", str(tmp_path)]) == 2  # PluginError
+    err = capsys.readouterr().err
+    assert f"conformance report: {broken}: the file holds a JSON list" in err
+    assert "conformance run: --shard '0/2'" in err
+    assert "conformance run: no adapter named 'no-such-adapter'" in err
+    assert "Traceback" not in err
+
+
+def test_the_report_filters_by_the_groups_the_statuses_module_defines() -> None:
+    data = viewdata.view_data(combined.combine([mixed_document()]))
+    named = {name: [data["statuses"][i] for i in members] for name, members in data["groups"].items()}
+    assert named == statuses.groups()
+    assert [data["statuses"][i] for i in data["deviating"]] == [
+        s for s in statuses.STATUSES if s in statuses.DEVIATING
+    ]
