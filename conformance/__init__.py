@@ -1,7 +1,10 @@
 """A conformance suite for the Split family of tensor operators.
 
-The package holds the engine: the case model and loader, the reference semantics written from
-the specs, the op catalogue, and the command line. Backends plug in as adapters through the
+The package is the pipeline, one sub-package per stage (docs/architecture.md):
+``corpus`` (what is asked) -> ``oracle`` (what the specs answer) -> ``results`` (the results
+contract) -> ``run`` (backends answer, through adapters implementing :mod:`conformance.plugin`)
+-> ``certify`` and ``report`` -> the front doors :mod:`conformance.cli` and
+:mod:`conformance.pytest_plugin`. Backends plug in as adapters through the
 ``conformance.adapters`` entry-point group.
 """
 

@@ -17,17 +17,15 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 import yaml
 from jsonschema import Draft202012Validator
 
+from conformance import schema as schemas
 from conformance.corpus import catalogue as ops
 from conformance.corpus.loader import Suite
 from conformance.corpus.selection import Item, select
@@ -229,12 +227,9 @@ def load(path: Path) -> Profile:
     )
 
 
-@cache
 def schema() -> Mapping[str, Any]:
     """The profile schema as shipped in the package."""
-    text = resources.files("conformance").joinpath("schema/profile.schema.json").read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
+    return schemas.load("profile")
 
 
 def _problems(document: YamlDocument, path: Path) -> list[tuple[int | None, str]]:

@@ -9,17 +9,16 @@ tied to the path of the node to fix, with a did-you-mean for misspelt keys and v
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 
+from conformance import schema
 from conformance.corpus.case import FORM_KINDS
 from conformance.corpus.yaml_source import YamlPath
 
@@ -40,12 +39,9 @@ class SchemaProblem:
     meant: str | None = None
 
 
-@cache
 def case_file_schema() -> Mapping[str, Any]:
     """The case-file schema as shipped in the package."""
-    text = resources.files("conformance").joinpath("schema/case.schema.json").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return schema.load("case")
 
 
 def _is_integer(_checker: object, instance: object) -> bool:

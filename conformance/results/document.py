@@ -19,13 +19,12 @@ import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, cast
 
 import jsonschema
 
+from conformance import schema as schemas
 from conformance.errors import ResultsFileError
 from conformance.results.records import (
     SCHEMA_NAME,
@@ -41,12 +40,9 @@ SCHEMA = SCHEMA_NAME
 FILE_NAME = "results.json"
 
 
-@cache
 def schema() -> dict[str, Any]:
     """The JSON Schema of the results file."""
-    text = resources.files("conformance").joinpath("schema/results.schema.json").read_text(encoding="utf-8")
-    document: dict[str, Any] = json.loads(text)
-    return document
+    return schemas.load("results")
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -16,8 +16,6 @@ from typing import TextIO
 from conformance.results.result import Result
 from conformance.statuses import GREEN, STATUSES
 
-_SHOWN = ("pass", "fail", "error", "crash", "timeout", "xfail", "xpass", "unsupported")
-
 
 class Progress:
     def __init__(self, total: int, stream: TextIO | None = None, done: int = 0) -> None:
@@ -49,7 +47,7 @@ class Progress:
         elapsed = time.monotonic() - self.started
         rate = self.done / elapsed if elapsed > 0 else 0.0
         left = (self.total - self.done) / rate if rate > 0 else 0.0
-        counts = " ".join(f"{status} {self.counts[status]}" for status in _SHOWN if self.counts[status])
+        counts = " ".join(f"{status} {self.counts[status]}" for status in STATUSES if self.counts[status])
         percent = 100 * self.done // max(self.total, 1)
         return (
             f"[{self.done}/{self.total}] {percent:3d}% {rate:6.1f} items/s  eta {left:5.0f} s  {counts}"
