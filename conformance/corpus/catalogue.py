@@ -39,7 +39,8 @@ class OpEntry:
     dtypes: frozenset[str]
     #: True when the axis is a required input, so a case must state it
     axis_required: bool
-    spec: str
+    #: the public document that defines the op (its short name in docs/specs.md) and its section
+    document: str
     #: forms with which ``inputs: runtime`` has something to feed at run time (an ONNX Split
     #: given a piece count has no input but the data, while an OpenVINO op still has its axis)
     runtime_forms: frozenset[FormKind] = frozenset({"lengths", "parts", "size", "indices"})
@@ -49,7 +50,7 @@ _OV_TYPES = frozenset(dtypes.ALL) - frozenset(dtypes.COMPLEX)  # OpenVINO has no
 _TORCH_TYPES = frozenset(dtypes.ALL) - frozenset(dtypes.STRING)  # torch has no string tensors
 _ALL_TYPES = frozenset(dtypes.ALL)
 
-_ONNX_SPEC = "onnx-Split.txt"
+_ONNX_DOCUMENT = "onnx-Split"
 
 
 def _onnx(version: int, forms: frozenset[FormKind], graph_options: frozenset[str]) -> OpEntry:
@@ -60,7 +61,7 @@ def _onnx(version: int, forms: frozenset[FormKind], graph_options: frozenset[str
         graph_options=graph_options | _DYNAMIC,
         dtypes=_ALL_TYPES,
         axis_required=False,
-        spec=f"{_ONNX_SPEC}, Split - {version}",
+        document=f"{_ONNX_DOCUMENT}, Split-{version}",
         runtime_forms=frozenset({"lengths"}),
     )
 
@@ -77,7 +78,7 @@ OPS: dict[str, OpEntry] = {
             _AXIS_INPUT | _RUNTIME | _DYNAMIC,
             _OV_TYPES,
             True,
-            "openvino-Split-1.txt",
+            "openvino-Split-1",
         ),
         OpEntry(
             "openvino.VariadicSplit-1",
@@ -86,7 +87,7 @@ OPS: dict[str, OpEntry] = {
             _AXIS_INPUT | _RUNTIME | _DYNAMIC | {"lengths_dtype"},
             _OV_TYPES,
             True,
-            "openvino-VariadicSplit-1.txt",
+            "openvino-VariadicSplit-1",
         ),
         # Split-1: split as attribute (constant) or as a second input of type T (runtime).
         _onnx(1, _LENGTHS_OR_PARTS, _RUNTIME),
@@ -101,7 +102,7 @@ OPS: dict[str, OpEntry] = {
             _DYNAMIC,
             _TORCH_TYPES,
             False,
-            "specs/README.md, torch.split",
+            "pytorch-torch.split",
         ),
         OpEntry(
             "torch.tensor_split",
@@ -110,7 +111,7 @@ OPS: dict[str, OpEntry] = {
             _DYNAMIC,
             _TORCH_TYPES,
             False,
-            "specs/README.md, torch.tensor_split",
+            "pytorch-torch.tensor_split",
         ),
         OpEntry(
             "torch.chunk",
@@ -119,7 +120,7 @@ OPS: dict[str, OpEntry] = {
             _DYNAMIC,
             _TORCH_TYPES,
             False,
-            "specs/README.md, torch.chunk",
+            "pytorch-torch.chunk",
         ),
         OpEntry(
             "numpy.split",
@@ -128,7 +129,7 @@ OPS: dict[str, OpEntry] = {
             frozenset(),
             _ALL_TYPES,
             False,
-            "specs/README.md, numpy.split",
+            "numpy-numpy.split",
         ),
         OpEntry(
             "numpy.array_split",
@@ -137,7 +138,7 @@ OPS: dict[str, OpEntry] = {
             frozenset(),
             _ALL_TYPES,
             False,
-            "specs/README.md, numpy.array_split",
+            "numpy-numpy.array_split",
         ),
     )
 }

@@ -2,10 +2,12 @@
 the PyTorch and NumPy API documentation (these libraries define their functions there; the
 pages and the statements relied on are listed in docs/specs.md).
 
-Two points the documentation leaves open get ambiguous verdicts rather than a guess: how many
-pieces torch.split with an integer size gives for an empty dimension (none, or one empty piece),
-and nothing else; torch.chunk of an empty dimension follows from "if divisible, all returned
-chunks will be the same size" (0 divides), giving ``chunks`` empty pieces.
+One point the documentation leaves open gets an ambiguous answer rather than a guess: how many
+pieces torch.split with an integer size gives for an empty dimension (none, or one empty piece).
+torch.chunk of an empty dimension is not such a point: 0 is divisible by any count, and the
+documentation gives divisible dimensions equal chunks, so it gives ``chunks`` empty pieces.
+Where the pages say nothing at all (negative list entries, a zero count), docs/specs.md lists
+the reading the reference takes.
 """
 
 from __future__ import annotations
