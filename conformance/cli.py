@@ -1,8 +1,9 @@
 """The ``conformance`` command line: a thin front door over the engine.
 
 Exit status: 0 when all is well, 1 when the suite has defects (or, for ``run``, a result
-outside pass / xfail / unsupported / skip), 2 when the input cannot be used (a broken case
-file, a bad option). Every message about a case names its file and line.
+outside pass / xfail / unsupported: conformance.statuses.GREEN), 2 when the input cannot be
+used (a broken case file, a bad option: any conformance.errors.ConformanceError). Every message
+about a case names its file and line.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from conformance.errors import ConformanceError, UsageError
 from conformance.oracle.corpus_check import check_corpus
 from conformance.report import certificate_page, diff_page, versions_page
 from conformance.results import diff as run_diff
+from conformance.results import document as results_file
 from conformance.results import merge, versions
 from conformance.run import planning, registry, runner
 from conformance.run.progress import green, summary_table
@@ -114,7 +116,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         outcome = runner.execute(plan, config)
     except KeyboardInterrupt:
-        publishing.run_report(config.out / "results.json")  # of what finished; the journal keeps it too
+        publishing.run_report(
+            config.out / results_file.FILE_NAME
+        )  # of what finished; the journal keeps it too
         return 130
     page = publishing.run_report(outcome.written[0])
     print(summary_table(outcome.results))
@@ -222,8 +226,29 @@ def cmd_certify(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     pages = [certificate_page.write(done.certificate, done.out / CERTIFICATE_PAGE)]
-    pages += [page] if (page := publishing.run_report(done.out / "results.json")) else []
+    pages += [page] if (page := publishing.run_report(done.out / results_file.FILE_NAME)) else []
     return certification.print_verdict(replace(done, written=[*done.written, *pages]))
+
+
+def _number(kind: type[int] | type[float], minimum: float, strict: bool = False) -> Callable[[str], float]:
+    """An argparse type: a number of ``kind`` at least (or, ``strict``, above) ``minimum``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
+        if value < minimum or (strict and value == minimum):
+            bound = f"above {minimum:g}" if strict else f"at least {minimum:g}"
+            raise argparse.ArgumentTypeError(f"{text} must be {bound}")
+        return value
+
+    return parse
+
+
+JOBS = _number(int, 1)
+SECONDS = _number(float, 0, strict=True)
+REPEATS = _number(int, 0)
 
 
 def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None = None) -> None:
@@ -300,11 +325,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="GLOB",
         help="only targets matching, e.g. 'openvino/onnx/*' (adapter/route/device; repeatable)",
     )
-    run.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="parallel worker processes")
+    run.add_argument("-j", "--jobs", type=JOBS, default=1, metavar="N", help="parallel worker processes")
     run.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="per-item time limit in seconds"
+        "--timeout", type=SECONDS, default=120.0, metavar="S", help="per-item time limit in seconds"
     )
-    run.add_argument("--repeat", type=int, default=3, metavar="N", help="steady-state runs after the first")
+    run.add_argument(
+        "--repeat", type=REPEATS, default=3, metavar="N", help="steady-state runs after the first"
+    )
     run.add_argument("--out", default="reports", metavar="DIR", help="where results go (default: reports/)")
     run.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
     run.add_argument(
@@ -410,9 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
     certifying.add_argument(
         "--cases", action="append", metavar="PATH", help="case file or directory (default: cases/)"
     )
-    certifying.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="worker processes")
+    certifying.add_argument("-j", "--jobs", type=JOBS, default=1, metavar="N", help="worker processes")
     certifying.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="per-item time limit in seconds"
+        "--timeout", type=SECONDS, default=120.0, metavar="S", help="per-item time limit in seconds"
     )
     certifying.add_argument(
         "--out", metavar="DIR", help="results and certificate (default: reports/certify/ADAPTER-PROFILE)"

@@ -44,9 +44,16 @@ def result_key(item: str, target: str) -> str:
     return f"{item}{TARGET_SEPARATOR}{target}"
 
 
+def split_item_id(item: str) -> tuple[str, str]:
+    """``(case, op)`` of an item id."""
+    case, _, op = item.partition(ITEM_SEPARATOR)
+    return case, op
+
+
 def split_result_key(key: str) -> tuple[str, str]:
-    """``(item, target)`` of a result key."""
-    item, _, target = key.rpartition(TARGET_SEPARATOR)
+    """``(item, target)`` of a result key: split at the first ``@``, since item ids hold none and a
+    relabelled adapter's name may (``onnxruntime@1.20.1/default/cpu``)."""
+    item, _, target = key.partition(TARGET_SEPARATOR)
     return item, target
 
 

@@ -187,6 +187,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         plan = planning.plan(run_config, config.stash[_LOADED])
     except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
-    outcome = runner.execute(plan, run_config)
+    try:
+        outcome = runner.execute(plan, run_config)
+    except ConformanceError as error:  # a journal that cannot be resumed, an unwritable --conformance-out
+        raise pytest.UsageError(str(error)) from None
     publishing.run_report(outcome.written[0])
     config.stash[_RESULTS].update({result.key: result for result in outcome.results})

@@ -45,11 +45,22 @@ def required(record: type) -> set[str]:
         (records.TimingRecord, RESULT["timing"]),
         (records.ReproducerRecord, RESULT["reproducer"]),
         (records.MergedRunRecord, SCHEMA["properties"]["run"]["properties"]["merged"]["items"]),
+        (records.ParamsRecord, RESULT["params"]),
+        (records.FormParams, RESULT["params"]["properties"]["form"]),
+        (records.DataParams, RESULT["params"]["properties"]["data"]),
+        (records.KnownIssueRecord, RESULT["known_issue"]),
+        (records.WorkerRecord, RESULT["worker"]),
+        (records.RejectionRecord, DEFS["rejection"]),
+        (records.ReadingRecord, RESULT["expected"]["properties"]["readings"]["items"]),
+        (records.RaisedRecord, RESULT["actual"]["properties"]["raised"]),
+        (records.ElementDiffRecord, RESULT["mismatch"]["properties"]["first"]["items"]),
+        (records.OutputRecord, DEFS["outputs"]["items"]),
     ],
 )
 def test_each_record_has_the_keys_of_its_schema_object(record: type, schema: dict[str, Any]) -> None:
+    """Both ways: what mypy lets a reader look up is what the reader has checked is there."""
     assert keys(record) == set(schema["properties"])
-    assert set(schema.get("required", [])) <= required(record)
+    assert required(record) == set(schema.get("required", []))
 
 
 def test_the_status_type_is_the_schema_enum() -> None:
@@ -81,11 +92,18 @@ def test_a_written_result_fits_the_schema_and_reads_back_equal(tmp_path: Path) -
     [
         (lambda d: d["results"][1].pop("status"), "results/1 lacks status"),
         (lambda d: d["results"][0].update(status="bogus"), "results/0/status 'bogus' is none of"),
-        (lambda d: d["results"][0].update(params=[]), "results/0/params is not an object"),
-        (lambda d: d.update(results={}), "results is not a list of objects"),
+        (lambda d: d["results"][0].update(params=[]), "results/0/params is a JSON array, not object"),
+        (lambda d: d.update(results={}), "results is a JSON object, not array"),
         (lambda d: d["run"].pop("start"), "run lacks start"),
         (lambda d: d.update(schema="conformance.results/0"), "not a results file of schema"),
         (lambda d: d["adapters"].append({"name": "x"}), "adapters/"),
+        (lambda d: d["results"][2].update(known_issue={"id": "k"}), "results/2/known_issue lacks reason"),
+        (lambda d: d["results"][2]["params"]["data"].update(shape="abc"), "results/2/params/data/shape is a"),
+        (
+            lambda d: d["results"][2]["timing"].update(build_ms="1"),
+            "results/2/timing/build_ms is a JSON string",
+        ),
+        (lambda d: d.update(results=[True]), "results/0 is a JSON boolean, not object"),
     ],
 )
 def test_the_one_reader_names_the_file_and_the_place(tmp_path: Path, mangle: Any, complaint: str) -> None:
@@ -120,7 +138,7 @@ def test_the_front_door_turns_each_kind_into_exit_status_2(
     assert main(["run", "--shard", "0/2", "--out", str(tmp_path)]) == 2  # UsageError
     assert main(["run", "--adapter", "no-such-adapter", "--out", str(tmp_path)]) == 2  # PluginError
     err = capsys.readouterr().err
-    assert f"conformance report: {broken}: the file holds a JSON list" in err
+    assert f"conformance report: {broken}: the file is a JSON array, not object" in err
     assert "conformance run: --shard '0/2'" in err
     assert "conformance run: no adapter named 'no-such-adapter'" in err
     assert "Traceback" not in err
@@ -130,6 +148,34 @@ def test_the_report_filters_by_the_groups_the_statuses_module_defines() -> None:
     data = viewdata.view_data(combined.combine([mixed_document()]))
     named = {name: [data["statuses"][i] for i in members] for name, members in data["groups"].items()}
     assert named == statuses.groups()
-    assert [data["statuses"][i] for i in data["deviating"]] == [
-        s for s in statuses.STATUSES if s in statuses.DEVIATING
-    ]
+    assert named["deviating"] == [s for s in statuses.STATUSES if s in statuses.DEVIATING]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "complaint"),
+    [
+        (["run", "--adapter", "numpy", "--known-issues", "{tmp}/none.yaml"], "{tmp}/none.yaml: cannot read"),
+        (["report", "{results}", "-o", "{tmp}"], "{tmp}: is a directory"),
+        (["versions", "{results}", "-o", "/proc/no/such/x.html"], "/proc/no/such/x.html: cannot be written"),
+        (["certify", "--verify", "{results}"], "{results}: not a certificate of schema"),
+    ],
+)
+def test_bad_paths_are_usage_errors_naming_the_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], complaint: str
+) -> None:
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(mixed_document()), encoding="utf-8")
+    filled = [argument.format(tmp=tmp_path, results=results) for argument in arguments]
+    assert main(filled) == 2
+    err = capsys.readouterr().err
+    assert complaint.format(tmp=tmp_path, results=results) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("option", [["-j", "0"], ["--timeout", "0"], ["--timeout", "-1"], ["--repeat", "-1"]])
+def test_numbers_out_of_range_are_refused_before_anything_runs(
+    option: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", *option])
+    assert stopped.value.code == 2
+    assert "must be" in capsys.readouterr().err

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from conformance import ids
 from conformance.certify.profiles import Role
 from conformance.corpus.catalogue import OPS
 from conformance.results.result import JSON, Result
@@ -64,7 +65,7 @@ class ItemScore:
 
     @property
     def op(self) -> str:
-        return self.item.rpartition("::")[2]
+        return ids.split_item_id(self.item)[1]
 
     @property
     def decides(self) -> bool:

@@ -168,9 +168,13 @@ def verify(certificate_path: Path, results_path: Path | None, case_paths: Sequen
         claimed: JSON = json.loads(certificate_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise CertifyError(f"{certificate_path}: cannot read a certificate: {error}") from None
-    if not isinstance(claimed, dict):
-        raise CertifyError(f"{certificate_path}: not a certificate (a JSON object)")
-    named = claimed.get("run", {}).get("results", results_file.FILE_NAME)
+    if not isinstance(claimed, dict) or claimed.get("schema") != certificate.SCHEMA:
+        found = claimed.get("schema") if isinstance(claimed, dict) else type(claimed).__name__
+        raise CertifyError(
+            f"{certificate_path}: not a certificate of schema {certificate.SCHEMA} (got {found!r})"
+        )
+    run = claimed.get("run")
+    named = run.get("results", results_file.FILE_NAME) if isinstance(run, dict) else results_file.FILE_NAME
     results_path = results_path or certificate_path.parent / str(named)
     document, results = results_file.read(results_path)  # a ResultsFileError names the file
     problems = certificate.verify(claimed, results, document["suite"]["digest"])

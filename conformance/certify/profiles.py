@@ -26,7 +26,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from conformance import schema as schemas
-from conformance.corpus import catalogue as ops
+from conformance.corpus import catalogue
 from conformance.corpus.loader import Suite
 from conformance.corpus.selection import Item, select
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
@@ -263,10 +263,9 @@ def _problems(document: YamlDocument, path: Path) -> list[tuple[int | None, str]
     if problems:
         return problems
     for number, op in enumerate(data["ops"]):
-        if op not in ops.OPS:
-            problems.append(
-                (document.line(("ops", number)), f"ops: {op!r} is not an op id{_hint(op, set(ops.OPS))}")
-            )
+        if op not in catalogue.OPS:
+            hint = _hint(op, set(catalogue.OPS))
+            problems.append((document.line(("ops", number)), f"ops: {op!r} is not an op id{hint}"))
     for number, rule in enumerate(data.get("optional", ())):
         for position, op in enumerate(rule.get("ops", ())):
             if op not in data["ops"]:

@@ -24,8 +24,7 @@ from typing import Any
 
 import yaml
 
-from conformance.corpus import catalogue as ops
-from conformance.corpus import fill
+from conformance.corpus import catalogue, fill
 from conformance.corpus.case import (
     FORM_KINDS,
     Case,
@@ -332,9 +331,10 @@ class _CaseBuilder:
             )
         patterns = case.get("ops")
         for position, pattern in enumerate(patterns or ()):
-            if not ops.match([pattern]):
-                close = difflib.get_close_matches(pattern, list(ops.OPS), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else f"; known ops: {', '.join(ops.OPS)}"
+            if not catalogue.match([pattern]):
+                known = list(catalogue.OPS)
+                close = difflib.get_close_matches(pattern, known, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else f"; known ops: {', '.join(known)}"
                 self._error(("ops", position), f"ops entry {pattern!r} matches no op{hint}")
         data = self._data(case["data"])
         expect = self._expect(case["expect"]) if "expect" in case else None

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from conformance import ids
-from conformance.corpus import catalogue as ops
+from conformance.corpus import catalogue
 from conformance.corpus.case import Case
 from conformance.errors import UsageError
 
@@ -45,15 +45,15 @@ def select(
 
     Order is deterministic: cases in suite order, then ops in catalogue order.
     """
-    wanted_ops = set(ops.match(op_patterns)) if op_patterns else None
+    wanted_ops = set(catalogue.match(op_patterns)) if op_patterns else None
     if op_patterns and not wanted_ops:
-        raise UsageError(f"--op {' '.join(op_patterns)} matches no op; known: {', '.join(ops.OPS)}")
+        raise UsageError(f"--op {' '.join(op_patterns)} matches no op; known: {', '.join(catalogue.OPS)}")
     matches = compile_keyword(keyword) if keyword else None
     chosen = []
     for case in cases:
         if tags and not set(tags) & set(case.tags):
             continue
-        for op in ops.applicable_ops(case):
+        for op in catalogue.applicable_ops(case):
             item = Item(case, op)
             if wanted_ops is not None and op not in wanted_ops:
                 continue

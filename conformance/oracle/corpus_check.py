@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from conformance import dtypes
-from conformance.corpus import catalogue as ops
+from conformance.corpus import catalogue
 from conformance.corpus.case import Case, Location, OutputExpect
 from conformance.corpus.fill import make_data
 from conformance.oracle.compare import diff_values
@@ -39,15 +39,15 @@ def check_corpus(cases: Iterable[Case]) -> list[Defect]:
 def case_defects(case: Case) -> list[str]:
     problems = _representable(case)
     if case.ops is not None:  # an exact id promises the op applies; a glob only selects among those that do
-        for op in ops.match(entry for entry in case.ops if entry in ops.OPS):
-            reason = ops.why_not_applicable(case, ops.OPS[op])
+        for op in catalogue.match(entry for entry in case.ops if entry in catalogue.OPS):
+            reason = catalogue.why_not_applicable(case, catalogue.OPS[op])
             if reason:
                 problems.append(f"ops lists {op}, which cannot express it: {reason}")
-    targeted = ops.applicable_ops(case)
+    targeted = catalogue.applicable_ops(case)
     if not targeted:
         problems.append("no op can express this case")
-    verdicts = {op: answer(op, SplitRequest.of(case)) for op in targeted}
-    ambiguous = sorted(op for op, verdict in verdicts.items() if verdict.ambiguous)
+    answers = {op: answer(op, SplitRequest.of(case)) for op in targeted}
+    ambiguous = sorted(op for op, spec_answer in answers.items() if spec_answer.ambiguous)
     if ambiguous and "ambiguous" not in case.tags:
         problems.append(
             f"the reference finds it ambiguous for {', '.join(ambiguous)}; tag it ambiguous "
@@ -58,8 +58,8 @@ def case_defects(case: Case) -> list[str]:
     if case.expect is not None:
         for op in sorted(set(case.expect.by_op) - set(targeted)):
             problems.append(f"expect.by_op names {op}, which the case does not target")
-        for op, verdict in verdicts.items():
-            problem = _disagreement(case, case.expect.for_op(op), verdict)
+        for op, spec_answer in answers.items():
+            problem = _disagreement(case, case.expect.for_op(op), spec_answer)
             if problem:
                 problems.append(f"expect disagrees with the reference for {op}: {problem}")
     return problems
@@ -83,9 +83,9 @@ def _representable(case: Case) -> list[str]:
     return problems
 
 
-def _disagreement(case: Case, expect: OutputExpect, verdict: SpecAnswer) -> str | None:
-    """None when some reading of the verdict satisfies ``expect``, else the first reading's complaint."""
-    complaints = [_complaint(case, expect, reading.outcome) for reading in verdict.readings]
+def _disagreement(case: Case, expect: OutputExpect, spec_answer: SpecAnswer) -> str | None:
+    """None when some reading of the answer satisfies ``expect``, else the first reading's complaint."""
+    complaints = [_complaint(case, expect, reading.outcome) for reading in spec_answer.readings]
     return None if None in complaints else complaints[0]
 
 

@@ -3,7 +3,7 @@
 A backend either returns outputs or raises. Against a reading that accepts, outputs are
 compared bit-exactly (count, shapes, dtypes, values) and raising is an ``error``; against a
 reading that rejects, raising is a pass and any outputs are a ``fail`` (it accepted what the
-spec forbids). An ambiguous verdict passes when any reading matches, and records which one.
+spec forbids). An ambiguous answer passes when any reading matches, and records which one.
 """
 
 from __future__ import annotations
@@ -35,18 +35,18 @@ class Judgement:
 
 
 def judge(
-    verdict: SpecAnswer, data: np.ndarray, outputs: list[np.ndarray] | None, raised: Raised | None
+    answer: SpecAnswer, data: np.ndarray, outputs: list[np.ndarray] | None, raised: Raised | None
 ) -> Judgement:
     """The status of one execution: ``outputs`` when the backend returned, ``raised`` when it refused."""
-    judgements = [_against(reading, data, outputs, raised) for reading in verdict.readings]
-    if not verdict.ambiguous:
+    judgements = [_against(reading, data, outputs, raised) for reading in answer.readings]
+    if not answer.ambiguous:
         return judgements[0]
-    for reading, judgement in zip(verdict.readings, judgements, strict=True):
+    for reading, judgement in zip(answer.readings, judgements, strict=True):
         if judgement.status == "pass":
             return Judgement(
-                "pass", f"matches the reading '{reading.label}' ({verdict.ambiguity})", None, reading.label
+                "pass", f"matches the reading '{reading.label}' ({answer.ambiguity})", None, reading.label
             )
-    labels = ", ".join(f"'{reading.label}'" for reading in verdict.readings)
+    labels = ", ".join(f"'{reading.label}'" for reading in answer.readings)
     status: Status = "error" if raised is not None else "fail"
     return Judgement(
         status, f"matches none of the readings {labels}: {judgements[0].message}", judgements[0].mismatch

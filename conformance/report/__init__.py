@@ -8,7 +8,7 @@ JSON and the page builds only what is on screen.
     render(documents) -> str              # results documents (parsed results.json) to HTML
     write([Path("reports/results.json")], Path("reports/index.html"))
 
-Several results files (e.g. one per adapter) are merged into one view; files from different
+Several results files (e.g. one per adapter) are combined into one view; files from different
 case corpora (suite digests) are refused with a
 :class:`~conformance.errors.ResultsFileError`.
 """
@@ -41,17 +41,17 @@ def legend() -> Html:
     return tag("ul", entries, {"class": "legend", "aria-label": "status legend"})
 
 
-def _header(merged: CombinedResults, views: Sequence[tuple[str, str]] = VIEWS) -> Html:
+def _header(combined: CombinedResults, views: Sequence[tuple[str, str]] = VIEWS) -> Html:
     generated = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    digest = str(merged.suite.get("digest", ""))
+    digest = str(combined.suite.get("digest", ""))
     nav = tag(
         "nav",
         [tag("a", label, {"href": f"#view={key}", "data-view": key}) for key, label in views],
         {"class": "tabs", "aria-label": "views"},
     )
     facts = (
-        f"{len(merged.results)} results, {len(merged.targets)} targets, suite "
-        f"{merged.suite.get('version', '?')} ({digest[:19]}…), generated {generated}"
+        f"{len(combined.results)} results, {len(combined.targets)} targets, suite "
+        f"{combined.suite.get('version', '?')} ({digest[:19]}…), generated {generated}"
     )
     return tag("header", [tag("h1", TITLE), tag("p", facts, {"class": "facts"}), nav])
 
@@ -63,7 +63,7 @@ def versions_view(found: Sequence[Series]) -> Html:
     return tag("section", versions_page.section(found), {"id": "view-versions", "class": "view"})
 
 
-def _views(merged: CombinedResults, found: Sequence[Series] = ()) -> Html:
+def _views(combined: CombinedResults, found: Sequence[Series] = ()) -> Html:
     filters = tag(
         "form",
         tag("p", "Filters need JavaScript; the summary and timing views work without it."),
@@ -71,7 +71,7 @@ def _views(merged: CombinedResults, found: Sequence[Series] = ()) -> Html:
     )
     return join(
         [
-            tag("section", summary.section(merged), {"id": "view-summary", "class": "view"}),
+            tag("section", summary.section(combined), {"id": "view-summary", "class": "view"}),
             tag("div", filters, {"id": "controls", "class": "controls"}),
             tag(
                 "section",
@@ -89,7 +89,7 @@ def _views(merged: CombinedResults, found: Sequence[Series] = ()) -> Html:
                 {"id": "view-matrix", "class": "view"},
             ),
             tag("section", compatibility.section(legend()), {"id": "view-compat", "class": "view"}),
-            tag("section", timing.section(merged), {"id": "view-timing", "class": "view"}),
+            tag("section", timing.section(combined), {"id": "view-timing", "class": "view"}),
             versions_view(found),
         ]
     )

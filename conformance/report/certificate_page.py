@@ -169,7 +169,7 @@ def _failures(failures: Sequence[JSON]) -> Html:
 
 def _failure(entry: JSON) -> Html:
     """One failing item: the verdict, the evidence in a line each, the reproducers, the report link."""
-    case, _, _ = entry["item"].partition(ids.ITEM_SEPARATOR)
+    case, _ = ids.split_item_id(entry["item"])
     key = ids.result_key(entry["item"], entry["target"])
     link = "index.html#" + urlencode({"view": "matrix", "q": case, "open": key})
     evidence: list[tuple[str, Content]] = []

@@ -79,14 +79,14 @@ def _bar(counts: Counter[str], width: int = 160) -> Html:
     )
 
 
-def status_table(merged: CombinedResults) -> Html:
+def status_table(combined: CombinedResults) -> Html:
     per_target: dict[str, Counter[str]] = defaultdict(Counter)
-    for result in merged.results:
+    for result in combined.results:
         per_target[ids.record_target(result)][result["status"]] += 1
     columns = [s for s in STATUSES if s in ALWAYS or any(c[s] for c in per_target.values())]
     everything: Counter[str] = sum(per_target.values(), Counter())
     rows: list[list[Content]] = []
-    for target, counts in [*((t["id"], per_target[t["id"]]) for t in merged.targets), ("all", everything)]:
+    for target, counts in [*((t["id"], per_target[t["id"]]) for t in combined.targets), ("all", everything)]:
         rows.append(
             [
                 tag("code", target),
@@ -100,14 +100,14 @@ def status_table(merged: CombinedResults) -> Html:
     return table(head, rows, "counts")
 
 
-def rate_table(merged: CombinedResults) -> Html:
+def rate_table(combined: CombinedResults) -> Html:
     """Pass rate of every op version on every target (and over all targets)."""
     cells: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-    for result in merged.results:
+    for result in combined.results:
         cells[(result["op"], ids.record_target(result))][result["status"]] += 1
         cells[(result["op"], "all")][result["status"]] += 1
     op_list = sorted({op for op, _ in cells}, key=op_order)
-    columns = [target["id"] for target in merged.targets] + ["all"]
+    columns = [target["id"] for target in combined.targets] + ["all"]
     rows = []
     for op in op_list:
         row: list[Any] = [tag("code", op)]
@@ -177,8 +177,8 @@ def _host(host: Mapping[str, Any]) -> str:
     )
 
 
-def run_section(merged: CombinedResults) -> Html:
-    suite = merged.suite
+def run_section(combined: CombinedResults) -> Html:
+    suite = combined.suite
     parts = [
         definitions(
             [
@@ -187,13 +187,13 @@ def run_section(merged: CombinedResults) -> Html:
                 ("cases in the corpus", suite.get("cases", "")),
                 (
                     "results shown",
-                    f"{len(merged.results)}"
-                    + (f" ({merged.replaced} replaced by later files)" if merged.replaced else ""),
+                    f"{len(combined.results)}"
+                    + (f" ({combined.replaced} replaced by later files)" if combined.replaced else ""),
                 ),
             ]
         )
     ]
-    for run in merged.runs:
+    for run in combined.runs:
         memcpy = ", ".join(
             f"{m.get('bytes', 0) // 1024 // 1024} MiB: {m.get('gbps')} GB/s" for m in run.get("memcpy") or []
         )
@@ -222,9 +222,9 @@ def run_section(merged: CombinedResults) -> Html:
     return join(parts)
 
 
-def target_table(merged: CombinedResults) -> Html:
+def target_table(combined: CombinedResults) -> Html:
     rows = []
-    for target in merged.targets:
+    for target in combined.targets:
         options = target.get("options") or {}
         rows.append(
             [
@@ -233,26 +233,26 @@ def target_table(merged: CombinedResults) -> Html:
                 target.get("device", ""),
                 tag("code", ", ".join(f"{key}={value}" for key, value in sorted(options.items()))),
                 target.get("description", ""),
-                merged.runs[int(target.get("run", 0))].get("source", ""),
+                combined.runs[int(target.get("run", 0))].get("source", ""),
             ]
         )
     return table(["target", "backend", "device", "options", "route", "results file"], rows, "targets")
 
 
-def section(merged: CombinedResults) -> Html:
+def section(combined: CombinedResults) -> Html:
     """The whole summary section."""
     return join(
         [
             tag("h2", "Summary"),
             tag("h3", "Results per target"),
-            status_table(merged),
+            status_table(combined),
             tag("h3", "Pass rate per op version"),
             tag("p", RATE_RULE, {"class": "rule"}),
-            rate_table(merged),
-            known_issue_table(merged.results),
+            rate_table(combined),
+            known_issue_table(combined.results),
             tag("h3", "Targets"),
-            target_table(merged),
+            target_table(combined),
             tag("h3", "Suite and runs"),
-            run_section(merged),
+            run_section(combined),
         ]
     )

@@ -55,9 +55,9 @@ def _ms(value: float | None) -> str:
     return f"{value:.3g} ms" if value < 1000 else f"{value / 1000:.3g} s"
 
 
-def _phase_totals(merged: CombinedResults) -> dict[str, dict[str, float]]:
-    totals: dict[str, dict[str, float]] = {t["id"]: defaultdict(float) for t in merged.targets}
-    for result in merged.results:
+def _phase_totals(combined: CombinedResults) -> dict[str, dict[str, float]]:
+    totals: dict[str, dict[str, float]] = {t["id"]: defaultdict(float) for t in combined.targets}
+    for result in combined.results:
         timing = result.get("timing") or {}
         row = totals[ids.record_target(result)]
         row["build"] += timing.get("build_ms") or 0.0
@@ -203,12 +203,12 @@ def nearest_baseline(memcpy: Sequence[MemcpyRecord], size: int) -> MemcpyRecord 
 
 
 def bandwidth_rows(
-    merged: CombinedResults,
+    combined: CombinedResults,
 ) -> list[tuple[ResultRecord, int, float, float, MemcpyRecord | None]]:
     """(result, data bytes, steady median ms, GB/s, baseline) for every large timed result."""
-    memcpy = {t["id"]: merged.runs[int(t.get("run", 0))].get("memcpy") or [] for t in merged.targets}
+    memcpy = {t["id"]: combined.runs[int(t.get("run", 0))].get("memcpy") or [] for t in combined.targets}
     rows: list[tuple[ResultRecord, int, float, float, MemcpyRecord | None]] = []
-    for result in merged.results:
+    for result in combined.results:
         size = data_bytes(result.get("params") or {})
         median = _median(result)
         if size is None or size < LARGE_BYTES or not median:
@@ -219,8 +219,8 @@ def bandwidth_rows(
     return rows
 
 
-def bandwidth_section(merged: CombinedResults) -> Html:
-    rows = bandwidth_rows(merged)
+def bandwidth_section(combined: CombinedResults) -> Html:
+    rows = bandwidth_rows(combined)
     if not rows:
         return tag("p", f"No timed result has {LARGE_BYTES // 1024 // 1024} MiB of data or more.")
     body = []
@@ -282,12 +282,12 @@ def _top(ranked: list[tuple[float, ResultRecord]], what: str) -> Html:
     return table(["item", "target", what], rows)
 
 
-def section(merged: CombinedResults) -> Html:
-    totals = _phase_totals(merged)
-    medians: dict[str, list[float]] = {t["id"]: [] for t in merged.targets}
+def section(combined: CombinedResults) -> Html:
+    totals = _phase_totals(combined)
+    medians: dict[str, list[float]] = {t["id"]: [] for t in combined.targets}
     steady: list[tuple[float, ResultRecord]] = []
     prepare: list[tuple[float, ResultRecord]] = []
-    for result in merged.results:
+    for result in combined.results:
         median = _median(result)
         timing = result.get("timing") or {}
         if median:
@@ -336,7 +336,7 @@ def section(merged: CombinedResults) -> Html:
             ),
             spread_chart(medians),
             tag("h3", "Large cases: effective bandwidth against a memory copy"),
-            bandwidth_section(merged),
+            bandwidth_section(combined),
             tag("h3", "Slowest steady-state runs"),
             _top(steady, "steady median"),
             tag("h3", "Slowest to build and compile"),

@@ -1,4 +1,4 @@
-"""From merged results to what the page shows: one-line summaries, and the lean data it embeds.
+"""From combined results to what the page shows: one-line summaries, and the lean data it embeds.
 
 A report must open fast with tens of thousands of results, so the page holds the data once, as
 JSON, and builds only the visible part of the matrix. That JSON is shaped for size: every
@@ -25,7 +25,7 @@ from conformance.results.records import (
     TimingRecord,
 )
 from conformance.results.result import JSON
-from conformance.statuses import DEVIATING, LETTERS, STATUSES, groups
+from conformance.statuses import LETTERS, STATUSES, groups
 
 #: Name and version of the embedded data layout (the page's script reads it).
 DATA_FORMAT = "conformance.report-data/1"
@@ -154,7 +154,7 @@ def _timing(timing: TimingRecord | None) -> list[Any] | int:
     return [*phases, steady]
 
 
-def view_data(merged: CombinedResults) -> JSON:
+def view_data(combined: CombinedResults) -> JSON:
     """The page's data. Layout (indices point into the named lists, -1 meaning none):
 
     - ``s``: the string table; ``cases[i]``: ``{id, t (title), n (note), d (dtype), g (tags),
@@ -173,7 +173,7 @@ def view_data(merged: CombinedResults) -> JSON:
     cases: list[JSON] = []
     tag_set: set[str] = set()
     dtype_set: set[str] = set()
-    for result in merged.results:
+    for result in combined.results:
         case_id = result["case"]
         if case_id in case_index:
             continue
@@ -202,18 +202,18 @@ def view_data(merged: CombinedResults) -> JSON:
     for case in cases:
         case["d"] = dtype_list.index(case["d"])
         case["g"] = [tags.index(tag) for tag in case["g"]]
-    op_list = sorted({result["op"] for result in merged.results}, key=op_order)
-    target_list = [target["id"] for target in merged.targets]
+    op_list = sorted({result["op"] for result in combined.results}, key=op_order)
+    target_list = [target["id"] for target in combined.targets]
     target_index = {tid: number for number, tid in enumerate(target_list)}
     item_keys = sorted(
-        {(case_index[result["case"]], op_list.index(result["op"])) for result in merged.results}
+        {(case_index[result["case"]], op_list.index(result["op"])) for result in combined.results}
     )
     item_index = {key: number for number, key in enumerate(item_keys)}
     items: list[list[Any]] = [[case, op, -1, -1, 0] for case, op in item_keys]
     status_index: dict[str, int] = {status: number for number, status in enumerate(STATUSES)}
     rows: list[list[Any]] = []
     extras: list[JSON] = []
-    for result in merged.results:
+    for result in combined.results:
         number = item_index[(case_index[result["case"]], op_list.index(result["op"]))]
         dtype = result["params"].get("data", {}).get("dtype", "?")
         item = items[number]
@@ -241,9 +241,8 @@ def view_data(merged: CombinedResults) -> JSON:
         "format": DATA_FORMAT,
         "statuses": list(STATUSES),
         "letters": [LETTERS[status] for status in STATUSES],
-        "deviating": sorted(status_index[status] for status in DEVIATING),
         "groups": {name: [status_index[status] for status in members] for name, members in groups().items()},
-        "targets": [_target_view(target, merged.runs) for target in merged.targets],
+        "targets": [_target_view(target, combined.runs) for target in combined.targets],
         "ops": op_list,
         "tags": tags,
         "dtypes": dtype_list,

@@ -66,7 +66,7 @@ def combine(documents: Sequence[ResultsDocument], names: Sequence[str] | None = 
             for label, document in zip(labels, documents, strict=True)
         )
         raise ResultsFileError(
-            "cannot merge results of different case corpora (suite digests differ: "
+            "cannot combine results of different case corpora (suite digests differ: "
             f"{listing}); run them on the same cases, or report each on its own"
         )
     by_key: dict[str, ResultRecord] = {}

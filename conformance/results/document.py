@@ -19,13 +19,14 @@ import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any, cast
 
 import jsonschema
 
 from conformance import schema as schemas
-from conformance.errors import ResultsFileError
+from conformance.errors import ResultsFileError, UsageError
 from conformance.results.records import (
     SCHEMA_NAME,
     ResultsDocument,
@@ -34,7 +35,6 @@ from conformance.results.records import (
     TargetRecord,
 )
 from conformance.results.result import Result
-from conformance.statuses import STATUSES
 
 SCHEMA = SCHEMA_NAME
 FILE_NAME = "results.json"
@@ -45,10 +45,31 @@ def schema() -> dict[str, Any]:
     return schemas.load("results")
 
 
+def _simple_nodes(node: Any, found: dict[int, tuple[type, ...]]) -> dict[int, tuple[type, ...]]:
+    """Nodes that only give a scalar type (a string, a number ...), by id: the reader checks a
+    value against them inline, which is most of the schema's nodes and most of a file's values."""
+    if isinstance(node, dict):
+        kinds = node.get("type")
+        names = [kinds] if isinstance(kinds, str) else kinds or []
+        if set(node) <= {"type", "description"} and names and not {"object", "array"} & set(names):
+            found[id(node)] = tuple(kind for name in names for kind in _JSON_TYPES[name] if kind is not bool)
+        for child in node.values():
+            _simple_nodes(child, found)
+    elif isinstance(node, list):
+        for child in node:
+            _simple_nodes(child, found)
+    return found
+
+
 def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    """Replace ``path`` with ``text`` in one step; a UsageError names a path that cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise UsageError(f"{path}: is a directory; name a file to write")
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot be written: {error.strerror or error}") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
@@ -94,43 +115,104 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+class _Mismatch(Exception):
+    """Where the structure breaks: the path inside the document (built while unwinding) and why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path: list[str] = []
+
+
+#: The schema's scalar-only nodes (see _simple_nodes); bool never passes the inline check.
+_SIMPLE: dict[int, tuple[type, ...]] = {}
+
+#: Item types whose arrays are checked in one pass (bool is not an int here, as in JSON).
+_SCALAR_ITEMS: dict[object, type] = {"integer": int, "string": str}
+
+
+@cache
+def _allowed(kinds: str | tuple[str, ...]) -> tuple[type, ...]:
+    return tuple(
+        kind for name in ([kinds] if isinstance(kinds, str) else kinds) for kind in _JSON_TYPES[name]
+    )
+
+
+def _check(value: Any, node: Mapping[str, Any]) -> None:
+    """Raise _Mismatch where ``value`` breaks the structure ``node`` of the schema declares.
+
+    The part of JSON Schema a reader relies on: types, required keys, the keys' own schemas,
+    array items, enums and constants (not patterns or bounds: the full check is :func:`validate`,
+    thorough but four times slower). Cheap enough for every read, so that a consumer never meets
+    a missing key or a value of the wrong type.
+    """
+    if "$ref" in node:
+        node = schema()["$defs"][node["$ref"].rpartition("/")[2]]
+    kinds = node.get("type")
+    if kinds is not None:
+        allowed = _allowed(kinds if isinstance(kinds, str) else tuple(kinds))
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            names = kinds if isinstance(kinds, str) else " or ".join(kinds)
+            raise _Mismatch(f"is a JSON {_json_name(value)}, not {names}")
+    if "const" in node and value != node["const"]:
+        raise _Mismatch(f"is {value!r}, not {node['const']!r}")
+    if "enum" in node and value not in node["enum"]:
+        raise _Mismatch(f"{value!r} is none of {', '.join(map(str, node['enum']))}")
+    key: str | int = ""
+    try:
+        if isinstance(value, dict):
+            missing = [name for name in node.get("required", ()) if name not in value]
+            if missing:
+                raise _Mismatch(f"lacks {', '.join(missing)}")
+            for key, child in node.get("properties", {}).items():
+                if key in value:
+                    simple = _SIMPLE.get(id(child))
+                    if simple is None or not isinstance(value[key], simple) or type(value[key]) is bool:
+                        _check(value[key], child)  # a structure, or a mismatch to describe
+            extra = node.get("additionalProperties")
+            if isinstance(extra, dict):
+                for key in value:
+                    _check(value[key], extra)
+        elif isinstance(value, list) and "items" in node:
+            items = node["items"]
+            scalar = _SCALAR_ITEMS.get(items.get("type")) if len(items) == 1 else None
+            if scalar is not None and all(type(item) is scalar for item in value):
+                return  # a shape, a list of tags: the common case, checked in one pass
+            for key, item in enumerate(value):  # noqa: B007 (the except clause reads key)
+                _check(item, items)
+    except _Mismatch as mismatch:
+        if key != "":
+            mismatch.path.append(str(key))
+        raise
+
+
+def _json_name(value: Any) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(type(value), "number")
+
+
 def _problem(body: Any) -> str | None:
-    """What keeps ``body`` from being a results document, checked key by key where readers rely on
-    it (the full JSON Schema check, :func:`validate`, is thorough but too slow for every read)."""
-    if not isinstance(body, dict):
-        return f"the file holds a JSON {type(body).__name__}, not an object"
-    if body.get("schema") != SCHEMA:
+    """What keeps ``body`` from being a results document of this schema, or None."""
+    if not _SIMPLE:
+        _simple_nodes(schema(), _SIMPLE)
+    if isinstance(body, dict) and body.get("schema") != SCHEMA:
         return f"not a results file of schema {SCHEMA} (got {body.get('schema')!r})"
-    spec = schema()
-    for part, names in (
-        ("", spec["required"]),
-        ("suite", spec["properties"]["suite"]["required"]),
-        ("run", spec["properties"]["run"]["required"]),
-    ):
-        value = body.get(part) if part else body
-        if not isinstance(value, dict):
-            return f"{part} is not an object"
-        missing = [name for name in names if name not in value]
-        if missing:
-            return f"{part or 'the file'} lacks {', '.join(missing)}"
-    for name in ("adapters", "results"):
-        if not isinstance(body[name], list) or not all(isinstance(entry, dict) for entry in body[name]):
-            return f"{name} is not a list of objects"
-    per_target = spec["properties"]["adapters"]["items"]["required"]
-    for number, entry in enumerate(body["adapters"]):
-        missing = [name for name in per_target if name not in entry]
-        if missing:
-            return f"adapters/{number} lacks {', '.join(missing)}"
-    per_result = spec["$defs"]["result"]["required"]
-    for number, result in enumerate(body["results"]):
-        missing = [name for name in per_result if name not in result]
-        if missing:
-            return f"results/{number} lacks {', '.join(missing)}"
-        if result["status"] not in STATUSES:
-            return f"results/{number}/status {result['status']!r} is none of {', '.join(STATUSES)}"
-        for name in ("params", "expected", "actual", "timing"):
-            if not isinstance(result[name], dict):
-                return f"results/{number}/{name} is not an object"
+    try:
+        _check(body, schema())
+    except _Mismatch as mismatch:
+        where = "/".join(reversed(mismatch.path)) or "the file"
+        return f"{where} {mismatch.reason}"
     return None
 
 

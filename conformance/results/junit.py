@@ -17,6 +17,8 @@ from conformance.results.document import write_atomically
 from conformance.results.result import Result
 from conformance.statuses import JUNIT_ERRORS, JUNIT_FAILURES, JUNIT_SKIPPED
 
+FILE_NAME = "junit.xml"
+
 
 def _clean(text: str) -> str:
     """XML 1.0 cannot hold most control characters; hostile backend messages may contain them."""

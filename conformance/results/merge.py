@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import ids
-from conformance.corpus import catalogue as ops
+from conformance.corpus import catalogue
 from conformance.errors import MergeError
 from conformance.results import document as results_file
 from conformance.results import junit
@@ -147,7 +147,7 @@ def _order(
     files = [
         {name: rank for rank, name in enumerate(document["suite"].get("files", []))} for document in documents
     ]
-    catalogue = {op: rank for rank, op in enumerate(ops.OPS)}
+    op_rank = {op: rank for rank, op in enumerate(catalogue.OPS)}
 
     def key(placed: tuple[ResultRecord, int]) -> tuple[Any, ...]:
         result, number = placed
@@ -161,7 +161,7 @@ def _order(
             file_rank,
             int(line) if line.isdigit() and file_rank < len(files[number]) else 0,
             result["case"],  # two cases written on one line: by id
-            catalogue.get(result["op"], len(catalogue)),
+            op_rank.get(result["op"], len(op_rank)),
             result["op"],
         )
 
@@ -332,5 +332,5 @@ def write(
     if any(out.resolve() == Path(path).resolve() for path in paths):
         raise MergeError(f"{out} is one of the files being merged; choose another output directory")
     results_file.write(out, merged.document)
-    junit.write(out_dir / "junit.xml", results(merged))
-    return merged, [out, out_dir / "junit.xml"]
+    junit.write(out_dir / junit.FILE_NAME, results(merged))
+    return merged, [out, out_dir / junit.FILE_NAME]

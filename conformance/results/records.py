@@ -7,8 +7,6 @@ a key existed, or keys only some results carry). Keep them in step with the JSON
 validates documents built from these types against it.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal, NotRequired, TypedDict
 
 from conformance.statuses import Status

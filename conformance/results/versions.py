@@ -2,7 +2,7 @@
 
 A compatibility matrix runs the same corpus against several released versions of one backend,
 each run relabelled (``conformance run --label openvino@2024.6.0``) so that their target ids
-do not collide when the results files are merged. This module lines those runs up: per series
+do not collide when the results files are combined. This module lines those runs up: per series
 (backend, route, device) the status of every item under every version, the items whose status
 differs between versions with a verdict, and per-version totals.
 
@@ -88,7 +88,9 @@ class Series:
 
     @property
     def name(self) -> str:
-        return ids.target_id(self.backend, self.route, self.device)
+        """``backend/route/device``: the target id's shape, with the backend in the adapter's place
+        (each version's results carry their own label there)."""
+        return f"{self.backend}/{self.route}/{self.device}"
 
     def steps_per_version(self) -> dict[str, Counter[str]]:
         """For each version: how many items it introduced, fixed or changed."""
@@ -122,15 +124,15 @@ def steps(versions: Sequence[str], statuses: Sequence[str | None]) -> tuple[Step
     return tuple(found)
 
 
-def compare(merged: CombinedResults) -> list[Series]:
+def compare(combined: CombinedResults) -> list[Series]:
     """Every (backend, route, device) that ran under two or more versions, with its changed items."""
-    entries: dict[str, CombinedTarget] = {target["id"]: target for target in merged.targets}
+    entries: dict[str, CombinedTarget] = {target["id"]: target for target in combined.targets}
     # (backend, route, device) -> version -> item -> result
     grouped: dict[tuple[str, str, str], dict[str, dict[str, ResultRecord]]] = defaultdict(
         lambda: defaultdict(dict)
     )
     labels: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
-    for result in merged.results:
+    for result in combined.results:
         entry = entries.get(ids.record_target(result))
         backend = entry.get("backend", result["adapter"]) if entry else result["adapter"]
         version = entry.get("version", "?") if entry else "?"
@@ -145,7 +147,7 @@ def compare(merged: CombinedResults) -> list[Series]:
         versions = tuple(sorted(by_version, key=version_key))
         items = sorted(
             {item for results in by_version.values() for item in results},
-            key=lambda item: (op_order(item.partition("::")[2]), item),
+            key=lambda item: (op_order(ids.split_item_id(item)[1]), item),
         )
         rows = []
         for item in items:
@@ -154,7 +156,7 @@ def compare(merged: CombinedResults) -> list[Series]:
             if len({status for status in statuses if status is not None}) < 2:
                 continue
             messages = tuple("" if r is None else str(r.get("message") or "") for r in picked)
-            rows.append(Row(item, item.partition("::")[2], statuses, messages, steps(versions, statuses)))
+            rows.append(Row(item, ids.split_item_id(item)[1], statuses, messages, steps(versions, statuses)))
         totals = tuple(Counter(str(r["status"]) for r in by_version[v].values()) for v in versions)
         found.append(Series(*key, versions, tuple(labels[key][v] for v in versions), totals, tuple(rows)))
     return found
@@ -164,7 +166,7 @@ def _summary_lines(series: Series) -> list[str]:
     """Changes grouped by (op, verdict): the short answer to "what did each release change"."""
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for row in series.rows:
-        groups[(row.op, row.verdict)].append(row.item.partition("::")[0])
+        groups[(row.op, row.verdict)].append(ids.split_item_id(row.item)[0])
     lines = []
     for (op, verdict), cases in sorted(groups.items(), key=lambda kv: (op_order(kv[0][0]), kv[0][1])):
         shown = ", ".join(cases[:3]) + (f", … (+{len(cases) - 3})" if len(cases) > 3 else "")
@@ -197,10 +199,10 @@ def terminal(found: Sequence[Series], rows: int = TERMINAL_ROWS) -> str:
     return "\n".join(out).rstrip()
 
 
-def has_versions(merged: CombinedResults) -> bool:
+def has_versions(combined: CombinedResults) -> bool:
     """True when some backend's results come from two or more versions (the tab is worth showing)."""
     seen: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    for target in merged.targets:
+    for target in combined.targets:
         key = (str(target.get("backend")), str(target.get("route")), str(target.get("device")))
         seen[key].add(str(target.get("version")))
     return any(len(versions) > 1 for versions in seen.values())

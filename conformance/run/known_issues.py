@@ -49,7 +49,10 @@ def parse(text: str, source: str, adapter: str) -> list[KnownIssue]:
     try:
         body = yaml.safe_load(text) or {}
     except yaml.YAMLError as error:
-        raise KnownIssuesError(f"{source}: not valid YAML: {error}") from error
+        mark = getattr(error, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise KnownIssuesError(f"{where}: not valid YAML: {problem}") from None
     entries = body.get("known_issues", []) if isinstance(body, dict) else None
     if not isinstance(entries, list):
         raise KnownIssuesError(f"{source}: expected a mapping with a 'known_issues' list")
@@ -96,9 +99,9 @@ def _statuses(value: object, where: str) -> tuple[Status, ...]:
     return tuple(status for status in STATUSES if status in listed)
 
 
-def shipped(adapter: str, reference: str) -> list[KnownIssue]:
+def shipped(adapter: str, import_path: str) -> list[KnownIssue]:
     """The file an adapter package ships beside its module, if any."""
-    package = reference.partition(":")[0].split(".")[0]
+    package = import_path.partition(":")[0].split(".")[0]
     try:
         path = resources.files(package) / FILE_NAME
         if not path.is_file():
@@ -109,7 +112,15 @@ def shipped(adapter: str, reference: str) -> list[KnownIssue]:
 
 
 def from_file(path: Path, adapter: str = "*") -> list[KnownIssue]:
-    return parse(path.read_text(encoding="utf-8"), str(path), adapter)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise KnownIssuesError(
+            f"{path}: cannot read a known-issues file: {error.strerror or error}"
+        ) from None
+    except UnicodeDecodeError as error:
+        raise KnownIssuesError(f"{path}: not UTF-8 text ({error.reason})") from None
+    return parse(text, str(path), adapter)
 
 
 def apply(result: Result, issues: Sequence[KnownIssue]) -> Result:

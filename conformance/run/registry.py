@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from conformance.corpus import catalogue as ops
+from conformance.corpus import catalogue
 from conformance.errors import PluginError
 from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Target
 
@@ -42,7 +42,7 @@ class LoadedAdapter:
     def route_ops(self, route: str) -> list[str]:
         for candidate in self.info.routes:
             if candidate.name == route:
-                return ops.match(candidate.ops)
+                return catalogue.match(candidate.ops)
         raise KeyError(route)
 
 
@@ -107,10 +107,10 @@ def _check_info(where: str, spec: str, reference: str, info: object) -> None:
     if not info.devices:
         raise PluginError(f"{where}: info() lists no devices")
     for route in info.routes:
-        if not ops.match(route.ops):
+        if not catalogue.match(route.ops):
             raise PluginError(
                 f"{where}: route {route.name!r} runs {list(route.ops)}, which match no op "
-                f"(known: {', '.join(ops.OPS)})"
+                f"(known: {', '.join(catalogue.OPS)})"
             )
     names = [route.name for route in info.routes]
     if len(set(names)) != len(names):

@@ -226,6 +226,6 @@ def _write(
     results_file.write(path, results_file.build(suite, run, adapters, results))
     written = [path]
     if config.junit:
-        junit.write(config.out / "junit.xml", results)
-        written.append(config.out / "junit.xml")
+        junit.write(config.out / junit.FILE_NAME, results)
+        written.append(config.out / junit.FILE_NAME)
     return written

@@ -2,7 +2,7 @@
 
 The reference decides on shapes alone (Split's validity never depends on element values), and
 returns piece bounds rather than arrays; :meth:`Pieces.take` then cuts the data with explicit
-slices. Keeping the arithmetic apart from the data lets the same verdict judge any fill and
+slices. Keeping the arithmetic apart from the data lets the same answer judge any fill and
 lets property tests check the arithmetic directly.
 """
 
@@ -86,7 +86,7 @@ class Reading:
 class SpecAnswer:
     """The reference's answer: one reading, or several when the spec admits more than one.
 
-    An ambiguous verdict carries ``ambiguity``, the reason the text allows several readings,
+    An ambiguous answer carries ``ambiguity``, the reason the text allows several readings,
     so results against it are shown side by side instead of scored.
     """
 
@@ -99,7 +99,7 @@ class SpecAnswer:
 
     @classmethod
     def wrap(cls, answer: SpecAnswer | SpecOutcome) -> SpecAnswer:
-        """A verdict from what an op's rules return: a plain outcome, or a verdict already."""
+        """An answer from what an op's rules return: a plain outcome, or an answer already."""
         return answer if isinstance(answer, SpecAnswer) else cls.of(answer)
 
     @property
@@ -108,5 +108,5 @@ class SpecAnswer:
 
     @property
     def outcome(self) -> SpecOutcome:
-        """The first reading's outcome: the only one unless the verdict is ambiguous."""
+        """The first reading's outcome: the only one unless the answer is ambiguous."""
         return self.readings[0].outcome

@@ -47,7 +47,7 @@ VERSIONS = {
 
 
 def split(version: int, request: SplitRequest) -> SpecAnswer | Pieces:
-    """The verdict of ONNX Split-``version`` on ``request``."""
+    """The answer of ONNX Split-``version`` to ``request``."""
     spec = VERSIONS[version]
     if request.dtype not in spec.types:
         raise RuleViolation(

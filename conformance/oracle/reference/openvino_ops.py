@@ -4,7 +4,7 @@ The texts type the axis (and VariadicSplit's lengths) as "any integer type", req
 axis for Split-1 while VariadicSplit-1 also takes shape [1], and bound Split-1's num_splits to
 [1, data.shape[axis]]. VariadicSplit gives its axis and its lengths the same type variable T2;
 whether that forbids mixing int32 and int64 is a reading of a convention, not a stated rule,
-so such a request gets an ambiguous verdict.
+so such a request gets an ambiguous answer.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _axis(request: SplitRequest, spec: str, *, shape_one: bool) -> int:
         raise RuleViolation(
             "axis-shape", f"{spec}: the axis input must be a scalar; got a tensor of shape {graph.axis_shape}"
         )
-    assert request.axis is not None, "ops.why_not_applicable keeps axis-less cases away"
+    assert request.axis is not None, "catalogue.why_not_applicable keeps axis-less cases away"
     return normalize_axis(request.axis, len(request.shape), spec)
 
 
