@@ -205,6 +205,8 @@ def _result(rng: random.Random, case: JSON, op: str, target: str) -> JSON:
                 "num_outputs": "auto",
             },
             "tags": case["tags"],
+            "title": f"{case['form']} {case['value']} on axis {case['axis']} of {case['shape']}",
+            "note": None,
             "source": f"{op.split('.')[0]}-Split spec, Inputs",
             "location": f"cases/synthetic.yaml:{int(case['id'][-5:]) * 3 + 2}",
         },
@@ -373,7 +375,7 @@ def main() -> int:
             source.write_text(json.dumps(synthesize(args.results)), encoding="utf-8")
         out = Path(scratch) / "index.html"
         start = time.perf_counter()
-        report.write([source], out, root=Path(scratch))
+        report.write([source], out)
         generation = time.perf_counter() - start
         count = len(json.loads(source.read_text(encoding="utf-8"))["results"])
         size = out.stat().st_size
