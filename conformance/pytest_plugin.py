@@ -166,6 +166,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
+def _corpus_paths(config: pytest.Config, items: list[ConformanceItem]) -> tuple[str, ...]:
+    """The corpus as the command line named it (``pytest cases/`` stands for ``--cases cases/``),
+    so the suite digest is the one ``conformance run`` computes for the same corpus and results of
+    both front doors merge, report and diff together; the collected files when no path was named."""
+    collected = {Path(item.path).resolve() for item in items}
+    named = [Path(argument.split("::")[0]) for argument in config.args]
+    corpus = [
+        path
+        for path in named
+        if (path.is_dir() and any(file.is_relative_to(path.resolve()) for file in collected))
+        or path.resolve() in collected
+    ]
+    return tuple(str(path) for path in corpus) or tuple(sorted(str(file) for file in collected))
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Run every selected item through the executor before pytest walks the items.
 
@@ -179,9 +194,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     items = [item for item in session.items if isinstance(item, ConformanceItem)]
     if not items:
         return
-    files = tuple(sorted({str(item.path) for item in items}))
     run_config = _run_config(
-        config, files, keys=frozenset(item.job.key for item in items), shard=config.stash.get(_SHARD, None)
+        config,
+        _corpus_paths(config, items),
+        keys=frozenset(item.job.key for item in items),
+        shard=config.stash.get(_SHARD, None),
     )
     try:
         plan = planning.plan(run_config, config.stash[_LOADED])

@@ -108,3 +108,43 @@ def test_engine_errors_are_pytest_usage_errors(project: pytest.Pytester) -> None
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--conformance-shard*4/3*between 1 and N*"])
+
+
+def test_pytest_and_cli_shards_merge_into_the_unsharded_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One digest per corpus: a pytest shard and CLI shards of one checkout merge into one run."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    corpus = pytester.mkdir("corpus")
+    lines = [
+        "defaults: {source: plugin tests, data: {dtype: int32, shape: [12]}, ops: [numpy.array_split]}",
+        "cases:",
+    ]
+    lines += [f"  - {{id: piece-{n}, title: t, axis: 0, indices: [{n}]}}" for n in range(1, 13)]
+    (corpus / "many.yaml").write_text("\n".join(lines) + "\n")
+    (corpus / "empty-for-this-adapter.yaml").write_text(
+        "cases:\n  - {id: only-torch, title: t, source: s, ops: [torch.chunk],"
+        " data: {shape: [4], dtype: int32}, axis: 0, parts: 2}\n"
+    )
+
+    def cli(*arguments: str) -> None:
+        done = pytester.run(sys.executable, "-m", "conformance.cli", *arguments)
+        assert done.ret in (0, 1), done.stderr.str()
+
+    adapter = ("--adapter", "fake_adapters:Liar")
+    cli("run", "--cases", "corpus", *adapter, "--out", "whole")
+    cli("run", "--cases", "corpus", *adapter, "--shard", "1/3", "--out", "one")
+    cli("run", "--cases", "corpus", *adapter, "--shard", "3/3", "--out", "three")
+    pytester.runpytest_subprocess(
+        "corpus", *adapter, "--conformance-shard", "2/3", "--conformance-out", "two"
+    )
+    cli("merge", "one/results.json", "two/results.json", "three/results.json", "-o", "merged")
+
+    def results(folder: str) -> list[tuple[str, str, str]]:
+        document = json.loads((pytester.path / folder / "results.json").read_text())
+        return [(r["case"], r["op"], r["status"]) for r in document["results"]]
+
+    whole = json.loads((pytester.path / "whole" / "results.json").read_text())
+    two = json.loads((pytester.path / "two" / "results.json").read_text())
+    assert two["suite"]["digest"] == whole["suite"]["digest"]
+    assert results("two") and results("merged") == results("whole")

@@ -4,7 +4,8 @@ The versions differ in more than the changelog headline, and each difference is 
 - type lists: Split-1 takes float16/float/double only; -2 and -11 every type but bfloat16;
   -13 and -18 add bfloat16;
 - axis: Split-1 states no default (an omitted axis is ambiguous), -2 defaults to 0, negative
-  values exist from -11 on;
+  values are defined from -11 on (before, a negative axis in range is ambiguous: the text is
+  silent, and ONNX's own Split-2 shape inference counts it from the back);
 - split: an attribute (Split-1 also as a second input of type T), an int64 input from -13;
 - piece count: from the declared outputs (equal parts, which must divide) until -18 adds
   num_outputs, with ceil-sized pieces and a smaller last one; -18 demands exactly one of split
@@ -59,14 +60,42 @@ def split(version: int, request: SplitRequest) -> SpecAnswer | Pieces:
     return _on_axis(spec, request, 0 if request.axis is None else request.axis)
 
 
+#: Why a negative axis is an open point before Split-11 (docs/specs.md, "Ambiguous points").
+NEGATIVE_AXIS_AMBIGUITY = (
+    "Split-1 and Split-2 neither define negative axis values nor forbid them (the range and 'counting "
+    "from the back' arrive with Split-11); ONNX's own shape inference for Split-2 counts a negative "
+    "axis from the back, and ONNX's model tests (test_GLU) rely on it"
+)
+
+
 def _on_axis(spec: _Version, request: SplitRequest, axis_value: int) -> SpecAnswer | Pieces:
-    axis = normalize_axis(axis_value, len(request.shape), spec.spec, negative=spec.negative_axis)
+    rank = len(request.shape)
+    if axis_value < 0 and not spec.negative_axis and rank and -rank <= axis_value:
+        return _negative_axis(spec, request, axis_value)
+    axis = normalize_axis(axis_value, rank, spec.spec, negative=spec.negative_axis)
     dim = request.shape[axis]
     if request.form.kind == "lengths":
         assert isinstance(request.form.value, tuple)
         return _split_given(spec, request, axis, list(request.form.value), dim)
     assert isinstance(request.form.value, int)
     return _count_given(spec, request, axis, request.form.value, dim)
+
+
+def _negative_axis(spec: _Version, request: SplitRequest, axis_value: int) -> SpecAnswer:
+    """A negative axis in range, before Split-11: rejected by one reading, counted from the back by
+    the other (the reading ONNX's own tools take for Split-2)."""
+    refused = Rejection(
+        "axis-negative",
+        f"{spec.spec} defines no negative axis (counting from the back arrives with Split-11); got {axis_value}",
+    )
+    try:
+        counted = SpecAnswer.wrap(_on_axis(spec, request, axis_value + len(request.shape))).outcome
+    except RuleViolation as violation:
+        counted = violation.rejection
+    return SpecAnswer(
+        (Reading(refused, "no negative axis before Split-11"), Reading(counted, "counted from the back")),
+        ambiguity=NEGATIVE_AXIS_AMBIGUITY,
+    )
 
 
 def _omitted_axis(spec: _Version, request: SplitRequest) -> SpecAnswer:

@@ -30,13 +30,9 @@ class RuleViolation(Exception):
 def normalize_axis(axis: int, rank: int, spec: str, *, negative: bool = True) -> int:
     """The axis as a dimension index in [0, rank), or a violation of ``spec``'s axis range.
 
-    ``negative=False`` is for texts that define no negative axis (ONNX Split-1 and -2).
+    ``negative=False`` is for texts that define no negative axis (ONNX Split-1 and -2, whose
+    callers read a negative axis in range as an open point before calling this).
     """
-    if axis < 0 and not negative:
-        raise RuleViolation(
-            "axis-negative",
-            f"{spec} defines no negative axis (counting from the back arrives with Split-11); got {axis}",
-        )
     low = -rank if negative else 0
     if rank == 0:
         raise RuleViolation(
