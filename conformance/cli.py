@@ -26,7 +26,7 @@ from conformance.oracle.corpus_check import check_corpus
 from conformance.report import certificate_page, diff_page, versions_page
 from conformance.results import diff as run_diff
 from conformance.results import document as results_file
-from conformance.results import merge, versions
+from conformance.results import findings, merge, versions
 from conformance.run import planning, registry, runner
 from conformance.run.progress import green, summary_table
 from conformance.run.shard import Shard
@@ -122,6 +122,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 130
     page = publishing.run_report(outcome.written[0])
     print(summary_table(outcome.results))
+    print(findings.terminal(findings.findings(result.to_json() for result in outcome.results)))
     for issue in outcome.stale:
         print(
             f"warning: known issue {issue.id} ({issue.source}) matched no result; remove it if fixed",

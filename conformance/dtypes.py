@@ -72,6 +72,15 @@ def name_of(dtype: np.dtype) -> str:
     raise ValueError(f"dtype {dtype} has no name in the suite")
 
 
+def shown_name(dtype: np.dtype) -> str:
+    """The suite's name where it has one, else NumPy's: for outputs of types the suite does not know
+    (a backend returning datetime64 is a dtype mismatch to report, not a failure of the suite)."""
+    try:
+        return name_of(dtype)
+    except ValueError:
+        return str(dtype)
+
+
 def bits_dtype(name: str) -> np.dtype | None:
     """Unsigned type of the same width for float and complex types, else None.
 

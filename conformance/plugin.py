@@ -25,9 +25,15 @@ Optionally, ``reproducer(task, target) -> str | None`` returns Python statements
 task with only the backend, for the reports' copy-paste reproducers. They follow a header that
 imports ``base64`` and ``numpy as np``; :func:`conformance.reproducers.array_code` writes the data.
 
-Any exception from build, compile or run is the backend refusing the input: the suite records
-its type and message and judges it (a pass where the spec says reject, an ``error`` where the
-spec accepts). So an adapter lets backend exceptions through and raises nothing of its own.
+An exception from build, compile or run is judged by where it came from (the suite records
+it as ``actual.raised.origin``): one raised by the backend is the backend refusing the input (a
+pass where the spec says reject, an ``error`` where the spec accepts); one raised by the
+adapter's own code is an adapter defect (``error``, never a pass); one raised by the suite's
+model builders means the request cannot be built (``unsupported``). So an adapter lets backend
+exceptions through untouched, raises :class:`AdapterError` for its own defects, and marks the
+backend's refusals where they surface through its own code: with :func:`backend_calls` around
+calls into native code (a compiled function called from the adapter's frame leaves no Python
+frame of the backend to attribute the exception to), or by raising :class:`BackendRefusal`.
 
 A complete adapter, runnable as is, for a backend that splits with NumPy slicing::
 
@@ -60,7 +66,8 @@ A complete adapter, runnable as is, for a backend that splits with NumPy slicing
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -73,12 +80,15 @@ from conformance.ids import Target
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Adapter",
+    "AdapterError",
     "AdapterInfo",
     "AnyAdapter",
+    "BackendRefusal",
     "Route",
     "Target",
     "Task",
     "Unsupported",
+    "backend_calls",
     "checked_options",
     "comma_list",
     "device_list",
@@ -142,6 +152,38 @@ class Unsupported:
     """The adapter cannot express this task; ``reason`` says what is missing."""
 
     reason: str
+
+
+class AdapterError(Exception):
+    """The adapter's own defect (a table it lacks, a case it mis-built): an ``error``, never a pass."""
+
+
+class BackendRefusal(Exception):
+    """The backend refused the request, said in the adapter's words: for a backend that is itself
+    Python code inside the adapter's package (an emulation), or a refusal the adapter detects in
+    the backend's return value. Raise it ``from`` the backend's exception where there is one."""
+
+
+#: Set on an exception that passed through :func:`backend_calls`: it came from the backend.
+BACKEND_ORIGIN_ATTRIBUTE = "__conformance_backend__"
+
+
+@contextmanager
+def backend_calls() -> Iterator[None]:
+    """Around calls into the backend: any exception leaving the block is the backend's refusal.
+
+    Needed where the backend is native code called straight from the adapter's frame (a pybind
+    or C function raising a plain RuntimeError), which leaves no frame of the backend's package
+    in the traceback; elsewhere the suite attributes exceptions by their traceback.
+    """
+    try:
+        yield
+    except Exception as error:
+        try:
+            setattr(error, BACKEND_ORIGIN_ATTRIBUTE, True)
+        except (AttributeError, TypeError):  # an exception type that takes no attributes
+            raise BackendRefusal(f"{type(error).__name__}: {error}") from error
+        raise
 
 
 @runtime_checkable

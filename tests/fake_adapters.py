@@ -10,10 +10,20 @@ import itertools
 import os
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported
+from conformance.plugin import (
+    AdapterError,
+    AdapterInfo,
+    BackendRefusal,
+    Route,
+    Target,
+    Task,
+    Unsupported,
+    backend_calls,
+)
 
 
 class Slicer:
@@ -115,3 +125,59 @@ class NotAnAdapter:
 class WrongInfo(Slicer):
     def info(self) -> AdapterInfo:
         return {"name": "wrong"}  # type: ignore[return-value]
+
+
+class TableAdapter:
+    """The reviewers' adapters: a numpy backend driven through a lookup table and argument names
+    that can be wrong, with a ``flaw`` option choosing the mistake. None of them may ever pass an
+    invalid case: their exceptions are theirs, not the backend's."""
+
+    name = "table"
+    FUNCTIONS: ClassVar[dict[str, Any]] = {"numpy.split": np.split, "numpy.array_split": np.array_split}
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = dict(options)
+        self.flaw = self.options.get("flaw", "none")
+
+    def info(self) -> AdapterInfo:
+        route = Route("table", tuple(self.FUNCTIONS), "numpy through a table")
+        return AdapterInfo(self.name, "numpy", np.__version__, (route,), ("cpu",), self.options)
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        return None
+
+    def build(self, task: Task, target: Target) -> Task:
+        if self.flaw == "keyerror":
+            return {"my_table": task}["other_table"]  # a lookup the adapter got wrong
+        if self.flaw == "adaptererror":
+            raise AdapterError("no kernel registered for this op")
+        if self.flaw == "builder":
+            from conformance.models import onnx_graphs
+
+            onnx_graphs.version_of(task.op)  # the suite's ONNX builder, handed a numpy op
+        return task
+
+    def compile(self, model: Task, target: Target) -> Task:
+        return model
+
+    def run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
+        if self.flaw == "stub":
+            raise NotImplementedError("run() is not written yet")
+        axis = 0 if task.axis is None else task.axis
+        value = task.form.value
+        argument = list(value) if isinstance(value, tuple) else value
+        function = self.FUNCTIONS[task.op]
+        if self.flaw == "dim":  # torch's keyword given to numpy
+            return function(task.data, argument, dim=axis)  # type: ignore[call-arg]
+        if self.flaw == "datetime":
+            return [
+                piece.view("datetime64[s]")
+                for piece in function(np.zeros(task.data.shape, np.int64), argument, axis)
+            ]
+        if self.flaw == "refusal":
+            try:
+                return function(task.data, argument, axis=axis)
+            except ValueError as error:
+                raise BackendRefusal(f"numpy refused: {error}") from error
+        with backend_calls():
+            return function(task.data, argument, axis=axis)

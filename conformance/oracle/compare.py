@@ -95,7 +95,7 @@ def diff_outputs(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -
             return Mismatch(
                 "shape", f"output {number}: expected shape {list(want.shape)}, got {list(got.shape)}", number
             )
-        want_name, got_name = dtypes.name_of(want.dtype), dtypes.name_of(got.dtype)
+        want_name, got_name = dtypes.name_of(want.dtype), dtypes.shown_name(got.dtype)
         if want_name != got_name:
             return Mismatch("dtype", f"output {number}: expected {want_name}, got {got_name}", number)
         mismatch = diff_values(want, got, want_name, number)

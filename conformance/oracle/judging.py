@@ -4,11 +4,16 @@ A backend either returns outputs or raises. Against a reading that accepts, outp
 compared bit-exactly (count, shapes, dtypes, values) and raising is an ``error``; against a
 reading that rejects, raising is a pass and any outputs are a ``fail`` (it accepted what the
 spec forbids). An ambiguous answer passes when any reading matches, and records which one.
+
+Only the backend can refuse: an exception the adapter's own code raised is an adapter defect
+(``error``, whatever the spec says), and one the suite's model builders raised means the request
+cannot be built (``unsupported``); see :mod:`conformance.run.attribution`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, TypeAlias
 
 import numpy as np
 
@@ -16,14 +21,19 @@ from conformance.oracle.compare import Mismatch, diff_outputs
 from conformance.oracle.reference import Reading, Rejection, SpecAnswer
 from conformance.statuses import Status
 
+#: Who raised an exception: only the backend's can be the refusal a spec asks for.
+Origin: TypeAlias = Literal["backend", "adapter", "suite"]
+
 
 @dataclass(frozen=True)
 class Raised:
-    """A backend's refusal: the phase it came from and the exception it raised."""
+    """An exception an execution ended with: the phase, the exception, and who raised it."""
 
     phase: str  # "build" | "compile" | "run"
     type: str
     message: str
+    origin: Origin = "backend"  # see conformance.run.attribution
+    module: str = ""  # the module that decided the origin
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,18 @@ def judge(
     answer: SpecAnswer, data: np.ndarray, outputs: list[np.ndarray] | None, raised: Raised | None
 ) -> Judgement:
     """The status of one execution: ``outputs`` when the backend returned, ``raised`` when it refused."""
+    if raised is not None and raised.origin == "adapter":
+        return Judgement(
+            "error",
+            f"adapter defect in {raised.phase} ({raised.module}): {raised.type}: {raised.message}; "
+            f"only the backend's refusal counts",
+        )
+    if raised is not None and raised.origin == "suite":
+        return Judgement(
+            "unsupported",
+            f"cannot be built by the suite's model builder ({raised.module}): "
+            f"{raised.type}: {raised.message}",
+        )
     judgements = [_against(reading, data, outputs, raised) for reading in answer.readings]
     if not answer.ambiguous:
         return judgements[0]

@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 from conformance import ids
 from conformance.corpus.catalogue import op_order
 from conformance.report.markup import Content, Html, definitions, join, table, tag, text
 from conformance.report.viewdata import MINUS
 from conformance.results.combined import CombinedResults
+from conformance.results.findings import findings
 from conformance.results.records import KnownIssueRecord, ResultRecord
 from conformance.statuses import LETTERS, NOT_JUDGED, STATUSES
 
@@ -239,11 +241,54 @@ def target_table(combined: CombinedResults) -> Html:
     return table(["target", "backend", "device", "options", "route", "results file"], rows, "targets")
 
 
+def findings_table(combined: CombinedResults) -> Html:
+    """The distinct problems behind the non-pass results, largest first, each linking to the
+    matrix filtered to its target and status with its first result open."""
+    found = findings(combined.results)
+    if not found:
+        return tag("p", "No findings: every result passed or is unsupported.", {"class": "rule"})
+    rows: list[list[Content]] = []
+    for finding in found:
+        query = {"view": "matrix", "target": finding["target"], "status": finding["status"]}
+        if len(finding["ops"]) == 1:
+            query["op"] = finding["ops"][0]
+        query["open"] = finding["representative"]
+        known = finding["known_issue"]
+        rows.append(
+            [
+                tag("a", str(finding["count"]), {"href": "#" + urlencode(query)}),
+                status_badge(finding["status"]),
+                tag("code", finding["target"]),
+                tag("code", finding["family"]),
+                finding["kind"],
+                tag("code", finding["message"]),
+                tag("code", known) if known else "—",
+            ]
+        )
+    total = sum(finding["count"] for finding in found)
+    return join(
+        [
+            tag(
+                "p",
+                f"{len(found)} distinct problems in {total} results: results that share target, op "
+                "family, status, kind and the backend's message (numbers and names masked) are one "
+                "finding. Select a count for its results.",
+                {"class": "rule"},
+            ),
+            table(
+                ["results", "status", "target", "family", "kind", "message", "known issue"], rows, "findings"
+            ),
+        ]
+    )
+
+
 def section(combined: CombinedResults) -> Html:
-    """The whole summary section."""
+    """The whole summary section: the findings first, what a reader came for."""
     return join(
         [
             tag("h2", "Summary"),
+            tag("h3", "Findings"),
+            findings_table(combined),
             tag("h3", "Results per target"),
             status_table(combined),
             tag("h3", "Pass rate per op version"),

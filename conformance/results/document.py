@@ -27,8 +27,10 @@ import jsonschema
 
 from conformance import schema as schemas
 from conformance.errors import ResultsFileError, UsageError
+from conformance.results.findings import findings
 from conformance.results.records import (
     SCHEMA_NAME,
+    SCHEMA_NAMES,
     ResultsDocument,
     RunRecord,
     SuiteRecord,
@@ -87,13 +89,15 @@ def write_atomically(path: Path, text: str) -> None:
 def build(
     suite: SuiteRecord, run: RunRecord, adapters: list[TargetRecord], results: Sequence[Result]
 ) -> ResultsDocument:
-    """The document of one run."""
+    """The document of one run, with its findings."""
+    records = [result.to_json() for result in results]
     return {
         "schema": SCHEMA,
         "suite": suite,
         "run": run,
         "adapters": adapters,
-        "results": [result.to_json() for result in results],
+        "results": records,
+        "findings": findings(records),
     }
 
 
@@ -206,8 +210,8 @@ def _problem(body: Any) -> str | None:
     """What keeps ``body`` from being a results document of this schema, or None."""
     if not _SIMPLE:
         _simple_nodes(schema(), _SIMPLE)
-    if isinstance(body, dict) and body.get("schema") != SCHEMA:
-        return f"not a results file of schema {SCHEMA} (got {body.get('schema')!r})"
+    if isinstance(body, dict) and body.get("schema") not in SCHEMA_NAMES:
+        return f"not a results file of schema {' or '.join(SCHEMA_NAMES)} (got {body.get('schema')!r})"
     try:
         _check(body, schema())
     except _Mismatch as mismatch:

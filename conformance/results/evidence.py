@@ -49,14 +49,7 @@ def params(case: Case) -> ParamsRecord:
 
 def outputs(arrays: Sequence[np.ndarray]) -> list[OutputRecord]:
     """Shapes and dtypes of what a backend returned."""
-    return [{"shape": list(array.shape), "dtype": _dtype_name(array)} for array in arrays]
-
-
-def _dtype_name(array: np.ndarray) -> str:
-    try:
-        return dtypes.name_of(array.dtype)
-    except ValueError:  # a type the suite has no name for: shown as NumPy names it
-        return str(array.dtype)
+    return [{"shape": list(array.shape), "dtype": dtypes.shown_name(array.dtype)} for array in arrays]
 
 
 def expected(answer: SpecAnswer, shape: tuple[int, ...], dtype: str) -> ExpectedRecord:
@@ -83,7 +76,13 @@ def _pieces(pieces: Pieces, shape: tuple[int, ...], dtype: str) -> list[OutputRe
 
 
 def raised(refusal: Raised) -> RaisedRecord:
-    return {"phase": refusal.phase, "type": refusal.type, "message": refusal.message}
+    return {
+        "phase": refusal.phase,
+        "type": refusal.type,
+        "message": refusal.message,
+        "origin": refusal.origin,
+        "module": refusal.module,
+    }
 
 
 def mismatch(found: Mismatch) -> MismatchRecord:

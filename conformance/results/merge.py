@@ -36,6 +36,7 @@ from conformance.errors import MergeError
 from conformance.results import document as results_file
 from conformance.results import junit
 from conformance.results.document import read_documents
+from conformance.results.findings import findings
 from conformance.results.records import (
     MemcpyRecord,
     MergedRunRecord,
@@ -311,6 +312,7 @@ def merge(
         "run": run,
         "adapters": adapters,
         "results": results,
+        "findings": findings(results),
     }
     return MergeResult(document, duplicates, _incomplete(run.get("merged", [])))
 

@@ -11,7 +11,9 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from conformance.statuses import Status
 
-SCHEMA_NAME = "conformance.results/1"
+SCHEMA_NAME = "conformance.results/2"
+#: Every version the reader accepts: /1 lacks ``findings`` and ``raised.origin``, nothing else.
+SCHEMA_NAMES = ("conformance.results/1", SCHEMA_NAME)
 
 
 class OutputRecord(TypedDict):
@@ -44,11 +46,14 @@ class ExpectedRecord(TypedDict, total=False):
 
 
 class RaisedRecord(TypedDict):
-    """The exception a backend raised, and in which phase (build, compile, run)."""
+    """The exception an execution ended with, in which phase (build, compile, run), and who
+    raised it (absent in files written before attribution: the backend)."""
 
     phase: str
     type: str
     message: str
+    origin: NotRequired[Literal["backend", "adapter", "suite"]]
+    module: NotRequired[str]
 
 
 class ActualRecord(TypedDict, total=False):
@@ -213,6 +218,22 @@ class TargetRecord(TypedDict):
     description: NotRequired[str]
 
 
+class FindingRecord(TypedDict):
+    """One distinct problem: the non-pass results that share a signature (results/findings.py)."""
+
+    id: str
+    target: str
+    family: str
+    status: Status
+    kind: str
+    message: str
+    known_issue: str | None
+    count: int
+    ops: list[str]
+    items: list[str]
+    representative: str
+
+
 class ResultsDocument(TypedDict):
     """A whole results file."""
 
@@ -221,3 +242,4 @@ class ResultsDocument(TypedDict):
     run: RunRecord
     adapters: list[TargetRecord]
     results: list[ResultRecord]
+    findings: NotRequired[list[FindingRecord]]

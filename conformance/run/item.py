@@ -24,6 +24,7 @@ from conformance.plugin import AnyAdapter, Target, Task, Unsupported
 from conformance.results import evidence
 from conformance.results.records import ActualRecord
 from conformance.results.result import Result, Timing
+from conformance.run.attribution import attribute
 
 
 def make_task(case: Case, op: str, data: np.ndarray | None = None) -> Task:
@@ -77,9 +78,10 @@ def execute(
             adapter.run(compiled, task)
             steady.append(_ms(start))
         timing["steady_ms"] = tuple(steady)
-    except Exception as error:  # the backend refusing the input: judged, not propagated
+    except Exception as error:  # judged (by who raised it), not propagated
         message = str(error).strip() or repr(error)
-        return None, Raised(phase, type(error).__name__, message), Timing(**timing)
+        who = attribute(error, type(adapter).__module__)
+        return None, Raised(phase, type(error).__name__, message, who.origin, who.module), Timing(**timing)
     return outputs, None, Timing(**timing)
 
 
@@ -100,6 +102,21 @@ def pending_result(case: Case, op: str, target: Target, answer: SpecAnswer | Non
         params=evidence.params(case),
         expected=evidence.expected(answer, case.data.shape, case.data.dtype),
         ambiguous=answer.ambiguous,
+    )
+
+
+def bare_result(case: Case, op: str, target: Target, message: str) -> Result:
+    """An ``error`` result that asks nothing of the reference or the fills: for an item on which
+    they fail themselves, so the item is reported and the worker lives on."""
+    return Result(
+        case=case.id,
+        op=op,
+        adapter=target.adapter,
+        route=target.route,
+        device=target.device,
+        status="error",
+        message=message,
+        params={"title": case.title, "source": case.source, "location": str(case.location)},
     )
 
 

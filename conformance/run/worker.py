@@ -84,7 +84,7 @@ def main(
         os.environ[name] = str(threads)
     # Imported after the thread variables are set: backends read them when they load.
     from conformance.run import registry
-    from conformance.run.item import pending_result, run_item
+    from conformance.run.item import bare_result, pending_result, run_item
 
     loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.LoadedAdapter] = {}
     for entry in preload:
@@ -112,9 +112,12 @@ def main(
             result = run_item(loaded[key].adapter, job.target, job.case, job.op, job.repeat)
         except Exception as error:  # a harness or adapter defect: reported on this item; the worker lives on
             text = "".join(traceback.format_exception(error)).strip()
-            result = pending_result(job.case, job.op, job.target).with_status(
-                "error", f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
-            )
+            message = f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
+            try:
+                result = pending_result(job.case, job.op, job.target).with_status("error", message)
+            except Exception as again:  # the reference itself fails on this case: report it bare
+                failed_too = f"{message}\nand the reference failed too: {type(again).__name__}: {again}"
+                result = bare_result(job.case, job.op, job.target, failed_too)
         # the whole item: data, reference, backend and judging
         elapsed_ms = (time.perf_counter() - started) * 1000
         usage: WorkerRecord = {

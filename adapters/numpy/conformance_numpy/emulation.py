@@ -50,6 +50,7 @@ import numpy as np
 
 from conformance import dtypes
 from conformance.corpus.case import Form, GraphSpec
+from conformance.plugin import BackendRefusal
 
 Pieces = list[np.ndarray]
 
@@ -64,8 +65,11 @@ _ONNX_TYPES = {
 }
 
 
-class SpecViolation(ValueError):
-    """The request breaks a rule of the op's spec; the message names the rule first."""
+class SpecViolation(BackendRefusal, ValueError):
+    """The request breaks a rule of the op's spec; the message names the rule first.
+
+    The emulation is the backend of the ``emulated`` route, so its refusals are the backend's
+    (:class:`~conformance.plugin.BackendRefusal`), although they are raised in the adapter's package."""
 
     def __init__(self, rule: str, detail: str) -> None:
         super().__init__(f"{rule}: {detail}")

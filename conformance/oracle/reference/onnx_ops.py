@@ -86,7 +86,8 @@ def _negative_axis(spec: _Version, request: SplitRequest, axis_value: int) -> Sp
     the other (the reading ONNX's own tools take for Split-2)."""
     refused = Rejection(
         "axis-negative",
-        f"{spec.spec} defines no negative axis (counting from the back arrives with Split-11); got {axis_value}",
+        f"{spec.spec} defines no negative axis (counting from the back arrives with Split-11); "
+        f"got {axis_value}",
     )
     try:
         counted = SpecAnswer.wrap(_on_axis(spec, request, axis_value + len(request.shape))).outcome

@@ -1,0 +1,127 @@
+"""Findings: the non-pass results of a run grouped into the distinct problems behind them.
+
+A run on a young backend can have hundreds of failing rows and a dozen causes. Two results share
+a finding when they have the same signature: the target, the op family (``onnx.Split``, whatever
+the version), the status, what kind of departure it is (the rule the backend should have applied,
+the kind of mismatch, or the exception it raised), the backend's message with its numbers, names
+and quoted values masked, and the known issue that covers it. Each finding keeps its count, its
+items and one representative result (the first in run order, whose reproducers the report shows).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+from conformance import ids
+from conformance.results.records import FindingRecord, ResultRecord
+from conformance.statuses import PASSING
+
+#: What a backend's message says that changes from item to item without changing the problem.
+_BRACKETS = re.compile(r"\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}")
+_MASKS = (
+    (re.compile(r"0x[0-9a-fA-F]+"), "0x#"),
+    (re.compile(r"'[^']*'|\"[^\"]*\""), "'…'"),
+    (re.compile(r"(?<![A-Za-z])-?\d+(\.\d+)?(e[-+]?\d+)?"), "#"),
+    (re.compile(r"(/[\w.-]+)+"), "/…"),
+    (re.compile(r"\s+"), " "),
+)
+#: The prefix an applied known issue puts on a message (the signature has the issue already).
+_KNOWN_PREFIX = re.compile(r"^(known issue \S+: |passes, but listed as known issue \S+: )")
+#: How much of a masked message takes part in the signature (long messages end in detail).
+_MESSAGE_CHARS = 160
+
+
+def masked(message: str) -> str:
+    """A backend's message with what varies between items of one problem masked."""
+    text = _KNOWN_PREFIX.sub("", message.split("\n", 1)[0])
+    for pattern, replacement in _MASKS:
+        text = pattern.sub(replacement, text)
+    for _ in range(4):  # nested lists of shapes, tuples of arguments: innermost first
+        text = _BRACKETS.sub("…", text)
+    return text.strip()[:_MESSAGE_CHARS]
+
+
+def kind(result: ResultRecord) -> str:
+    """What sort of departure: the rule not applied, the mismatch, or the exception raised."""
+    raised = result["actual"].get("raised")
+    rejected = result["expected"].get("rejected")
+    said = _KNOWN_PREFIX.sub("", result["message"])
+    if said.startswith("the worker died"):
+        return "crashed the worker"
+    if said.startswith("no result within"):
+        return "timed out"
+    if result["mismatch"]:
+        return f"mismatch: {result['mismatch']['what']}"
+    if rejected is not None and raised is None:
+        return f"accepted what {rejected['rule']} rejects"
+    if raised is not None:
+        return f"raised {raised['type']} in {raised['phase']}"
+    return result["status"]
+
+
+def _message(result: ResultRecord) -> str:
+    """The backend's own words where there are any; the suite's message otherwise."""
+    raised = result["actual"].get("raised")
+    return raised["message"] if raised is not None else result["message"]
+
+
+def signature(result: ResultRecord) -> tuple[str, ...]:
+    known = result.get("known_issue")
+    return (
+        ids.record_target(result),
+        result["op"].rpartition("-")[0] or result["op"],
+        result["status"],
+        kind(result),
+        masked(_message(result)),
+        known["id"] if known else "",
+    )
+
+
+def findings(results: Iterable[ResultRecord]) -> list[FindingRecord]:
+    """The distinct problems among ``results`` (every status but pass, xpass and unsupported),
+    largest first, then in the order their first result appears."""
+    groups: dict[tuple[str, ...], FindingRecord] = {}
+    for result in results:
+        if result["status"] in PASSING or result["status"] == "unsupported":
+            continue
+        key = signature(result)
+        found = groups.get(key)
+        if found is None:
+            target, family, _, what, message, known = key
+            groups[key] = found = {
+                "id": hashlib.sha256("\0".join(key).encode("utf-8")).hexdigest()[:12],
+                "target": target,
+                "family": family,
+                "status": result["status"],
+                "kind": what,
+                "message": message,
+                "known_issue": known or None,
+                "count": 0,
+                "ops": [],
+                "items": [],
+                "representative": ids.record_key(result),
+            }
+        found["count"] += 1
+        found["items"].append(ids.record_item(result))
+        if result["op"] not in found["ops"]:
+            found["ops"].append(result["op"])
+    ordered = list(groups.values())
+    return sorted(ordered, key=lambda finding: -finding["count"])
+
+
+def terminal(found: list[FindingRecord], limit: int = 10) -> str:
+    """The largest findings, a line each, for the end of ``conformance run``."""
+    if not found:
+        return "findings: none (every result passed, or is unsupported)"
+    lines = [f"findings: {len(found)} distinct problems in {sum(f['count'] for f in found)} results"]
+    for finding in found[:limit]:
+        known = f" [known issue {finding['known_issue']}]" if finding["known_issue"] else ""
+        lines.append(
+            f"  {finding['count']:>5} {finding['status']:<8} {finding['target']:<28} {finding['family']:<20} "
+            f"{finding['kind']}: {finding['message'][:70]}{known}"
+        )
+    if len(found) > limit:
+        lines.append(f"  ... and {len(found) - limit} more (results.json 'findings', the report's summary)")
+    return "\n".join(lines)
