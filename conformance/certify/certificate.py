@@ -35,6 +35,7 @@ from typing import Any
 from conformance import ids
 from conformance.certify.profiles import Role
 from conformance.corpus.catalogue import OPS
+from conformance.results.findings import findings
 from conformance.results.result import JSON, Result
 from conformance.statuses import PASSING
 
@@ -147,6 +148,8 @@ def assess(
         "targets": per_target,
         "ops": by_op,
         "failures": [_evidence(v) for v in verdicts if v.failed],
+        # the failures' distinct problems (missing results have none to group by)
+        "findings": findings([v.result.to_json() for v in verdicts if v.failed and v.result is not None]),
         "ambiguous": [_shown(v) for v in verdicts if not v.decides],
         "optional_unsupported": [
             {"item": v.item, "target": v.target, "reason": reasons.get(v.item, ""), "message": _message(v)}

@@ -42,7 +42,7 @@ def render(certificate: JSON) -> str:
             tag("h2", "Required ops"),
             _ops(verdict["ops"]),
             tag("h2", f"Failures: {len(verdict['failures'])}"),
-            _failures(verdict["failures"]),
+            _grouped_failures(verdict),
             _section("Ambiguous items (shown, never scored)", _ambiguous(verdict["ambiguous"])),
             _section(
                 f"Optional items left unsupported: {len(verdict['optional_unsupported'])}",
@@ -153,6 +153,47 @@ def _ops(rows: Sequence[JSON]) -> Html:
             for row in rows
         ],
     )
+
+
+def _grouped_failures(verdict: JSON) -> Html:
+    """The failures as their distinct problems: per finding its count and signature, the evidence
+    of one representative, and the list of its items; certificates older than findings list the
+    failures one by one."""
+    found = verdict.get("findings")
+    if found is None:
+        return _failures(verdict["failures"])
+    if not verdict["failures"]:
+        return tag("p", "none: every deciding item passes")
+    by_key = {ids.result_key(entry["item"], entry["target"]): entry for entry in verdict["failures"]}
+    grouped: set[str] = set()
+    blocks = []
+    for finding in found:
+        items = [ids.result_key(item, finding["target"]) for item in finding["items"]]
+        grouped.update(items)
+        known = f"; known issue {finding['known_issue']}" if finding["known_issue"] else ""
+        title = (
+            f"{finding['count']} \u00d7 {finding['status']} on {finding['target']} ({finding['family']}): "
+            f"{finding['kind']}{known}"
+        )
+        listed = table(
+            ["item", "message"],
+            [[tag("code", key), by_key[key]["message"]] for key in items if key in by_key],
+        )
+        representative = by_key.get(finding["representative"])
+        blocks.append(
+            tag(
+                "section",
+                [
+                    tag("h3", title),
+                    tag("p", tag("code", finding["message"]), {"class": "rule"}),
+                    _failure(representative) if representative else None,
+                    _section(f"its {len(items)} items", listed),
+                ],
+                {"class": "finding"},
+            )
+        )
+    missing = [entry for key, entry in by_key.items() if key not in grouped]  # no result at all
+    return join([*blocks, _failures(missing) if missing else None])
 
 
 def _failures(failures: Sequence[JSON]) -> Html:
