@@ -23,13 +23,12 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 import yaml
-from jsonschema import Draft202012Validator
 
 from conformance import schema as schemas
 from conformance.corpus import catalogue
 from conformance.corpus.loader import Suite
 from conformance.corpus.selection import Item, select
-from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
+from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml, schema_problems
 from conformance.errors import CorpusError
 from conformance.oracle import reference
 from conformance.oracle.reference.answer import SplitRequest
@@ -235,31 +234,7 @@ def schema() -> Mapping[str, Any]:
 def _problems(document: YamlDocument, path: Path) -> list[tuple[int | None, str]]:
     """Schema violations in plain words, then what the schema cannot know: op ids and the file name."""
     data = document.data
-    problems = [
-        (document.line(key.path, key=True), f"key {key.key!r} given twice (first at line {key.first_line})")
-        for key in document.duplicates
-    ]
-    for error in sorted(
-        Draft202012Validator(schema()).iter_errors(data), key=lambda e: list(map(str, e.path))
-    ):
-        where = ".".join(str(part) for part in error.absolute_path) or "the top level"
-        at = tuple(error.absolute_path)
-        if error.validator == "additionalProperties":
-            known = list(error.schema.get("properties", {}))
-            for key in set(error.instance) - set(known):
-                hint = _hint(str(key), set(known)) or f"; known keys: {', '.join(known)}"
-                problems.append(
-                    (document.line((*at, key), key=True), f"unknown key {key!r} in {where}{hint}")
-                )
-        elif error.validator == "required":
-            missing = [key for key in error.validator_value if key not in error.instance]
-            problems.append(
-                (document.line(at), f"{where}: missing required key {', '.join(map(repr, missing))}")
-            )
-        elif error.validator == "minProperties":
-            problems.append((document.line(at), f"{where}: give at least one of ops, tags, dtypes, items"))
-        else:
-            problems.append((document.line(at), f"{where}: {error.message}"))
+    problems = schema_problems(document, schema(), "give at least one of ops, tags, dtypes, items")
     if problems:
         return problems
     for number, op in enumerate(data["ops"]):

@@ -12,11 +12,13 @@ than raised, so that the caller can report them together with every other proble
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 import yaml
+from jsonschema import Draft202012Validator
 
 #: A path into the data: mapping keys and sequence indices from the root.
 YamlPath: TypeAlias = tuple[Hashable, ...]
@@ -163,6 +165,40 @@ class _Walker:
             return _UNUSABLE
         key: object = self._constructor.construct_object(node, deep=True)
         return key if isinstance(key, Hashable) else _UNUSABLE
+
+
+def schema_problems(
+    document: YamlDocument, schema: Mapping[str, Any], at_least: str = "give at least one key"
+) -> list[tuple[int | None, str]]:
+    """A YAML document's duplicate keys and JSON Schema violations, each in plain words with the
+    line to fix (an unknown key with the known one it resembles); ``at_least`` words a
+    ``minProperties`` violation."""
+    problems = [
+        (document.line(key.path, key=True), f"key {key.key!r} given twice (first at line {key.first_line})")
+        for key in document.duplicates
+    ]
+    errors = Draft202012Validator(schema).iter_errors(document.data)
+    for error in sorted(errors, key=lambda e: list(map(str, e.path))):
+        where = ".".join(str(part) for part in error.absolute_path) or "the top level"
+        at = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = list(error.schema.get("properties", {}))
+            for name in set(error.instance) - set(known):
+                close = difflib.get_close_matches(str(name), sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else f"; known keys: {', '.join(known)}"
+                problems.append(
+                    (document.line((*at, name), key=True), f"unknown key {name!r} in {where}{hint}")
+                )
+        elif error.validator == "required" and isinstance(error.instance, dict):
+            missing = [name for name in error.validator_value if name not in error.instance]
+            problems.append(
+                (document.line(at), f"{where}: missing required key {', '.join(map(repr, missing))}")
+            )
+        elif error.validator == "minProperties":
+            problems.append((document.line(at), f"{where}: {at_least}"))
+        else:
+            problems.append((document.line(at), f"{where}: {error.message}"))
+    return problems
 
 
 def _line(node: yaml.Node) -> int:

@@ -2,8 +2,11 @@
 
 Each adapter package may ship ``known_issues.yaml``; ``--known-issues FILE`` adds more. An entry
 turns a matching non-green result into ``xfail`` (and a matching pass into ``xpass``), keeping
-the reason and the link in the result so the report shows both. Entries that match nothing are
-reported as stale, so the list does not rot when a backend fixes a bug.
+the reason and the link in the result so the report shows both. Entries select results by what
+they are (op, target, dtype, the rule the spec rejects by, form, graph options, predicates on the
+request, the kind of mismatch, the exception raised) and by item-id globs; the file is checked
+against ``conformance/schema/known-issues.schema.json``. An entry whose results ran and none failed
+as listed is reported as stale, so the list does not rot when a backend fixes a bug.
 """
 
 from __future__ import annotations
@@ -16,86 +19,169 @@ from pathlib import Path
 
 import yaml
 
+from conformance import schema as schemas
+from conformance.corpus.yaml_source import read_yaml, schema_problems
 from conformance.errors import KnownIssuesError
-from conformance.results.records import KnownIssueRecord
+from conformance.results.records import ExpectedRecord, KnownIssueRecord, ParamsRecord
 from conformance.results.result import Result
-from conformance.statuses import KNOWN_ISSUE_DEFAULT, PASSING, STATUSES, Status
+from conformance.statuses import KNOWN_ISSUE_DEFAULT, STATUSES, Status
 
 FILE_NAME = "known_issues.yaml"
-_KEYS = {"id", "items", "targets", "statuses", "reason", "link"}
+
+
+def _globs(value: object) -> tuple[str, ...]:
+    """A glob or a list of them (the schema allows both), as a tuple."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    assert isinstance(value, list), value  # the schema admits nothing else
+    return tuple(str(item) for item in value)
 
 
 @dataclass(frozen=True)
 class KnownIssue:
+    """One entry: what it selects (every selector given must match), the statuses it explains,
+    why and where it is reported. Selectors name results by what they are, so an entry keeps
+    recognising its bug on any corpus, not only on the case ids it was written against."""
+
     id: str
-    items: tuple[str, ...]
     targets: tuple[str, ...]
     statuses: tuple[Status, ...]
     reason: str
     link: str
     source: str  # file it came from
+    items: tuple[str, ...] = ()
+    ops: tuple[str, ...] = ()
+    dtypes: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    forms: tuple[str, ...] = ()
+    graph: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    where: tuple[tuple[str, object], ...] = ()
+    mismatch: tuple[str, ...] = ()
+    raised: tuple[str, ...] = ()
+    returned: bool | None = None
+    valid: bool | None = None
+    ambiguous: bool | None = None
 
     def matches(self, result: Result) -> bool:
-        return any(fnmatch.fnmatchcase(result.item_id, pattern) for pattern in self.items) and any(
-            fnmatch.fnmatchcase(result.target_id, pattern) for pattern in self.targets
+        """True when every selector the entry gives matches ``result``."""
+        params, expected = result.params, result.expected
+        if not any(fnmatch.fnmatchcase(result.target_id, glob) for glob in self.targets):
+            return False
+        if self.items and not any(fnmatch.fnmatchcase(result.item_id, glob) for glob in self.items):
+            return False
+        if self.ops and not any(fnmatch.fnmatchcase(result.op, glob) for glob in self.ops):
+            return False
+        if self.dtypes and params.get("data", {}).get("dtype") not in self.dtypes:
+            return False
+        if self.forms and params.get("form", {}).get("kind") not in self.forms:
+            return False
+        if self.rules and not set(self.rules) & _rules(expected):
+            return False
+        graph = params.get("graph", {})
+        if any(graph.get(name) not in values for name, values in self.graph):
+            return False
+        if any(not _holds(name, wanted, params) for name, wanted in self.where):
+            return False
+        if self.mismatch and (result.mismatch is None or result.mismatch["what"] not in self.mismatch):
+            return False
+        if self.returned is not None and ("outputs" in result.actual) is not self.returned:
+            return False
+        if self.valid is not None and _verdict(expected) is not self.valid:
+            return False
+        if self.ambiguous is not None and ("readings" in expected) is not self.ambiguous:
+            return False
+        raised = result.actual.get("raised")
+        return not self.raised or (
+            raised is not None and any(fnmatch.fnmatchcase(raised["type"], glob) for glob in self.raised)
         )
 
     def to_json(self) -> KnownIssueRecord:
         return {"id": self.id, "reason": self.reason, "link": self.link, "source": self.source}
 
 
+def _rules(expected: ExpectedRecord) -> set[str]:
+    """The rejection rules of the reference's answer, in any reading."""
+    found = {expected["rejected"]["rule"]} if "rejected" in expected else set()
+    return found | {
+        reading["rejected"]["rule"] for reading in expected.get("readings", []) if "rejected" in reading
+    }
+
+
+def _verdict(expected: ExpectedRecord) -> bool | None:
+    """True when the reference accepts the request, False when it rejects it, None when its
+    readings disagree (an ambiguous point is neither valid nor invalid)."""
+    readings = expected.get("readings", [expected])
+    accepts = {"outputs" in reading for reading in readings}
+    return accepts.pop() if len(accepts) == 1 else None
+
+
+def _holds(name: str, wanted: object, params: ParamsRecord) -> bool:
+    """One ``where`` predicate on the request a result records."""
+    axis = params.get("axis")
+    shape = params.get("data", {}).get("shape", [])
+    if name == "axis":
+        return {"omitted": axis is None, "negative": axis is not None and axis < 0}.get(
+            str(wanted), axis is not None and axis >= 0
+        )
+    if name == "lengths_contain":
+        value = params.get("form", {"kind": "", "value": 0})["value"]
+        return isinstance(value, list) and wanted in value
+    if name == "empty_axis":
+        dimension = shape[axis] if axis is not None and -len(shape) <= axis < len(shape) else None
+        return (dimension == 0) is wanted
+    if name == "rank":
+        return len(shape) == wanted
+    return False
+
+
 def parse(text: str, source: str, adapter: str) -> list[KnownIssue]:
-    """Entries of one file; ``adapter`` scopes the default target glob to that adapter."""
+    """Entries of one file, checked against the shipped schema (file:line for every problem);
+    ``adapter`` scopes the default target glob to that adapter."""
     try:
-        body = yaml.safe_load(text) or {}
+        document = read_yaml(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark is not None else source
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise KnownIssuesError(f"{where}: not valid YAML: {problem}") from None
-    entries = body.get("known_issues", []) if isinstance(body, dict) else None
-    if not isinstance(entries, list):
-        raise KnownIssuesError(f"{source}: expected a mapping with a 'known_issues' list")
+    problems = schema_problems(
+        document, schemas.load("known-issues"), "give at least one selector (items, ops, dtypes, ...)"
+    )
+    if problems:
+        raise KnownIssuesError("\n".join(f"{source}:{line or 1}: {problem}" for line, problem in problems))
     issues = []
-    for number, entry in enumerate(entries):
-        where = f"{source}: entry {number} ({entry.get('id', '?') if isinstance(entry, dict) else '?'})"
-        if not isinstance(entry, dict):
-            raise KnownIssuesError(f"{where}: must be a mapping")
-        unknown = set(entry) - _KEYS
-        missing = {"id", "items", "reason", "link"} - set(entry)
-        if unknown or missing:
-            raise KnownIssuesError(f"{where}: unknown keys {sorted(unknown)}, missing {sorted(missing)}")
-        statuses = _statuses(entry.get("statuses", list(KNOWN_ISSUE_DEFAULT)), where)
+    for entry in document.data["known_issues"]:
+        graph = entry.get("graph", {})
         issues.append(
             KnownIssue(
-                id=str(entry["id"]),
-                items=tuple(_strings(entry["items"], where)),
-                targets=tuple(_strings(entry.get("targets", [f"{adapter}/*"]), where)),
-                statuses=statuses,
-                reason=str(entry["reason"]).strip(),
+                id=entry["id"],
+                targets=_globs(entry.get("targets", f"{adapter}/*")),
+                statuses=_statuses(entry.get("statuses", list(KNOWN_ISSUE_DEFAULT))),
+                reason=" ".join(str(entry["reason"]).split()),
                 link=str(entry["link"]).strip(),
                 source=source,
+                items=_globs(entry.get("items")),
+                ops=_globs(entry.get("ops")),
+                dtypes=_globs(entry.get("dtypes")),
+                rules=_globs(entry.get("rules")),
+                forms=_globs(entry.get("forms")),
+                graph=tuple(sorted((name, _globs(values)) for name, values in graph.items())),
+                where=tuple(sorted(entry.get("where", {}).items())),
+                mismatch=_globs(entry.get("mismatch")),
+                raised=_globs(entry.get("raised")),
+                returned=entry.get("returned"),
+                valid=entry.get("valid"),
+                ambiguous=entry.get("ambiguous"),
             )
         )
     return issues
 
 
-def _strings(value: object, where: str) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return value
-    raise KnownIssuesError(f"{where}: items and targets are glob strings or lists of them")
-
-
-def _statuses(value: object, where: str) -> tuple[Status, ...]:
-    """The statuses an entry covers: a status or a list of them, none of them a pass."""
-    listed = [value] if isinstance(value, str) else value
-    allowed = [status for status in STATUSES if status not in PASSING and status != "xfail"]
-    if not isinstance(listed, list) or not listed or any(status not in allowed for status in listed):
-        raise KnownIssuesError(
-            f"{where}: statuses must be one or more of {', '.join(allowed)} (got {value!r})"
-        )
+def _statuses(value: object) -> tuple[Status, ...]:
+    """The statuses an entry covers (the schema has checked them), in the suite's order."""
+    listed = _globs(value)
     return tuple(status for status in STATUSES if status in listed)
 
 
@@ -138,6 +224,12 @@ def apply(result: Result, issues: Sequence[KnownIssue]) -> Result:
 
 
 def stale(issues: Iterable[KnownIssue], results: Iterable[Result]) -> list[KnownIssue]:
-    """Entries that matched no result at all."""
+    """Entries whose results ran and none of them failed as listed: the bug looks fixed. An entry
+    that selected nothing is not stale, since the run may simply not have selected its items."""
     results = list(results)
-    return [issue for issue in issues if not any(issue.matches(result) for result in results)]
+    found = []
+    for issue in issues:
+        selected = [result for result in results if issue.matches(result)]
+        if selected and not any(result.status == "xfail" for result in selected):
+            found.append(issue)
+    return found

@@ -51,14 +51,6 @@ class RunConfig:
     #: run only this part of the jobs (``--shard I/N``; see conformance.run.shard)
     shard: Shard | None = None
 
-    @property
-    def filtered(self) -> bool:
-        """True when the run covers part of what its adapters could run (so known issues that
-        match nothing are not necessarily stale)."""
-        return bool(self.ops or self.tags or self.keyword or self.items or self.targets or self.shard) or (
-            self.keys is not None
-        )
-
 
 @dataclass(frozen=True)
 class Plan:

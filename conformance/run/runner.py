@@ -150,7 +150,7 @@ def execute(
         )
         raise KeyboardInterrupt
     journal.path.unlink(missing_ok=True)
-    stale = [] if config.filtered else known_issues.stale(plan_.issues, results)
+    stale = known_issues.stale(plan_.issues, results)
     return RunOutcome(results, stale, interrupted, wall_s, written)
 
 

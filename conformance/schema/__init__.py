@@ -1,5 +1,5 @@
-"""The JSON Schemas that ship with the package: case files, certification profiles and results
-files. Each is read once per process."""
+"""The JSON Schemas that ship with the package: case files, certification profiles, results files
+and known-issues files. Each is read once per process."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 
 @cache
-def load(name: Literal["case", "profile", "results"]) -> dict[str, Any]:
+def load(name: Literal["case", "profile", "results", "known-issues"]) -> dict[str, Any]:
     """The schema ``<name>.schema.json``, parsed."""
     text = resources.files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)

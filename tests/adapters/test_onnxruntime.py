@@ -160,4 +160,4 @@ def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(
         if r.status not in ("pass", "xfail", "unsupported")
     ]
     assert not unexplained, "\n".join(unexplained[:20])
-    assert not [issue.id for issue in known_issues.stale(issues, results)]
+    assert not [issue.id for issue in known_issues.stale(issues, judged)]

@@ -1,0 +1,71 @@
+"""Known-issues files: checked against their schema with file:line errors, entries that select by
+meaning, and staleness only for entries whose results ran and passed."""
+
+from __future__ import annotations
+
+import pytest
+from report_fixtures import mixed_document
+
+from conformance.errors import KnownIssuesError
+from conformance.results.result import Result
+from conformance.run import known_issues
+
+
+def parse(text: str) -> list[known_issues.KnownIssue]:
+    return known_issues.parse(text, "ki.yaml", "liar")
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        ("known_issues:\n  - {id: a, reason: r, link: l, ops: x, statuses: [bogus]}\n", "ki.yaml:2: "),
+        ("known_issues:\n  - {id: a, reason: r, link: l, opz: x}\n", "unknown key 'opz'"),
+        ("known_issues:\n  - {id: a, reason: r, link: l}\n", "ki.yaml:2: "),
+        ("known_issues:\n  - {id: a, reason: r, ops: x}\n", "missing required key 'link'"),
+        ("known_issues: [\n", "ki.yaml:2: not valid YAML"),
+    ],
+)
+def test_a_broken_file_is_refused_with_the_line(text: str, complaint: str) -> None:
+    with pytest.raises(KnownIssuesError, match=complaint):
+        parse(text)
+
+
+def test_a_single_status_is_one_status_not_its_letters() -> None:
+    (issue,) = parse("known_issues:\n  - {id: a, reason: r, link: l, ops: x, statuses: fail}\n")
+    assert issue.statuses == ("fail",)
+
+
+def results() -> list[Result]:
+    return [Result.from_json(body) for body in mixed_document()["results"]]
+
+
+def test_selectors_are_anded_and_select_by_meaning() -> None:
+    every = results()
+    (by_op,) = parse("known_issues:\n  - {id: a, reason: r, link: l, ops: 'numpy.*', targets: '*'}\n")
+    (narrower,) = parse(
+        "known_issues:\n  - {id: a, reason: r, link: l, ops: 'numpy.*', targets: '*', returned: true}\n"
+    )
+    selected = [r for r in every if by_op.matches(r)]
+    assert selected and all(r.op.startswith("numpy.") for r in selected)
+    assert {r.key for r in every if narrower.matches(r)} == {r.key for r in selected if "outputs" in r.actual}
+    (by_rule,) = parse(
+        "known_issues:\n  - {id: a, reason: r, link: l, rules: sections-divide, targets: '*'}\n"
+    )
+    assert all(r.expected["rejected"]["rule"] == "sections-divide" for r in every if by_rule.matches(r))
+
+
+def test_stale_only_when_its_results_ran_and_none_failed_as_listed() -> None:
+    every = results()
+    (unrun,) = parse("known_issues:\n  - {id: a, reason: r, link: l, ops: no.such.op, targets: '*'}\n")
+    (passing,) = parse(
+        "known_issues:\n  - {id: b, reason: r, link: l, ops: '*', targets: '*', mismatch: values}\n"
+    )
+    applied = [known_issues.apply(result, [passing]) for result in every]
+    assert known_issues.stale([unrun], applied) == []  # selected nothing: not stale
+    if any(result.status == "xfail" for result in applied):
+        assert known_issues.stale([passing], applied) == []
+    only_passes = [r for r in every if r.status == "pass"]
+    (all_of_them,) = parse("known_issues:\n  - {id: c, reason: r, link: l, ops: '*', targets: '*'}\n")
+    assert known_issues.stale([all_of_them], [known_issues.apply(r, [all_of_them]) for r in only_passes]) == [
+        all_of_them
+    ]
