@@ -181,3 +181,19 @@ class TableAdapter:
                 raise BackendRefusal(f"numpy refused: {error}") from error
         with backend_calls():
             return function(task.data, argument, axis=axis)
+
+
+class ReferenceBreaker(Slicer):
+    """Breaks the reference itself, in the worker that constructs it: every answer raises. The
+    worker must report each item as a harness error and live on, not die on the second call."""
+
+    name = "breaker"
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        super().__init__(options)
+        from conformance.oracle import reference
+
+        def broken(op: str, request: object) -> object:
+            raise ZeroDivisionError("the reference broke")
+
+        reference.answer = broken  # type: ignore[assignment]

@@ -82,3 +82,23 @@ def test_a_call_into_native_code_is_the_backends_a_raise_is_the_adapters() -> No
             function()
         except ValueError as error:
             assert attribute(error, __name__).origin == origin
+
+
+def test_a_failing_reference_is_a_harness_error_and_the_worker_lives(tmp_path: Path) -> None:
+    from conformance.run.planning import RunConfig, plan
+    from conformance.run.runner import execute
+
+    config = RunConfig(
+        case_paths=(str(CASES / "indices.yaml"),),
+        adapters=("fake_adapters:ReferenceBreaker",),
+        repeat=0,
+        out=tmp_path,
+        junit=False,
+    )
+    made = plan(config)
+    outcome = execute(made, config)
+    assert len(outcome.results) == len(made.jobs) > 2
+    assert {result.status for result in outcome.results} == {"error"}
+    assert all("the reference failed too: ZeroDivisionError" in result.message for result in outcome.results)
+    pids = {result.worker["pid"] for result in outcome.results if result.worker}
+    assert len(pids) == 1  # one worker served them all: none died

@@ -25,6 +25,7 @@ from conformance.results import evidence
 from conformance.results.records import ActualRecord
 from conformance.results.result import Result, Timing
 from conformance.run.attribution import attribute
+from conformance.statuses import Status
 
 
 def make_task(case: Case, op: str, data: np.ndarray | None = None) -> Task:
@@ -85,38 +86,32 @@ def execute(
     return outputs, None, Timing(**timing)
 
 
+def bare_result(case: Case, op: str, target: Target, message: str, status: Status = "error") -> Result:
+    """A result that asks nothing of the reference or the fills: what an item is reported with
+    when they fail on it themselves (so the worker lives on), and what every result starts from."""
+    return Result(
+        case=case.id,
+        op=op,
+        adapter=target.adapter,
+        route=target.route,
+        device=target.device,
+        status=status,
+        message=message,
+        params={"title": case.title, "source": case.source, "location": str(case.location)},
+    )
+
+
 def pending_result(case: Case, op: str, target: Target, answer: SpecAnswer | None = None) -> Result:
     """A result with everything known before execution: the parameters and the reference's answer.
 
     The executor fills in a crash or timeout from it when a worker cannot report.
     """
     answer = answer or reference.answer(op, SplitRequest.of(case))
-    return Result(
-        case=case.id,
-        op=op,
-        adapter=target.adapter,
-        route=target.route,
-        device=target.device,
-        status="pass",
-        message="",
+    return replace(
+        bare_result(case, op, target, "", "pass"),
         params=evidence.params(case),
         expected=evidence.expected(answer, case.data.shape, case.data.dtype),
         ambiguous=answer.ambiguous,
-    )
-
-
-def bare_result(case: Case, op: str, target: Target, message: str) -> Result:
-    """An ``error`` result that asks nothing of the reference or the fills: for an item on which
-    they fail themselves, so the item is reported and the worker lives on."""
-    return Result(
-        case=case.id,
-        op=op,
-        adapter=target.adapter,
-        route=target.route,
-        device=target.device,
-        status="error",
-        message=message,
-        params={"title": case.title, "source": case.source, "location": str(case.location)},
     )
 
 
