@@ -122,7 +122,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 130
     page = publishing.run_report(outcome.written[0])
     print(summary_table(outcome.results))
-    print(findings.terminal(findings.findings(result.to_json() for result in outcome.results)))
+    print(findings.terminal(outcome.findings))
     for issue in outcome.stale:
         print(
             f"warning: known issue {issue.id} ({issue.source}) matched no result; remove it if fixed",

@@ -50,13 +50,6 @@ def split_item_id(item: str) -> tuple[str, str]:
     return case, op
 
 
-def split_result_key(key: str) -> tuple[str, str]:
-    """``(item, target)`` of a result key: split at the first ``@``, since item ids hold none and a
-    relabelled adapter's name may (``onnxruntime@1.20.1/default/cpu``)."""
-    item, _, target = key.partition(TARGET_SEPARATOR)
-    return item, target
-
-
 def record_target(record: Mapping[str, object]) -> str:
     """The target id of a result as results files store it (``adapter``, ``route``, ``device``),
     or of a target description (``name``, ``route``, ``device``)."""

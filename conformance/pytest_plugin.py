@@ -30,7 +30,6 @@ from conformance.statuses import NOT_JUDGED
 _RESULTS = pytest.StashKey[dict[str, Result]]()
 _LOADED = pytest.StashKey[list[registry.LoadedAdapter]]()
 _OPTIONS = pytest.StashKey[dict[str, dict[str, str]]]()
-_REPEAT = pytest.StashKey[int]()
 _SHARD = pytest.StashKey[Shard | None]()
 
 
@@ -79,7 +78,6 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_OPTIONS] = options
-    config.stash[_REPEAT] = config.getoption("--conformance-repeat")
     config.stash[_RESULTS] = {}
 
 
@@ -92,7 +90,7 @@ def _run_config(config: pytest.Config, case_paths: tuple[str, ...], **narrowing:
         options=options,
         jobs=config.getoption("--conformance-jobs"),
         timeout=config.getoption("--conformance-timeout"),
-        repeat=config.stash[_REPEAT],
+        repeat=config.getoption("--conformance-repeat"),
         out=Path(config.getoption("--conformance-out")),
         command=("pytest", *config.invocation_params.args),
         **narrowing,

@@ -53,17 +53,13 @@ NOT_JUDGED: frozenset[Status] = frozenset({"unsupported"})
 #: Results worth a reproducer (everything but a plain pass or an inexpressible request).
 REPRODUCIBLE: frozenset[Status] = frozenset(STATUSES) - {"pass", "unsupported"}
 #: The statuses a known-issue entry turns into xfail unless it lists its own.
-KNOWN_ISSUE_DEFAULT: tuple[Status, ...] = ("fail", "error", "crash", "timeout")
+KNOWN_ISSUE_DEFAULT: tuple[Status, ...] = tuple(status for status in STATUSES if status in FAILING)
 
 #: JUnit's three kinds of non-pass: failures (wrong answers), errors (the backend broke or
 #: refused), skipped (not judged, or a known issue).
 JUNIT_FAILURES: frozenset[Status] = frozenset({"fail", "xpass"})
 JUNIT_ERRORS: frozenset[Status] = frozenset({"error", "crash", "timeout"})
 JUNIT_SKIPPED: frozenset[Status] = frozenset({"unsupported", "xfail"})
-
-
-def is_status(value: object) -> bool:
-    return value in STATUSES
 
 
 def groups() -> dict[str, list[str]]:

@@ -47,6 +47,12 @@ def schema() -> dict[str, Any]:
     return schemas.load("results")
 
 
+@cache
+def _simple() -> dict[int, tuple[type, ...]]:
+    """The schema's scalar-only nodes, by id (bool never passes the inline check)."""
+    return _simple_nodes(schema(), {})
+
+
 def _simple_nodes(node: Any, found: dict[int, tuple[type, ...]]) -> dict[int, tuple[type, ...]]:
     """Nodes that only give a scalar type (a string, a number ...), by id: the reader checks a
     value against them inline, which is most of the schema's nodes and most of a file's values."""
@@ -139,9 +145,6 @@ class _Mismatch(Exception):
         self.path: list[str] = []
 
 
-#: The schema's scalar-only nodes (see _simple_nodes); bool never passes the inline check.
-_SIMPLE: dict[int, tuple[type, ...]] = {}
-
 #: Item types whose arrays are checked in one pass (bool is not an int here, as in JSON).
 _SCALAR_ITEMS: dict[object, type] = {"integer": int, "string": str}
 
@@ -181,7 +184,7 @@ def _check(value: Any, node: Mapping[str, Any]) -> None:
                 raise _Mismatch(f"lacks {', '.join(missing)}")
             for key, child in node.get("properties", {}).items():
                 if key in value:
-                    simple = _SIMPLE.get(id(child))
+                    simple = _simple().get(id(child))
                     if simple is None or not isinstance(value[key], simple) or type(value[key]) is bool:
                         _check(value[key], child)  # a structure, or a mismatch to describe
             extra = node.get("additionalProperties")
@@ -208,8 +211,6 @@ def _json_name(value: Any) -> str:
 
 def _problem(body: Any) -> str | None:
     """What keeps ``body`` from being a results document of this schema, or None."""
-    if not _SIMPLE:
-        _simple_nodes(schema(), _SIMPLE)
     if isinstance(body, dict) and body.get("schema") not in SCHEMA_NAMES:
         return f"not a results file of schema {' or '.join(SCHEMA_NAMES)} (got {body.get('schema')!r})"
     try:

@@ -25,6 +25,7 @@ from conformance.results.records import (
     ParamsRecord,
     RaisedRecord,
     ReadingRecord,
+    RejectionRecord,
 )
 
 
@@ -57,18 +58,20 @@ def expected(answer: SpecAnswer, shape: tuple[int, ...], dtype: str) -> Expected
     if not answer.ambiguous:
         outcome = answer.outcome
         if isinstance(outcome, Rejection):
-            return {"rejected": {"rule": outcome.rule, "reason": outcome.reason}}
+            return {"rejected": _rejection(outcome)}
         return {"outputs": _pieces(outcome, shape, dtype)}
     readings: list[ReadingRecord] = []
     for reading in answer.readings:
         outcome = reading.outcome
         if isinstance(outcome, Rejection):
-            readings.append(
-                {"label": reading.label, "rejected": {"rule": outcome.rule, "reason": outcome.reason}}
-            )
+            readings.append({"label": reading.label, "rejected": _rejection(outcome)})
         else:
             readings.append({"label": reading.label, "outputs": _pieces(outcome, shape, dtype)})
     return {"ambiguity": answer.ambiguity or "", "readings": readings}
+
+
+def _rejection(rejection: Rejection) -> RejectionRecord:
+    return {"rule": rejection.rule, "reason": rejection.reason}
 
 
 def _pieces(pieces: Pieces, shape: tuple[int, ...], dtype: str) -> list[OutputRecord]:

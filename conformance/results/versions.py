@@ -33,8 +33,6 @@ from conformance.results.document import read_documents
 from conformance.results.records import ResultRecord
 from conformance.statuses import DEVIATING, PASSING, STATUSES
 
-GOOD = PASSING
-BAD = DEVIATING
 #: Rows printed per series by :func:`terminal` (the HTML lists them all).
 TERMINAL_ROWS = 25
 Kind = Literal["introduced", "fixed", "changed"]
@@ -115,9 +113,9 @@ def steps(versions: Sequence[str], statuses: Sequence[str | None]) -> tuple[Step
             continue
         if previous is not None and status != previous:
             kind: Kind = "changed"
-            if previous in GOOD and status in BAD:
+            if previous in PASSING and status in DEVIATING:
                 kind = "introduced"
-            elif previous in BAD and status in GOOD:
+            elif previous in DEVIATING and status in PASSING:
                 kind = "fixed"
             found.append(Step(kind, version, previous, status))
         previous = status

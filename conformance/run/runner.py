@@ -23,7 +23,7 @@ from typing import TextIO
 from conformance import __version__
 from conformance.results import document as results_file
 from conformance.results import junit
-from conformance.results.records import RunRecord, SuiteRecord, TargetRecord
+from conformance.results.records import FindingRecord, RunRecord, SuiteRecord, TargetRecord
 from conformance.results.result import JSON, Result
 from conformance.run import known_issues, reproducers
 from conformance.run.bandwidth import memcpy_baseline
@@ -46,6 +46,8 @@ class RunOutcome:
     interrupted: bool
     wall_s: float
     written: list[Path]
+    #: the distinct problems, as results.json records them
+    findings: list[FindingRecord]
 
 
 def _header(plan_: Plan, config: RunConfig) -> JSON:
@@ -141,7 +143,7 @@ def execute(
     )
     results = with_reproducers(plan_, results)
     wall_s = time.monotonic() - clock
-    written = _write(plan_, config, results, started, wall_s, interrupted)
+    written, found = _write(plan_, config, results, started, wall_s, interrupted)
     if interrupted:
         print(
             f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}; "
@@ -151,7 +153,7 @@ def execute(
         raise KeyboardInterrupt
     journal.path.unlink(missing_ok=True)
     stale = known_issues.stale(plan_.issues, results)
-    return RunOutcome(results, stale, interrupted, wall_s, written)
+    return RunOutcome(results, stale, interrupted, wall_s, written, found)
 
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
@@ -185,7 +187,7 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
 
 def _write(
     plan_: Plan, config: RunConfig, results: list[Result], started: str, wall_s: float, interrupted: bool
-) -> list[Path]:
+) -> tuple[list[Path], list[FindingRecord]]:
     suite: SuiteRecord = {
         "version": __version__,
         "digest": plan_.suite.digest,
@@ -223,9 +225,10 @@ def _write(
         for device in a.info.devices
     ]
     path = config.out / results_file.FILE_NAME
-    results_file.write(path, results_file.build(suite, run, adapters, results))
+    document = results_file.build(suite, run, adapters, results)
+    results_file.write(path, document)
     written = [path]
     if config.junit:
         junit.write(config.out / junit.FILE_NAME, results)
         written.append(config.out / junit.FILE_NAME)
-    return written
+    return written, document.get("findings", [])
