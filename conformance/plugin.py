@@ -24,6 +24,8 @@ that cost lands in the first item's build time, and again after every worker rep
 Optionally, ``reproducer(task, target) -> str | None`` returns Python statements that redo the
 task with only the backend, for the reports' copy-paste reproducers. They follow a header that
 imports ``base64`` and ``numpy as np``; :func:`conformance.reproducers.array_code` writes the data.
+A case with ``runs:`` is replayed in full: build once, then for each of ``task.every_run`` its
+:func:`conformance.reproducers.run_heading`, its inputs, and one printed line of output shapes.
 
 An exception from build, compile or run is judged by where it came from (the suite records
 it as ``actual.raised.origin``): one raised by the backend is the backend refusing the input (a
@@ -132,6 +134,11 @@ class Task:
 
     ``axis`` is None when the case omits it (the op's default applies, where it has one); form
     values may be invalid on purpose, and the adapter builds them as given.
+
+    A case with ``runs:`` makes one task per run. The first (``run`` 1, the case's own request) is
+    the one ``build`` sees and carries the others in ``runs``; the executor hands each of those to
+    ``run`` on the model compiled from the first, so ``run`` must feed the data and the runtime
+    inputs of the task it is given, never values kept from the build. Reproducers replay them all.
     """
 
     item_id: str
@@ -141,6 +148,18 @@ class Task:
     form: Form
     graph: GraphSpec
     case: Case
+    run: int = 1
+    runs: tuple[Task, ...] = ()
+
+    @property
+    def every_run(self) -> tuple[Task, ...]:
+        """This task and its further runs, in order (what a reproducer replays)."""
+        return (self, *self.runs)
+
+    @property
+    def run_label(self) -> str:
+        """How messages and reproducers name this run: ``run 2 (shape [3, 4])``."""
+        return self.case.all_runs[self.run - 1].describe()
 
     @property
     def dtype(self) -> str:

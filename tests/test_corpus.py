@@ -66,6 +66,7 @@ def test_every_rule_is_exercised(suite: Suite) -> None:
         "lengths-minus-one-count",
         "lengths-below-minus-one",
         "output-count",
+        "declared-outputs",
         "num-splits-range",
         "num-splits-divide",
         "equal-parts-divide",

@@ -16,8 +16,24 @@ FORM_KINDS: tuple[FormKind, ...] = ("lengths", "parts", "size", "indices")
 
 FillKind: TypeAlias = Literal["arange", "random", "special", "values"]
 
+#: Where an input's value lives: baked into the model, or fed when the model runs.
+Placement: TypeAlias = Literal["constant", "runtime"]
+#: The inputs ``graph.inputs`` can place one by one: the axis, and the op's split-value input
+#: (split lengths, ONNX ``split``, sections or indices where an op takes them as an input).
+INPUT_NAMES: tuple[str, ...] = ("axis", "lengths")
+
 #: Tags with a fixed meaning; cases may carry others.
-WELL_KNOWN_TAGS = ("doc-example", "edge", "invalid", "dtype", "dynamic", "ambiguous", "regression")
+WELL_KNOWN_TAGS = (
+    "doc-example",
+    "edge",
+    "invalid",
+    "dtype",
+    "dynamic",
+    "ambiguous",
+    "regression",
+    "runs",
+    "large",
+)
 
 
 @dataclass(frozen=True)
@@ -65,20 +81,54 @@ class DataSpec:
 
 
 @dataclass(frozen=True)
+class InputPlacement:
+    """``graph.inputs`` given as a mapping: each input constant or runtime on its own.
+
+    Kept apart from the plain ``constant`` / ``runtime`` words because it asks more of an op:
+    ``runtime`` feeds whatever the op takes as an input, while ``{axis: runtime}`` promises an axis
+    *input*, so an op that has an axis attribute (ONNX) cannot express it.
+    """
+
+    axis: Placement = "constant"
+    lengths: Placement = "constant"
+
+    def runtime(self) -> frozenset[str]:
+        """The inputs placed at run time."""
+        return frozenset(name for name in INPUT_NAMES if getattr(self, name) == "runtime")
+
+    def as_dict(self) -> dict[str, str]:
+        return {name: getattr(self, name) for name in INPUT_NAMES}
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name}: {getattr(self, name)}" for name in INPUT_NAMES)
+
+
+@dataclass(frozen=True)
 class GraphSpec:
     """How a backend must build the model; each field is a contract of the case format.
 
     ``num_outputs`` exists for ONNX Split-18 alone, whose spec requires exactly one of the
     ``split`` input and the ``num_outputs`` attribute: ``both`` and ``neither`` build the two
-    forbidden graphs so that the rule itself can be tested.
+    forbidden graphs so that the rule itself can be tested. ``declared_outputs`` makes an ONNX
+    node declare that many outputs whatever the request implies (a malformed model, on purpose).
     """
 
     axis_dtype: str = "int64"
     axis_shape: Literal["scalar", "[1]"] = "scalar"
     lengths_dtype: str = "int64"
-    inputs: Literal["constant", "runtime"] = "constant"
+    inputs: Placement | InputPlacement = "constant"
     data_shape: Literal["static", "dynamic"] = "static"
     num_outputs: Literal["auto", "both", "neither"] = "auto"
+    declared_outputs: int | None = None
+
+    def runtime(self, name: str) -> bool:
+        """Whether input ``name`` (``axis`` or ``lengths``) is fed at run time, where the op has it.
+
+        ``runtime`` places every input the op takes at run time; a mapping places each on its own.
+        """
+        if isinstance(self.inputs, InputPlacement):
+            return name in self.inputs.runtime()
+        return self.inputs == "runtime"
 
     def non_default(self) -> frozenset[str]:
         """Names of the options this case sets away from their defaults.
@@ -88,8 +138,12 @@ class GraphSpec:
         default = GraphSpec()
         return frozenset(f.name for f in fields(self) if getattr(self, f.name) != getattr(default, f.name))
 
-    def as_dict(self) -> dict[str, str]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+    def as_dict(self) -> dict[str, Any]:
+        """The options as plain data (the results file's ``params.graph``)."""
+        plain = {f.name: getattr(self, f.name) for f in fields(self)}
+        if isinstance(self.inputs, InputPlacement):
+            plain["inputs"] = self.inputs.as_dict()
+        return plain
 
 
 @dataclass(frozen=True)
@@ -117,6 +171,38 @@ class Expect(OutputExpect):
 
 
 @dataclass(frozen=True)
+class Run:
+    """One further request on the model a case built and compiled once (the case's ``runs:``).
+
+    Fully resolved at load time: what the run leaves out is the case's (or, for the data, the
+    case's fill on the run's shape). ``number`` counts from 2, the case's own request being run 1.
+    """
+
+    number: int
+    data: DataSpec
+    axis: int | None
+    form: Form
+    location: Location
+    #: the keys the run gives, as written (``shape``, ``axis``, ``lengths`` ...), for messages
+    changes: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """``run 2 (shape [3, 4], lengths [1, 2])``: how messages name the run."""
+        parts = []
+        for key in self.changes:
+            if key == "shape":
+                parts.append(f"shape {list(self.data.shape)}")
+            elif key == "axis":
+                parts.append(f"axis {self.axis}")
+            elif key == self.form.kind:
+                shown = list(self.form.value) if isinstance(self.form.value, tuple) else self.form.value
+                parts.append(f"{key} {shown}")
+            elif key in ("fill", "values", "seed"):
+                parts.append(f"{key}")
+        return f"run {self.number}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+@dataclass(frozen=True)
 class Case:
     """One scenario. ``ops`` holds op ids or glob patterns as written; None means every op
     that can express the case (see :func:`conformance.corpus.catalogue.applicable_ops`)."""
@@ -133,3 +219,25 @@ class Case:
     graph: GraphSpec = GraphSpec()
     expect: Expect | None = None
     note: str | None = None
+    #: further requests on the same compiled model (run 2, 3 ...); empty for most cases
+    runs: tuple[Run, ...] = ()
+
+    @property
+    def first_run(self) -> Run:
+        """The case's own request, as run 1."""
+        return Run(1, self.data, self.axis, self.form, self.location)
+
+    @property
+    def all_runs(self) -> tuple[Run, ...]:
+        """Every request the model is run with, the case's own first."""
+        return (self.first_run, *self.runs)
+
+    def runtime_changes(self) -> frozenset[str]:
+        """The inputs some run gives new values (``axis``, ``lengths``): an op must feed them at run time."""
+        changed = set()
+        for run in self.runs:
+            if "axis" in run.changes:
+                changed.add("axis")
+            if self.form.kind in run.changes:
+                changed.add("lengths")
+        return frozenset(changed)

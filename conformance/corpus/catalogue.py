@@ -13,13 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from conformance import dtypes
-from conformance.corpus.case import Case, FormKind
+from conformance.corpus.case import Case, FormKind, InputPlacement
 from conformance.errors import UsageError
 
 #: Graph options, by the interface feature that makes them expressible.
 _AXIS_INPUT = frozenset({"axis_dtype", "axis_shape"})
 _RUNTIME = frozenset({"inputs"})
 _DYNAMIC = frozenset({"data_shape"})
+_DECLARED = frozenset({"declared_outputs"})
 
 #: Split-18's forbidden graphs: "both" adds num_outputs next to a split input (a lengths
 #: request), "neither" leaves out num_outputs for a piece count (a parts request).
@@ -41,9 +42,14 @@ class OpEntry:
     axis_required: bool
     #: the public document that defines the op (its short name in docs/specs.md) and its section
     document: str
-    #: forms with which ``inputs: runtime`` has something to feed at run time (an ONNX Split
-    #: given a piece count has no input but the data, while an OpenVINO op still has its axis)
-    runtime_forms: frozenset[FormKind] = frozenset({"lengths", "parts", "size", "indices"})
+    #: the inputs (``axis``, ``lengths``) the op takes as model inputs, by form: what ``graph.inputs``
+    #: can feed at run time (an ONNX Split has an axis attribute and, given a piece count, no input
+    #: but the data, while an OpenVINO op always has its axis input)
+    inputs: tuple[tuple[FormKind, frozenset[str]], ...] = ()
+
+    def inputs_for(self, kind: FormKind) -> frozenset[str]:
+        """The inputs the op can feed at run time for a request of this form."""
+        return next((names for form, names in self.inputs if form == kind), frozenset())
 
 
 _OV_TYPES = frozenset(dtypes.ALL) - frozenset(dtypes.COMPLEX)  # OpenVINO has no complex element type
@@ -58,15 +64,17 @@ def _onnx(version: int, forms: frozenset[FormKind], graph_options: frozenset[str
         id=f"onnx.Split-{version}",
         family="onnx",
         forms=forms,
-        graph_options=graph_options | _DYNAMIC,
+        graph_options=graph_options | _DYNAMIC | _DECLARED,
         dtypes=_ALL_TYPES,
         axis_required=False,
         document=f"{_ONNX_DOCUMENT}, Split-{version}",
-        runtime_forms=frozenset({"lengths"}),
+        inputs=(("lengths", _LENGTHS),) if graph_options >= _RUNTIME else (),
     )
 
 
 _LENGTHS_OR_PARTS: frozenset[FormKind] = frozenset({"lengths", "parts"})
+_AXIS = frozenset({"axis"})
+_LENGTHS = frozenset({"lengths"})
 
 OPS: dict[str, OpEntry] = {
     op.id: op
@@ -79,6 +87,7 @@ OPS: dict[str, OpEntry] = {
             _OV_TYPES,
             True,
             "openvino-Split-1",
+            inputs=(("parts", _AXIS),),
         ),
         OpEntry(
             "openvino.VariadicSplit-1",
@@ -88,6 +97,7 @@ OPS: dict[str, OpEntry] = {
             _OV_TYPES,
             True,
             "openvino-VariadicSplit-1",
+            inputs=(("lengths", _AXIS | _LENGTHS),),
         ),
         # Split-1: split as attribute (constant) or as a second input of type T (runtime).
         _onnx(1, _LENGTHS_OR_PARTS, _RUNTIME),
@@ -175,14 +185,29 @@ def why_not_applicable(case: Case, op: OpEntry) -> str | None:
     extra = options - op.graph_options
     if extra:
         return f"{op.id} cannot express graph option(s) {', '.join(sorted(extra))}"
-    if "inputs" in options and case.form.kind not in op.runtime_forms:
+    fed = op.inputs_for(case.form.kind)
+    if "inputs" in options and not fed:
         return f"{op.id} has no input to feed at run time for a '{case.form.kind}' request"
+    placed = case.graph.inputs.runtime() if isinstance(case.graph.inputs, InputPlacement) else frozenset()
+    missing = sorted((placed | case.runtime_changes()) - fed)
+    if missing:
+        return f"{op.id} takes the {missing[0]} as an attribute, not as an input it could feed at run time"
+    if case.graph.declared_outputs is not None and not _declares_outputs(case, op):
+        return f"a '{case.form.kind}' request is itself the output count, so declared_outputs cannot differ"
     if "lengths_dtype" in options and case.form.kind != "lengths":
         return "lengths_dtype applies to a 'lengths' request only"
     wanted = _NUM_OUTPUTS_FORM.get(case.graph.num_outputs)
     if wanted and case.form.kind != wanted:
         return f"num_outputs: {case.graph.num_outputs} needs a '{wanted}' request"
     return None
+
+
+def _declares_outputs(case: Case, op: OpEntry) -> bool:
+    """Whether the node's output count is free of the request: lengths, or Split-18's num_outputs
+    (before Split-18, and without num_outputs, a piece count *is* the number of outputs)."""
+    if case.form.kind == "lengths":
+        return True
+    return op.id == "onnx.Split-18" and case.graph.num_outputs != "neither"
 
 
 def applicable_ops(case: Case) -> list[str]:

@@ -78,14 +78,18 @@ def make_data(spec: DataSpec) -> Array:
 
 def arange(dtype: str, count: int) -> Array:
     """``count`` distinct elements in C order (as long as the dtype has that many values)."""
+    if dtype in dtypes.INTEGER:
+        # Wrap by unsigned arithmetic, then reinterpret: int8 holds the patterns of -128..127.
+        # Past one full period the pattern repeats, so it is tiled rather than computed through a
+        # uint64 index (which would take 8 bytes per element: 16 GiB for a [2^31] uint8 tensor).
+        unsigned = np.dtype(f"uint{dtypes.numpy_dtype(dtype).itemsize * 8}")
+        period = 1 << (unsigned.itemsize * 8)
+        index = np.arange(min(count, period), dtype=np.uint64)
+        return np.resize(index.astype(unsigned), count).view(dtypes.numpy_dtype(dtype))
     index = np.arange(count, dtype=np.uint64)
     if dtype == "bool":
         # Thue-Morse: parity of the popcount has no period, so a shifted slice never lines up.
         return (np.bitwise_count(index) & 1).astype(np.bool_)
-    if dtype in dtypes.INTEGER:
-        # Wrap by unsigned arithmetic, then reinterpret: int8 holds the patterns of -128..127.
-        unsigned = np.dtype(f"uint{dtypes.numpy_dtype(dtype).itemsize * 8}")
-        return index.astype(unsigned).view(dtypes.numpy_dtype(dtype))
     if dtype in _FORMAT:
         return _float_arange(dtype, index)
     if dtype in _PART:

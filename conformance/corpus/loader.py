@@ -32,8 +32,10 @@ from conformance.corpus.case import (
     Expect,
     Form,
     GraphSpec,
+    InputPlacement,
     Location,
     OutputExpect,
+    Run,
 )
 from conformance.corpus.schema import schema_problems
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
@@ -278,6 +280,11 @@ class _FileLoader:
         self.errors.append(CaseFileError(self.file, where, message, case_id))
 
 
+def _form_value(value: int | list[int]) -> int | tuple[int, ...]:
+    """A form's value as the case model holds it: lists become tuples."""
+    return tuple(value) if isinstance(value, list) else value
+
+
 def _case_index(path: YamlPath) -> int | None:
     """The index of the case a path lies in, or None when it is outside every case."""
     if len(path) >= 2 and path[0] == "cases" and isinstance(path[1], int) and not isinstance(path[1], bool):
@@ -341,44 +348,130 @@ class _CaseBuilder:
         if not self._ok or data is None:
             return None
         kind = next(kind for kind in FORM_KINDS if kind in case)
-        value = case[kind]
-        graph = dict(case.get("graph", {}))
-        if isinstance(graph.get("axis_shape"), list):
-            graph["axis_shape"] = "[1]"
+        form = Form(kind, _form_value(case[kind]))
+        graph_options = dict(case.get("graph", {}))
+        if isinstance(graph_options.get("axis_shape"), list):
+            graph_options["axis_shape"] = "[1]"
+        if isinstance(graph_options.get("inputs"), dict):
+            graph_options["inputs"] = InputPlacement(**graph_options["inputs"])
+        graph = GraphSpec(**graph_options)
+        runs = tuple(
+            run
+            for number, raw in enumerate(case.get("runs", ()), start=2)
+            if (run := self._run(number, raw, data, case.get("axis"), form, graph)) is not None
+        )
+        if not self._ok:
+            return None
         return Case(
             id=case["id"],
             title=case["title"],
             source=case["source"],
             data=data,
-            form=Form(kind, tuple(value) if isinstance(value, list) else value),
+            form=form,
             location=Location(self._owner.file, self._owner.line(("cases", self._index)) or 0),
             axis=case.get("axis"),
             tags=tags,
             ops=tuple(patterns) if patterns is not None else None,
-            graph=GraphSpec(**graph),
+            graph=graph,
             expect=expect,
             note=case.get("note"),
+            runs=runs,
         )
 
-    def _data(self, data: dict[str, Any]) -> DataSpec | None:
+    def _data(self, data: dict[str, Any], where: YamlPath = ("data",)) -> DataSpec | None:
         shape = tuple(data["shape"])
         values = data.get("values")
         fill_kind = data.get("fill", "values" if "values" in data else "arange")
+        name = ".".join(str(part) for part in where)
         if "values" in data and fill_kind != "values":
             self._error(
-                ("data", "fill"), f"'values' given with fill: {fill_kind} (values imply fill: values)"
+                (*where, "fill"), f"'values' given with fill: {fill_kind} (values imply fill: values)"
             )
             return None
         if fill_kind == "values" and "values" not in data:
-            self._error(("data", "fill"), "fill: values needs a 'values' list")
+            self._error((*where, "fill"), "fill: values needs a 'values' list")
             return None
         if fill_kind == "values":
             _, problems = fill.flatten_values(data["dtype"], values, math.prod(shape))
             for path, message in problems:
-                self._error(("data", "values", *path), f"data.values: {message}")
+                self._error((*where, "values", *path), f"{name}.values: {message}")
             if problems:
                 return None
         return DataSpec(shape, data["dtype"], fill_kind, data.get("seed", 0), values)
+
+    def _run(
+        self, number: int, raw: dict[str, Any], data: DataSpec, axis: int | None, form: Form, graph: GraphSpec
+    ) -> Run | None:
+        """One ``runs:`` entry resolved against the case, or None after reporting why it cannot be.
+
+        A run can only change what the built model leaves open: the data's shape when its dims are
+        dynamic (not its rank), and the values of inputs fed at run time (not their count, which
+        fixes the model's outputs).
+        """
+        where: YamlPath = ("runs", number - 2)
+        ok = True
+
+        def refuse(key: str, message: str) -> None:
+            nonlocal ok
+            ok = False
+            self._error((*where, key), f"runs[{number - 2}].{key}: {message}")
+
+        shape = tuple(raw.get("shape", data.shape))
+        if "shape" in raw and graph.data_shape != "dynamic":
+            refuse(
+                "shape", "a new shape needs graph.data_shape: dynamic (the model declares the case's shape)"
+            )
+        elif len(shape) != len(data.shape):
+            refuse(
+                "shape",
+                f"rank {len(shape)} differs from the case's {len(data.shape)}; a model fixes its rank",
+            )
+        if "axis" in raw and not graph.runtime("axis"):
+            refuse(
+                "axis",
+                "the axis is a constant of the model; feed it with graph.inputs: runtime or {axis: runtime}",
+            )
+        for kind in FORM_KINDS:
+            if kind not in raw:
+                continue
+            if kind != form.kind:
+                refuse(kind, f"the case asks for '{form.kind}'; a run changes its values, not its form")
+            elif not graph.runtime("lengths"):
+                refuse(
+                    kind,
+                    f"the {kind} are constants of the model; feed them with graph.inputs: runtime "
+                    "or {lengths: runtime}",
+                )
+            elif isinstance(form.value, tuple) and len(raw[kind]) != len(form.value):
+                refuse(
+                    kind,
+                    f"{len(raw[kind])} values where the case gives {len(form.value)}: "
+                    "the count fixes the model's outputs",
+                )
+        new_fill = "fill" in raw or "values" in raw
+        if shape != data.shape and not new_fill and data.fill == "values":
+            refuse("shape", "the case's values do not fit a new shape; give the run its own fill or values")
+        if not ok:
+            return None
+        spec: dict[str, Any] = {"shape": list(shape), "dtype": data.dtype, "seed": raw.get("seed", data.seed)}
+        if new_fill:
+            spec.update({key: raw[key] for key in ("fill", "values") if key in raw})
+        else:
+            spec["fill"] = data.fill
+            if data.fill == "values":
+                spec["values"] = data.values
+        run_data = self._data(spec, where)
+        if run_data is None:
+            return None
+        run_form = Form(form.kind, _form_value(raw[form.kind])) if form.kind in raw else form
+        return Run(
+            number=number,
+            data=run_data,
+            axis=raw.get("axis", axis),
+            form=run_form,
+            location=Location(self._owner.file, self._owner.line(("cases", self._index, *where)) or 0),
+            changes=tuple(raw),
+        )
 
     def _expect(self, expect: dict[str, Any]) -> Expect:
         shared = self._output(expect, ("expect",))

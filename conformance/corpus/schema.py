@@ -114,6 +114,12 @@ def _explain(error: ValidationError) -> Iterator[SchemaProblem]:
         yield SchemaProblem(path, f"{prefix}expected true, false or a rule id, got {_describe(instance)}")
     elif validator == "anyOf" and path[-1:] == ("axis_shape",):
         yield SchemaProblem(path, f"{prefix}expected scalar or [1], got {_describe(instance)}")
+    elif validator == "anyOf" and path[-2:-1] == ("graph",) and path[-1:] == ("inputs",):
+        yield SchemaProblem(
+            path,
+            f"{prefix}expected constant, runtime, or a mapping such as {{axis: constant, lengths: runtime}} "
+            f"(keys axis, lengths; values constant, runtime), got {_describe(instance)}",
+        )
     elif validator == "type" and len(path) == 2 and path[0] == "cases":
         yield SchemaProblem(path, f"a case must be a mapping, got {_describe(instance)}")
     elif validator == "type":

@@ -9,10 +9,11 @@ What the builder guarantees, and why:
   and ``ir_version`` pinned to :data:`IR_VERSION` (8, the IR of ONNX 1.13 that introduced
   opset 18): both backends load IR 8, and one IR for every opset keeps the models comparable.
   Initializers need not be graph inputs from IR 4 on, which Split-13/-18 constants rely on.
-- The split request as that version defines it: Split-1 ``split`` attribute (``inputs:
-  constant``) or second input of the data's type T (``runtime``); Split-2/-11 ``split``
+- The split request as that version defines it: Split-1 ``split`` attribute (lengths placed
+  ``constant``) or second input of the data's type T (``runtime``); Split-2/-11 ``split``
   attribute; Split-13/-18 ``split`` input, an initializer (``constant``) or a graph input
   (``runtime``) of element type ``graph.lengths_dtype`` (int64 unless a case tests the rule).
+  The axis is always the ``axis`` attribute, so only the lengths can be placed at run time.
   A piece count: the number of declared outputs (Split-1..13), or Split-18's ``num_outputs``.
 - Invalid values are built as given, never fixed: a -1 length, an empty split, a zero count.
   Where a value cannot be written literally it is written the nearest faithful way, see
@@ -83,7 +84,11 @@ def output_count(task: Task) -> int:
     below 1 declares no output at all. When Split-18's ``num_outputs`` attribute carries the
     count, the attribute holds the invalid value as given and the node keeps one output, so that
     the one rule broken is "num_outputs >= 1" and not also "a node has outputs".
+    ``graph.declared_outputs`` overrides all of this: the node then declares exactly that many,
+    a malformed model on purpose when the request implies another count.
     """
+    if task.graph.declared_outputs is not None:
+        return task.graph.declared_outputs
     if task.form.kind == "lengths":
         return len(task.form.values)
     count = task.form.values[0]
@@ -107,7 +112,7 @@ def _split_is_input(task: Task) -> bool:
     if task.form.kind != "lengths":
         return False
     if version == 1:
-        return task.graph.inputs == "runtime"
+        return task.graph.runtime("lengths")
     return version >= 13
 
 
@@ -152,7 +157,7 @@ def build_model(task: Task) -> onnx.ModelProto:
         node_inputs.append(SPLIT)
         lengths = _lengths_array(task)
         split_type = ELEMENT_TYPES[_lengths_dtype(task)]
-        if task.graph.inputs == "runtime":
+        if task.graph.runtime("lengths"):
             inputs.append(helper.make_tensor_value_info(SPLIT, split_type, [len(lengths)]))
         else:
             initializers.append(_initializer(lengths))
@@ -194,7 +199,7 @@ def feeds(task: Task) -> dict[str, np.ndarray]:
     a backend whose Python API needs another carrier converts in its adapter.
     """
     result = {DATA: task.data}
-    if _split_is_input(task) and task.graph.inputs == "runtime":
+    if _split_is_input(task) and task.graph.runtime("lengths"):
         result[SPLIT] = _lengths_array(task)
     return result
 

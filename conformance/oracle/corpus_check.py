@@ -70,11 +70,12 @@ def case_defects(case: Case) -> list[str]:
 def _representable(case: Case) -> list[str]:
     """Axis and lengths must fit the integer types the case asks a backend to carry them in."""
     problems = []
-    checks: list[tuple[str, str, tuple[int, ...]]] = [
-        ("axis", case.graph.axis_dtype, (case.axis,) if case.axis is not None else ())
-    ]
-    if case.form.kind == "lengths":
-        checks.append(("lengths", case.graph.lengths_dtype, case.form.values))
+    checks: list[tuple[str, str, tuple[int, ...]]] = []
+    for run in case.all_runs:
+        where = f"{run.describe()}: " if case.runs else ""
+        checks.append((f"{where}axis", case.graph.axis_dtype, (run.axis,) if run.axis is not None else ()))
+        if case.form.kind == "lengths":
+            checks.append((f"{where}lengths", case.graph.lengths_dtype, run.form.values))
     for what, type_name, values in checks:
         if type_name not in dtypes.INTEGER:
             continue

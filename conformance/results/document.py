@@ -156,6 +156,16 @@ def _allowed(kinds: str | tuple[str, ...]) -> tuple[type, ...]:
     )
 
 
+@cache
+def _resolve(pointer: str) -> Mapping[str, Any]:
+    """The schema node a local ``$ref`` (``#/$defs/result/properties/expected``) points at."""
+    node: Any = schema()
+    for part in pointer.removeprefix("#/").split("/"):
+        node = node[part]
+    resolved: Mapping[str, Any] = node
+    return resolved
+
+
 def _check(value: Any, node: Mapping[str, Any]) -> None:
     """Raise _Mismatch where ``value`` breaks the structure ``node`` of the schema declares.
 
@@ -165,7 +175,7 @@ def _check(value: Any, node: Mapping[str, Any]) -> None:
     a missing key or a value of the wrong type.
     """
     if "$ref" in node:
-        node = schema()["$defs"][node["$ref"].rpartition("/")[2]]
+        node = _resolve(node["$ref"])
     kinds = node.get("type")
     if kinds is not None:
         allowed = _allowed(kinds if isinstance(kinds, str) else tuple(kinds))
@@ -193,7 +203,8 @@ def _check(value: Any, node: Mapping[str, Any]) -> None:
                     _check(value[key], extra)
         elif isinstance(value, list) and "items" in node:
             items = node["items"]
-            scalar = _SCALAR_ITEMS.get(items.get("type")) if len(items) == 1 else None
+            kind = items.get("type")
+            scalar = _SCALAR_ITEMS.get(kind) if len(items) == 1 and isinstance(kind, str) else None
             if scalar is not None and all(type(item) is scalar for item in value):
                 return  # a shape, a list of tags: the common case, checked in one pass
             for key, item in enumerate(value):  # noqa: B007 (the except clause reads key)

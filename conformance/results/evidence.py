@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from conformance import dtypes
-from conformance.corpus.case import Case
+from conformance.corpus.case import Case, Run
 from conformance.corpus.fill import describe_fill
 from conformance.oracle.compare import Mismatch
 from conformance.oracle.judging import Raised
@@ -26,19 +26,27 @@ from conformance.results.records import (
     RaisedRecord,
     ReadingRecord,
     RejectionRecord,
+    RequestParams,
 )
+
+
+def request(run: Run) -> RequestParams:
+    """One run's request: data, axis and form (for a case, its first run)."""
+    kind = run.form.kind
+    return {
+        "data": {"shape": list(run.data.shape), "dtype": run.data.dtype, "fill": describe_fill(run.data)},
+        "axis": run.axis,
+        "form": {
+            "kind": kind,
+            "value": list(run.form.values) if kind in ("lengths", "indices") else run.form.values[0],
+        },
+    }
 
 
 def params(case: Case) -> ParamsRecord:
     """The resolved case, so that a results file can be read without the case files at hand."""
-    kind = case.form.kind
     return {
-        "data": {"shape": list(case.data.shape), "dtype": case.data.dtype, "fill": describe_fill(case.data)},
-        "axis": case.axis,
-        "form": {
-            "kind": kind,
-            "value": list(case.form.values) if kind in ("lengths", "indices") else case.form.values[0],
-        },
+        **request(case.first_run),
         "graph": case.graph.as_dict(),
         "tags": list(case.tags),
         "title": case.title,

@@ -77,6 +77,7 @@ class MismatchRecord(TypedDict):
     output: int | None
     differing: int
     first: list[ElementDiffRecord]
+    run: NotRequired[int]  # the run it was found in, for a case with runs (1: the case's own request)
 
 
 class TimingRecord(TypedDict, total=False):
@@ -87,6 +88,7 @@ class TimingRecord(TypedDict, total=False):
     first_run_ms: float | None
     steady_ms: list[float]
     steady_median_ms: float | None
+    runs_ms: list[float | None]  # each further run of a case with runs, in order
 
 
 class KnownIssueRecord(TypedDict):
@@ -126,12 +128,34 @@ class ParamsRecord(TypedDict, total=False):
     data: DataParams
     axis: int | None
     form: FormParams
-    graph: dict[str, str]
+    graph: dict[str, Any]  # option -> value; inputs may be a mapping {axis: ..., lengths: ...}
     tags: list[str]
     title: str
     note: str | None
     source: str
     location: str
+
+
+class RequestParams(TypedDict):
+    """One run's request: the parts of the case a run can change."""
+
+    data: DataParams
+    axis: int | None
+    form: FormParams
+
+
+class RunOutcomeRecord(TypedDict):
+    """One run of a case with ``runs:`` on the model built once: its request, verdict and evidence."""
+
+    run: int  # 1 is the case's own request
+    label: str  # how messages name it: "run 2 (shape [3, 4])"
+    request: RequestParams
+    status: Status
+    message: str
+    expected: ExpectedRecord
+    actual: ActualRecord
+    mismatch: MismatchRecord | None
+    reading: NotRequired[str | None]
 
 
 class ResultRecord(TypedDict):
@@ -154,6 +178,9 @@ class ResultRecord(TypedDict):
     known_issue: NotRequired[KnownIssueRecord | None]
     worker: NotRequired[WorkerRecord | None]
     reproducer: NotRequired[ReproducerRecord | None]
+    #: for a case with runs: the run whose verdict is the result's (the worst), and every run
+    run: NotRequired[int]
+    runs: NotRequired[list[RunOutcomeRecord]]
 
 
 class SuiteRecord(TypedDict):

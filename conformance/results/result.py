@@ -19,6 +19,7 @@ from conformance.results.records import (
     ParamsRecord,
     ReproducerRecord,
     ResultRecord,
+    RunOutcomeRecord,
     WorkerRecord,
 )
 from conformance.statuses import Status
@@ -34,6 +35,8 @@ class Timing:
     compile_ms: float | None = None
     first_run_ms: float | None = None
     steady_ms: tuple[float, ...] = ()
+    #: each further run of a case with runs (None where it raised before a time was taken)
+    runs_ms: tuple[float | None, ...] = ()
 
     @property
     def steady_median_ms(self) -> float | None:
@@ -42,7 +45,7 @@ class Timing:
     @property
     def backend_ms(self) -> float:
         """Everything spent inside the backend: build, compile and every run."""
-        parts = (self.build_ms, self.compile_ms, self.first_run_ms, *self.steady_ms)
+        parts = (self.build_ms, self.compile_ms, self.first_run_ms, *self.steady_ms, *self.runs_ms)
         return sum(part for part in parts if part is not None)
 
 
@@ -69,6 +72,9 @@ class Result:
     worker: WorkerRecord | None = None
     #: for results that are not a plain pass: {"command": ..., "python": ...} (see reproducers)
     reproducer: ReproducerRecord | None = None
+    #: for a case with runs: the run whose verdict this is (the worst), and every run's outcome
+    run: int | None = None
+    runs: tuple[RunOutcomeRecord, ...] = ()
 
     @property
     def item_id(self) -> str:
@@ -91,7 +97,7 @@ class Result:
     def to_json(self) -> ResultRecord:
         """Field by field rather than dataclasses.asdict, whose deep copies dominate a fast run."""
         timing = self.timing
-        return {
+        record: ResultRecord = {
             "case": self.case,
             "op": self.op,
             "adapter": self.adapter,
@@ -109,6 +115,7 @@ class Result:
                 "first_run_ms": timing.first_run_ms,
                 "steady_ms": list(timing.steady_ms),
                 "steady_median_ms": timing.steady_median_ms,
+                **({"runs_ms": list(timing.runs_ms)} if timing.runs_ms else {}),
             },
             "reading": self.reading,
             "ambiguous": self.ambiguous,
@@ -116,6 +123,10 @@ class Result:
             "worker": self.worker,
             "reproducer": self.reproducer,
         }
+        if self.runs:
+            record["run"] = self.run if self.run is not None else 1
+            record["runs"] = list(self.runs)
+        return record
 
     @classmethod
     def from_json(cls, body: ResultRecord) -> Result:
@@ -137,10 +148,13 @@ class Result:
                 compile_ms=timing.get("compile_ms"),
                 first_run_ms=timing.get("first_run_ms"),
                 steady_ms=tuple(timing.get("steady_ms") or ()),
+                runs_ms=tuple(timing.get("runs_ms") or ()),
             ),
             reading=body.get("reading"),
             ambiguous=bool(body.get("ambiguous", False)),
             known_issue=body.get("known_issue"),
             worker=body.get("worker"),
             reproducer=body.get("reproducer"),
+            run=body.get("run"),
+            runs=tuple(body.get("runs") or ()),
         )

@@ -9,7 +9,7 @@ BaseExceptions are never swallowed.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -22,22 +22,30 @@ from conformance.oracle.judging import Raised, judge
 from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.plugin import AnyAdapter, Target, Task, Unsupported
 from conformance.results import evidence
-from conformance.results.records import ActualRecord
+from conformance.results.records import ActualRecord, RunOutcomeRecord
 from conformance.results.result import Result, Timing
+from conformance.run import memory
 from conformance.run.attribution import attribute
 from conformance.statuses import Status
 
 
 def make_task(case: Case, op: str, data: np.ndarray | None = None) -> Task:
-    """The task an adapter receives for ``case`` under ``op`` (data made from the case's fill)."""
+    """The task an adapter receives for ``case`` under ``op`` (data made from the case's fill),
+    carrying one further task per run of a case with ``runs:``."""
+    item = ids.item_id(case.id, op)
+    runs = tuple(
+        Task(item, op, make_data(run.data), run.axis, run.form, case.graph, case, run=run.number)
+        for run in case.runs
+    )
     return Task(
-        item_id=ids.item_id(case.id, op),
+        item_id=item,
         op=op,
         data=make_data(case.data) if data is None else data,
         axis=case.axis,
         form=case.form,
         graph=case.graph,
         case=case,
+        runs=runs,
     )
 
 
@@ -55,10 +63,28 @@ def _outputs(returned: Any) -> list[np.ndarray]:
     return outputs
 
 
-def execute(
-    adapter: AnyAdapter, target: Target, task: Task, repeat: int
-) -> tuple[list[np.ndarray] | None, Raised | None, Timing]:
-    """Build, compile and run ``task``; the outputs or the refusal, and the time of each phase."""
+@dataclass(frozen=True)
+class Attempt:
+    """What one run of the compiled model gave: its outputs, or the refusal, and its time."""
+
+    outputs: list[np.ndarray] | None
+    raised: Raised | None
+    ms: float | None = None
+
+
+def _raised(error: Exception, phase: str, adapter: AnyAdapter) -> Raised:
+    message = str(error).strip() or repr(error)
+    who = attribute(error, type(adapter).__module__)
+    return Raised(phase, type(error).__name__, message, who.origin, who.module)
+
+
+def execute(adapter: AnyAdapter, target: Target, task: Task, repeat: int) -> tuple[list[Attempt], Timing]:
+    """Build and compile ``task`` once, then run it and each of its further runs on that model.
+
+    One attempt per run, in order. A refusal while building or compiling refuses every run (there
+    is no model to run); a refusal by one run leaves the model to the next run. Only the first
+    run is repeated ``repeat`` times for steady-state timing.
+    """
     timing: dict[str, Any] = {}
     phase = "build"
     try:
@@ -69,21 +95,29 @@ def execute(
         start = time.perf_counter_ns()
         compiled = adapter.compile(model, target)
         timing["compile_ms"] = _ms(start)
-        phase = "run"
-        start = time.perf_counter_ns()
-        outputs = _outputs(adapter.run(compiled, task))
-        timing["first_run_ms"] = _ms(start)
-        steady = []
-        for _ in range(repeat):
-            start = time.perf_counter_ns()
-            adapter.run(compiled, task)
-            steady.append(_ms(start))
-        timing["steady_ms"] = tuple(steady)
     except Exception as error:  # judged (by who raised it), not propagated
-        message = str(error).strip() or repr(error)
-        who = attribute(error, type(adapter).__module__)
-        return None, Raised(phase, type(error).__name__, message, who.origin, who.module), Timing(**timing)
-    return outputs, None, Timing(**timing)
+        refusal = _raised(error, phase, adapter)
+        return [Attempt(None, refusal) for _ in task.every_run], Timing(**timing)
+    attempts = []
+    for run_task in task.every_run:
+        first = run_task is task
+        try:
+            start = time.perf_counter_ns()
+            outputs = _outputs(adapter.run(compiled, run_task))
+            elapsed = _ms(start)
+            if first:
+                timing["first_run_ms"] = elapsed
+                steady = []
+                for _ in range(repeat):
+                    start = time.perf_counter_ns()
+                    adapter.run(compiled, run_task)
+                    steady.append(_ms(start))
+                timing["steady_ms"] = tuple(steady)
+            attempts.append(Attempt(outputs, None, elapsed))
+        except Exception as error:  # judged, not propagated; the next run still gets the model
+            attempts.append(Attempt(None, _raised(error, "run", adapter)))
+    timing["runs_ms"] = tuple(attempt.ms for attempt in attempts[1:])
+    return attempts, Timing(**timing)
 
 
 def bare_result(case: Case, op: str, target: Target, message: str, status: Status = "error") -> Result:
@@ -116,27 +150,78 @@ def pending_result(case: Case, op: str, target: Target, answer: SpecAnswer | Non
 
 
 def run_item(adapter: AnyAdapter, target: Target, case: Case, op: str, repeat: int = 3) -> Result:
-    """Execute and judge one (case, op) on ``target``."""
+    """Execute and judge one (case, op) on ``target``: every run against its own reference answer."""
+    answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
+    base = pending_result(case, op, target, answers[0])
+    too_big = memory.shortfall(case)
+    if too_big:
+        return base.with_status("unsupported", f"not attempted: {too_big}")
     task = make_task(case, op)
-    answer = reference.answer(op, SplitRequest.of(case))
-    base = pending_result(case, op, target, answer)
     try:
         refusal = adapter.support(task, target)
     except Exception as error:  # a broken adapter, not a refusal by its backend
         return base.with_status("error", f"the adapter's support() raised {type(error).__name__}: {error}")
     if isinstance(refusal, Unsupported):
         return base.with_status("unsupported", refusal.reason)
-    outputs, raised, timing = execute(adapter, target, task, repeat)
-    judgement = judge(answer, task.data, outputs, raised)
-    actual: ActualRecord = (
-        {"raised": evidence.raised(raised)} if raised else {"outputs": evidence.outputs(outputs or [])}
-    )
+    attempts, timing = execute(adapter, target, task, repeat)
+    outcomes = [
+        _outcome(run_task, answer, attempt)
+        for run_task, answer, attempt in zip(task.every_run, answers, attempts, strict=True)
+    ]
+    deciding = worst(outcomes)
+    chosen = outcomes[deciding]
+    message = chosen["message"]
+    if case.runs:
+        message = (
+            f"all {len(outcomes)} runs pass; run 1: {message}"
+            if chosen["status"] == "pass"
+            else f"{chosen['label']}: {message}"
+        )
     return replace(
         base,
-        status=judgement.status,
-        message=judgement.message,
-        actual=actual,
-        mismatch=evidence.mismatch(judgement.mismatch) if judgement.mismatch else None,
-        reading=judgement.reading,
+        status=chosen["status"],
+        message=message,
+        expected=chosen["expected"],
+        actual=chosen["actual"],
+        mismatch=chosen["mismatch"],
+        reading=chosen.get("reading"),
+        ambiguous=answers[deciding].ambiguous,
         timing=timing,
+        run=deciding + 1 if case.runs else None,
+        runs=tuple(outcomes) if case.runs else (),
     )
+
+
+#: How bad a run's verdict is, for the item's status: a departure from the spec first, then a
+#: request the suite could not build, then a pass. Equals go to the earliest run.
+_SEVERITY: dict[str, int] = {"fail": 2, "error": 2, "unsupported": 1, "pass": 0}
+
+
+def worst(outcomes: list[RunOutcomeRecord]) -> int:
+    """The index of the run whose verdict the item takes."""
+    return max(range(len(outcomes)), key=lambda index: (_SEVERITY.get(outcomes[index]["status"], 2), -index))
+
+
+def _outcome(task: Task, answer: SpecAnswer, attempt: Attempt) -> RunOutcomeRecord:
+    """One run judged against the reference's answer for its own request."""
+    judgement = judge(answer, task.data, attempt.outputs, attempt.raised)
+    mismatch = evidence.mismatch(judgement.mismatch) if judgement.mismatch else None
+    if mismatch is not None and task.case.runs:
+        mismatch["run"] = task.run
+    actual: ActualRecord = (
+        {"raised": evidence.raised(attempt.raised)}
+        if attempt.raised
+        else {"outputs": evidence.outputs(attempt.outputs or [])}
+    )
+    run = task.case.all_runs[task.run - 1]
+    return {
+        "run": task.run,
+        "label": task.run_label,
+        "request": evidence.request(run),
+        "status": judgement.status,
+        "message": judgement.message,
+        "expected": evidence.expected(answer, run.data.shape, run.data.dtype),
+        "actual": actual,
+        "mismatch": mismatch,
+        "reading": judgement.reading,
+    }

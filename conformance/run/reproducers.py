@@ -17,7 +17,7 @@ import numpy as np
 
 from conformance import dtypes, ids
 from conformance.corpus.case import Case
-from conformance.plugin import Target
+from conformance.plugin import Target, Task
 
 #: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
 EMBED_LIMIT = 48 * 1024
@@ -64,6 +64,12 @@ def array_code(array: np.ndarray, name: str = "data") -> str:
         f"{prefix}{name} = np.frombuffer(base64.b64decode('''\n{encoded}\n'''), dtype={dtype_code})"
         f".reshape({shape!r}).copy()"
     )
+
+
+def run_heading(task: Task) -> str:
+    """The comment a snippet puts before each run of a case with ``runs:`` (none for a single run),
+    so a reader can tell which printed line belongs to which request."""
+    return f"# {task.run_label}\n" if task.case.runs else ""
 
 
 def header(item_id: str, target: Target, expected: str) -> str:

@@ -53,9 +53,13 @@ class Call:
     function: Callable[..., Sequence[np.ndarray]]
     args: tuple[Any, ...]
     kwargs: Mapping[str, Any]
+    #: the emulation takes the axis and the request of each run's task (its runtime inputs)
+    per_run: bool = False
 
-    def __call__(self, data: np.ndarray) -> Sequence[np.ndarray]:
-        return self.function(data, *self.args, **self.kwargs)
+    def __call__(self, task: Task) -> Sequence[np.ndarray]:
+        if self.per_run:
+            return self.function(task.data, *self.args, axis=task.axis, form=task.form, **self.kwargs)
+        return self.function(task.data, *self.args, **self.kwargs)
 
 
 class NumpyAdapter:
@@ -96,9 +100,7 @@ class NumpyAdapter:
             axis = {} if task.axis is None else {"axis": task.axis}
             return Call(_NUMPY_FUNCTIONS[task.op], (argument,), axis)
         return Call(
-            emulation.emulate,
-            (),
-            {"op": task.op, "axis": task.axis, "form": task.form, "graph": task.graph, "dtype": task.dtype},
+            emulation.emulate, (), {"op": task.op, "graph": task.graph, "dtype": task.dtype}, per_run=True
         )
 
     def compile(self, model: Call, target: Target) -> Call:
@@ -106,7 +108,7 @@ class NumpyAdapter:
         return model
 
     def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
-        return list(compiled(task.data))
+        return list(compiled(task))
 
     def reproducer(self, task: Task, target: Target) -> str | None:
         """NumPy's own call (route ``numpy``); the emulation is the suite's code, not a backend."""
@@ -115,8 +117,9 @@ class NumpyAdapter:
         argument = list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
         axis = "" if task.axis is None else f", axis={task.axis}"
         function = _NUMPY_FUNCTIONS[task.op].__name__
-        return (
-            f"{reproducers.array_code(task.data)}\n"
+        return "".join(
+            f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
             f"pieces = np.{function}(data, {argument!r}{axis})\n"
             "print([piece.shape for piece in pieces])\n"
+            for run in task.every_run
         )

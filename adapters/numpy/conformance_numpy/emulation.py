@@ -200,6 +200,12 @@ def onnx(
         raise SpecViolation(f"{op} split xor num_outputs", "both the split input and num_outputs are given")
     if version == 18 and graph.num_outputs == "neither":
         raise SpecViolation(f"{op} split xor num_outputs", "neither the split input nor num_outputs is given")
+    outputs = len(form.values) if form.kind == "lengths" else form.values[0]
+    if graph.declared_outputs is not None and graph.declared_outputs != outputs:
+        raise SpecViolation(
+            f"{op} outputs",
+            f"the node has {graph.declared_outputs} outputs for a request of {outputs} pieces",
+        )
     if form.kind == "parts":
         count = form.values[0]
         if count < 1:
@@ -221,7 +227,7 @@ def onnx(
         raise SpecViolation(
             f"{op} split type", f"the split input is tensor(int64), not {graph.lengths_dtype}"
         )
-    if version == 1 and graph.inputs == "runtime":
+    if version == 1 and graph.runtime("lengths"):
         _fits(lengths, dtype, "split input (type T)", op)
     if not lengths:
         raise SpecViolation(

@@ -202,17 +202,13 @@ class OnnxRuntimeAdapter:
         from conformance.models import onnx_graphs
 
         model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
-        feeds = onnx_graphs.feeds(task)
-        names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
-        arrays = "\n".join(reproducers.array_code(array, names[name]) for name, array in feeds.items())
-        feed_map = ", ".join(f"{name!r}: {variable}" for name, variable in names.items())
-        bf16 = any(array.dtype.name == "bfloat16" for array in feeds.values())
+        bf16 = task.dtype == "bfloat16"
         note = (
             "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
             if bf16
             else ""
         )
-        return (
+        body = (
             "import onnxruntime as ort\n\n"
             f"# {task.op}: one Split node, byte for byte as this run built it (save it to inspect)\n"
             f"model = base64.b64decode('''\n{model}\n''')\n"
@@ -220,10 +216,19 @@ class OnnxRuntimeAdapter:
             "options.graph_optimization_level = "
             f"ort.GraphOptimizationLevel.{_LEVEL_NAMES[self.settings.optimization]}\n"
             f"session = ort.InferenceSession(model, options, providers={list(self.settings.providers)!r})\n"
-            f"{arrays}\n{note}"
-            f"outputs = session.run(None, {{{feed_map}}})\n"
-            "print([output.shape for output in outputs])\n"
+            f"{note}"
         )
+        for run in task.every_run:
+            feeds = onnx_graphs.feeds(run)
+            names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
+            arrays = "\n".join(reproducers.array_code(array, names[name]) for name, array in feeds.items())
+            feed_map = ", ".join(f"{name!r}: {variable}" for name, variable in names.items())
+            body += (
+                f"{reproducers.run_heading(run)}{arrays}\n"
+                f"outputs = session.run(None, {{{feed_map}}})\n"
+                "print([output.shape for output in outputs])\n"
+            )
+        return body
 
     def _session_options(self) -> onnxruntime.SessionOptions:
         import onnxruntime

@@ -171,7 +171,8 @@ class OpenVINOAdapter:
             return Unsupported(f"route {target.route} of openvino does not run {task.op}")
         if task.dtype in ("complex64", "complex128"):
             return Unsupported(_NO_COMPLEX)
-        if task.dtype == "string" and any(str(item).endswith("\0") for item in task.data.flat):
+        strings = task.dtype == "string"
+        if strings and any(str(item).endswith("\0") for run in task.every_run for item in run.data.flat):
             return Unsupported(_TRAILING_NUL)
         try:
             route = self._route(target.route)

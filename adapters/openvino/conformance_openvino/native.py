@@ -7,8 +7,9 @@ included: an axis Constant of a float type, a ``num_splits`` of 0, lengths that 
 OpenVINO validates while nodes are created (shape inference runs in the constructor), so many
 refusals surface in :func:`build_model` as the backend's own exception.
 
-Inputs, in parameter order: ``data``, then ``axis`` and (VariadicSplit) ``split_lengths`` when the
-case feeds them at run time; :func:`runtime_inputs` gives the arrays in that same order.
+Inputs, in parameter order: ``data``, then ``axis`` and (VariadicSplit) ``split_lengths``, each when
+the case feeds it at run time (``graph.inputs``: both, or each on its own); :func:`runtime_inputs`
+gives the arrays in that same order, from the task it is handed, so a later run feeds its own values.
 """
 
 from __future__ import annotations
@@ -43,13 +44,14 @@ def build_model(task: Task, core: ov.Core) -> ov.Model:
     data = opset1.parameter(shape, data_type, name="data")
     parameters = [data]
     axis_array, lengths_array = _axis_array(task), _lengths_array(task)
-    axis = _input(axis_array, graph.axis_dtype, "axis", task, parameters)
+    axis = _input(axis_array, graph.axis_dtype, "axis", graph.runtime("axis"), parameters)
     if task.op == SPLIT:
         assert isinstance(task.form.value, int)
         node = opset1.split(data, axis, task.form.value, name="split")
     elif task.op == VARIADIC:
         assert lengths_array is not None
-        lengths = _input(lengths_array, graph.lengths_dtype, "split_lengths", task, parameters)
+        runtime = graph.runtime("lengths")
+        lengths = _input(lengths_array, graph.lengths_dtype, "split_lengths", runtime, parameters)
         node = opset1.variadic_split(data, axis, lengths, name="split")
     else:
         raise ValueError(f"route native runs openvino.* ops, not {task.op}")
@@ -60,11 +62,11 @@ def build_model(task: Task, core: ov.Core) -> ov.Model:
 def runtime_inputs(task: Task) -> list[np.ndarray]:
     """The arrays to feed, in parameter order: the data, then axis and lengths when fed at run time."""
     arrays = [task.data]
-    if task.graph.inputs == "runtime":
+    if task.graph.runtime("axis"):
         arrays.append(_axis_array(task))
-        lengths = _lengths_array(task)
-        if lengths is not None:
-            arrays.append(lengths)
+    lengths = _lengths_array(task)
+    if lengths is not None and task.graph.runtime("lengths"):
+        arrays.append(lengths)
     return arrays
 
 
@@ -75,11 +77,11 @@ def unsupported(task: Task) -> str | None:
     different request, so such a case is not expressible rather than refused by OpenVINO.
     """
     graph = task.graph
-    checks: list[tuple[str, str, tuple[int, ...]]] = [
-        ("axis", graph.axis_dtype, (task.axis,) if task.axis is not None else ())
-    ]
-    if task.op == VARIADIC:
-        checks.append(("split_lengths", graph.lengths_dtype, task.form.values))
+    checks: list[tuple[str, str, tuple[int, ...]]] = []
+    for run in task.every_run:  # a later run feeds its own values through the same typed inputs
+        checks.append(("axis", graph.axis_dtype, (run.axis,) if run.axis is not None else ()))
+        if task.op == VARIADIC:
+            checks.append(("split_lengths", graph.lengths_dtype, run.form.values))
     for what, name, values in checks:
         if name in dtypes.COMPLEX or name in dtypes.STRING:
             return f"a {name} {what} tensor cannot hold the integer the case gives"
@@ -104,9 +106,9 @@ def _lengths_array(task: Task) -> np.ndarray | None:
     return values.astype(dtypes.numpy_dtype(task.graph.lengths_dtype)).reshape(len(task.form.values))
 
 
-def _input(array: np.ndarray, name: str, label: str, task: Task, parameters: list[ov.Node]) -> ov.Node:
+def _input(array: np.ndarray, name: str, label: str, runtime: bool, parameters: list[ov.Node]) -> ov.Node:
     """A Constant holding ``array`` or, for run-time inputs, a Parameter of its type and shape."""
-    if task.graph.inputs == "runtime":
+    if runtime:
         parameter = opset1.parameter(list(array.shape), element_type(name), name=label)
         parameters.append(parameter)
         return parameter

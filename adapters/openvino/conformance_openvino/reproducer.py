@@ -33,11 +33,20 @@ _ELEMENT_NAMES = {
 }
 
 
-def _run(device: str, config: Mapping[str, str], feeds: str) -> str:
+def _compile(device: str, config: Mapping[str, str]) -> str:
     return (
         f"compiled = core.compile_model(model, {device!r}, {dict(config)!r})\n"
-        f"outputs = compiled.create_infer_request().infer({feeds})\n"
-        "print([tuple(output.shape) for output in outputs.values()])\n"
+        "request = compiled.create_infer_request()\n"
+    )
+
+
+def _infer(feeds: str) -> str:
+    return f"outputs = request.infer({feeds})\nprint([tuple(output.shape) for output in outputs.values()])\n"
+
+
+def _typed_array(name: str, value: object, type_name: str, shape_code: str) -> str:
+    return (
+        f"{name} = np.array({value!r}).astype(np.{dtypes.numpy_dtype(type_name).name}).reshape({shape_code})"
     )
 
 
@@ -53,53 +62,70 @@ def _native(task: Task, device: str, config: Mapping[str, str]) -> str:
         "import openvino as ov",
         "import openvino.opset1 as opset1",
         "",
-        reproducers.array_code(task.data),
         f"data_node = opset1.parameter({shape}, ov.Type.{_ELEMENT_NAMES[task.dtype]}, name='data')",
     ]
-    parameters, feeds = ["data_node"], ["data"]
+    parameters = ["data_node"]
+    variadic = task.op == "openvino.VariadicSplit-1"
     axis_shape = "(1,)" if graph.axis_shape == "[1]" else "()"
-    # (name, value, element type, shape): the axis and, for VariadicSplit, the lengths
-    inputs: list[tuple[str, object, str, str]] = [("axis", task.axis, graph.axis_dtype, axis_shape)]
-    if task.op == "openvino.VariadicSplit-1":
-        inputs.append(
-            ("split_lengths", list(task.form.values), graph.lengths_dtype, f"({len(task.form.values)},)")
-        )
-    for name, value, type_name, shape_code in inputs:
-        lines.append(
-            f"{name} = np.array({value!r}).astype(np.{dtypes.numpy_dtype(type_name).name})"
-            f".reshape({shape_code})"
-        )
-        if graph.inputs == "runtime":
+    lengths_shape = f"({len(task.form.values)},)"
+
+    def inputs(run: Task) -> list[tuple[str, object, str, str, bool]]:
+        """(name, value, element type, shape, fed at run time): the axis and VariadicSplit's lengths."""
+        found: list[tuple[str, object, str, str, bool]] = [
+            ("axis", run.axis, graph.axis_dtype, axis_shape, graph.runtime("axis"))
+        ]
+        if variadic:
+            values = list(run.form.values)
+            found.append(
+                ("split_lengths", values, graph.lengths_dtype, lengths_shape, graph.runtime("lengths"))
+            )
+        return found
+
+    for name, value, type_name, shape_code, runtime in inputs(task):
+        if runtime:
             lines.append(
-                f"{name}_node = opset1.parameter(list({name}.shape), "
+                f"{name}_node = opset1.parameter(list({shape_code}), "
                 f"ov.Type.{_ELEMENT_NAMES.get(type_name, 'f32')}, name={name!r})"
             )
             parameters.append(f"{name}_node")
-            feeds.append(name)
         else:
+            lines.append(_typed_array(name, value, type_name, shape_code))
             lines.append(f"{name}_node = ov.op.Constant({name})")
-    if task.op == "openvino.Split-1":
-        lines.append(f"node = opset1.split(data_node, axis_node, {task.form.values[0]})")
-    else:
+    if variadic:
         lines.append("node = opset1.variadic_split(data_node, axis_node, split_lengths_node)")
+    else:
+        lines.append(f"node = opset1.split(data_node, axis_node, {task.form.values[0]})")
     lines += [f"model = ov.Model(node.outputs(), [{', '.join(parameters)}])", "core = ov.Core()"]
-    return "\n".join(lines) + "\n" + _run(device, config, f"[{', '.join(feeds)}]")
+    body = "\n".join(lines) + "\n" + _compile(device, config)
+    for run in task.every_run:
+        feeds = ["data"]
+        body += reproducers.run_heading(run) + reproducers.array_code(run.data) + "\n"
+        for name, value, type_name, shape_code, runtime in inputs(run):
+            if runtime:
+                body += _typed_array(name, value, type_name, shape_code) + "\n"
+                feeds.append(name)
+        body += _infer(f"[{', '.join(feeds)}]")
+    return body
 
 
 def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import onnx_graphs
 
     model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
-    feeds = onnx_graphs.feeds(task)
-    arrays = "\n".join(reproducers.array_code(array, f"feed_{n}") for n, array in enumerate(feeds.values()))
-    mapping = ", ".join(f"{name!r}: feed_{n}" for n, name in enumerate(feeds))
-    return (
+    body = (
         "import openvino as ov\n\n"
         f"# {task.op}: one Split node, byte for byte as this run built it\n"
         f"with open('split.onnx', 'wb') as file:\n    file.write(base64.b64decode('''\n{model}\n'''))\n"
-        "core = ov.Core()\nmodel = core.read_model('split.onnx')\n"
-        f"{arrays}\n" + _run(device, config, "{" + mapping + "}")
+        "core = ov.Core()\nmodel = core.read_model('split.onnx')\n" + _compile(device, config)
     )
+    for run in task.every_run:
+        feeds = onnx_graphs.feeds(run)
+        arrays = "\n".join(
+            reproducers.array_code(array, f"feed_{n}") for n, array in enumerate(feeds.values())
+        )
+        mapping = ", ".join(f"{name!r}: feed_{n}" for n, name in enumerate(feeds))
+        body += reproducers.run_heading(run) + f"{arrays}\n" + _infer("{" + mapping + "}")
+    return body
 
 
 def _pytorch(task: Task, device: str, config: Mapping[str, str]) -> str:
@@ -113,7 +139,7 @@ def _pytorch(task: Task, device: str, config: Mapping[str, str]) -> str:
         if task.dtype == "bfloat16"
         else "torch.from_numpy(data)"
     )
-    return (
+    body = (
         "import openvino as ov\nimport torch\n\n"
         f"{reproducers.array_code(task.data)}\n"
         "class Split(torch.nn.Module):\n    def forward(self, x):\n"
@@ -121,8 +147,12 @@ def _pytorch(task: Task, device: str, config: Mapping[str, str]) -> str:
         f"example = {tensor}\n"
         f"model = ov.convert_model(Split(), example_input=(example,), "
         f"input=[(ov.PartialShape({dims!r}), ov.Type.{_ELEMENT_NAMES[task.dtype]})])\n"
-        "core = ov.Core()\n" + _run(device, config, "[data]")
+        "core = ov.Core()\n" + _compile(device, config)
     )
+    for run in task.every_run:
+        data = "" if run is task else reproducers.array_code(run.data) + "\n"
+        body += reproducers.run_heading(run) + data + _infer("[data]")
+    return body
 
 
 ROUTES = {"native": _native, "onnx": _onnx, "pytorch": _pytorch}

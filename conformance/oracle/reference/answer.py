@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from conformance.corpus.case import Case, Form, GraphSpec
+from conformance.corpus.case import Case, Form, GraphSpec, Run
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,13 @@ class SplitRequest:
 
     @classmethod
     def of(cls, case: Case) -> SplitRequest:
-        return cls(case.data.shape, case.data.dtype, case.axis, case.form, case.graph)
+        """The case's own request (its first run)."""
+        return cls.of_run(case, case.first_run)
+
+    @classmethod
+    def of_run(cls, case: Case, run: Run) -> SplitRequest:
+        """One run's request on the model the case builds (the graph is the case's)."""
+        return cls(run.data.shape, run.data.dtype, run.axis, run.form, case.graph)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,10 @@ The versions differ in more than the changelog headline, and each difference is 
 - split: an attribute (Split-1 also as a second input of type T), an int64 input from -13;
 - piece count: from the declared outputs (equal parts, which must divide) until -18 adds
   num_outputs, with ceil-sized pieces and a smaller last one; -18 demands exactly one of split
-  and num_outputs.
+  and num_outputs;
+- the node's outputs: one per length of ``split`` ("length of each output"), and Split-18's
+  ``num_outputs`` outputs, so a node declaring another count (``graph.declared_outputs``) is
+  malformed.
 Split-1 and -2 do not state that lengths are non-negative or that they sum to the dimension;
 both follow from "length of each output" of a tensor split into outputs, and the reasons say so.
 """
@@ -124,6 +127,7 @@ def _split_given(spec: _Version, request: SplitRequest, axis: int, lengths: list
         raise RuleViolation(
             "lengths-type", f"{spec.spec}: input 'split' is tensor(int64); got tensor({graph.lengths_dtype})"
         )
+    _declared_outputs(request, len(lengths), f"{spec.spec}: 'split' gives the length of each output")
     if not lengths:
         raise RuleViolation(
             "output-count",
@@ -137,6 +141,7 @@ def _count_given(
     spec: _Version, request: SplitRequest, axis: int, count: int, dim: int
 ) -> SpecAnswer | Pieces:
     if spec.number == 18 and request.graph.num_outputs != "neither":
+        _declared_outputs(request, count, f"{spec.spec}: num_outputs is the number of outputs")
         return _num_outputs(axis, count, dim)
     if spec.number == 18:
         raise RuleViolation(
@@ -155,6 +160,15 @@ def _count_given(
             f"divide into {count}",
         )
     return Pieces.from_lengths(axis, [dim // count] * count)
+
+
+def _declared_outputs(request: SplitRequest, implied: int, why: str) -> None:
+    """A node that declares another number of outputs than its request gives is malformed."""
+    declared = request.graph.declared_outputs
+    if declared is not None and declared != implied:
+        raise RuleViolation(
+            "declared-outputs", f"{why}: the request gives {implied} outputs, the node declares {declared}"
+        )
 
 
 def _num_outputs(axis: int, count: int, dim: int) -> SpecAnswer | Pieces:
