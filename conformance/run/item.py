@@ -153,9 +153,23 @@ def run_item(adapter: AnyAdapter, target: Target, case: Case, op: str, repeat: i
     """Execute and judge one (case, op) on ``target``: every run against its own reference answer."""
     answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
     base = pending_result(case, op, target, answers[0])
-    too_big = memory.shortfall(case)
-    if too_big:
-        return base.with_status("unsupported", f"not attempted: {too_big}")
+    with memory.reserved(case) as too_big:
+        if too_big:
+            return base.with_status("unsupported", f"not attempted: {too_big}")
+        # Steady-state timing of a multi-GiB item would only repeat seconds of copying.
+        steady = 0 if memory.needed_bytes(case) >= memory.LARGE_BYTES else repeat
+        return _judged(adapter, target, case, op, steady, answers, base)
+
+
+def _judged(
+    adapter: AnyAdapter,
+    target: Target,
+    case: Case,
+    op: str,
+    repeat: int,
+    answers: list[SpecAnswer],
+    base: Result,
+) -> Result:
     task = make_task(case, op)
     try:
         refusal = adapter.support(task, target)

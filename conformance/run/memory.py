@@ -9,7 +9,12 @@ figures, instead of attempted.
 
 from __future__ import annotations
 
+import fcntl
 import math
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from conformance import dtypes
@@ -20,6 +25,8 @@ from conformance.corpus.case import Case
 COPIES = 4
 #: Items below this need are never checked: the check reads /proc for nothing.
 SMALL_BYTES = 64 * 1024 * 1024
+#: Items from this need on run one at a time on the machine (see :func:`reserved`).
+LARGE_BYTES = 1024**3
 #: Bytes per element for types without a fixed width (strings: the object pointer and a short str).
 _STRING_BYTES = 64
 
@@ -40,6 +47,26 @@ def available_bytes() -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
+
+
+@contextmanager
+def reserved(case: Case) -> Iterator[str | None]:
+    """Hold the machine's memory for an item of ``case``: yields why it must not be attempted, or None.
+
+    A large item first takes an exclusive lock shared by every worker of every run of this user,
+    so two large items never count the same free memory and then both allocate it; it is then
+    checked against what is available, and the lock is held until the item is done.
+    """
+    if needed_bytes(case) < LARGE_BYTES:
+        yield shortfall(case)
+        return
+    lock_path = Path(tempfile.gettempdir()) / f"conformance-large-items-{os.getuid()}.lock"
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield shortfall(case)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def shortfall(case: Case) -> str | None:

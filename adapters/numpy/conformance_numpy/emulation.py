@@ -19,6 +19,8 @@ Where a text admits two readings this module picks one, and says so:
   allows "the last chunk" to be smaller, so no piece sizes satisfy it; read as a rejection.
 * torch.split with an int size on an empty dimension: "the last piece is smaller" could give no
   piece at all; read as one empty piece, the piece the size-0 rule also implies.
+* ONNX Split-18 whose node declares fewer outputs than ``num_outputs``: "number of outputs" read
+  strictly, so the node is refused (ONNX's convention of leaving out trailing outputs not applied).
 * OpenVINO VariadicSplit with axis and split_lengths of different integer types: both are
   "of type T2", read as one type variable, so the two types must be the same.
 

@@ -57,6 +57,8 @@ _VIRTUAL_DEVICES: Final = frozenset({"AUTO", "HETERO", "MULTI", "BATCH"})
 PRECISION_KEY: Final = "INFERENCE_PRECISION_HINT"
 PRECISION: Final = "f32"
 _NO_COMPLEX: Final = "OpenVINO has no complex element type (ov.Type has no complex64/complex128)"
+#: Data from this size on is not converted by the pytorch route (see ``support``).
+_PYTORCH_EXAMPLE_LIMIT: Final = 1024**3
 _TRAILING_NUL: Final = (
     "OpenVINO's Python API passes string tensors through fixed-width NumPy bytes arrays "
     "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters; "
@@ -174,6 +176,12 @@ class OpenVINOAdapter:
         strings = task.dtype == "string"
         if strings and any(str(item).endswith("\0") for run in task.every_run for item in run.data.flat):
             return Unsupported(_TRAILING_NUL)
+        if target.route == "pytorch" and task.data.nbytes >= _PYTORCH_EXAMPLE_LIMIT:
+            return Unsupported(
+                f"the PyTorch frontend traces the module with the example input: with {task.data.nbytes} "
+                "bytes of data it needs more than ten times that (a 2 GiB uint8 example took 23.7 GiB "
+                "before the kernel's OOM killer ended it), so data of 1 GiB or more is not converted"
+            )
         try:
             route = self._route(target.route)
         except ImportError as error:

@@ -141,6 +141,9 @@ def _count_given(
     spec: _Version, request: SplitRequest, axis: int, count: int, dim: int
 ) -> SpecAnswer | Pieces:
     if spec.number == 18 and request.graph.num_outputs != "neither":
+        declared = request.graph.declared_outputs
+        if declared is not None and declared < count:
+            return _fewer_outputs_declared(axis, count, dim, declared)
         _declared_outputs(request, count, f"{spec.spec}: num_outputs is the number of outputs")
         return _num_outputs(axis, count, dim)
     if spec.number == 18:
@@ -167,8 +170,40 @@ def _declared_outputs(request: SplitRequest, implied: int, why: str) -> None:
     declared = request.graph.declared_outputs
     if declared is not None and declared != implied:
         raise RuleViolation(
-            "declared-outputs", f"{why}: the request gives {implied} outputs, the node declares {declared}"
+            "declared-outputs", f"{why}: the request gives {_outputs(implied)}, the node declares {declared}"
         )
+
+
+#: Why a Split-18 node declaring fewer outputs than num_outputs is an open point.
+FEWER_OUTPUTS_AMBIGUITY = (
+    "Split-18 calls num_outputs the number of outputs, yet ONNX's convention lets a node leave out "
+    "trailing outputs it does not use, and ONNX's own shape inference accepts a node declaring fewer "
+    "outputs than num_outputs (onnx/onnx pull request 8255)"
+)
+
+
+def _fewer_outputs_declared(axis: int, count: int, dim: int, declared: int) -> SpecAnswer:
+    """Split-18 with ``num_outputs`` and fewer declared outputs: refused, or the leading pieces."""
+    refused = Rejection(
+        "declared-outputs",
+        f"ONNX Split-18: num_outputs is the number of outputs: the request gives {_outputs(count)}, "
+        f"the node declares {declared}",
+    )
+    leading: Pieces | Rejection
+    if declared == 0:
+        leading = Rejection(
+            "output-count", "ONNX Split-18: the op has between 1 and 2147483647 outputs; got 0"
+        )
+    else:
+        full = SpecAnswer.wrap(_num_outputs(axis, count, dim)).outcome
+        leading = Pieces(axis, full.bounds[:declared]) if isinstance(full, Pieces) else full
+    return SpecAnswer(
+        (
+            Reading(refused, "num_outputs is the number of outputs"),
+            Reading(leading, "trailing outputs left out"),
+        ),
+        ambiguity=FEWER_OUTPUTS_AMBIGUITY,
+    )
 
 
 def _num_outputs(axis: int, count: int, dim: int) -> SpecAnswer | Pieces:
@@ -206,6 +241,10 @@ def _num_outputs(axis: int, count: int, dim: int) -> SpecAnswer | Pieces:
             "leaves the last one negative (onnx/onnx issue 5766)"
         ),
     )
+
+
+def _outputs(count: int) -> str:
+    return f"{count} output" if count == 1 else f"{count} outputs"
 
 
 def _type_list(types: frozenset[str]) -> str:
