@@ -10,7 +10,7 @@ import pytest
 
 from conformance import dtypes
 from conformance.corpus import catalogue as ops
-from conformance.corpus.case import WELL_KNOWN_TAGS
+from conformance.corpus.case import WELL_KNOWN_TAGS, Case, InputPlacement
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import select
 from conformance.oracle.corpus_check import check_corpus
@@ -86,8 +86,56 @@ def test_every_rule_is_exercised(suite: Suite) -> None:
 def test_cases_cover_ranks_one_to_five_and_both_graph_modes(suite: Suite) -> None:
     ranks = {len(case.data.shape) for case in suite.cases}
     assert set(range(1, 6)) <= ranks
-    assert {case.graph.inputs for case in suite.cases} == {"constant", "runtime"}
+    assert {case.graph.inputs for case in suite.cases} >= {
+        "constant",
+        "runtime",
+        InputPlacement(axis="constant", lengths="runtime"),
+        InputPlacement(axis="runtime", lengths="constant"),
+    }
+    assert any(case.runs for case in suite.cases)
+    assert any(case.graph.declared_outputs is not None for case in suite.cases)
     assert {case.graph.data_shape for case in suite.cases} == {"static", "dynamic"}
     assert {"int32", "int64"} <= {case.graph.axis_dtype for case in suite.cases}
     assert {"scalar", "[1]"} == {case.graph.axis_shape for case in suite.cases}
     assert set(dtypes.ALL) <= {case.data.dtype for case in suite.cases}
+
+
+def _beyond_int32(case: Case) -> bool:
+    values = [*case.form.values, sum(case.form.values), *([case.axis] if case.axis is not None else [])]
+    return any(not -(2**31) <= value < 2**31 for value in values)
+
+
+def test_every_op_meets_values_past_int32_as_constants_and_every_input_at_run_time(suite: Suite) -> None:
+    constant: set[str] = set()
+    runtime: set[str] = set()
+    for case in suite.cases:
+        if not _beyond_int32(case):
+            continue
+        for op in ops.applicable_ops(case):
+            (runtime if case.graph.inputs != "constant" else constant).add(op)
+    assert constant == set(ops.OPS)
+    # ONNX Split-1 carries runtime lengths in the data's float type, which cannot hold them
+    fed = {op for op, entry in ops.OPS.items() if any(names for _, names in entry.inputs)} - {"onnx.Split-1"}
+    assert runtime == fed
+
+
+def test_every_op_with_a_count_or_size_is_run_again_at_other_shapes(suite: Suite) -> None:
+    covered = {
+        op
+        for case in suite.cases
+        if any("shape" in run.changes for run in case.runs)
+        for op in ops.applicable_ops(case)
+    }
+    wanted = {
+        op
+        for op, entry in ops.OPS.items()
+        if entry.forms & {"parts", "size"} and "data_shape" in entry.graph_options
+    }
+    assert wanted <= covered
+
+
+def test_runtime_lengths_change_between_runs_for_every_op_that_feeds_them(suite: Suite) -> None:
+    covered = {
+        op for case in suite.cases if "lengths" in case.runtime_changes() for op in ops.applicable_ops(case)
+    }
+    assert covered == {op for op, entry in ops.OPS.items() if "lengths" in entry.inputs_for("lengths")}

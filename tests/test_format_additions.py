@@ -36,7 +36,9 @@ HEADER = "defaults: {source: test, data: {shape: [6, 4], dtype: float32}, axis: 
 
 
 def test_a_mapping_places_each_input_and_leaves_the_rest_constant(tmp_path: Path) -> None:
-    (case,) = _load(tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {inputs: {lengths: runtime}}}\n")
+    (case,) = _load(
+        tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {inputs: {lengths: runtime}}}\n"
+    )
     assert case.graph.inputs == InputPlacement(axis="constant", lengths="runtime")
     assert case.graph.runtime("lengths") and not case.graph.runtime("axis")
     assert case.graph.as_dict()["inputs"] == {"axis": "constant", "lengths": "runtime"}
@@ -59,14 +61,18 @@ def test_a_bad_mapping_is_an_error_on_its_line(tmp_path: Path, inputs: str, need
 
 
 def test_an_axis_placed_at_run_time_rules_out_every_onnx_op(tmp_path: Path) -> None:
-    (case,) = _load(tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {inputs: {axis: runtime}}}\n")
+    (case,) = _load(
+        tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {inputs: {axis: runtime}}}\n"
+    )
     assert catalogue.applicable_ops(case) == ["openvino.VariadicSplit-1"]
     reason = catalogue.why_not_applicable(case, catalogue.OPS["onnx.Split-13"])
     assert reason is not None and "axis as an attribute" in reason
 
 
 def test_lengths_placed_at_run_time_reach_the_ops_that_take_them_as_an_input(tmp_path: Path) -> None:
-    (case,) = _load(tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {inputs: {lengths: runtime}}}\n")
+    (case,) = _load(
+        tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {inputs: {lengths: runtime}}}\n"
+    )
     assert catalogue.applicable_ops(case) == [
         "openvino.VariadicSplit-1",
         "onnx.Split-1",
@@ -92,7 +98,12 @@ def test_runs_resolve_against_the_case(tmp_path: Path) -> None:
     (case,) = _load(tmp_path, RUNS)
     first, second, third = case.all_runs
     assert (first.number, first.form.value, first.data.shape) == (1, (2, 4), (6, 4))
-    assert (second.number, second.form.value, second.data.shape, second.data.fill) == (2, (3, 3), (6, 4), "arange")
+    assert (second.number, second.form.value, second.data.shape, second.data.fill) == (
+        2,
+        (3, 3),
+        (6, 4),
+        "arange",
+    )
     assert (third.data.shape, third.data.fill, third.data.seed, third.axis) == ((9, 2), "random", 4, 0)
     assert third.describe() == "run 3 (shape [9, 2], lengths [4, 5], fill, seed)"
     assert case.runtime_changes() == {"lengths"}
@@ -101,7 +112,11 @@ def test_runs_resolve_against_the_case(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("graph", "run", "needle"),
     [
-        ("{inputs: runtime}", "{shape: [7, 4]}", "runs[0].shape: a new shape needs graph.data_shape: dynamic"),
+        (
+            "{inputs: runtime}",
+            "{shape: [7, 4]}",
+            "runs[0].shape: a new shape needs graph.data_shape: dynamic",
+        ),
         ("{data_shape: dynamic}", "{shape: [6]}", "rank 1 differs from the case's 2"),
         ("{data_shape: dynamic}", "{axis: 1}", "runs[0].axis: the axis is a constant of the model"),
         ("{inputs: {axis: runtime}}", "{lengths: [3, 3]}", "the lengths are constants of the model"),
@@ -113,7 +128,10 @@ def test_runs_resolve_against_the_case(tmp_path: Path) -> None:
 def test_a_run_that_changes_what_the_model_fixes_is_an_error_on_its_line(
     tmp_path: Path, graph: str, run: str, needle: str
 ) -> None:
-    body = HEADER + f"  - id: r\n    title: t\n    lengths: [2, 4]\n    graph: {graph}\n    runs:\n      - {run}\n"
+    body = (
+        HEADER
+        + f"  - id: r\n    title: t\n    lengths: [2, 4]\n    graph: {graph}\n    runs:\n      - {run}\n"
+    )
     (message,) = _errors(tmp_path, body)
     assert message.startswith(f"{tmp_path / 'cases.yaml'}:8:"), message
     assert needle in message
@@ -148,7 +166,9 @@ def test_each_run_gets_the_reference_answer_for_its_own_request(tmp_path: Path) 
 
 
 def test_declared_outputs_that_disagree_with_the_request_are_rejected_by_their_rule(tmp_path: Path) -> None:
-    (case,) = _load(tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {declared_outputs: 3}}\n")
+    (case,) = _load(
+        tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {declared_outputs: 3}}\n"
+    )
     assert catalogue.applicable_ops(case) == [f"onnx.Split-{v}" for v in (1, 2, 11, 13, 18)]
     outcome = answer("onnx.Split-13", SplitRequest.of(case)).outcome
     assert isinstance(outcome, Rejection) and outcome.rule == "declared-outputs"
@@ -156,7 +176,9 @@ def test_declared_outputs_that_disagree_with_the_request_are_rejected_by_their_r
 
 
 def test_declared_outputs_that_agree_change_nothing(tmp_path: Path) -> None:
-    (case,) = _load(tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {declared_outputs: 2}}\n")
+    (case,) = _load(
+        tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {declared_outputs: 2}}\n"
+    )
     assert answer("onnx.Split-11", SplitRequest.of(case)).outcome == Pieces(0, ((0, 2), (2, 6)))
 
 
@@ -167,11 +189,16 @@ def test_declared_outputs_need_a_count_apart_from_the_request(tmp_path: Path) ->
     assert isinstance(outcome, Rejection) and outcome.rule == "declared-outputs"
 
 
-def test_the_onnx_builder_declares_the_outputs_and_feeds_only_what_is_placed_at_run_time(tmp_path: Path) -> None:
+def test_the_onnx_builder_declares_the_outputs_and_feeds_only_what_is_placed_at_run_time(
+    tmp_path: Path,
+) -> None:
     onnx_graphs = pytest.importorskip("conformance.models.onnx_graphs")
     from conformance.run.item import make_task
 
-    body = HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {declared_outputs: 3, inputs: {lengths: runtime}}}\n"
+    body = (
+        HEADER
+        + "  - {id: a, title: t, lengths: [2, 4], graph: {declared_outputs: 3, inputs: {lengths: runtime}}}\n"
+    )
     (case,) = _load(tmp_path, body)
     task = make_task(case, "onnx.Split-13")
     model = onnx_graphs.build_model(task)

@@ -26,6 +26,15 @@ ITEMS = [
     ("openvino", "native", "CPU", "doc-vsplit-lengths-minus1-2", "openvino.VariadicSplit-1"),
     ("openvino", "onnx", "CPU", "doc-split1-num-splits-3", "onnx.Split-18"),
     ("openvino", "pytorch", "CPU", "doc-readme-chunk-6-into-4-values", "torch.chunk"),
+    # cases with runs: the snippet builds once and prints one line per run
+    ("numpy", "numpy", "cpu", "runs-new-data-static", "numpy.split"),
+    ("torch", "eager", "cpu", "runs-dynamic-parts-3", "torch.chunk"),
+    ("torch", "export", "cpu", "runs-new-data-static", "torch.tensor_split"),
+    ("onnxruntime", "default", "cpu", "runs-new-data-static", "onnx.Split-13"),
+    ("openvino", "native", "CPU", "runs-lengths-change", "openvino.VariadicSplit-1"),
+    ("openvino", "native", "CPU", "inputs-axis-runtime-vsplit", "openvino.VariadicSplit-1"),
+    ("openvino", "onnx", "CPU", "inputs-lengths-runtime-dynamic", "onnx.Split-18"),
+    ("openvino", "pytorch", "CPU", "runs-new-data-static", "torch.chunk"),
 ]
 
 
@@ -45,7 +54,11 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    printed = [tuple(shape) for shape in ast.literal_eval(done.stdout.strip().splitlines()[-1])]
-    pieces = answer(op, SplitRequest.of(case)).outcome
-    assert isinstance(pieces, Pieces)
-    assert printed == list(pieces.shapes(case.data.shape))
+    lines = [line for line in done.stdout.strip().splitlines() if line.startswith("[")]
+    printed = [[tuple(shape) for shape in ast.literal_eval(line)] for line in lines]
+    expected = []
+    for run in case.all_runs:  # a case without runs: one run, one line
+        pieces = answer(op, SplitRequest.of_run(case, run)).outcome
+        assert isinstance(pieces, Pieces), f"{run.describe()} is not a valid request; pick another item"
+        expected.append(list(pieces.shapes(run.data.shape)))
+    assert printed == expected

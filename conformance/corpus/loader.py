@@ -382,7 +382,7 @@ class _CaseBuilder:
         shape = tuple(data["shape"])
         values = data.get("values")
         fill_kind = data.get("fill", "values" if "values" in data else "arange")
-        name = ".".join(str(part) for part in where)
+        name = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in where).lstrip(".")
         if "values" in data and fill_kind != "values":
             self._error(
                 (*where, "fill"), f"'values' given with fill: {fill_kind} (values imply fill: values)"

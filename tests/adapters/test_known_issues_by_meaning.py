@@ -27,6 +27,10 @@ cases:
      data: {shape: [4], dtype: float32}, axis: 0, lengths: [-1, 5]}
   - {id: scratch-int64-extremes, title: t, ops: [openvino.Split-1],
      data: {shape: [4], dtype: int64, fill: special}, axis: 0, parts: 2}
+  - {id: scratch-runtime-lengths-past-int32, title: t, ops: [openvino.VariadicSplit-1],
+     data: {shape: [4], dtype: float32}, axis: 0, lengths: [4294967297, 3], graph: {inputs: {lengths: runtime}}}
+  - {id: scratch-node-drops-an-output, title: t, ops: [onnx.Split-13],
+     data: {shape: [4], dtype: float32}, axis: 0, lengths: [1, 3], graph: {declared_outputs: 1}}
 """
 
 #: item -> target -> the known issue that must claim it (the issue's five causes, on new ids)
@@ -39,6 +43,10 @@ EXPECTED = {
     },
     "scratch-minus-one-overrun::openvino.VariadicSplit-1": {"openvino/native/CPU": "vsplit-minus1-overrun"},
     "scratch-int64-extremes::openvino.Split-1": {"openvino/native/CPU": "cpu-64bit-narrowed"},
+    "scratch-runtime-lengths-past-int32::openvino.VariadicSplit-1": {
+        "openvino/native/CPU": "cpu-64bit-runtime-inputs-narrowed"
+    },
+    "scratch-node-drops-an-output::onnx.Split-13": {"openvino/onnx/CPU": "onnx-declared-outputs-unchecked"},
 }
 
 
