@@ -236,7 +236,7 @@ def test_rejects_non_onnx_ops() -> None:
 
 def test_every_corpus_item_builds_with_its_output_count() -> None:
     suite = load_paths([Path(__file__).resolve().parent.parent / "cases"])
-    for item in select(suite.cases, ["onnx.*"]):
+    for item in select(suite.cases, ["onnx.*"], keyword="not large"):  # the builder never sees data
         t = make_task(item.case, item.op)
         model = onnx_graphs.build_model(t)
         assert len(model.graph.output) == onnx_graphs.output_count(t), item.id

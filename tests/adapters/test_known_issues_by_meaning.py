@@ -28,7 +28,8 @@ cases:
   - {id: scratch-int64-extremes, title: t, ops: [openvino.Split-1],
      data: {shape: [4], dtype: int64, fill: special}, axis: 0, parts: 2}
   - {id: scratch-runtime-lengths-past-int32, title: t, ops: [openvino.VariadicSplit-1],
-     data: {shape: [4], dtype: float32}, axis: 0, lengths: [4294967297, 3], graph: {inputs: {lengths: runtime}}}
+     data: {shape: [4], dtype: float32}, axis: 0, lengths: [4294967297, 3],
+     graph: {inputs: {lengths: runtime}}}
   - {id: scratch-node-drops-an-output, title: t, ops: [onnx.Split-13],
      data: {shape: [4], dtype: float32}, axis: 0, lengths: [1, 3], graph: {declared_outputs: 1}}
 """
