@@ -201,3 +201,44 @@ class ReferenceBreaker(Slicer):
             raise ZeroDivisionError("the reference broke")
 
         reference.answer = broken  # type: ignore[assignment]
+
+
+class Answering:
+    """Answers every request with the reference's own pieces: those of the task ``run`` is handed,
+    or (option ``stale=1``) those of the task the model was built from, the way a backend that
+    keeps the first run's runtime values would; ``refuse_run=N`` refuses that run."""
+
+    name = "answering"
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = dict(options)
+        self.stale = options.get("stale") == "1"
+        self.refuse_run = int(options["refuse_run"]) if "refuse_run" in options else None
+
+    def info(self) -> AdapterInfo:
+        return AdapterInfo(
+            self.name, "numpy", np.__version__, (Route("graph", ("*",)),), ("cpu",), self.options
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        return None
+
+    def build(self, task: Task, target: Target) -> Task:
+        if self.options.get("refuse_build") == "1":
+            raise BackendRefusal("no model for this request")
+        return task
+
+    def compile(self, model: Task, target: Target) -> Task:
+        return model
+
+    def run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
+        from conformance.oracle.reference import Pieces, SplitRequest, answer
+
+        if task.run == self.refuse_run:
+            raise BackendRefusal(f"refusing run {task.run}")
+        source = compiled if self.stale else task
+        request = SplitRequest(task.data.shape, task.dtype, source.axis, source.form, task.graph)
+        outcome = answer(task.op, request).outcome
+        if not isinstance(outcome, Pieces):
+            raise BackendRefusal(f"the request is invalid: {outcome.rule}")
+        return list(outcome.take(task.data))

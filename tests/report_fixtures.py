@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from fake_adapters import Liar
+from fake_adapters import Answering, Liar
 
 from conformance.corpus.loader import Suite, load_paths
 from conformance.plugin import Target
@@ -89,6 +89,17 @@ def liar_result(case_id: str = "indices-rank1", op: str = "numpy.array_split") -
         "print(np.array_split(data, [3, 6]))\n",
     }
     return body
+
+
+def runs_result() -> JSON:
+    """A case with runs, on a backend that keeps its first run's lengths: run 2 decides."""
+    found = run_item(
+        Answering({"stale": "1"}),
+        Target("answering", "graph", "cpu"),
+        corpus().by_id("runs-lengths-change"),
+        "openvino.VariadicSplit-1",
+    )
+    return found.to_json()
 
 
 def document(results: list[JSON], digest: str | None = None, memcpy: list[JSON] | None = None) -> JSON:

@@ -7,17 +7,15 @@ values, the bug runs exist to catch), so each verdict below could come out eithe
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import jsonschema
-import numpy as np
 import pytest
+from fake_adapters import Answering
 
 from conformance.corpus.case import Case
 from conformance.corpus.loader import load_file
-from conformance.oracle.reference import Pieces, SplitRequest, answer
-from conformance.plugin import AdapterInfo, BackendRefusal, Route, Target, Task, Unsupported
+from conformance.plugin import Target
 from conformance.results.document import schema
 from conformance.results.result import Result
 from conformance.run.item import run_item
@@ -53,44 +51,6 @@ cases:
 """
 
 
-class Answering:
-    """Returns the reference's pieces for a request: that of the task ``run`` is handed, or, with
-    ``stale``, that of the task the model was built from."""
-
-    def __init__(
-        self, options: Mapping[str, str], *, stale: bool = False, refuse_run: int | None = None
-    ) -> None:
-        self.stale = stale
-        self.refuse_run = refuse_run
-
-    def info(self) -> AdapterInfo:
-        return AdapterInfo("fake", "numpy", np.__version__, (Route("graph", ("*",)),), ("cpu",))
-
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        return None
-
-    def build(self, task: Task, target: Target) -> Task:
-        return task
-
-    def compile(self, model: Task, target: Target) -> Task:
-        return model
-
-    def run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
-        if task.run == self.refuse_run:
-            raise BackendRefusal(f"refusing run {task.run}")
-        source = compiled if self.stale else task
-        request = SplitRequest(task.data.shape, task.dtype, source.axis, source.form, task.graph)
-        outcome = answer(task.op, request).outcome
-        if not isinstance(outcome, Pieces):
-            raise BackendRefusal(f"the request is invalid: {outcome.rule}")
-        return list(outcome.take(task.data))
-
-
-class RefusingBuild(Answering):
-    def build(self, task: Task, target: Target) -> Task:
-        raise BackendRefusal("no model for you")
-
-
 @pytest.fixture
 def cases(tmp_path: Path) -> dict[str, Case]:
     path = tmp_path / "runs.yaml"
@@ -111,7 +71,7 @@ def test_a_backend_that_keeps_the_first_runs_values_fails_on_the_run_that_shows_
     cases: dict[str, Case],
 ) -> None:
     result = run_item(
-        Answering({}, stale=True), TARGET, cases["lengths-change"], "openvino.VariadicSplit-1", repeat=0
+        Answering({"stale": "1"}), TARGET, cases["lengths-change"], "openvino.VariadicSplit-1", repeat=0
     )
     assert result.status == "fail"
     assert result.run == 2
@@ -132,7 +92,7 @@ def test_a_refused_run_leaves_the_model_to_the_next(cases: dict[str, Case]) -> N
 
 def test_a_refusal_of_a_valid_run_is_the_items_error(cases: dict[str, Case]) -> None:
     result = run_item(
-        Answering({}, refuse_run=3), TARGET, cases["lengths-change"], "openvino.VariadicSplit-1", repeat=0
+        Answering({"refuse_run": "3"}), TARGET, cases["lengths-change"], "openvino.VariadicSplit-1", repeat=0
     )
     assert (result.status, result.run) == ("error", 3)
     assert result.message.startswith("run 3 (lengths [1, 5]): rejected a valid input in run")
@@ -140,7 +100,11 @@ def test_a_refusal_of_a_valid_run_is_the_items_error(cases: dict[str, Case]) -> 
 
 def test_a_refusal_while_building_refuses_every_run(cases: dict[str, Case]) -> None:
     result = run_item(
-        RefusingBuild({}), TARGET, cases["invalid-then-valid"], "openvino.VariadicSplit-1", repeat=0
+        Answering({"refuse_build": "1"}),
+        TARGET,
+        cases["invalid-then-valid"],
+        "openvino.VariadicSplit-1",
+        repeat=0,
     )
     assert [run["status"] for run in result.runs] == ["error", "pass", "error"]
     assert all(run["actual"]["raised"]["phase"] == "build" for run in result.runs)
@@ -155,7 +119,7 @@ def test_each_run_is_judged_at_its_own_shape(cases: dict[str, Case]) -> None:
 
 def test_results_with_runs_fit_the_results_schema_and_survive_a_round_trip(cases: dict[str, Case]) -> None:
     result = run_item(
-        Answering({}, stale=True), TARGET, cases["lengths-change"], "openvino.VariadicSplit-1", repeat=0
+        Answering({"stale": "1"}), TARGET, cases["lengths-change"], "openvino.VariadicSplit-1", repeat=0
     )
     record = result.to_json()
     assert record["run"] == 2 and len(record["runs"]) == 3

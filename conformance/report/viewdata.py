@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from conformance import dtypes, ids
+from conformance.corpus.case import GraphSpec
 from conformance.corpus.catalogue import op_order
 from conformance.results.combined import CombinedResults, CombinedTarget, SourcedRun
 from conformance.results.records import (
@@ -101,6 +102,17 @@ def actual_text(result: ResultRecord) -> str:
     return result["status"]
 
 
+#: Every graph option at its default, as a results file writes it; the page's scripts get it too.
+GRAPH_DEFAULTS: dict[str, Any] = GraphSpec().as_dict()
+
+
+def option_text(value: object) -> str:
+    """A graph option's value as the report shows it: ``{axis: constant, lengths: runtime}``."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key}: {inner}" for key, inner in value.items()) + "}"
+    return str(value)
+
+
 def request_text(params: ParamsRecord) -> str:
     """The request a case makes, e.g. ``float32 [6] axis 0, parts 4``."""
     data = params.get("data", {})
@@ -109,15 +121,7 @@ def request_text(params: ParamsRecord) -> str:
     shown = _shape(value) if isinstance(value, list) else str(value)
     axis = params.get("axis")
     graph = params.get("graph") or {}
-    defaults = {
-        "axis_dtype": "int64",
-        "axis_shape": "scalar",
-        "lengths_dtype": "int64",
-        "inputs": "constant",
-        "data_shape": "static",
-        "num_outputs": "auto",
-    }
-    options = [f"{key}={graph[key]}" for key in graph if defaults.get(key) != graph[key]]
+    options = [f"{key}={option_text(graph[key])}" for key in graph if GRAPH_DEFAULTS.get(key) != graph[key]]
     where = "default axis" if axis is None else f"axis {axis}"
     text = f"{data.get('dtype')} {_shape(data.get('shape', []))} {where}, {form['kind']} {shown}"
     return text + (f" ({', '.join(options)})" if options else "")
@@ -166,7 +170,9 @@ def view_data(combined: CombinedResults) -> JSON:
     - ``extra[i]``: only what some results have: ``mm`` mismatch, ``ki`` known issue (into
       ``known``), ``rd`` reading, ``rp`` reproducer ``{c: command, p: [pieces of the Python
       snippet, split at its triple quotes so the data blocks shared by a case's results are
-      stored once]}``, ``w`` worker.
+      stored once]}``, ``w`` worker; for a case with runs, ``re`` ``[expected (into exp), expected
+      text]`` of the run that decided (the item's own expectation is run 1's) and ``ru`` a list of
+      ``[label, status, message]``, one per run.
     """
     strings, expected, actual, known = Interner(), Interner(), Interner(), Interner()
     case_index: dict[str, int] = {}
@@ -217,11 +223,26 @@ def view_data(combined: CombinedResults) -> JSON:
         number = item_index[(case_index[result["case"]], op_list.index(result["op"]))]
         dtype = result["params"].get("data", {}).get("dtype", "?")
         item = items[number]
+        runs = result.get("runs") or []
+        # the item's expectation is its case's own request (run 1); a result decided by a later
+        # run carries that run's expectation in its extra
+        own = runs[0]["expected"] if runs else result.get("expected") or {}
         if item[2] < 0:
-            item[2] = expected(result.get("expected") or {})
-            item[3] = strings(expected_text(result.get("expected") or {}, dtype))
+            item[2] = expected(own)
+            item[3] = strings(expected_text(own, dtype))
             item[4] = 1 if result.get("ambiguous") else 0
         extra = _extra(result, strings, known)
+        if runs:
+            decided = result.get("expected") or {}
+            extra["re"] = [expected(decided), strings(expected_text(decided, dtype))]
+            extra["ru"] = [
+                [
+                    strings(run["label"]),
+                    status_index.get(run["status"], status_index["error"]),
+                    strings(run["message"]),
+                ]
+                for run in runs
+            ]
         if extra:
             extras.append(extra)
         rows.append(
@@ -247,6 +268,7 @@ def view_data(combined: CombinedResults) -> JSON:
         "tags": tags,
         "dtypes": dtype_list,
         "itemsize": {name: _itemsize(name) for name in dtype_list},
+        "gd": GRAPH_DEFAULTS,
         "s": strings.values,
         "cases": cases,
         "items": items,

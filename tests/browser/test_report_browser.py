@@ -31,7 +31,15 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="browser tests drive Chromium through playwright: pip install -e '.[test]'"
 )
 
-from report_fixtures import HOSTILE, HOSTILE_ID, ROOT, hostile_document, mixed_document  # noqa: E402
+from report_fixtures import (  # noqa: E402
+    HOSTILE,
+    HOSTILE_ID,
+    ROOT,
+    document,
+    hostile_document,
+    mixed_document,
+    runs_result,
+)
 
 from conformance import report  # noqa: E402
 from conformance.report.viewdata import TIMES  # noqa: E402
@@ -57,7 +65,11 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("report")
-    files = {"mixed": report.render([mixed_document()]), "hostile": report.render([hostile_document()])}
+    files = {
+        "mixed": report.render([mixed_document()]),
+        "hostile": report.render([hostile_document()]),
+        "runs": report.render([document([runs_result()])]),
+    }
     urls = {}
     for name, html in files.items():
         path = folder / f"{name}.html"
@@ -173,6 +185,24 @@ def test_a_failure_opens_to_its_mismatch_bits_and_reproducers(
     page.click("text=Compare this request across ops and targets")
     wait_until(page, "location.hash.includes('view=compat')")
     assert page.locator("#compat article.case-block h3 code").all_inner_texts() == ["indices-rank1"]
+
+
+def test_a_result_with_runs_shows_every_run_and_the_deciding_runs_outputs(
+    page: Any, pages: dict[str, str], tmp_path: Path
+) -> None:
+    open_report(page, pages["runs"], "view=matrix")
+    reference = page.locator("#matrix-table tbody tr").first.inner_text()
+    assert "[10,3] [4,3] [2,3]" in reference  # the item's own answer: the case's request, run 1
+    page.locator("#matrix-table button.cell.st-fail").click()
+    panel = page.locator("tr.detail .panel")
+    runs = panel.locator("table.runs tbody tr").all_inner_texts()
+    assert len(runs) == 4 and "run 1" in runs[0] and "pass" in runs[0]
+    assert "run 2 (lengths [5, 5, 6])" in runs[1] and "fail" in runs[1]
+    text = panel.inner_text()
+    assert "expected 3: [5,3] [5,3] [6,3]" in text  # the deciding run's expectation, not run 1's
+    assert "got 3: [10,3] [4,3] [2,3]" in text
+    panel.scroll_into_view_if_needed()
+    screenshot(page, tmp_path, "report-runs")
 
 
 def test_cells_open_from_the_keyboard(page: Any, pages: dict[str, str]) -> None:
