@@ -83,9 +83,8 @@ def arange(dtype: str, count: int) -> Array:
         # Past one full period the pattern repeats, so it is tiled rather than computed through a
         # uint64 index (which would take 8 bytes per element: 16 GiB for a [2^31] uint8 tensor).
         unsigned = np.dtype(f"uint{dtypes.numpy_dtype(dtype).itemsize * 8}")
-        period = 1 << (unsigned.itemsize * 8)
-        index = np.arange(min(count, period), dtype=np.uint64)
-        return np.resize(index.astype(unsigned), count).view(dtypes.numpy_dtype(dtype))
+        pattern = np.arange(min(count, 1 << (unsigned.itemsize * 8)), dtype=np.uint64).astype(unsigned)
+        return _tiled(pattern, count).view(dtypes.numpy_dtype(dtype))
     index = np.arange(count, dtype=np.uint64)
     if dtype == "bool":
         # Thue-Morse: parity of the popcount has no period, so a shifted slice never lines up.
@@ -101,6 +100,18 @@ def arange(dtype: str, count: int) -> Array:
             f"e{i}" + _SUFFIXES[i % len(_SUFFIXES)] * (1 + i // len(_SUFFIXES) % 3) for i in range(count)
         )
     raise ValueError(f"unknown dtype {dtype!r}")
+
+
+def _tiled(pattern: Array, count: int) -> Array:
+    """``count`` elements repeating ``pattern``, written in place (np.resize builds it through
+    concatenated copies, several times slower on a multi-GiB tensor)."""
+    out = np.empty(count, dtype=pattern.dtype)
+    period = len(pattern)
+    if period:
+        whole = count // period * period
+        out[:whole].reshape(-1, period)[...] = pattern
+        out[whole:] = pattern[: count - whole]
+    return out
 
 
 def exact_integer_limit(dtype: str) -> int:
