@@ -27,11 +27,12 @@ nox.options.reuse_existing_virtualenvs = True
 
 CONSTRAINTS = ("-c", "constraints.txt")
 #: The built-in adapters, each its own distribution registered through the entry-point group.
-ADAPTERS = ("numpy", "onnxruntime", "openvino", "torch")
+ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch")
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX and PyTorch frontends take onnx files and torch modules).
 ADAPTER_INSTALL = {
     "numpy": "adapters/numpy",
+    "onnx": "adapters/onnx",
     "onnxruntime": "adapters/onnxruntime",
     "openvino": "adapters/openvino[onnx,pytorch]",
     "torch": "adapters/torch",

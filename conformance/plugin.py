@@ -78,6 +78,7 @@ import numpy as np
 from conformance.corpus.case import Case, Form, GraphSpec
 from conformance.errors import UsageError
 from conformance.ids import Target
+from conformance.statuses import Judged
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -86,6 +87,7 @@ __all__ = [
     "AdapterInfo",
     "AnyAdapter",
     "BackendRefusal",
+    "Judged",
     "Route",
     "Target",
     "Task",
@@ -108,12 +110,15 @@ class Route:
     """One way an adapter reaches its backend (a native graph, a file read by a frontend ...).
 
     ``ops`` holds the op ids or globs the route can run at all; finer refusals go through
-    :meth:`Adapter.support`.
+    :meth:`Adapter.support`. ``judged="shapes"`` is for a route that infers outputs without
+    computing them (ONNX's shape inference): its ``run`` returns arrays of the inferred shapes and
+    dtypes whose values mean nothing, and its results say that values were not judged.
     """
 
     name: str
     ops: tuple[str, ...]
     description: str = ""
+    judged: Judged = "values"
 
 
 @dataclass(frozen=True)

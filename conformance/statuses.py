@@ -11,6 +11,10 @@ from typing import Literal, TypeAlias
 
 Status: TypeAlias = Literal["pass", "fail", "error", "unsupported", "crash", "timeout", "xfail", "xpass"]
 
+#: What a verdict covers: every value (a backend that computes), or acceptance, output count,
+#: shapes and dtypes alone (a shape checker, which computes no values).
+Judged: TypeAlias = Literal["values", "shapes"]
+
 #: Every status, in the order reports list them.
 STATUSES: tuple[Status, ...] = ("pass", "fail", "error", "unsupported", "crash", "timeout", "xfail", "xpass")
 

@@ -35,6 +35,8 @@ ITEMS = [
     ("openvino", "native", "CPU", "inputs-axis-runtime-vsplit", "openvino.VariadicSplit-1"),
     ("openvino", "onnx", "CPU", "inputs-lengths-runtime-dynamic", "onnx.Split-18"),
     ("openvino", "pytorch", "CPU", "runs-new-data-static", "torch.chunk"),
+    ("onnx", "reference", "cpu", "runs-new-data-static", "onnx.Split-13"),
+    ("onnx", "shape-inference", "cpu", "doc-vsplit-lengths-1-2-3", "onnx.Split-18"),
 ]
 
 

@@ -101,8 +101,11 @@ def diff_values(
     return Mismatch("values", f"{where}{count} of {expected.size} elements differ", output, count, first)
 
 
-def diff_outputs(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -> Mismatch | None:
-    """Output count, then each output's shape, dtype and values; the first difference found."""
+def diff_outputs(
+    expected: Sequence[np.ndarray], actual: Sequence[np.ndarray], *, values: bool = True
+) -> Mismatch | None:
+    """Output count, then each output's shape, dtype and (unless ``values`` is False) values; the
+    first difference found."""
     if len(expected) != len(actual):
         return Mismatch("count", f"expected {len(expected)} outputs, got {len(actual)}")
     for number, (want, got) in enumerate(zip(expected, actual, strict=True)):
@@ -113,7 +116,7 @@ def diff_outputs(expected: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -
         want_name, got_name = dtypes.name_of(want.dtype), dtypes.shown_name(got.dtype)
         if want_name != got_name:
             return Mismatch("dtype", f"output {number}: expected {want_name}, got {got_name}", number)
-        mismatch = diff_values(want, got, want_name, number)
+        mismatch = diff_values(want, got, want_name, number) if values else None
         if mismatch is not None:
             return mismatch
     return None

@@ -45,9 +45,18 @@ class Judgement:
 
 
 def judge(
-    answer: SpecAnswer, data: np.ndarray, outputs: list[np.ndarray] | None, raised: Raised | None
+    answer: SpecAnswer,
+    data: np.ndarray,
+    outputs: list[np.ndarray] | None,
+    raised: Raised | None,
+    *,
+    values: bool = True,
 ) -> Judgement:
-    """The status of one execution: ``outputs`` when the backend returned, ``raised`` when it refused."""
+    """The status of one execution: ``outputs`` when the backend returned, ``raised`` when it refused.
+
+    ``values=False`` judges a shape checker: acceptance, output count, shapes and dtypes, never
+    the elements (which such a backend does not compute).
+    """
     if raised is not None and raised.origin == "adapter":
         return Judgement(
             "error",
@@ -60,7 +69,7 @@ def judge(
             f"cannot be built by the suite's model builder ({raised.module}): "
             f"{raised.type}: {raised.message}",
         )
-    judgements = [_against(reading, data, outputs, raised) for reading in answer.readings]
+    judgements = [_against(reading, data, outputs, raised, values) for reading in answer.readings]
     if not answer.ambiguous:
         return judgements[0]
     for reading, judgement in zip(answer.readings, judgements, strict=True):
@@ -76,7 +85,7 @@ def judge(
 
 
 def _against(
-    reading: Reading, data: np.ndarray, outputs: list[np.ndarray] | None, raised: Raised | None
+    reading: Reading, data: np.ndarray, outputs: list[np.ndarray] | None, raised: Raised | None, values: bool
 ) -> Judgement:
     outcome = reading.outcome
     if isinstance(outcome, Rejection):
@@ -96,7 +105,11 @@ def _against(
             "error", f"rejected a valid input in {raised.phase}: {raised.type}: {raised.message}"
         )
     assert outputs is not None
-    mismatch = diff_outputs(outcome.take(data), outputs)
+    mismatch = diff_outputs(outcome.take(data), outputs, values=values)
     if mismatch is None:
+        if not values:
+            return Judgement(
+                "pass", f"{len(outputs)} outputs match in count, shapes and dtypes (values not judged)"
+            )
         return Judgement("pass", f"{len(outputs)} outputs match bit for bit")
     return Judgement("fail", mismatch.message, mismatch)

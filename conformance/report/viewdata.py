@@ -172,7 +172,7 @@ def view_data(combined: CombinedResults) -> JSON:
       snippet, split at its triple quotes so the data blocks shared by a case's results are
       stored once]}``, ``w`` worker; for a case with runs, ``re`` ``[expected (into exp), expected
       text]`` of the run that decided (the item's own expectation is run 1's) and ``ru`` a list of
-      ``[label, status, message]``, one per run.
+      ``[label, status, message]``, one per run; ``sh`` 1 when the route is judged on shapes only.
     """
     strings, expected, actual, known = Interner(), Interner(), Interner(), Interner()
     case_index: dict[str, int] = {}
@@ -317,4 +317,6 @@ def _extra(result: ResultRecord, strings: Interner, known: Interner) -> JSON:
     worker = result.get("worker")
     if worker and result["status"] != "pass":
         extra["w"] = worker
+    if result.get("judged") == "shapes":
+        extra["sh"] = 1
     return extra

@@ -9,7 +9,7 @@ validates documents built from these types against it.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from conformance.statuses import Status
+from conformance.statuses import Judged, Status
 
 SCHEMA_NAME = "conformance.results/2"
 #: Every version the reader accepts: /1 lacks ``findings`` and ``raised.origin``, nothing else.
@@ -181,6 +181,8 @@ class ResultRecord(TypedDict):
     #: for a case with runs: the run whose verdict is the result's (the worst), and every run
     run: NotRequired[int]
     runs: NotRequired[list[RunOutcomeRecord]]
+    #: "shapes" for a route that infers shapes without computing values (absent: values judged)
+    judged: NotRequired[Judged]
 
 
 class SuiteRecord(TypedDict):

@@ -22,7 +22,7 @@ from conformance.results.records import (
     RunOutcomeRecord,
     WorkerRecord,
 )
-from conformance.statuses import Status
+from conformance.statuses import Judged, Status
 
 JSON: TypeAlias = dict[str, Any]
 
@@ -75,6 +75,8 @@ class Result:
     #: for a case with runs: the run whose verdict this is (the worst), and every run's outcome
     run: int | None = None
     runs: tuple[RunOutcomeRecord, ...] = ()
+    #: what the route is judged on: "shapes" for a shape checker, whose values are never compared
+    judged: Judged = "values"
 
     @property
     def item_id(self) -> str:
@@ -126,6 +128,8 @@ class Result:
         if self.runs:
             record["run"] = self.run if self.run is not None else 1
             record["runs"] = list(self.runs)
+        if self.judged != "values":
+            record["judged"] = self.judged
         return record
 
     @classmethod
@@ -157,4 +161,5 @@ class Result:
             reproducer=body.get("reproducer"),
             run=body.get("run"),
             runs=tuple(body.get("runs") or ()),
+            judged=body.get("judged", "values"),
         )

@@ -20,7 +20,7 @@ from conformance.corpus.fill import make_data
 from conformance.oracle import reference
 from conformance.oracle.judging import Raised, judge
 from conformance.oracle.reference import SpecAnswer, SplitRequest
-from conformance.plugin import AnyAdapter, Target, Task, Unsupported
+from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
 from conformance.results import evidence
 from conformance.results.records import ActualRecord, RunOutcomeRecord
 from conformance.results.result import Result, Timing
@@ -135,7 +135,9 @@ def bare_result(case: Case, op: str, target: Target, message: str, status: Statu
     )
 
 
-def pending_result(case: Case, op: str, target: Target, answer: SpecAnswer | None = None) -> Result:
+def pending_result(
+    case: Case, op: str, target: Target, answer: SpecAnswer | None = None, *, judged: Judged = "values"
+) -> Result:
     """A result with everything known before execution: the parameters and the reference's answer.
 
     The executor fills in a crash or timeout from it when a worker cannot report.
@@ -143,16 +145,22 @@ def pending_result(case: Case, op: str, target: Target, answer: SpecAnswer | Non
     answer = answer or reference.answer(op, SplitRequest.of(case))
     return replace(
         bare_result(case, op, target, "", "pass"),
+        judged=judged,
         params=evidence.params(case),
         expected=evidence.expected(answer, case.data.shape, case.data.dtype),
         ambiguous=answer.ambiguous,
     )
 
 
-def run_item(adapter: AnyAdapter, target: Target, case: Case, op: str, repeat: int = 3) -> Result:
-    """Execute and judge one (case, op) on ``target``: every run against its own reference answer."""
+def run_item(
+    adapter: AnyAdapter, target: Target, case: Case, op: str, repeat: int = 3, *, judged: Judged = "values"
+) -> Result:
+    """Execute and judge one (case, op) on ``target``: every run against its own reference answer.
+
+    ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`).
+    """
     answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
-    base = pending_result(case, op, target, answers[0])
+    base = pending_result(case, op, target, answers[0], judged=judged)
     with memory.reserved(case) as too_big:
         if too_big:
             return base.with_status("unsupported", f"not attempted: {too_big}")
@@ -179,7 +187,7 @@ def _judged(
         return base.with_status("unsupported", refusal.reason)
     attempts, timing = execute(adapter, target, task, repeat)
     outcomes = [
-        _outcome(run_task, answer, attempt)
+        _outcome(run_task, answer, attempt, values=base.judged == "values")
         for run_task, answer, attempt in zip(task.every_run, answers, attempts, strict=True)
     ]
     deciding = worst(outcomes)
@@ -216,9 +224,9 @@ def worst(outcomes: list[RunOutcomeRecord]) -> int:
     return max(range(len(outcomes)), key=lambda index: (_SEVERITY.get(outcomes[index]["status"], 2), -index))
 
 
-def _outcome(task: Task, answer: SpecAnswer, attempt: Attempt) -> RunOutcomeRecord:
+def _outcome(task: Task, answer: SpecAnswer, attempt: Attempt, *, values: bool) -> RunOutcomeRecord:
     """One run judged against the reference's answer for its own request."""
-    judgement = judge(answer, task.data, attempt.outputs, attempt.raised)
+    judgement = judge(answer, task.data, attempt.outputs, attempt.raised, values=values)
     mismatch = evidence.mismatch(judgement.mismatch) if judgement.mismatch else None
     if mismatch is not None and task.case.runs:
         mismatch["run"] = task.run

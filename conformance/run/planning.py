@@ -87,7 +87,16 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
             for item in items:
                 if item.op not in runnable:
                     continue
-                job = Job(len(jobs), adapter.requested, target, item.case, item.op, config.repeat, options)
+                job = Job(
+                    len(jobs),
+                    adapter.requested,
+                    target,
+                    item.case,
+                    item.op,
+                    config.repeat,
+                    options,
+                    adapter.judged(target.route),
+                )
                 if config.keys is None or job.key in config.keys:
                     jobs.append(job)
     issues = [

@@ -162,7 +162,7 @@ class Pool:
             elif time.monotonic() >= slot.deadline:
                 self._replace(index)
                 self.on_result(
-                    pending_result(job.case, job.op, job.target).with_status(
+                    pending_result(job.case, job.op, job.target, judged=job.judged).with_status(
                         "timeout", f"no result within {self.timeout:g} s; the worker was killed and replaced"
                     )
                 )
@@ -175,7 +175,7 @@ class Pool:
         self._replace(index)
         said = f"\nlast output of the worker ({slot.log}):\n{tail}" if tail else ""
         self.on_result(
-            pending_result(job.case, job.op, job.target).with_status(
+            pending_result(job.case, job.op, job.target, judged=job.judged).with_status(
                 "crash", f"the worker died ({how}) while running this item; it was replaced{said}"
             )
         )

@@ -16,7 +16,7 @@ from typing import Any
 
 from conformance.corpus import catalogue
 from conformance.errors import PluginError
-from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Target
+from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Judged, Target
 
 _METHODS = ("info", "support", "build", "compile", "run")
 
@@ -38,6 +38,10 @@ class LoadedAdapter:
             for route in self.info.routes
             for device in self.info.devices
         ]
+
+    def judged(self, route: str) -> Judged:
+        """What the route's results are judged on (``values`` unless the route infers shapes only)."""
+        return next((candidate.judged for candidate in self.info.routes if candidate.name == route), "values")
 
     def route_ops(self, route: str) -> list[str]:
         for candidate in self.info.routes:

@@ -18,6 +18,7 @@ from conformance import ids
 from conformance.corpus.case import Case
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
+from conformance.statuses import Judged
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
 #: backend assuming it owns them all (which makes -j 2 slower, not faster).
@@ -35,6 +36,8 @@ class Job:
     op: str
     repeat: int
     options: dict[str, str] = field(default_factory=dict)
+    #: what the target's route is judged on (see conformance.plugin.Route)
+    judged: Judged = "values"
 
     @property
     def key(self) -> str:
@@ -109,12 +112,16 @@ def main(
         try:
             if key not in loaded:
                 loaded[key] = registry.load(job.adapter, job.options)
-            result = run_item(loaded[key].adapter, job.target, job.case, job.op, job.repeat)
+            result = run_item(
+                loaded[key].adapter, job.target, job.case, job.op, job.repeat, judged=job.judged
+            )
         except Exception as error:  # a harness or adapter defect: reported on this item; the worker lives on
             text = "".join(traceback.format_exception(error)).strip()
             message = f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
             try:
-                result = pending_result(job.case, job.op, job.target).with_status("error", message)
+                result = pending_result(job.case, job.op, job.target, judged=job.judged).with_status(
+                    "error", message
+                )
             except Exception as again:  # the reference itself fails on this case: report it bare
                 failed_too = f"{message}\nand the reference failed too: {type(again).__name__}: {again}"
                 result = bare_result(job.case, job.op, job.target, failed_too)

@@ -86,6 +86,10 @@ function outputsSection(row, item, extra) {
   const parts = [];
   const summary = "expected " + str(extra.re ? extra.re[1] : item[3]) + "; got " + str(row[5]);
   parts.push(el("p", null, summary));
+  if (extra.sh) {
+    parts.push(el("p", { class: "rule" }, "Values were not judged: this route infers output shapes and " +
+      "computes no values, so acceptance, output count, shapes and dtypes are what it is judged on."));
+  }
   if (expected.rejected) {
     parts.push(el("p", { class: "rule" }, "The spec rejects this input: " + expected.rejected.rule + " — " +
       expected.rejected.reason));

@@ -1,0 +1,227 @@
+"""ONNX's own tools, judged like any backend: what converters, exporters and model checkers trust.
+
+Routes, both over the model :mod:`conformance.models.onnx_graphs` builds (the same bytes ONNX
+Runtime and OpenVINO's ONNX frontend are handed):
+
+``reference``
+    ``onnx.reference.ReferenceEvaluator``: ONNX's executable reading of its own operator
+    definitions, constructed on the model (compile) and run with the case's inputs.
+``shape-inference``
+    ``onnx.checker.check_model(full_check=True)`` then ``onnx.shape_inference.infer_shapes`` in
+    strict mode with type checks and data propagation: what a converter runs to decide that a model
+    is valid and what its outputs look like. It computes no values, so it is judged on acceptance,
+    output count, shapes and dtypes alone (``Route.judged == "shapes"``; every result says values
+    were not judged). A model it accepts but whose output shapes it leaves unknown on a static case
+    is a refusal to state them, judged as such.
+
+Unsupported, and why only that: Split-1, which ONNX gives neither a reference implementation nor a
+shape inference function; on ``shape-inference``, cases whose output shapes depend on values
+fed at run time (a ``split`` graph input, dims declared unknown) or that run the model several times,
+since a checker sees one model and no inputs. Options: ``device`` (``cpu``, the only one).
+"""
+
+from __future__ import annotations
+
+import base64
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from conformance import dtypes, reproducers
+from conformance.plugin import (
+    AdapterInfo,
+    BackendRefusal,
+    Route,
+    Target,
+    Task,
+    Unsupported,
+    backend_calls,
+    checked_options,
+    device_list,
+)
+
+if TYPE_CHECKING:
+    import onnx
+
+NAME: Final = "onnx"
+DEVICE: Final = "cpu"
+REFERENCE: Final = Route(
+    "reference", ("onnx.*",), "onnx.reference.ReferenceEvaluator runs the model (ONNX's executable reading)"
+)
+SHAPE_INFERENCE: Final = Route(
+    "shape-inference",
+    ("onnx.*",),
+    "onnx.checker full check and strict shape inference; judged on acceptance and output shapes, not values",
+    judged="shapes",
+)
+ROUTES: Final = (REFERENCE, SHAPE_INFERENCE)
+KNOWN_OPTIONS: Final = frozenset({"device"})
+#: Why each route has nothing to judge on Split-1: ONNX ships neither a reference implementation
+#: nor a shape inference function for opset 1 (the same gap ONNX Runtime has, see its adapter).
+_SPLIT1: Final = {
+    REFERENCE.name: "the reference evaluator has no Split implementation for opset 1 "
+    "(\"No implementation for operator 'Split' ... version 1\")",
+    SHAPE_INFERENCE.name: "ONNX registers no shape inference for Split-1: every output shape stays unknown",
+}
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """What ``compile`` produced: the evaluator, or the model with its inferred output types."""
+
+    route: str
+    evaluator: Any = None
+    inferred: onnx.ModelProto | None = None
+
+
+class OnnxToolsAdapter:
+    """ONNX's reference evaluator and shape inference as targets (see the module docstring)."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = checked_options(options, KNOWN_OPTIONS)
+        self.devices = device_list(self.options, DEVICE)
+
+    def info(self) -> AdapterInfo:
+        import onnx
+
+        return AdapterInfo(
+            name=NAME,
+            backend="onnx",
+            version=onnx.__version__,
+            routes=ROUTES,
+            devices=self.devices,
+            options={"device": ",".join(self.devices)},
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        from conformance.models import onnx_graphs
+
+        if not task.op.startswith("onnx."):
+            return Unsupported(f"ONNX's tools run onnx.* ops only, not {task.op}")
+        if target.route not in {route.name for route in ROUTES}:
+            return Unsupported(f"the onnx adapter has no route {target.route!r}")
+        if target.device != DEVICE:
+            return Unsupported(f"ONNX's tools run on the host only; there is no device {target.device!r}")
+        if task.op == "onnx.Split-1":
+            return Unsupported(_SPLIT1[target.route])
+        if target.route != SHAPE_INFERENCE.name:
+            return None
+        if task.runs:
+            return Unsupported(
+                "a shape checker judges one model and no inputs; this case runs the model several times"
+            )
+        if len(onnx_graphs.feeds(task)) > 1:
+            return Unsupported(
+                "the split lengths are a graph input: shape inference sees no value fed at run time, "
+                "so the output shapes are not its to state"
+            )
+        if task.graph.data_shape == "dynamic":
+            return Unsupported(
+                "the data's dims are declared unknown: shape inference can only give symbolic shapes"
+            )
+        return None
+
+    def build(self, task: Task, target: Target) -> onnx.ModelProto:
+        """The one-node model; never checked here (the checker is what a route judges)."""
+        from conformance.models import onnx_graphs
+
+        return onnx_graphs.build_model(task)
+
+    def compile(self, model: onnx.ModelProto, target: Target) -> Compiled:
+        """The evaluator's construction, or the checker and strict shape inference."""
+        import onnx
+        from onnx.reference import ReferenceEvaluator
+
+        with backend_calls():
+            if target.route == REFERENCE.name:
+                return Compiled(target.route, evaluator=ReferenceEvaluator(model))
+            onnx.checker.check_model(model, full_check=True)
+            inferred = onnx.shape_inference.infer_shapes(
+                model, check_type=True, strict_mode=True, data_prop=True
+            )
+        return Compiled(target.route, inferred=inferred)
+
+    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
+        """The evaluator's outputs; for shape inference, arrays of the inferred shapes and types."""
+        from conformance.models import onnx_graphs
+
+        if compiled.inferred is not None:
+            return _inferred_outputs(compiled.inferred)
+        with backend_calls():
+            outputs = compiled.evaluator.run(None, onnx_graphs.feeds(task))
+        return [_suite_array(output, task.dtype) for output in outputs]
+
+    def prepare(self, target: Target) -> None:
+        """Import onnx and its reference runtime before the first item is timed."""
+        import onnx.reference  # noqa: F401
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """The model byte for byte, and the route's calls on it."""
+        from conformance.models import onnx_graphs
+
+        model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+        body = f"import onnx\n\nmodel = onnx.load_from_string(base64.b64decode('''\n{model}\n'''))\n"
+        if target.route == SHAPE_INFERENCE.name:
+            return body + (
+                "onnx.checker.check_model(model, full_check=True)\n"
+                "inferred = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, "
+                "data_prop=True)\n"
+                "dims = [o.type.tensor_type.shape.dim for o in inferred.graph.output]\n"
+                "print([[d.dim_value for d in shape] for shape in dims])\n"
+            )
+        body += "from onnx.reference import ReferenceEvaluator\n\nevaluator = ReferenceEvaluator(model)\n"
+        for run in task.every_run:
+            feeds = onnx_graphs.feeds(run)
+            names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
+            arrays = "\n".join(reproducers.array_code(array, names[name]) for name, array in feeds.items())
+            mapping = ", ".join(f"{name!r}: {variable}" for name, variable in names.items())
+            body += (
+                f"{reproducers.run_heading(run)}{arrays}\n"
+                f"outputs = evaluator.run(None, {{{mapping}}})\n"
+                "print([output.shape for output in outputs])\n"
+            )
+        return body
+
+
+def _suite_array(output: Any, dtype: str) -> np.ndarray:
+    """An evaluator output in the suite's representation: strings as an object array of ``str``."""
+    array = np.asarray(output)
+    if array.dtype.kind in "OSU":
+        flat = [
+            item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else str(item)
+            for item in array.flat
+        ]
+        return np.array(flat, dtype=object).reshape(array.shape)
+    return array
+
+
+def _inferred_outputs(model: onnx.ModelProto) -> list[np.ndarray]:
+    """One array per graph output, of the inferred shape and element type (values mean nothing)."""
+    from onnx import helper
+
+    outputs = []
+    for number, output in enumerate(model.graph.output):
+        tensor = output.type.tensor_type
+        dims = list(tensor.shape.dim) if tensor.HasField("shape") else None
+        if dims is None or not all(dim.HasField("dim_value") for dim in dims):
+            raise BackendRefusal(
+                f"shape inference accepted the model but left output {number}'s shape unknown"
+            )
+        kind = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.elem_type))
+        outputs.append(_placeholder(tuple(dim.dim_value for dim in dims), kind))
+    return outputs
+
+
+def _placeholder(shape: tuple[int, ...], kind: np.dtype[Any]) -> np.ndarray:
+    """A read-only array of ``shape`` that holds one element (a broadcast view: a [2^31, 4] output
+    costs nothing). A shape no array can have (a negative dim from an accepted negative length, or
+    more elements than NumPy can index, from lengths whose sum wraps) is shown with 0 for the
+    offending dims: the output is then still there, and the request still judged as accepted."""
+    one = np.full((), "", dtype=object) if dtypes.name_of(kind) == "string" else np.zeros((), dtype=kind)
+    try:
+        return np.broadcast_to(one, tuple(max(size, 0) for size in shape))
+    except ValueError:  # too many elements to index
+        return np.broadcast_to(one, tuple(size if 0 <= size < 2**31 else 0 for size in shape))
