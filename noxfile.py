@@ -33,7 +33,7 @@ ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch")
 ADAPTER_INSTALL = {
     "numpy": "adapters/numpy",
     "onnx": "adapters/onnx",
-    "onnxruntime": "adapters/onnxruntime",
+    "onnxruntime": "adapters/onnxruntime[torch]",
     "openvino": "adapters/openvino[onnx,pytorch]",
     "torch": "adapters/torch",
 }
@@ -74,7 +74,7 @@ VERSIONS_DIR = Path("reports/versions")
 
 
 def _install_all(session: nox.Session, *extra: str) -> None:
-    editable = [arg for name in ADAPTERS for arg in ("-e", f"adapters/{name}")]
+    editable = [arg for name in ADAPTERS for arg in ("-e", ADAPTER_INSTALL[name])]
     session.install(*CONSTRAINTS, "-e", ".", *editable, *extra)
 
 

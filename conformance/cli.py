@@ -169,7 +169,10 @@ def cmd_adapters(args: argparse.Namespace) -> int:
         for key, value in sorted(info.options.items()):
             print(f"  option {key} = {value}")
         for route in info.routes:
-            print(f"  route {route.name}: {', '.join(catalogue.match(route.ops))}")
+            optional = (
+                "" if route.default else f"  [not in the default run: --target '{name}/{route.name}/*']"
+            )
+            print(f"  route {route.name}: {', '.join(catalogue.match(route.ops))}{optional}")
             if route.description:
                 print(f"    {route.description}")
     return status

@@ -113,12 +113,16 @@ class Route:
     :meth:`Adapter.support`. ``judged="shapes"`` is for a route that infers outputs without
     computing them (ONNX's shape inference): its ``run`` returns arrays of the inferred shapes and
     dtypes whose values mean nothing, and its results say that values were not judged.
+    ``default=False`` leaves the route out of a run unless a ``--target`` glob selects it: for
+    conversion routes that spend a second or more per item (an exporter, a converter), which would
+    multiply the time of the default run.
     """
 
     name: str
     ops: tuple[str, ...]
     description: str = ""
     judged: Judged = "values"
+    default: bool = True
 
 
 @dataclass(frozen=True)

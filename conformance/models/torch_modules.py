@@ -122,6 +122,37 @@ def dynamic_shapes(task: Task, *, auto: bool = False) -> dict[str, dict[int, Any
     return {"data": dict.fromkeys(range(task.data.ndim), marker)}
 
 
+def export_dynamic_problem(task: Task) -> str | None:
+    """Why torch.export cannot keep this case's dims dynamic, or None.
+
+    By its documented design rather than by a check of the request: it specialises example dims of
+    size 0 and 1, and a list of split lengths must sum to the split dim, which pins that dim to one
+    value in the exported program. Only the example (the case's own run) matters: what the program
+    does with a later run's shape, guards included, is judged. Every route that goes through
+    torch.export (the torch adapter's export, ONNX's dynamo exporter, OpenVINO's conversion of an
+    ExportedProgram) shares this limit.
+    """
+    if task.graph.data_shape != "dynamic":
+        return None
+    if any(size in (0, 1) for size in task.data.shape):
+        return (
+            "torch.export specialises dims of size 0 or 1 in the example input (its '0/1 specialization'), "
+            "so it cannot declare them dynamic"
+        )
+    if task.op == "torch.split" and task.form.kind == "lengths":
+        return (
+            "torch.export cannot keep the split dim dynamic under a list of split lengths: split_with_sizes "
+            "requires them to sum to that dim, which pins its value in the exported program"
+        )
+    return None
+
+
+def exported_program(task: Task) -> torch.export.ExportedProgram:
+    """The task's module captured by ``torch.export.export``, its data dims ``Dim.DYNAMIC`` when the
+    case declares them unknown (tracing happens here, so its refusals surface here)."""
+    return torch.export.export(build_module(task), example_inputs(task), dynamic_shapes=dynamic_shapes(task))
+
+
 def torch_dtype(dtype: np.dtype[Any]) -> torch.dtype:
     """The torch dtype that holds elements of a NumPy dtype (ml_dtypes.bfloat16 included)."""
     if dtype == _BFLOAT16:

@@ -80,7 +80,10 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
     jobs: list[Job] = []
     for adapter in adapters:
         for target in adapter.targets():
-            if config.targets and not any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets):
+            selected = any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets)
+            if (config.targets and not selected) or (
+                not config.targets and not adapter.in_default_run(target)
+            ):
                 continue
             runnable = set(adapter.route_ops(target.route))
             options = dict(config.options.get(adapter.requested, {}))

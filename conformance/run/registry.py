@@ -39,6 +39,12 @@ class LoadedAdapter:
             for device in self.info.devices
         ]
 
+    def in_default_run(self, target: Target) -> bool:
+        """Whether a run with no --target plans this target (see ``Route.default``)."""
+        return next(
+            (candidate.default for candidate in self.info.routes if candidate.name == target.route), True
+        )
+
     def judged(self, route: str) -> Judged:
         """What the route's results are judged on (``values`` unless the route infers shapes only)."""
         return next((candidate.judged for candidate in self.info.routes if candidate.name == route), "values")

@@ -54,6 +54,7 @@ from conformance.plugin import (
     comma_list,
     device_list,
 )
+from conformance_onnxruntime import torch_onnx
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
@@ -134,15 +135,21 @@ class OnnxRuntimeAdapter:
             name=NAME,
             backend="onnxruntime",
             version=onnxruntime.__version__,
-            routes=(ROUTE,),
+            routes=(ROUTE, torch_onnx.ROUTE),
             devices=self.settings.devices,
-            options={**self.settings.as_options(), "onnx_version": onnx.__version__},
+            options={**self.settings.as_options(), "onnx_version": onnx.__version__, **torch_onnx.options()},
         )
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
         """Refuses only what cannot be handed to ORT at all (see the module docstring)."""
+        device_problem = self._device_problem(target)
+        if target.route == torch_onnx.ROUTE.name:
+            if not task.op.startswith("torch."):
+                return Unsupported(f"route torch-onnx runs torch.* ops only, not {task.op}")
+            why_not = device_problem or torch_onnx.unsupported(task)
+            return None if why_not is None else Unsupported(why_not)
         if not task.op.startswith("onnx."):
-            return Unsupported(f"the onnxruntime adapter runs onnx.* ops only, not {task.op}")
+            return Unsupported(f"route default runs onnx.* ops only, not {task.op}")
         if target.route != ROUTE.name:
             return Unsupported(f"the onnxruntime adapter has no route {target.route!r}")
         if task.op == "onnx.Split-1":
@@ -156,19 +163,24 @@ class OnnxRuntimeAdapter:
                 f"onnxruntime has no tensor({complex_type}) element type (no MLDataType is registered for "
                 "complex tensors), so neither a session nor an OrtValue can carry this data"
             )
+        return None if device_problem is None else Unsupported(device_problem)
+
+    def _device_problem(self, target: Target) -> str | None:
+        """Why the providers cannot serve the target's device label, or None."""
         if target.device == DEFAULT_DEVICE and not _CPU_PROVIDERS & set(self.settings.providers):
-            return Unsupported(
-                f"device 'cpu' needs CPUExecutionProvider; providers: {', '.join(self.settings.providers)}"
-            )
+            return f"device 'cpu' needs CPUExecutionProvider; providers: {', '.join(self.settings.providers)}"
         if target.device != DEFAULT_DEVICE and not set(self.settings.providers) - _CPU_PROVIDERS:
-            return Unsupported(
+            return (
                 f"device {target.device!r} needs an execution provider other than CPUExecutionProvider; "
                 f"providers: {', '.join(self.settings.providers)}"
             )
         return None
 
     def build(self, task: Task, target: Target) -> bytes:
-        """The serialized one-node model; building never validates (invalid cases reach ORT)."""
+        """The serialized model: the suite's one-node model (building never validates, invalid cases
+        reach ORT), or on ``torch-onnx`` the torch module as the exporter writes it."""
+        if target.route == torch_onnx.ROUTE.name:
+            return torch_onnx.export(task)
         from conformance.models import onnx_graphs
 
         return onnx_graphs.model_bytes(task)
@@ -186,6 +198,8 @@ class OnnxRuntimeAdapter:
         from conformance.models import onnx_graphs
         from conformance_onnxruntime import transport
 
+        if task.op.startswith("torch."):  # an exported module: one input, whatever the exporter named it
+            return transport.run(compiled, {compiled.get_inputs()[0].name: task.data})
         return transport.run(compiled, onnx_graphs.feeds(task))
 
     def prepare(self, target: Target) -> None:
@@ -195,8 +209,12 @@ class OnnxRuntimeAdapter:
         from conformance.models import onnx_graphs  # noqa: F401
 
     def reproducer(self, task: Task, target: Target) -> str | None:
-        """The one-node model embedded byte for byte, a session as this run made it, and the feeds."""
+        """The one-node model embedded byte for byte, a session as this run made it, and the feeds;
+        on ``torch-onnx``, the module and the export."""
         import textwrap
+
+        if target.route == torch_onnx.ROUTE.name:
+            return torch_onnx.reproducer(task, list(self.settings.providers))
 
         from conformance import reproducers
         from conformance.models import onnx_graphs

@@ -6,6 +6,12 @@ Routes:
     The module of :func:`conformance.models.torch_modules.build_module` called directly, the way model
     code runs. Eager PyTorch has no declared shapes, so ``data_shape: dynamic`` needs nothing:
     every call already sees the shape only at run time.
+``compile`` (not in the default run: select it with ``--target 'torch/compile/*'``)
+    The same module through ``torch.compile`` with the inductor backend and ``fullgraph=True``,
+    ``dynamic`` as the case's ``data_shape`` says: the path a deployed model takes for speed. The
+    first call compiles (C++ code generated and built, timed as the first run); later runs of a case
+    with ``runs:`` reuse the compiled code or recompile at a new shape, as deployment would. Left out
+    of the default run because the first compile of each process spends seconds.
 ``export``
     The same module captured by ``torch.export.export`` and run as the exported program. This is
     the path models take on their way to other runtimes, and it re-traces each op through the
@@ -49,6 +55,12 @@ KNOWN_OPTIONS = frozenset({"device"})
 ROUTES = (
     Route("eager", ("torch.*",), "the torch function called eagerly on a tensor of the case's data"),
     Route("export", ("torch.*",), "the module captured by torch.export.export, run as the exported program"),
+    Route(
+        "compile",
+        ("torch.*",),
+        "the module compiled by torch.compile (inductor, fullgraph; dynamic when the case's dims are)",
+        default=False,
+    ),
 )
 
 
@@ -91,26 +103,34 @@ class TorchAdapter:
         why = _device_problem(target.device)
         if why:
             return Unsupported(why)
-        if target.route == "export" and task.graph.data_shape == "dynamic":
-            return _export_dynamic_problem(task)
+        if target.route == "export":
+            from conformance.models import torch_modules
+
+            why_not = torch_modules.export_dynamic_problem(task)
+            return None if why_not is None else Unsupported(why_not)
         return None
 
     def build(self, task: Task, target: Target) -> torch.nn.Module:
         """The module calling the op; for ``export``, the exported program (tracing happens here)."""
         from conformance.models import torch_modules
 
+        if target.route == "export":
+            exported: torch.nn.Module = torch_modules.exported_program(task).module()
+            return exported
         module = torch_modules.build_module(task)
-        if target.route != "export":
-            return module
-        import torch
+        if target.route == "compile":
+            import torch
 
-        program = torch.export.export(
-            module,
-            torch_modules.example_inputs(task),
-            dynamic_shapes=torch_modules.dynamic_shapes(task),
-        )
-        exported: torch.nn.Module = program.module()
-        return exported
+            # Every item compiles the same forward code with other constants: without a reset,
+            # dynamo's per-code recompile limit ends the route after eight items. dynamic=False
+            # for static cases: one graph specialised to the example, as deployed; dynamic=True
+            # keeps every dim symbolic, which later runs at other shapes then test.
+            torch._dynamo.reset()
+            compiled: torch.nn.Module = torch.compile(  # type: ignore[assignment]
+                module, backend="inductor", dynamic=task.graph.data_shape == "dynamic", fullgraph=True
+            )
+            return compiled
+        return module
 
     def compile(self, model: torch.nn.Module, target: Target) -> Compiled:
         """Places the module on the device; the split modules hold no weights, so nothing moves."""
@@ -128,17 +148,19 @@ class TorchAdapter:
         return [torch_modules.to_numpy(piece) for piece in outputs]
 
     def prepare(self, target: Target) -> None:
-        """Import torch; on ``export``, one throwaway export, whose first call in a process spends
-        seconds setting up tracing that would otherwise be timed as one item's build."""
+        """Import torch; on ``export`` and ``compile``, one throwaway export or compilation, whose
+        first call in a process spends seconds setting up tracing (and inductor's C++ toolchain)
+        that would otherwise be timed as one item's build or first run."""
         import torch
 
+        class Identity(torch.nn.Module):
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return x + 1
+
         if target.route == "export":
-
-            class Identity(torch.nn.Module):
-                def forward(self, x: torch.Tensor) -> torch.Tensor:
-                    return x
-
             torch.export.export(Identity(), (torch.zeros(2),))
+        elif target.route == "compile":
+            torch.compile(Identity(), backend="inductor", fullgraph=True)(torch.zeros(2))
 
     def reproducer(self, task: Task, target: Target) -> str | None:
         """The torch call on the case's data; on ``export``, through torch.export as the route does."""
@@ -164,6 +186,9 @@ class TorchAdapter:
                 f"{reproducers.array_code(task.data)}\n{tensor}\n"
                 f"split = torch.export.export(Split(), (tensor,){shapes}).module()\n"
             )
+        elif target.route == "compile":
+            dynamic = task.graph.data_shape == "dynamic"
+            body += f"split = torch.compile(Split(), backend='inductor', dynamic={dynamic}, fullgraph=True)\n"
         else:
             body += "split = Split()\n"
         for run in task.every_run:
@@ -173,25 +198,6 @@ class TorchAdapter:
                 "print([tuple(piece.shape) for piece in pieces])\n"
             )
         return body
-
-
-def _export_dynamic_problem(task: Task) -> Unsupported | None:
-    """Dynamic dims torch.export cannot keep dynamic, by its documented design rather than by a check
-    of the request: it specialises example dims of size 0 and 1, and a list of split lengths must
-    sum to the split dim, which pins that dim to one value in the exported program. Only the
-    example (the case's own run) is checked: what the program does with a later run's shape, guards
-    included, is judged."""
-    if any(size in (0, 1) for size in task.data.shape):
-        return Unsupported(
-            "torch.export specialises dims of size 0 or 1 in the example input (its '0/1 specialization'), "
-            "so it cannot declare them dynamic"
-        )
-    if task.op == "torch.split" and task.form.kind == "lengths":
-        return Unsupported(
-            "torch.export cannot keep the split dim dynamic under a list of split lengths: split_with_sizes "
-            "requires them to sum to that dim, which pins its value in the exported program"
-        )
-    return None
 
 
 def _device_problem(device: str) -> str | None:

@@ -1,0 +1,112 @@
+"""Route ``torch-onnx``: a PyTorch model exported to ONNX and served by ONNX Runtime.
+
+This is where most users meet Split in ONNX: not a hand-built node, but whatever
+``torch.onnx.export`` makes of ``torch.split`` / ``tensor_split`` / ``chunk``. The module is the
+suite's own (:mod:`conformance.models.torch_modules`, the one the torch adapter runs eagerly), and
+the exporter is called the way its documentation recommends today: the dynamo exporter
+(``dynamo=True``, which goes through ``torch.export``), its ONNX optimizer on, its default opset,
+the data's dims declared ``Dim.DYNAMIC`` when the case says they are unknown. An export failure
+is the route refusing the request (judged like any refusal), never ``unsupported``.
+
+Needs torch and onnxscript beside onnxruntime (``pip install adapters/onnxruntime[torch]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+from importlib import metadata
+from typing import Final
+
+from conformance import dtypes
+from conformance.plugin import Route, Task
+
+ROUTE: Final = Route(
+    "torch-onnx",
+    ("torch.*",),
+    "the torch module exported by torch.onnx.export (dynamo exporter, optimizer on), run by an "
+    "InferenceSession",
+    default=False,
+)
+#: The exporter's settings, recorded with the adapter's options in every results file.
+EXPORTER_OPTIONS: Final = {
+    "exporter": "torch.onnx.export",
+    "dynamo": "True",
+    "optimize": "True",
+    "opset": "default",
+}
+
+
+def options() -> dict[str, str]:
+    """The exporter's settings and the versions that decide what it emits."""
+    found = {f"torch_onnx_{key}": value for key, value in EXPORTER_OPTIONS.items()}
+    for name in ("torch", "onnxscript"):
+        try:
+            found[f"{name}_version"] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[f"{name}_version"] = "not installed"
+    return found
+
+
+def unsupported(task: Task) -> str | None:
+    """Why the route cannot express ``task``: a missing exporter, a type ORT lacks, or a dim
+    torch.export cannot keep dynamic (see :func:`conformance.models.torch_modules.export_dynamic_problem`)."""
+    missing = [name for name in ("torch", "onnxscript") if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"route torch-onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[torch]"
+    if task.dtype in dtypes.COMPLEX:
+        return f"onnxruntime has no tensor({task.dtype}) element type"
+    from conformance.models import torch_modules
+
+    return torch_modules.export_dynamic_problem(task)
+
+
+def export(task: Task) -> bytes:
+    """The module exported to ONNX, serialized; the exporter's console chatter is dropped."""
+    import torch
+
+    from conformance.models import torch_modules
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        program = torch.onnx.export(
+            torch_modules.build_module(task),
+            torch_modules.example_inputs(task),
+            dynamo=True,
+            optimize=True,
+            dynamic_shapes=torch_modules.dynamic_shapes(task),
+            verbose=False,
+        )
+    assert program is not None, "the dynamo exporter returns an ONNXProgram"
+    serialized: bytes = program.model_proto.SerializeToString()
+    return serialized
+
+
+def reproducer(task: Task, providers: list[str]) -> str:
+    """The module, the export as the route calls it, and one session run per run."""
+    from conformance import reproducers
+    from conformance.models import torch_modules
+
+    argument = torch_modules.split_argument(task)
+    dim = "" if task.axis is None else f", dim={task.axis}"
+    dynamic = (
+        f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
+        if torch_modules.dynamic_shapes(task) is not None
+        else ""
+    )
+    body = (
+        "import onnxruntime as ort\nimport torch\n\n"
+        "class Split(torch.nn.Module):\n    def forward(self, x):\n"
+        f"        return {task.op}(x, {argument!r}{dim})\n\n"
+        f"{reproducers.array_code(task.data)}\n"
+        "program = torch.onnx.export(\n"
+        f"    Split(), (torch.from_numpy(data),), dynamo=True, optimize=True{dynamic}\n)\n"
+        f"session = ort.InferenceSession(program.model_proto.SerializeToString(), providers={providers!r})\n"
+    )
+    for run in task.every_run:
+        body += (
+            f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
+            "outputs = session.run(None, {session.get_inputs()[0].name: data})\n"
+            "print([output.shape for output in outputs])\n"
+        )
+    return body
