@@ -1,9 +1,12 @@
-"""The OpenVINO adapter: one backend reached by three routes, compiled and run the same way.
+"""The OpenVINO adapter: one backend reached by four routes, compiled and run the same way.
 
 Routes differ only in how the ``ov.Model`` comes to be, which is the point: the same CPU plugin
 judged through a hand-built opset1 graph (``native``), an ``.onnx`` file read by the ONNX
-frontend (``onnx``) and a ``torch.nn.Module`` converted by the PyTorch frontend (``pytorch``).
-A disagreement between routes is then a frontend's doing, not the plugin's.
+frontend (``onnx``), a ``torch.nn.Module`` converted by the PyTorch frontend (``pytorch``,
+TorchScript tracing) and a ``torch.export`` program converted by the same frontend's FX path
+(``torch-export``, not in the default run: select it with ``--target 'openvino/torch-export/*'``;
+export and conversion take about half a second per item). A disagreement between routes is
+then a frontend's doing, not the plugin's.
 
 Options (``--option openvino.KEY=VALUE``):
 
@@ -44,12 +47,19 @@ ROUTES: Final = (
     Route("native", ("openvino.*",), "ov.Model built with openvino.opset1 Split / VariadicSplit"),
     Route("onnx", ("onnx.*",), "ONNX model file read by OpenVINO's ONNX frontend (core.read_model)"),
     Route("pytorch", ("torch.*",), "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)"),
+    Route(
+        "torch-export",
+        ("torch.*",),
+        "a torch.export ExportedProgram converted by ov.convert_model (its FX path)",
+        default=False,
+    ),
 )
 #: Route name -> module that builds its model and its run-time inputs (imported on first use).
 _ROUTE_MODULES: Final = {
     "native": "conformance_openvino.native",
     "onnx": "conformance_openvino.onnx_route",
     "pytorch": "conformance_openvino.pytorch_route",
+    "torch-export": "conformance_openvino.torch_export_route",
 }
 _OPTIONS: Final = frozenset({"device", "properties"})
 #: Devices that stand for others (AUTO:CPU, MULTI:GPU ...) and so never appear as available.
@@ -129,8 +139,10 @@ class OpenVINOAdapter:
 
     @staticmethod
     def _is_cpu(device: str) -> bool:
-        """CPU itself, or a virtual device that may place work on it (AUTO:CPU, HETERO:CPU ...)."""
-        return "CPU" in device.upper()
+        """CPU itself, or a virtual device that may place work on it: one naming CPU (AUTO:CPU,
+        HETERO:CPU ...), or AUTO / MULTI / HETERO with no list, which choose among every device."""
+        upper = device.upper()
+        return "CPU" in upper or upper in _VIRTUAL_DEVICES
 
     def config(self, device: str) -> dict[str, str]:
         """The compile properties for ``device``: the user's, plus f32 precision on CPU."""
@@ -168,7 +180,9 @@ class OpenVINOAdapter:
         return self._routes[name]
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
-        family = {"native": "openvino.", "onnx": "onnx.", "pytorch": "torch."}.get(target.route)
+        family = {"native": "openvino.", "onnx": "onnx.", "pytorch": "torch.", "torch-export": "torch."}.get(
+            target.route
+        )
         if family is None or not task.op.startswith(family):
             return Unsupported(f"route {target.route} of openvino does not run {task.op}")
         if task.dtype in ("complex64", "complex128"):
@@ -176,7 +190,7 @@ class OpenVINOAdapter:
         strings = task.dtype == "string"
         if strings and any(str(item).endswith("\0") for run in task.every_run for item in run.data.flat):
             return Unsupported(_TRAILING_NUL)
-        if target.route == "pytorch" and task.data.nbytes >= _PYTORCH_EXAMPLE_LIMIT:
+        if target.route in ("pytorch", "torch-export") and task.data.nbytes >= _PYTORCH_EXAMPLE_LIMIT:
             return Unsupported(
                 f"the PyTorch frontend traces the module with the example input: with {task.data.nbytes} "
                 "bytes of data it needs more than ten times that (a 2 GiB uint8 example took 23.7 GiB "
@@ -214,15 +228,16 @@ class OpenVINOAdapter:
         from conformance_openvino.tensors import from_tensor, to_tensor  # imports openvino
 
         feeds = self._route(compiled.route).runtime_inputs(task)
+        # A frontend may drop an input no output depends on (the ONNX frontend folds a split of
+        # zero-size data to constants; an exported split into no pieces keeps no input): there is
+        # then nothing to feed it to, and the outputs, compared as usual, show whether dropping it
+        # was right.
+        ports = compiled.model.inputs
         if isinstance(feeds, Mapping):
-            # A frontend may drop an input no output depends on (the ONNX frontend folds a split
-            # of zero-size data to constants): there is then nothing to feed it to, and the
-            # outputs, compared as usual, show whether dropping it was right.
-            ports = compiled.model.inputs
             by_name = {name: index for index, port in enumerate(ports) for name in port.get_names()}
             indexed = {by_name[name]: array for name, array in feeds.items() if name in by_name}
         else:
-            indexed = dict(enumerate(feeds))
+            indexed = {index: array for index, array in enumerate(feeds) if index < len(ports)}
         request = compiled.request
         request.infer({index: to_tensor(array) for index, array in indexed.items()})
         return [from_tensor(request.get_output_tensor(index)) for index in range(len(compiled.model.outputs))]

@@ -155,7 +155,32 @@ def _pytorch(task: Task, device: str, config: Mapping[str, str]) -> str:
     return body
 
 
-ROUTES = {"native": _native, "onnx": _onnx, "pytorch": _pytorch}
+def _torch_export(task: Task, device: str, config: Mapping[str, str]) -> str:
+    from conformance.models import torch_modules
+
+    argument = torch_modules.split_argument(task)
+    dim = "" if task.axis is None else f", dim={task.axis}"
+    dynamic = (
+        f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
+        if torch_modules.dynamic_shapes(task) is not None
+        else ""
+    )
+    body = (
+        "import openvino as ov\nimport torch\n\n"
+        f"{reproducers.array_code(task.data)}\n"
+        "class Split(torch.nn.Module):\n    def forward(self, x):\n"
+        f"        return {task.op}(x, {argument!r}{dim})\n\n"
+        f"program = torch.export.export(Split(), (torch.from_numpy(data),){dynamic})\n"
+        "model = ov.convert_model(program)\n"
+        "core = ov.Core()\n" + _compile(device, config)
+    )
+    for run in task.every_run:
+        data = "" if run is task else reproducers.array_code(run.data) + "\n"
+        body += reproducers.run_heading(run) + data + _infer("[data]")
+    return body
+
+
+ROUTES = {"native": _native, "onnx": _onnx, "pytorch": _pytorch, "torch-export": _torch_export}
 
 
 def snippet(task: Task, target: Target, config: Mapping[str, str]) -> str | None:

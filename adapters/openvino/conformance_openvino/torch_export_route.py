@@ -1,0 +1,44 @@
+"""Route ``torch-export``: a ``torch.export`` program converted by OpenVINO.
+
+The other way torch models reach OpenVINO: ``torch.export.export`` captures the suite's module
+(:mod:`conformance.models.torch_modules`, the one every torch route shares), data dims
+``Dim.DYNAMIC`` when the case declares them unknown, and ``openvino.convert_model`` translates the
+``ExportedProgram`` (the FX graph, not TorchScript as the ``pytorch`` route does). Export and
+conversion are timed together as the build; either one refusing is the route refusing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
+
+from conformance.models import torch_modules
+from conformance.plugin import Task
+
+
+def unsupported(task: Task) -> str | None:
+    """What torch.export cannot keep dynamic by design (complex data is refused by the adapter)."""
+    return torch_modules.export_dynamic_problem(task)
+
+
+def build_model(task: Task, core: ov.Core) -> ov.Model:
+    """Export the module, then convert the ExportedProgram."""
+    del core  # convert_model needs no core; compile uses the adapter's
+    model: ov.Model = ov.convert_model(torch_modules.exported_program(task))
+    return model
+
+
+def runtime_inputs(task: Task) -> list[np.ndarray]:
+    """The one forward input: the data."""
+    return [task.data]
+
+
+def warm_up() -> None:
+    """One throwaway export and conversion: the first of a process loads the FX frontend."""
+    import torch
+
+    class Identity(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x + 1
+
+    ov.convert_model(torch.export.export(Identity(), (torch.zeros(2),)))
