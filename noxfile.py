@@ -94,6 +94,30 @@ def suite(session: nox.Session) -> None:
     session.run("conformance", "run", "-j", "2", *session.posargs)
 
 
+#: The targets left out of the default run, and what selects them: routes whose conversion takes
+#: a second or so per item, and OpenVINO's virtual devices (each repeats the CPU plugin's work).
+EXTRA_TARGETS = (
+    ("--option", "openvino.device=CPU,AUTO,HETERO:CPU,MULTI:CPU"),
+    ("--target", "onnxruntime/torch-onnx/*"),
+    ("--target", "openvino/torch-export/CPU"),
+    *(
+        ("--target", f"openvino/{route}/{device}")
+        for route in ("native", "onnx")
+        for device in ("AUTO", "HETERO:CPU", "MULTI:CPU")
+    ),
+    ("--target", "torch/compile/*"),
+)
+
+
+@nox.session(python=None)
+def extra_targets(session: nox.Session) -> None:
+    """The targets the default run leaves out (conversion routes, OpenVINO's virtual devices);
+    results in reports/extra/ (about 15 minutes at -j 2 here)."""
+    _install_all(session)
+    selection = [arg for pair in EXTRA_TARGETS for arg in pair]
+    session.run("conformance", "run", *selection, "-j", "2", "--out", "reports/extra", *session.posargs)
+
+
 @nox.session(python=None)
 def benchmark(session: nox.Session) -> None:
     """Figures for a full run: backend vs harness time, -j 2 speed-up, worker memory."""
