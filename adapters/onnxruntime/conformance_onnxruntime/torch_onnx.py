@@ -100,7 +100,7 @@ def reproducer(task: Task, providers: list[str]) -> str:
         f"        return {task.op}(x, {argument!r}{dim})\n\n"
         f"{reproducers.array_code(task.data)}\n"
         "program = torch.onnx.export(\n"
-        f"    Split(), (torch.from_numpy(data),), dynamo=True, optimize=True{dynamic}\n)\n"
+        f"    Split(), (torch.from_numpy(data),), dynamo=True, optimize=True, verbose=False{dynamic}\n)\n"
         f"session = ort.InferenceSession(program.model_proto.SerializeToString(), providers={providers!r})\n"
     )
     for run in task.every_run:
