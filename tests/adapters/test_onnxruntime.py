@@ -123,14 +123,23 @@ def test_a_device_without_its_provider_is_unsupported(suite: Suite) -> None:
 def test_info_reports_the_backend_and_resolved_options() -> None:
     info = OnnxRuntimeAdapter({"graph_optimization_level": "basic"}).info()
     assert info.version == onnxruntime.__version__ and info.backend == "onnxruntime"
-    assert [route.name for route in info.routes] == ["default"] and info.devices == ("cpu",)
-    assert info.options == {
+    assert [(route.name, route.default) for route in info.routes] == [
+        ("default", True),
+        ("torch-onnx", False),
+    ]
+    assert info.devices == ("cpu",)
+    session_options = {
+        key: value for key, value in info.options.items() if not key.startswith(("torch", "onnxscript"))
+    }
+    assert session_options == {
         "providers": "CPUExecutionProvider",
         "graph_optimization_level": "basic",
         "device": "cpu",
         "intra_op_num_threads": "1",
         "onnx_version": onnx.__version__,
     }
+    # the exporter of route torch-onnx, as every results file records it
+    assert info.options["torch_onnx_dynamo"] == "True" and "onnxscript_version" in info.options
 
 
 @pytest.mark.parametrize(

@@ -172,7 +172,12 @@ def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:
     assert info.options["build"] == ov.get_version()
     assert info.options["inference_precision"] == "f32"
     assert adapter.config("CPU")["INFERENCE_PRECISION_HINT"] == "f32"
-    assert [route.name for route in info.routes] == ["native", "onnx", "pytorch"]
+    assert [(route.name, route.default) for route in info.routes] == [
+        ("native", True),
+        ("onnx", True),
+        ("pytorch", True),
+        ("torch-export", False),
+    ]
     assert info.devices == ("CPU",)
 
 

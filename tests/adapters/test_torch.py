@@ -110,7 +110,11 @@ def test_export_of_lengths_on_a_dynamic_dim_is_unsupported() -> None:
 def test_info_reports_the_installed_torch() -> None:
     info = TorchAdapter({"device": "cpu"}).info()
     assert (info.name, info.backend, info.version) == ("torch", "torch", torch.__version__)
-    assert [route.name for route in info.routes] == ["eager", "export"]
+    assert [(route.name, route.default) for route in info.routes] == [
+        ("eager", True),
+        ("export", True),
+        ("compile", False),
+    ]
     assert info.devices == ("cpu",)
 
 

@@ -1,10 +1,11 @@
 """The ONNX Runtime adapter: the ``onnx.Split-*`` ops run by an ``InferenceSession``.
 
-One route, ``default``: the model of :func:`conformance.models.onnx_graphs.build_model` (the same
+Route ``default``: the model of :func:`conformance.models.onnx_graphs.build_model` (the same
 bytes OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` and run with
-``session.run``. Execution providers are an option rather than routes, because a vendor
-certifying an execution provider runs the same models through the same API and only swaps the
-provider list.
+``session.run``. Route ``torch-onnx`` (off the default run): the torch.* ops as a torch module
+exported by ``torch.onnx.export`` (:mod:`conformance_onnxruntime.torch_onnx`). Execution providers
+are an option rather than routes, because a vendor certifying an execution provider runs the
+same models through the same API and only swaps the provider list.
 
 Options (anything else is refused at construction, so a misspelt option cannot silently leave
 a run on its defaults):
@@ -12,6 +13,10 @@ a run on its defaults):
 ``providers``
     Comma-separated execution providers in priority order, default ``CPUExecutionProvider``;
     each must be in ``onnxruntime.get_available_providers()``.
+``provider_options``
+    Options for providers, ``PROVIDER:KEY=VALUE,KEY=VALUE;PROVIDER2:...``, e.g.
+    ``OpenVINOExecutionProvider:device_type=CPU,precision=FP32`` (a provider that would lower float
+    precision must be pinned, as the OpenVINO adapter pins f32 on CPU).
 ``graph_optimization_level``
     ``disable`` | ``basic`` | ``extended`` | ``all`` (default ``all``, ORT's own default): the
     graph rewrites ORT applies before running, which is where a Split can be fused or folded.
@@ -37,7 +42,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -71,7 +76,9 @@ _LEVEL_NAMES = {
     "all": "ORT_ENABLE_ALL",
 }
 OPTIMIZATION_LEVELS = tuple(_LEVEL_NAMES)
-KNOWN_OPTIONS = frozenset({"providers", "graph_optimization_level", "device", "intra_op_num_threads"})
+KNOWN_OPTIONS = frozenset(
+    {"providers", "provider_options", "graph_optimization_level", "device", "intra_op_num_threads"}
+)
 #: Providers that run on the host CPU, so a ``cpu`` device needs one of them.
 _CPU_PROVIDERS = frozenset({"CPUExecutionProvider"})
 
@@ -84,9 +91,23 @@ class Settings:
     optimization: str
     devices: tuple[str, ...]
     threads: int
+    #: options handed to one provider, e.g. {"OpenVINOExecutionProvider": {"precision": "FP32"}}
+    provider_options: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def session_providers(self) -> list[str | tuple[str, dict[str, str]]]:
+        """The providers as InferenceSession takes them: a name, or (name, its options)."""
+        return [
+            (name, dict(self.provider_options[name])) if name in self.provider_options else name
+            for name in self.providers
+        ]
 
     def as_options(self) -> dict[str, str]:
+        written = ";".join(
+            f"{name}:" + ",".join(f"{key}={value}" for key, value in options.items())
+            for name, options in self.provider_options.items()
+        )
         return {
+            **({"provider_options": written} if written else {}),
             "providers": ",".join(self.providers),
             "graph_optimization_level": self.optimization,
             "device": ",".join(self.devices),
@@ -116,7 +137,29 @@ def resolve(options: Mapping[str, str]) -> Settings:
         raise UsageError(
             f"intra_op_num_threads {threads_text!r}: expected a non-negative integer (0: ORT decides)"
         )
-    return Settings(providers, optimization, device_list(options, DEFAULT_DEVICE), int(threads_text))
+    chosen = parse_provider_options(options.get("provider_options", ""), providers)
+    return Settings(providers, optimization, device_list(options, DEFAULT_DEVICE), int(threads_text), chosen)
+
+
+def parse_provider_options(text: str, providers: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``Provider:key=value,key=value;Provider2:key=value`` as a mapping; each provider must be
+    one the session uses, each pair ``key=value``."""
+    parsed: dict[str, dict[str, str]] = {}
+    for entry in filter(None, (part.strip() for part in text.split(";"))):
+        name, colon, pairs = entry.partition(":")
+        if not colon or name.strip() not in providers:
+            raise UsageError(
+                f"provider_options {entry!r}: expected PROVIDER:KEY=VALUE,... "
+                f"for one of {', '.join(providers)}"
+            )
+        values: dict[str, str] = {}
+        for pair in filter(None, (item.strip() for item in pairs.split(","))):
+            key, equals, value = pair.partition("=")
+            if not equals or not key.strip():
+                raise UsageError(f"provider_options {entry!r}: {pair!r} is not KEY=VALUE")
+            values[key.strip()] = value.strip()
+        parsed[name.strip()] = values
+    return parsed
 
 
 class OnnxRuntimeAdapter:
@@ -190,7 +233,7 @@ class OnnxRuntimeAdapter:
         import onnxruntime
 
         return onnxruntime.InferenceSession(
-            model, self._session_options(), providers=list(self.settings.providers)
+            model, self._session_options(), providers=self.settings.session_providers()
         )
 
     def run(self, compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
