@@ -189,6 +189,56 @@ def derived_constraints(backend: str, version: str, pins: dict[str, tuple[str, s
     return "\n".join(lines) + "\n"
 
 
+#: The execution provider certified as the worked vendor example: its package replaces onnxruntime
+#: (both install the ``onnxruntime`` import package), so it gets a venv of its own.
+EP_PACKAGE = ("onnxruntime-openvino", "1.24.1")
+EP_OPTIONS = (
+    "--option",
+    "onnxruntime.providers=OpenVINOExecutionProvider,CPUExecutionProvider",
+    "--option",
+    # the EP's CPU device, float precision pinned like the OpenVINO adapter's own CPU target
+    "onnxruntime.provider_options=OpenVINOExecutionProvider:device_type=CPU,precision=FP32",
+    "--option",
+    "onnxruntime.device=openvino-ep",
+)
+EP_PROFILES = ("onnx-split13", "onnx-split18")
+
+
+def ep_constraints() -> str:
+    """constraints.txt with onnxruntime swapped for the execution provider's package."""
+    name, version = EP_PACKAGE
+    lines = [f"# constraints.txt for the execution-provider certification: {name} {version}"]
+    for line in Path("constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip().lower().startswith("onnxruntime=="):
+            lines.append(f"{name}=={version}  # replaces {line.strip()} in this venv")
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+@nox.session(python=None)
+def ep_certification(session: nox.Session) -> None:
+    """The worked vendor certification: ONNX Runtime's OpenVINO execution provider (onnxruntime-openvino)
+    certified against the onnx-split13 and onnx-split18 profiles, each certificate then verified;
+    reports/certify/onnxruntime-<profile>/."""
+    constraints = Path(session.create_tmp()) / "constraints-ep.txt"
+    constraints.write_text(ep_constraints(), encoding="utf-8")
+    name, _ = EP_PACKAGE
+    # the adapter without its dependencies: they name onnxruntime, which this venv must not hold
+    session.install("-c", str(constraints), "-e", ".", name, "onnx", "numpy", "ml_dtypes")
+    session.install("--no-deps", "-e", "adapters/onnxruntime")
+    session.run("conformance", "adapters")
+    for profile in EP_PROFILES:
+        session.run(
+            "conformance", "certify", "--adapter", "onnxruntime", "--profile", profile, "--route", "default",
+            *EP_OPTIONS, "-j", "2",
+            success_codes=[0, 1],  # not certified is an answer, shown in the certificate
+        )  # fmt: skip
+        session.run(
+            "conformance", "certify", "--verify", f"reports/certify/onnxruntime-{profile}/certificate.json"
+        )
+
+
 def _versions_runs() -> list[nox.param]:
     return [
         nox.param(backend, version, id=f"{backend}-{version}")
