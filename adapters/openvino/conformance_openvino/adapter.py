@@ -153,7 +153,12 @@ class OpenVINOAdapter:
 
     def info(self) -> AdapterInfo:
         ov = self._ov
-        options = {"device": ",".join(self.devices), "build": ov.get_version()}
+        options = {
+            "device": ",".join(self.devices),
+            # what the device option can name here: the plugins found, and the virtual devices
+            "available_devices": ",".join([*self._core.available_devices, "AUTO", "HETERO:CPU", "MULTI:CPU"]),
+            "build": ov.get_version(),
+        }
         if self.properties:
             options["properties"] = ";".join(f"{key}={value}" for key, value in self.properties.items())
         if any(self._is_cpu(device) for device in self.devices):
