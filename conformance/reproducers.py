@@ -6,6 +6,6 @@ The vendor-facing face of :mod:`conformance.run.reproducers`, which also writes 
 that reruns one item and the header of every snippet.
 """
 
-from conformance.run.reproducers import array_code, run_heading
+from conformance.run.reproducers import array_code, feeds_code, run_heading
 
-__all__ = ["array_code", "run_heading"]
+__all__ = ["array_code", "feeds_code", "run_heading"]

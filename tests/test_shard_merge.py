@@ -366,4 +366,9 @@ def test_the_ci_workflow_parses_and_its_commands_exist() -> None:
     installs = [str(step["run"]) for step in steps if "pip install" in str(step.get("run", ""))]
     assert installs and all("-c constraints.txt" in run for run in installs)
     assert any(str(step.get("run", "")).strip() == ".ci/run" for step in jobs["tests"]["steps"])
+    sessions = [
+        str(step["run"]).split()[-1] for step in steps if str(step.get("run", "")).startswith("nox -s ")
+    ]
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert sessions and all(f"def {name}(" in noxfile for name in sessions), sessions
     assert (ROOT / ".ci" / "run").is_file() and (ROOT / "constraints.txt").is_file()

@@ -66,6 +66,15 @@ def array_code(array: np.ndarray, name: str = "data") -> str:
     )
 
 
+def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:
+    """Statements rebuilding a model's feeds, and the ``{'name': variable, ...}`` literal to pass
+    them by input name (what every snippet of an ONNX model runs with)."""
+    names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
+    statements = "\n".join(array_code(array, names[name]) for name, array in feeds.items())
+    literal = "{" + ", ".join(f"{name!r}: {variable}" for name, variable in names.items()) + "}"
+    return statements, literal
+
+
 def run_heading(task: Task) -> str:
     """The comment a snippet puts before each run of a case with ``runs:`` (none for a single run),
     so a reader can tell which printed line belongs to which request."""

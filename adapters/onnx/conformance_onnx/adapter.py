@@ -174,13 +174,10 @@ class OnnxToolsAdapter:
             )
         body += "from onnx.reference import ReferenceEvaluator\n\nevaluator = ReferenceEvaluator(model)\n"
         for run in task.every_run:
-            feeds = onnx_graphs.feeds(run)
-            names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
-            arrays = "\n".join(reproducers.array_code(array, names[name]) for name, array in feeds.items())
-            mapping = ", ".join(f"{name!r}: {variable}" for name, variable in names.items())
+            arrays, mapping = reproducers.feeds_code(onnx_graphs.feeds(run))
             body += (
                 f"{reproducers.run_heading(run)}{arrays}\n"
-                f"outputs = evaluator.run(None, {{{mapping}}})\n"
+                f"outputs = evaluator.run(None, {mapping})\n"
                 "print([output.shape for output in outputs])\n"
             )
         return body

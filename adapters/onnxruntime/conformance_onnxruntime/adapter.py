@@ -280,13 +280,10 @@ class OnnxRuntimeAdapter:
             f"{note}"
         )
         for run in task.every_run:
-            feeds = onnx_graphs.feeds(run)
-            names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
-            arrays = "\n".join(reproducers.array_code(array, names[name]) for name, array in feeds.items())
-            feed_map = ", ".join(f"{name!r}: {variable}" for name, variable in names.items())
+            arrays, mapping = reproducers.feeds_code(onnx_graphs.feeds(run))
             body += (
                 f"{reproducers.run_heading(run)}{arrays}\n"
-                f"outputs = session.run(None, {{{feed_map}}})\n"
+                f"outputs = session.run(None, {mapping})\n"
                 "print([output.shape for output in outputs])\n"
             )
         return body

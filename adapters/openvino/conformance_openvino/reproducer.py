@@ -119,12 +119,8 @@ def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
         "core = ov.Core()\nmodel = core.read_model('split.onnx')\n" + _compile(device, config)
     )
     for run in task.every_run:
-        feeds = onnx_graphs.feeds(run)
-        arrays = "\n".join(
-            reproducers.array_code(array, f"feed_{n}") for n, array in enumerate(feeds.values())
-        )
-        mapping = ", ".join(f"{name!r}: feed_{n}" for n, name in enumerate(feeds))
-        body += reproducers.run_heading(run) + f"{arrays}\n" + _infer("{" + mapping + "}")
+        arrays, mapping = reproducers.feeds_code(onnx_graphs.feeds(run))
+        body += reproducers.run_heading(run) + f"{arrays}\n" + _infer(mapping)
     return body
 
 
