@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance.corpus import catalogue
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import select
 from conformance.errors import PluginError, UsageError
@@ -80,12 +81,16 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
     jobs: list[Job] = []
     for adapter in adapters:
         for target in adapter.targets():
-            selected = any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets)
-            if (config.targets and not selected) or (
-                not config.targets and not adapter.in_default_run(target)
-            ):
+            route = adapter.route(target.route)
+            # with --target, what it selects; without, the routes of the default run (Route.default)
+            wanted = (
+                any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets)
+                if config.targets
+                else route.default
+            )
+            if not wanted:
                 continue
-            runnable = set(adapter.route_ops(target.route))
+            runnable = set(catalogue.match(route.ops))
             options = dict(config.options.get(adapter.requested, {}))
             for item in items:
                 if item.op not in runnable:
@@ -98,7 +103,7 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
                     item.op,
                     config.repeat,
                     options,
-                    adapter.judged(target.route),
+                    route.judged,
                 )
                 if config.keys is None or job.key in config.keys:
                     jobs.append(job)

@@ -16,7 +16,7 @@ from typing import Any
 
 from conformance.corpus import catalogue
 from conformance.errors import PluginError
-from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Judged, Target
+from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Route, Target
 
 _METHODS = ("info", "support", "build", "compile", "run")
 
@@ -39,21 +39,15 @@ class LoadedAdapter:
             for device in self.info.devices
         ]
 
-    def in_default_run(self, target: Target) -> bool:
-        """Whether a run with no --target plans this target (see ``Route.default``)."""
-        return next(
-            (candidate.default for candidate in self.info.routes if candidate.name == target.route), True
-        )
-
-    def judged(self, route: str) -> Judged:
-        """What the route's results are judged on (``values`` unless the route infers shapes only)."""
-        return next((candidate.judged for candidate in self.info.routes if candidate.name == route), "values")
+    def route(self, name: str) -> Route:
+        """The route of that name, as ``info()`` declared it (KeyError when there is none)."""
+        for candidate in self.info.routes:
+            if candidate.name == name:
+                return candidate
+        raise KeyError(name)
 
     def route_ops(self, route: str) -> list[str]:
-        for candidate in self.info.routes:
-            if candidate.name == route:
-                return catalogue.match(candidate.ops)
-        raise KeyError(route)
+        return catalogue.match(self.route(route).ops)
 
 
 def installed() -> dict[str, str]:
