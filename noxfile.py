@@ -118,6 +118,22 @@ def extra_targets(session: nox.Session) -> None:
     session.run("conformance", "run", *selection, "-j", "2", "--out", "reports/extra", *session.posargs)
 
 
+#: The nightly exploration's default time: long enough to reach every op on every default target.
+EXPLORE_BUDGET_S = "1200"
+
+
+@nox.session(python=None)
+def explore(session: nox.Session) -> None:
+    """Generated requests on every default target for a fixed time (default 20 minutes; pass
+    ``-- --budget S --seed N`` to change), each finding shrunk; results in reports/explore/, the
+    findings' cases in reports/explore/cases/ for review. Exits 1 when a finding is not a known issue."""
+    _install_all(session)
+    args = list(session.posargs)
+    if "--budget" not in args and "--max-examples" not in args:
+        args += ["--budget", EXPLORE_BUDGET_S]
+    session.run("conformance", "explore", "-j", "2", "--write", "reports/explore/cases", *args)
+
+
 @nox.session(python=None)
 def benchmark(session: nox.Session) -> None:
     """Figures for a full run: backend vs harness time, -j 2 speed-up, worker memory."""

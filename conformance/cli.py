@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from conformance import __version__, publishing, report
 from conformance.certify import certification
@@ -22,6 +23,8 @@ from conformance.corpus import catalogue
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import Item, select
 from conformance.errors import ConformanceError, UsageError
+from conformance.explore import session, space, writing
+from conformance.explore import summary as explore_summary
 from conformance.oracle.corpus_check import check_corpus
 from conformance.report import certificate_page, diff_page, versions_page
 from conformance.results import diff as run_diff
@@ -80,27 +83,16 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    options = planning.parse_options(args.option or [])
     shard = None if args.shard is None else Shard.parse(args.shard)
-    config = planning.RunConfig(
-        case_paths=tuple(args.cases or [str(DEFAULT_CASES)]),
-        adapters=tuple(args.adapter or ()),
-        options=options,
-        ops=tuple(args.op or ()),
+    config = _run_config(
+        args,
         tags=tuple(args.tag or ()),
         keyword=args.keyword,
         items=tuple(args.item or ()),
-        targets=tuple(args.target or ()),
-        jobs=args.jobs,
-        timeout=args.timeout,
         repeat=args.repeat,
-        out=Path(args.out),
         resume=args.resume,
-        known_issue_files=tuple(Path(path) for path in args.known_issues or ()),
-        known_issues=not args.no_known_issues,
         label=args.label,
         junit=not args.no_junit,
-        command=tuple(sys.argv),
         shard=shard,
     )
     plan = planning.plan(config)
@@ -133,6 +125,47 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"{', '.join(str(path) for path in [*outcome.written, *([page] if page else [])])}"
     )
     return 0 if green(outcome.results) else 1
+
+
+def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfig:
+    """The options ``run`` and ``explore`` share, as a RunConfig; ``overrides`` set the others."""
+    config = planning.RunConfig(
+        case_paths=tuple(args.cases or [str(DEFAULT_CASES)]),
+        adapters=tuple(args.adapter or ()),
+        options=planning.parse_options(args.option or []),
+        ops=tuple(args.op or ()),
+        targets=tuple(args.target or ()),
+        jobs=args.jobs,
+        timeout=args.timeout,
+        out=Path(args.out),
+        known_issue_files=tuple(Path(path) for path in args.known_issues or ()),
+        known_issues=not args.no_known_issues,
+        command=tuple(sys.argv),
+    )
+    return replace(config, **overrides)
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    if args.budget is None and args.max_examples is None:
+        args.max_examples = session.DEFAULT_EXAMPLES
+    config = session.ExploreConfig(
+        run=_run_config(args, junit=False),
+        seed=args.seed,
+        budget_s=args.budget,
+        max_examples=args.max_examples,
+        limits=space.Limits(data_bytes=int(args.memory_budget * 1024 * 1024), pieces=args.max_pieces),
+    )
+    outcome = session.explore(config)
+    page = publishing.run_report(config.run.out / results_file.FILE_NAME)
+    cases = []
+    if args.write and outcome.findings:
+        cases = writing.write(outcome.findings, outcome.in_corpus, Path(args.write), args.seed)
+    print(explore_summary.terminal(outcome, cases))
+    files = [*outcome.written, *cases, *([page] if page else [])]
+    print(f"wrote {', '.join(str(path) for path in files)}")
+    if outcome.interrupted:
+        return 130
+    return 1 if explore_summary.new_failures(outcome) else 0
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -269,10 +302,14 @@ def _paths_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _selection_arguments(parser: argparse.ArgumentParser) -> None:
+def _op_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--op", action="append", metavar="OP", help="op id or glob, e.g. 'onnx.*' (repeatable)"
     )
+
+
+def _filter_arguments(parser: argparse.ArgumentParser) -> None:
+    """The corpus filters beside --op: tags and a keyword expression."""
     parser.add_argument(
         "--tag", action="append", metavar="TAG", help="keep cases with this tag (repeatable: any)"
     )
@@ -281,6 +318,52 @@ def _selection_arguments(parser: argparse.ArgumentParser) -> None:
         dest="keyword",
         metavar="EXPR",
         help="keep items matching a pytest-style expression over ids, tags, form and dtype",
+    )
+
+
+def _execution_arguments(parser: argparse.ArgumentParser, *, timeout: float, out: str) -> None:
+    """What ``run`` and ``explore`` share: the corpus, the adapters and targets, the pool, the output."""
+    parser.add_argument(
+        "--cases", action="append", metavar="PATH", help="case file or directory (default: cases/)"
+    )
+    parser.add_argument(
+        "--adapter",
+        action="append",
+        metavar="NAME",
+        help="adapter entry-point name or module:Class (repeatable; default: every installed one)",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        metavar="ADAPTER.KEY=VALUE",
+        help="adapter option, e.g. openvino.device=CPU (repeatable)",
+    )
+    _op_argument(parser)
+    parser.add_argument(
+        "--target",
+        action="append",
+        metavar="GLOB",
+        help="only targets matching, e.g. 'openvino/onnx/*' (adapter/route/device; repeatable)",
+    )
+    parser.add_argument("-j", "--jobs", type=JOBS, default=1, metavar="N", help="parallel worker processes")
+    parser.add_argument(
+        "--timeout",
+        type=SECONDS,
+        default=timeout,
+        metavar="S",
+        help=f"per-item time limit in seconds (default {timeout:g})",
+    )
+    parser.add_argument("--out", default=out, metavar="DIR", help=f"where results go (default: {out}/)")
+    parser.add_argument(
+        "--known-issues",
+        action="append",
+        metavar="FILE",
+        help="extra expected-failures file (repeatable), on top of the adapters' own",
+    )
+    parser.add_argument(
+        "--no-known-issues",
+        action="store_true",
+        help="raw statuses: do not apply the adapters' shipped known issues (--known-issues files still are)",
     )
 
 
@@ -301,49 +384,19 @@ def build_parser() -> argparse.ArgumentParser:
         "list", help="list the applicable (case, op) pairs, with totals per op and tag"
     )
     _paths_argument(listing)
-    _selection_arguments(listing)
+    _op_argument(listing)
+    _filter_arguments(listing)
     listing.add_argument("--totals", action="store_true", help="print only the totals")
     listing.set_defaults(handler=cmd_list)
 
     run = verbs.add_parser("run", help="run the cases through the adapters and judge every result")
-    run.add_argument(
-        "--cases", action="append", metavar="PATH", help="case file or directory (default: cases/)"
-    )
-    run.add_argument(
-        "--adapter",
-        action="append",
-        metavar="NAME",
-        help="adapter entry-point name or module:Class (repeatable; default: every installed one)",
-    )
-    run.add_argument(
-        "--option",
-        action="append",
-        metavar="ADAPTER.KEY=VALUE",
-        help="adapter option, e.g. openvino.device=CPU (repeatable)",
-    )
-    _selection_arguments(run)
+    _execution_arguments(run, timeout=120.0, out="reports")
+    _filter_arguments(run)
     run.add_argument("--item", action="append", metavar="CASE::OP", help="exactly this item (repeatable)")
-    run.add_argument(
-        "--target",
-        action="append",
-        metavar="GLOB",
-        help="only targets matching, e.g. 'openvino/onnx/*' (adapter/route/device; repeatable)",
-    )
-    run.add_argument("-j", "--jobs", type=JOBS, default=1, metavar="N", help="parallel worker processes")
-    run.add_argument(
-        "--timeout", type=SECONDS, default=120.0, metavar="S", help="per-item time limit in seconds"
-    )
     run.add_argument(
         "--repeat", type=REPEATS, default=3, metavar="N", help="steady-state runs after the first"
     )
-    run.add_argument("--out", default="reports", metavar="DIR", help="where results go (default: reports/)")
     run.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
-    run.add_argument(
-        "--known-issues",
-        action="append",
-        metavar="FILE",
-        help="extra expected-failures file (repeatable), on top of the adapters' own",
-    )
     run.add_argument("--no-junit", action="store_true", help="do not write junit.xml")
     run.add_argument(
         "--shard",
@@ -351,16 +404,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="run only shard I of N (1-based; items split by a stable hash); join with `conformance merge`",
     )
     run.add_argument(
-        "--no-known-issues",
-        action="store_true",
-        help="raw statuses: do not apply the adapters' shipped known issues (--known-issues files still are)",
-    )
-    run.add_argument(
         "--label",
         metavar="NAME",
         help="adapter name written in the results, e.g. openvino@2024.6.0 (one --adapter; for `versions`)",
     )
     run.set_defaults(handler=cmd_run)
+
+    exploring = verbs.add_parser(
+        "explore",
+        help="draw requests from each op's parameter space, judge them, shrink and write the findings",
+        description="Exit status: 0 when every disagreement found is a known issue, 1 when one is not, "
+        "2 for bad input, 130 when interrupted (what was found is written).",
+    )
+    _execution_arguments(exploring, timeout=30.0, out="reports/explore")
+    exploring.add_argument(
+        "--seed", type=REPEATS, default=0, metavar="N", help="the same seed draws the same requests"
+    )
+    exploring.add_argument(
+        "--budget", type=SECONDS, metavar="SECONDS", help="time for the whole search, shared by the ops"
+    )
+    exploring.add_argument(
+        "--max-examples",
+        type=JOBS,
+        metavar="N",
+        help=f"requests drawn per op (default {session.DEFAULT_EXAMPLES}; without a bound under --budget)",
+    )
+    exploring.add_argument(
+        "--write", metavar="DIR", help="write each finding's smallest request as a YAML case under DIR"
+    )
+    exploring.add_argument(
+        "--memory-budget",
+        type=SECONDS,
+        default=space.Limits().data_bytes / 1024 / 1024,
+        metavar="MIB",
+        help="largest input data of one request, in MiB (default %(default)g)",
+    )
+    exploring.add_argument(
+        "--max-pieces",
+        type=JOBS,
+        default=space.Limits().pieces,
+        metavar="N",
+        help="most output pieces one request may imply (default %(default)d)",
+    )
+    exploring.set_defaults(handler=cmd_explore)
 
     adapters = verbs.add_parser(
         "adapters", help="list installed adapters: versions, routes, devices, options"

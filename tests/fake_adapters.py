@@ -242,3 +242,30 @@ class Answering:
         if not isinstance(outcome, Pieces):
             raise BackendRefusal(f"the request is invalid: {outcome.rule}")
         return list(outcome.take(task.data))
+
+
+class Planted(Answering):
+    """Right everywhere but for three planted bugs, for ``conformance explore`` to find and shrink:
+    8- and 16-bit integers come back negated (a wrong answer), an axis at or past the rank is
+    taken modulo the rank (accepting what every spec rejects), and empty data split into three or
+    more lengths aborts the process (a crash)."""
+
+    name = "planted"
+
+    def run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
+        from conformance.oracle.reference import Pieces, SplitRequest, answer
+
+        if task.data.size == 0 and task.form.kind == "lengths" and len(task.form.values) >= 3:
+            os.abort()
+        axis = task.axis
+        rank = task.data.ndim
+        if axis is not None and rank and axis >= rank:
+            axis %= rank
+        request = SplitRequest(task.data.shape, task.dtype, axis, task.form, task.graph)
+        outcome = answer(task.op, request).outcome
+        if not isinstance(outcome, Pieces):
+            raise BackendRefusal(f"the request is invalid: {outcome.rule}")
+        pieces = list(outcome.take(task.data))
+        if task.dtype in ("int8", "uint8", "int16", "uint16"):
+            pieces = [-piece for piece in pieces]
+        return pieces

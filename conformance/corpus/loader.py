@@ -105,6 +105,19 @@ def load_file(path: Path | str) -> list[Case]:
     return list(suite.cases)
 
 
+def load_text(text: str, file: str) -> list[Case]:
+    """The cases of a YAML document held in memory (``conformance explore`` makes its requests
+    as case documents, so they pass the same schema and rules as a file would); ``file`` is the
+    name errors give. Raises CaseFileErrors like :func:`load_paths`."""
+    document = _parse(file, text.encode("utf-8"))
+    if isinstance(document, CaseFileError):
+        raise CaseFileErrors([document])
+    loaded = _FileLoader(file, document, {})
+    if loaded.errors:
+        raise CaseFileErrors(loaded.errors)
+    return loaded.cases
+
+
 def load_paths(paths: Iterable[Path | str]) -> Suite:
     """The cases of every file named, and of every ``*.yaml`` / ``*.yml`` under each directory.
 

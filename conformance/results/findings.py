@@ -29,13 +29,16 @@ _MASKS = (
 )
 #: The prefix an applied known issue puts on a message (the signature has the issue already).
 _KNOWN_PREFIX = re.compile(r"^(known issue \S+: |passes, but listed as known issue \S+: )")
+#: The run a message names first (``run 2 (shape [3, 4]): ``): the same problem in another run
+#: of a model is the same finding.
+_RUN_PREFIX = re.compile(r"^run \d+(?: \((?:[^()]|\([^()]*\))*\))?: ")
 #: How much of a masked message takes part in the signature (long messages end in detail).
 _MESSAGE_CHARS = 160
 
 
 def masked(message: str) -> str:
     """A backend's message with what varies between items of one problem masked."""
-    text = _KNOWN_PREFIX.sub("", message.split("\n", 1)[0])
+    text = _RUN_PREFIX.sub("", _KNOWN_PREFIX.sub("", message.split("\n", 1)[0]))
     for pattern, replacement in _MASKS:
         text = pattern.sub(replacement, text)
     for _ in range(4):  # nested lists of shapes, tuples of arguments: innermost first

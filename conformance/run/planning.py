@@ -16,10 +16,12 @@ from conformance.corpus import catalogue
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import select
 from conformance.errors import PluginError, UsageError
+from conformance.plugin import Target
 from conformance.run import known_issues, registry
 from conformance.run.known_issues import KnownIssue
 from conformance.run.shard import Shard
 from conformance.run.worker import Job
+from conformance.statuses import Judged
 
 
 @dataclass(frozen=True)
@@ -73,47 +75,72 @@ def load_adapters(config: RunConfig) -> list[registry.LoadedAdapter]:
     return [registry.load(name, config.options.get(name, {})) for name in names]
 
 
+@dataclass(frozen=True)
+class Station:
+    """One target a run serves, with what it needs to build jobs: the adapter spec the worker
+    loads, the adapter's options, what the route is judged on and the ops it runs."""
+
+    adapter: str
+    target: Target
+    options: Mapping[str, str]
+    judged: Judged
+    ops: frozenset[str]
+
+
+def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[Station]:
+    """The targets the run selects: with ``--target``, what its globs match; without, every
+    target of the routes in the default run (``Route.default``)."""
+    found = []
+    for adapter in adapters:
+        for target in adapter.targets():
+            route = adapter.route(target.route)
+            wanted = (
+                any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets)
+                if config.targets
+                else route.default
+            )
+            if wanted:
+                options = dict(config.options.get(adapter.requested, {}))
+                ops = frozenset(catalogue.match(route.ops))
+                found.append(Station(adapter.requested, target, options, route.judged, ops))
+    return found
+
+
+def issues_for(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[KnownIssue]:
+    """The known issues a run applies: the adapters' shipped lists (unless turned off) and the
+    ``--known-issues`` files."""
+    found = [
+        issue
+        for adapter in adapters
+        if config.known_issues
+        for issue in known_issues.shipped(adapter.info.name, adapter.import_path)
+    ]
+    return found + [issue for path in config.known_issue_files for issue in known_issues.from_file(path)]
+
+
 def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = None) -> Plan:
     """Load the corpus (and the adapters, unless ``loaded`` are given) and list every job."""
     suite = load_paths(config.case_paths)
     adapters = list(loaded) if loaded is not None else load_adapters(config)
     items = select(suite.cases, config.ops, config.tags, config.keyword, config.items)
     jobs: list[Job] = []
-    for adapter in adapters:
-        for target in adapter.targets():
-            route = adapter.route(target.route)
-            # with --target, what it selects; without, the routes of the default run (Route.default)
-            wanted = (
-                any(fnmatch.fnmatchcase(target.id, glob) for glob in config.targets)
-                if config.targets
-                else route.default
-            )
-            if not wanted:
+    for station in stations(config, adapters):
+        for item in items:
+            if item.op not in station.ops:
                 continue
-            runnable = set(catalogue.match(route.ops))
-            options = dict(config.options.get(adapter.requested, {}))
-            for item in items:
-                if item.op not in runnable:
-                    continue
-                job = Job(
-                    len(jobs),
-                    adapter.requested,
-                    target,
-                    item.case,
-                    item.op,
-                    config.repeat,
-                    options,
-                    route.judged,
-                )
-                if config.keys is None or job.key in config.keys:
-                    jobs.append(job)
-    issues = [
-        issue
-        for adapter in adapters
-        if config.known_issues
-        for issue in known_issues.shipped(adapter.info.name, adapter.import_path)
-    ]
-    issues += [issue for path in config.known_issue_files for issue in known_issues.from_file(path)]
+            job = Job(
+                len(jobs),
+                station.adapter,
+                station.target,
+                item.case,
+                item.op,
+                config.repeat,
+                dict(station.options),
+                station.judged,
+            )
+            if config.keys is None or job.key in config.keys:
+                jobs.append(job)
+    issues = issues_for(config, adapters)
     if config.shard is None:
         return Plan(suite, adapters, jobs, issues)
     # Job.index stays the position in the whole run, so a shard's results keep the run's order.

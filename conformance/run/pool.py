@@ -117,18 +117,28 @@ class Pool:
 
     def run(self, jobs: Iterable[Job]) -> None:
         """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
-        self.queue = deque(jobs)
-        self.slots = [self._start() for _ in range(min(self.size, len(self.queue)))]
         try:
-            while self.queue or any(slot.job for slot in self.slots):
-                for index, slot in enumerate(self.slots):
-                    if slot.job is None and self.queue:
-                        self._dispatch(index, self.queue.popleft())
-                self._collect()
+            self.serve(jobs)
         finally:
-            for slot in [*self.slots, *([self.standby] if self.standby else [])]:
-                _stop(slot, kill=False)
-            self.slots, self.standby = [], None
+            self.close()
+
+    def serve(self, jobs: Iterable[Job]) -> None:
+        """Run every job and keep the workers for the next call (``conformance explore`` hands
+        over one generated request at a time); :meth:`close` ends them."""
+        self.queue = deque(jobs)
+        while len(self.slots) < min(self.size, len(self.queue)):
+            self.slots.append(self._start())
+        while self.queue or any(slot.job for slot in self.slots):
+            for index, slot in enumerate(self.slots):
+                if slot.job is None and self.queue:
+                    self._dispatch(index, self.queue.popleft())
+            self._collect()
+
+    def close(self) -> None:
+        """Stop every worker (the standby too)."""
+        for slot in [*self.slots, *([self.standby] if self.standby else [])]:
+            _stop(slot, kill=False)
+        self.slots, self.standby = [], None
 
     def _dispatch(self, index: int, job: Job) -> None:
         slot = self.slots[index]

@@ -65,7 +65,7 @@ def _header(plan_: Plan, config: RunConfig) -> JSON:
     }
 
 
-def _now() -> str:
+def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
@@ -108,7 +108,7 @@ def execute(
 ) -> RunOutcome:
     """Run the plan; on Ctrl-C write what finished (marked interrupted) and re-raise."""
     stream = stream or sys.stderr
-    started, clock = _now(), time.monotonic()
+    started, clock = now(), time.monotonic()
     journal, done = _open_journal(plan_, config, stream)
     # Known issues are applied as results arrive, so the progress line counts xfail, not fail;
     # the journal keeps each result as judged, so a resumed run re-applies the current list.
@@ -143,7 +143,7 @@ def execute(
     )
     results = with_reproducers(plan_, results)
     wall_s = time.monotonic() - clock
-    written, found = _write(plan_, config, results, started, wall_s, interrupted)
+    written, found = write_results(plan_, config, results, started, wall_s, interrupted)
     if interrupted:
         print(
             f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}; "
@@ -185,9 +185,10 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
     return attached
 
 
-def _write(
+def write_results(
     plan_: Plan, config: RunConfig, results: list[Result], started: str, wall_s: float, interrupted: bool
 ) -> tuple[list[Path], list[FindingRecord]]:
+    """Write results.json (and junit.xml) of ``results``; the paths written and the findings."""
     suite: SuiteRecord = {
         "version": __version__,
         "digest": plan_.suite.digest,
@@ -196,7 +197,7 @@ def _write(
     }
     run: RunRecord = {
         "start": started,
-        "end": _now(),
+        "end": now(),
         "host": _host(),
         "python": platform.python_version(),
         "command": list(config.command),

@@ -1,0 +1,192 @@
+"""The search over one op's parameter space: Hypothesis draws requests, every selected target
+runs each, and each new disagreement is shrunk to a minimal request.
+
+How one op is searched, in rounds with the same seed:
+
+1. Hypothesis draws requests (:func:`conformance.explore.space.case_documents`); each runs on
+   every target that runs the op, and each result is judged and has the known issues applied.
+2. The first result that deviates from the spec (fail, error, crash, timeout, or xfail for a
+   known one) with a findings signature not met before becomes the round's focus, and the test
+   fails. Hypothesis then shrinks: each smaller candidate runs on the focus target alone, through
+   the same worker pool, and counts as failing only while it shows the same signature, so a crash
+   shrinks to a smaller crash and a mismatch never turns into some other problem on the way.
+3. The next round starts again from the seed: requests already run come from the cache, so it
+   picks up where the previous one found its finding and looks for the next signature.
+
+The search stops when Hypothesis has drawn ``max_examples`` requests without a new signature, or
+when the op's time is up (a shrink in progress keeps its smallest failing request so far).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
+
+from conformance.corpus import catalogue
+from conformance.corpus.case import Case
+from conformance.corpus.loader import CaseFileErrors
+from conformance.explore import generated, space
+from conformance.results.findings import signature
+from conformance.results.result import Result
+from conformance.statuses import DEVIATING
+
+#: Runs a case on the named targets (None: every target of the op) and returns each result,
+#: judged and with the known issues applied; ``record`` says whether it belongs to the results
+#: (drawn requests) or is a shrinking step (only the final one is kept).
+Execute = Callable[[str, Case, Sequence[str] | None, bool], dict[str, Result]]
+#: Told of every drawn request: op, requests drawn, findings so far, shrink steps.
+Progress = Callable[[str, int, int, int], None]
+
+
+class BudgetSpent(BaseException):
+    """Raised inside the test when the op's time is up. A BaseException, so Hypothesis lets it
+    through instead of taking it for a failure to shrink."""
+
+
+class _Deviates(Exception):
+    """The test's failure: the request shows the signature the round is after."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One distinct disagreement, with the smallest request found to show it."""
+
+    op: str
+    signature: tuple[str, ...]
+    case: Case
+    #: the request as a case file's body (data, axis, form, graph, runs)
+    document: dict[str, Any]
+    result: Result
+    #: False when the time ran out before Hypothesis finished shrinking
+    shrunk: bool
+    #: candidate requests run while shrinking
+    steps: int
+
+    @property
+    def target(self) -> str:
+        return self.signature[0]
+
+
+def op_seed(run_seed: int, op: str) -> int:
+    """Each op's own Hypothesis seed, stable across runs and Python processes."""
+    digest = hashlib.sha256(f"{run_seed}:{op}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class OpSearch:
+    """The rounds of one op (see the module's docstring)."""
+
+    def __init__(
+        self,
+        op: str,
+        execute: Execute,
+        *,
+        run_seed: int,
+        limits: space.Limits,
+        max_examples: int,
+        deadline: float,
+        progress: Progress | None = None,
+    ) -> None:
+        self.op = op
+        self.entry = catalogue.get(op)
+        self.execute = execute
+        self.run_seed = run_seed
+        self.limits = limits
+        self.max_examples = max_examples
+        self.deadline = deadline
+        self.progress = progress
+        self.findings: list[Finding] = []
+        self.drawn: set[str] = set()  # ids of the requests drawn (replays of a round not counted again)
+        self._done: set[tuple[str, ...]] = set()
+        self._focus: tuple[str, ...] | None = None
+        self._best: tuple[Case, dict[str, Any], Result] | None = None
+        self._steps = 0
+
+    def run(self) -> list[Finding]:
+        """Every round until no new signature turns up or the time is up."""
+        test = self._test()
+        while True:
+            self._focus, self._best, self._steps = None, None, 0
+            try:
+                test()
+            except (BudgetSpent, KeyboardInterrupt) as stop:
+                self._keep(shrunk=False)  # a shrink cut short keeps its smallest request so far
+                if isinstance(stop, KeyboardInterrupt):
+                    raise
+                return self.findings
+            except Exception:
+                if self._best is None:  # a defect of the suite, not a finding
+                    raise
+                self._keep(shrunk=True)
+                continue
+            return self.findings
+
+    def _keep(self, *, shrunk: bool) -> None:
+        if self._focus is None or self._best is None:
+            return
+        case, document, result = self._best
+        self._done.add(self._focus)
+        self.findings.append(Finding(self.op, self._focus, case, document, result, shrunk, self._steps))
+
+    def _test(self) -> Callable[[], None]:
+        strategy = space.case_documents(self.op, self.limits)
+        config = settings(
+            max_examples=self.max_examples,
+            database=None,
+            deadline=None,
+            phases=[Phase.generate, Phase.shrink],
+            report_multiple_bugs=False,
+            verbosity=Verbosity.quiet,
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )
+        test: Callable[[], None] = seed(op_seed(self.run_seed, self.op))(config(given(strategy)(self._probe)))
+        return test
+
+    def _probe(self, document: dict[str, Any]) -> None:
+        """Hypothesis's test: run the request; fail when it shows the round's (or a new) signature."""
+        if time.monotonic() >= self.deadline:
+            raise BudgetSpent
+        try:
+            case = generated.to_case(self.op, document, self.run_seed)
+        except CaseFileErrors:
+            reject()  # a draw the case format refuses (rare: the space is built to fit it)
+        if catalogue.why_not_applicable(case, self.entry) is not None:
+            reject()
+        if self._focus is None:
+            self._draw(case, document)
+        else:
+            self._shrink_step(case, document, self._focus)
+
+    def _draw(self, case: Case, document: dict[str, Any]) -> None:
+        self.drawn.add(case.id)
+        results = self.execute(self.op, case, None, True)
+        if self.progress:
+            self.progress(self.op, len(self.drawn), len(self.findings), self._steps)
+        for result in results.values():
+            if result.status not in DEVIATING:
+                continue
+            found = signature(result.to_json())
+            if found not in self._done:
+                self._focus = found
+                self._fail(case, document, result)
+
+    def _shrink_step(self, case: Case, document: dict[str, Any], focus: tuple[str, ...]) -> None:
+        self._steps += 1
+        result = self.execute(self.op, case, [focus[0]], False)[focus[0]]
+        if self.progress and self._steps % 10 == 0:
+            self.progress(self.op, len(self.drawn), len(self.findings), self._steps)
+        if result.status in DEVIATING and signature(result.to_json()) == focus:
+            self._fail(case, document, result)
+
+    def _fail(self, case: Case, document: dict[str, Any], result: Result) -> None:
+        """Fail the test with this request as the smallest so far. Raised from this one line:
+        Hypothesis tells failures apart by where they are raised, and shrinks only towards the
+        same one."""
+        self._best = (case, document, result)
+        raise _Deviates(self._focus)

@@ -1,0 +1,276 @@
+"""One ``conformance explore``: the adapters and targets of a run, the worker pool, the journal,
+each op's search in turn within the budget, then the results file and the findings.
+
+Requests run through the same executor as ``conformance run`` (worker processes, per-item time
+limit, crash and timeout results, the journal), so a generated request that kills a backend
+costs one worker, and what finished survives Ctrl-C. Every drawn request's results go to the
+results file; of the shrinking steps, only each finding's smallest request does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TextIO
+
+from conformance.corpus import catalogue
+from conformance.corpus.case import Case
+from conformance.corpus.loader import Suite, load_paths
+from conformance.errors import UsageError
+from conformance.explore import generated, space
+from conformance.explore.search import Finding, OpSearch
+from conformance.results.result import Result
+from conformance.run import known_issues, planning, runner
+from conformance.run.journal import FILE_NAME as JOURNAL
+from conformance.run.journal import Journal
+from conformance.run.planning import Plan, RunConfig, Station
+from conformance.run.pool import Pool
+from conformance.run.registry import LoadedAdapter
+from conformance.run.worker import Job
+
+#: Requests drawn per op when neither a budget nor --max-examples bounds the search.
+DEFAULT_EXAMPLES = 100
+#: Requests drawn per op at most under a budget alone (the budget ends the search first).
+UNBOUNDED_EXAMPLES = 1_000_000
+
+
+@dataclass(frozen=True)
+class ExploreConfig:
+    """``conformance explore``'s options: a run's (selection, adapters, pool, output) and the search's."""
+
+    run: RunConfig
+    seed: int = 0
+    budget_s: float | None = None
+    max_examples: int | None = None
+    limits: space.Limits = field(default_factory=space.Limits)
+
+    @property
+    def examples(self) -> int:
+        if self.max_examples is not None:
+            return self.max_examples
+        return UNBOUNDED_EXAMPLES if self.budget_s is not None else DEFAULT_EXAMPLES
+
+
+@dataclass
+class ExploreOutcome:
+    """What an exploration found and wrote."""
+
+    findings: list[Finding]
+    results: list[Result]
+    requests: int
+    wall_s: float
+    interrupted: bool
+    written: list[Path] = field(default_factory=list)
+    #: the corpus case with the same request as a finding's smallest one, by finding
+    in_corpus: dict[int, str] = field(default_factory=dict)
+
+
+class _Executor:
+    """Runs generated cases on the pool, once per (case, target): the cache is what lets each
+    search round replay the requests before its predecessor's finding for free."""
+
+    def __init__(
+        self, stations: Sequence[Station], issues: list[known_issues.KnownIssue], run: RunConfig
+    ) -> None:
+        self.stations = stations
+        self.issues = issues
+        threads = max(1, (os.cpu_count() or 1) // max(1, run.jobs))
+        self.pool = Pool(
+            run.jobs, run.timeout, self._receive, threads_per_worker=threads, log_dir=run.out / "workers"
+        )
+        self.cache: dict[tuple[str, str], Result] = {}
+        self.recorded: dict[str, Result] = {}  # result key -> result, in the order they were drawn
+        self.jobs: dict[str, Job] = {}
+        self.cases: dict[str, Case] = {}
+        self.journal: Journal | None = None
+        self._arrived: list[Result] = []
+        self.executions = 0
+
+    def _receive(self, result: Result) -> None:
+        self._arrived.append(result)
+
+    def _job(self, station: Station, case: Case, op: str) -> Job:
+        """A job of this exploration (no steady-state repeats: timing is not what it looks for)."""
+        return Job(
+            len(self.jobs),
+            station.adapter,
+            station.target,
+            case,
+            op,
+            0,
+            dict(station.options),
+            station.judged,
+        )
+
+    def __call__(self, op: str, case: Case, targets: Sequence[str] | None, record: bool) -> dict[str, Result]:
+        chosen = [s for s in self.stations if op in s.ops and (targets is None or s.target.id in targets)]
+        jobs = {}
+        for station in chosen:
+            if (case.id, station.target.id) in self.cache:
+                continue
+            job = self._job(station, case, op)
+            jobs[job.key] = job
+        if jobs:
+            self._arrived = []
+            self.pool.serve(jobs.values())
+            self.executions += len(jobs)
+            for raw in self._arrived:
+                job = jobs[raw.key]
+                self.cache[(case.id, job.target.id)] = raw
+        found = {s.target.id: self.cache[(case.id, s.target.id)] for s in chosen}
+        if record:
+            for target, raw in found.items():
+                self.keep(op, case, target, raw)
+        return {target: known_issues.apply(raw, self.issues) for target, raw in found.items()}
+
+    def keep(self, op: str, case: Case, target: str, raw: Result) -> None:
+        """Put a result in the results file (and the journal), once."""
+        if raw.key in self.recorded:
+            return
+        station = next(s for s in self.stations if s.target.id == target)
+        self.jobs[raw.key] = self._job(station, case, op)
+        self.cases.setdefault(case.id, case)
+        self.recorded[raw.key] = known_issues.apply(raw, self.issues)
+        if self.journal is not None:
+            self.journal.append(raw)
+
+
+class _Progress:
+    """One line per op and, while it searches, a line every few seconds (every 30 s in logs)."""
+
+    def __init__(self, stream: TextIO, budget_s: float | None) -> None:
+        self.stream = stream
+        self.interactive = stream.isatty()
+        self.budget_s = budget_s
+        self.started = time.monotonic()
+        self._last = 0.0
+
+    def __call__(self, op: str, drawn: int, found: int, steps: int) -> None:
+        now = time.monotonic()
+        if now - self._last < (0.5 if self.interactive else 30):
+            return
+        self._last = now
+        elapsed = now - self.started
+        budget = f" of {self.budget_s:.0f}" if self.budget_s is not None else ""
+        shrinking = f", shrinking (step {steps})" if steps else ""
+        line = f"[{elapsed:5.0f} s{budget}] {op}: {drawn} requests, {found} findings{shrinking}"
+        self.stream.write(("\r" + line + "\x1b[K") if self.interactive else line + "\n")
+        self.stream.flush()
+
+    def op_done(self, op: str, drawn: int, findings: list[Finding], elapsed: float) -> None:
+        if self.interactive:
+            self.stream.write("\r\x1b[K")
+        self.stream.write(f"{op}: {drawn} requests in {elapsed:.0f} s, {len(findings)} findings\n")
+        self.stream.flush()
+
+
+def _ops(config: RunConfig, stations: Sequence[Station]) -> list[str]:
+    served = set().union(*(station.ops for station in stations)) if stations else set()
+    wanted = catalogue.match(config.ops) if config.ops else list(catalogue.OPS)
+    ops = [op for op in wanted if op in served]
+    if not ops:
+        targets = ", ".join(sorted(s.target.id for s in stations)) or "none"
+        raise UsageError(
+            f"no selected op runs on the selected targets ({targets}); see `conformance adapters`"
+        )
+    return ops
+
+
+def _corpus(config: RunConfig, stream: TextIO) -> generated.CorpusIndex:
+    paths = [path for path in config.case_paths if Path(path).exists()]
+    if not paths:
+        print("warning: no corpus found; every finding counts as new to it", file=stream)
+        return generated.CorpusIndex(())
+    return generated.CorpusIndex(load_paths(paths).cases)
+
+
+def explore(config: ExploreConfig, stream: TextIO | None = None) -> ExploreOutcome:
+    """Search every selected op within the budget; on Ctrl-C keep what was found and re-raise
+    after writing it (the caller writes the report either way)."""
+    stream = stream or sys.stderr
+    run = config.run
+    adapters = planning.load_adapters(run)
+    stations = planning.stations(run, adapters)
+    ops = _ops(run, stations)
+    corpus = _corpus(run, stream)
+    issues = planning.issues_for(run, adapters)
+    started, clock = runner.now(), time.monotonic()
+    deadline = clock + config.budget_s if config.budget_s is not None else math.inf
+    executor = _Executor(stations, issues, run)
+    run.out.mkdir(parents=True, exist_ok=True)
+    executor.journal = Journal.start(run.out / JOURNAL, {"explore": {"seed": config.seed, "ops": ops}})
+    progress = _Progress(stream, config.budget_s)
+    print(
+        f"exploring {len(ops)} ops on {len(stations)} targets, seed {config.seed}, "
+        + (
+            f"budget {config.budget_s:g} s"
+            if config.budget_s is not None
+            else f"{config.examples} requests per op"
+        ),
+        file=stream,
+    )
+    findings: list[Finding] = []
+    drawn = 0
+    interrupted = False
+    search: OpSearch | None = None
+    try:
+        for index, op in enumerate(ops):
+            op_started = time.monotonic()
+            share = (deadline - op_started) / (len(ops) - index) if config.budget_s is not None else math.inf
+            search = OpSearch(
+                op,
+                executor,
+                run_seed=config.seed,
+                limits=config.limits,
+                max_examples=config.examples,
+                deadline=op_started + share,
+                progress=progress,
+            )
+            try:
+                search.run()
+            finally:
+                drawn += len(search.drawn)
+                findings += search.findings
+            progress.op_done(op, len(search.drawn), search.findings, time.monotonic() - op_started)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        executor.pool.close()
+    for finding in findings:  # the smallest request of each finding, beside the drawn ones
+        raw = executor.cache.get((finding.case.id, finding.target))
+        if raw is not None:
+            executor.keep(finding.op, finding.case, finding.target, raw)
+    executor.journal.close()
+    results = list(executor.recorded.values())
+    outcome = ExploreOutcome(findings, results, drawn, time.monotonic() - clock, interrupted)
+    outcome.in_corpus = {i: found for i, f in enumerate(findings) if (found := corpus.find(f.op, f.case))}
+    _write_results(config, executor, adapters, issues, outcome, started)
+    if not interrupted:
+        (run.out / JOURNAL).unlink(missing_ok=True)
+    return outcome
+
+
+def _write_results(
+    config: ExploreConfig,
+    executor: _Executor,
+    adapters: list[LoadedAdapter],
+    issues: list[known_issues.KnownIssue],
+    outcome: ExploreOutcome,
+    started: str,
+) -> None:
+    cases = tuple(executor.cases.values())
+    digest = hashlib.sha256("\n".join(sorted(case.id for case in cases)).encode()).hexdigest()[:16]
+    suite = Suite(cases, (), f"explore-seed-{config.seed}-{digest}")
+    plan = Plan(suite, adapters, list(executor.jobs.values()), issues)
+    results = runner.with_reproducers(plan, outcome.results)
+    outcome.results = results
+    written, _ = runner.write_results(
+        plan, replace(config.run, repeat=0), results, started, outcome.wall_s, outcome.interrupted
+    )
+    outcome.written = written

@@ -1,0 +1,345 @@
+"""Each op's parameter space as Hypothesis strategies that draw case documents.
+
+A draw is the mapping one case of a YAML case file holds (``data``, ``axis``, the form, ``graph``,
+``runs``), so a generated request passes the same schema and loader rules as a written one and a
+finding can be written back as a case without translation.
+
+The space is the op's interface (its catalogue entry), not its spec: every dtype it can carry
+(the reference decides which its type list allows), axes in and out of range, each form with
+valid, boundary and invalid values and the 32/64-bit edges, every graph option the op has and
+several runs on a model with dynamic dims or inputs fed at run time. Choices are ordered so that
+Hypothesis shrinks towards the plain request: rank 1, float32, axis 0, a valid form value,
+constant inputs, static dims, one run.
+
+Two bounds keep a request inside what one item may cost: the data's bytes (``Limits.data_bytes``)
+and the number of output pieces it implies (``Limits.pieces``), since a count of 2^31 on an empty
+dimension is a valid torch.tensor_split request that no backend could answer with 2^31 tensors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from conformance import dtypes
+from conformance.corpus import catalogue
+from conformance.corpus.case import FORM_KINDS, FormKind
+from conformance.corpus.catalogue import OpEntry
+
+#: Values at the edges of 32- and 64-bit integers, and past them by a little: where a backend
+#: that narrows, wraps or saturates a count, a length or an axis gives itself away.
+EDGES: tuple[int, ...] = (
+    2**31 - 1,
+    2**31,
+    2**32,
+    2**32 + 2,
+    -(2**31),
+    -(2**31) - 1,
+    2**63 - 1,
+    -(2**63),
+)
+#: Dims beyond the small ones: odd and power-of-two sizes, and sizes past int32 that only an
+#: empty tensor (another dim of 0) can hold within the data budget.
+LARGE_DIMS: tuple[int, ...] = (17, 64, 255, 256, 1000, 4097, 65537, 2**20, 2**31 - 1, 2**31 + 8, 2**32 + 2)
+#: Bytes per element charged for a string tensor (its Python objects, not its characters).
+STRING_BYTES = 64
+
+Draw = Any  # Hypothesis's draw function (its type is private to Hypothesis)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one generated request may cost: its data's bytes, its output pieces, its runs."""
+
+    data_bytes: int = 64 * 1024 * 1024
+    pieces: int = 256
+    #: further runs on one model (runs 2 ...)
+    runs: int = 3
+
+
+def _weighted(draw: Draw, choices: Sequence[tuple[int, st.SearchStrategy[Any]]]) -> Any:
+    """Draw from one of ``choices`` picked with the given weights; shrinks towards the first."""
+    total = sum(weight for weight, _ in choices)
+    pick = draw(st.integers(0, total - 1))
+    for weight, strategy in choices:
+        if pick < weight:
+            return draw(strategy)
+        pick -= weight
+    raise AssertionError("unreachable")
+
+
+def _dtype_order(op: OpEntry) -> list[str]:
+    """The op's dtypes with float32 first, the rest in the suite's order (shrinks to float32)."""
+    rest = [name for name in dtypes.ALL if name in op.dtypes and name != "float32"]
+    return (["float32"] if "float32" in op.dtypes else []) + rest
+
+
+def _dim(draw: Draw) -> int:
+    return int(
+        _weighted(
+            draw,
+            [(14, st.integers(1, 8)), (3, st.just(0)), (2, st.sampled_from(LARGE_DIMS))],
+        )
+    )
+
+
+def _shape(draw: Draw) -> list[int]:
+    rank = draw(st.sampled_from([1, 2, 3, 0, 4, 5]))
+    return [_dim(draw) for _ in range(rank)]
+
+
+def _axis(draw: Draw, rank: int, required: bool) -> int | None:
+    choices: list[tuple[int, st.SearchStrategy[Any]]] = []
+    if rank:
+        choices += [(10, st.integers(0, rank - 1)), (4, st.integers(-rank, -1))]
+    if not required:
+        choices.append((2, st.none()))
+    choices += [(2, st.sampled_from([rank, -rank - 1, rank + 3])), (1, st.sampled_from(EDGES))]
+    value = _weighted(draw, choices)
+    return None if value is None else int(value)
+
+
+def along(shape: Sequence[int], axis: int | None) -> int:
+    """The dim a request splits, or the largest dim when its axis is out of range (the value
+    strategies still need a scale; the reference rejects the axis first)."""
+    rank = len(shape)
+    index = 0 if axis is None else axis
+    if rank and -rank <= index < rank:
+        return shape[index]
+    return max(shape, default=6)
+
+
+def _parts(draw: Draw, dim: int, limits: Limits) -> int:
+    top = max(2, min(dim + 2, 16))
+    divisors = [n for n in range(1, min(dim, limits.pieces) + 1) if dim % n == 0][:12] or [1]
+    return int(
+        _weighted(
+            draw,
+            [
+                (8, st.integers(1, top)),
+                (3, st.sampled_from(divisors)),
+                (2, st.sampled_from([0, -1, -2, -(2**31), -(2**63)])),
+                (1, st.integers(top, limits.pieces)),
+            ],
+        )
+    )
+
+
+def _size(draw: Draw, dim: int) -> int:
+    return int(
+        _weighted(
+            draw,
+            [
+                (8, st.integers(1, max(1, min(dim, 2**20)) + 2)),
+                (2, st.sampled_from([0, -1, dim, dim + 1])),
+                (2, st.sampled_from(EDGES)),
+            ],
+        )
+    )
+
+
+def _composition(draw: Draw, total: int, count: int) -> list[int]:
+    """``count`` non-negative lengths summing to ``total``."""
+    cuts = sorted(draw(st.integers(0, total)) for _ in range(count - 1))
+    bounds = [0, *cuts, total]
+    return [b - a for a, b in itertools.pairwise(bounds)]
+
+
+#: How a drawn valid list of lengths is bent: first the valid list itself, then the spec's -1,
+#: near misses of the sum, negative entries and the integer edges (including sums that wrap or
+#: narrow back to the dim).
+_LENGTH_BENDS = (
+    "none",
+    "minus-one",
+    "sum-plus-one",
+    "sum-minus-one",
+    "two-minus-one",
+    "negative",
+    "edge",
+    "narrow-32",
+    "wrap-64",
+)
+
+
+def _lengths(draw: Draw, dim: int, count: int | None = None) -> list[int]:
+    """Lengths for ``dim``; with ``count`` (a run's new lengths) exactly that many of them."""
+    fixed = count is not None
+    count = count or draw(st.integers(1, 6))
+    lengths = _composition(draw, dim, count)
+    bend = draw(st.sampled_from(_LENGTH_BENDS))
+    where = draw(st.integers(0, count - 1))
+    if bend == "minus-one":
+        lengths[where] = -1
+    elif bend == "sum-plus-one":
+        lengths[where] += 1
+    elif bend == "sum-minus-one":
+        lengths[where] -= 1
+    elif bend == "two-minus-one" and count > 1:
+        lengths[where] = lengths[(where + 1) % count] = -1
+    elif bend == "negative":
+        lengths[where] = -draw(st.integers(1, 3))
+    elif bend == "edge":
+        lengths[where] = draw(st.sampled_from(EDGES))
+    elif bend == "narrow-32":
+        lengths[where] += 2**32
+    elif bend == "wrap-64" and not fixed and lengths[where] < 2**61:
+        # four entries of 2^62 sum to 2^64, which wraps to 0 in 64 bits: the sum still looks right
+        lengths[where] += 2**62
+        lengths += [2**62] * 3
+    return lengths
+
+
+def _indices(draw: Draw, dim: int) -> list[int]:
+    count = draw(st.integers(0, 5))
+    scale = min(dim, 2**40) + 2
+    points = [
+        int(_weighted(draw, [(8, st.integers(-scale, scale)), (1, st.sampled_from(EDGES))]))
+        for _ in range(count)
+    ]
+    return sorted(points) if draw(st.booleans()) is False else points
+
+
+def form_value(draw: Draw, kind: FormKind, dim: int, limits: Limits, count: int | None = None) -> Any:
+    """A value of one form for a dim of ``dim`` (``count`` keeps a list's length, for a run)."""
+    if kind == "parts":
+        return _parts(draw, dim, limits)
+    if kind == "size":
+        return _size(draw, dim)
+    if kind == "lengths":
+        return _lengths(draw, dim, count)
+    return _indices(draw, dim)
+
+
+def _inputs_choices(op: OpEntry, kind: FormKind) -> list[Any]:
+    fed = op.inputs_for(kind)
+    if "inputs" not in op.graph_options or not fed:
+        return ["constant"]
+    choices: list[Any] = ["constant", "runtime"]
+    choices += [{name: "runtime"} for name in sorted(fed) if len(fed) > 1]
+    return choices
+
+
+def _graph(draw: Draw, op: OpEntry, kind: FormKind) -> dict[str, Any]:
+    options = op.graph_options
+    graph: dict[str, Any] = {}
+    pick = draw(st.sampled_from(_inputs_choices(op, kind)))
+    if pick != "constant":
+        graph["inputs"] = pick
+    if "data_shape" in options and draw(st.booleans()):
+        graph["data_shape"] = "dynamic"
+    if "axis_dtype" in options:
+        graph["axis_dtype"] = draw(st.sampled_from(["int64", "int32", *dtypes.ALL]))
+        graph["axis_shape"] = draw(st.sampled_from(["scalar", "[1]"]))
+    if "lengths_dtype" in options and kind == "lengths":
+        graph["lengths_dtype"] = draw(st.sampled_from(["int64", "int32", *dtypes.ALL]))
+    if "num_outputs" in options:
+        forbidden = {"lengths": "both", "parts": "neither"}.get(kind)
+        graph["num_outputs"] = draw(st.sampled_from(["auto", *([forbidden] if forbidden else [])]))
+    declares = kind == "lengths" or (op.id == "onnx.Split-18" and graph.get("num_outputs") != "neither")
+    if "declared_outputs" in options and declares and draw(st.integers(0, 5)) == 5:
+        graph["declared_outputs"] = draw(st.integers(0, 6))
+    defaults = {
+        "axis_dtype": "int64",
+        "axis_shape": "scalar",
+        "lengths_dtype": "int64",
+        "num_outputs": "auto",
+    }
+    return {key: value for key, value in graph.items() if defaults.get(key) != value}
+
+
+def _runtime(graph: dict[str, Any], name: str) -> bool:
+    inputs = graph.get("inputs", "constant")
+    return inputs == "runtime" or (isinstance(inputs, dict) and inputs.get(name) == "runtime")
+
+
+def _fill(draw: Draw, dtype: str) -> dict[str, Any]:
+    kinds = ["arange", "random"] + (["special"] if dtype in dtypes.FLOATING + dtypes.COMPLEX else [])
+    kind = draw(st.sampled_from(kinds))
+    if kind == "arange":
+        return {}
+    if kind == "random":
+        return {"fill": "random", "seed": draw(st.integers(0, 2**16))}
+    return {"fill": kind}
+
+
+def _runs(
+    draw: Draw, op: OpEntry, document: dict[str, Any], kind: FormKind, limits: Limits
+) -> list[dict[str, Any]]:
+    graph = document.get("graph", {})
+    dynamic = graph.get("data_shape") == "dynamic"
+    axis_fed = _runtime(graph, "axis") and "axis" in op.inputs_for(kind)
+    lengths_fed = _runtime(graph, "lengths") and "lengths" in op.inputs_for(kind)
+    if not (dynamic or axis_fed or lengths_fed):
+        return []
+    shape = document["data"]["shape"]
+    runs = []
+    for _ in range(draw(st.integers(0, limits.runs))):
+        run: dict[str, Any] = {}
+        run_shape = [_dim(draw) for _ in shape] if dynamic and draw(st.booleans()) else shape
+        if run_shape != shape:
+            run["shape"] = run_shape
+        axis = document.get("axis")
+        if axis_fed and draw(st.booleans()):
+            axis = run["axis"] = _axis(draw, len(shape), required=True)
+        if lengths_fed and (draw(st.booleans()) or not run):
+            value = document[kind]
+            count = len(value) if isinstance(value, list) else None
+            run[kind] = form_value(draw, kind, along(run_shape, axis), limits, count)
+        if run:
+            runs.append(run)
+    return runs
+
+
+@st.composite
+def case_documents(draw: Draw, op_id: str, limits: Limits = Limits()) -> dict[str, Any]:
+    """One request for ``op_id`` as the body of a case (without id, title and source)."""
+    op = catalogue.get(op_id)
+    kind: FormKind = draw(st.sampled_from([k for k in FORM_KINDS if k in op.forms]))
+    dtype = draw(st.sampled_from(_dtype_order(op)))
+    shape = _shape(draw)
+    axis = _axis(draw, len(shape), op.axis_required)
+    document: dict[str, Any] = {"data": {"shape": shape, "dtype": dtype, **_fill(draw, dtype)}}
+    if axis is not None:
+        document["axis"] = axis
+    document[kind] = form_value(draw, kind, along(shape, axis), limits)
+    graph = _graph(draw, op, kind)
+    if graph:
+        document["graph"] = graph
+    runs = _runs(draw, op, document, kind, limits)
+    if runs:
+        document["runs"] = runs
+    assume(within(document, kind, limits))
+    return document
+
+
+def within(document: dict[str, Any], kind: FormKind, limits: Limits) -> bool:
+    """Whether every run of the request stays inside the data and piece budgets."""
+    data = document["data"]
+    item = STRING_BYTES if data["dtype"] == "string" else dtypes.numpy_dtype(data["dtype"]).itemsize
+    requests = [(document["data"]["shape"], document.get("axis"), document[kind])]
+    for run in document.get("runs", []):
+        requests.append(
+            (run.get("shape", requests[0][0]), run.get("axis", requests[0][1]), run.get(kind, requests[0][2]))
+        )
+    declared = document.get("graph", {}).get("declared_outputs") or 0
+    for shape, axis, value in requests:
+        if math.prod(shape) * item > limits.data_bytes:
+            return False
+        if max(declared, implied_pieces(kind, value, along(shape, axis))) > limits.pieces:
+            return False
+    return True
+
+
+def implied_pieces(kind: FormKind, value: Any, dim: int) -> int:
+    """An upper bound of the pieces a request asks for (0 when its value is itself invalid)."""
+    if kind == "parts":
+        return max(int(value), 0)
+    if kind == "size":
+        return math.ceil(dim / value) if value > 0 else 0
+    return len(value) + (1 if kind == "indices" else 0)
