@@ -157,9 +157,11 @@ def cmd_explore(args: argparse.Namespace) -> int:
     )
     outcome = session.explore(config)
     page = publishing.run_report(config.run.out / results_file.FILE_NAME)
-    cases = []
+    cases: list[Path] = []
     if args.write and outcome.findings:
-        cases = writing.write(outcome.findings, outcome.in_corpus, Path(args.write), args.seed)
+        cases, refused = writing.write(outcome.findings, outcome.in_corpus, Path(args.write), args.seed)
+        for problem in refused:
+            print(f"warning: {problem}", file=sys.stderr)
     print(explore_summary.terminal(outcome, cases))
     files = [*outcome.written, *cases, *([page] if page else [])]
     print(f"wrote {', '.join(str(path) for path in files)}")

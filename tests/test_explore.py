@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from processes import default_sigint
 
 from conformance.corpus import catalogue
 from conformance.corpus.loader import load_paths
@@ -197,6 +200,31 @@ def test_a_budget_ends_the_search(tmp_path: Path) -> None:
     assert done.returncode in (0, 1), done.stderr
     assert "explored" in done.stdout and (tmp_path / "results.json").is_file()
     assert not (tmp_path / "journal.jsonl").exists()  # a finished exploration leaves no journal
+
+
+def test_ctrl_c_keeps_what_was_explored(tmp_path: Path) -> None:
+    command = [
+        *(sys.executable, "-m", "conformance.cli", "explore", "--adapter", PLANTED, "--op", "torch.split"),
+        *("--budget", "300", "--out", str(tmp_path), "--write", str(tmp_path / "cases")),
+    ]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT)])}
+    process = subprocess.Popen(
+        command, preexec_fn=default_sigint, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    journal = tmp_path / "journal.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if journal.exists() and len(journal.read_text().splitlines()) > 40:
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    journaled = len(journal.read_text().splitlines()) - 1  # kept for the record
+    document = json.loads((tmp_path / "results.json").read_text())
+    assert document["run"]["interrupted"] is True
+    assert len(document["results"]) >= min(journaled, 40)
+    assert "(interrupted)" in out and (tmp_path / "index.html").is_file()
 
 
 def test_explore_refuses_a_selection_with_nothing_to_run(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from conformance.corpus import catalogue
 from conformance.corpus.case import Case
 from conformance.corpus.loader import CaseFileErrors
 from conformance.explore import generated, space
+from conformance.oracle.corpus_check import unrepresentable
 from conformance.results.findings import signature
 from conformance.results.result import Result
 from conformance.statuses import DEVIATING
@@ -156,8 +157,8 @@ class OpSearch:
             case = generated.to_case(self.op, document, self.run_seed)
         except CaseFileErrors:
             reject()  # a draw the case format refuses (rare: the space is built to fit it)
-        if catalogue.why_not_applicable(case, self.entry) is not None:
-            reject()
+        if catalogue.why_not_applicable(case, self.entry) is not None or unrepresentable(case):
+            reject()  # not a request the case format can state (an axis of -1 in a uint32 input)
         if self._focus is None:
             self._draw(case, document)
         else:

@@ -37,7 +37,7 @@ def check_corpus(cases: Iterable[Case]) -> list[Defect]:
 
 
 def case_defects(case: Case) -> list[str]:
-    problems = _representable(case)
+    problems = unrepresentable(case)
     if case.ops is not None:  # an exact id promises the op applies; a glob only selects among those that do
         for op in catalogue.match(entry for entry in case.ops if entry in catalogue.OPS):
             reason = catalogue.why_not_applicable(case, catalogue.OPS[op])
@@ -67,7 +67,7 @@ def case_defects(case: Case) -> list[str]:
     return problems
 
 
-def _representable(case: Case) -> list[str]:
+def unrepresentable(case: Case) -> list[str]:
     """Axis and lengths must fit the integer types the case asks a backend to carry them in."""
     problems = []
     checks: list[tuple[str, str, tuple[int, ...]]] = []

@@ -171,6 +171,12 @@ def _holds(name: str, wanted: object, params: ParamsRecord) -> bool:
         return len(shape) == wanted
     if name == "beyond":
         return _beyond(str(wanted), params)
+    if name == "dim_beyond":
+        low, high = dtypes.integer_range(str(wanted))
+        return any(not low <= dim <= high for dim in shape)
+    if name == "value":  # a list in the file is a tuple here (entries are hashable)
+        value = params.get("form", {"kind": "", "value": None})["value"]
+        return (tuple(value) if isinstance(value, list) else value) == wanted
     return False
 
 
@@ -206,7 +212,10 @@ def parse(text: str, source: str, adapter: str) -> list[KnownIssue]:
                 rules=_globs(entry.get("rules")),
                 forms=_globs(entry.get("forms")),
                 graph=tuple(sorted((name, _globs(values)) for name, values in graph.items())),
-                where=tuple(sorted(entry.get("where", {}).items())),
+                where=tuple(
+                    (name, tuple(wanted) if isinstance(wanted, list) else wanted)
+                    for name, wanted in sorted(entry.get("where", {}).items())
+                ),
                 mismatch=_globs(entry.get("mismatch")),
                 raised=_globs(entry.get("raised")),
                 returned=entry.get("returned"),
