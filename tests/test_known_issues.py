@@ -3,6 +3,8 @@ meaning, and staleness only for entries whose results ran and passed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from report_fixtures import mixed_document
 
@@ -69,3 +71,20 @@ def test_stale_only_when_its_results_ran_and_none_failed_as_listed() -> None:
     assert known_issues.stale([all_of_them], [known_issues.apply(r, [all_of_them]) for r in only_passes]) == [
         all_of_them
     ]
+
+
+def test_where_value_and_dim_beyond_select_the_request_they_name() -> None:
+    every = results()
+    (zero_count,) = parse("known_issues:\n  - {id: a, reason: r, link: l, where: {value: 0}, targets: '*'}\n")
+    (no_points,) = parse("known_issues:\n  - {id: a, reason: r, link: l, where: {value: []}, targets: '*'}\n")
+    (wide,) = parse(
+        "known_issues:\n  - {id: a, reason: r, link: l, where: {dim_beyond: int32}, targets: '*'}\n"
+    )
+    base = every[0]
+    counted = replace(base, params={**base.params, "form": {"kind": "parts", "value": 0}})
+    listed = replace(base, params={**base.params, "form": {"kind": "indices", "value": []}})
+    huge = replace(base, params={**base.params, "data": {**base.params["data"], "shape": [0, 2**31 + 8]}})
+    assert zero_count.matches(counted) and not zero_count.matches(listed)
+    assert no_points.matches(listed) and not no_points.matches(counted)
+    assert wide.matches(huge) and not wide.matches(counted)
+    assert hash(no_points)  # a list in the file is held as a tuple: entries stay hashable
