@@ -77,9 +77,11 @@ def test_an_abort_is_a_crash_too(corpus: Path) -> None:
     assert "SIGABRT" in next(r for r in outcome.results if r.case == "bad-0").message
 
 
-def test_a_hang_becomes_a_timeout(corpus: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
+    # each worker has the next job waiting in its pipe: the one behind the hang must still run
     started = time.monotonic()
-    outcome = run(corpus, "fake_adapters:Hanger", timeout=3, on="bad-2")
+    outcome = run(corpus, "fake_adapters:Hanger", jobs=jobs, timeout=3, on="bad-2")
     assert statuses(outcome)["bad-2"] == "timeout"
     assert sum(status == "pass" for status in statuses(outcome).values()) == 7
     assert time.monotonic() - started < 60

@@ -13,7 +13,7 @@ import signal
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -31,10 +31,23 @@ class _Slot:
     process: BaseProcess
     connection: Connection
     log: Path | None
-    job: Job | None = None
+    #: jobs sent and not answered yet, the running one first; the next one already waits in the
+    #: pipe, so the worker starts it the moment it has sent a result (it never waits for the parent)
+    inflight: deque[Job] = field(default_factory=deque)
+    #: when the running job's time is up
     deadline: float = 0.0
     served: int = 0
     log_offset: int = 0
+
+    @property
+    def job(self) -> Job | None:
+        """The job the worker is running (the first sent and not answered)."""
+        return self.inflight[0] if self.inflight else None
+
+    def started_next(self, timeout: float) -> None:
+        """The running job answered: the next one in the pipe starts now."""
+        self.deadline = time.monotonic() + timeout
+        self.log_offset = self.log.stat().st_size if self.log and self.log.exists() else 0
 
     def log_tail(self, lines: int = 15) -> str:
         """What the worker printed since its current job started (native crash messages land here)."""
@@ -76,6 +89,8 @@ class Pool:
         self.on_result = on_result
         self.threads = threads_per_worker
         self.recycle_after = recycle_after
+        #: jobs in flight per worker: the running one and one waiting in its pipe
+        self.depth = 2
         self.slots: list[_Slot] = []
         self.queue: deque[Job] = deque()
         #: a worker started ahead of need once a replacement has been needed: backends that
@@ -129,9 +144,10 @@ class Pool:
         while len(self.slots) < min(self.size, len(self.queue)):
             self.slots.append(self._start())
         while self.queue or any(slot.job for slot in self.slots):
-            for index, slot in enumerate(self.slots):
-                if slot.job is None and self.queue:
-                    self._dispatch(index, self.queue.popleft())
+            for index in range(len(self.slots)):
+                while self.queue and len(self.slots[index].inflight) < self.depth:
+                    if not self._dispatch(index, self.queue.popleft()):
+                        break
             self._collect()
 
     def close(self) -> None:
@@ -140,18 +156,34 @@ class Pool:
             _stop(slot, kill=False)
         self.slots, self.standby = [], None
 
-    def _dispatch(self, index: int, job: Job) -> None:
+    def _dispatch(self, index: int, job: Job) -> bool:
+        """Send ``job`` to the slot's worker; False (the job back in the queue) when the worker is
+        due for replacement and still has jobs in flight."""
         slot = self.slots[index]
         if slot.served >= self.recycle_after:  # bound what a long-lived backend may accumulate
+            if slot.inflight:
+                self.queue.appendleft(job)
+                return False
             slot = self._replace(index)
-        slot.job = job
-        slot.deadline = time.monotonic() + self.timeout
+        slot.inflight.append(job)
+        if len(slot.inflight) == 1:
+            slot.started_next(self.timeout)
         slot.served += 1
-        slot.log_offset = slot.log.stat().st_size if slot.log and slot.log.exists() else 0
-        slot.connection.send(job)
+        try:
+            slot.connection.send(job)
+        except OSError:  # the worker died (on the job it runs) before the parent saw it
+            slot.inflight.pop()
+            slot.served -= 1
+            self.queue.appendleft(job)
+            if not slot.inflight:  # it died between jobs: a fresh worker takes the slot
+                self._replace(index)
+            return False  # _collect reports the death on the job it was running
+        return True
 
     def _collect(self) -> None:
         busy = [index for index, slot in enumerate(self.slots) if slot.job is not None]
+        if not busy:  # every send failed on a dead worker, now replaced: dispatch again
+            return
         waiting = min(self.slots[index].deadline for index in busy) - time.monotonic()
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
         ready = wait(handles, timeout=max(0.0, waiting))
@@ -165,11 +197,14 @@ class Pool:
                 except (EOFError, OSError):
                     self._lost(index, job)
                     continue
-                slot.job = None
+                slot.inflight.popleft()
+                if slot.inflight:
+                    slot.started_next(self.timeout)
                 self.on_result(Result.from_json(body))
             elif slot.process.sentinel in ready:
                 self._lost(index, job)
             elif time.monotonic() >= slot.deadline:
+                self._requeue_waiting(slot)
                 self._replace(index)
                 self.on_result(
                     pending_result(job.case, job.op, job.target, judged=job.judged).with_status(
@@ -177,11 +212,18 @@ class Pool:
                     )
                 )
 
+    def _requeue_waiting(self, slot: _Slot) -> None:
+        """The jobs sent behind the running one never started: back to the front of the queue."""
+        waiting = list(slot.inflight)[1:]
+        slot.inflight.clear()
+        self.queue.extendleft(reversed(waiting))
+
     def _lost(self, index: int, job: Job) -> None:
         slot = self.slots[index]
         slot.process.join(timeout=5)
         how = _describe_exit(slot.process.exitcode)
         tail = slot.log_tail()
+        self._requeue_waiting(slot)
         self._replace(index)
         said = f"\nlast output of the worker ({slot.log}):\n{tail}" if tail else ""
         self.on_result(

@@ -15,6 +15,7 @@ import platform
 import shutil
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,6 +35,7 @@ from conformance.run.known_issues import KnownIssue
 from conformance.run.planning import Plan, RunConfig
 from conformance.run.pool import Pool
 from conformance.run.progress import Progress
+from conformance.run.worker import Job
 from conformance.statuses import REPRODUCIBLE
 
 
@@ -113,8 +115,13 @@ def execute(
     # Known issues are applied as results arrive, so the progress line counts xfail, not fail;
     # the journal keeps each result as judged, so a resumed run re-applies the current list.
     finished = {result.key: known_issues.apply(result, plan_.issues) for result in done}
-    pending = [job for job in plan_.jobs if job.key not in finished]
-    progress = Progress(len(plan_.jobs), stream, done=len(plan_.jobs) - len(pending))
+    pending = sampled_first([job for job in plan_.jobs if job.key not in finished])
+    progress = Progress(
+        len(plan_.jobs),
+        stream,
+        done=len(plan_.jobs) - len(pending),
+        remaining=Counter(job.target.id for job in pending),
+    )
     if done:
         print(f"resuming: {len(finished)} results already journaled, {len(pending)} to go", file=stream)
 
@@ -154,6 +161,29 @@ def execute(
     journal.path.unlink(missing_ok=True)
     stale = known_issues.stale(plan_.issues, results)
     return RunOutcome(results, stale, interrupted, wall_s, written, found)
+
+
+#: Items of each target run first, so that every target's rate is measured early in the run.
+SAMPLE = 40
+
+
+def sampled_first(jobs: list[Job], sample: int = SAMPLE) -> list[Job]:
+    """The first ``sample`` jobs of each target, then the rest in plan order.
+
+    Targets differ in speed by two orders of magnitude and the plan groups them, so without a
+    sample of each the progress line could only guess the slow ones' rate until they start (the
+    ETA said 56 s at 10 % of a run with 200 s to go). The bulk keeps the plan's order: a worker
+    replaced after a crash then imports only the backend it meets next. Results keep the plan's
+    order (``Job.index``).
+    """
+    taken: dict[str, int] = {}
+    first: list[Job] = []
+    rest: list[Job] = []
+    for job in jobs:
+        count = taken.get(job.target.id, 0)
+        (first if count < sample else rest).append(job)
+        taken[job.target.id] = count + 1
+    return first + rest
 
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
