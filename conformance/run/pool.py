@@ -45,7 +45,7 @@ class _Slot:
         return self.inflight[0] if self.inflight else None
 
     def started_next(self, timeout: float) -> None:
-        """The running job answered: the next one in the pipe starts now."""
+        """A job sent to an idle worker starts now (its output starts at the log's end)."""
         self.deadline = time.monotonic() + timeout
         self.log_offset = self.log.stat().st_size if self.log and self.log.exists() else 0
 
@@ -193,13 +193,14 @@ class Pool:
             assert job is not None
             if slot.connection in ready:
                 try:
-                    _, body = slot.connection.recv()
+                    _, body, log_end = slot.connection.recv()
                 except (EOFError, OSError):
                     self._lost(index, job)
                     continue
                 slot.inflight.popleft()
-                if slot.inflight:
-                    slot.started_next(self.timeout)
+                if slot.inflight:  # already running: its output starts where the worker said
+                    slot.deadline = time.monotonic() + self.timeout
+                    slot.log_offset = log_end
                 self.on_result(Result.from_json(body))
             elif slot.process.sentinel in ready:
                 self._lost(index, job)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import resource
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -133,4 +134,9 @@ def main(
             "elapsed_ms": round(elapsed_ms, 3),
         }
         body = replace(result, worker=usage).to_json()
-        connection.send((job.index, body))
+        # where the next job's output will start in the log: the parent quotes the log from there
+        # if that job kills the worker (it may start before the parent has read this result)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        log_end = os.fstat(1).st_size if log_path is not None else 0
+        connection.send((job.index, body, log_end))
