@@ -73,7 +73,9 @@ class ExploreOutcome:
 
 class _Executor:
     """Runs generated cases on the pool, once per (case, target): the cache is what lets each
-    search round replay the requests before its predecessor's finding for free."""
+    search round replay the requests before its predecessor's finding for free. It holds each
+    result as the worker gave it (what the journal keeps) and with the known issues applied
+    (what the search and the results file see), both made once."""
 
     def __init__(
         self, stations: Sequence[Station], issues: list[known_issues.KnownIssue], run: RunConfig
@@ -84,13 +86,12 @@ class _Executor:
         self.pool = Pool(
             run.jobs, run.timeout, self._receive, threads_per_worker=threads, log_dir=run.out / "workers"
         )
-        self.cache: dict[tuple[str, str], Result] = {}
+        self.cache: dict[tuple[str, str], tuple[Result, Result]] = {}  # (raw, known issues applied)
         self.recorded: dict[str, Result] = {}  # result key -> result, in the order they were drawn
         self.jobs: dict[str, Job] = {}
         self.cases: dict[str, Case] = {}
         self.journal: Journal | None = None
         self._arrived: list[Result] = []
-        self.executions = 0
 
     def _receive(self, result: Result) -> None:
         self._arrived.append(result)
@@ -119,24 +120,23 @@ class _Executor:
         if jobs:
             self._arrived = []
             self.pool.serve(jobs.values())
-            self.executions += len(jobs)
             for raw in self._arrived:
                 job = jobs[raw.key]
-                self.cache[(case.id, job.target.id)] = raw
-        found = {s.target.id: self.cache[(case.id, s.target.id)] for s in chosen}
+                self.cache[(case.id, job.target.id)] = (raw, known_issues.apply(raw, self.issues))
         if record:
-            for target, raw in found.items():
-                self.keep(op, case, target, raw)
-        return {target: known_issues.apply(raw, self.issues) for target, raw in found.items()}
+            for station in chosen:
+                self.keep(op, case, station.target.id)
+        return {s.target.id: self.cache[(case.id, s.target.id)][1] for s in chosen}
 
-    def keep(self, op: str, case: Case, target: str, raw: Result) -> None:
-        """Put a result in the results file (and the journal), once."""
+    def keep(self, op: str, case: Case, target: str) -> None:
+        """Put a result that ran in the results file (and the journal), once."""
+        raw, applied = self.cache[(case.id, target)]
         if raw.key in self.recorded:
             return
         station = next(s for s in self.stations if s.target.id == target)
         self.jobs[raw.key] = self._job(station, case, op)
         self.cases.setdefault(case.id, case)
-        self.recorded[raw.key] = known_issues.apply(raw, self.issues)
+        self.recorded[raw.key] = applied
         if self.journal is not None:
             self.journal.append(raw)
 
@@ -191,8 +191,9 @@ def _corpus(config: RunConfig, stream: TextIO) -> generated.CorpusIndex:
 
 
 def explore(config: ExploreConfig, stream: TextIO | None = None) -> ExploreOutcome:
-    """Search every selected op within the budget; on Ctrl-C keep what was found and re-raise
-    after writing it (the caller writes the report either way)."""
+    """Search every selected op within the budget and write the results file; on Ctrl-C stop,
+    keep what was found and write it all the same (``interrupted`` says so; the caller writes
+    the report and the cases either way)."""
     stream = stream or sys.stderr
     run = config.run
     adapters = planning.load_adapters(run)
@@ -218,7 +219,6 @@ def explore(config: ExploreConfig, stream: TextIO | None = None) -> ExploreOutco
     findings: list[Finding] = []
     drawn = 0
     interrupted = False
-    search: OpSearch | None = None
     try:
         for index, op in enumerate(ops):
             op_started = time.monotonic()
@@ -243,9 +243,7 @@ def explore(config: ExploreConfig, stream: TextIO | None = None) -> ExploreOutco
     finally:
         executor.pool.close()
     for finding in findings:  # the smallest request of each finding, beside the drawn ones
-        raw = executor.cache.get((finding.case.id, finding.target))
-        if raw is not None:
-            executor.keep(finding.op, finding.case, finding.target, raw)
+        executor.keep(finding.op, finding.case, finding.target)
     executor.journal.close()
     results = list(executor.recorded.values())
     outcome = ExploreOutcome(findings, results, drawn, time.monotonic() - clock, interrupted)
