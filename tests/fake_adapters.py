@@ -103,6 +103,18 @@ class Sleeper(Slicer):
         time.sleep(float(self.options.get("seconds", "0.05")))
 
 
+class Hoarder(Slicer):
+    """Keeps 400 MiB (written, so resident) for the rest of the worker's life on chosen cases:
+    a backend that accumulates memory."""
+
+    name = "hoarder"
+    kept: ClassVar[list[np.ndarray]] = []
+
+    def misbehave(self, task: Task) -> None:
+        if self.chosen(task):
+            self.kept.append(np.ones(400 * 1024 * 1024, dtype=np.uint8))
+
+
 class Liar(Slicer):
     """Swaps the first two outputs on chosen cases: a wrong answer the judge must catch."""
 

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,10 @@ from processes import default_sigint
 
 from conformance.errors import UsageError
 from conformance.results import document as results_file
+from conformance.results.result import Result
 from conformance.run import registry
 from conformance.run.planning import RunConfig, parse_options, plan
+from conformance.run.pool import Pool
 from conformance.run.runner import execute
 
 TESTS = Path(__file__).resolve().parent
@@ -85,6 +88,27 @@ def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
     assert statuses(outcome)["bad-2"] == "timeout"
     assert sum(status == "pass" for status in statuses(outcome).values()) == 7
     assert time.monotonic() - started < 60
+
+
+def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Path) -> None:
+    config = RunConfig(
+        case_paths=(str(corpus / "cases"),),
+        adapters=("fake_adapters:Hoarder",),
+        options={"fake_adapters:Hoarder": {"on": "bad-1"}},
+        repeat=1,
+    )
+    jobs = plan(config).jobs
+    for hoarding, workers in ((False, 1), (True, 2)):
+        results: list[Result] = []
+        Pool(1, 60, results.append, recycle_above_mib=300).run(
+            jobs if hoarding else [replace(job, options={}) for job in jobs]
+        )
+        assert [r.status for r in results] == ["pass"] * 8
+        pids = [r.worker["pid"] for r in results if r.worker]
+        assert len(set(pids)) == workers
+        if hoarding:  # the worker that ran bad-1 ran nothing after its next job
+            hoarder = pids[[r.case for r in results].index("bad-1")]
+            assert pids.count(hoarder) <= [r.case for r in results].index("bad-1") + 2
 
 
 def test_a_wrong_answer_fails_with_the_mismatch(corpus: Path) -> None:

@@ -53,7 +53,7 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     case = load_paths([CASES]).by_id(case_id)
     loaded = registry.load(adapter)
     target = Target(adapter, route, device)
-    body = loaded.adapter.reproducer(make_task(case, op), target)
+    body = loaded.adapter.reproducer(make_task(case, op, fill=reproducers.snippet_data), target)
     assert body, f"{adapter}/{route} wrote no reproducer"
     script = tmp_path / "reproduce.py"
     script.write_text(reproducers.header(f"{case_id}::{op}", target, "test") + body, encoding="utf-8")
@@ -70,3 +70,35 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
         assert isinstance(pieces, Pieces), f"{run.describe()} is not a valid request; pick another item"
         expected.append(list(pieces.shapes(run.data.shape)))
     assert printed == expected
+
+
+@pytest.mark.parametrize(
+    ("adapter", "route", "device", "op"),
+    [
+        ("numpy", "numpy", "cpu", "numpy.array_split"),
+        ("openvino", "native", "CPU", "openvino.VariadicSplit-1"),
+        ("onnxruntime", "default", "cpu", "onnx.Split-13"),
+        ("torch", "eager", "cpu", "torch.split"),
+    ],
+)
+def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
+    adapter: str, route: str, device: str, op: str
+) -> None:
+    """The runner hands reproducers a stand-in for data they would not embed: shape and dtype,
+    no memory (strides of zero), and the snippet rebuilds it as a counter of that size."""
+    pytest.importorskip(f"conformance_{adapter}")
+    case = next(c for c in load_paths([CASES]).cases if c.id.startswith("large-") and op in c.ops)
+    task = make_task(case, op, fill=reproducers.snippet_data)
+    assert task.data.shape == case.data.shape and task.data.nbytes > 2**31
+    assert set(task.data.strides) == {0}
+    body = registry.load(adapter).adapter.reproducer(task, Target(adapter, route, device))
+    assert body is not None
+    ast.parse(reproducers.header("x", Target(adapter, route, device), "test") + body)
+    assert f"np.arange({task.data.size})" in body
+
+
+def test_data_a_snippet_embeds_is_the_case_fill() -> None:
+    case = load_paths([CASES]).by_id("doc-readme-6-into-4")
+    small = reproducers.snippet_data(case.data)
+    assert 0 < small.nbytes <= reproducers.EMBED_LIMIT
+    assert small.tobytes() == make_task(case, "numpy.array_split").data.tobytes()

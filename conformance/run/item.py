@@ -9,13 +9,14 @@ BaseExceptions are never swallowed.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from conformance import ids
-from conformance.corpus.case import Case
+from conformance.corpus.case import Case, DataSpec
 from conformance.corpus.fill import make_data
 from conformance.oracle import reference
 from conformance.oracle.judging import Raised, judge
@@ -29,18 +30,20 @@ from conformance.run.attribution import attribute
 from conformance.statuses import Status
 
 
-def make_task(case: Case, op: str, data: np.ndarray | None = None) -> Task:
-    """The task an adapter receives for ``case`` under ``op`` (data made from the case's fill),
-    carrying one further task per run of a case with ``runs:``."""
+def make_task(
+    case: Case, op: str, data: np.ndarray | None = None, *, fill: Callable[[DataSpec], np.ndarray] = make_data
+) -> Task:
+    """The task an adapter receives for ``case`` under ``op`` (data made by ``fill`` from the
+    case's data spec), carrying one further task per run of a case with ``runs:``."""
     item = ids.item_id(case.id, op)
     runs = tuple(
-        Task(item, op, make_data(run.data), run.axis, run.form, case.graph, case, run=run.number)
+        Task(item, op, fill(run.data), run.axis, run.form, case.graph, case, run=run.number)
         for run in case.runs
     )
     return Task(
         item_id=item,
         op=op,
-        data=make_data(case.data) if data is None else data,
+        data=fill(case.data) if data is None else data,
         axis=case.axis,
         form=case.form,
         graph=case.graph,

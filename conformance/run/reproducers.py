@@ -9,6 +9,7 @@ reproduce a finding without installing the suite.
 from __future__ import annotations
 
 import base64
+import math
 import shlex
 import textwrap
 from collections.abc import Mapping
@@ -16,7 +17,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from conformance import dtypes, ids
-from conformance.corpus.case import Case
+from conformance.corpus.case import Case, DataSpec
+from conformance.corpus.fill import make_data
 from conformance.plugin import Target, Task
 
 #: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
@@ -52,18 +54,32 @@ def array_code(array: np.ndarray, name: str = "data") -> str:
         return f"{name} = np.array({values!r}, dtype=object).reshape({shape!r})"
     dtype_code = "ml_dtypes.bfloat16" if kind == "bfloat16" else f"np.{array.dtype.name}"
     prefix = "import ml_dtypes\n" if kind == "bfloat16" else ""
-    raw = np.ascontiguousarray(array).tobytes()
-    if len(raw) > EMBED_LIMIT:
+    if array.nbytes > EMBED_LIMIT:  # asked before tobytes(), a copy that takes seconds at 2 GiB
         return (
-            f"{prefix}# the suite's fill is {len(raw)} bytes; rebuilt here as a counter, which keeps every\n"
-            f"# element distinct (the exact values are in the suite: run the command reproducer)\n"
+            f"{prefix}# the suite's fill is {array.nbytes} bytes; rebuilt here as a counter, which keeps\n"
+            f"# every element distinct (the exact values are in the suite: run the command reproducer)\n"
             f"{name} = np.arange({array.size}).astype({dtype_code}).reshape({shape!r})"
         )
+    raw = np.ascontiguousarray(array).tobytes()
     encoded = "\n".join(textwrap.wrap(base64.b64encode(raw).decode("ascii"), 96))
     return (
         f"{prefix}{name} = np.frombuffer(base64.b64decode('''\n{encoded}\n'''), dtype={dtype_code})"
         f".reshape({shape!r}).copy()"
     )
+
+
+def snippet_data(spec: DataSpec) -> np.ndarray:
+    """The data a reproducer's task carries: the case's own fill when :func:`array_code` embeds
+    it, else a read-only stand-in of its shape and dtype that takes no memory. The snippet
+    rebuilds data past :data:`EMBED_LIMIT` as a counter anyway, and making a multi-GiB fill per
+    failing result only to read its size cost a full run 13 s of its 190."""
+    kind = spec.dtype
+    if kind in dtypes.STRING:
+        return make_data(spec)
+    dtype = dtypes.numpy_dtype(kind)
+    if math.prod(spec.shape) * dtype.itemsize <= EMBED_LIMIT:
+        return make_data(spec)
+    return np.broadcast_to(np.zeros((), dtype=dtype), spec.shape)
 
 
 def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:

@@ -200,7 +200,7 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
         python = None
         if callable(hook):
             try:
-                body = hook(make_task(job.case, job.op), job.target)
+                body = hook(make_task(job.case, job.op, fill=reproducers.snippet_data), job.target)
             except Exception as error:  # a broken hook must not cost the results
                 body = f"# the adapter's reproducer() failed: {type(error).__name__}: {error}"
             if body:

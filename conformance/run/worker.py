@@ -58,6 +58,16 @@ def peak_rss_kib() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
+def resident_kib() -> int | None:
+    """This process's resident memory now (not its peak), or None where /proc is not there."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+
+
 def _redirect_output(log_path: str | None) -> None:
     """Send this process's stdout and stderr (file descriptors, so native backend code too) to
     its log file: backend chatter stays out of the run's console, and the parent can quote the
@@ -139,4 +149,4 @@ def main(
         sys.stdout.flush()
         sys.stderr.flush()
         log_end = os.fstat(1).st_size if log_path is not None else 0
-        connection.send((job.index, body, log_end))
+        connection.send((job.index, body, log_end, resident_kib()))
