@@ -141,11 +141,17 @@ def main() -> int:
     print(f"{'harness share of wall':<28}{one['harness_share']:>10.1%}{two['harness_share']:>10.1%}")
     speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
     print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x (target >= 1.8x)")
-    print("\nper target (-j 1): items, items/s of worker time, backend s, per item: backend ms, harness ms")
+    print(
+        "\nper target (-j 1): items, items/s of worker time, backend s, per item: backend ms, harness ms;"
+        " then -j 2's backend ms per item (cores shared)"
+    )
+    doubled = {row[0]: row for row in per_target(double.results)}
     for target, count, rate, backend_s, harness_ms in per_target(single.results):
         backend_ms = backend_s / count * 1000
+        shared = doubled[target][3] / doubled[target][1] * 1000 if target in doubled else 0.0
         print(
             f"  {target:<32}{count:>6}{rate:>10.1f}{backend_s:>10.1f}{backend_ms:>10.2f}{harness_ms:>10.2f}"
+            f"{shared:>10.2f}"
         )
     for label, rows in (("-j 1", single_eta), ("-j 2", double_eta)):
         if rows:

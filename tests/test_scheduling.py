@@ -6,10 +6,19 @@ from __future__ import annotations
 import io
 import time
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from fake_adapters import Slicer
 
 from conformance.corpus.case import Case, DataSpec, Form, Location
-from conformance.plugin import Target
+from conformance.corpus.loader import load_paths
+from conformance.plugin import Target, Task
 from conformance.results.result import Result
+from conformance.run.input_cache import InputCache
+from conformance.run.item import run_item
+from conformance.run.planning import RunConfig, plan
+from conformance.run.pool import Pool
 from conformance.run.progress import Progress
 from conformance.run.runner import sampled_first
 from conformance.run.worker import Job
@@ -56,3 +65,85 @@ def test_a_sample_of_every_target_runs_first_then_the_plan_order() -> None:
     order = sampled_first(jobs, sample=2)
     assert [job.index for job in order] == [0, 1, 5, 6, 2, 3, 4, 7, 8]
     assert sorted(job.index for job in sampled_first(jobs)) == list(range(9))  # nothing lost
+
+
+def test_large_items_are_measured_apart_from_their_targets_other_items() -> None:
+    """A target's large item takes seconds where its others take milliseconds: counted with
+    the target's rate it would make every remaining item look slow (and the other way round)."""
+    big = replace(_result("t/r/d", 3000.0), case="big")
+    remaining = Counter({"t/r/d": 4, "t/r/d (large)": 2})
+    progress = Progress(6, io.StringIO(), remaining=remaining, classes={big.key: "t/r/d (large)"})
+    progress.update(big)  # the worker's first item of the target, counted: it is large
+    progress.update(_result("t/r/d", 500.0))  # its first of the others: may carry the import
+    progress.update(_result("t/r/d", 10.0))
+    progress.started = time.monotonic() - 3.51  # wall time equals item time
+    expected = 1 * 3.0 + 2 * 0.01
+    assert abs(progress.eta() - expected) / expected < 0.01
+
+
+LARGE_CASES = (
+    """\
+defaults: {source: lane tests, ops: [numpy.array_split], axis: 0, indices: [1, 3]}
+cases:
+"""
+    + "".join(
+        f"  - {{id: small-{n}, title: t, data: {{shape: [{6 + n}], dtype: uint8}}}}\n" for n in range(6)
+    )
+    + "".join(
+        f"  - {{id: large-{n}, title: t, data: {{shape: [{2**28}], dtype: uint8}}}}\n" for n in range(3)
+    )
+)
+
+
+def test_large_items_run_in_a_row_on_the_first_worker(tmp_path: Path) -> None:
+    """Items of gigabytes run one at a time anyway: all on one worker, first, and sharing one input
+    ([2^28] uint8 is large: four copies of it make 1 GiB)."""
+    (tmp_path / "few.yaml").write_text(LARGE_CASES, encoding="utf-8")
+    config = RunConfig(case_paths=(str(tmp_path),), adapters=("fake_adapters:Slicer",), jobs=2, repeat=0)
+    jobs = plan(config).jobs
+    assert [job.case.id for job in jobs if job.large] == ["large-0", "large-1", "large-2"]
+    finished: list[Result] = []
+    # the kept input (256 MiB) does not count towards the memory that has a worker replaced
+    Pool(2, 120, finished.append, recycle_above_mib=300).run(jobs)
+    assert sorted(r.status for r in finished) == ["pass"] * 9
+    lane = {r.worker["pid"] for r in finished if r.case.startswith("large") and r.worker}
+    assert len(lane) == 1
+    first_of_lane = next(r for r in finished if r.worker and r.worker["pid"] in lane)
+    assert first_of_lane.case == "large-0"
+
+
+def test_a_worker_makes_a_large_input_once_for_items_in_a_row(tmp_path: Path) -> None:
+    (tmp_path / "few.yaml").write_text(LARGE_CASES, encoding="utf-8")
+    suite = load_paths([tmp_path])
+    seen: list[int] = []
+
+    class Watching(Slicer):
+        def misbehave(self, task: Task) -> None:
+            seen.append(task.data.__array_interface__["data"][0])
+            assert not task.data.flags.writeable
+
+    inputs = InputCache()
+    target = Target("slicer", "slices", "cpu")
+    for case_id in ("large-0", "large-1"):
+        result = run_item(Watching({}), target, suite.by_id(case_id), "numpy.array_split", 0, inputs=inputs)
+        assert result.status == "pass", result.message
+    assert len(set(seen)) == 1  # one buffer, made once
+    assert inputs.held_bytes(suite.by_id("large-2").data) == 2**28
+    inputs.keep_only(suite.by_id("small-0").data)  # another job: the input is freed first
+    assert inputs.held_bytes(suite.by_id("large-2").data) == 0
+
+
+def test_the_eta_scales_by_the_recent_wall_time_per_item_second() -> None:
+    """Worker starts and crash replacements crowd a run's start: the wall time a second of item
+    time took over the last half minute, not since the start, predicts the rest."""
+    now = [0.0]
+    progress = Progress(51, io.StringIO(), remaining=Counter({"t/r/d": 51}), clock=lambda: now[0])
+    progress.update(_result("t/r/d", 1000.0))  # the worker's first item: left out of the rate
+    for _ in range(10):  # early on, 1 s items 4 s apart
+        now[0] += 4.0
+        progress.update(_result("t/r/d", 1000.0))
+    for _ in range(30):  # then 1 s apart
+        now[0] += 1.0
+        progress.update(_result("t/r/d", 1000.0))
+    # 10 items left at 1 s of item time, each taking 1 s of wall time lately (1.75 since the start)
+    assert 9.5 < progress.eta() < 11.0

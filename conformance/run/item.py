@@ -27,6 +27,7 @@ from conformance.results.records import ActualRecord, RunOutcomeRecord
 from conformance.results.result import Result, Timing
 from conformance.run import memory
 from conformance.run.attribution import attribute
+from conformance.run.input_cache import InputCache
 from conformance.statuses import Status
 
 
@@ -156,32 +157,36 @@ def pending_result(
 
 
 def run_item(
-    adapter: AnyAdapter, target: Target, case: Case, op: str, repeat: int = 3, *, judged: Judged = "values"
-) -> Result:
-    """Execute and judge one (case, op) on ``target``: every run against its own reference answer.
-
-    ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`).
-    """
-    answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
-    base = pending_result(case, op, target, answers[0], judged=judged)
-    with memory.reserved(case) as too_big:
-        if too_big:
-            return base.with_status("unsupported", f"not attempted: {too_big}")
-        # Steady-state timing of a multi-GiB item would only repeat seconds of copying.
-        steady = 0 if memory.needed_bytes(case) >= memory.LARGE_BYTES else repeat
-        return _judged(adapter, target, case, op, steady, answers, base)
-
-
-def _judged(
     adapter: AnyAdapter,
     target: Target,
     case: Case,
     op: str,
-    repeat: int,
-    answers: list[SpecAnswer],
-    base: Result,
+    repeat: int = 3,
+    *,
+    judged: Judged = "values",
+    inputs: InputCache | None = None,
 ) -> Result:
-    task = make_task(case, op)
+    """Execute and judge one (case, op) on ``target``: every run against its own reference answer.
+
+    ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`);
+    ``inputs``, a worker's cache of its last large input (None: make the data afresh).
+    """
+    answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
+    base = pending_result(case, op, target, answers[0], judged=judged)
+    inputs = inputs or InputCache()
+    with memory.reserved(case, inputs.held_bytes(case.data)) as too_big:
+        if too_big:
+            return base.with_status("unsupported", f"not attempted: {too_big}")
+        # Steady-state timing of a multi-GiB item would only repeat seconds of copying.
+        steady = 0 if memory.needed_bytes(case) >= memory.LARGE_BYTES else repeat
+        task = make_task(case, op, inputs.data(case.data))
+        return _judged(adapter, target, task, steady, answers, base)
+
+
+def _judged(
+    adapter: AnyAdapter, target: Target, task: Task, repeat: int, answers: list[SpecAnswer], base: Result
+) -> Result:
+    case = task.case
     try:
         refusal = adapter.support(task, target)
     except Exception as error:  # a broken adapter, not a refusal by its backend

@@ -12,6 +12,7 @@ as listed is reported as stale, so the list does not rot when a backend fixes a 
 from __future__ import annotations
 
 import fnmatch
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -66,11 +67,15 @@ class KnownIssue:
     valid: bool | None = None
     ambiguous: bool | None = None
 
+    def covers(self, target_id: str) -> bool:
+        """Whether the entry's target globs name ``target_id`` (the first and cheapest selector)."""
+        return any(fnmatch.fnmatchcase(target_id, glob) for glob in self.targets)
+
     def matches(self, result: Result) -> bool:
         """True when every selector the entry gives matches ``result``."""
-        params, expected = _deciding_request(result), result.expected
-        if not any(fnmatch.fnmatchcase(result.target_id, glob) for glob in self.targets):
+        if not self.covers(result.target_id):
             return False
+        params, expected = _deciding_request(result), result.expected
         if self.items and not any(fnmatch.fnmatchcase(result.item_id, glob) for glob in self.items):
             return False
         if self.ops and not any(fnmatch.fnmatchcase(result.op, glob) for glob in self.ops):
@@ -256,6 +261,26 @@ def from_file(path: Path, adapter: str = "*") -> list[KnownIssue]:
     return parse(text, str(path), adapter)
 
 
+class ByTarget:
+    """A run's entries, looked up by target: a run applies them to every result as it arrives,
+    and matching each result against every entry (most of them for other targets) cost the
+    parent a few seconds of a full run that the workers needed."""
+
+    def __init__(self, issues: Sequence[KnownIssue]) -> None:
+        self.issues = tuple(issues)
+        self._found: dict[str, tuple[KnownIssue, ...]] = {}
+
+    def __call__(self, target_id: str) -> tuple[KnownIssue, ...]:
+        """The entries whose target globs name ``target_id``."""
+        if target_id not in self._found:
+            self._found[target_id] = tuple(issue for issue in self.issues if issue.covers(target_id))
+        return self._found[target_id]
+
+    def apply(self, result: Result) -> Result:
+        """:func:`apply` with the entries for ``result``'s target."""
+        return apply(result, self(result.target_id))
+
+
 def apply(result: Result, issues: Sequence[KnownIssue]) -> Result:
     """The result with its known issue applied: xfail, xpass, or unchanged."""
     for issue in issues:
@@ -273,10 +298,18 @@ def apply(result: Result, issues: Sequence[KnownIssue]) -> Result:
 def stale(issues: Iterable[KnownIssue], results: Iterable[Result]) -> list[KnownIssue]:
     """Entries whose results ran and none of them failed as listed: the bug looks fixed. An entry
     that selected nothing is not stale, since the run may simply not have selected its items."""
-    results = list(results)
+    by_target: dict[str, list[Result]] = defaultdict(list)
+    for result in results:
+        by_target[result.target_id].append(result)
     found = []
     for issue in issues:
-        selected = [result for result in results if issue.matches(result)]
+        selected = [
+            result
+            for target, found_there in by_target.items()
+            if issue.covers(target)
+            for result in found_there
+            if issue.matches(result)
+        ]
         if selected and not any(result.status == "xfail" for result in selected):
             found.append(issue)
     return found

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from conformance import dtypes
-from conformance.corpus.case import Case
+from conformance.corpus.case import Case, DataSpec
 
 #: Copies of each run's data alive at once, at worst: the input, the reference's pieces, the
 #: backend's outputs, and one more a backend makes on the way in or out (a feed, a tensor).
@@ -31,11 +31,15 @@ LARGE_BYTES = 1024**3
 _STRING_BYTES = 64
 
 
+def data_bytes(spec: DataSpec) -> int:
+    """The bytes of the input ``spec`` describes."""
+    width = _STRING_BYTES if spec.dtype in dtypes.STRING else dtypes.numpy_dtype(spec.dtype).itemsize
+    return width * math.prod(spec.shape)
+
+
 def needed_bytes(case: Case) -> int:
     """Peak bytes an item of ``case`` may hold: every run's data, :data:`COPIES` times over."""
-    kind = case.data.dtype
-    width = _STRING_BYTES if kind in dtypes.STRING else dtypes.numpy_dtype(kind).itemsize
-    return COPIES * width * sum(math.prod(run.data.shape) for run in case.all_runs)
+    return COPIES * sum(data_bytes(run.data) for run in case.all_runs)
 
 
 def available_bytes() -> int | None:
@@ -50,7 +54,7 @@ def available_bytes() -> int | None:
 
 
 @contextmanager
-def reserved(case: Case) -> Iterator[str | None]:
+def reserved(case: Case, held: int = 0) -> Iterator[str | None]:
     """Hold the machine's memory for an item of ``case``: yields why it must not be attempted, or None.
 
     A large item first takes an exclusive lock shared by every worker of every run of this user,
@@ -58,25 +62,27 @@ def reserved(case: Case) -> Iterator[str | None]:
     checked against what is available, and the lock is held until the item is done.
     """
     if needed_bytes(case) < LARGE_BYTES:
-        yield shortfall(case)
+        yield shortfall(case, held)
         return
     lock_path = Path(tempfile.gettempdir()) / f"conformance-large-items-{os.getuid()}.lock"
     with lock_path.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            yield shortfall(case)
+            yield shortfall(case, held)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def shortfall(case: Case) -> str | None:
-    """Why an item of ``case`` must not be attempted here, or None when it fits."""
+def shortfall(case: Case, held: int = 0) -> str | None:
+    """Why an item of ``case`` must not be attempted here, or None when it fits (``held``: bytes of
+    its input this process already holds, which MemAvailable no longer counts)."""
     needed = needed_bytes(case)
     if needed < SMALL_BYTES:
         return None
     available = available_bytes()
-    if available is None or needed <= available:
+    if available is None or needed <= available + held:
         return None
+    available += held
     return (
         f"needs about {needed / 2**30:.1f} GiB ({COPIES} copies of its data) and this machine has "
         f"{available / 2**30:.1f} GiB available; run it where there is more memory, or leave it out "

@@ -4,10 +4,15 @@ The parent never runs backend code. It hands each worker one job at a time, wait
 workers' pipes and process sentinels together, and turns a worker that dies into a ``crash``
 result and one that overruns its deadline into a ``timeout`` result (the worker is killed);
 either way a fresh worker takes the slot and the run goes on.
+
+Large jobs (gigabytes each, see :attr:`Job.large`) go to the first worker alone, one after the
+other: they run one at a time on the machine anyway (a second worker given one would wait for
+the first's memory), and in a row the worker makes their shared input once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import signal
 import time
@@ -101,6 +106,8 @@ class Pool:
         self.depth = 2
         self.slots: list[_Slot] = []
         self.queue: deque[Job] = deque()
+        #: the large jobs, for the first slot alone
+        self.large: deque[Job] = deque()
         #: a worker started ahead of need once a replacement has been needed: backends that
         #: crash tend to crash again on neighbouring items, and a warm standby makes each
         #: replacement instant instead of a fresh start with every import redone
@@ -109,7 +116,7 @@ class Pool:
     def _upcoming(self) -> tuple[Preload, ...]:
         """The targets a new worker will most likely serve: those of the next queued jobs."""
         seen: dict[Preload, None] = {}
-        for job in list(self.queue)[: self.size + 1]:
+        for job in [*list(self.large)[:1], *list(self.queue)[: self.size + 1]]:
             seen.setdefault(job.preload, None)
         return tuple(seen)[:2]
 
@@ -134,7 +141,7 @@ class Pool:
         """A fresh worker in the slot: the standby if there is one, and a new standby behind it."""
         _stop(self.slots[index], kill=True)
         self.slots[index], self.standby = self.standby or self._start(), None
-        if self.queue:
+        if self.queue or self.large:
             self.standby = self._start()
         return self.slots[index]
 
@@ -148,19 +155,37 @@ class Pool:
     def serve(self, jobs: Iterable[Job]) -> None:
         """Run every job and keep the workers for the next call (``conformance explore`` hands
         over one generated request at a time); :meth:`close` ends them."""
-        self.queue = deque(jobs)
-        while len(self.slots) < min(self.size, len(self.queue)):
+        self.queue, self.large = deque(), deque()
+        for given in jobs:
+            (self.large if given.large else self.queue).append(given)
+        while len(self.slots) < min(self.size, len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
-        while self.queue or any(slot.job for slot in self.slots):
+        while self.queue or self.large or any(slot.job for slot in self.slots):
             for index in range(len(self.slots)):
-                while self.queue and len(self.slots[index].inflight) < self.depth:
-                    if not self._dispatch(index, self.queue.popleft()):
+                while len(self.slots[index].inflight) < self.depth:
+                    taken = self._take(index)
+                    if taken is None or not self._dispatch(index, taken):
                         break
             self._collect()
 
+    def _take(self, index: int) -> Job | None:
+        """The next job for slot ``index``: the first slot takes the large jobs first, the others
+        never (in a row on one worker they share one input and never wait for each other)."""
+        if index == 0 and self.large:
+            return self.large.popleft()
+        return self.queue.popleft() if self.queue else None
+
+    def _give_back(self, job: Job) -> None:
+        """A job sent but never started goes back to the front of its queue."""
+        (self.large if job.large else self.queue).appendleft(job)
+
     def close(self) -> None:
-        """Stop every worker (the standby too)."""
-        for slot in [*self.slots, *([self.standby] if self.standby else [])]:
+        """Stop every worker (the standby too): all are asked at once, then each is waited for
+        (one at a time, backends' teardown took 3 s of a full run's end)."""
+        slots = [*self.slots, *([self.standby] if self.standby else [])]
+        for slot in slots:
+            _ask_to_stop(slot)
+        for slot in slots:
             _stop(slot, kill=False)
         self.slots, self.standby = [], None
 
@@ -170,7 +195,7 @@ class Pool:
         slot = self.slots[index]
         if slot.served >= self.recycle_after or slot.retire:
             if slot.inflight:
-                self.queue.appendleft(job)
+                self._give_back(job)
                 return False
             slot = self._replace(index)
         slot.inflight.append(job)
@@ -182,7 +207,7 @@ class Pool:
         except OSError:  # the worker died (on the job it runs) before the parent saw it
             slot.inflight.pop()
             slot.served -= 1
-            self.queue.appendleft(job)
+            self._give_back(job)
             if not slot.inflight:  # it died between jobs: a fresh worker takes the slot
                 self._replace(index)
             return False  # _collect reports the death on the job it was running
@@ -226,7 +251,8 @@ class Pool:
         """The jobs sent behind the running one never started: back to the front of the queue."""
         waiting = list(slot.inflight)[1:]
         slot.inflight.clear()
-        self.queue.extendleft(reversed(waiting))
+        for job in reversed(waiting):
+            self._give_back(job)
 
     def _lost(self, index: int, job: Job) -> None:
         slot = self.slots[index]
@@ -243,13 +269,17 @@ class Pool:
         )
 
 
-def _stop(slot: _Slot, *, kill: bool) -> None:
-    if slot.process.is_alive() and not kill:
-        try:
+def _ask_to_stop(slot: _Slot) -> None:
+    """Tell the worker to exit after its current job (None is the end of its job stream)."""
+    if slot.process.is_alive():
+        with contextlib.suppress(OSError):  # gone already
             slot.connection.send(None)
-            slot.process.join(timeout=5)
-        except (OSError, BrokenPipeError):
-            pass
+
+
+def _stop(slot: _Slot, *, kill: bool) -> None:
+    """End the worker: let it exit (it was asked) for up to 5 s unless ``kill``, then kill it."""
+    if slot.process.is_alive() and not kill:
+        slot.process.join(timeout=5)
     if slot.process.is_alive():
         slot.process.kill()
         slot.process.join(timeout=5)

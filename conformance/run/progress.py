@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
 from conformance.results.result import Result
+from conformance.run.worker import Job
 from conformance.statuses import GREEN, STATUSES
+
+#: How far back the ETA looks for the wall time a second of item time takes.
+WINDOW_S = 30.0
+
+
+def rate_class(job: Job) -> str:
+    """What an item's time per item is measured with: its target's other items, except for a
+    large item (gigabytes of data), which takes seconds where its target's others take
+    milliseconds and so is measured with its target's other large items."""
+    return f"{job.target.id} (large)" if job.large else job.target.id
 
 
 class Progress:
@@ -29,38 +40,52 @@ class Progress:
         stream: TextIO | None = None,
         done: int = 0,
         remaining: Counter[str] | None = None,
+        classes: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.total = total
         self.stream = stream or sys.stderr
         self.interactive = self.stream.isatty()
         self.done = done
         self.counts: Counter[str] = Counter()
-        self.started = time.monotonic()
+        self.clock = clock
+        self.started = clock()
         self._last_line = 0.0
         self._last_tenth = -1
-        #: items still to come per target, and what the finished ones took (seconds of worker time)
+        #: items still to come per rate class (a target, or a target's large items: see
+        #: :func:`rate_class`), and what the finished ones took (seconds of worker time)
         self.remaining: Counter[str] = remaining if remaining is not None else Counter()
+        self.classes: Mapping[str, str] = classes or {}
+        self._large_kinds = set(self.classes.values())
         self._spent: dict[str, float] = defaultdict(float)
         self._finished: Counter[str] = Counter()
         #: every item's worker time (imports included), and the (worker, target) pairs seen
         self._wall_work = 0.0
         self._loaded: set[tuple[int, str]] = set()
+        #: (when, item time so far) at each result, over the last :data:`WINDOW_S` seconds
+        self._marks: deque[tuple[float, float]] = deque()
 
     def update(self, result: Result) -> None:
         self.done += 1
         self.counts[result.status] += 1
-        target = result.target_id
-        if self.remaining[target] > 0:
-            self.remaining[target] -= 1
+        kind = self.classes.get(result.key, result.target_id)
+        if self.remaining[kind] > 0:
+            self.remaining[kind] -= 1
+        now = self.clock()
         if result.worker is not None:  # a crash or a timeout has no worker figures
             seconds = result.worker["elapsed_ms"] / 1000
             self._wall_work += seconds
-            first = (result.worker["pid"], target) not in self._loaded
-            self._loaded.add((result.worker["pid"], target))
-            if not first:  # a worker's first item of a target carries the backend's import
-                self._finished[target] += 1
-                self._spent[target] += seconds
-        now = time.monotonic()
+            self._marks.append((now, self._wall_work))
+            while len(self._marks) > 2 and now - self._marks[1][0] >= WINDOW_S:
+                self._marks.popleft()
+            first = (result.worker["pid"], kind) not in self._loaded
+            self._loaded.add((result.worker["pid"], kind))
+            # A worker's first item of a target carries the backend's import (a large item
+            # before it may have been refused before any import), seconds the target's other
+            # items will not pay again; a large item's own seconds dwarf it.
+            if not first or kind in self._large_kinds:
+                self._finished[kind] += 1
+                self._spent[kind] += seconds
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
             if now - self._last_line >= 0.1 or self.done == self.total:
@@ -81,13 +106,32 @@ class Progress:
         measured = {t: self._spent[t] / n for t, n in self._finished.items() if n}
         if not measured or self._wall_work <= 0:
             return 0.0
-        fallback = sum(self._spent.values()) / sum(self._finished.values())
-        work = sum(left * measured.get(target, fallback) for target, left in self.remaining.items())
-        work += max(0, self.total - self.done - sum(self.remaining.values())) * fallback
-        return work * (time.monotonic() - self.started) / self._wall_work
+        fallback = {large: self._mean(large) for large in (False, True)}
+        work = sum(
+            left * measured.get(kind, fallback[kind in self._large_kinds])
+            for kind, left in self.remaining.items()
+        )
+        work += max(0, self.total - self.done - sum(self.remaining.values())) * fallback[False]
+        return work * self._wall_per_work()
+
+    def _wall_per_work(self) -> float:
+        """Wall seconds per second of item time, over the last :data:`WINDOW_S` seconds once the run
+        is that long: worker starts, backend imports and crash replacements crowd a run's early
+        targets, and a ratio kept from the start over-promised its end by a third."""
+        now = self.clock()
+        since, work = self._marks[0] if self._marks else (self.started, 0.0)
+        if now - since >= WINDOW_S / 2 and self._wall_work > work:
+            return (now - since) / (self._wall_work - work)
+        return (now - self.started) / self._wall_work
+
+    def _mean(self, large: bool) -> float:
+        """Time per item over the measured classes of one kind (all classes if none is)."""
+        kinds = [k for k in self._finished if (k in self._large_kinds) == large] or list(self._finished)
+        items = sum(self._finished[k] for k in kinds)
+        return sum(self._spent[k] for k in kinds) / items if items else 0.0
 
     def line(self) -> str:
-        elapsed = time.monotonic() - self.started
+        elapsed = self.clock() - self.started
         rate = self.done / elapsed if elapsed > 0 else 0.0
         counts = " ".join(f"{status} {self.counts[status]}" for status in STATUSES if self.counts[status])
         percent = 100 * self.done // max(self.total, 1)

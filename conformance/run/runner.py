@@ -34,7 +34,7 @@ from conformance.run.journal import Journal
 from conformance.run.known_issues import KnownIssue
 from conformance.run.planning import Plan, RunConfig
 from conformance.run.pool import Pool
-from conformance.run.progress import Progress
+from conformance.run.progress import Progress, rate_class
 from conformance.run.worker import Job
 from conformance.statuses import REPRODUCIBLE
 
@@ -114,20 +114,22 @@ def execute(
     journal, done = _open_journal(plan_, config, stream)
     # Known issues are applied as results arrive, so the progress line counts xfail, not fail;
     # the journal keeps each result as judged, so a resumed run re-applies the current list.
-    finished = {result.key: known_issues.apply(result, plan_.issues) for result in done}
+    issues = known_issues.ByTarget(plan_.issues)
+    finished = {result.key: issues.apply(result) for result in done}
     pending = sampled_first([job for job in plan_.jobs if job.key not in finished])
     progress = Progress(
         len(plan_.jobs),
         stream,
         done=len(plan_.jobs) - len(pending),
-        remaining=Counter(job.target.id for job in pending),
+        remaining=Counter(rate_class(job) for job in pending),
+        classes={job.key: rate_class(job) for job in pending if job.large},
     )
     if done:
         print(f"resuming: {len(finished)} results already journaled, {len(pending)} to go", file=stream)
 
     def record(result: Result) -> None:
         journal.append(result)
-        result = finished[result.key] = known_issues.apply(result, plan_.issues)
+        result = finished[result.key] = issues.apply(result)
         progress.update(result)
         if on_result:
             on_result(result)
@@ -174,7 +176,8 @@ def sampled_first(jobs: list[Job], sample: int = SAMPLE) -> list[Job]:
     sample of each the progress line could only guess the slow ones' rate until they start (the
     ETA said 56 s at 10 % of a run with 200 s to go). The bulk keeps the plan's order: a worker
     replaced after a crash then imports only the backend it meets next. Results keep the plan's
-    order (``Job.index``).
+    order (``Job.index``). Large jobs run before all of these, on the first worker (see
+    :class:`conformance.run.pool.Pool`).
     """
     taken: dict[str, int] = {}
     first: list[Job] = []

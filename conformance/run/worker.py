@@ -19,6 +19,7 @@ from conformance import ids
 from conformance.corpus.case import Case
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
+from conformance.run import memory
 from conformance.statuses import Judged
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
@@ -47,6 +48,12 @@ class Job:
     @property
     def option_key(self) -> tuple[tuple[str, str], ...]:
         return tuple(sorted(self.options.items()))
+
+    @property
+    def large(self) -> bool:
+        """Whether the item needs gigabytes (see :mod:`conformance.run.memory`): such items run
+        one at a time on the machine, so the pool gives them all to one worker."""
+        return memory.needed_bytes(self.case) >= memory.LARGE_BYTES
 
     @property
     def preload(self) -> Preload:
@@ -98,9 +105,11 @@ def main(
         os.environ[name] = str(threads)
     # Imported after the thread variables are set: backends read them when they load.
     from conformance.run import registry
+    from conformance.run.input_cache import InputCache
     from conformance.run.item import bare_result, pending_result, run_item
 
     loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.LoadedAdapter] = {}
+    inputs = InputCache()
     for entry in preload:
         try:
             key = (entry.adapter, entry.options)
@@ -119,12 +128,19 @@ def main(
         if job is None:
             return
         key = (job.adapter, job.option_key)
+        inputs.keep_only(job.case.data)
         started = time.perf_counter()
         try:
             if key not in loaded:
                 loaded[key] = registry.load(job.adapter, job.options)
             result = run_item(
-                loaded[key].adapter, job.target, job.case, job.op, job.repeat, judged=job.judged
+                loaded[key].adapter,
+                job.target,
+                job.case,
+                job.op,
+                job.repeat,
+                judged=job.judged,
+                inputs=inputs,
             )
         except Exception as error:  # a harness or adapter defect: reported on this item; the worker lives on
             text = "".join(traceback.format_exception(error)).strip()
@@ -149,4 +165,7 @@ def main(
         sys.stdout.flush()
         sys.stderr.flush()
         log_end = os.fstat(1).st_size if log_path is not None else 0
-        connection.send((job.index, body, log_end, resident_kib()))
+        # the memory the pool bounds: what the worker accumulates, not the input it keeps on purpose
+        resident = resident_kib()
+        accumulated = None if resident is None else resident - inputs.size // 1024
+        connection.send((job.index, body, log_end, accumulated))
