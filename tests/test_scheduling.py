@@ -60,10 +60,11 @@ def _job(index: int, target: str) -> Job:
     return Job(index, adapter, Target(adapter, route, device), case, "numpy.split", 0)
 
 
-def test_a_sample_of_every_target_runs_first_then_the_plan_order() -> None:
+def test_a_spread_sample_of_every_target_runs_first_then_the_plan_order() -> None:
     jobs = [_job(i, "fast/r/d") for i in range(5)] + [_job(5 + i, "slow/r/d") for i in range(4)]
     order = sampled_first(jobs, sample=2)
-    assert [job.index for job in order] == [0, 1, 5, 6, 2, 3, 4, 7, 8]
+    # two of each target, spread over its jobs, then the rest in plan order
+    assert [job.index for job in order] == [0, 2, 5, 7, 1, 3, 4, 6, 8]
     assert sorted(job.index for job in sampled_first(jobs)) == list(range(9))  # nothing lost
 
 
