@@ -103,6 +103,22 @@ class Sleeper(Slicer):
         time.sleep(float(self.options.get("seconds", "0.05")))
 
 
+class _Heavy(tuple):  # type: ignore[type-arg]
+    """A compiled model whose destructor takes 50 ms, like a backend tearing down its thread pool."""
+
+    def __del__(self) -> None:
+        time.sleep(0.05)
+
+
+class SlowRelease(Slicer):
+    """Frees its compiled model slowly: the time is the backend's, and the executor says so."""
+
+    name = "slow-release"
+
+    def compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
+        return _Heavy(model)
+
+
 class Hoarder(Slicer):
     """Keeps 400 MiB (written, so resident) for the rest of the worker's life on chosen cases:
     a backend that accumulates memory."""

@@ -111,6 +111,16 @@ def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Pa
             assert pids.count(hoarder) <= [r.case for r in results].index("bad-1") + 2
 
 
+def test_freeing_the_model_is_timed_as_the_backends(corpus: Path) -> None:
+    outcome = run(corpus, "fake_adapters:SlowRelease", jobs=1)
+    for result in outcome.results:
+        assert result.status == "pass"
+        assert result.timing.release_ms is not None and result.timing.release_ms >= 50
+        assert result.timing.backend_ms >= result.timing.release_ms
+    _, results = results_file.read(corpus / "reports" / "results.json")  # and the file keeps it
+    assert all((r.timing.release_ms or 0) >= 50 for r in results)
+
+
 def test_a_wrong_answer_fails_with_the_mismatch(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Liar", on="bad-3")
     wrong = next(r for r in outcome.results if r.case == "bad-3")

@@ -89,6 +89,7 @@ class TimingRecord(TypedDict, total=False):
     steady_ms: list[float]
     steady_median_ms: float | None
     runs_ms: list[float | None]  # each further run of a case with runs, in order
+    release_ms: float | None  # freeing the model and the compiled model after the runs
 
 
 class KnownIssueRecord(TypedDict):

@@ -37,6 +37,8 @@ class Timing:
     steady_ms: tuple[float, ...] = ()
     #: each further run of a case with runs (None where it raised before a time was taken)
     runs_ms: tuple[float | None, ...] = ()
+    #: freeing the model and the compiled model once the runs are done (the backend's destructors)
+    release_ms: float | None = None
 
     @property
     def steady_median_ms(self) -> float | None:
@@ -44,8 +46,15 @@ class Timing:
 
     @property
     def backend_ms(self) -> float:
-        """Everything spent inside the backend: build, compile and every run."""
-        parts = (self.build_ms, self.compile_ms, self.first_run_ms, *self.steady_ms, *self.runs_ms)
+        """Everything spent inside the backend: build, compile, every run and the release."""
+        parts = (
+            self.build_ms,
+            self.compile_ms,
+            self.first_run_ms,
+            *self.steady_ms,
+            *self.runs_ms,
+            self.release_ms,
+        )
         return sum(part for part in parts if part is not None)
 
 
@@ -118,6 +127,7 @@ class Result:
                 "steady_ms": list(timing.steady_ms),
                 "steady_median_ms": timing.steady_median_ms,
                 **({"runs_ms": list(timing.runs_ms)} if timing.runs_ms else {}),
+                **({"release_ms": timing.release_ms} if timing.release_ms is not None else {}),
             },
             "reading": self.reading,
             "ambiguous": self.ambiguous,
@@ -153,6 +163,7 @@ class Result:
                 first_run_ms=timing.get("first_run_ms"),
                 steady_ms=tuple(timing.get("steady_ms") or ()),
                 runs_ms=tuple(timing.get("runs_ms") or ()),
+                release_ms=timing.get("release_ms"),
             ),
             reading=body.get("reading"),
             ambiguous=bool(body.get("ambiguous", False)),
