@@ -18,7 +18,6 @@ import numpy as np
 
 from conformance.corpus.case import DataSpec
 from conformance.corpus.fill import make_data
-from conformance.run.memory import COPIES, LARGE_BYTES, data_bytes
 
 
 class InputCache:
@@ -40,14 +39,15 @@ class InputCache:
 
     def held_bytes(self, spec: DataSpec) -> int:
         """The bytes of ``spec``'s input already in memory (and so not to be found again)."""
-        return self._array.nbytes if self._array is not None and spec == self._spec else 0
+        return self.size if spec == self._spec else 0
 
-    def data(self, spec: DataSpec) -> np.ndarray:
-        """The input of ``spec``: the kept one when it matches, else made (and kept if large)."""
+    def data(self, spec: DataSpec, *, keep: bool) -> np.ndarray:
+        """The input of ``spec``: the kept one when it matches, else made (and kept if ``keep``:
+        the input of a large item)."""
         if self._array is not None and spec == self._spec:
             return self._array
         array = make_data(spec)
-        if COPIES * data_bytes(spec) >= LARGE_BYTES:  # what makes an item large
+        if keep:
             array.flags.writeable = False
             self._spec, self._array = spec, array
         return array

@@ -182,9 +182,10 @@ def run_item(
     with memory.reserved(case, inputs.held_bytes(case.data)) as too_big:
         if too_big:
             return base.with_status("unsupported", f"not attempted: {too_big}")
+        large = memory.is_large(case)
         # Steady-state timing of a multi-GiB item would only repeat seconds of copying.
-        steady = 0 if memory.needed_bytes(case) >= memory.LARGE_BYTES else repeat
-        task = make_task(case, op, inputs.data(case.data))
+        steady = 0 if large else repeat
+        task = make_task(case, op, inputs.data(case.data, keep=large))
         return _judged(adapter, target, task, steady, answers, base)
 
 

@@ -42,6 +42,12 @@ def needed_bytes(case: Case) -> int:
     return COPIES * sum(data_bytes(run.data) for run in case.all_runs)
 
 
+def is_large(case: Case) -> bool:
+    """Whether an item of ``case`` needs :data:`LARGE_BYTES` or more: it runs alone on the machine,
+    on the pool's first worker, without steady-state repeats."""
+    return needed_bytes(case) >= LARGE_BYTES
+
+
 def available_bytes() -> int | None:
     """Memory the kernel says can be had without swapping (MemAvailable), or None where unknown."""
     try:
@@ -61,7 +67,7 @@ def reserved(case: Case, held: int = 0) -> Iterator[str | None]:
     so two large items never count the same free memory and then both allocate it; it is then
     checked against what is available, and the lock is held until the item is done.
     """
-    if needed_bytes(case) < LARGE_BYTES:
+    if not is_large(case):
         yield shortfall(case, held)
         return
     lock_path = Path(tempfile.gettempdir()) / f"conformance-large-items-{os.getuid()}.lock"
@@ -79,10 +85,12 @@ def shortfall(case: Case, held: int = 0) -> str | None:
     needed = needed_bytes(case)
     if needed < SMALL_BYTES:
         return None
-    available = available_bytes()
-    if available is None or needed <= available + held:
+    free = available_bytes()
+    if free is None:
         return None
-    available += held
+    available = free + held
+    if needed <= available:
+        return None
     return (
         f"needs about {needed / 2**30:.1f} GiB ({COPIES} copies of its data) and this machine has "
         f"{available / 2**30:.1f} GiB available; run it where there is more memory, or leave it out "

@@ -59,7 +59,7 @@ class Progress:
         self._large_kinds = set(self.classes.values())
         self._spent: dict[str, float] = defaultdict(float)
         self._finished: Counter[str] = Counter()
-        #: every item's worker time (imports included), and the (worker, target) pairs seen
+        #: every item's worker time (imports included), and the (worker, rate class) pairs seen
         self._wall_work = 0.0
         self._loaded: set[tuple[int, str]] = set()
         #: (when, item time so far) at each result, over the last :data:`WINDOW_S` seconds

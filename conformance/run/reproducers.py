@@ -9,7 +9,6 @@ reproduce a finding without installing the suite.
 from __future__ import annotations
 
 import base64
-import math
 import shlex
 import textwrap
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ from conformance import dtypes, ids
 from conformance.corpus.case import Case, DataSpec
 from conformance.corpus.fill import make_data
 from conformance.plugin import Target, Task
+from conformance.run import memory
 
 #: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
 EMBED_LIMIT = 48 * 1024
@@ -73,13 +73,9 @@ def snippet_data(spec: DataSpec) -> np.ndarray:
     it, else a read-only stand-in of its shape and dtype that takes no memory. The snippet
     rebuilds data past :data:`EMBED_LIMIT` as a counter anyway, and making a multi-GiB fill per
     failing result only to read its size cost a full run 13 s of its 190."""
-    kind = spec.dtype
-    if kind in dtypes.STRING:
+    if spec.dtype in dtypes.STRING or memory.data_bytes(spec) <= EMBED_LIMIT:
         return make_data(spec)
-    dtype = dtypes.numpy_dtype(kind)
-    if math.prod(spec.shape) * dtype.itemsize <= EMBED_LIMIT:
-        return make_data(spec)
-    return np.broadcast_to(np.zeros((), dtype=dtype), spec.shape)
+    return np.broadcast_to(np.zeros((), dtype=dtypes.numpy_dtype(spec.dtype)), spec.shape)
 
 
 def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:

@@ -53,7 +53,7 @@ class Job:
     def large(self) -> bool:
         """Whether the item needs gigabytes (see :mod:`conformance.run.memory`): such items run
         one at a time on the machine, so the pool gives them all to one worker."""
-        return memory.needed_bytes(self.case) >= memory.LARGE_BYTES
+        return memory.is_large(self.case)
 
     @property
     def preload(self) -> Preload:
