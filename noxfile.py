@@ -17,7 +17,9 @@ labelled ``backend@version``, and merges the runs into reports/versions/.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from pathlib import Path
 
 import nox
@@ -78,14 +80,61 @@ def _install_all(session: nox.Session, *extra: str) -> None:
     session.install(*CONSTRAINTS, "-e", ".", *editable, *extra)
 
 
+def _has_chromium() -> bool:
+    """Whether the browser tests find a Chromium (as benchmarks/headless.py looks for it)."""
+    return bool(
+        os.environ.get("CONFORMANCE_CHROMIUM")
+        or shutil.which("chromium")
+        or Path("/usr/bin/chromium").exists()
+    )
+
+
+def _chromium(session: nox.Session) -> None:
+    """Install Debian's Chromium for the report's browser tests when it is missing and apt can
+    (as root, or with sudo that asks no password); anywhere else, say loudly that those tests
+    will be skipped. A browser download by the test tool is not used: it needs network access
+    beyond the package registries."""
+    if _has_chromium():
+        return
+    apt = shutil.which("apt-get")
+    sudo = [] if hasattr(os, "geteuid") and os.geteuid() == 0 else ["sudo", "-n"]
+    if apt and (not sudo or shutil.which("sudo")):
+        session.log(
+            "installing Chromium for the report's browser tests: apt-get install chromium (about a minute)"
+        )
+        try:
+            session.run(*sudo, "apt-get", "update", "-q", external=True)
+            session.run(
+                *sudo,
+                "apt-get",
+                "install",
+                "-y",
+                "-q",
+                "chromium",
+                external=True,
+                env={"DEBIAN_FRONTEND": "noninteractive"},
+            )
+        except nox.command.CommandFailed:
+            pass
+    if not _has_chromium():
+        session.warn(
+            "WARNING: no Chromium on the PATH (or $CONFORMANCE_CHROMIUM), and it could not be installed "
+            "(apt-get as root or password-less sudo): the report's browser tests will be SKIPPED. "
+            "On Debian or Ubuntu: sudo apt-get install chromium"
+        )
+
+
 @nox.session(python=None)
 def tests(session: nox.Session) -> None:
-    """The project's own tests, with every built-in adapter and the example vendor adapter installed."""
+    """The project's own tests, with every built-in adapter and the example vendor adapter installed,
+    and Chromium for the report's browser tests (installed by apt where it can be)."""
     _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter")
+    _chromium(session)
     # two pytest workers (pytest-xdist): most tests wait on the suite's own worker processes, so two
     # run side by side in about 0.58 of the serial time here (216 s against 375 s, 2 cores)
     parallel = [] if any(arg.startswith(("-n", "--numprocesses")) for arg in session.posargs) else ["-n", "2"]
-    session.run("python", "-m", "pytest", *parallel, *session.posargs)
+    # -rs: a skipped test says why in the summary (a browser test without Chromium, above all)
+    session.run("python", "-m", "pytest", "-rs", *parallel, *session.posargs)
 
 
 @nox.session(python=None)

@@ -9,6 +9,7 @@ about a case names its file and line.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ from typing import Any
 from conformance import __version__, publishing, report
 from conformance.certify import certification
 from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
-from conformance.corpus import catalogue
+from conformance.corpus import builtin, catalogue
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import Item, select
 from conformance.errors import ConformanceError, UsageError
@@ -31,18 +32,14 @@ from conformance.results import diff as run_diff
 from conformance.results import document as results_file
 from conformance.results import findings, merge, versions
 from conformance.run import planning, registry, runner
+from conformance.run.journal import FILE_NAME as JOURNAL
+from conformance.run.journal import Journal
 from conformance.run.progress import green, summary_table
 from conformance.run.shard import Shard
 
-DEFAULT_CASES = Path("cases")
-
 
 def _load(paths: Sequence[str]) -> Suite:
-    if not paths:
-        if not DEFAULT_CASES.is_dir():
-            raise UsageError(f"no {DEFAULT_CASES}/ directory here; run from the project root or pass a path")
-        paths = [str(DEFAULT_CASES)]
-    return load_paths(paths)
+    return load_paths(paths or [str(builtin.default_cases())])
 
 
 def _select(args: argparse.Namespace, suite: Suite) -> list[Item]:
@@ -83,6 +80,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.resume:
+        args = _restored(args)
     shard = None if args.shard is None else Shard.parse(args.shard)
     config = _run_config(
         args,
@@ -97,8 +96,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     plan = planning.plan(config)
     if not plan.jobs and not plan.unsharded:
-        raise UsageError("the selection matches no (case, op, target): nothing to run")
+        raise UsageError(planning.nothing_selected(config, plan))
     targets = sorted({job.target.id for job in plan.jobs})
+    previous = config.out / results_file.FILE_NAME
+    if previous.exists() and not config.resume:
+        print(
+            f"note: this run replaces the results and report in {config.out}/ "
+            "(give --out DIR to keep them beside it)",
+            file=sys.stderr,
+        )
     print(
         f"{len(plan.jobs)} jobs: {len(plan.suite.cases)} cases on {len(targets)} targets "
         f"({', '.join(targets)}), -j {config.jobs}"
@@ -130,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfig:
     """The options ``run`` and ``explore`` share, as a RunConfig; ``overrides`` set the others."""
     config = planning.RunConfig(
-        case_paths=tuple(args.cases or [str(DEFAULT_CASES)]),
+        case_paths=tuple(args.cases or [str(builtin.default_cases())]),
         adapters=tuple(args.adapter or ()),
         options=planning.parse_options(args.option or []),
         ops=tuple(args.op or ()),
@@ -140,7 +146,7 @@ def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfi
         out=Path(args.out),
         known_issue_files=tuple(Path(path) for path in args.known_issues or ()),
         known_issues=not args.no_known_issues,
-        command=tuple(sys.argv),
+        command=args.command,
     )
     return replace(config, **overrides)
 
@@ -172,7 +178,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     paths = [Path(path) for path in args.results]
-    merged, written = merge.write(paths, Path(args.output), args.prefer_last, tuple(sys.argv))
+    merged, written = merge.write(paths, Path(args.output), args.prefer_last, args.command)
     page = publishing.run_report(written[0])
     written += [page] if page else []
     print(summary_table(merge.results(merged)))
@@ -241,11 +247,12 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
-    cases = tuple(args.cases or [str(DEFAULT_CASES)])
-    if args.verify:
+    if args.verify:  # without a corpus, the certificate is checked but its scope is not re-derived
         results = Path(args.results) if args.results else None
-        corpus = cases if args.cases or DEFAULT_CASES.is_dir() else ()
+        found = builtin.find()
+        corpus = tuple(args.cases or ([str(found)] if found else []))
         return certification.verify_verb(Path(args.verify), results, corpus)
+    cases = tuple(args.cases or [str(builtin.default_cases())])
     if not (args.adapter and args.profile):
         raise UsageError("--adapter and --profile are required (or --verify CERTIFICATE)")
     request = certification.CertifyRequest(
@@ -258,7 +265,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         out=Path(args.out) if args.out else None,
         jobs=args.jobs,
         timeout=args.timeout,
-        command=tuple(sys.argv),
+        command=args.command,
     )
     try:
         done = certification.certify(request)
@@ -347,7 +354,9 @@ def _execution_arguments(parser: argparse.ArgumentParser, *, timeout: float, out
         metavar="GLOB",
         help="only targets matching, e.g. 'openvino/onnx/*' (adapter/route/device; repeatable)",
     )
-    parser.add_argument("-j", "--jobs", type=JOBS, default=1, metavar="N", help="parallel worker processes")
+    parser.add_argument(
+        "-j", "--jobs", type=JOBS, default=1, metavar="N", help="parallel worker processes (default 1)"
+    )
     parser.add_argument(
         "--timeout",
         type=SECONDS,
@@ -367,6 +376,64 @@ def _execution_arguments(parser: argparse.ArgumentParser, *, timeout: float, out
         action="store_true",
         help="raw statuses: do not apply the adapters' shipped known issues (--known-issues files still are)",
     )
+
+
+def _run_arguments(run: argparse.ArgumentParser) -> None:
+    _execution_arguments(run, timeout=120.0, out="reports")
+    _filter_arguments(run)
+    run.add_argument("--item", action="append", metavar="CASE::OP", help="exactly this item (repeatable)")
+    run.add_argument(
+        "--repeat", type=REPEATS, default=3, metavar="N", help="steady-state runs after the first (default 3)"
+    )
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish the interrupted run in --out from its journal, with its options "
+        "(any option given as well replaces that one, e.g. -j)",
+    )
+    run.add_argument("--no-junit", action="store_true", help="do not write junit.xml")
+    run.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only shard I of N (1-based; items split by a stable hash); join with `conformance merge`",
+    )
+    run.add_argument(
+        "--label",
+        metavar="NAME",
+        help="adapter name written in the results, e.g. openvino@2024.6.0 (one --adapter; for `versions`)",
+    )
+
+
+#: the value of an option not given on the command line (see :func:`_restored`)
+_UNSET = object()
+
+
+def _restored(args: argparse.Namespace) -> argparse.Namespace:
+    """``run --resume``: the interrupted run's options, from the command its journal kept, with
+    the options given now on top (``--resume -j 4`` finishes with more workers). A journal that
+    kept no command (or one from another front door) resumes with the options given."""
+    journaled = Journal.command(Path(args.out) / JOURNAL)
+    if journaled is None or journaled[:2] != ["conformance", "run"]:
+        return args
+    parser = argparse.ArgumentParser(prog="conformance run", add_help=False)
+    _run_arguments(parser)
+    try:
+        saved = parser.parse_args(journaled[2:])
+    except SystemExit:
+        raise UsageError(
+            f"{Path(args.out) / JOURNAL}: its command cannot be read: {shlex.join(journaled)}"
+        ) from None
+    # given now: what differs from a stand-in default (None for the repeatable options, as
+    # argparse appends to a default list, and for those whose default is None)
+    stand_ins = {
+        key: None if value is None or isinstance(value, list) else _UNSET
+        for key, value in vars(saved).items()
+    }
+    parser.set_defaults(**stand_ins)
+    now = vars(parser.parse_args(args.command[2:]))
+    given = {key: value for key, value in now.items() if value is not _UNSET and value is not None}
+    print(f"resuming: {shlex.join(journaled)}", file=sys.stderr)
+    return argparse.Namespace(**{**vars(args), **vars(saved), **given})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -392,24 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(handler=cmd_list)
 
     run = verbs.add_parser("run", help="run the cases through the adapters and judge every result")
-    _execution_arguments(run, timeout=120.0, out="reports")
-    _filter_arguments(run)
-    run.add_argument("--item", action="append", metavar="CASE::OP", help="exactly this item (repeatable)")
-    run.add_argument(
-        "--repeat", type=REPEATS, default=3, metavar="N", help="steady-state runs after the first"
-    )
-    run.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
-    run.add_argument("--no-junit", action="store_true", help="do not write junit.xml")
-    run.add_argument(
-        "--shard",
-        metavar="I/N",
-        help="run only shard I of N (1-based; items split by a stable hash); join with `conformance merge`",
-    )
-    run.add_argument(
-        "--label",
-        metavar="NAME",
-        help="adapter name written in the results, e.g. openvino@2024.6.0 (one --adapter; for `versions`)",
-    )
+    _run_arguments(run)
     run.set_defaults(handler=cmd_run)
 
     exploring = verbs.add_parser(
@@ -547,7 +597,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(given)
+    #: the command as typed (recorded in results; ``run --resume`` restores a run's options from it)
+    args.command = ("conformance", *given)
     try:
         return int(args.handler(args))
     except ConformanceError as error:  # the one place user-input errors become exit status 2

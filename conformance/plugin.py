@@ -123,6 +123,11 @@ class Route:
     description: str = ""
     judged: Judged = "values"
     default: bool = True
+    #: Python modules the route needs that start no thread when imported (torch, onnx; not
+    #: openvino or onnxruntime, which do). A run imports them once, in the process its workers
+    #: are forked from, so that a new worker (one per backend crash) does not import them again.
+    #: Listing a module that starts a thread is harmless but turns forking off for the run.
+    imports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -187,3 +187,51 @@ def test_run_selects_exact_items_and_targets(tmp_path: Path) -> None:
     assert [r["case"] for r in body["results"]] == ["wrong"]
     nothing = _run_cli(tmp_path, "--target", "openvino/*")
     assert nothing.returncode == 2 and "matches no (case, op, target)" in nothing.stderr
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (
+            ["--target", "lair/*"],
+            "--target 'lair/*' matches none of the targets: liar/slices/cpu",
+        ),
+        (["--tag", "nosuchtag"], "--tag 'nosuchtag': no case has it; tags: "),
+        (["--item", "fien::numpy.array_split"], "no case 'fien' in the corpus; did you mean fine?"),
+        (["--item", "fine::numpy.split"], "case 'fine' has items for numpy.array_split only"),
+        (["-k", "nothing"], "-k 'nothing' matches no item"),
+    ],
+)
+def test_an_empty_selection_names_the_option_and_the_choices(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: list[str], said: str
+) -> None:
+    (tmp_path / "cases").mkdir()
+    write(tmp_path / "cases" / "run.yaml", RUN_CASES.replace("  - {id: wrong", "  - {id: wrong, tags: [x]"))
+    command = [
+        "run",
+        "--cases",
+        str(tmp_path / "cases"),
+        "--adapter",
+        "fake_adapters:Liar",
+        "--out",
+        str(tmp_path),
+    ]
+    assert main([*command, *given]) == 2
+    assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "given", [["-j", "0"], ["-j", "-3"], ["--timeout", "0"], ["--repeat", "-1"], ["-j", "two"]]
+)
+def test_run_refuses_numbers_out_of_range(capsys: pytest.CaptureFixture[str], given: list[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", *given])
+    assert stopped.value.code == 2 and given[0] in capsys.readouterr().err
+
+
+def test_run_help_states_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    for default in ("(default 1)", "(default 3)", "(default 120)", "(default: reports/)"):
+        assert default in shown

@@ -218,6 +218,29 @@ def test_an_interrupted_run_loses_nothing_and_resumes(corpus: Path, how: signal.
     assert not (corpus / "reports" / "journal.jsonl").exists()
 
 
+def test_resume_alone_restores_the_interrupted_runs_options(corpus: Path) -> None:
+    process = _cli(corpus, "-k", "good or bad-0", "--out", "reports/mine")
+    journal = corpus / "reports" / "mine" / "journal.jsonl"
+    deadline = time.monotonic() + 60
+    while (not journal.exists() or len(journal.read_text().splitlines()) < 3) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    advice = err.rpartition("finish with: ")[2].strip()
+    assert advice == "conformance run --resume --out reports/mine"
+    # exactly what the message says, nothing else: no --cases, --adapter, -k or --option
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "conformance.cli", *advice.split()[1:], "-j", "2"]
+    done = subprocess.run(command, cwd=corpus, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "resuming: conformance run --cases cases --adapter fake_adapters:Sleeper" in done.stderr
+    document, results = results_file.read(corpus / "reports" / "mine" / "results.json")
+    assert sorted(r.case for r in results) == ["bad-0", *(f"good-{n}" for n in range(4))]
+    assert {r.status for r in results} == {"pass"} and document["run"]["jobs"] == 2  # -j given now wins
+    assert not journal.exists()
+
+
 def test_resuming_a_different_selection_is_refused(corpus: Path) -> None:
     process = _cli(corpus, "-k", "good")
     process.communicate(timeout=60)

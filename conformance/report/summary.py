@@ -81,6 +81,12 @@ def _bar(counts: Counter[str], width: int = 160) -> Html:
     )
 
 
+def matrix_link(content: Content, **filters: str) -> Html:
+    """``content`` as a link to the matrix filtered to ``filters`` (the view state is the URL's
+    hash, so the link works from a saved file, with scripts, and can be shared)."""
+    return tag("a", content, {"href": "#" + urlencode({"view": "matrix", **filters}), "class": "filter-link"})
+
+
 def status_table(combined: CombinedResults) -> Html:
     per_target: dict[str, Counter[str]] = defaultdict(Counter)
     for result in combined.results:
@@ -89,11 +95,17 @@ def status_table(combined: CombinedResults) -> Html:
     everything: Counter[str] = sum(per_target.values(), Counter())
     rows: list[list[Content]] = []
     for target, counts in [*((t["id"], per_target[t["id"]]) for t in combined.targets), ("all", everything)]:
+        where = {} if target == "all" else {"target": target}
         rows.append(
             [
-                tag("code", target),
-                *[tag("span", counts[s], {"class": f"n st-{s}" if counts[s] else "n zero"}) for s in columns],
-                sum(counts.values()),
+                matrix_link(tag("code", target), **where),
+                *[
+                    matrix_link(tag("span", counts[s], {"class": f"n st-{s}"}), status=s, **where)
+                    if counts[s]
+                    else tag("span", 0, {"class": "n zero"})
+                    for s in columns
+                ],
+                matrix_link(str(sum(counts.values())), **where),
                 tag("span", [rate(counts["pass"], _judged(counts))], {"title": RATE_RULE}),
                 _bar(counts),
             ]
@@ -122,13 +134,12 @@ def rate_table(combined: CombinedResults) -> Html:
             level = "none" if not judged else "full" if counts["pass"] == judged else "part"
             level = "zero" if judged and not counts["pass"] else level
             detail = ", ".join(f"{s} {counts[s]}" for s in STATUSES if counts[s])
-            row.append(
-                tag(
-                    "span",
-                    [rate(counts["pass"], judged), tag("small", f" {counts['pass']}/{judged}")],
-                    {"class": f"rate {level}", "title": detail},
-                )
+            cell = tag(
+                "span",
+                [rate(counts["pass"], judged), tag("small", f" {counts['pass']}/{judged}")],
+                {"class": f"rate {level}", "title": detail},
             )
+            row.append(matrix_link(cell, op=op, **({} if column == "all" else {"target": column})))
         rows.append(row)
     head = ["op", *[tag("code", column) for column in columns]]
     return table(head, rows, "rates")
@@ -138,28 +149,36 @@ def known_issue_table(results: Iterable[ResultRecord]) -> Html:
     """The known issues that shaped this run (xfail / xpass), each with its reason and link."""
     issues: dict[str, KnownIssueRecord] = {}
     counts: Counter[str] = Counter()
+    targets: dict[str, set[str]] = defaultdict(set)
     for result in results:
         issue = result.get("known_issue")
         if issue:
             key = issue["id"]
             issues[key] = issue
             counts[key] += 1
+            targets[key].add(ids.record_target(result))
     if not issues:
         return Html("")
     rows: list[list[Content]] = [
         [
-            tag("code", key),
-            counts[key],
+            matrix_link(tag("code", key), known=key),
+            matrix_link(str(counts[key]), known=key),
+            join(
+                [
+                    [tag("br") if index else "", tag("code", target)]
+                    for index, target in enumerate(sorted(targets[key]))
+                ]
+            ),
             issue["reason"],
             safe_link(issue["link"]),
-            tag("code", issue["source"]),
+            tag("code", issue["source"], {"class": "path"}),
         ]
         for key, issue in sorted(issues.items())
     ]
     return join(
         [
             tag("h3", "Known issues applied"),
-            table(["id", "results", "reason", "link", "from"], rows, "known-issues"),
+            table(["id", "results", "targets", "reason", "link", "from"], rows, "known-issues"),
         ]
     )
 

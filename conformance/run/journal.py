@@ -2,6 +2,8 @@
 
 One JSON object per line. The first line is a header naming the suite digest and the selection;
 ``--resume`` accepts a journal only when both match, then skips the results it already holds.
+The header also keeps the command that started the run, so that ``conformance run --resume``
+alone can restore its options (:func:`command`).
 Each line is flushed as it is written, so Ctrl-C, a killed parent or a crash keeps every
 finished result; a line cut short by a kill is ignored on resume.
 """
@@ -9,6 +11,7 @@ finished result; a line cut short by a kill is ignored on resume.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -17,6 +20,8 @@ from conformance.results.result import JSON, Result
 
 SCHEMA = "conformance.journal/1"
 FILE_NAME = "journal.jsonl"
+#: the header line is a few hundred bytes; reading no more keeps a damaged file harmless
+_HEADER_LIMIT = 1 << 20
 
 
 class Journal:
@@ -25,10 +30,11 @@ class Journal:
         self._handle = handle
 
     @classmethod
-    def start(cls, path: Path, header: JSON) -> Journal:
+    def start(cls, path: Path, header: JSON, command: Sequence[str] = ()) -> Journal:
+        """A new journal; ``header`` must match on resume, ``command`` is kept to restore options."""
         path.parent.mkdir(parents=True, exist_ok=True)
         handle = path.open("w", encoding="utf-8")
-        handle.write(json.dumps({"schema": SCHEMA, **header}) + "\n")
+        handle.write(json.dumps({"schema": SCHEMA, **header, "command": list(command)}) + "\n")
         handle.flush()
         return cls(path, handle)
 
@@ -61,6 +67,20 @@ class Journal:
         if text and not text.endswith("\n"):
             handle.write("\n")
         return cls(path, handle), results
+
+    @staticmethod
+    def command(path: Path) -> list[str] | None:
+        """The command that started the run journaled at ``path``; None when there is no journal
+        or it does not say (one written before the command was kept)."""
+        try:
+            with path.open("rb") as stream:
+                first = json.loads(stream.readline(_HEADER_LIMIT).decode("utf-8"))
+        except (OSError, ValueError):
+            return None
+        command = first.get("command") if isinstance(first, dict) else None
+        if isinstance(command, list) and all(isinstance(part, str) for part in command):
+            return command
+        return None
 
     def append(self, result: Result) -> None:
         self._handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")

@@ -7,6 +7,7 @@ one selection rule decides what runs whichever way the suite is driven.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from conformance.corpus import catalogue
 from conformance.corpus.loader import Suite, load_paths
-from conformance.corpus.selection import select
+from conformance.corpus.selection import Item, select
 from conformance.errors import PluginError, UsageError
 from conformance.plugin import Target
 from conformance.run import known_issues, registry
@@ -85,6 +86,7 @@ class Station:
     options: Mapping[str, str]
     judged: Judged
     ops: frozenset[str]
+    imports: tuple[str, ...] = ()
 
 
 def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[Station]:
@@ -102,7 +104,7 @@ def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> l
             if wanted:
                 options = dict(config.options.get(adapter.requested, {}))
                 ops = frozenset(catalogue.match(route.ops))
-                found.append(Station(adapter.requested, target, options, route.judged, ops))
+                found.append(Station(adapter.requested, target, options, route.judged, ops, route.imports))
     return found
 
 
@@ -137,6 +139,7 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
                 config.repeat,
                 dict(station.options),
                 station.judged,
+                station.imports,
             )
             if config.keys is None or job.key in config.keys:
                 jobs.append(job)
@@ -145,6 +148,54 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
         return Plan(suite, adapters, jobs, issues)
     # Job.index stays the position in the whole run, so a shard's results keep the run's order.
     return Plan(suite, adapters, config.shard.select(jobs), issues, unsharded=len(jobs))
+
+
+def nothing_selected(config: RunConfig, plan_: Plan) -> str:
+    """Why a selection holds no job, naming the option at fault and the choices it had: a glob
+    that matches no target, a tag no case has, an item that does not exist, a ``-k`` that
+    matches nothing, or ops and targets that do not meet."""
+    available = [target.id for adapter in plan_.loaded for target in adapter.targets()]
+    problems = [
+        f"--target {glob!r} matches none of the targets: {', '.join(available)}"
+        for glob in config.targets
+        if not any(fnmatch.fnmatchcase(target, glob) for target in available)
+    ]
+    tags = sorted({tag for case in plan_.suite.cases for tag in case.tags})
+    problems += [
+        f"--tag {tag!r}: no case has it; tags: {', '.join(tags)}" for tag in config.tags if tag not in tags
+    ]
+    problems += _missing_items(config.items, select(plan_.suite.cases)) if config.items else []
+    kept = select(plan_.suite.cases, config.ops, config.tags, config.keyword) if config.keyword else [None]
+    if not problems and not kept:
+        problems.append(
+            f"-k {config.keyword!r} matches no item; `conformance list -k ...` shows what it keeps"
+        )
+    if not problems:
+        chosen = stations(config, plan_.loaded)
+        targets = ", ".join(station.target.id for station in chosen) or "none"
+        served = ", ".join(sorted({op for station in chosen for op in station.ops})) or "none"
+        problems.append(
+            f"the items selected have no op the targets selected run (targets: {targets}; ops: {served})"
+        )
+    return "the selection matches no (case, op, target): " + "; ".join(problems)
+
+
+def _missing_items(wanted: Sequence[str], items: Sequence[Item]) -> list[str]:
+    """What is wrong with each ``--item`` that names no item: the case (with close case ids) or
+    the op (with the case's ops)."""
+    ops_of: dict[str, list[str]] = {}
+    for item in items:
+        ops_of.setdefault(item.case.id, []).append(item.op)
+    problems = []
+    for one in wanted:
+        case, _, op = one.partition("::")
+        if case not in ops_of:
+            close = difflib.get_close_matches(case, list(ops_of), n=3)
+            hint = f"did you mean {', '.join(close)}?" if close else "`conformance list` shows the items"
+            problems.append(f"--item {one!r}: no case {case!r} in the corpus; {hint}")
+        elif op not in ops_of[case]:
+            problems.append(f"--item {one!r}: case {case!r} has items for {', '.join(ops_of[case])} only")
+    return problems
 
 
 def check_label(label: str, adapters: Sequence[str]) -> None:

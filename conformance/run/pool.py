@@ -15,25 +15,42 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import Protocol
 
 from conformance.results.result import Result
 from conformance.run import worker
 from conformance.run.item import pending_result
 from conformance.run.worker import Job, Preload
+from conformance.run.zygote import Zygote
 
 _CONTEXT = multiprocessing.get_context("spawn")
+#: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
+_FORKS = sys.platform.startswith("linux")
+
+
+class _Process(Protocol):
+    """What the pool uses of a worker process, spawned or forked."""
+
+    @property
+    def sentinel(self) -> int: ...
+    @property
+    def exitcode(self) -> int | None: ...
+    def is_alive(self) -> bool: ...
+    def join(self, timeout: float | None = None) -> None: ...
+    def kill(self) -> None: ...
+    def close(self) -> None: ...
 
 
 @dataclass
 class _Slot:
-    process: BaseProcess
+    process: _Process
     connection: Connection
     log: Path | None
     #: jobs sent and not answered yet, the running one first; the next one already waits in the
@@ -89,6 +106,7 @@ class Pool:
         recycle_after: int = 50_000,
         recycle_above_mib: int = 2048,
         log_dir: Path | None = None,
+        forking: bool = _FORKS,
     ) -> None:
         self.size = max(1, size)
         self.log_dir = log_dir
@@ -112,6 +130,11 @@ class Pool:
         #: crash tend to crash again on neighbouring items, and a warm standby makes each
         #: replacement instant instead of a fresh start with every import redone
         self.standby: _Slot | None = None
+        #: the process new workers are forked from (started with the first jobs), if forking
+        self.forking = forking
+        self.zygote: Zygote | None = None
+        #: what the zygote imports: every module the routes of the jobs served so far list
+        self._imports: set[str] = set()
 
     def _upcoming(self) -> tuple[Preload, ...]:
         """The targets a new worker will most likely serve: those of the next queued jobs."""
@@ -121,25 +144,40 @@ class Pool:
         return tuple(seen)[:2]
 
     def _start(self) -> _Slot:
-        parent, child = _CONTEXT.Pipe()
         self._started += 1
         log = None
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = self.log_dir / f"worker-{self._started}.log"
+        args = (self.threads, str(log) if log else None, self._upcoming())
+        forked = self.zygote.fork(args) if self.zygote is not None else None
+        if forked is not None:
+            return _Slot(forked[0], forked[1], log)
+        parent, child = _CONTEXT.Pipe()
         process = _CONTEXT.Process(
-            target=worker.main,
-            args=(child, self.threads, str(log) if log else None, self._upcoming()),
-            daemon=True,
-            name=f"conformance-worker-{self._started}",
+            target=worker.main, args=(child, *args), daemon=True, name=f"conformance-worker-{self._started}"
         )
-        process.start()
+        with worker.thread_environment(self.threads):
+            process.start()
         child.close()
         return _Slot(process, parent, log)
+
+    def _start_zygote(self) -> None:
+        """Start the zygote with every module the jobs' routes list. Only once a worker needs
+        replacing (a crash, a timeout, memory): a run that never replaces one, as most small runs,
+        does not pay for its imports; workers started before it is ready are spawned."""
+        if not self.forking or self.zygote is not None:
+            return
+        imports = sorted(self._imports)
+        log = str(self.log_dir / "zygote.log") if self.log_dir is not None else None
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.zygote = Zygote(self.threads, imports, log)
 
     def _replace(self, index: int) -> _Slot:
         """A fresh worker in the slot: the standby if there is one, and a new standby behind it."""
         _stop(self.slots[index], kill=True)
+        self._start_zygote()
         self.slots[index], self.standby = self.standby or self._start(), None
         if self.queue or self.large:
             self.standby = self._start()
@@ -158,6 +196,7 @@ class Pool:
         self.queue, self.large = deque(), deque()
         for given in jobs:
             (self.large if given.large else self.queue).append(given)
+        self._imports.update(module for job in [*self.large, *self.queue] for module in job.imports)
         while len(self.slots) < min(self.size, len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
         while self.queue or self.large or any(slot.job for slot in self.slots):
@@ -188,6 +227,9 @@ class Pool:
         for slot in slots:
             _stop(slot, kill=False)
         self.slots, self.standby = [], None
+        if self.zygote is not None:
+            self.zygote.close()
+            self.zygote = None
 
     def _dispatch(self, index: int, job: Job) -> bool:
         """Send ``job`` to the slot's worker; False (the job back in the queue) when the worker is
@@ -283,4 +325,6 @@ def _stop(slot: _Slot, *, kill: bool) -> None:
     if slot.process.is_alive():
         slot.process.kill()
         slot.process.join(timeout=5)
+    with contextlib.suppress(ValueError):  # a spawned process still running cannot be closed
+        slot.process.close()
     slot.connection.close()

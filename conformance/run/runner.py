@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import shlex
 import shutil
 import sys
 import time
@@ -99,7 +100,7 @@ def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journ
         kept = path.with_name(f"journal-{int(path.stat().st_mtime)}.jsonl")
         path.rename(kept)
         print(f"an unfinished run's journal was moved to {kept} (use --resume to finish a run)", file=stream)
-    return Journal.start(path, header), []
+    return Journal.start(path, header, config.command), []
 
 
 def execute(
@@ -154,15 +155,20 @@ def execute(
     wall_s = time.monotonic() - clock
     written, found = write_results(plan_, config, results, started, wall_s, interrupted)
     if interrupted:
-        print(
-            f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}; "
-            f"finish with: conformance run --resume (same options)",
-            file=stream,
-        )
+        print(f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}", file=stream)
+        print(resume_advice(config), file=stream)
         raise KeyboardInterrupt
     journal.path.unlink(missing_ok=True)
     stale = known_issues.stale(plan_.issues, results)
     return RunOutcome(results, stale, interrupted, wall_s, written, found)
+
+
+def resume_advice(config: RunConfig) -> str:
+    """What to type to finish an interrupted run: ``conformance run --resume`` restores the
+    journaled options itself, so only the folder is needed (other front doors start over)."""
+    if tuple(config.command[:2]) == ("conformance", "run"):
+        return f"finish with: conformance run --resume --out {shlex.quote(str(config.out))}"
+    return "only `conformance run` resumes: run the same command again to start over"
 
 
 #: Items of each target run first, so that every target's rate is measured early in the run.

@@ -1,17 +1,20 @@
 """The worker process: runs jobs one at a time, each through :func:`execution.run_item`.
 
 Backends run here, never in the parent, so a segfault, an abort or a hang in a backend costs
-one worker (which the pool replaces) and one result, not the run. Workers are started with the
-"spawn" method: forking a parent that may have loaded OpenVINO or torch threads is unsafe.
+one worker (which the pool replaces) and one result, not the run. Workers are never forked from
+the parent (it may hold threads: forking it is unsafe); they are forked from the single-threaded
+zygote (:mod:`conformance.run.zygote`), or started afresh where it cannot fork.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import sys
 import time
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 
@@ -40,6 +43,8 @@ class Job:
     options: dict[str, str] = field(default_factory=dict)
     #: what the target's route is judged on (see conformance.plugin.Route)
     judged: Judged = "values"
+    #: the route's thread-free modules, imported once in the zygote (see conformance.run.zygote)
+    imports: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -75,7 +80,7 @@ def resident_kib() -> int | None:
     return pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
 
 
-def _redirect_output(log_path: str | None) -> None:
+def redirect_output(log_path: str | None) -> None:
     """Send this process's stdout and stderr (file descriptors, so native backend code too) to
     its log file: backend chatter stays out of the run's console, and the parent can quote the
     last lines when the worker dies."""
@@ -85,6 +90,38 @@ def _redirect_output(log_path: str | None) -> None:
     for stream in (1, 2):
         os.dup2(descriptor, stream)
     os.close(descriptor)
+
+
+def thread_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
+    """The thread variables for a process that may use ``threads`` threads; ``blas`` overrides
+    the count for OpenBLAS, which starts its pool when NumPy is imported (the zygote needs 1)."""
+    values = dict.fromkeys(THREAD_VARIABLES, str(threads))
+    if blas is not None:
+        values["OPENBLAS_NUM_THREADS"] = str(blas)
+    return values
+
+
+def set_thread_variables(threads: int, *, blas: int | None = None) -> None:
+    """Tell the backends how many threads this process may use (before they load)."""
+    os.environ.update(thread_variables(threads, blas=blas))
+
+
+@contextlib.contextmanager
+def thread_environment(threads: int, *, blas: int | None = None) -> Iterator[None]:
+    """The thread variables set in this process's environment while a worker (or the zygote) is
+    started, then restored. A spawned process imports the parent's main module, and with it
+    NumPy, before its own code runs: set only there, OpenBLAS would already have started its
+    thread pool (and the zygote could never fork)."""
+    before = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    set_thread_variables(threads, blas=blas)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @dataclass(frozen=True)
@@ -100,9 +137,8 @@ def main(
     connection: Connection, threads: int, log_path: str | None = None, preload: tuple[Preload, ...] = ()
 ) -> None:
     """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away."""
-    _redirect_output(log_path)
-    for name in THREAD_VARIABLES:
-        os.environ[name] = str(threads)
+    redirect_output(log_path)
+    set_thread_variables(threads)
     # Imported after the thread variables are set: backends read them when they load.
     from conformance.run import registry
     from conformance.run.input_cache import InputCache

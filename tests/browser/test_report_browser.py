@@ -265,3 +265,58 @@ def test_hostile_strings_stay_text_and_never_run(page: Any, pages: dict[str, str
     assert page.evaluate("typeof window.pwned") == "undefined"
     assert page.locator("img").count() == 0
     assert page.locator("a[href^='javascript' i]").count() == 0
+
+
+def _count(page: Any) -> str:
+    return str(page.inner_text("#f-count"))
+
+
+def test_every_summary_number_opens_the_matrix_filtered_to_it(
+    page: Any, pages: dict[str, str], tmp_path: Path
+) -> None:
+    open_report(page, pages["mixed"])
+    # a status count of one target: the fail on numpy/emulated/cpu
+    page.click("table.counts tr:has(code:text-is('numpy/emulated/cpu')) a:has(span.st-fail)")
+    wait_until(page, "document.body.dataset.view === 'matrix'")
+    assert page.input_value("#f-status") == "fail" and page.input_value("#f-target") == "numpy/emulated/cpu"
+    assert _count(page).startswith("1 of ")
+    assert "status=fail" in page.url and "target=numpy%2Femulated%2Fcpu" in page.url
+    # a pass-rate cell: that op on that target
+    page.click("nav.tabs a[data-view=summary]")
+    page.locator("table.rates tr:has(code:text-is('torch.tensor_split')) a.filter-link").first.click()
+    wait_until(page, "document.body.dataset.view === 'matrix'")
+    assert page.input_value("#f-op") == "torch.tensor_split" and page.input_value("#f-status") == ""
+    # a known issue: its results, on the targets the table names
+    page.click("nav.tabs a[data-view=summary]")
+    assert "torch/eager/cpu" in page.inner_text("table.known-issues tbody tr")
+    page.click("table.known-issues a:has(code:text-is('k1'))")
+    wait_until(page, "document.body.dataset.view === 'matrix'")
+    assert page.input_value("#f-known") == "k1" and _count(page).startswith("1 of ")
+    assert rows(page) == ["indices-rank1"]
+    screenshot(page, tmp_path, "summary-link-known-issue")
+
+
+def test_the_deviating_group_keeps_known_failures_and_leaves_out_unsupported(
+    page: Any, pages: dict[str, str]
+) -> None:
+    open_report(page, pages["mixed"], "view=matrix&status=deviating")
+    statuses = page.evaluate(
+        "Array.from(document.querySelectorAll('#matrix-table button.cell:not(.dim)'), (b) => b.className)"
+    )
+    assert any("st-xfail" in name for name in statuses) and any("st-fail" in name for name in statuses)
+    assert not any("st-unsupported" in name or "st-pass" in name for name in statuses)
+
+
+def test_a_link_with_an_unknown_value_says_so_and_filters_nothing(page: Any, pages: dict[str, str]) -> None:
+    open_report(page, pages["mixed"], "view=matrix&status=nonsense&op=numpy.split")
+    assert "status=nonsense" in page.inner_text("#f-note")
+    assert page.input_value("#f-status") == "" and page.input_value("#f-op") == "numpy.split"
+    assert len(rows(page)) == 2
+
+
+def test_an_unsupported_result_is_not_drawn_as_a_mismatch(page: Any, pages: dict[str, str]) -> None:
+    open_report(page, pages["mixed"], "view=matrix&status=unsupported")
+    page.click("#matrix-table button.cell.st-unsupported")
+    table = page.locator("tr.detail table.outputs")
+    assert "not run" in table.inner_text() and "≠" not in table.inner_text()
+    assert table.locator("tr.differs").count() == 0

@@ -33,11 +33,12 @@ DEVICES = ("cpu",)
 KNOWN_OPTIONS = frozenset({"device"})
 
 ROUTES = (
-    Route("numpy", ("numpy.*",), "numpy.split / numpy.array_split called directly"),
+    Route("numpy", ("numpy.*",), "numpy.split / numpy.array_split called directly", imports=(__name__,)),
     Route(
         "emulated",
         ("openvino.*", "onnx.*", "torch.*"),
         "an independent NumPy reading of each spec text, to cross-check the reference",
+        imports=(__name__,),
     ),
 )
 _NUMPY_FUNCTIONS: dict[str, Callable[..., list[np.ndarray]]] = {

@@ -48,14 +48,19 @@ if TYPE_CHECKING:
 
 NAME: Final = "onnx"
 DEVICE: Final = "cpu"
+_IMPORTS: Final = (__name__, "onnx", "onnx.reference", "conformance.models.onnx_graphs")
 REFERENCE: Final = Route(
-    "reference", ("onnx.*",), "onnx.reference.ReferenceEvaluator runs the model (ONNX's executable reading)"
+    "reference",
+    ("onnx.*",),
+    "onnx.reference.ReferenceEvaluator runs the model (ONNX's executable reading)",
+    imports=_IMPORTS,
 )
 SHAPE_INFERENCE: Final = Route(
     "shape-inference",
     ("onnx.*",),
     "onnx.checker full check and strict shape inference; judged on acceptance and output shapes, not values",
     judged="shapes",
+    imports=_IMPORTS,
 )
 ROUTES: Final = (REFERENCE, SHAPE_INFERENCE)
 KNOWN_OPTIONS: Final = frozenset({"device"})

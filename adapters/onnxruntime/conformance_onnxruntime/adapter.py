@@ -65,7 +65,13 @@ if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
 
 NAME = "onnxruntime"
-ROUTE = Route("default", ("onnx.*",), "the ONNX model run by onnxruntime.InferenceSession")
+ROUTE = Route(
+    "default",
+    ("onnx.*",),
+    "the ONNX model run by onnxruntime.InferenceSession",
+    # not onnxruntime itself: it starts a thread when imported, so it loads in each worker
+    imports=(__name__, "onnx", "conformance.models.onnx_graphs"),
+)
 DEFAULT_PROVIDERS = "CPUExecutionProvider"
 DEFAULT_DEVICE = "cpu"
 #: The option's values and ORT's names for them.

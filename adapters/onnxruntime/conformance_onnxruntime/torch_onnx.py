@@ -28,6 +28,7 @@ ROUTE: Final = Route(
     "the torch module exported by torch.onnx.export (dynamo exporter, optimizer on), run by an "
     "InferenceSession",
     default=False,
+    imports=("conformance_onnxruntime.adapter", "torch", "torch.onnx", "conformance.models.torch_modules"),
 )
 #: The exporter's settings, recorded with the adapter's options in every results file.
 EXPORTER_OPTIONS: Final = {

@@ -43,15 +43,30 @@ if TYPE_CHECKING:
     import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
 NAME: Final = "openvino"
+#: this module (imported without openvino, which loads per worker: it starts threads)
+_OWN: Final = (__name__,)
 ROUTES: Final = (
-    Route("native", ("openvino.*",), "ov.Model built with openvino.opset1 Split / VariadicSplit"),
-    Route("onnx", ("onnx.*",), "ONNX model file read by OpenVINO's ONNX frontend (core.read_model)"),
-    Route("pytorch", ("torch.*",), "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)"),
+    Route(
+        "native", ("openvino.*",), "ov.Model built with openvino.opset1 Split / VariadicSplit", imports=_OWN
+    ),
+    Route(
+        "onnx",
+        ("onnx.*",),
+        "ONNX model file read by OpenVINO's ONNX frontend (core.read_model)",
+        imports=(*_OWN, "onnx", "conformance.models.onnx_graphs"),
+    ),
+    Route(
+        "pytorch",
+        ("torch.*",),
+        "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)",
+        imports=(*_OWN, "torch", "conformance.models.torch_modules"),
+    ),
     Route(
         "torch-export",
         ("torch.*",),
         "a torch.export ExportedProgram converted by ov.convert_model (its FX path)",
         default=False,
+        imports=(*_OWN, "torch", "torch._dynamo", "conformance.models.torch_modules"),
     ),
 )
 #: Route name -> module that builds its model and its run-time inputs (imported on first use).

@@ -49,17 +49,30 @@ if TYPE_CHECKING:
     import torch
 
 NAME = "torch"
+#: what every route imports before forking (torch starts no thread when imported)
+_IMPORTS = (__name__, "torch", "conformance.models.torch_modules")
 DEFAULT_DEVICE = "cpu"
 KNOWN_OPTIONS = frozenset({"device"})
 
 ROUTES = (
-    Route("eager", ("torch.*",), "the torch function called eagerly on a tensor of the case's data"),
-    Route("export", ("torch.*",), "the module captured by torch.export.export, run as the exported program"),
+    Route(
+        "eager",
+        ("torch.*",),
+        "the torch function called eagerly on a tensor of the case's data",
+        imports=_IMPORTS,
+    ),
+    Route(
+        "export",
+        ("torch.*",),
+        "the module captured by torch.export.export, run as the exported program",
+        imports=(*_IMPORTS, "torch._dynamo"),
+    ),
     Route(
         "compile",
         ("torch.*",),
         "the module compiled by torch.compile (inductor, fullgraph; dynamic when the case's dims are)",
         default=False,
+        imports=(*_IMPORTS, "torch._dynamo"),
     ),
 )
 

@@ -20,13 +20,15 @@ function buildControls() {
   });
   controls.q = search;
   const clear = el("button", { type: "button", id: "f-clear" }, "clear filters");
-  clear.addEventListener("click", () => setState({ op: "", tag: "", dtype: "", status: "", target: "", q: "", show: "", open: "" }));
+  clear.addEventListener("click", () =>
+    setState({ op: "", tag: "", dtype: "", status: "", target: "", known: "", q: "", show: "", open: "" }));
   const show = select("show", "show");
   show.classList.add("compat-only");
   form.addEventListener("submit", (event) => event.preventDefault());
   form.replaceChildren(select("op", "op"), select("tag", "tag"), select("dtype", "dtype"), select("status", "status"),
-    select("target", "target"), show, el("label", null, ["search ", search]), clear,
-    el("span", { id: "f-count", class: "count", "aria-live": "polite" }));
+    select("target", "target"), select("known", "known issue"), show, el("label", null, ["search ", search]), clear,
+    el("span", { id: "f-count", class: "count", "aria-live": "polite" }),
+    el("span", { id: "f-note", class: "filter-note", role: "status" }));
 }
 
 // Options with their counts under the other filters (zero ones too, so the list never jumps).
@@ -52,6 +54,10 @@ function renderControls(f) {
   }
   fillSelect(controls.status, statusEntries, state.status);
   fillSelect(controls.target, TARGETS.map((t, i) => [t.id, t.id, counts.target[i]]), state.target);
+  fillSelect(controls.known, Array.from(KNOWN_IDS, ([id, indices]) =>
+    [id, id, indices.reduce((n, i) => n + counts.known[i], 0)]), state.known);
+  document.getElementById("f-note").textContent = ignored.length
+    ? "ignored from the link (no such value in this report): " + ignored.join(", ") : "";
   fillSelect(controls.show, Object.keys(SHOW).filter(Boolean).map((k) => [k, SHOW[k], null]), state.show);
   if (document.activeElement !== controls.q) controls.q.value = state.q || "";
   document.getElementById("f-count").textContent = formatCount(counts.total) + " of " + formatCount(RES.length) + " results match";

@@ -93,4 +93,12 @@ function renderCompat(f) {
   const blocks = shown.slice((page - 1) * PAGE_CASES, page * PAGE_CASES).map(([c, facts]) => compatBlock(c, facts, columns));
   if (!blocks.length) blocks.push(el("p", null, "No case matches these filters."));
   container.replaceChildren(pager(shown.length, PAGE_CASES, page, "cases"), ...blocks);
+  if (state.show) { // the count under the filters, narrowed to the cases the "show" choice keeps
+    let matching = 0;
+    for (const [c] of shown) {
+      for (let r = ITEM_START[CASE_START[c]]; r < ITEM_START[CASE_START[c + 1]]; r++) if (resultMatches(r, f)) matching++;
+    }
+    document.getElementById("f-count").textContent =
+      formatCount(matching) + " of " + formatCount(RES.length) + " results match (in the cases shown)";
+  }
 }

@@ -14,15 +14,24 @@ const TARGETS = D.targets;
 const PAGE_ROWS = 100;
 const PAGE_CASES = 20;
 // Status groups come from the data (conformance.statuses defines them once, for every consumer).
+const UNSUPPORTED = STATUS.indexOf("unsupported");
 const GROUPS = {
   problems: new Set(D.groups.problems),
+  deviating: new Set(STATUS.map((_, i) => i).filter((i) => i !== PASS && i !== UNSUPPORTED)),
   nonpass: new Set(STATUS.map((_, i) => i).filter((i) => i !== PASS)),
 };
 const GROUP_LABELS = {
   problems: "problems (" + D.groups.problems.map((i) => STATUS[i]).join(", ") + ")",
+  deviating: "anything but pass or unsupported (known issues too)",
   nonpass: "anything but pass",
 };
-const KEYS = ["view", "op", "tag", "dtype", "status", "target", "q", "show", "page", "open"];
+const KEYS = ["view", "op", "tag", "dtype", "status", "target", "known", "q", "show", "page", "open"];
+// The known issues by id (one id may be recorded by several runs): id -> indices into D.known.
+const KNOWN_IDS = new Map();
+D.known.forEach((issue, i) => {
+  if (!KNOWN_IDS.has(issue.id)) KNOWN_IDS.set(issue.id, []);
+  KNOWN_IDS.get(issue.id).push(i);
+});
 // The tabs the page has (the Versions view is there only for several versions of one backend).
 const VIEW_NAMES = Array.from(document.querySelectorAll("nav.tabs a"), (a) => a.dataset.view);
 
@@ -104,12 +113,32 @@ function formatCount(n) {
 
 let state = {};
 
+// The values each filter can take: a link with any other (a typo, an op of another corpus)
+// is shown as ignored instead of filtering everything out.
+function allowedValues(key) {
+  switch (key) {
+    case "op": return D.ops;
+    case "tag": return D.tags;
+    case "dtype": return D.dtypes;
+    case "status": return STATUS.concat(Object.keys(GROUPS));
+    case "target": return TARGETS.map((t) => t.id);
+    case "known": return Array.from(KNOWN_IDS.keys());
+    default: return null;
+  }
+}
+
+let ignored = [];
+
 function readHash() {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
   const read = {};
+  ignored = [];
   for (const key of KEYS) {
     const value = params.get(key);
-    if (value) read[key] = value;
+    if (!value) continue;
+    const allowed = allowedValues(key);
+    if (allowed && !allowed.includes(value)) ignored.push(key + "=" + value);
+    else read[key] = value;
   }
   if (!VIEW_NAMES.includes(read.view)) {
     const filtered = KEYS.some((k) => k !== "view" && read[k]);
@@ -150,7 +179,7 @@ function setState(changes) {
 
 // ---- filters -----------------------------------------------------------------------------------
 
-const DIMENSIONS = ["op", "tag", "dtype", "status", "target"];
+const DIMENSIONS = ["op", "tag", "dtype", "status", "target", "known"];
 const lowerStrings = new Array(S.length);
 const itemTexts = new Array(ITEMS.length);
 
@@ -182,6 +211,7 @@ function compileFilter(s) {
     dtype: s.dtype ? D.dtypes.indexOf(s.dtype) : -1,
     target: s.target ? TARGETS.findIndex((t) => t.id === s.target) : -1,
     status: status,
+    known: s.known ? new Set(KNOWN_IDS.get(s.known) || []) : null,
     terms: (s.q || "").toLowerCase().split(/\s+/).filter(Boolean),
   };
 }
@@ -195,6 +225,12 @@ function textMatches(r, terms) {
   return terms.every((t) => text.includes(t) || message.includes(t) || outcome.includes(t));
 }
 
+// The known issue result r was matched by (an index into D.known), or -1.
+function knownOf(r) {
+  const extra = RES[r][7] >= 0 ? D.extra[RES[r][7]] : null;
+  return extra && extra.ki !== undefined ? extra.ki : -1;
+}
+
 // Which filter dimensions result r satisfies, as booleans in DIMENSIONS order.
 function dimensionMatches(r, f) {
   const row = RES[r];
@@ -206,6 +242,7 @@ function dimensionMatches(r, f) {
     f.dtype < 0 || kase.d === f.dtype,
     f.status === null || f.status.has(row[2]),
     f.target < 0 || row[1] === f.target,
+    f.known === null || f.known.has(knownOf(r)),
   ];
 }
 
@@ -221,6 +258,7 @@ function facetCounts(f) {
     dtype: new Int32Array(D.dtypes.length),
     status: new Int32Array(STATUS.length),
     target: new Int32Array(TARGETS.length),
+    known: new Int32Array(D.known.length),
   };
   let total = 0;
   for (let r = 0; r < RES.length; r++) {
@@ -237,6 +275,7 @@ function facetCounts(f) {
     if (misses === 0 || !m[2]) counts.dtype[kase.d]++;
     if (misses === 0 || !m[3]) counts.status[row[2]]++;
     if (misses === 0 || !m[4]) counts.target[row[1]]++;
+    if ((misses === 0 || !m[5]) && knownOf(r) >= 0) counts.known[knownOf(r)]++;
   }
   counts.total = total;
   return counts;

@@ -55,18 +55,19 @@ function caseSection(kase) {
   ]));
 }
 
-function outputsTable(expected, actual, mismatchAt) {
+function outputsTable(expected, actual, mismatchAt, ran) {
   const n = Math.max(expected.length, actual.length);
   const rows = [];
   for (let i = 0; i < n; i++) {
     const e = expected[i];
     const a = actual[i];
-    const differs = !e || !a || shapeText(e.shape) !== shapeText(a.shape) || e.dtype !== a.dtype || mismatchAt === i;
+    // no actual outputs at all: the backend was not run (unsupported) or raised; nothing to compare
+    const differs = ran && (!e || !a || shapeText(e.shape) !== shapeText(a.shape) || e.dtype !== a.dtype || mismatchAt === i);
     rows.push(el("tr", { class: differs ? "differs" : null }, [
       el("td", null, String(i)),
       el("td", null, e ? shapeText(e.shape) : "—"), el("td", null, e ? e.dtype : ""),
-      el("td", null, a ? shapeText(a.shape) : "—"), el("td", null, a ? a.dtype : ""),
-      el("td", null, differs ? "≠" : "="),
+      el("td", null, a ? shapeText(a.shape) : ran ? "—" : "not run"), el("td", null, a ? a.dtype : ""),
+      el("td", null, !ran ? "" : differs ? "≠" : "="),
     ]));
   }
   const head = el("tr", null, ["output", "expected shape", "dtype", "actual shape", "dtype", ""].map(
@@ -102,7 +103,7 @@ function outputsSection(row, item, extra) {
   }
   if (expected.outputs || actual.outputs) {
     const mismatchAt = extra.mm && extra.mm.output !== undefined ? extra.mm.output : null;
-    parts.push(outputsTable(expected.outputs || [], actual.outputs || [], mismatchAt));
+    parts.push(outputsTable(expected.outputs || [], actual.outputs || [], mismatchAt, !!actual.outputs));
   }
   if (actual.raised) {
     parts.push(el("p", null, ["The backend raised ", el("code", null, actual.raised.type), " in " + actual.raised.phase + ":"]));
@@ -146,6 +147,8 @@ function mismatchSection(mm, dtype) {
   if (mm.differing) parts.push(el("p", null, formatCount(mm.differing) + " differing element(s); the first " +
     (mm.first || []).length + ":"));
   if (mm.first && mm.first.length) {
+    // values without a bit pattern (strings) get no bit columns
+    const withBits = mm.first.some((d) => bitsOf(d.expected).words.length || bitsOf(d.actual).words.length);
     const rows = mm.first.map((d) => {
       const e = bitsOf(d.expected);
       const a = bitsOf(d.actual);
@@ -154,11 +157,12 @@ function mismatchSection(mm, dtype) {
         el("td", null, mm.output === null || mm.output === undefined ? "" : String(mm.output)),
         el("td", null, el("code", null, shapeText(d.index))),
         el("td", null, e.value), el("td", null, a.value),
-        el("td", null, bits(e.words, a.words)), el("td", null, bits(a.words, e.words)),
+        withBits ? [el("td", null, bits(e.words, a.words)), el("td", null, bits(a.words, e.words))] : null,
       ]);
     });
-    const head = el("tr", null, ["output", "index", "expected", "actual", "expected bits", "actual bits (differing marked)"]
-      .map((h) => el("th", { scope: "col" }, h)));
+    const titles = ["output", "index", "expected", "actual"];
+    if (withBits) titles.push("expected bits", "actual bits (differing marked)");
+    const head = el("tr", null, titles.map((h) => el("th", { scope: "col" }, h)));
     parts.push(el("table", { class: "elements" }, [el("thead", null, head), el("tbody", null, rows)]));
   }
   return section("Value diff", parts);

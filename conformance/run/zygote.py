@@ -1,0 +1,269 @@
+"""The zygote: one process that imports the harness and the backends' thread-free modules once,
+then forks each new worker from itself.
+
+Why: a worker started afresh ("spawn") imports everything again: about 0.4 s for the harness,
+1.5 s for torch, 1.5 s more for ``torch._dynamo``. A full run starts dozens of workers (each
+backend crash costs one, and the next worker meets the same backend), so on two cores those
+imports were most of the harness's share of the wall time. A forked worker has them already.
+
+Why it is safe: ``fork`` copies only the calling thread, so a process with other threads may
+be forked while one of them holds a lock that the child then waits for forever (a hang that
+would be reported as the backend's timeout). The zygote is started afresh, sets the thread
+variables before anything loads (NumPy's OpenBLAS then starts no thread pool), imports only the
+modules routes list in :attr:`conformance.plugin.Route.imports` (those that start no thread),
+and loads NumPy's OpenBLAS with one thread whatever the workers' share (the suite's NumPy work
+uses no BLAS; torch and OpenVINO size their pools from the variables later, in each worker),
+and counts its threads before every fork: with more than one it refuses, and the pool spawns
+workers as before. Backends that start threads when imported (OpenVINO, ONNX Runtime) load in
+each worker, after the fork. The zygote runs no backend code; it never touches a case.
+
+The pool sees a forked worker as a :class:`Forked`: the same surface as a spawned
+``multiprocessing`` process (a sentinel to wait on, ``exitcode``, ``kill``, ``join``, ``close``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+import traceback
+from collections.abc import Sequence
+from multiprocessing import reduction
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from conformance.run import worker
+
+#: What every worker imports, whatever its targets.
+HARNESS = (
+    "conformance.run.worker",
+    "conformance.run.registry",
+    "conformance.run.item",
+    "conformance.run.input_cache",
+)
+
+_CONTEXT = multiprocessing.get_context("spawn")
+
+
+class Forked:
+    """A worker forked by the zygote, as the pool handles its workers.
+
+    Its sentinel is the read end of a pipe whose write end only the worker holds: it reads as
+    ended the moment the worker is gone, whatever became of the zygote. The exit code comes
+    from the zygote (the worker's parent, which reaps it) through a second pipe.
+    """
+
+    def __init__(self, pid: int, sentinel: int, exit_pipe: int) -> None:
+        self.pid = pid
+        self.sentinel = sentinel
+        self._exit_pipe = exit_pipe
+        self.exitcode: int | None = None
+        self._ended = False
+
+    def _ended_now(self) -> None:
+        self._ended = True
+        if wait([self._exit_pipe], timeout=2):  # the zygote reaps on SIGCHLD: at once
+            data = os.read(self._exit_pipe, 4)
+            if len(data) == 4:
+                self.exitcode = int.from_bytes(data, "little", signed=True)
+
+    def is_alive(self) -> bool:
+        if not self._ended and wait([self.sentinel], timeout=0):
+            self._ended_now()
+        return not self._ended
+
+    def join(self, timeout: float | None = None) -> None:
+        if not self._ended and wait([self.sentinel], timeout=timeout):
+            self._ended_now()
+
+    def kill(self) -> None:
+        if not self._ended:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        for descriptor in (self.sentinel, self._exit_pipe):
+            with contextlib.suppress(OSError):
+                os.close(descriptor)
+
+
+class Zygote:
+    """The parent's handle on the zygote process."""
+
+    def __init__(self, threads: int, imports: Sequence[str], log_path: str | None) -> None:
+        self.threads = threads
+        self._connection, child = _CONTEXT.Pipe(duplex=True)  # a socket pair: it carries descriptors
+        self.process: BaseProcess = _CONTEXT.Process(
+            target=main,
+            args=(child, threads, tuple(imports), log_path),
+            daemon=True,
+            name="conformance-zygote",
+        )
+        with worker.thread_environment(threads, blas=1):
+            self.process.start()
+        child.close()
+        #: None until the zygote has said whether it can fork; then True, or False for good
+        self.usable: bool | None = None
+        #: why the zygote cannot fork (said once in its log and in the run's)
+        self.reason = ""
+
+    def ready(self) -> bool:
+        """Whether workers can be forked now; False while the zygote is still importing."""
+        if self.usable is None and self._connection.poll(0):
+            try:
+                said, detail = self._connection.recv()
+            except (EOFError, OSError):
+                said, detail = "gone", "the zygote exited"
+            self.usable = said == "ready"
+            self.reason = "" if self.usable else str(detail)
+        return bool(self.usable)
+
+    def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
+        """A new worker running ``worker.main(connection, *args)``; None when the zygote cannot."""
+        if not self.ready():
+            return None
+        try:
+            self._connection.send(args)
+            said, pid = self._connection.recv()
+            if said != "forked":
+                self.usable, self.reason = False, str(pid)
+                return None
+            with socket.socket(fileno=os.dup(self._connection.fileno())) as carrier:
+                worker_end, alive, exit_pipe = reduction.recvfds(carrier, 3)
+        except (EOFError, OSError) as error:  # the zygote died: spawn from now on
+            self.usable, self.reason = False, f"the zygote went away ({error})"
+            return None
+        return Forked(pid, alive, exit_pipe), Connection(worker_end)
+
+    def close(self) -> None:
+        """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has."""
+        with contextlib.suppress(OSError):
+            self._connection.send(None)
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=5)
+        self._connection.close()
+
+
+def thread_count() -> int:
+    """Threads in this process (Linux); 1 where /proc cannot say, as fork is then never chosen."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def _thread_names() -> list[str]:
+    """The threads' names as the system knows them (for the message when there are several)."""
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/comm", encoding="utf-8") as comm:
+            names.append(comm.read().strip())
+    return names
+
+
+def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:
+    """Import, check that this process is single-threaded, then fork workers on request."""
+    worker.redirect_output(log_path)
+    # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker.set_thread_variables(threads, blas=1)
+    for name in (*HARNESS, *imports):
+        try:
+            importlib.import_module(name)
+        except Exception:  # not installed or broken: the worker meets it and reports it on an item
+            traceback.print_exc()
+    running = thread_count()
+    if running != 1:
+        names = sorted(_thread_names())
+        imported = ", ".join(imports) or "the harness"
+        reason = f"{running} threads ({', '.join(names)}) after importing {imported}: workers are spawned"
+        print(f"zygote: {reason}", file=sys.stderr, flush=True)
+        connection.send(("unsafe", reason))
+        return
+    connection.send(("ready", os.getpid()))
+    _serve(connection)
+
+
+def _serve(connection: Connection) -> None:
+    """Fork a worker per request; reap the workers and report each one's exit code."""
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up descriptor is written
+    children: dict[int, int] = {}  # pid -> the write end of its exit-code pipe
+    own = [connection.fileno(), wake_read, wake_write]
+    try:
+        while True:
+            ready = wait([connection, wake_read])
+            if wake_read in ready:
+                os.read(wake_read, 512)
+            _reap(children)
+            if connection not in ready:
+                continue
+            try:
+                request = connection.recv()
+            except (EOFError, OSError):
+                return
+            if request is None:
+                return
+            if thread_count() != 1:  # defensive: nothing here starts a thread, but never fork with one
+                connection.send(("unsafe", f"{thread_count()} threads in the zygote"))
+                continue
+            _fork(connection, request, children, own)
+    finally:
+        signal.set_wakeup_fd(-1)
+
+
+def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int], own: list[int]) -> None:
+    worker_end, child_end = socket.socketpair()
+    alive_read, alive_write = os.pipe()  # the worker holds the write end until it ends
+    exit_read, exit_write = os.pipe()  # the zygote writes the worker's exit code here
+    pid = os.fork()
+    if pid == 0:  # the worker: keep only its own end of its pipe, and never return into the loop
+        code = 1
+        try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            inherited = [*own, *children.values(), alive_read, exit_read, exit_write, worker_end.detach()]
+            for descriptor in inherited:
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+            worker.main(Connection(child_end.detach()), *args)
+            code = 0
+        except BaseException:  # a worker's own end; the pool reports its exit code
+            with contextlib.suppress(Exception):
+                traceback.print_exc()
+        finally:
+            os._exit(code)
+    child_end.close()
+    os.close(alive_write)
+    children[pid] = exit_write
+    connection.send(("forked", pid))
+    with socket.socket(fileno=os.dup(connection.fileno())) as carrier:
+        reduction.sendfds(carrier, [worker_end.fileno(), alive_read, exit_read])
+    worker_end.close()
+    os.close(alive_read)
+    os.close(exit_read)
+
+
+def _reap(children: dict[int, int]) -> None:
+    """Write the exit code of every ended worker to its pipe and close it."""
+    for pid in list(children):
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 0
+        if done == 0:
+            continue
+        write = children.pop(pid)
+        with contextlib.suppress(OSError):
+            os.write(write, os.waitstatus_to_exitcode(status).to_bytes(4, "little", signed=True))
+        os.close(write)

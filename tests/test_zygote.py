@@ -1,0 +1,114 @@
+"""Workers forked from the zygote: they run jobs, their deaths are reported with the signal, and
+the zygote refuses to fork once anything has started a second thread in it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conformance.results.result import Result
+from conformance.run.planning import RunConfig, plan
+from conformance.run.pool import Pool
+from conformance.run.worker import Job
+from conformance.run.zygote import Forked, Zygote
+
+CASES = """\
+defaults: {source: zygote tests, data: {dtype: float32}, ops: [numpy.array_split]}
+cases:
+""" + "".join(
+    f"  - {{id: {name}-{n}, title: t, data: {{shape: [{6 + n}, 3]}}, axis: 0, indices: [1, 3]}}\n"
+    for name in ("good", "bad")
+    for n in range(3)
+)
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="the zygote forks on Linux only")
+
+
+def _jobs(tmp_path: Path, adapter: str, **options: str) -> list[Job]:
+    (tmp_path / "cases").mkdir(exist_ok=True)
+    (tmp_path / "cases" / "few.yaml").write_text(CASES, encoding="utf-8")
+    config = RunConfig(
+        case_paths=(str(tmp_path / "cases"),), adapters=(adapter,), options={adapter: options}, repeat=1
+    )
+    return plan(config).jobs
+
+
+def _until_decided(zygote: Zygote) -> bool:
+    deadline = time.monotonic() + 60
+    while not zygote.ready() and zygote.usable is None:
+        assert time.monotonic() < deadline, "the zygote said nothing within 60 s"
+        time.sleep(0.05)
+    return bool(zygote.usable)
+
+
+def _parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return int(stat.read().rpartition(")")[2].split()[1])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_forked_worker_runs_jobs_and_its_death_is_reported(tmp_path: Path, threads: int) -> None:
+    # with 2 threads per worker (-j 1 on two cores), NumPy's BLAS must still load single-threaded
+    job = _jobs(tmp_path, "fake_adapters:Slicer")[0]
+    zygote = Zygote(threads, ("fake_adapters",), str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote), zygote.reason
+        forked = zygote.fork((threads, None, ()))
+        assert forked is not None
+        process, connection = forked
+        assert _parent_of(process.pid) == zygote.process.pid != os.getpid()
+        connection.send(job)
+        index, body, _, _ = connection.recv()
+        assert index == job.index and Result.from_json(body).status == "pass"
+        assert process.is_alive()
+        process.kill()
+        process.join(timeout=10)
+        assert not process.is_alive() and process.exitcode == -signal.SIGKILL
+        process.close()
+        connection.close()
+    finally:
+        zygote.close()
+    assert not zygote.process.is_alive()
+
+
+def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:
+    zygote = Zygote(1, ("thread_at_import",), str(tmp_path / "zygote.log"))
+    try:
+        assert not _until_decided(zygote)
+        assert zygote.reason.startswith("2 threads") and "thread_at_import" in zygote.reason
+        assert zygote.fork((1, None, ())) is None
+    finally:
+        zygote.close()
+    assert "workers are spawned" in (tmp_path / "zygote.log").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("imports", [(), ("thread_at_import",)], ids=["forked", "spawned"])
+def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
+    tmp_path: Path, imports: tuple[str, ...]
+) -> None:
+    jobs = [replace(job, imports=imports) for job in _jobs(tmp_path, "fake_adapters:Segfaulter", on="bad-*")]
+    results: list[Result] = []
+    kinds: list[str] = []
+    pool = Pool(1, 60, results.append, log_dir=tmp_path / "workers")
+
+    def record(result: Result) -> None:
+        results.append(result)
+        kinds.append(type(pool.slots[0].process).__name__ if pool.slots else "")
+
+    pool.on_result = record
+    # the pool starts its zygote at the first replacement; started here, it is ready before then
+    pool.zygote = Zygote(1, imports, str(tmp_path / "zygote.log"))
+    assert _until_decided(pool.zygote) is not bool(imports)
+    pool.run(jobs)
+    assert {r.case: r.status for r in results} == {
+        **{f"good-{n}": "pass" for n in range(3)},
+        **{f"bad-{n}": "crash" for n in range(3)},
+    }
+    assert all("SIGSEGV" in r.message for r in results if r.status == "crash")
+    # the replacements after the crashes: forked, or spawned when the zygote has a second thread
+    assert kinds[-3:] == (["SpawnProcess"] * 3 if imports else [Forked.__name__] * 3), kinds
