@@ -24,7 +24,7 @@ from conformance.corpus import catalogue as ops
 from conformance.corpus.case import Case, DataSpec, Expect, Form, GraphSpec, Location, OutputExpect
 from conformance.corpus.loader import CaseFileError, CaseFileErrors, Suite, load_file, load_paths
 from conformance.corpus.schema import case_file_schema
-from conformance.corpus.yaml_source import read_yaml
+from conformance.corpus.yaml_source import YamlLimitError, read_yaml
 
 
 def write(directory: Path, name: str, text: str) -> Path:
@@ -638,9 +638,32 @@ def test_read_yaml_reports_every_duplicate_and_keeps_the_last_value() -> None:
     ]
 
 
-def test_read_yaml_survives_a_recursive_alias() -> None:
-    document = read_yaml("a: &x\n  b: *x\n")
-    assert document.data["a"]["b"] is document.data["a"]
+def test_read_yaml_refuses_a_recursive_alias_with_its_line() -> None:
+    # a value that contains itself would send the schema check and the audit round forever
+    with pytest.raises(YamlLimitError, match="contains an alias to itself") as refused:
+        read_yaml("top: 1\na: &x\n  b: *x\n")
+    assert refused.value.problem_mark is not None and refused.value.problem_mark.line + 1 == 2
+
+
+def test_alias_bombs_and_deep_nesting_are_refused_at_once(tmp_path: Path) -> None:
+    laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]\n" for n in range(1, 9)
+    )
+    merges = "m0: &m0 {k0: 1}\n" + "".join(
+        f"m{n}: &m{n} {{<<: [*m{n - 1}, *m{n - 1}], k{n}: {n}}}\n" for n in range(1, 25)
+    )
+    deep = "cases:\n  - id: deep\n    note: " + "[" * 3000 + "]" * 3000 + "\n"
+    for name, text, said, line in (
+        ("laughs", laughs, "more than 1,000,000 values", 6),
+        ("merges", merges, "more than 1,000,000 values", 18),
+        ("deep", deep, "nested more than 100 levels deep", 3),
+    ):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(CaseFileErrors) as refused:
+            load_paths([path])
+        (error,) = refused.value.errors
+        assert said in error.message and error.line == line, (name, error)
 
 
 # --- values are kept exactly as written -----------------------------------------------------------

@@ -24,11 +24,26 @@ from jsonschema import Draft202012Validator
 YamlPath: TypeAlias = tuple[Hashable, ...]
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+#: The most nodes a document may hold with its aliases expanded. The largest corpus file holds
+#: about 40,000; an alias bomb ("billion laughs") reaches 10^9 from a few hundred bytes, and the
+#: constructor, the schema check and everything after would build and walk every one of them.
+MAX_NODES = 1_000_000
+#: The deepest nesting a document may have: cases nest a handful of levels (values of rank 6 at
+#: most in the corpus); the YAML reader and the schema check recurse once per level.
+MAX_DEPTH = 100
 _UNUSABLE = object()  # stands for a key that cannot be located (a list or mapping used as a key)
 
 
 class _SafeLoader(yaml.SafeLoader):
     """yaml.SafeLoader under our own name, so nothing registered here can leak into PyYAML's."""
+
+
+class YamlLimitError(yaml.MarkedYAMLError):
+    """A document past a bound (size with aliases expanded, nesting depth, an alias that contains
+    itself), refused before it is built; the mark is where the offending node starts."""
+
+    def __init__(self, problem: str, mark: yaml.Mark | None) -> None:
+        super().__init__(problem=problem, problem_mark=mark)
 
 
 @dataclass(frozen=True)
@@ -79,9 +94,13 @@ def read_yaml(text: str) -> YamlDocument:
     more than one document, or for data that safe loading cannot construct. An empty document
     gives ``data=None``.
     """
-    node = yaml.compose(text, Loader=_SafeLoader)
+    try:
+        node = yaml.compose(text, Loader=_SafeLoader)
+    except RecursionError:
+        raise YamlLimitError(f"nested more than {MAX_DEPTH} levels deep", _deep_mark(text)) from None
     if node is None:
         return YamlDocument(data=None)
+    check_bounds(node)
     constructor = _SafeLoader("")
     try:
         walker = _Walker(constructor)
@@ -199,6 +218,68 @@ def schema_problems(
         else:
             problems.append((document.line(at), f"{where}: {error.message}"))
     return problems
+
+
+def check_bounds(root: yaml.Node) -> None:
+    """Raise YamlLimitError if the node graph, its aliases expanded, holds more than MAX_NODES
+    nodes, nests deeper than MAX_DEPTH, or has an alias inside the node it names (a loop).
+
+    One pass, without recursion: each node's expanded size is computed once from its children's,
+    so a bomb is measured in the time its few hundred nodes take, not the 10^9 it stands for.
+    """
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 0, False)]
+    while stack:
+        node, depth, finished = stack.pop()
+        children = _children(node)
+        if finished:
+            on_path.discard(id(node))
+            size = 1 + sum(sizes[id(child)] for child in children)
+            if size > MAX_NODES:
+                raise YamlLimitError(
+                    f"with its aliases expanded, this holds more than {MAX_NODES:,} values (an alias bomb?)",
+                    node.start_mark,
+                )
+            sizes[id(node)] = size
+            continue
+        if id(node) in sizes:
+            continue
+        if depth > MAX_DEPTH:
+            raise YamlLimitError(f"nested more than {MAX_DEPTH} levels deep", node.start_mark)
+        on_path.add(id(node))
+        stack.append((node, depth, True))
+        for child in children:
+            if id(child) in on_path:
+                raise YamlLimitError(
+                    "the node anchored here contains an alias to itself (a loop)", child.start_mark
+                )
+            if id(child) not in sizes:
+                stack.append((child, depth + 1, False))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _deep_mark(text: str) -> yaml.Mark | None:
+    """Where the flow brackets first nest past MAX_DEPTH (for a document too deep to compose)."""
+    depth = 0
+    line = 0
+    for index, char in enumerate(text):
+        if char == "\n":
+            line += 1
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return yaml.Mark("", index, line, 0, None, None)
+        elif char in "]}":
+            depth -= 1
+    return None
 
 
 def _line(node: yaml.Node) -> int:
