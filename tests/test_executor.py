@@ -274,3 +274,44 @@ def test_options_parse_with_dotted_adapter_references() -> None:
     }
     with pytest.raises(UsageError, match=r"ADAPTER\.KEY=VALUE"):
         parse_options(["device=CPU"])
+
+
+def test_a_torn_or_foreign_journal_line_is_dropped_with_a_warning_and_its_item_runs_again(
+    corpus: Path,
+) -> None:
+    process = _cli(corpus)
+    deadline = time.monotonic() + 60
+    while _journaled(corpus) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=60)
+    journal = corpus / "reports" / "journal.jsonl"
+    lines = journal.read_bytes().split(b"\n")
+    kept = len([line for line in lines[1:] if line])
+    # a line that is JSON but no result, then a last line cut inside a two-byte UTF-8 character
+    journal.write_bytes(b"\n".join([*lines[:2], b"[1, 2, 3]", *lines[2:-1]]) + b'\n{"case": "caf\xc3')
+    finished = _cli(corpus, "--resume")
+    _, err = finished.communicate(timeout=120)
+    assert finished.returncode == 0, err
+    assert "line 3 is not a result (the result is a JSON array, not object)" in err
+    assert f"line {kept + 3} is cut short (the run was killed while writing it)" in err
+    _, results = results_file.read(corpus / "reports" / "results.json")
+    assert len(results) == 8 and {r.status for r in results} == {"pass"}
+
+
+def test_a_second_run_on_the_same_folder_is_refused_and_names_the_first(corpus: Path) -> None:
+    first = _cli(corpus)
+    deadline = time.monotonic() + 60
+    while _journaled(corpus) < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = _cli(corpus, "-k", "good")
+    _, err = second.communicate(timeout=60)
+    assert second.returncode == 2
+    assert "reports is being written by another run (process " in err and f"{first.pid}" in err
+    _, first_err = first.communicate(timeout=120)
+    assert first.returncode == 0, first_err  # the first run lost nothing
+    _, results = results_file.read(corpus / "reports" / "results.json")
+    assert len(results) == 8
+    third = _cli(corpus, "-k", "good")  # and once it has ended, the folder is free again
+    third.communicate(timeout=120)
+    assert third.returncode == 0

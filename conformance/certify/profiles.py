@@ -120,10 +120,7 @@ class Profile:
             if set(self.exclude_tags) & set(item.case.tags):
                 continue
             rule = next((rule for rule in self.optional if rule.matches(item)), None)
-            if (
-                "ambiguous" in item.case.tags
-                or reference.answer(item.op, SplitRequest.of(item.case)).ambiguous
-            ):
+            if "ambiguous" in item.case.tags or _ambiguous(item):
                 roles[item.id] = "ambiguous"
             elif rule is not None:
                 roles[item.id] = "optional"
@@ -254,3 +251,11 @@ def _problems(document: YamlDocument, path: Path) -> list[tuple[int | None, str]
 def _hint(word: str, known: set[str]) -> str:
     close = difflib.get_close_matches(word, sorted(known), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _ambiguous(item: Item) -> bool:
+    """Whether the reference reads the item several ways (one it does not judge is not)."""
+    try:
+        return reference.answer(item.op, SplitRequest.of(item.case)).ambiguous
+    except reference.TooManyPieces:
+        return False

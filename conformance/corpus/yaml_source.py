@@ -276,7 +276,7 @@ def _deep_mark(text: str) -> yaml.Mark | None:
         elif char in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                return yaml.Mark("", index, line, 0, None, None)
+                return yaml.Mark("", index, line, 0, None, 0)
         elif char in "]}":
             depth -= 1
     return None

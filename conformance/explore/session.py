@@ -26,7 +26,7 @@ from conformance.errors import UsageError
 from conformance.explore import generated, space
 from conformance.explore.search import Finding, OpSearch
 from conformance.results.result import Result
-from conformance.run import known_issues, planning, runner
+from conformance.run import known_issues, out_lock, planning, runner
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
 from conformance.run.planning import Plan, RunConfig, Station
@@ -194,7 +194,12 @@ def _corpus(config: RunConfig, stream: TextIO) -> generated.CorpusIndex:
 def explore(config: ExploreConfig, stream: TextIO | None = None) -> ExploreOutcome:
     """Search every selected op within the budget and write the results file; on Ctrl-C stop,
     keep what was found and write it all the same (``interrupted`` says so; the caller writes
-    the report and the cases either way)."""
+    the report and the cases either way). The output folder is locked as a run's is."""
+    with out_lock.locked(config.run.out, config.run.command or ("conformance explore",)):
+        return _explore(config, stream)
+
+
+def _explore(config: ExploreConfig, stream: TextIO | None) -> ExploreOutcome:
     stream = stream or sys.stderr
     run = config.run
     adapters = planning.load_adapters(run)

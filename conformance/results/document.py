@@ -251,6 +251,16 @@ def _problem(body: Any) -> str | None:
     return None
 
 
+def result_problem(record: Any) -> str | None:
+    """What keeps ``record`` from being one result of the schema (a journal line), or None."""
+    try:
+        _check(record, {"$ref": "#/$defs/result"})
+    except _Mismatch as mismatch:
+        where = "/".join(reversed(mismatch.path)) or "the result"
+        return f"{where} {mismatch.reason}"
+    return None
+
+
 def read_document(path: Path) -> ResultsDocument:
     """The results document at ``path``; ResultsFileError naming the file for anything else."""
     try:

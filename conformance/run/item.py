@@ -151,7 +151,10 @@ def pending_result(
 
     The executor fills in a crash or timeout from it when a worker cannot report.
     """
-    answer = answer or reference.answer(op, SplitRequest.of(case))
+    try:
+        answer = answer or reference.answer(op, SplitRequest.of(case))
+    except reference.TooManyPieces as error:
+        return bare_result(case, op, target, f"not judged: {error}", "unsupported")
     return replace(
         bare_result(case, op, target, "", "pass"),
         judged=judged,
@@ -176,7 +179,12 @@ def run_item(
     ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`);
     ``inputs``, a worker's cache of its last large input (None: make the data afresh).
     """
-    answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
+    try:
+        answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
+    except reference.TooManyPieces as error:  # nothing is built or allocated for it
+        return pending_result(case, op, target, judged=judged).with_status(
+            "unsupported", f"not judged: {error}"
+        )
     base = pending_result(case, op, target, answers[0], judged=judged)
     inputs = inputs or InputCache()
     with memory.reserved(case, inputs.held_bytes(case.data)) as too_big:

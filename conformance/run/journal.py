@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TextIO, cast
 
 from conformance.errors import JournalError
+from conformance.results.document import result_problem
+from conformance.results.records import ResultRecord
 from conformance.results.result import JSON, Result
 
 SCHEMA = "conformance.journal/1"
@@ -39,18 +41,25 @@ class Journal:
         return cls(path, handle)
 
     @classmethod
-    def resume(cls, path: Path, header: JSON) -> tuple[Journal, list[Result]]:
-        """Reopen ``path`` for appending, with the results it holds."""
+    def resume(cls, path: Path, header: JSON, warn: TextIO | None = None) -> tuple[Journal, list[Result]]:
+        """Reopen ``path`` for appending, with the results it holds.
+
+        Read as bytes, line by line: a kill or a full disk can cut the last line anywhere, even
+        inside a multi-byte character. A line that is not a whole result (the torn last one, or
+        any other) is dropped with a warning on ``warn``; its item simply runs again.
+        """
         if not path.is_file():
             raise JournalError(f"nothing to resume: {path} does not exist")
-        text = path.read_text(encoding="utf-8")
-        lines = text.splitlines()
+        content = path.read_bytes()
+        lines = content.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()  # the newline that ends the last whole line
         try:
-            first = json.loads(lines[0]) if lines else {}
-        except json.JSONDecodeError:
-            first = {}
-        if first.get("schema") != SCHEMA:
-            raise JournalError(f"{path} is not a run journal")
+            first = _json_line(lines[0]) if lines else None
+        except ValueError:
+            first = None
+        if not isinstance(first, dict) or first.get("schema") != SCHEMA:
+            raise JournalError(f"{path} is not a run journal (its first line is not a journal header)")
         for key, value in header.items():
             if first.get(key) != value:
                 raise JournalError(
@@ -58,13 +67,22 @@ class Journal:
                     f"start a new run instead of resuming"
                 )
         results = []
-        for line in lines[1:]:
+        for number, line in enumerate(lines[1:], start=2):
             try:
-                results.append(Result.from_json(json.loads(line)))
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue  # the last line of a killed run may be cut short
+                record = _json_line(line)
+            except ValueError:
+                torn = number == len(lines) and not content.endswith(b"\n")
+                what = "cut short (the run was killed while writing it)" if torn else "not JSON"
+            else:
+                problem = result_problem(record)
+                if problem is None:
+                    results.append(Result.from_json(cast(ResultRecord, record)))
+                    continue
+                what = f"not a result ({problem})"
+            if warn is not None:
+                print(f"warning: {path}: line {number} is {what}; dropped, its item runs again", file=warn)
         handle = path.open("a", encoding="utf-8")
-        if text and not text.endswith("\n"):
+        if content and not content.endswith(b"\n"):
             handle.write("\n")
         return cls(path, handle), results
 
@@ -88,3 +106,8 @@ class Journal:
 
     def close(self) -> None:
         self._handle.close()
+
+
+def _json_line(line: bytes) -> object:
+    """One journal line as JSON; ValueError when it is not UTF-8 or not JSON."""
+    return json.loads(line.decode("utf-8"))

@@ -27,7 +27,7 @@ from conformance.results import document as results_file
 from conformance.results import junit
 from conformance.results.records import FindingRecord, RunRecord, SuiteRecord, TargetRecord
 from conformance.results.result import JSON, Result
-from conformance.run import known_issues, reproducers
+from conformance.run import known_issues, out_lock, reproducers
 from conformance.run.bandwidth import memcpy_baseline
 from conformance.run.item import make_task
 from conformance.run.journal import FILE_NAME as JOURNAL
@@ -94,7 +94,7 @@ def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journ
     path = config.out / JOURNAL
     header = _header(plan_, config)
     if config.resume:
-        return Journal.resume(path, header)
+        return Journal.resume(path, header, warn=stream)
     shutil.rmtree(config.out / "workers", ignore_errors=True)  # worker logs of the previous run
     if path.exists():  # an unfinished run: keep its results rather than overwrite them
         kept = path.with_name(f"journal-{int(path.stat().st_mtime)}.jsonl")
@@ -109,7 +109,18 @@ def execute(
     stream: TextIO | None = None,
     on_result: Callable[[Result], None] | None = None,
 ) -> RunOutcome:
-    """Run the plan; on Ctrl-C write what finished (marked interrupted) and re-raise."""
+    """Run the plan; on Ctrl-C write what finished (marked interrupted) and re-raise. The output
+    folder is locked throughout: a second run on it stops with a usage error naming this one."""
+    with out_lock.locked(config.out, config.command or ("(unknown command)",)):
+        return _execute(plan_, config, stream, on_result)
+
+
+def _execute(
+    plan_: Plan,
+    config: RunConfig,
+    stream: TextIO | None,
+    on_result: Callable[[Result], None] | None,
+) -> RunOutcome:
     stream = stream or sys.stderr
     started, clock = now(), time.monotonic()
     journal, done = _open_journal(plan_, config, stream)

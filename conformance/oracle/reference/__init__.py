@@ -20,9 +20,19 @@ from conformance.oracle.reference.answer import (
     SpecOutcome,
     SplitRequest,
 )
-from conformance.oracle.reference.rules import RuleViolation
+from conformance.oracle.reference.rules import MAX_PIECES, RuleViolation, TooManyPieces
 
-__all__ = ["Pieces", "Reading", "Rejection", "SpecAnswer", "SpecOutcome", "SplitRequest", "answer"]
+__all__ = [
+    "MAX_PIECES",
+    "Pieces",
+    "Reading",
+    "Rejection",
+    "SpecAnswer",
+    "SpecOutcome",
+    "SplitRequest",
+    "TooManyPieces",
+    "answer",
+]
 
 _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
     "openvino.Split-1": openvino_ops.split_1,
@@ -37,7 +47,8 @@ _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
 
 
 def answer(op: str, request: SplitRequest) -> SpecAnswer:
-    """What the spec of ``op`` says ``request`` must give: pieces, or a rejection naming its rule."""
+    """What the spec of ``op`` says ``request`` must give: pieces, or a rejection naming its rule.
+    Raises TooManyPieces for an answer of more than MAX_PIECES pieces (not judged)."""
     try:
         rules = _RULES[op]
     except KeyError:

@@ -17,6 +17,7 @@ from conformance.oracle.reference.rules import (
     RuleViolation,
     balanced_lengths,
     ceil_lengths,
+    equal_lengths,
     exact_lengths,
     normalize_axis,
     require_positive_count,
@@ -59,7 +60,7 @@ def torch_chunk(request: SplitRequest) -> Pieces:
     chunks = request.form.value
     require_positive_count(chunks, "sections-positive", spec, "chunks")
     if dim == 0:
-        return Pieces.from_lengths(axis, [0] * chunks)
+        return Pieces.from_lengths(axis, equal_lengths(0, chunks))
     piece = -(-dim // chunks)
     return Pieces.from_lengths(axis, ceil_lengths(dim, piece))
 

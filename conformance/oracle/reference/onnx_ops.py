@@ -23,7 +23,14 @@ from dataclasses import dataclass
 
 from conformance import dtypes
 from conformance.oracle.reference.answer import Pieces, Reading, Rejection, SpecAnswer, SplitRequest
-from conformance.oracle.reference.rules import RuleViolation, balanced_lengths, exact_lengths, normalize_axis
+from conformance.oracle.reference.rules import (
+    RuleViolation,
+    balanced_lengths,
+    check_piece_count,
+    equal_lengths,
+    exact_lengths,
+    normalize_axis,
+)
 
 _ALL_BUT_BF16 = frozenset(dtypes.ALL) - {"bfloat16"}
 
@@ -162,7 +169,7 @@ def _count_given(
             f"{spec.spec}: without 'split' the tensor is split to equal sized parts; {dim} does not "
             f"divide into {count}",
         )
-    return Pieces.from_lengths(axis, [dim // count] * count)
+    return Pieces.from_lengths(axis, equal_lengths(dim // count, count))
 
 
 def _declared_outputs(request: SplitRequest, implied: int, why: str) -> None:
@@ -215,10 +222,10 @@ def _num_outputs(axis: int, count: int, dim: int) -> SpecAnswer | Pieces:
     piece = -(-dim // count)
     last = dim - piece * (count - 1)
     if last >= 0:
-        return Pieces.from_lengths(axis, [piece] * (count - 1) + [last])
+        return Pieces.from_lengths(axis, [*equal_lengths(piece, count - 1), last])
     clamped = []
     left = dim
-    for _ in range(count):
+    for _ in range(check_piece_count(count)):
         clamped.append(min(piece, left))
         left -= clamped[-1]
     return SpecAnswer(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from conformance import dtypes
 from conformance.oracle.reference.answer import Pieces, Reading, Rejection, SpecAnswer, SplitRequest
-from conformance.oracle.reference.rules import RuleViolation, normalize_axis
+from conformance.oracle.reference.rules import RuleViolation, equal_lengths, normalize_axis
 
 SPLIT = "OpenVINO Split-1"
 VARIADIC = "OpenVINO VariadicSplit-1"
@@ -50,7 +50,7 @@ def split_1(request: SplitRequest) -> Pieces:
             f"{SPLIT}: the dimension along axis must be evenly divisible by num_splits; "
             f"{dim} is not divisible by {num_splits}",
         )
-    return Pieces.from_lengths(axis, [dim // num_splits] * num_splits)
+    return Pieces.from_lengths(axis, equal_lengths(dim // num_splits, num_splits))
 
 
 def variadic_split_1(request: SplitRequest) -> SpecAnswer:

@@ -13,6 +13,31 @@ from collections.abc import Sequence
 
 from conformance.oracle.reference.answer import Pieces, Rejection
 
+#: The most pieces the reference describes. A spec may define an answer with far more (a count
+#: of 2^31 on a short dimension gives 2^31 pieces, mostly empty; a size of 1 on a dimension of
+#: 10^7 gives 10^7), but writing them down took gigabytes and minutes, and no backend is judged on
+#: such an item anyway: it is reported as not judged instead (see :class:`TooManyPieces`).
+MAX_PIECES = 1 << 16
+
+
+class TooManyPieces(Exception):
+    """A request whose answer has more than MAX_PIECES pieces: the reference does not list them.
+    Not a rule of any spec, so not a rejection: the item is not judged (``unsupported``), and the
+    corpus audit reports the case."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(
+            f"the request makes {count:,} pieces, more than the {MAX_PIECES:,} the reference describes"
+        )
+        self.count = count
+
+
+def check_piece_count(count: int) -> int:
+    """``count``, or TooManyPieces when the answer would list more pieces than MAX_PIECES."""
+    if count > MAX_PIECES:
+        raise TooManyPieces(count)
+    return count
+
 
 class RuleViolation(Exception):
     """A spec rule the request breaks; turned into a Rejection at the op's boundary."""
@@ -60,15 +85,21 @@ def exact_lengths(axis: int, lengths: Sequence[int], dim: int, spec: str) -> Pie
     return Pieces.from_lengths(axis, lengths)
 
 
+def equal_lengths(length: int, count: int) -> list[int]:
+    """``count`` pieces of ``length`` each."""
+    return [length] * check_piece_count(count)
+
+
 def ceil_lengths(dim: int, piece: int) -> list[int]:
     """Pieces of ``piece`` elements with a smaller last one: ceil(dim / piece) of them."""
     full, rest = divmod(dim, piece)
+    check_piece_count(full + bool(rest))
     return [piece] * full + ([rest] if rest else [])
 
 
 def balanced_lengths(dim: int, sections: int) -> list[int]:
     """Exactly ``sections`` pieces, the first ``dim % sections`` one element longer."""
-    base, extra = divmod(dim, sections)
+    base, extra = divmod(dim, check_piece_count(sections))
     return [base + 1] * extra + [base] * (sections - extra)
 
 

@@ -1,0 +1,100 @@
+"""Hostile and careless case files: each ends in the suite's own error or defect, naming the
+file, line or case, within seconds and without allocating what the file asks for."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from fake_adapters import Slicer
+
+from benchmarks import mutation
+from conformance.corpus.loader import load_paths
+from conformance.oracle.corpus_check import check_corpus
+from conformance.oracle.reference import MAX_PIECES
+from conformance.plugin import Target
+from conformance.run.item import run_item
+
+
+def _case_file(tmp_path: Path, body: str, dtype: str = "float32") -> Path:
+    path = tmp_path / "hostile.yaml"
+    path.write_text(
+        f"defaults: {{source: hostile tests, data: {{dtype: {dtype}}}}}\ncases:\n" + body, encoding="utf-8"
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        # a million pieces of an empty dimension, a size of 1 on a dimension of 10^7
+        (
+            "  - {id: many, title: t, data: {shape: [0]}, axis: 0, parts: 1000000, ops: [numpy.split]}\n",
+            "1,000,000 pieces",
+        ),
+        (
+            "  - {id: sizes, title: t, data: {shape: [10000000]}, axis: 0, size: 1, ops: [torch.split]}\n",
+            "10,000,000 pieces",
+        ),
+        (
+            "  - {id: w, title: t, data: {shape: [4]}, axis: 0, parts: 2147483648, ops: [onnx.Split-18]}\n",
+            "2,147,483,648 pieces",
+        ),
+    ],
+)
+def test_a_request_for_too_many_pieces_is_a_defect_not_an_allocation(
+    tmp_path: Path, body: str, said: str
+) -> None:
+    started = time.monotonic()
+    defects = check_corpus(load_paths([_case_file(tmp_path, body)]).cases)
+    assert time.monotonic() - started < 5
+    assert any(said in defect.message and f"{MAX_PIECES:,}" in defect.message for defect in defects), defects
+
+
+def test_an_item_with_too_many_pieces_is_not_judged_and_builds_nothing(tmp_path: Path) -> None:
+    body = (
+        "  - {id: many, title: t, data: {shape: [0, 3]}, axis: 0, parts: 1000000, ops: [numpy.array_split]}\n"
+    )
+    (case,) = load_paths([_case_file(tmp_path, body)]).cases
+    started = time.monotonic()
+    result = run_item(Slicer({}), Target("slicer", "slices", "cpu"), case, "numpy.array_split")
+    assert time.monotonic() - started < 5
+    assert result.status == "unsupported" and "1,000,000 pieces" in result.message
+    assert "not judged" in result.message
+
+
+@pytest.mark.parametrize(
+    ("values", "said"),
+    [
+        ("[[[1, 2], [3]], [[4, 5], [6, 7]]]", "cannot be read as a float32 array"),
+        ("[[[a, b]], [[c, d]]]", "cannot be read as a float32 array"),
+    ],
+)
+def test_unreadable_expected_values_are_a_defect(tmp_path: Path, values: str, said: str) -> None:
+    body = (
+        "  - {id: ragged, title: t, data: {shape: [4, 2], fill: arange}, axis: 0, parts: 2,"
+        f" ops: [numpy.array_split], expect: {{values: {values}}}}}\n"
+    )
+    defects = check_corpus(load_paths([_case_file(tmp_path, body)]).cases)
+    assert any(said in defect.message and defect.case_id == "ragged" for defect in defects), defects
+
+
+def test_expected_values_on_huge_data_are_not_filled_by_the_audit(tmp_path: Path) -> None:
+    body = (
+        "  - {id: huge, title: t, data: {shape: [100000, 100000], fill: arange}, axis: 0, parts: 2,"
+        " ops: [numpy.array_split], expect: {values: [[[0]], [[0]]]}}\n"
+    )
+    started = time.monotonic()
+    defects = check_corpus(load_paths([_case_file(tmp_path, body, "float64")]).cases)
+    assert time.monotonic() - started < 5
+    assert any("80,000,000,000 bytes of data" in defect.message for defect in defects), defects
+
+
+def test_a_seeded_mutation_run_over_the_corpus_has_no_traceback_and_no_hang() -> None:
+    # each mutant is validated in a memory-limited child; ~40 a second here
+    outcomes = mutation.check(seed=20261123, count=600, timeout_s=20)
+    bad = [outcome for outcome in outcomes if outcome.kind in ("traceback", "died", "hang")]
+    assert not bad, "\n\n".join(f"{o.kind}: {o.name}\n{o.detail}" for o in bad[:5])
+    kinds = {outcome.kind for outcome in outcomes}
+    assert {"ok", "error", "defects"} <= kinds  # the mutants reach the loader, the schema and the audit
