@@ -93,6 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         label=args.label,
         junit=not args.no_junit,
         shard=shard,
+        memory_budget_mib=args.memory_budget,
     )
     plan = planning.plan(config)
     if not plan.jobs and not plan.unsharded:
@@ -295,6 +296,7 @@ def _number(kind: type[int] | type[float], minimum: float, strict: bool = False)
 JOBS = _number(int, 1)
 SECONDS = _number(float, 0, strict=True)
 REPEATS = _number(int, 0)
+MEBIBYTES = _number(int, 1)
 
 
 def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None = None) -> None:
@@ -392,6 +394,13 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
         "(any option given as well replaces that one, e.g. -j)",
     )
     run.add_argument("--no-junit", action="store_true", help="do not write junit.xml")
+    run.add_argument(
+        "--memory-budget",
+        type=MEBIBYTES,
+        metavar="MIB",
+        help="memory one item may use (its data, 4 copies); items needing more are not attempted, and "
+        "each worker's address space is capped at this plus 4 GiB (default: what the machine has available)",
+    )
     run.add_argument(
         "--shard",
         metavar="I/N",

@@ -131,6 +131,16 @@ class Hoarder(Slicer):
             self.kept.append(np.ones(400 * 1024 * 1024, dtype=np.uint8))
 
 
+class Glutton(Slicer):
+    """Asks for 20 GiB on chosen cases: a backend allocating without bound."""
+
+    name = "glutton"
+
+    def misbehave(self, task: Task) -> None:
+        if self.chosen(task):
+            np.ones(20 << 30, dtype=np.uint8)
+
+
 class Liar(Slicer):
     """Swaps the first two outputs on chosen cases: a wrong answer the judge must catch."""
 

@@ -315,3 +315,20 @@ def test_a_second_run_on_the_same_folder_is_refused_and_names_the_first(corpus: 
     third = _cli(corpus, "-k", "good")  # and once it has ended, the folder is free again
     third.communicate(timeout=120)
     assert third.returncode == 0
+
+
+def test_a_backend_allocating_without_bound_stops_at_the_budget_and_is_no_rejection(corpus: Path) -> None:
+    config = RunConfig(
+        case_paths=(str(corpus / "cases"),),
+        adapters=("fake_adapters:Glutton",),
+        options={"fake_adapters:Glutton": {"on": "bad-1"}},
+        jobs=1,
+        repeat=0,
+        out=corpus / "reports",
+        memory_budget_mib=256,
+    )
+    outcome = execute(plan(config), config)
+    got = statuses(outcome)
+    assert got.pop("bad-1") == "error" and set(got.values()) == {"pass"}
+    glutton = next(r for r in outcome.results if r.case == "bad-1")
+    assert "out of memory in run: MemoryError" in glutton.message and "--memory-budget" in glutton.message

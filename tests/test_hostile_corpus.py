@@ -98,3 +98,25 @@ def test_a_seeded_mutation_run_over_the_corpus_has_no_traceback_and_no_hang() ->
     assert not bad, "\n\n".join(f"{o.kind}: {o.name}\n{o.detail}" for o in bad[:5])
     kinds = {outcome.kind for outcome in outcomes}
     assert {"ok", "error", "defects"} <= kinds  # the mutants reach the loader, the schema and the audit
+
+
+def test_an_item_over_the_memory_budget_is_refused_before_any_allocation(tmp_path: Path) -> None:
+    from conformance.run.planning import RunConfig, plan
+    from conformance.run.runner import execute
+
+    op = "ops: [numpy.array_split]"
+    body = (
+        f"  - {{id: big, title: t, data: {{shape: [8192, 8192]}}, axis: 0, indices: [1], {op}}}\n"
+        f"  - {{id: small, title: t, data: {{shape: [4, 2]}}, axis: 0, indices: [1], {op}}}\n"
+    )
+    config = RunConfig(
+        case_paths=(str(_case_file(tmp_path, body)),),
+        adapters=("fake_adapters:Slicer",),
+        repeat=0,
+        out=tmp_path / "out",
+        memory_budget_mib=512,
+    )
+    got = {result.case: result for result in execute(plan(config), config).results}
+    assert got["small"].status == "pass" and got["big"].status == "unsupported"
+    assert "over the memory budget of 0.5 GiB; raise it with --memory-budget" in got["big"].message
+    assert got["big"].worker is not None and got["big"].worker["peak_rss_kib"] < 512 * 1024

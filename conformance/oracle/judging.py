@@ -12,6 +12,7 @@ cannot be built (``unsupported``); see :mod:`conformance.run.attribution`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -20,6 +21,15 @@ import numpy as np
 from conformance.oracle.compare import Mismatch, diff_outputs
 from conformance.oracle.reference import Reading, Rejection, SpecAnswer
 from conformance.statuses import Status
+
+#: How running out of memory shows: Python's MemoryError, or C++'s bad_alloc passed through.
+_MEMORY = re.compile(r"\bbad_alloc\b|out of memory|cannot allocate memory", re.IGNORECASE)
+
+
+def _out_of_memory(raised: Raised) -> bool:
+    """Whether the exception is a failed allocation: never the refusal a spec asks for."""
+    return raised.type == "MemoryError" or bool(_MEMORY.search(raised.message))
+
 
 #: Who raised an exception: only the backend's can be the refusal a spec asks for.
 Origin: TypeAlias = Literal["backend", "adapter", "suite"]
@@ -57,6 +67,12 @@ def judge(
     ``values=False`` judges a shape checker: acceptance, output count, shapes and dtypes, never
     the elements (which such a backend does not compute).
     """
+    if raised is not None and _out_of_memory(raised):
+        return Judgement(
+            "error",
+            f"out of memory in {raised.phase}: {raised.type}: {raised.message}; running out of memory "
+            "is no rejection (give the run more with --memory-budget, or a machine with more memory)",
+        )
     if raised is not None and raised.origin == "adapter":
         return Judgement(
             "error",

@@ -9,9 +9,11 @@ figures, instead of attempted.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import math
 import os
+import resource
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +31,27 @@ SMALL_BYTES = 64 * 1024 * 1024
 LARGE_BYTES = 1024**3
 #: Bytes per element for types without a fixed width (strings: the object pointer and a short str).
 _STRING_BYTES = 64
+#: Address space a worker needs besides its items' data: the interpreter, the backends' libraries
+#: and their thread stacks (workers of every built-in backend peaked at 1.7 GB here).
+ADDRESS_SPACE_BASE = 4 << 30
+#: The memory an item may use in this process (``--memory-budget``), or None for what the machine has.
+_budget: int | None = None
+
+
+def confine(budget: int | None) -> None:
+    """Set this worker's limits: with a budget, items needing more are refused before anything is
+    allocated, and the address space is capped at the budget plus :data:`ADDRESS_SPACE_BASE`, so a
+    backend that allocates without bound fails (MemoryError, or a crash) inside its own worker.
+    Either way the worker offers itself first to the kernel's OOM killer, so that a machine out of
+    memory loses a worker and one result, not the run that holds every other result."""
+    global _budget
+    _budget = budget
+    with contextlib.suppress(OSError):
+        Path("/proc/self/oom_score_adj").write_text("1000")
+    if budget is not None:
+        limit = budget + ADDRESS_SPACE_BASE
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def data_bytes(spec: DataSpec) -> int:
@@ -83,6 +106,12 @@ def shortfall(case: Case, held: int = 0) -> str | None:
     """Why an item of ``case`` must not be attempted here, or None when it fits (``held``: bytes of
     its input this process already holds, which MemAvailable no longer counts)."""
     needed = needed_bytes(case)
+    if _budget is not None and needed > _budget:
+        return (
+            f"needs about {needed / 2**30:.1f} GiB ({COPIES} copies of its data), over the memory budget "
+            f"of {_budget / 2**30:.1f} GiB; raise it with --memory-budget MIB, or leave it out with "
+            "-k 'not large'"
+        )
     if needed < SMALL_BYTES:
         return None
     free = available_bytes()

@@ -52,6 +52,8 @@ class RunConfig:
     label: str | None = None
     junit: bool = True
     command: tuple[str, ...] = ()
+    #: MiB an item may need in a worker (``--memory-budget``); None: what the machine has available
+    memory_budget_mib: int | None = None
     #: run only this part of the jobs (``--shard I/N``; see conformance.run.shard)
     shard: Shard | None = None
 

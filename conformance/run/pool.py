@@ -107,8 +107,11 @@ class Pool:
         recycle_above_mib: int = 2048,
         log_dir: Path | None = None,
         forking: bool = _FORKS,
+        memory_budget: int | None = None,
     ) -> None:
         self.size = max(1, size)
+        #: bytes an item may need in a worker (--memory-budget); None: what the machine has
+        self.memory_budget = memory_budget
         self.log_dir = log_dir
         self._started = 0
         self.timeout = timeout
@@ -149,7 +152,7 @@ class Pool:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = self.log_dir / f"worker-{self._started}.log"
-        args = (self.threads, str(log) if log else None, self._upcoming())
+        args = (self.threads, str(log) if log else None, self._upcoming(), self.memory_budget)
         forked = self.zygote.fork(args) if self.zygote is not None else None
         if forked is not None:
             return _Slot(forked[0], forked[1], log)

@@ -150,7 +150,12 @@ def _execute(
     interrupted = False
     try:
         Pool(
-            config.jobs, config.timeout, record, threads_per_worker=threads, log_dir=config.out / "workers"
+            config.jobs,
+            config.timeout,
+            record,
+            threads_per_worker=threads,
+            log_dir=config.out / "workers",
+            memory_budget=None if config.memory_budget_mib is None else config.memory_budget_mib << 20,
         ).run(pending)
     except KeyboardInterrupt:
         interrupted = True

@@ -134,11 +134,17 @@ class Preload:
 
 
 def main(
-    connection: Connection, threads: int, log_path: str | None = None, preload: tuple[Preload, ...] = ()
+    connection: Connection,
+    threads: int,
+    log_path: str | None = None,
+    preload: tuple[Preload, ...] = (),
+    memory_budget: int | None = None,
 ) -> None:
-    """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away."""
+    """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
+    ``memory_budget``: the bytes an item may need (see :func:`conformance.run.memory.confine`)."""
     redirect_output(log_path)
     set_thread_variables(threads)
+    memory.confine(memory_budget)
     # Imported after the thread variables are set: backends read them when they load.
     from conformance.run import registry
     from conformance.run.input_cache import InputCache
