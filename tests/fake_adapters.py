@@ -8,6 +8,7 @@ import ctypes
 import fnmatch
 import itertools
 import os
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -139,6 +140,43 @@ class Glutton(Slicer):
     def misbehave(self, task: Task) -> None:
         if self.chosen(task):
             np.ones(20 << 30, dtype=np.uint8)
+
+
+class Forgetful(Slicer):
+    """Returns None from run on chosen cases: an adapter breaking the return-value contract."""
+
+    name = "forgetful"
+
+    def run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
+        return None if self.chosen(task) else super().run(compiled, task)  # type: ignore[return-value]
+
+
+class Closer(Slicer):
+    """Closes sys.stdout and the descriptor of stderr on chosen cases: the worker must carry on."""
+
+    name = "closer"
+
+    def misbehave(self, task: Task) -> None:
+        if self.chosen(task):
+            sys.stdout.close()
+            os.close(2)
+
+
+class Orphaner(Slicer):
+    """On chosen cases, starts a helper process (which keeps every descriptor of the worker and
+    sleeps), writes its pid to the ``helpers`` file, then segfaults."""
+
+    name = "orphaner"
+
+    def misbehave(self, task: Task) -> None:
+        if self.chosen(task):
+            helper = os.fork()
+            if helper == 0:
+                time.sleep(120)
+                os._exit(0)
+            with open(self.options["helpers"], "a", encoding="utf-8") as helpers:
+                helpers.write(f"{helper}\n")
+            ctypes.string_at(0)
 
 
 class Liar(Slicer):

@@ -332,3 +332,38 @@ def test_a_backend_allocating_without_bound_stops_at_the_budget_and_is_no_reject
     assert got.pop("bad-1") == "error" and set(got.values()) == {"pass"}
     glutton = next(r for r in outcome.results if r.case == "bad-1")
     assert "out of memory in run: MemoryError" in glutton.message and "--memory-budget" in glutton.message
+
+
+def test_a_run_that_returns_no_arrays_is_the_adapters_defect(corpus: Path) -> None:
+    outcome = run(corpus, "fake_adapters:Forgetful", on="bad-*")
+    for result in outcome.results:
+        if result.case.startswith("bad-"):
+            assert result.status == "error"
+            assert "adapter defect in run" in result.message
+            assert "returned NoneType, not a sequence of NumPy arrays" in result.message
+        else:
+            assert result.status == "pass"
+
+
+def test_an_adapter_that_closes_its_output_costs_no_other_item(corpus: Path) -> None:
+    outcome = run(corpus, "fake_adapters:Closer", jobs=1, on="bad-0")
+    got = statuses(outcome)
+    assert got.pop("bad-0") != "crash" and set(got.values()) == {"pass"}
+    assert len({r.worker["pid"] for r in outcome.results if r.worker}) == 1  # the same worker went on
+
+
+def test_a_worker_that_dies_after_starting_a_helper_is_a_crash_and_the_helper_ends_too(
+    corpus: Path, tmp_path: Path
+) -> None:
+    helpers = tmp_path / "helpers.txt"
+    started = time.monotonic()
+    outcome = run(corpus, "fake_adapters:Orphaner", jobs=1, timeout=60, on="bad-1", helpers=str(helpers))
+    assert time.monotonic() - started < 45  # not the 60 s limit: the death is seen at once
+    got = statuses(outcome)
+    assert got.pop("bad-1") == "crash" and set(got.values()) == {"pass"}
+    assert "SIGSEGV" in next(r for r in outcome.results if r.case == "bad-1").message
+    (pid,) = [int(line) for line in helpers.read_text().split()]
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]:
+        assert time.monotonic() < deadline, "the helper outlived its worker"
+        time.sleep(0.1)

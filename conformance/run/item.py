@@ -58,6 +58,17 @@ def _ms(start: int) -> float:
 
 
 def _outputs(returned: Any) -> list[np.ndarray]:
+    """What ``run`` returned, held to the adapter contract: a sequence of NumPy arrays. Anything
+    else is the adapter's defect (raised here, so attributed to the adapter), never a refusal."""
+    if (
+        returned is None
+        or isinstance(returned, (np.ndarray, str, bytes, dict))
+        or not hasattr(returned, "__iter__")
+    ):
+        raise TypeError(
+            f"the adapter's run() returned {type(returned).__name__}, not a sequence of NumPy arrays "
+            "(one per output; see conformance.plugin.Adapter.run)"
+        )
     outputs = list(returned)
     for number, output in enumerate(outputs):
         if not isinstance(output, np.ndarray):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import signal
 import sys
 import time
@@ -33,11 +34,15 @@ from conformance.run.zygote import Zygote
 _CONTEXT = multiprocessing.get_context("spawn")
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
 _FORKS = sys.platform.startswith("linux")
+#: How often, at most, the pool looks whether a busy worker is still alive (see _collect).
+POLL_S = 1.0
 
 
 class _Process(Protocol):
     """What the pool uses of a worker process, spawned or forked."""
 
+    @property
+    def pid(self) -> int | None: ...
     @property
     def sentinel(self) -> int: ...
     @property
@@ -264,7 +269,8 @@ class Pool:
             return
         waiting = min(self.slots[index].deadline for index in busy) - time.monotonic()
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
-        ready = wait(handles, timeout=max(0.0, waiting))
+        # at most POLL_S: a worker's sentinel stays quiet if a process it started outlives it
+        ready = wait(handles, timeout=min(POLL_S, max(0.0, waiting)))
         for index in busy:
             slot = self.slots[index]
             job = slot.job
@@ -281,7 +287,7 @@ class Pool:
                     slot.deadline = time.monotonic() + self.timeout
                     slot.log_offset = log_end
                 self.on_result(Result.from_json(body))
-            elif slot.process.sentinel in ready:
+            elif slot.process.sentinel in ready or not slot.process.is_alive():
                 self._lost(index, job)
             elif time.monotonic() >= slot.deadline:
                 self._requeue_waiting(slot)
@@ -328,6 +334,10 @@ def _stop(slot: _Slot, *, kill: bool) -> None:
     if slot.process.is_alive():
         slot.process.kill()
         slot.process.join(timeout=5)
+    # and whatever the worker started (it leads its own process group): no helper outlives it
+    if slot.process.pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(slot.process.pid, signal.SIGKILL)
     with contextlib.suppress(ValueError):  # a spawned process still running cannot be closed
         slot.process.close()
     slot.connection.close()

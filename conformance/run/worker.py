@@ -124,6 +124,28 @@ def thread_environment(threads: int, *, blas: int | None = None) -> Iterator[Non
                 os.environ[name] = value
 
 
+def _settle_output(log_path: str | None) -> int:
+    """Flush this worker's output and say where the log ends. An adapter may have closed
+    ``sys.stdout`` or ``sys.stderr``, or their descriptors: they are opened again on the log, so
+    that the next item neither fails on a closed stream nor loses what it prints."""
+    for number, name in ((1, "stdout"), (2, "stderr")):
+        stream = getattr(sys, name)
+        try:
+            os.fstat(number)
+        except OSError:  # the descriptor itself was closed: onto the log (or nowhere) again
+            target = os.open(log_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            os.dup2(target, number)
+            os.close(target)
+        if stream is None or stream.closed:
+            setattr(sys, name, open(number, "w", encoding="utf-8", errors="replace", closefd=False))  # noqa: SIM115
+        with contextlib.suppress(OSError, ValueError):
+            getattr(sys, name).flush()
+    try:
+        return os.fstat(1).st_size if log_path is not None else 0
+    except OSError:
+        return 0
+
+
 @dataclass(frozen=True)
 class Preload:
     """A target a new worker prepares before its first job (see ``Adapter.prepare``)."""
@@ -145,6 +167,9 @@ def main(
     redirect_output(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
+    # its own process group: whatever a backend starts is ended with the worker (see pool._stop)
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
     # Imported after the thread variables are set: backends read them when they load.
     from conformance.run import registry
     from conformance.run.input_cache import InputCache
@@ -204,9 +229,7 @@ def main(
         body = replace(result, worker=usage).to_json()
         # where the next job's output will start in the log: the parent quotes the log from there
         # if that job kills the worker (it may start before the parent has read this result)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        log_end = os.fstat(1).st_size if log_path is not None else 0
+        log_end = _settle_output(log_path)
         # the memory the pool bounds: what the worker accumulates, not the input it keeps on purpose
         resident = resident_kib()
         accumulated = None if resident is None else resident - inputs.size // 1024

@@ -53,24 +53,26 @@ _CONTEXT = multiprocessing.get_context("spawn")
 class Forked:
     """A worker forked by the zygote, as the pool handles its workers.
 
-    Its sentinel is the read end of a pipe whose write end only the worker holds: it reads as
-    ended the moment the worker is gone, whatever became of the zygote. The exit code comes
-    from the zygote (the worker's parent, which reaps it) through a second pipe.
+    Its sentinel is a pipe the zygote (the worker's parent, which reaps it) writes the exit code
+    to: it reads as ended when the worker has exited, even if a process the worker started
+    still holds every descriptor the worker had. If the zygote itself goes away, it reads as
+    ended too, and the worker is killed rather than left unwatched.
     """
 
-    def __init__(self, pid: int, sentinel: int, exit_pipe: int) -> None:
+    def __init__(self, pid: int, sentinel: int) -> None:
         self.pid = pid
         self.sentinel = sentinel
-        self._exit_pipe = exit_pipe
         self.exitcode: int | None = None
         self._ended = False
 
     def _ended_now(self) -> None:
         self._ended = True
-        if wait([self._exit_pipe], timeout=2):  # the zygote reaps on SIGCHLD: at once
-            data = os.read(self._exit_pipe, 4)
-            if len(data) == 4:
-                self.exitcode = int.from_bytes(data, "little", signed=True)
+        data = os.read(self.sentinel, 4)
+        if len(data) == 4:
+            self.exitcode = int.from_bytes(data, "little", signed=True)
+        else:  # the zygote went away: nobody reaps or reports this worker any more
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
 
     def is_alive(self) -> bool:
         if not self._ended and wait([self.sentinel], timeout=0):
@@ -87,9 +89,8 @@ class Forked:
                 os.kill(self.pid, signal.SIGKILL)
 
     def close(self) -> None:
-        for descriptor in (self.sentinel, self._exit_pipe):
-            with contextlib.suppress(OSError):
-                os.close(descriptor)
+        with contextlib.suppress(OSError):
+            os.close(self.sentinel)
 
 
 class Zygote:
@@ -134,11 +135,11 @@ class Zygote:
                 self.usable, self.reason = False, str(pid)
                 return None
             with socket.socket(fileno=os.dup(self._connection.fileno())) as carrier:
-                worker_end, alive, exit_pipe = reduction.recvfds(carrier, 3)
+                worker_end, exit_pipe = reduction.recvfds(carrier, 2)
         except (EOFError, OSError) as error:  # the zygote died: spawn from now on
             self.usable, self.reason = False, f"the zygote went away ({error})"
             return None
-        return Forked(pid, alive, exit_pipe), Connection(worker_end)
+        return Forked(pid, exit_pipe), Connection(worker_end)
 
     def close(self) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has."""
@@ -223,7 +224,6 @@ def _serve(connection: Connection) -> None:
 
 def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int], own: list[int]) -> None:
     worker_end, child_end = socket.socketpair()
-    alive_read, alive_write = os.pipe()  # the worker holds the write end until it ends
     exit_read, exit_write = os.pipe()  # the zygote writes the worker's exit code here
     pid = os.fork()
     if pid == 0:  # the worker: keep only its own end of its pipe, and never return into the loop
@@ -232,7 +232,7 @@ def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            inherited = [*own, *children.values(), alive_read, exit_read, exit_write, worker_end.detach()]
+            inherited = [*own, *children.values(), exit_read, exit_write, worker_end.detach()]
             for descriptor in inherited:
                 with contextlib.suppress(OSError):
                     os.close(descriptor)
@@ -244,13 +244,11 @@ def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int
         finally:
             os._exit(code)
     child_end.close()
-    os.close(alive_write)
     children[pid] = exit_write
     connection.send(("forked", pid))
     with socket.socket(fileno=os.dup(connection.fileno())) as carrier:
-        reduction.sendfds(carrier, [worker_end.fileno(), alive_read, exit_read])
+        reduction.sendfds(carrier, [worker_end.fileno(), exit_read])
     worker_end.close()
-    os.close(alive_read)
     os.close(exit_read)
 
 
