@@ -179,6 +179,15 @@ class Orphaner(Slicer):
             ctypes.string_at(0)
 
 
+class BrokenPrepare(Slicer):
+    """Segfaults in prepare(): the crash is the preparation's, not the first item's."""
+
+    name = "broken-prepare"
+
+    def prepare(self, target: Target) -> None:
+        ctypes.string_at(0)
+
+
 class Liar(Slicer):
     """Swaps the first two outputs on chosen cases: a wrong answer the judge must catch."""
 

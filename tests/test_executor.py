@@ -367,3 +367,14 @@ def test_a_worker_that_dies_after_starting_a_helper_is_a_crash_and_the_helper_en
     while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]:
         assert time.monotonic() < deadline, "the helper outlived its worker"
         time.sleep(0.1)
+
+
+def test_a_crash_in_prepare_is_not_blamed_on_an_item(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outcome = run(corpus, "fake_adapters:BrokenPrepare", jobs=1)
+    assert set(statuses(outcome).values()) == {"pass"} and len(outcome.results) == 8
+    said = capsys.readouterr().err
+    assert (
+        "a worker died (killed by SIGSEGV) in the adapter's prepare() for broken-prepare/slices/cpu" in said
+    )

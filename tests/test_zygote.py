@@ -62,6 +62,7 @@ def test_a_forked_worker_runs_jobs_and_its_death_is_reported(tmp_path: Path, thr
         assert forked is not None
         process, connection = forked
         assert _parent_of(process.pid) == zygote.process.pid != os.getpid()
+        assert connection.recv()[0] == -1  # prepared (nothing to prepare here)
         connection.send(job)
         index, body, _, _ = connection.recv()
         assert index == job.index and Result.from_json(body).status == "pass"

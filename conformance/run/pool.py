@@ -67,6 +67,9 @@ class _Slot:
     log_offset: int = 0
     #: the worker holds more memory than the pool allows between jobs: replace it when idle
     retire: bool = False
+    #: the targets it prepares before its first job, and whether it has said it is done
+    preload: tuple[Preload, ...] = ()
+    prepared: bool = False
 
     @property
     def job(self) -> Job | None:
@@ -113,6 +116,7 @@ class Pool:
         log_dir: Path | None = None,
         forking: bool = _FORKS,
         memory_budget: int | None = None,
+        warn: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
     ) -> None:
         self.size = max(1, size)
         #: bytes an item may need in a worker (--memory-budget); None: what the machine has
@@ -141,6 +145,9 @@ class Pool:
         #: the process new workers are forked from (started with the first jobs), if forking
         self.forking = forking
         self.zygote: Zygote | None = None
+        #: a worker died in an adapter's prepare(): from then on workers start without it
+        self.prepare_broken = False
+        self.warn = warn
         #: what the zygote imports: every module the routes of the jobs served so far list
         self._imports: set[str] = set()
 
@@ -157,10 +164,11 @@ class Pool:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = self.log_dir / f"worker-{self._started}.log"
-        args = (self.threads, str(log) if log else None, self._upcoming(), self.memory_budget)
+        preload = () if self.prepare_broken else self._upcoming()
+        args = (self.threads, str(log) if log else None, preload, self.memory_budget)
         forked = self.zygote.fork(args) if self.zygote is not None else None
         if forked is not None:
-            return _Slot(forked[0], forked[1], log)
+            return _Slot(forked[0], forked[1], log, preload=preload)
         parent, child = _CONTEXT.Pipe()
         process = _CONTEXT.Process(
             target=worker.main, args=(child, *args), daemon=True, name=f"conformance-worker-{self._started}"
@@ -168,7 +176,7 @@ class Pool:
         with worker.thread_environment(self.threads):
             process.start()
         child.close()
-        return _Slot(process, parent, log)
+        return _Slot(process, parent, log, preload=preload)
 
     def _start_zygote(self) -> None:
         """Start the zygote with every module the jobs' routes list. Only once a worker needs
@@ -277,9 +285,12 @@ class Pool:
             assert job is not None
             if slot.connection in ready:
                 try:
-                    _, body, log_end, resident = slot.connection.recv()
+                    number, body, log_end, resident = slot.connection.recv()
                 except (EOFError, OSError):
                     self._lost(index, job)
+                    continue
+                if number < 0:  # the worker has prepared its targets; its first job runs now
+                    slot.prepared = True
                     continue
                 slot.inflight.popleft()
                 slot.retire = slot.retire or (resident or 0) > self.recycle_above_kib
@@ -305,11 +316,28 @@ class Pool:
         for job in reversed(waiting):
             self._give_back(job)
 
+    def _requeue_waiting_all(self, slot: _Slot) -> None:
+        """Every job sent to the worker goes back to the front of the queue: none started."""
+        sent = list(slot.inflight)
+        slot.inflight.clear()
+        for job in reversed(sent):
+            self._give_back(job)
+
     def _lost(self, index: int, job: Job) -> None:
         slot = self.slots[index]
         slot.process.join(timeout=5)
         how = _describe_exit(slot.process.exitcode)
         tail = slot.log_tail()
+        if slot.preload and not slot.prepared:  # it died in prepare(): no item is to blame
+            self.prepare_broken = True
+            targets = ", ".join(entry.target.id for entry in slot.preload)
+            self.warn(
+                f"warning: a worker died ({how}) in the adapter's prepare() for {targets}, before any "
+                f"item; workers start without prepare() from now on (its log: {slot.log})"
+            )
+            self._requeue_waiting_all(slot)
+            self._replace(index)
+            return
         self._requeue_waiting(slot)
         self._replace(index)
         said = f"\nlast output of the worker ({slot.log}):\n{tail}" if tail else ""

@@ -187,6 +187,8 @@ def main(
                 prepare(entry.target)
         except Exception:  # the first job meets the same problem and reports it on its result
             traceback.print_exc()
+    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
+    connection.send((-1, None, 0, None))
     while True:
         try:
             job: Job | None = connection.recv()
