@@ -1,16 +1,20 @@
-"""A seeded mutator over the corpus, and a harness that validates each mutant in a child process.
+"""A seeded mutator over the suite's inputs, and a harness that runs the CLI on each mutant in a
+child process.
 
-A tester's attack on ``conformance validate``: each mutant is one corpus file changed the way a
-careless edit or a hostile file would (a number made huge or negative, a value of the wrong type,
-a YAML alias bomb, deep nesting, ragged values, a torn or non-UTF-8 file ...). Each mutant is
-loaded and audited exactly as ``validate`` does, in a child process with an address-space limit;
-the only acceptable endings are a clean result or the suite's own errors (ConformanceError, which
-name the file and line). A Python traceback of any other kind, a process that dies, or one that
-takes longer than the limit, is a defect of the suite.
+A tester's attack: each mutant is one file changed the way a careless edit or a hostile file
+would (a number made huge or negative, a value of the wrong type, a key removed, a YAML alias
+bomb, deep nesting, ragged values, a torn or non-UTF-8 file ...). ``--kind cases`` mutates each
+corpus case as a file of its own and runs ``conformance validate`` on it; ``--kind outputs``
+mutates a real results file and a real certificate and runs ``report``, ``diff``, ``merge`` and
+``certify --verify`` on them. Each command runs in a child process with an address-space limit;
+the only acceptable endings are an exit status of 0 or 1 or the suite's own usage error (2, with
+a message naming the file). A Python traceback, a process that dies, or one that takes longer
+than the limit, is a defect of the suite.
 
-    python benchmarks/mutation.py --count 3000 --seed 0     # prints the figures, lists the defects
+    python benchmarks/mutation.py --count 3000 --seed 0            # case files
+    python benchmarks/mutation.py --kind outputs --count 300        # results files, certificates
 
-The tests run a few hundred mutants of the same kind (tests/test_hostile_corpus.py).
+The tests run a few hundred of each (tests/test_hostile_corpus.py, tests/test_hostile_outputs.py).
 """
 
 from __future__ import annotations
@@ -132,8 +136,8 @@ def _replacement(rng: random.Random, old: Any) -> Any:
     return rng.choice(options)()
 
 
-def _data_mutations(rng: random.Random, text: str) -> str:
-    data = yaml.safe_load(text)
+def _mutate(rng: random.Random, data: Any) -> Any:
+    """One to three values somewhere in ``data`` replaced, or keys removed (in place)."""
     paths = [path for path in _paths(data) if path]
     for _ in range(rng.randrange(1, 4)):
         if not paths:
@@ -143,9 +147,17 @@ def _data_mutations(rng: random.Random, text: str) -> str:
         try:
             for key in path[:-1]:
                 parent = parent[key]
-            parent[path[-1]] = _replacement(rng, parent[path[-1]])
+            if isinstance(parent, dict) and rng.random() < 0.2:
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = _replacement(rng, parent[path[-1]])
         except (KeyError, IndexError, TypeError):
             continue
+    return data
+
+
+def _data_mutations(rng: random.Random, text: str) -> str:
+    data = _mutate(rng, yaml.safe_load(text))
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**6)
 
 
@@ -184,24 +196,26 @@ class Outcome:
     detail: str
 
 
-#: What the child runs per file: validate's two steps, with the suite's errors as clean endings.
+#: What the child runs: one command of the CLI per line (a JSON list of arguments), its output
+#: kept; exit 0 or 1 and the suite's usage errors (exit 2) are clean endings, anything raised is not.
 _CHILD = """
-import json, sys, time, traceback
-from conformance.corpus.loader import load_paths
-from conformance.errors import ConformanceError
-from conformance.oracle.corpus_check import check_corpus
+import contextlib, io, json, sys, time, traceback
+from conformance.cli import main
 for line in sys.stdin:
-    path = line.strip()
+    argv = json.loads(line)
     started = time.perf_counter()
+    said = io.StringIO()
     try:
-        defects = check_corpus(load_paths([path]).cases)
-        kind, detail = ("defects", str(defects[0])) if defects else ("ok", "")
-    except ConformanceError as error:
-        kind, detail = "error", str(error)[:300]
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            code = main(argv)
+        kind = {0: "ok", 1: "defects", 2: "error"}.get(code, f"exit {code}")
+        detail = said.getvalue()[-300:]
+    except SystemExit as stop:
+        kind, detail = ("error" if stop.code == 2 else f"exit {stop.code}"), said.getvalue()[-300:]
     except BaseException as error:
         kind, detail = "traceback", "".join(traceback.format_exception(error))[-1500:]
     seconds = time.perf_counter() - started
-    print(json.dumps({"path": path, "kind": kind, "seconds": seconds, "detail": detail}), flush=True)
+    print(json.dumps({"kind": kind, "seconds": seconds, "detail": detail}), file=sys.__stdout__, flush=True)
 """
 
 
@@ -221,44 +235,90 @@ def _child() -> subprocess.Popen[str]:
     )
 
 
+def run_commands(commands: list[tuple[str, list[str]]], timeout_s: float) -> list[Outcome]:
+    """Run each (name, CLI arguments) in a memory-limited child, restarted after a death or a hang."""
+    outcomes: list[Outcome] = []
+    child = _child()
+    for name, argv in commands:
+        started = time.monotonic()
+        try:
+            assert child.stdin is not None
+            child.stdin.write(json.dumps(argv) + "\n")
+            child.stdin.flush()
+        except (BrokenPipeError, AssertionError):
+            child = _child()
+            assert child.stdin is not None
+            child.stdin.write(json.dumps(argv) + "\n")
+            child.stdin.flush()
+        assert child.stdout is not None
+        ready, _, _ = select.select([child.stdout], [], [], timeout_s)
+        line = child.stdout.readline() if ready else ""
+        if line:
+            said = json.loads(line)
+            outcomes.append(Outcome(name, said["kind"], said["seconds"], said["detail"]))
+            continue
+        child.kill()
+        child.wait()
+        kind = "hang" if not ready else "died"
+        outcomes.append(Outcome(name, kind, time.monotonic() - started, f"exit {child.returncode}"))
+        child = _child()
+    if child.stdin is not None:
+        child.stdin.close()
+    child.wait(timeout=30)
+    return outcomes
+
+
 def check(seed: int, count: int, timeout_s: float = 20.0, folder: Path | None = None) -> list[Outcome]:
-    """Validate ``count`` mutants, one at a time in a child process (restarted after a death or a
-    hang); each mutant's ending."""
+    """``conformance validate`` on ``count`` mutants of the corpus's cases; each one's ending."""
     with tempfile.TemporaryDirectory() as scratch:
         where = folder or Path(scratch)
         where.mkdir(parents=True, exist_ok=True)
-        files = []
+        commands = []
         for name, content in mutants(seed, count):
-            path = where / name
+            (where / name).write_bytes(content)
+            commands.append((name, ["validate", str(where / name)]))
+        return run_commands(commands, timeout_s)
+
+
+def _json_mutants(rng: random.Random, source: Path, count: int) -> Iterator[bytes]:
+    text = source.read_text(encoding="utf-8")
+    for _ in range(count):
+        if rng.random() < 0.8:
+            yield json.dumps(_mutate(rng, json.loads(text))).encode("utf-8")
+        else:
+            mutant = _text_mutations(rng, text)
+            yield mutant if isinstance(mutant, bytes) else mutant.encode("utf-8")
+
+
+def check_outputs(seed: int, count: int, timeout_s: float = 20.0) -> list[Outcome]:
+    """Mutants of a real results file and a real certificate through ``report``, ``diff``,
+    ``merge`` and ``certify --verify``; each command's ending."""
+    from conformance.cli import main
+
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as scratch:
+        where = Path(scratch)
+        quiet = ["--adapter", "numpy", "--op", "numpy.split", "-k", "not large", "--repeat", "0"]
+        assert main(["run", *quiet, "--cases", str(CORPUS), "--out", str(where / "run")]) == 0
+        certified = ["--adapter", "numpy", "--profile", "numpy-split", "--cases", str(CORPUS)]
+        assert main(["certify", *certified, "--out", str(where / "cert")]) == 0
+        results, certificate = where / "run" / "results.json", where / "cert" / "certificate.json"
+        commands: list[tuple[str, list[str]]] = []
+        for number, content in enumerate(_json_mutants(rng, results, count)):
+            path = where / f"results-{number:04d}.json"
             path.write_bytes(content)
-            files.append(path)
-        outcomes: list[Outcome] = []
-        child = _child()
-        for path in files:
-            assert child.stdin is not None and child.stdout is not None
-            started = time.monotonic()
-            try:
-                child.stdin.write(f"{path}\n")
-                child.stdin.flush()
-            except BrokenPipeError:
-                child = _child()
-                child.stdin.write(f"{path}\n")  # type: ignore[union-attr]
-                child.stdin.flush()  # type: ignore[union-attr]
-            ready, _, _ = select.select([child.stdout], [], [], timeout_s)
-            line = child.stdout.readline() if ready else ""  # type: ignore[union-attr]
-            if line:
-                said = json.loads(line)
-                outcomes.append(Outcome(path.name, said["kind"], said["seconds"], said["detail"]))
-                continue
-            kind = "hang" if not ready else "died"
-            child.kill()
-            child.wait()
-            outcomes.append(Outcome(path.name, kind, time.monotonic() - started, f"exit {child.returncode}"))
-            child = _child()
-        if child.stdin is not None:
-            child.stdin.close()
-        child.wait(timeout=30)
-        return outcomes
+            commands += [
+                (f"report {path.name}", ["report", str(path), "-o", str(where / "report.html")]),
+                (f"diff {path.name}", ["diff", str(results), str(path)]),
+                (f"merge {path.name}", ["merge", str(results), str(path), "-o", str(where / "merged.json")]),
+            ]
+        for number, content in enumerate(_json_mutants(rng, certificate, count)):
+            path = where / f"certificate-{number:04d}.json"
+            path.write_bytes(content)
+            commands.append(
+                (f"verify {path.name}", ["certify", "--verify", str(path), "--results", str(results)])
+            )
+        return run_commands(commands, timeout_s)
 
 
 def main() -> int:
@@ -266,10 +326,20 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=20.0)
-    parser.add_argument("--keep", metavar="DIR", help="keep the mutants in DIR")
+    parser.add_argument("--keep", metavar="DIR", help="keep the case-file mutants in DIR")
+    parser.add_argument(
+        "--kind",
+        choices=("cases", "outputs"),
+        default="cases",
+        help="mutate case files (validate), or a results file and a certificate "
+        "(report, diff, merge, certify --verify)",
+    )
     args = parser.parse_args()
     started = time.monotonic()
-    outcomes = check(args.seed, args.count, args.timeout, Path(args.keep) if args.keep else None)
+    if args.kind == "outputs":
+        outcomes = check_outputs(args.seed, args.count, args.timeout)
+    else:
+        outcomes = check(args.seed, args.count, args.timeout, Path(args.keep) if args.keep else None)
     kinds = Counter(outcome.kind for outcome in outcomes)
     print(
         f"{len(outcomes)} mutants (seed {args.seed}) in {time.monotonic() - started:.0f} s: "

@@ -168,6 +168,8 @@ def verify(certificate_path: Path, results_path: Path | None, case_paths: Sequen
         claimed: JSON = json.loads(certificate_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise CertifyError(f"{certificate_path}: cannot read a certificate: {error}") from None
+    except RecursionError:
+        raise CertifyError(f"{certificate_path}: cannot read a certificate: nested too deeply") from None
     if not isinstance(claimed, dict) or claimed.get("schema") != certificate.SCHEMA:
         found = claimed.get("schema") if isinstance(claimed, dict) else type(claimed).__name__
         raise CertifyError(

@@ -255,6 +255,8 @@ def result_problem(record: Any) -> str | None:
     """What keeps ``record`` from being one result of the schema (a journal line), or None."""
     try:
         _check(record, {"$ref": "#/$defs/result"})
+    except RecursionError:
+        return "the result is nested too deeply"
     except _Mismatch as mismatch:
         where = "/".join(reversed(mismatch.path)) or "the result"
         return f"{where} {mismatch.reason}"
@@ -270,7 +272,12 @@ def read_document(path: Path) -> ResultsDocument:
         raise ResultsFileError(f"{path}: cannot read a results file: {error.strerror or error}") from None
     except ValueError as error:  # JSON or UTF-8
         raise ResultsFileError(f"{path}: not a results file (not JSON: {error})") from None
-    problem = _problem(body)
+    except RecursionError:
+        raise ResultsFileError(f"{path}: not a results file (nested too deeply to read)") from None
+    try:
+        problem = _problem(body)
+    except RecursionError:
+        problem = "is nested too deeply to be a results file"
     if problem is not None:
         raise ResultsFileError(f"{path}: {problem}")
     return cast(ResultsDocument, body)

@@ -92,7 +92,7 @@ class Journal:
         or it does not say (one written before the command was kept)."""
         try:
             with path.open("rb") as stream:
-                first = json.loads(stream.readline(_HEADER_LIMIT).decode("utf-8"))
+                first = _json_line(stream.readline(_HEADER_LIMIT))
         except (OSError, ValueError):
             return None
         command = first.get("command") if isinstance(first, dict) else None
@@ -109,5 +109,8 @@ class Journal:
 
 
 def _json_line(line: bytes) -> object:
-    """One journal line as JSON; ValueError when it is not UTF-8 or not JSON."""
-    return json.loads(line.decode("utf-8"))
+    """One journal line as JSON; ValueError when it is not UTF-8, not JSON, or nested too deeply."""
+    try:
+        return json.loads(line.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
