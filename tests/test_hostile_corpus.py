@@ -120,3 +120,26 @@ def test_an_item_over_the_memory_budget_is_refused_before_any_allocation(tmp_pat
     assert got["small"].status == "pass" and got["big"].status == "unsupported"
     assert "over the memory budget of 0.5 GiB; raise it with --memory-budget" in got["big"].message
     assert got["big"].timing.build_ms is None and not got["big"].actual  # refused before data or model
+
+
+def test_a_directory_that_cannot_be_listed_is_named_not_taken_for_an_empty_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # root reads every directory, so the refusal a user without the permission meets is simulated
+    import os
+
+    from conformance.corpus.loader import CaseFileErrors
+
+    (tmp_path / "cases" / "locked").mkdir(parents=True)
+    real = os.scandir
+
+    def scandir(path: object) -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(CaseFileErrors) as refused:
+        load_paths([tmp_path / "cases"])
+    (error,) = refused.value.errors
+    assert error.file.endswith("locked") and "cannot read this directory" in error.message

@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import math
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -164,17 +165,20 @@ NOT_CASE_DIRECTORIES = frozenset({"profiles"})
 def _expand(path: Path, errors: list[CaseFileError]) -> Iterator[tuple[Path, str]]:
     """The case files a path names, each with its path relative to the root given (for the digest)."""
     if path.is_dir():
+        unreadable: list[str] = []
         found = sorted(
             (
                 p
-                for p in path.rglob("*")
+                for p in _walk(path, unreadable)
                 if p.suffix in (".yaml", ".yml")
                 and p.is_file()
                 and not NOT_CASE_DIRECTORIES.intersection(p.relative_to(path).parts[:-1])
             ),
             key=lambda p: p.relative_to(path).as_posix(),
         )
-        if not found:
+        for where in unreadable:
+            errors.append(CaseFileError(where, None, "cannot read this directory (permission denied?)"))
+        if not found and not unreadable:
             errors.append(
                 CaseFileError(path.as_posix(), None, "no *.yaml or *.yml case files in this directory")
             )
@@ -184,6 +188,14 @@ def _expand(path: Path, errors: list[CaseFileError]) -> Iterator[tuple[Path, str
         yield path, path.name
     else:
         errors.append(CaseFileError(path.as_posix(), None, "no such file or directory"))
+
+
+def _walk(root: Path, unreadable: list[str]) -> Iterator[Path]:
+    """Every file under ``root``; a directory that cannot be listed is added to ``unreadable``
+    (``Path.rglob`` skips it silently, which made a permission problem look like an empty corpus)."""
+    for directory, _, files in os.walk(root, onerror=lambda error: unreadable.append(str(error.filename))):
+        for name in files:
+            yield Path(directory) / name
 
 
 def _digest(items: list[tuple[str, bytes]]) -> str:

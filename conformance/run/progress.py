@@ -56,6 +56,8 @@ class Progress:
         #: :func:`rate_class`), and what the finished ones took (seconds of worker time)
         self.remaining: Counter[str] = remaining if remaining is not None else Counter()
         self.classes: Mapping[str, str] = classes or {}
+        #: each rate class's items in all (what was left at the start), for the per-target part
+        self._sizes: Counter[str] = Counter(self.remaining)
         self._large_kinds = set(self.classes.values())
         self._spent: dict[str, float] = defaultdict(float)
         self._finished: Counter[str] = Counter()
@@ -103,16 +105,36 @@ class Progress:
         done so far took per second of item time (worker starts, imports and the parent's share
         included). A worker's first item of a target is left out of the target's rate: it carries
         the backend's import, seconds that the remaining items will not pay again."""
+        work = self._work_left()
+        if not work:
+            return 0.0
+        total = sum(work.values())
+        total += max(0, self.total - self.done - sum(self.remaining.values())) * self._mean(False)
+        return total * self._wall_per_work()
+
+    def _work_left(self) -> dict[str, float]:
+        """Seconds of item time each rate class has left, at its measured time per item (an
+        unmeasured one at the mean of the measured ones); empty before anything is measured."""
         measured = {t: self._spent[t] / n for t, n in self._finished.items() if n}
         if not measured or self._wall_work <= 0:
-            return 0.0
+            return {}
         fallback = {large: self._mean(large) for large in (False, True)}
-        work = sum(
-            left * measured.get(kind, fallback[kind in self._large_kinds])
+        return {
+            kind: left * measured.get(kind, fallback[kind in self._large_kinds])
             for kind, left in self.remaining.items()
-        )
-        work += max(0, self.total - self.done - sum(self.remaining.values())) * fallback[False]
-        return work * self._wall_per_work()
+            if left
+        }
+
+    def _longest(self) -> str:
+        """The target with the most work left, with how far it has come: when targets run at
+        rates a hundred times apart, the items count says little, and this says what holds the
+        run up (e.g. ``openvino/pytorch/CPU 220/1017``)."""
+        work = self._work_left()
+        if len(work) < 2:
+            return ""
+        kind = max(work, key=lambda name: work[name])
+        size = self._sizes[kind]
+        return f"  longest: {kind} {size - self.remaining[kind]}/{size}"
 
     def _wall_per_work(self) -> float:
         """Wall seconds per second of item time, over the last :data:`WINDOW_S` seconds once the run
@@ -137,6 +159,7 @@ class Progress:
         percent = 100 * self.done // max(self.total, 1)
         return (
             f"[{self.done}/{self.total}] {percent:3d}% {rate:6.1f} items/s  eta {self.eta():5.0f} s  {counts}"
+            f"{self._longest()}"
         ).rstrip()
 
     def close(self) -> None:
