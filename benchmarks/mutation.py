@@ -290,9 +290,13 @@ def _json_mutants(rng: random.Random, source: Path, count: int) -> Iterator[byte
             yield mutant if isinstance(mutant, bytes) else mutant.encode("utf-8")
 
 
-def check_outputs(seed: int, count: int, timeout_s: float = 20.0) -> list[Outcome]:
+def check_outputs(
+    seed: int, count: int, timeout_s: float = 20.0, journals: int | None = None
+) -> list[Outcome]:
     """Mutants of a real results file and a real certificate through ``report``, ``diff``,
-    ``merge`` and ``certify --verify``; each command's ending."""
+    ``merge`` and ``certify --verify``, and of its journal through ``run --resume`` (``journals``
+    of them, ``count`` by default: each resume runs the run's missing items); each command's ending."""
+    journals = count if journals is None else journals
     from conformance.cli import main
 
     rng = random.Random(seed)
@@ -318,7 +322,36 @@ def check_outputs(seed: int, count: int, timeout_s: float = 20.0) -> list[Outcom
             commands.append(
                 (f"verify {path.name}", ["certify", "--verify", str(path), "--results", str(results)])
             )
+        for number, content in enumerate(_journal_mutants(rng, results, journals)):
+            out = where / f"journal-{number:04d}"
+            out.mkdir()
+            (out / "journal.jsonl").write_bytes(content)
+            resume = ["run", "--resume", *quiet, "--cases", str(CORPUS), "--out", str(out), "--no-junit"]
+            commands.append((f"resume {out.name}", resume))
         return run_commands(commands, timeout_s)
+
+
+def _journal_mutants(rng: random.Random, results: Path, count: int) -> Iterator[bytes]:
+    """Journals of the run that wrote ``results`` (its header, then a sample of its results as
+    lines), each with one line mutated, lines torn, or bytes broken."""
+    document = json.loads(results.read_text(encoding="utf-8"))
+    run = document["run"]
+    header = {
+        "schema": "conformance.journal/1",
+        "digest": document["suite"]["digest"],
+        "selection": run["selection"],
+        "targets": sorted({f"{r['adapter']}/{r['route']}/{r['device']}" for r in document["results"]}),
+        "command": run["command"],
+    }
+    for _ in range(count):
+        lines = [json.dumps(header)] + [json.dumps(r) for r in rng.sample(document["results"], 20)]
+        at = rng.randrange(len(lines))
+        if rng.random() < 0.7:
+            lines[at] = json.dumps(_mutate(rng, json.loads(lines[at])))
+            yield ("\n".join(lines) + "\n").encode("utf-8")
+        else:
+            mutant = _text_mutations(rng, "\n".join(lines) + "\n")
+            yield mutant if isinstance(mutant, bytes) else mutant.encode("utf-8")
 
 
 def main() -> int:
