@@ -6,64 +6,55 @@ An adapter is found through the entry-point group ``conformance.adapters``::
     acme = "acme_conformance:AcmeAdapter"
 
 The entry point names a callable (usually the class) taking the adapter's options, a mapping of
-strings given on the command line as ``--option acme.device=NPU``. The executor then works in
-two phases per (case, op), the way ONNX's backend runner does, and times each phase itself:
+strings given on the command line as ``--option acme.device=NPU``; :meth:`AdapterOptions.parse`
+refuses keys the adapter does not know and devices it does not have. The executor then works in
+two phases per item, the way ONNX's backend runner does, and times each phase itself:
 
-1. ``support(task, target)``: None, or :class:`Unsupported` with the reason (an op version, a
-   dtype or a graph option the backend cannot express). Never raise for lack of support.
-2. ``build(task, target)`` makes the model exactly as the case says (op version, attribute vs
-   input, constant vs runtime input, dynamic dims, axis and lengths types); ``compile(model,
-   target)`` loads it on the device (session creation, compile_model); ``run(compiled, task)``
-   feeds the task's inputs and returns the outputs as NumPy arrays in the suite's dtypes
-   (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
+1. ``build(task, target)`` makes the model exactly as the case says (op version, attribute vs
+   input, constant vs runtime input, dynamic dims, axis and lengths types);
+2. ``run(model, task)`` feeds the task's inputs and returns the outputs as NumPy arrays in the
+   suite's dtypes (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
 
-Optionally, ``prepare(target) -> None`` is called once per target in each worker before its
-first job, untimed: import the backend and its frontends, load the device plugin. Without it
-that cost lands in the first item's build time, and again after every worker replacement.
-
-Optionally, ``reproducer(task, target) -> str | None`` returns Python statements that redo the
-task with only the backend, for the reports' copy-paste reproducers. They follow a header that
-imports ``base64`` and ``numpy as np``; :func:`conformance.reproducers.array_code` writes the data.
-A case with ``runs:`` is replayed in full: build once, then for each of ``task.every_run`` its
-:func:`conformance.reproducers.run_heading`, its inputs, and one printed line of output shapes.
+Those two and ``info()`` are the :class:`Adapter` protocol. The engine hands an adapter only ops
+its routes list and devices its ``info()`` declared, so nothing needs checking again. Four
+methods are optional, declared by :class:`OptionalHooks`: ``support`` (refuse what the backend
+cannot be handed at all), ``compile`` (a separately timed load step), ``prepare`` (untimed start-up
+per worker) and ``reproducer`` (a standalone snippet for reports). The loader checks every one
+an adapter has, so a misspelt hook (``prepair``) or one with the wrong parameters is a
+:class:`~conformance.errors.PluginError` naming the adapter and the method, never silently unused.
 
 An exception from build, compile or run is judged by where it came from (the suite records
 it as ``actual.raised.origin``): one raised by the backend is the backend refusing the input (a
 pass where the spec says reject, an ``error`` where the spec accepts); one raised by the
-adapter's own code is an adapter defect (``error``, never a pass); one raised by the suite's
-model builders means the request cannot be built (``unsupported``). So an adapter lets backend
-exceptions through untouched, raises :class:`AdapterError` for its own defects, and marks the
-backend's refusals where they surface through its own code: with :func:`backend_calls` around
-calls into native code (a compiled function called from the adapter's frame leaves no Python
-frame of the backend to attribute the exception to), or by raising :class:`BackendRefusal`.
+adapter's own code is an adapter defect (``error`` with ``defect: adapter``: never a pass, never a
+verdict on the backend, never claimed by a known issue); one raised by the suite's model builders
+means the request cannot be built (``unsupported``). So an adapter lets backend exceptions through
+untouched, raises :class:`AdapterError` for its own defects, and marks the backend's refusals
+where they surface through its own code: with :func:`backend_calls` around calls into native code
+(a compiled function called from the adapter's frame leaves no Python frame of the backend to
+attribute the exception to), or by raising :class:`BackendRefusal`.
 
-A complete adapter, runnable as is, for a backend that splits with NumPy slicing::
+A complete adapter, runnable as is, whose backend is NumPy's own split functions::
 
-    class SliceAdapter:
+    class NumpySplit:
         def __init__(self, options: Mapping[str, str]) -> None:
-            self.options = dict(options)
+            self.options = AdapterOptions.parse(options, devices=("cpu",))
 
         def info(self) -> AdapterInfo:
             return AdapterInfo(
-                name="slice", backend="numpy", version=numpy.__version__,
-                routes=(Route("eager", ("numpy.array_split",), "basic slicing"),),
-                devices=("cpu",), options=self.options,
+                name="npsplit", backend="numpy", version=numpy.__version__,
+                routes=(Route("eager", ("numpy.split", "numpy.array_split"), "NumPy's functions"),),
+                devices=self.options.devices, options=self.options.resolved,
             )
 
-        def support(self, task: Task, target: Target) -> Unsupported | None:
-            return None if task.form.kind == "indices" else Unsupported("only split points")
+        def build(self, task: Task, target: Target) -> Callable[..., list[numpy.ndarray]]:
+            return numpy.split if task.op == "numpy.split" else numpy.array_split
 
-        def build(self, task: Task, target: Target) -> tuple[int, ...]:
-            return tuple(task.form.values)
-
-        def compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
-            return model
-
-        def run(self, compiled: tuple[int, ...], task: Task) -> Sequence[numpy.ndarray]:
-            axis = 0 if task.axis is None else task.axis
-            points = (0, *compiled, task.data.shape[axis])
-            moved = numpy.moveaxis(task.data, axis, 0)
-            return [numpy.moveaxis(moved[a:b], 0, axis) for a, b in zip(points, points[1:])]
+        def run(self, model: Callable[..., list[numpy.ndarray]], task: Task) -> Sequence[numpy.ndarray]:
+            value = task.form.value
+            argument = list(value) if isinstance(value, tuple) else value
+            axis = {} if task.axis is None else {"axis": task.axis}
+            return model(task.data, argument, **axis)
 """
 
 from __future__ import annotations
@@ -85,6 +76,7 @@ __all__ = [
     "Adapter",
     "AdapterError",
     "AdapterInfo",
+    "AdapterOptions",
     "AnyAdapter",
     "BackendRefusal",
     "Judged",
@@ -92,10 +84,9 @@ __all__ = [
     "Target",
     "Task",
     "Unsupported",
+    "OptionalHooks",
     "backend_calls",
-    "checked_options",
     "comma_list",
-    "device_list",
 ]
 
 ModelT = TypeVar("ModelT")
@@ -221,22 +212,18 @@ def backend_calls() -> Iterator[None]:
 
 @runtime_checkable
 class Adapter(Protocol[ModelT, CompiledT]):
-    """The role an adapter plays; see the module docstring for a complete example."""
+    """What every adapter has; see the module docstring for a complete example.
+
+    ``CompiledT`` is what ``run`` receives: the model as built, or what the optional ``compile``
+    made of it.
+    """
 
     def info(self) -> AdapterInfo:
         """Name, backend version, routes, devices and resolved options."""
         ...
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """None if the target can run ``task``, else why not. Must not raise."""
-        ...
-
     def build(self, task: Task, target: Target) -> ModelT:
         """Make the model for ``task`` on ``target``'s route (timed as "build")."""
-        ...
-
-    def compile(self, model: ModelT, target: Target) -> CompiledT:
-        """Load the model on ``target.device`` (timed as "compile")."""
         ...
 
     def run(self, compiled: CompiledT, task: Task) -> Sequence[np.ndarray]:
@@ -244,27 +231,95 @@ class Adapter(Protocol[ModelT, CompiledT]):
         ...
 
 
+class OptionalHooks(Protocol[ModelT, CompiledT]):
+    """The methods an adapter may add; the loader checks the name and parameters of each one
+    present against these (``conformance.run.hooks``), and the engine calls only these."""
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """None if the backend can be handed ``task``, else :class:`Unsupported` and why not: an op
+        version, element type or graph option it has no way to express. Must not raise. Without
+        it every task the route's ops cover is attempted."""
+        ...
+
+    def compile(self, model: ModelT, target: Target) -> CompiledT:
+        """Load the model on ``target.device`` (session creation, compile_model), timed as
+        "compile". Without it ``run`` receives the model as built."""
+        ...
+
+    def prepare(self, target: Target) -> None:
+        """Called once per target in each worker before its first item, untimed: import the
+        backend and its frontends, load the device plugin. Without it that cost lands in the
+        first item's build time, and again after every worker replacement."""
+        ...
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """Python statements that redo ``task`` with the backend alone, for the reports. They
+        follow a header importing ``base64`` and ``numpy as np``;
+        :func:`conformance.reproducers.array_code` writes the data. A case with ``runs:`` is
+        replayed in full: build once, then for each of ``task.every_run`` its
+        :func:`conformance.reproducers.run_heading`, its inputs, and one printed line of output
+        shapes."""
+        ...
+
+
+#: The methods of :class:`Adapter` and of :class:`OptionalHooks`, by name.
+REQUIRED_METHODS: tuple[str, ...] = ("info", "build", "run")
+OPTIONAL_HOOKS: tuple[str, ...] = ("support", "compile", "prepare", "reproducer")
+
 AnyAdapter = Adapter[Any, Any]
 
 
-def checked_options(options: Mapping[str, str], known: Iterable[str]) -> dict[str, str]:
-    """The options as a dict; a :class:`~conformance.errors.UsageError` naming any unknown key.
+@dataclass(frozen=True)
+class AdapterOptions:
+    """An adapter's options, checked once: the one place option keys and devices are read.
 
-    Adapters refuse options they do not know so that a misspelt one cannot silently leave a
-    certification run on its defaults.
+    Adapters refuse keys they do not know and devices they do not have, so that a misspelt
+    ``--option acme.devise=npu`` or ``acme.device=gpu`` stops the run with a usage error instead of
+    leaving a certification on its defaults or every item ``unsupported``.
     """
-    allowed = sorted(known)
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
-        raise UsageError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(allowed)}")
-    return dict(options)
+
+    #: the options as given, ``device`` included when it was
+    values: Mapping[str, str]
+    #: the targets' devices: the comma-separated ``device`` option, else the first known device
+    devices: tuple[str, ...]
+
+    @classmethod
+    def parse(
+        cls,
+        given: Mapping[str, str],
+        *,
+        devices: Sequence[str],
+        known: Iterable[str] = (),
+        any_device: bool = False,
+    ) -> AdapterOptions:
+        """Check ``given``: keys other than ``device`` and ``known`` are refused, and so are
+        devices outside ``devices`` (whose first is the default) unless ``any_device`` (a backend
+        whose device names are open-ended, such as ``cuda:1``, and checked in ``support``)."""
+        allowed = sorted({"device", *known})
+        unknown = sorted(set(given) - set(allowed))
+        if unknown:
+            raise UsageError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(allowed)}")
+        chosen = comma_list(given.get("device", "")) or (devices[0],)
+        strangers = [device for device in chosen if device not in devices]
+        if strangers and not any_device:
+            raise UsageError(
+                f"unknown device(s) {', '.join(strangers)}; this adapter has: {', '.join(devices)}"
+            )
+        return cls(dict(given), chosen)
+
+    def get(self, key: str, default: str) -> str:
+        return self.values.get(key, default)
+
+    def list(self, key: str, default: str) -> tuple[str, ...]:
+        """A list-valued option, written ``a,b`` on the command line (``default`` when empty)."""
+        return comma_list(self.values.get(key, default)) or comma_list(default)
+
+    @property
+    def resolved(self) -> dict[str, str]:
+        """The options with the devices spelled out: what ``info().options`` records."""
+        return {**self.values, "device": ",".join(self.devices)}
 
 
 def comma_list(text: str) -> tuple[str, ...]:
     """``"a, b,"`` as ``("a", "b")``: how list-valued options are written on the command line."""
     return tuple(part.strip() for part in text.split(",") if part.strip())
-
-
-def device_list(options: Mapping[str, str], default: str) -> tuple[str, ...]:
-    """The targets' devices from the comma-separated ``device`` option, else ``default``."""
-    return comma_list(options.get("device", default)) or (default,)

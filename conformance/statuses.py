@@ -15,6 +15,23 @@ Status: TypeAlias = Literal["pass", "fail", "error", "unsupported", "crash", "ti
 #: shapes and dtypes alone (a shape checker, which computes no values).
 Judged: TypeAlias = Literal["values", "shapes"]
 
+#: Whose failure an ``error`` is when it is no verdict on the backend: the adapter's own code
+#: (it raised, broke the contract, or could not be loaded) or the suite's (the harness failed on
+#: the item). Such a result is never claimed by a known issue, is counted apart from the backend's
+#: findings, and makes a run exit with DEFECT_EXIT.
+Defect: TypeAlias = Literal["adapter", "harness"]
+DEFECTS: tuple[Defect, ...] = ("adapter", "harness")
+#: Each defect's name, as findings, summaries and the JUnit file's error types say it.
+DEFECT_LABELS: dict[str, str] = {"adapter": "adapter defect", "harness": "harness failure"}
+#: What each defect means.
+DEFECT_MEANINGS: dict[str, str] = {
+    "adapter": "adapter defect: the adapter's own code failed; not a verdict on the backend",
+    "harness": "harness failure: the suite itself failed on this item; not a verdict on the backend",
+}
+#: A run's exit status when any result is a defect, whatever the backend did: the run cannot be
+#: trusted as a verdict (0: green, 1: unexplained findings, 2: unusable input, 130: interrupted).
+DEFECT_EXIT = 3
+
 #: Every status, in the order reports list them.
 STATUSES: tuple[Status, ...] = ("pass", "fail", "error", "unsupported", "crash", "timeout", "xfail", "xpass")
 

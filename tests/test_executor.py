@@ -260,7 +260,7 @@ def test_broken_plugins_are_named(tmp_path: Path) -> None:
     with pytest.raises(registry.PluginError, match=r"'fake_adapters:time'.*is not callable"):
         registry.load("fake_adapters:time")
     with pytest.raises(
-        registry.PluginError, match=r"'fake_adapters:NotAnAdapter'.*lacks info, support, build"
+        registry.PluginError, match=r"'fake_adapters:NotAnAdapter'.*lacks info, build, run"
     ):
         registry.load("fake_adapters:NotAnAdapter")
     with pytest.raises(registry.PluginError, match=r"'fake_adapters:WrongInfo'.*returned dict, not"):

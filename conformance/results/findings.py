@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from conformance import ids
 from conformance.results.records import FindingRecord, ResultRecord
-from conformance.statuses import PASSING
+from conformance.statuses import DEFECT_LABELS, PASSING
 
 #: What a backend's message says that changes from item to item without changing the problem.
 _BRACKETS = re.compile(r"\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}")
@@ -47,7 +47,11 @@ def masked(message: str) -> str:
 
 
 def kind(result: ResultRecord) -> str:
-    """What sort of departure: the rule not applied, the mismatch, or the exception raised."""
+    """What sort of departure: the rule not applied, the mismatch, or the exception raised; or no
+    departure of the backend at all, but the adapter's defect or the harness's failure."""
+    defect = result.get("defect")
+    if defect:
+        return DEFECT_LABELS[defect]
     raised = result["actual"].get("raised")
     rejected = result["expected"].get("rejected")
     said = _KNOWN_PREFIX.sub("", result["message"])
@@ -121,6 +125,8 @@ def terminal(found: list[FindingRecord], limit: int = 10) -> str:
     lines = [f"findings: {len(found)} distinct problems in {sum(f['count'] for f in found)} results"]
     for finding in found[:limit]:
         known = f" [known issue {finding['known_issue']}]" if finding["known_issue"] else ""
+        if finding["kind"] in DEFECT_LABELS.values():
+            known = " [not a verdict on the backend]"
         lines.append(
             f"  {finding['count']:>5} {finding['status']:<8} {finding['target']:<28} {finding['family']:<20} "
             f"{finding['kind']}: {finding['message'][:70]}{known}"

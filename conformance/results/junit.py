@@ -3,7 +3,9 @@
 One <testsuite> per target, one <testcase> per item (classname = target id, name = item id):
 fail and xpass are failures, error / crash / timeout are errors, and unsupported / xfail are
 skipped with their reason (the groups of conformance.statuses), so a green run reads green in
-any JUnit viewer.
+any JUnit viewer. An error that is no verdict on the backend has the error type ``adapter-defect``
+or ``harness-failure`` instead of ``error``, and each suite counts them in a property, so a CI
+viewer tells a broken adapter from a backend that refused a valid input.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from xml.etree import ElementTree
 
 from conformance.results.document import write_atomically
 from conformance.results.result import Result
-from conformance.statuses import JUNIT_ERRORS, JUNIT_FAILURES, JUNIT_SKIPPED
+from conformance.statuses import DEFECT_LABELS, DEFECTS, JUNIT_ERRORS, JUNIT_FAILURES, JUNIT_SKIPPED
 
 FILE_NAME = "junit.xml"
 
@@ -23,6 +25,11 @@ FILE_NAME = "junit.xml"
 def _clean(text: str) -> str:
     """XML 1.0 cannot hold most control characters; hostile backend messages may contain them."""
     return "".join(ch if ch in "\t\n\r" or ord(ch) >= 0x20 else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def _kebab(defect: str) -> str:
+    """``adapter`` as ``adapter-defect``, ``harness`` as ``harness-failure``."""
+    return DEFECT_LABELS[defect].replace(" ", "-")
 
 
 def write(path: Path, results: Iterable[Result]) -> None:
@@ -40,6 +47,10 @@ def write(path: Path, results: Iterable[Result]) -> None:
             errors=str(sum(r.status in JUNIT_ERRORS for r in items)),
             skipped=str(sum(r.status in JUNIT_SKIPPED for r in items)),
         )
+        properties = ElementTree.SubElement(suite, "properties")
+        for defect in DEFECTS:
+            count = sum(r.defect == defect for r in items)
+            ElementTree.SubElement(properties, "property", name=f"{_kebab(defect)}s", value=str(count))
         for result in items:
             seconds = result.timing.backend_ms / 1000
             case = ElementTree.SubElement(
@@ -51,8 +62,9 @@ def write(path: Path, results: Iterable[Result]) -> None:
                     case, "failure", message=message.splitlines()[0] if message else "", type=result.status
                 ).text = message
             elif result.status in JUNIT_ERRORS:
+                kind = result.status if result.defect is None else _kebab(result.defect)
                 ElementTree.SubElement(
-                    case, "error", message=message.splitlines()[0] if message else "", type=result.status
+                    case, "error", message=message.splitlines()[0] if message else "", type=kind
                 ).text = message
             elif result.status in JUNIT_SKIPPED:
                 ElementTree.SubElement(case, "skipped", message=f"{result.status}: {message}")

@@ -9,7 +9,7 @@ validates documents built from these types against it.
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from conformance.statuses import Judged, Status
+from conformance.statuses import Defect, Judged, Status
 
 SCHEMA_NAME = "conformance.results/2"
 #: Every version the reader accepts: /1 lacks ``findings`` and ``raised.origin``, nothing else.
@@ -184,6 +184,8 @@ class ResultRecord(TypedDict):
     runs: NotRequired[list[RunOutcomeRecord]]
     #: "shapes" for a route that infers shapes without computing values (absent: values judged)
     judged: NotRequired[Judged]
+    #: on an error that is no verdict on the backend: "adapter" or "harness" (conformance.statuses)
+    defect: NotRequired[Defect]
 
 
 class SuiteRecord(TypedDict):

@@ -22,7 +22,7 @@ from conformance.results.records import (
     RunOutcomeRecord,
     WorkerRecord,
 )
-from conformance.statuses import Judged, Status
+from conformance.statuses import Defect, Judged, Status
 
 JSON: TypeAlias = dict[str, Any]
 
@@ -86,6 +86,8 @@ class Result:
     runs: tuple[RunOutcomeRecord, ...] = ()
     #: what the route is judged on: "shapes" for a shape checker, whose values are never compared
     judged: Judged = "values"
+    #: set on an ``error`` that is no verdict on the backend: whose failure it is instead
+    defect: Defect | None = None
 
     @property
     def item_id(self) -> str:
@@ -104,6 +106,10 @@ class Result:
         self, status: Status, message: str, known_issue: KnownIssueRecord | None = None
     ) -> Result:
         return replace(self, status=status, message=message, known_issue=known_issue)
+
+    def with_defect(self, defect: Defect, message: str) -> Result:
+        """An ``error`` that is the adapter's or the suite's failure, not the backend's answer."""
+        return replace(self, status="error", message=message, known_issue=None, defect=defect)
 
     def to_json(self) -> ResultRecord:
         """Field by field rather than dataclasses.asdict, whose deep copies dominate a fast run."""
@@ -140,6 +146,8 @@ class Result:
             record["runs"] = list(self.runs)
         if self.judged != "values":
             record["judged"] = self.judged
+        if self.defect is not None:
+            record["defect"] = self.defect
         return record
 
     @classmethod
@@ -173,4 +181,5 @@ class Result:
             run=body.get("run"),
             runs=tuple(body.get("runs") or ()),
             judged=body.get("judged", "values"),
+            defect=body.get("defect"),
         )

@@ -22,6 +22,7 @@ from conformance.oracle import reference
 from conformance.oracle.judging import Raised, judge
 from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
+from conformance.run import hooks
 from conformance.results import evidence
 from conformance.results.records import ActualRecord, RunOutcomeRecord
 from conformance.results.result import Result, Timing
@@ -93,13 +94,14 @@ def _raised(error: Exception, phase: str, adapter: AnyAdapter) -> Raised:
     return Raised(phase, type(error).__name__, message, who.origin, who.module)
 
 
-def execute(adapter: AnyAdapter, target: Target, task: Task, repeat: int) -> tuple[list[Attempt], Timing]:
+def execute(checked: hooks.Hooks, target: Target, task: Task, repeat: int) -> tuple[list[Attempt], Timing]:
     """Build and compile ``task`` once, then run it and each of its further runs on that model.
 
     One attempt per run, in order. A refusal while building or compiling refuses every run (there
     is no model to run); a refusal by one run leaves the model to the next run. Only the first
     run is repeated ``repeat`` times for steady-state timing.
     """
+    adapter = checked.adapter
     timing: dict[str, Any] = {}
     phase = "build"
     try:
@@ -108,7 +110,7 @@ def execute(adapter: AnyAdapter, target: Target, task: Task, repeat: int) -> tup
         timing["build_ms"] = _ms(start)
         phase = "compile"
         start = time.perf_counter_ns()
-        compiled = adapter.compile(model, target)
+        compiled = checked.compiled(model, target)
         timing["compile_ms"] = _ms(start)
     except Exception as error:  # judged (by who raised it), not propagated
         refusal = _raised(error, phase, adapter)
@@ -176,7 +178,7 @@ def pending_result(
 
 
 def run_item(
-    adapter: AnyAdapter,
+    adapter: AnyAdapter | hooks.Hooks,
     target: Target,
     case: Case,
     op: str,
@@ -187,6 +189,7 @@ def run_item(
 ) -> Result:
     """Execute and judge one (case, op) on ``target``: every run against its own reference answer.
 
+    ``adapter``: its checked hooks (what workers hold), or an adapter object, checked here;
     ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`);
     ``inputs``, a worker's cache of its last large input (None: make the data afresh).
     """
@@ -205,20 +208,20 @@ def run_item(
         # Steady-state timing of a multi-GiB item would only repeat seconds of copying.
         steady = 0 if large else repeat
         task = make_task(case, op, inputs.data(case.data, keep=large))
-        return _judged(adapter, target, task, steady, answers, base)
+        return _judged(hooks.of(adapter), target, task, steady, answers, base)
 
 
 def _judged(
-    adapter: AnyAdapter, target: Target, task: Task, repeat: int, answers: list[SpecAnswer], base: Result
+    checked: hooks.Hooks, target: Target, task: Task, repeat: int, answers: list[SpecAnswer], base: Result
 ) -> Result:
     case = task.case
     try:
-        refusal = adapter.support(task, target)
+        refusal = checked.unsupported(task, target)
     except Exception as error:  # a broken adapter, not a refusal by its backend
-        return base.with_status("error", f"the adapter's support() raised {type(error).__name__}: {error}")
+        return base.with_defect("adapter", f"the adapter's support() raised {type(error).__name__}: {error}")
     if isinstance(refusal, Unsupported):
         return base.with_status("unsupported", refusal.reason)
-    attempts, timing = execute(adapter, target, task, repeat)
+    attempts, timing = execute(checked, target, task, repeat)
     outcomes = [
         _outcome(run_task, answer, attempt, values=base.judged == "values")
         for run_task, answer, attempt in zip(task.every_run, answers, attempts, strict=True)
@@ -244,17 +247,29 @@ def _judged(
         timing=timing,
         run=deciding + 1 if case.runs else None,
         runs=tuple(outcomes) if case.runs else (),
+        defect="adapter" if _adapter_defect(chosen) else None,
     )
 
 
-#: How bad a run's verdict is, for the item's status: a departure from the spec first, then a
-#: request the suite could not build, then a pass. Equals go to the earliest run.
+def _adapter_defect(outcome: RunOutcomeRecord) -> bool:
+    """Whether the run ended on an exception of the adapter's own code (conformance.run.attribution)."""
+    raised = outcome["actual"].get("raised")
+    return outcome["status"] == "error" and raised is not None and raised.get("origin") == "adapter"
+
+
+#: How bad a run's verdict is, for the item's status: the adapter's defect first (the item is no
+#: verdict on the backend then), a departure from the spec next, then a request the suite could
+#: not build, then a pass. Equals go to the earliest run.
 _SEVERITY: dict[str, int] = {"fail": 2, "error": 2, "unsupported": 1, "pass": 0}
 
 
 def worst(outcomes: list[RunOutcomeRecord]) -> int:
     """The index of the run whose verdict the item takes."""
-    return max(range(len(outcomes)), key=lambda index: (_SEVERITY.get(outcomes[index]["status"], 2), -index))
+    def severity(index: int) -> tuple[int, int]:
+        outcome = outcomes[index]
+        return (3 if _adapter_defect(outcome) else _SEVERITY.get(outcome["status"], 2), -index)
+
+    return max(range(len(outcomes)), key=severity)
 
 
 def _outcome(task: Task, answer: SpecAnswer, attempt: Attempt, *, values: bool) -> RunOutcomeRecord:

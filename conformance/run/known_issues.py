@@ -282,7 +282,10 @@ class ByTarget:
 
 
 def apply(result: Result, issues: Sequence[KnownIssue]) -> Result:
-    """The result with its known issue applied: xfail, xpass, or unchanged."""
+    """The result with its known issue applied: xfail, xpass, or unchanged. An adapter's defect or
+    a harness failure is never claimed: it says nothing of the backend an entry could describe."""
+    if result.defect is not None:
+        return result
     for issue in issues:
         if not issue.matches(result):
             continue

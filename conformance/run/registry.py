@@ -17,8 +17,7 @@ from typing import Any
 from conformance.corpus import catalogue
 from conformance.errors import PluginError
 from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Route, Target
-
-_METHODS = ("info", "support", "build", "compile", "run")
+from conformance.run import hooks
 
 
 @dataclass(frozen=True)
@@ -31,6 +30,8 @@ class LoadedAdapter:
     import_path: str
     adapter: AnyAdapter
     info: AdapterInfo
+    #: its methods, checked against the protocol when it was loaded
+    hooks: hooks.Hooks
 
     def targets(self) -> list[Target]:
         return [
@@ -88,15 +89,13 @@ def load(spec: str, options: Mapping[str, str] | None = None) -> LoadedAdapter:
         adapter = factory(dict(options or {}))
     except Exception as error:
         raise PluginError(f"{where} could not be constructed: {type(error).__name__}: {error}") from error
-    missing = [name for name in _METHODS if not callable(getattr(adapter, name, None))]
-    if missing:
-        raise PluginError(f"{where} lacks {', '.join(missing)}; see conformance.plugin.Adapter")
+    checked = hooks.check(where, adapter)
     try:
         info = adapter.info()
     except Exception as error:
         raise PluginError(f"{where}: info() raised {type(error).__name__}: {error}") from error
     _check_info(where, spec, reference, info)
-    return LoadedAdapter(spec, reference, adapter, info)
+    return LoadedAdapter(spec, reference, adapter, info, checked)
 
 
 def _check_info(where: str, spec: str, reference: str, info: object) -> None:

@@ -226,9 +226,9 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
         if result.status not in REPRODUCIBLE or job is None or result.reproducer:
             attached.append(result)
             continue
-        hook = getattr(adapters[job.adapter].adapter, "reproducer", None)
+        hook = adapters[job.adapter].hooks.reproducer
         python = None
-        if callable(hook):
+        if hook is not None:
             try:
                 body = hook(make_task(job.case, job.op, fill=reproducers.snippet_data), job.target)
             except Exception as error:  # a broken hook must not cost the results

@@ -20,10 +20,12 @@ from multiprocessing.connection import Connection
 
 from conformance import ids
 from conformance.corpus.case import Case
+from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
+from conformance.results.result import Result
 from conformance.run import memory
-from conformance.statuses import Judged
+from conformance.statuses import Defect, Judged
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
 #: backend assuming it owns them all (which makes -j 2 slower, not faster).
@@ -173,7 +175,7 @@ def main(
     # Imported after the thread variables are set: backends read them when they load.
     from conformance.run import registry
     from conformance.run.input_cache import InputCache
-    from conformance.run.item import bare_result, pending_result, run_item
+    from conformance.run.item import run_item
 
     loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.LoadedAdapter] = {}
     inputs = InputCache()
@@ -182,8 +184,8 @@ def main(
             key = (entry.adapter, entry.options)
             if key not in loaded:
                 loaded[key] = registry.load(entry.adapter, dict(entry.options))
-            prepare = getattr(loaded[key].adapter, "prepare", None)
-            if callable(prepare):
+            prepare = loaded[key].hooks.prepare
+            if prepare is not None:
                 prepare(entry.target)
         except Exception:  # the first job meets the same problem and reports it on its result
             traceback.print_exc()
@@ -203,7 +205,7 @@ def main(
             if key not in loaded:
                 loaded[key] = registry.load(job.adapter, job.options)
             result = run_item(
-                loaded[key].adapter,
+                loaded[key].hooks,
                 job.target,
                 job.case,
                 job.op,
@@ -211,16 +213,8 @@ def main(
                 judged=job.judged,
                 inputs=inputs,
             )
-        except Exception as error:  # a harness or adapter defect: reported on this item; the worker lives on
-            text = "".join(traceback.format_exception(error)).strip()
-            message = f"the harness failed on this item ({type(error).__name__}: {error})\n{text}"
-            try:
-                result = pending_result(job.case, job.op, job.target, judged=job.judged).with_status(
-                    "error", message
-                )
-            except Exception as again:  # the reference itself fails on this case: report it bare
-                failed_too = f"{message}\nand the reference failed too: {type(again).__name__}: {again}"
-                result = bare_result(job.case, job.op, job.target, failed_too)
+        except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
+            result = _defect_result(job, error)
         # the whole item: data, reference, backend and judging
         elapsed_ms = (time.perf_counter() - started) * 1000
         usage: WorkerRecord = {
@@ -236,3 +230,19 @@ def main(
         resident = resident_kib()
         accumulated = None if resident is None else resident - inputs.size // 1024
         connection.send((job.index, body, log_end, accumulated))
+
+
+def _defect_result(job: Job, error: Exception) -> Result:
+    """The item's result when the suite or the adapter failed around it: the adapter's defect when
+    it could not be loaded, the harness's failure otherwise (the reference, the fills, judging)."""
+    from conformance.run.item import bare_result, pending_result
+
+    text = "".join(traceback.format_exception(error)).strip()
+    defect: Defect = "adapter" if isinstance(error, PluginError) else "harness"
+    who = "the adapter could not be loaded" if defect == "adapter" else "the harness failed on this item"
+    message = f"{who} ({type(error).__name__}: {error})\n{text}"
+    try:
+        return pending_result(job.case, job.op, job.target, judged=job.judged).with_defect(defect, message)
+    except Exception as again:  # the reference itself fails on this case: report it bare
+        failed_too = f"{message}\nand the reference failed too: {type(again).__name__}: {again}"
+        return bare_result(job.case, job.op, job.target, failed_too).with_defect(defect, failed_too)

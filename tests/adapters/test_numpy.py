@@ -20,6 +20,7 @@ from conformance_numpy.emulation import SpecViolation, emulate  # noqa: E402
 
 from conformance.corpus.case import Form, GraphSpec  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.run.item import run_item  # noqa: E402
 
@@ -110,10 +111,10 @@ def test_wrong_outputs_fail(broken: type[NumpyAdapter], route: str, item: str) -
     assert status == "fail", message
 
 
-def test_a_device_numpy_lacks_is_unsupported() -> None:
-    status, message = _status(NumpyAdapter({"device": "GPU"}), "numpy", NUMPY_ITEMS[0], "GPU")
-    assert status == "unsupported"
-    assert "no device 'GPU'" in message
+def test_a_device_numpy_lacks_is_refused_at_load() -> None:
+    """Not a green run of unsupported items: the misspelt or foreign device is the user's to fix."""
+    with pytest.raises(UsageError, match="unknown device.s. GPU; this adapter has: cpu"):
+        NumpyAdapter({"device": "GPU"})
 
 
 def test_info_reports_numpy() -> None:

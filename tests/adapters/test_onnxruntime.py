@@ -112,12 +112,12 @@ def test_complex_data_is_unsupported_with_the_reason(adapter: OnnxRuntimeAdapter
     assert "tensor(complex64)" in message and "MLDataType" in message
 
 
-def test_a_device_without_its_provider_is_unsupported(suite: Suite) -> None:
-    gpu = Target("onnxruntime", "default", "gpu")
-    result = run_item(
-        OnnxRuntimeAdapter({"device": "gpu"}), gpu, suite.by_id("dtype-float32-lengths"), "onnx.Split-13"
-    )
-    assert result.status == "unsupported" and "execution provider" in result.message
+def test_a_device_without_its_provider_is_refused_at_load() -> None:
+    """Not a run of unsupported items that reads green: the option is the user's mistake."""
+    with pytest.raises(UsageError, match="device 'gpu' needs an execution provider other than CPU"):
+        OnnxRuntimeAdapter({"device": "gpu"})
+    with pytest.raises(UsageError, match="device 'cpu' needs CPUExecutionProvider"):
+        OnnxRuntimeAdapter({"device": "cpu", "providers": "AzureExecutionProvider"})
 
 
 def test_info_reports_the_backend_and_resolved_options() -> None:

@@ -91,13 +91,14 @@ def test_wrong_outputs_fail(broken: type[TorchAdapter]) -> None:
     assert result.status == "fail", result.message
 
 
-def test_unavailable_device_is_unsupported() -> None:
+def test_an_unavailable_or_unknown_device_is_refused_at_load() -> None:
+    """A run where every item is unsupported would read green: the device option is refused."""
     if torch.cuda.is_available():
         pytest.skip("this torch build has CUDA")
-    case = suite().by_id("doc-vsplit-lengths-1-2-3")
-    result = run_item(TorchAdapter({"device": "cuda"}), Target("torch", "eager", "cuda"), case, "torch.split")
-    assert result.status == "unsupported"
-    assert "'cuda' is not available" in result.message
+    with pytest.raises(UsageError, match="'cuda' is not available"):
+        TorchAdapter({"device": "cuda"})
+    with pytest.raises(UsageError, match="does not know the device 'gpu'"):
+        TorchAdapter({"device": "gpu"})
 
 
 def test_export_of_lengths_on_a_dynamic_dim_is_unsupported() -> None:

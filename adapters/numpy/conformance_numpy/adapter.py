@@ -25,12 +25,11 @@ from typing import Any
 import numpy as np
 
 from conformance import reproducers
-from conformance.plugin import AdapterInfo, Route, Target, Task, Unsupported, checked_options, device_list
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task
 from conformance_numpy import emulation
 
 NAME = "numpy"
 DEVICES = ("cpu",)
-KNOWN_OPTIONS = frozenset({"device"})
 
 ROUTES = (
     Route("numpy", ("numpy.*",), "numpy.split / numpy.array_split called directly", imports=(__name__,)),
@@ -67,8 +66,7 @@ class NumpyAdapter:
     """NumPy as a backend (route ``numpy``) and as a second reading of the specs (``emulated``)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        self.options = checked_options(options, KNOWN_OPTIONS)
-        self.devices = device_list(self.options, DEVICES[0])
+        self.options = AdapterOptions.parse(options, devices=DEVICES)
 
     def info(self) -> AdapterInfo:
         return AdapterInfo(
@@ -76,21 +74,9 @@ class NumpyAdapter:
             backend="numpy",
             version=np.__version__,
             routes=ROUTES,
-            devices=self.devices,
-            options={"device": ",".join(self.devices)},
+            devices=self.options.devices,
+            options=self.options.resolved,
         )
-
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        if target.device not in DEVICES:
-            return Unsupported(f"NumPy runs on the host only; there is no device {target.device!r}")
-        family = task.op.partition(".")[0]
-        if target.route == "numpy" and family != "numpy":
-            return Unsupported(f"the numpy route runs numpy.* ops only, not {task.op}")
-        if target.route == "emulated" and family not in {"openvino", "onnx", "torch"}:
-            return Unsupported(f"the emulated route emulates openvino, onnx and torch ops, not {task.op}")
-        if target.route not in {route.name for route in ROUTES}:
-            return Unsupported(f"the numpy adapter has no route {target.route!r}")
-        return None
 
     def build(self, task: Task, target: Target) -> Call:
         """The call for the task; the request is passed as given, never checked here."""
@@ -104,11 +90,8 @@ class NumpyAdapter:
             emulation.emulate, (), {"op": task.op, "graph": task.graph, "dtype": task.dtype}, per_run=True
         )
 
-    def compile(self, model: Call, target: Target) -> Call:
-        """NumPy has nothing to load: the call is ready as built."""
-        return model
-
     def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
+        """NumPy has nothing to compile: the call runs as built."""
         return list(compiled(task))
 
     def reproducer(self, task: Task, target: Target) -> str | None:

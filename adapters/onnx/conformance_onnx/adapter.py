@@ -33,14 +33,13 @@ import numpy as np
 from conformance import dtypes, reproducers
 from conformance.plugin import (
     AdapterInfo,
+    AdapterOptions,
     BackendRefusal,
     Route,
     Target,
     Task,
     Unsupported,
     backend_calls,
-    checked_options,
-    device_list,
 )
 
 if TYPE_CHECKING:
@@ -63,7 +62,6 @@ SHAPE_INFERENCE: Final = Route(
     imports=_IMPORTS,
 )
 ROUTES: Final = (REFERENCE, SHAPE_INFERENCE)
-KNOWN_OPTIONS: Final = frozenset({"device"})
 #: Why each route has nothing to judge on Split-1: ONNX ships neither a reference implementation
 #: nor a shape inference function for opset 1 (the same gap ONNX Runtime has, see its adapter).
 _SPLIT1: Final = {
@@ -86,8 +84,7 @@ class OnnxToolsAdapter:
     """ONNX's reference evaluator and shape inference as targets (see the module docstring)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        self.options = checked_options(options, KNOWN_OPTIONS)
-        self.devices = device_list(self.options, DEVICE)
+        self.options = AdapterOptions.parse(options, devices=(DEVICE,))
 
     def info(self) -> AdapterInfo:
         import onnx
@@ -97,19 +94,13 @@ class OnnxToolsAdapter:
             backend="onnx",
             version=onnx.__version__,
             routes=ROUTES,
-            devices=self.devices,
-            options={"device": ",".join(self.devices)},
+            devices=self.options.devices,
+            options=self.options.resolved,
         )
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
         from conformance.models import onnx_graphs
 
-        if not task.op.startswith("onnx."):
-            return Unsupported(f"ONNX's tools run onnx.* ops only, not {task.op}")
-        if target.route not in {route.name for route in ROUTES}:
-            return Unsupported(f"the onnx adapter has no route {target.route!r}")
-        if target.device != DEVICE:
-            return Unsupported(f"ONNX's tools run on the host only; there is no device {target.device!r}")
         if task.op == "onnx.Split-1":
             return Unsupported(_SPLIT1[target.route])
         if target.route != SHAPE_INFERENCE.name:

@@ -55,9 +55,7 @@ from conformance.plugin import (
     Target,
     Task,
     Unsupported,
-    checked_options,
-    comma_list,
-    device_list,
+    AdapterOptions,
 )
 from conformance_onnxruntime import torch_onnx
 
@@ -82,9 +80,7 @@ _LEVEL_NAMES = {
     "all": "ORT_ENABLE_ALL",
 }
 OPTIMIZATION_LEVELS = tuple(_LEVEL_NAMES)
-KNOWN_OPTIONS = frozenset(
-    {"providers", "provider_options", "graph_optimization_level", "device", "intra_op_num_threads"}
-)
+KNOWN_OPTIONS = frozenset({"providers", "provider_options", "graph_optimization_level", "intra_op_num_threads"})
 #: Providers that run on the host CPU, so a ``cpu`` device needs one of them.
 _CPU_PROVIDERS = frozenset({"CPUExecutionProvider"})
 
@@ -125,26 +121,40 @@ def resolve(options: Mapping[str, str]) -> Settings:
     """Validate the options against the installed onnxruntime; raises UsageError naming the bad one."""
     import onnxruntime
 
-    options = checked_options(options, KNOWN_OPTIONS)
-    providers = comma_list(options.get("providers", DEFAULT_PROVIDERS)) or (DEFAULT_PROVIDERS,)
+    # device names are labels the user picks for an execution provider's device (any_device)
+    parsed = AdapterOptions.parse(options, devices=(DEFAULT_DEVICE,), known=KNOWN_OPTIONS, any_device=True)
+    providers = parsed.list("providers", DEFAULT_PROVIDERS)
     available = onnxruntime.get_available_providers()
     missing = [name for name in providers if name not in available]
     if missing:
         raise UsageError(
             f"execution provider(s) {', '.join(missing)} not available; available: {', '.join(available)}"
         )
-    optimization = options.get("graph_optimization_level", "all")
+    optimization = parsed.get("graph_optimization_level", "all")
     if optimization not in OPTIMIZATION_LEVELS:
         raise UsageError(
             f"graph_optimization_level {optimization!r}: expected one of {', '.join(OPTIMIZATION_LEVELS)}"
         )
-    threads_text = options.get("intra_op_num_threads", "1")
+    threads_text = parsed.get("intra_op_num_threads", "1")
     if not threads_text.isdigit():
         raise UsageError(
             f"intra_op_num_threads {threads_text!r}: expected a non-negative integer (0: ORT decides)"
         )
-    chosen = parse_provider_options(options.get("provider_options", ""), providers)
-    return Settings(providers, optimization, device_list(options, DEFAULT_DEVICE), int(threads_text), chosen)
+    for device in parsed.devices:
+        _check_device(device, providers)
+    chosen = parse_provider_options(parsed.get("provider_options", ""), providers)
+    return Settings(providers, optimization, parsed.devices, int(threads_text), chosen)
+
+
+def _check_device(device: str, providers: Sequence[str]) -> None:
+    """A device label the providers cannot serve stops the run (every item would be unsupported)."""
+    if device == DEFAULT_DEVICE and not _CPU_PROVIDERS & set(providers):
+        raise UsageError(f"device 'cpu' needs CPUExecutionProvider; providers: {', '.join(providers)}")
+    if device != DEFAULT_DEVICE and not set(providers) - _CPU_PROVIDERS:
+        raise UsageError(
+            f"device {device!r} needs an execution provider other than CPUExecutionProvider "
+            f"(name one with --option onnxruntime.providers=...); providers: {', '.join(providers)}"
+        )
 
 
 def parse_provider_options(text: str, providers: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -191,16 +201,9 @@ class OnnxRuntimeAdapter:
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
         """Refuses only what cannot be handed to ORT at all (see the module docstring)."""
-        device_problem = self._device_problem(target)
         if target.route == torch_onnx.ROUTE.name:
-            if not task.op.startswith("torch."):
-                return Unsupported(f"route torch-onnx runs torch.* ops only, not {task.op}")
-            why_not = device_problem or torch_onnx.unsupported(task)
+            why_not = torch_onnx.unsupported(task)
             return None if why_not is None else Unsupported(why_not)
-        if not task.op.startswith("onnx."):
-            return Unsupported(f"route default runs onnx.* ops only, not {task.op}")
-        if target.route != ROUTE.name:
-            return Unsupported(f"the onnxruntime adapter has no route {target.route!r}")
         if task.op == "onnx.Split-1":
             return Unsupported(
                 "onnxruntime has no kernel for Split-1 (opset 1): sessions fail with NOT_IMPLEMENTED "
@@ -211,17 +214,6 @@ class OnnxRuntimeAdapter:
             return Unsupported(
                 f"onnxruntime has no tensor({complex_type}) element type (no MLDataType is registered for "
                 "complex tensors), so neither a session nor an OrtValue can carry this data"
-            )
-        return None if device_problem is None else Unsupported(device_problem)
-
-    def _device_problem(self, target: Target) -> str | None:
-        """Why the providers cannot serve the target's device label, or None."""
-        if target.device == DEFAULT_DEVICE and not _CPU_PROVIDERS & set(self.settings.providers):
-            return f"device 'cpu' needs CPUExecutionProvider; providers: {', '.join(self.settings.providers)}"
-        if target.device != DEFAULT_DEVICE and not set(self.settings.providers) - _CPU_PROVIDERS:
-            return (
-                f"device {target.device!r} needs an execution provider other than CPUExecutionProvider; "
-                f"providers: {', '.join(self.settings.providers)}"
             )
         return None
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from conformance import dtypes, reproducers
+from conformance.errors import UsageError
 from conformance.plugin import (
     AdapterInfo,
     Route,
@@ -41,8 +42,7 @@ from conformance.plugin import (
     Task,
     Unsupported,
     backend_calls,
-    checked_options,
-    device_list,
+    AdapterOptions,
 )
 
 if TYPE_CHECKING:
@@ -52,7 +52,6 @@ NAME = "torch"
 #: what every route imports before forking (torch starts no thread when imported)
 _IMPORTS = (__name__, "torch", "conformance.models.torch_modules")
 DEFAULT_DEVICE = "cpu"
-KNOWN_OPTIONS = frozenset({"device"})
 
 ROUTES = (
     Route(
@@ -89,8 +88,12 @@ class TorchAdapter:
     """Runs the torch.* ops through PyTorch; see the module docstring for routes and options."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        self.options = checked_options(options, KNOWN_OPTIONS)
-        self.devices = device_list(self.options, DEFAULT_DEVICE)
+        # torch's device names are open-ended (cuda:1, xpu): each is checked against this build
+        self.options = AdapterOptions.parse(options, devices=(DEFAULT_DEVICE,), any_device=True)
+        for device in self.options.devices:
+            why = _device_problem(device)
+            if why:
+                raise UsageError(why)
 
     def info(self) -> AdapterInfo:
         """The torch build's own version string (``2.13.0+cpu`` says which wheel ran)."""
@@ -101,21 +104,14 @@ class TorchAdapter:
             backend="torch",
             version=torch.__version__,
             routes=ROUTES,
-            devices=self.devices,
-            options={"device": ",".join(self.devices)},
+            devices=self.options.devices,
+            options=self.options.resolved,
         )
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Refuses only what torch cannot hold: a missing device, a dtype without a torch type."""
-        if not task.op.startswith("torch."):
-            return Unsupported(f"the torch adapter runs torch.* ops only, not {task.op}")
-        if target.route not in {route.name for route in ROUTES}:
-            return Unsupported(f"the torch adapter has no route {target.route!r}")
+        """Refuses only what torch cannot hold: a dtype without a torch type, a dynamic export."""
         if task.dtype in dtypes.STRING:
             return Unsupported("torch has no string tensors")
-        why = _device_problem(target.device)
-        if why:
-            return Unsupported(why)
         if target.route == "export":
             from conformance.models import torch_modules
 

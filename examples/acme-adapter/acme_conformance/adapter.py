@@ -17,16 +17,7 @@ import numpy as np
 
 from acme_conformance import kernels
 from conformance import reproducers
-from conformance.plugin import (
-    AdapterInfo,
-    Route,
-    Target,
-    Task,
-    Unsupported,
-    backend_calls,
-    checked_options,
-    device_list,
-)
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, backend_calls
 
 NAME = "acme"
 DEVICES = ("cpu",)
@@ -58,9 +49,9 @@ class AcmeAdapter:
     """ACME's kernels as a conformance target; options: ``device`` (only ``cpu`` exists)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        # Refuse unknown options: a misspelt one must not leave a certification on its defaults.
-        self.options = checked_options(options, {"device"})
-        self.devices = device_list(self.options, DEVICES[0])
+        # Unknown keys and devices are refused: a misspelt one must not leave a certification on its
+        # defaults, or every item unsupported.
+        self.options = AdapterOptions.parse(options, devices=DEVICES)
 
     def info(self) -> AdapterInfo:
         return AdapterInfo(
@@ -68,15 +59,9 @@ class AcmeAdapter:
             backend="acme-kernels",
             version=kernels.__version__,
             routes=ROUTES,
-            devices=self.devices,
-            options={"device": ",".join(self.devices)},
+            devices=self.options.devices,
+            options=self.options.resolved,
         )
-
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Lack of support is an answer with a reason, never an exception."""
-        if target.device not in DEVICES:
-            return Unsupported(f"ACME's kernels run on {', '.join(DEVICES)}, not {target.device!r}")
-        return None
 
     def build(self, task: Task, target: Target) -> Call:
         """The call exactly as the case states it; a wrong request is the kernel's to reject."""
@@ -86,12 +71,9 @@ class AcmeAdapter:
         keywords = {} if task.axis is None else {keyword: task.axis}
         return Call(KERNELS[task.op], argument, keywords)
 
-    def compile(self, model: Call, target: Target) -> Call:
-        """Nothing to load on the host; a device backend would compile or upload here."""
-        return model
-
-    def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
-        return compiled(task.data)
+    def run(self, model: Call, task: Task) -> Sequence[np.ndarray]:
+        """No ``compile`` hook: nothing to load on the host (a device backend would upload there)."""
+        return model(task.data)
 
     def reproducer(self, task: Task, target: Target) -> str | None:
         """Statements that redo the task with the backend alone, for the report's reproducers."""
