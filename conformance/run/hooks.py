@@ -18,7 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.errors import PluginError
-from conformance.plugin import OPTIONAL_HOOKS, REQUIRED_METHODS, Adapter, AnyAdapter, OptionalHooks, Target, Task, Unsupported
+from conformance.plugin import (
+    OPTIONAL_HOOKS,
+    REQUIRED_METHODS,
+    Adapter,
+    AnyAdapter,
+    OptionalHooks,
+    Target,
+    Task,
+    Unsupported,
+)
 
 #: How alike a public method's name must be to a hook's to be taken for its misspelling
 #: (``prepair``/``prepare`` 0.86, ``reproduce``/``reproducer`` 0.95; ``unsupported``/``support`` 0.78).
@@ -59,7 +68,9 @@ class Hooks:
 def _check_signature(where: str, name: str, method: Any) -> None:
     wanted = SIGNATURES[name]
     if not callable(method):
-        raise PluginError(f"{where}: {name} is a {type(method).__name__}, not a method {name}({', '.join(wanted)})")
+        raise PluginError(
+            f"{where}: {name} is a {type(method).__name__}, not a method {name}({', '.join(wanted)})"
+        )
     try:
         signature = inspect.signature(method)
     except (TypeError, ValueError):  # a builtin without a signature: it will say so when called
@@ -68,7 +79,8 @@ def _check_signature(where: str, name: str, method: Any) -> None:
         signature.bind(*wanted)
     except TypeError as error:
         raise PluginError(
-            f"{where}: its {name}{signature} cannot be called as {name}({', '.join(wanted)}) ({error}); "
+            f"{where}: its {name}({', '.join(signature.parameters)}) cannot be called as "
+            f"{name}({', '.join(wanted)}) ({error}); "
             f"see conformance.plugin.{'Adapter' if name in REQUIRED_METHODS else 'OptionalHooks'}.{name}"
         ) from None
 

@@ -1,0 +1,199 @@
+"""The adapter contract as the guide states it: its examples run as printed, the minimal adapter
+certifies, hooks are checked when an adapter is loaded, and an adapter's own defect is never a
+verdict on its backend (no known issue claims it; its own JUnit type and exit status)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import numpy as np
+import pytest
+from fake_adapters import Slicer
+from report_fixtures import corpus
+
+from conformance import plugin
+from conformance.errors import PluginError, UsageError
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task
+from conformance.results import junit
+from conformance.run import hooks, known_issues, registry
+from conformance.run.item import run_item
+
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "docs" / "adapters.md"
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+TARGET = Target("slicer", "slices", "cpu")
+
+
+def guide_examples() -> list[str]:
+    return PYTHON_BLOCK.findall(GUIDE.read_text(encoding="utf-8"))
+
+
+def docstring_example() -> str:
+    """The adapter in conformance.plugin's docstring: the indented block after its "::"."""
+    doc = plugin.__doc__ or ""
+    block = doc.split("runnable as is, whose backend is NumPy's own split functions::\n", 1)[1]
+    return textwrap.dedent(block)
+
+
+def test_the_guide_has_its_examples() -> None:
+    assert len(guide_examples()) >= 4
+
+
+@pytest.mark.parametrize("number", range(len(guide_examples())))
+def test_each_python_example_of_the_guide_runs(number: int) -> None:
+    """Each block is complete as printed (its own imports): executing it raises nothing."""
+    exec(compile(guide_examples()[number], f"{GUIDE}:example-{number}", "exec"), {"__name__": f"example{number}"})
+
+
+def test_the_plugin_docstring_example_is_an_adapter_that_loads_and_passes() -> None:
+    namespace: dict[str, Any] = {"__name__": "docstring_example"}
+    exec("from collections.abc import Callable, Mapping, Sequence\nimport numpy\n", namespace)
+    exec("from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task\n", namespace)
+    exec(compile(docstring_example(), "conformance/plugin.py:docstring", "exec"), namespace)
+    adapter = namespace["NumpySplit"]({})
+    checked = hooks.check("docstring example", adapter)
+    assert (checked.support, checked.compile, checked.prepare, checked.reproducer) == (None,) * 4
+    case = corpus().by_id("onnx-node-split-1d-uneven-split")
+    result = run_item(adapter, Target("npsplit", "eager", "cpu"), case, "numpy.array_split", repeat=0)
+    assert result.status == "pass", result.message
+
+
+def minimal_adapter() -> str:
+    """The guide's first example: the whole adapter a newcomer copies."""
+    return guide_examples()[0]
+
+
+def test_the_minimal_adapter_is_at_most_40_lines_and_has_three_methods() -> None:
+    source = minimal_adapter()
+    assert len(source.strip().splitlines()) <= 40
+    methods = re.findall(r"^    def (\w+)", source, re.MULTILINE)
+    assert methods == ["__init__", "info", "build", "run"]
+
+
+def test_the_minimal_adapter_is_certified(tmp_path: Path) -> None:
+    (tmp_path / "npsplit.py").write_text(minimal_adapter(), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    out = tmp_path / "certificate"
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "certify", "--adapter", "npsplit:NumpySplit",
+         "--profile", "numpy-split", "--out", str(out), "-j", "2"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    body = json.loads((out / "certificate.json").read_text())
+    assert body["certified"] is True
+
+
+class ThreeMethods:
+    """Only what the protocol requires: no support, no compile."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = AdapterOptions.parse(options, devices=("cpu",))
+
+    def info(self) -> AdapterInfo:
+        routes = (Route("slices", ("numpy.array_split",), "slicing"),)
+        return AdapterInfo("three", "numpy", np.__version__, routes, self.options.devices, self.options.resolved)
+
+    def build(self, task: Task, target: Target) -> tuple[int, ...]:
+        return tuple(task.form.values)
+
+    def run(self, model: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
+        axis = 0 if task.axis is None else task.axis
+        return np.array_split(task.data, list(model), axis=axis)
+
+
+class Misspelt(ThreeMethods):
+    def prepair(self, target: Target) -> None:
+        """Meant as prepare: never called, which the loader must say."""
+
+
+class MisSigned(ThreeMethods):
+    def reproducer(self, task: Task) -> str:  # lacks the target
+        return ""
+
+
+class NotCallableHook(ThreeMethods):
+    compile = "identity"
+
+
+class Helpers(ThreeMethods):
+    def describe(self) -> str:
+        """A public helper whose name is like no hook's is fine."""
+        return "three methods"
+
+
+def test_a_three_method_adapter_loads_and_its_items_pass() -> None:
+    loaded = registry.load(f"{__name__}:ThreeMethods")
+    assert loaded.hooks.support is None and loaded.hooks.compile is None
+    case = corpus().by_id("opinfo-tensor-split-indices-1-2-3")
+    result = run_item(loaded.hooks, Target("three", "slices", "cpu"), case, "numpy.array_split", repeat=1)
+    assert result.status == "pass", result.message
+
+
+@pytest.mark.parametrize(
+    ("adapter", "message"),
+    [
+        (Misspelt, r"adapter 'test_adapter_contract:Misspelt'.*method 'prepair'.*did you mean 'prepare'"),
+        (MisSigned, r"'test_adapter_contract:MisSigned'.*its reproducer\(task\) cannot be called as reproducer\(task, target\)"),
+        (NotCallableHook, r"'test_adapter_contract:NotCallableHook'.*compile is a str, not a method compile\(model, target\)"),
+    ],
+)
+def test_a_wrong_hook_fails_the_load_naming_adapter_and_method(adapter: type, message: str) -> None:
+    with pytest.raises(PluginError, match=message):
+        registry.load(f"{__name__}:{adapter.__name__}")
+
+
+def test_a_helper_unlike_any_hook_is_allowed() -> None:
+    assert registry.load(f"{__name__}:Helpers").info.name == "three"
+
+
+def test_options_refuse_unknown_keys_and_devices() -> None:
+    with pytest.raises(UsageError, match="unknown option.s. devise; known: device"):
+        AdapterOptions.parse({"devise": "cpu"}, devices=("cpu",))
+    with pytest.raises(UsageError, match="unknown device.s. gpu; this adapter has: cpu, npu"):
+        AdapterOptions.parse({"device": "cpu,gpu"}, devices=("cpu", "npu"))
+    parsed = AdapterOptions.parse({"device": "cuda:1", "level": "2"}, devices=("cpu",), known={"level"}, any_device=True)
+    assert parsed.devices == ("cuda:1",) and parsed.resolved == {"device": "cuda:1", "level": "2"}
+    assert AdapterOptions.parse({}, devices=("cpu", "npu")).devices == ("cpu",)
+
+
+class Clumsy(Slicer):
+    """Its own code fails while building: a KeyError of its table, not the backend's refusal."""
+
+    def build(self, task: Task, target: Target) -> tuple[int, ...]:
+        return {"other": (1,)}[task.op]
+
+
+def defect_result() -> Any:
+    case = corpus().by_id("opinfo-tensor-split-indices-1-2-3")
+    return run_item(Clumsy({}), TARGET, case, "numpy.array_split", repeat=0)
+
+
+def test_the_adapters_own_exception_is_a_defect_no_known_issue_claims() -> None:
+    result = defect_result()
+    assert (result.status, result.defect) == ("error", "adapter")
+    entry = known_issues.parse(
+        "known_issues:\n  - {id: k, ops: 'numpy.*', reason: r, link: 'https://example.org/1'}\n", "inline", "slicer"
+    )
+    assert known_issues.apply(result, entry) == result
+    # the same error as the backend's refusal is what the entry does claim
+    assert known_issues.apply(replace(result, defect=None), entry).status == "xfail"
+
+
+def test_junit_names_a_defect_apart(tmp_path: Path) -> None:
+    result = defect_result()
+    junit.write(tmp_path / "junit.xml", [result])
+    root = ElementTree.parse(tmp_path / "junit.xml").getroot()
+    assert root.find(".//error").get("type") == "adapter-defect"  # type: ignore[union-attr]
+    counts = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert counts == {"adapter-defects": "1", "harness-failures": "0"}
