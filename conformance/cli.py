@@ -34,7 +34,7 @@ from conformance.results import findings, merge, versions
 from conformance.run import planning, registry, runner
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
-from conformance.run.progress import green, summary_table
+from conformance.run.progress import exit_status, summary_table
 from conformance.run.shard import Shard
 
 
@@ -131,7 +131,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"{len(outcome.results)} results in {outcome.wall_s:.1f} s; wrote "
         f"{', '.join(str(path) for path in [*outcome.written, *([page] if page else [])])}"
     )
-    return 0 if green(outcome.results) else 1
+    return exit_status(outcome.results)
 
 
 def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfig:

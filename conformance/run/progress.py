@@ -15,7 +15,7 @@ from typing import TextIO
 
 from conformance.results.result import Result
 from conformance.run.worker import Job
-from conformance.statuses import GREEN, STATUSES
+from conformance.statuses import DEFECT_EXIT, GREEN, STATUSES
 
 #: How far back the ETA looks for the wall time a second of item time takes.
 WINDOW_S = 30.0
@@ -190,3 +190,12 @@ def summary_table(results: Iterable[Result]) -> str:
 
 def green(results: Iterable[Result]) -> bool:
     return all(result.status in GREEN for result in results)
+
+
+def exit_status(results: Iterable[Result]) -> int:
+    """A run's exit status: DEFECT_EXIT when the adapter or the suite failed on any item (the run
+    is then no verdict on the backend), else 0 when green and 1 when not."""
+    kept = list(results)
+    if any(result.defect is not None for result in kept):
+        return DEFECT_EXIT
+    return 0 if green(kept) else 1
