@@ -197,3 +197,12 @@ def test_junit_names_a_defect_apart(tmp_path: Path) -> None:
     assert root.find(".//error").get("type") == "adapter-defect"  # type: ignore[union-attr]
     counts = {p.get("name"): p.get("value") for p in root.iter("property")}
     assert counts == {"adapter-defects": "1", "harness-failures": "0"}
+
+
+def test_a_run_with_an_adapter_defect_exits_3(tmp_path: Path) -> None:
+    """Neither green (0) nor a backend finding (1): the adapter is broken, and CI should say so."""
+    from conformance.cli import main
+
+    item = ["--item", "opinfo-tensor-split-indices-1-2-3::numpy.array_split"]
+    assert main(["run", "--adapter", f"{__name__}:Clumsy", *item, "--out", str(tmp_path / "clumsy")]) == 3
+    assert main(["run", "--adapter", "fake_adapters:Slicer", *item, "--out", str(tmp_path / "slicer")]) == 0
