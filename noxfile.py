@@ -9,6 +9,9 @@ judges (and torch to its CPU build: an unpinned torch pulls gigabytes of CUDA pa
     nox -s report                                  # reports/index.html from every results file there
     nox -s versions                                # several releases of each backend, side by side
 
+Each session installs into its own virtualenv, .nox/<session> (python=None: made with the Python
+that runs nox), reused by the next run; nothing goes into the environment nox runs in.
+
 The backend-version matrix (``versions``) installs each released backend version in its own venv,
 under a constraints file derived from constraints.txt with that version pinned (and whatever
 older wheels need, e.g. a lower numpy), runs the suite with raw statuses and the results
@@ -17,9 +20,11 @@ labelled ``backend@version``, and merges the runs into reports/versions/.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import nox
@@ -89,45 +94,100 @@ def _has_chromium() -> bool:
     )
 
 
+def apt_plan(simulation: str) -> dict[str, list[str]]:
+    """What an ``apt-get -s install`` transcript would do: the packages it installs new, the
+    installed ones it upgrades (an ``Inst`` line naming the old version in brackets) and the ones
+    it removes."""
+    plan: dict[str, list[str]] = {"install": [], "upgrade": [], "remove": []}
+    for line in simulation.splitlines():
+        match = re.match(r"(Inst|Remv) (\S+)( \[)?", line)
+        if match:
+            kind = "remove" if match[1] == "Remv" else "upgrade" if match[3] else "install"
+            plan[kind].append(match[2])
+    return plan
+
+
+def _confirmed(question: str) -> bool:
+    """Ask at a terminal (never in CI, nor without one on standard input: there the answer is yes)."""
+    if os.environ.get("CI") or not sys.stdin.isatty():
+        return True
+    return input(f"nox > {question} [y/N] ").strip().lower() in ("y", "yes")
+
+
 def _chromium(session: nox.Session) -> None:
     """Install Debian's Chromium for the report's browser tests when it is missing and apt can
     (as root, or with sudo that asks no password); anywhere else, say loudly that those tests
     will be skipped. A browser download by the test tool is not used: it needs network access
-    beyond the package registries."""
+    beyond the package registries.
+
+    apt may upgrade installed system packages to satisfy Chromium's dependencies (systemd's
+    libraries among them), so what it would install, upgrade and remove is logged first, from
+    ``apt-get -s install chromium``: at a terminal (not in CI) an upgrade is asked about first,
+    and a removal is never done here. ``CONFORMANCE_NO_APT=1`` leaves apt alone altogether;
+    a Chromium installed beforehand, or ``CONFORMANCE_CHROMIUM=/path/to/chromium``, is used as it is.
+    """
     if _has_chromium():
         return
-    apt = shutil.which("apt-get")
     sudo = [] if hasattr(os, "geteuid") and os.geteuid() == 0 else ["sudo", "-n"]
-    if apt and (not sudo or shutil.which("sudo")):
-        session.log(
-            "installing Chromium for the report's browser tests: apt-get install chromium (about a minute)"
-        )
-        try:
-            session.run(*sudo, "apt-get", "update", "-q", external=True)
-            session.run(
-                *sudo,
-                "apt-get",
-                "install",
-                "-y",
-                "-q",
-                "chromium",
-                external=True,
-                env={"DEBIAN_FRONTEND": "noninteractive"},
-            )
-        except nox.command.CommandFailed:
-            pass
+    if os.environ.get("CONFORMANCE_NO_APT", "") not in ("", "0"):
+        session.log("CONFORMANCE_NO_APT is set: Chromium is not installed by apt")
+    elif shutil.which("apt-get") and (not sudo or shutil.which("sudo")):
+        session.log("no Chromium for the report's browser tests: installing it with apt-get (about a minute)")
+        with contextlib.suppress(nox.command.CommandFailed):
+            _apt_install_chromium(session, sudo)
     if not _has_chromium():
         session.warn(
-            "WARNING: no Chromium on the PATH (or $CONFORMANCE_CHROMIUM), and it could not be installed "
+            "WARNING: no Chromium on the PATH (or $CONFORMANCE_CHROMIUM), and it was not installed "
             "(apt-get as root or password-less sudo): the report's browser tests will be SKIPPED. "
             "On Debian or Ubuntu: sudo apt-get install chromium"
         )
 
 
+def _apt_install_chromium(session: nox.Session, sudo: list[str]) -> None:
+    """apt-get install chromium, after logging what apt would install, upgrade and remove."""
+    session.run(*sudo, "apt-get", "update", "-q", external=True)
+    simulation = session.run("apt-get", "-s", "install", "chromium", external=True, silent=True)
+    if not isinstance(simulation, str):  # nox --install-only: nothing ran
+        return
+    plan = apt_plan(simulation)
+    for kind, what in (
+        ("install", "install {} new packages"),
+        ("upgrade", "UPGRADE {} installed packages"),
+        ("remove", "REMOVE {} installed packages"),
+    ):
+        if plan[kind] or kind == "upgrade":  # the upgrades always said, none included
+            names = ": " + " ".join(plan[kind]) if plan[kind] else ""
+            session.log(f"apt-get install chromium would {what.format(len(plan[kind]))}{names}")
+    if plan["remove"]:
+        session.warn(
+            "apt-get install chromium would REMOVE installed packages: not done here; "
+            "install Chromium yourself (apt-get install chromium) if that is what you want"
+        )
+        return
+    upgrades = f"upgrade {len(plan['upgrade'])} installed system packages"
+    if plan["upgrade"]:
+        if not _confirmed(f"Install Chromium and {upgrades}?"):
+            return
+        session.log(f"installing Chromium, which will {upgrades} (listed above)")
+    session.run(
+        *sudo,
+        "apt-get",
+        "install",
+        "-y",
+        "-q",
+        "chromium",
+        external=True,
+        env={"DEBIAN_FRONTEND": "noninteractive"},
+    )
+
+
 @nox.session(python=None)
 def tests(session: nox.Session) -> None:
-    """The project's own tests, with every built-in adapter and the example vendor adapter installed,
-    and Chromium for the report's browser tests (installed by apt where it can be)."""
+    """The project's own tests, in .nox/tests; may install Chromium by apt (see below).
+
+    The venv holds every built-in adapter and the example vendor adapter. The report's browser tests
+    need Chromium: where none is found, apt installs it when it can, which may upgrade installed
+    system packages (``_chromium`` logs them first; ``CONFORMANCE_NO_APT=1`` leaves apt alone)."""
     _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter")
     _chromium(session)
     # two pytest workers (pytest-xdist): most tests wait on the suite's own worker processes, so two
@@ -139,7 +199,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=None)
 def suite(session: nox.Session) -> None:
-    """The main job: every case through every built-in adapter; results in reports/."""
+    """The main job: every case through every built-in adapter; results in reports/.
+
+    Installs into .nox/suite (its CLI afterwards: .nox/suite/bin/conformance); arguments after
+    ``--`` go to ``conformance run``."""
     _install_all(session)
     session.run("conformance", "validate")
     session.run("conformance", "adapters")
