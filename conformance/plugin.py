@@ -140,7 +140,7 @@ class Task:
     ``axis`` is None when the case omits it (the op's default applies, where it has one); form
     values may be invalid on purpose, and the adapter builds them as given.
 
-    A case with ``runs:`` makes one task per run. The first (``run`` 1, the case's own request) is
+    A case with ``runs:`` makes one task per run. The first (``run_number`` 1, the case's own request) is
     the one ``build`` sees and carries the others in ``runs``; the executor hands each of those to
     ``run`` on the model compiled from the first, so ``run`` must feed the data and the runtime
     inputs of the task it is given, never values kept from the build. Reproducers replay them all.
@@ -153,7 +153,8 @@ class Task:
     form: Form
     graph: GraphSpec
     case: Case
-    run: int = 1
+    #: 1 for the case's own request; 2, 3 ... for the tasks of a case's further runs
+    run_number: int = 1
     runs: tuple[Task, ...] = ()
 
     @property
@@ -164,7 +165,7 @@ class Task:
     @property
     def run_label(self) -> str:
         """How messages and reproducers name this run: ``run 2 (shape [3, 4])``."""
-        return self.case.all_runs[self.run - 1].describe()
+        return self.case.all_runs[self.run_number - 1].describe()
 
     @property
     def dtype(self) -> str:

@@ -319,8 +319,8 @@ class Answering:
     def run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
         from conformance.oracle.reference import Pieces, SplitRequest, answer
 
-        if task.run == self.refuse_run:
-            raise BackendRefusal(f"refusing run {task.run}")
+        if task.run_number == self.refuse_run:
+            raise BackendRefusal(f"refusing run {task.run_number}")
         source = compiled if self.stale else task
         request = SplitRequest(task.data.shape, task.dtype, source.axis, source.form, task.graph)
         outcome = answer(task.op, request).outcome

@@ -171,7 +171,7 @@ class Expect(OutputExpect):
 
 
 @dataclass(frozen=True)
-class Run:
+class CaseRun:
     """One further request on the model a case built and compiled once (the case's ``runs:``).
 
     Fully resolved at load time: what the run leaves out is the case's (or, for the data, the
@@ -220,15 +220,15 @@ class Case:
     expect: Expect | None = None
     note: str | None = None
     #: further requests on the same compiled model (run 2, 3 ...); empty for most cases
-    runs: tuple[Run, ...] = ()
+    runs: tuple[CaseRun, ...] = ()
 
     @property
-    def first_run(self) -> Run:
+    def first_run(self) -> CaseRun:
         """The case's own request, as run 1."""
-        return Run(1, self.data, self.axis, self.form, self.location)
+        return CaseRun(1, self.data, self.axis, self.form, self.location)
 
     @property
-    def all_runs(self) -> tuple[Run, ...]:
+    def all_runs(self) -> tuple[CaseRun, ...]:
         """Every request the model is run with, the case's own first."""
         return (self.first_run, *self.runs)
 

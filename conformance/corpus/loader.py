@@ -36,7 +36,7 @@ from conformance.corpus.case import (
     InputPlacement,
     Location,
     OutputExpect,
-    Run,
+    CaseRun,
 )
 from conformance.corpus.schema import schema_problems
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
@@ -383,7 +383,7 @@ class _CaseBuilder:
         runs = tuple(
             run
             for number, raw in enumerate(case.get("runs", ()), start=2)
-            if (run := self._run(number, raw, data, case.get("axis"), form, graph)) is not None
+            if (run := self._case_run(number, raw, data, case.get("axis"), form, graph)) is not None
         )
         if not self._ok:
             return None
@@ -424,9 +424,9 @@ class _CaseBuilder:
                 return None
         return DataSpec(shape, data["dtype"], fill_kind, data.get("seed", 0), values)
 
-    def _run(
+    def _case_run(
         self, number: int, raw: dict[str, Any], data: DataSpec, axis: int | None, form: Form, graph: GraphSpec
-    ) -> Run | None:
+    ) -> CaseRun | None:
         """One ``runs:`` entry resolved against the case, or None after reporting why it cannot be.
 
         A run can only change what the built model leaves open: the data's shape when its dims are
@@ -489,7 +489,7 @@ class _CaseBuilder:
         if run_data is None:
             return None
         run_form = Form(form.kind, _form_value(raw[form.kind])) if form.kind in raw else form
-        return Run(
+        return CaseRun(
             number=number,
             data=run_data,
             axis=raw.get("axis", axis),

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from conformance import dtypes
-from conformance.corpus.case import Case, Run
+from conformance.corpus.case import Case, CaseRun
 from conformance.corpus.fill import describe_fill
 from conformance.oracle.compare import Mismatch
 from conformance.oracle.judging import Raised
@@ -30,7 +30,7 @@ from conformance.results.records import (
 )
 
 
-def request(run: Run) -> RequestParams:
+def request(run: CaseRun) -> RequestParams:
     """One run's request: data, axis and form (for a case, its first run)."""
     kind = run.form.kind
     return {

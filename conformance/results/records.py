@@ -145,7 +145,7 @@ class RequestParams(TypedDict):
     form: FormParams
 
 
-class RunOutcomeRecord(TypedDict):
+class CaseRunRecord(TypedDict):
     """One run of a case with ``runs:`` on the model built once: its request, verdict and evidence."""
 
     run: int  # 1 is the case's own request
@@ -181,7 +181,7 @@ class ResultRecord(TypedDict):
     reproducer: NotRequired[ReproducerRecord | None]
     #: for a case with runs: the run whose verdict is the result's (the worst), and every run
     run: NotRequired[int]
-    runs: NotRequired[list[RunOutcomeRecord]]
+    runs: NotRequired[list[CaseRunRecord]]
     #: "shapes" for a route that infers shapes without computing values (absent: values judged)
     judged: NotRequired[Judged]
     #: on an error that is no verdict on the backend: "adapter" or "harness" (conformance.statuses)

@@ -19,7 +19,7 @@ from conformance.results.records import (
     ParamsRecord,
     ReproducerRecord,
     ResultRecord,
-    RunOutcomeRecord,
+    CaseRunRecord,
     WorkerRecord,
 )
 from conformance.statuses import Defect, Judged, Status
@@ -83,7 +83,7 @@ class Result:
     reproducer: ReproducerRecord | None = None
     #: for a case with runs: the run whose verdict this is (the worst), and every run's outcome
     run: int | None = None
-    runs: tuple[RunOutcomeRecord, ...] = ()
+    runs: tuple[CaseRunRecord, ...] = ()
     #: what the route is judged on: "shapes" for a shape checker, whose values are never compared
     judged: Judged = "values"
     #: set on an ``error`` that is no verdict on the backend: whose failure it is instead

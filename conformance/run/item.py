@@ -24,7 +24,7 @@ from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
 from conformance.run import hooks
 from conformance.results import evidence
-from conformance.results.records import ActualRecord, RunOutcomeRecord
+from conformance.results.records import ActualRecord, CaseRunRecord
 from conformance.results.result import Result, Timing
 from conformance.run import memory
 from conformance.run.attribution import attribute
@@ -39,7 +39,7 @@ def make_task(
     case's data spec), carrying one further task per run of a case with ``runs:``."""
     item = ids.item_id(case.id, op)
     runs = tuple(
-        Task(item, op, fill(run.data), run.axis, run.form, case.graph, case, run=run.number)
+        Task(item, op, fill(run.data), run.axis, run.form, case.graph, case, run_number=run.number)
         for run in case.runs
     )
     return Task(
@@ -94,7 +94,7 @@ def _raised(error: Exception, phase: str, adapter: AnyAdapter) -> Raised:
     return Raised(phase, type(error).__name__, message, who.origin, who.module)
 
 
-def execute(checked: hooks.Hooks, target: Target, task: Task, repeat: int) -> tuple[list[Attempt], Timing]:
+def build_and_run(checked: hooks.Hooks, target: Target, task: Task, repeat: int) -> tuple[list[Attempt], Timing]:
     """Build and compile ``task`` once, then run it and each of its further runs on that model.
 
     One attempt per run, in order. A refusal while building or compiling refuses every run (there
@@ -221,7 +221,7 @@ def _judged(
         return base.with_defect("adapter", f"the adapter's support() raised {type(error).__name__}: {error}")
     if isinstance(refusal, Unsupported):
         return base.with_status("unsupported", refusal.reason)
-    attempts, timing = execute(checked, target, task, repeat)
+    attempts, timing = build_and_run(checked, target, task, repeat)
     outcomes = [
         _outcome(run_task, answer, attempt, values=base.judged == "values")
         for run_task, answer, attempt in zip(task.every_run, answers, attempts, strict=True)
@@ -251,7 +251,7 @@ def _judged(
     )
 
 
-def _adapter_defect(outcome: RunOutcomeRecord) -> bool:
+def _adapter_defect(outcome: CaseRunRecord) -> bool:
     """Whether the run ended on an exception of the adapter's own code (conformance.run.attribution)."""
     raised = outcome["actual"].get("raised")
     return outcome["status"] == "error" and raised is not None and raised.get("origin") == "adapter"
@@ -263,7 +263,7 @@ def _adapter_defect(outcome: RunOutcomeRecord) -> bool:
 _SEVERITY: dict[str, int] = {"fail": 2, "error": 2, "unsupported": 1, "pass": 0}
 
 
-def worst(outcomes: list[RunOutcomeRecord]) -> int:
+def worst(outcomes: list[CaseRunRecord]) -> int:
     """The index of the run whose verdict the item takes."""
     def severity(index: int) -> tuple[int, int]:
         outcome = outcomes[index]
@@ -272,20 +272,20 @@ def worst(outcomes: list[RunOutcomeRecord]) -> int:
     return max(range(len(outcomes)), key=severity)
 
 
-def _outcome(task: Task, answer: SpecAnswer, attempt: Attempt, *, values: bool) -> RunOutcomeRecord:
+def _outcome(task: Task, answer: SpecAnswer, attempt: Attempt, *, values: bool) -> CaseRunRecord:
     """One run judged against the reference's answer for its own request."""
     judgement = judge(answer, task.data, attempt.outputs, attempt.raised, values=values)
     mismatch = evidence.mismatch(judgement.mismatch) if judgement.mismatch else None
     if mismatch is not None and task.case.runs:
-        mismatch["run"] = task.run
+        mismatch["run"] = task.run_number
     actual: ActualRecord = (
         {"raised": evidence.raised(attempt.raised)}
         if attempt.raised
         else {"outputs": evidence.outputs(attempt.outputs or [])}
     )
-    run = task.case.all_runs[task.run - 1]
+    run = task.case.all_runs[task.run_number - 1]
     return {
-        "run": task.run,
+        "run": task.run_number,
         "label": task.run_label,
         "request": evidence.request(run),
         "status": judgement.status,

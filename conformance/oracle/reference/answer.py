@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from conformance.corpus.case import Case, Form, GraphSpec, Run
+from conformance.corpus.case import Case, Form, GraphSpec, CaseRun
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class SplitRequest:
         return cls.of_run(case, case.first_run)
 
     @classmethod
-    def of_run(cls, case: Case, run: Run) -> SplitRequest:
+    def of_run(cls, case: Case, run: CaseRun) -> SplitRequest:
         """One run's request on the model the case builds (the graph is the case's)."""
         return cls(run.data.shape, run.data.dtype, run.axis, run.form, case.graph)
 
