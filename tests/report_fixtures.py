@@ -204,3 +204,60 @@ def hostile_document() -> JSON:
     document_["adapters"][0]["description"] = payload
     document_["results"][0]["params"]["title"] = payload
     return document_
+
+
+#: Targets as many and as long as a run with labels and OpenVINO's virtual devices gives.
+WIDE_TARGETS = [
+    *(f"openvino@2025.4.1-18932/{route}/{device}" for route in ("native", "onnx", "pytorch") for device in
+      ("CPU", "HETERO:CPU", "MULTI:CPU", "AUTO")),
+    "onnxruntime@1.23.2/default/cpu", "onnxruntime@1.23.2/torch-onnx/cpu", "onnx/shape-inference/cpu",
+    "onnx/reference/cpu", "torch/eager/cpu", "torch/export/cpu", "torch/compile/cpu", "numpy/emulated/cpu",
+]  # fmt: skip
+#: A case id with nowhere to break a line, as a generated corpus can have.
+LONG_ID = "explore_onnx_split_18_lengths_runtime_axis_negative_dim_" + "x" * 90
+#: A backend message as long and as unbroken as OpenVINO's.
+LONG_MESSAGE = (
+    "Exception from src/inference/src/cpp/core.cpp:112:\nException from "
+    "/home/jenkins/agent/workspace/private-ci/ie/build-linux-ubuntu22/b/repos/openvino/src/plugins/intel_cpu/"
+    "src/nodes/split.cpp:293:[CPU] Split node with name 'Split_1234567890_with_a_very_long_generated_name' "
+    "has incorrect input dimensions: " + "[2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]" * 4
+)
+
+
+def wide_document(red: bool = True) -> JSON:
+    """A report as wide as real ones get: 20 targets with long ids, a case id with nowhere to break,
+    long backend messages and known-issue links, and, when ``red``, every kind of finding: an
+    unexplained failure, adapter defects and a harness failure (``defect``), beside known issues."""
+    six = "doc-readme-6-into-4"
+    results: list[JSON] = []
+    for number, target in enumerate(WIDE_TARGETS):
+        results += [result(six, op, target) for op in ("torch.chunk", "numpy.array_split", "onnx.Split-18")]
+        issue = {
+            "id": f"long-known-issue-{number % 7}-on-every-device",
+            "reason": "the backend accepts what the spec rejects; " + LONG_MESSAGE[:120],
+            "link": "https://github.com/openvinotoolkit/openvino/issues/" + "9" * 60,
+            "source": "adapters/openvino/conformance_openvino/known_issues.yaml",
+        }
+        results.append(
+            result("indices-rank1", "torch.tensor_split", target, status="xfail", known_issue=issue,
+                   message=f"known issue {issue['id']}: {LONG_MESSAGE}")
+        )  # fmt: skip
+        results.append(result("indices-rank1", "numpy.split", target, status="unsupported"))
+    long_case = result("indices-rank1", "numpy.array_split", WIDE_TARGETS[0])
+    long_case["case"] = LONG_ID
+    long_case["params"]["title"] = "a title " + "without_any_space_" * 12
+    results.append(long_case)
+    if red:
+        results.append(
+            result(six, "torch.tensor_split", WIDE_TARGETS[1], status="fail", message=LONG_MESSAGE)
+        )
+        for target in WIDE_TARGETS[2:4]:
+            results.append(
+                result(six, "torch.tensor_split", target, status="error", defect="adapter",
+                       message="adapter defect: KeyError: 'axis' in conformance_openvino/graphs.py")
+            )  # fmt: skip
+        results.append(
+            result(six, "torch.tensor_split", WIDE_TARGETS[5], status="error", defect="harness",
+                   message="the harness failed on the item: RuntimeError: reference crashed")
+        )  # fmt: skip
+    return document(results)

@@ -102,17 +102,18 @@ def test_the_embedded_data_holds_every_result() -> None:
     doc = mixed_document()
     data = embedded(report.render([doc]))
     strings = data["s"]
+    at, item_at = data["fields"]["res"], data["fields"]["items"]
     seen = set()
     for row in data["res"]:
-        item = data["items"][row[0]]
-        case = strings[data["cases"][item[0]]["id"]]
+        item = data["items"][row[at["item"]]]
+        case = strings[data["cases"][item[item_at["case"]]]["id"]]
         seen.add(
             (
                 case,
-                data["ops"][item[1]],
-                data["targets"][row[1]]["id"],
-                data["statuses"][row[2]],
-                strings[row[3]],
+                data["ops"][item[item_at["op"]]],
+                data["targets"][row[at["target"]]]["id"],
+                data["statuses"][row[at["status"]]],
+                strings[row[at["message"]]],
             )
         )
     wanted = {

@@ -19,7 +19,16 @@ import datetime
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance.report import compatibility, page, summary, timing, versions_page, viewdata
+from conformance.report import (
+    compatibility,
+    page,
+    summary,
+    summary_view,
+    timing,
+    urlkeys,
+    versions_page,
+    viewdata,
+)
 from conformance.report.markup import Html, join, tag
 from conformance.results.combined import CombinedResults, combine
 from conformance.results.document import no_gc, read_documents, write_atomically
@@ -46,7 +55,7 @@ def _header(combined: CombinedResults, views: Sequence[tuple[str, str]] = VIEWS)
     digest = str(combined.suite.get("digest", ""))
     nav = tag(
         "nav",
-        [tag("a", label, {"href": f"#view={key}", "data-view": key}) for key, label in views],
+        [tag("a", label, {"href": urlkeys.link({"view": key}), "data-view": key}) for key, label in views],
         {"class": "tabs", "aria-label": "views"},
     )
     facts = (
@@ -71,7 +80,7 @@ def _views(combined: CombinedResults, found: Sequence[Series] = ()) -> Html:
     )
     return join(
         [
-            tag("section", summary.section(combined), {"id": "view-summary", "class": "view"}),
+            tag("section", summary_view.section(combined), {"id": "view-summary", "class": "view"}),
             tag("div", filters, {"id": "controls", "class": "controls"}),
             tag(
                 "section",

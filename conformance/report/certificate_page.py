@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import urlencode
 
 from conformance import ids
-from conformance.report import page
+from conformance.report import page, urlkeys
 from conformance.report.markup import Content, Html, definitions, join, table, tag
 from conformance.report.summary import safe_link, status_badge
 from conformance.results.document import write_atomically
@@ -212,7 +211,7 @@ def _failure(entry: JSON) -> Html:
     """One failing item: the verdict, the evidence in a line each, the reproducers, the report link."""
     case, _ = ids.split_item_id(entry["item"])
     key = ids.result_key(entry["item"], entry["target"])
-    link = "index.html#" + urlencode({"view": "matrix", "q": case, "open": key})
+    link = "index.html" + urlkeys.link({"view": "matrix", "q": case, "open": key})
     evidence: list[tuple[str, Content]] = []
     if entry.get("expected"):
         evidence.append(("expected", describe_expected(entry["expected"])))

@@ -8,6 +8,7 @@ accessible and prints open.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.report import page
@@ -16,6 +17,7 @@ from conformance.report.summary import status_badge
 from conformance.report.viewdata import TIMES
 from conformance.results.diff import Change, Diff, TimingChange
 from conformance.results.document import write_atomically
+from conformance.results.result import Result
 
 TITLE = "Split conformance: run-to-run diff"
 
@@ -87,7 +89,25 @@ def render(diff: Diff) -> str:
             ),
         ],
     )
-    facts = definitions(
+    body = join(
+        [
+            _facts(diff),
+            _rules(diff),
+            _changes("New failures", diff.new_failures, True),
+            _changes("Fixes", diff.fixes, True),
+            _changes("Other status changes", diff.changes, True),
+            _timings("Timing regressions", diff.regressions),
+            _timings("Timing improvements", diff.improvements),
+            _only("only in the new run", diff.added),
+            _only("only in the old run", diff.removed),
+        ]
+    )
+    return page.document(TITLE, header, body)
+
+
+def _facts(diff: Diff) -> Html:
+    """What was compared with what: both runs, how many results, whether the corpora agree."""
+    return definitions(
         [
             (
                 "old",
@@ -116,7 +136,11 @@ def render(diff: Diff) -> str:
             ),
         ]
     )
-    rules = tag(
+
+
+def _rules(diff: Diff) -> Html:
+    """What counts as a new failure, a fix and a timing change, printed on the page."""
+    return tag(
         "div",
         [
             tag(
@@ -129,32 +153,20 @@ def render(diff: Diff) -> str:
         ],
         {"class": "diff-rule"},
     )
-    only = [
-        tag(
-            "details",
-            [
-                tag("summary", tag("h2", f"{name}: {len(results)}")),
-                table(["result", "status"], [[tag("code", r.key), _badge(r.status)] for r in results])
-                if results
-                else tag("p", "none"),
-            ],
-            {"class": "diff-section"},
-        )
-        for name, results in (("only in the new run", diff.added), ("only in the old run", diff.removed))
-    ]
-    body = join(
+
+
+def _only(name: str, results: Sequence[Result]) -> Html:
+    """The results only one of the runs has, folded."""
+    return tag(
+        "details",
         [
-            facts,
-            rules,
-            _changes("New failures", diff.new_failures, True),
-            _changes("Fixes", diff.fixes, True),
-            _changes("Other status changes", diff.changes, True),
-            _timings("Timing regressions", diff.regressions),
-            _timings("Timing improvements", diff.improvements),
-            *only,
-        ]
+            tag("summary", tag("h2", f"{name}: {len(results)}")),
+            table(["result", "status"], [[tag("code", r.key), _badge(r.status)] for r in results])
+            if results
+            else tag("p", "none"),
+        ],
+        {"class": "diff-section"},
     )
-    return page.document(TITLE, header, body)
 
 
 def write(diff: Diff, out: Path) -> Path:

@@ -60,3 +60,9 @@ def table(head: Iterable[Content], rows: Iterable[Iterable[Content]], cls: str |
 def definitions(pairs: Iterable[tuple[str, Content]]) -> Html:
     """A ``<dl>`` of label / value pairs (run and target metadata)."""
     return tag("dl", [[tag("dt", label), tag("dd", value)] for label, value in pairs])
+
+
+def wide(content: Html) -> Html:
+    """A box that scrolls sideways itself when ``content`` (a table) is wider than the page, so
+    the page itself never does."""
+    return tag("div", content, {"class": "wide"})

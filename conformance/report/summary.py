@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 from conformance import ids
 from conformance.corpus.catalogue import op_order
-from conformance.report.markup import Content, Html, definitions, join, table, tag, text
+from conformance.report import urlkeys
+from conformance.report.markup import Content, Html, definitions, join, table, tag, text, wide
 from conformance.report.viewdata import MINUS
 from conformance.results.combined import CombinedResults
-from conformance.results.findings import findings
 from conformance.results.records import KnownIssueRecord, ResultRecord
 from conformance.statuses import LETTERS, NOT_JUDGED, STATUSES
 
@@ -48,8 +47,18 @@ def rate(passed: int, judged: int) -> str:
     return f"{100 * passed / judged:.1f}%" if judged else "n/a"
 
 
-def _judged(counts: Counter[str]) -> int:
+def judged_count(counts: Counter[str]) -> int:
+    """How many results are judged: all but the unsupported ones."""
     return sum(counts.values()) - sum(counts[status] for status in NOT_JUDGED)
+
+
+def rate_level(counts: Counter[str]) -> str:
+    """How a rate is coloured: ``full`` (every judged result passes), ``part``, ``zero`` (none
+    does) or ``none`` (nothing judged)."""
+    judged = judged_count(counts)
+    if not judged:
+        return "none"
+    return "full" if counts["pass"] == judged else "zero" if not counts["pass"] else "part"
 
 
 def _bar(counts: Counter[str], width: int = 160) -> Html:
@@ -84,7 +93,7 @@ def _bar(counts: Counter[str], width: int = 160) -> Html:
 def matrix_link(content: Content, **filters: str) -> Html:
     """``content`` as a link to the matrix filtered to ``filters`` (the view state is the URL's
     hash, so the link works from a saved file, with scripts, and can be shared)."""
-    return tag("a", content, {"href": "#" + urlencode({"view": "matrix", **filters}), "class": "filter-link"})
+    return tag("a", content, {"href": urlkeys.link({"view": "matrix", **filters}), "class": "filter-link"})
 
 
 def status_table(combined: CombinedResults) -> Html:
@@ -106,12 +115,12 @@ def status_table(combined: CombinedResults) -> Html:
                     for s in columns
                 ],
                 matrix_link(str(sum(counts.values())), **where),
-                tag("span", [rate(counts["pass"], _judged(counts))], {"title": RATE_RULE}),
+                tag("span", [rate(counts["pass"], judged_count(counts))], {"title": RATE_RULE}),
                 _bar(counts),
             ]
         )
     head = ["target", *[status_badge(s) for s in columns], "total", "pass rate", "shares"]
-    return table(head, rows, "counts")
+    return wide(table(head, rows, "counts"))
 
 
 def rate_table(combined: CombinedResults) -> Html:
@@ -130,9 +139,8 @@ def rate_table(combined: CombinedResults) -> Html:
             if not counts:
                 row.append(tag("span", "·", {"class": "none", "title": "no result"}))
                 continue
-            judged = _judged(counts)
-            level = "none" if not judged else "full" if counts["pass"] == judged else "part"
-            level = "zero" if judged and not counts["pass"] else level
+            judged = judged_count(counts)
+            level = rate_level(counts)
             detail = ", ".join(f"{s} {counts[s]}" for s in STATUSES if counts[s])
             cell = tag(
                 "span",
@@ -142,7 +150,7 @@ def rate_table(combined: CombinedResults) -> Html:
             row.append(matrix_link(cell, op=op, **({} if column == "all" else {"target": column})))
         rows.append(row)
     head = ["op", *[tag("code", column) for column in columns]]
-    return table(head, rows, "rates")
+    return wide(table(head, rows, "rates"))
 
 
 def known_issue_table(results: Iterable[ResultRecord]) -> Html:
@@ -178,7 +186,7 @@ def known_issue_table(results: Iterable[ResultRecord]) -> Html:
     return join(
         [
             tag("h3", "Known issues applied"),
-            table(["id", "results", "targets", "reason", "link", "from"], rows, "known-issues"),
+            wide(table(["id", "results", "targets", "reason", "link", "from"], rows, "known-issues")),
         ]
     )
 
@@ -257,66 +265,4 @@ def target_table(combined: CombinedResults) -> Html:
                 combined.runs[int(target.get("run", 0))].get("source", ""),
             ]
         )
-    return table(["target", "backend", "device", "options", "route", "results file"], rows, "targets")
-
-
-def findings_table(combined: CombinedResults) -> Html:
-    """The distinct problems behind the non-pass results, largest first, each linking to the
-    matrix filtered to its target and status with its first result open."""
-    found = findings(combined.results)
-    if not found:
-        return tag("p", "No findings: every result passed or is unsupported.", {"class": "rule"})
-    rows: list[list[Content]] = []
-    for finding in found:
-        query = {"view": "matrix", "target": finding["target"], "status": finding["status"]}
-        if len(finding["ops"]) == 1:
-            query["op"] = finding["ops"][0]
-        query["open"] = finding["representative"]
-        known = finding["known_issue"]
-        rows.append(
-            [
-                tag("a", str(finding["count"]), {"href": "#" + urlencode(query)}),
-                status_badge(finding["status"]),
-                tag("code", finding["target"]),
-                tag("code", finding["family"]),
-                finding["kind"],
-                tag("code", finding["message"]),
-                tag("code", known) if known else "—",
-            ]
-        )
-    total = sum(finding["count"] for finding in found)
-    return join(
-        [
-            tag(
-                "p",
-                f"{len(found)} distinct problems in {total} results: results that share target, op "
-                "family, status, kind and the backend's message (numbers and names masked) are one "
-                "finding. Select a count for its results.",
-                {"class": "rule"},
-            ),
-            table(
-                ["results", "status", "target", "family", "kind", "message", "known issue"], rows, "findings"
-            ),
-        ]
-    )
-
-
-def section(combined: CombinedResults) -> Html:
-    """The whole summary section: the findings first, what a reader came for."""
-    return join(
-        [
-            tag("h2", "Summary"),
-            tag("h3", "Findings"),
-            findings_table(combined),
-            tag("h3", "Results per target"),
-            status_table(combined),
-            tag("h3", "Pass rate per op version"),
-            tag("p", RATE_RULE, {"class": "rule"}),
-            rate_table(combined),
-            known_issue_table(combined.results),
-            tag("h3", "Targets"),
-            target_table(combined),
-            tag("h3", "Suite and runs"),
-            run_section(combined),
-        ]
-    )
+    return wide(table(["target", "backend", "device", "options", "route", "results file"], rows, "targets"))

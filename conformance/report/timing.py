@@ -13,9 +13,9 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from urllib.parse import urlencode
 
 from conformance import ids
+from conformance.report import urlkeys
 from conformance.report.markup import Content, Html, join, table, tag
 from conformance.report.viewdata import DASH, TIMES, data_bytes
 from conformance.results.combined import CombinedResults
@@ -37,8 +37,8 @@ PHASES = (
 def result_link(result: ResultRecord, label: object) -> Html:
     """A link that opens this result's details in the matrix view."""
     key = ids.record_key(result)
-    fragment = urlencode({"view": "matrix", "q": result["case"], "op": result["op"], "open": key})
-    return tag("a", str(label), {"href": f"#{fragment}"})
+    fragment = urlkeys.link({"view": "matrix", "q": result["case"], "op": result["op"], "open": key})
+    return tag("a", str(label), {"href": fragment})
 
 
 def _median(result: ResultRecord) -> float | None:

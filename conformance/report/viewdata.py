@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from conformance import dtypes, ids
 from conformance.corpus.case import GraphSpec
 from conformance.corpus.catalogue import op_order
+from conformance.report import layout, urlkeys
 from conformance.results.combined import CombinedResults, CombinedTarget, SourcedRun
 from conformance.results.records import (
     ExpectedRecord,
@@ -26,7 +29,7 @@ from conformance.results.records import (
     TimingRecord,
 )
 from conformance.results.result import JSON
-from conformance.statuses import LETTERS, STATUSES, groups
+from conformance.statuses import DEFECT_LABELS, DEFECT_MEANINGS, DEFECTS, LETTERS, STATUSES, groups
 
 #: Name and version of the embedded data layout (the page's script reads it).
 DATA_FORMAT = "conformance.report-data/1"
@@ -148,40 +151,143 @@ def _timing(timing: TimingRecord | None) -> list[Any] | int:
     if not timing:
         return 0
     steady = [_round(value) for value in timing.get("steady_ms") or []]
-    phases = [
-        _round(timing.get("build_ms")),
-        _round(timing.get("compile_ms")),
-        _round(timing.get("first_run_ms")),
-    ]
-    if not steady and all(value is None for value in phases):
+    build, compile_ = _round(timing.get("build_ms")), _round(timing.get("compile_ms"))
+    first = _round(timing.get("first_run_ms"))
+    if not steady and build is None and compile_ is None and first is None:
         return 0
-    return [*phases, steady]
+    return layout.pack(layout.TIMING, build=build, compile=compile_, first=first, steady=steady)
 
 
 def view_data(combined: CombinedResults) -> JSON:
-    """The page's data. Layout (indices point into the named lists, -1 meaning none):
+    """The page's data. Layout (indices point into the named lists, -1 meaning none; the arrays'
+    fields are named in :mod:`conformance.report.layout`, and ``fields`` carries those names):
 
     - ``s``: the string table; ``cases[i]``: ``{id, t (title), n (note), d (dtype), g (tags),
       x (request text), p (params)}`` with strings as indices into ``s``;
-    - ``items[i]``: ``[case, op, expected (into exp), expected text, ambiguous]``;
-    - ``res[i]``: ``[item, target, status, message, actual (into act), actual text, timing,
-      extra]``, sorted by item then target; timing is ``[build, compile, first, [steady...]]``
-      in ms or 0;
+    - ``items[i]``: an item (case, op) as ``layout.ITEM``;
+    - ``res[i]``: a result as ``layout.RESULT``, sorted by item then target; its timing is
+      ``layout.TIMING`` in ms, or 0;
     - ``extra[i]``: only what some results have: ``mm`` mismatch, ``ki`` known issue (into
       ``known``), ``rd`` reading, ``rp`` reproducer ``{c: command, p: [pieces of the Python
       snippet, split at its triple quotes so the data blocks shared by a case's results are
-      stored once]}``, ``w`` worker; for a case with runs, ``re`` ``[expected (into exp), expected
-      text]`` of the run that decided (the item's own expectation is run 1's) and ``ru`` a list of
-      ``[label, status, message]``, one per run; ``sh`` 1 when the route is judged on shapes only.
+      stored once]}``, ``w`` worker, ``df`` the defect (``adapter`` or ``harness``: not the
+      backend's verdict); for a case with runs, ``re`` (``layout.DECIDED``) the expectation of the
+      run that decided (the item's own expectation is run 1's) and ``ru`` a list of
+      ``layout.RUN``, one per run; ``sh`` 1 when the route is judged on shapes only.
     """
-    strings, expected, actual, known = Interner(), Interner(), Interner(), Interner()
-    case_index: dict[str, int] = {}
+    tables = _Tables()
+    cases = _case_table(combined.results, tables.strings)
+    op_list = sorted({result["op"] for result in combined.results}, key=op_order)
+    op_index = {op: number for number, op in enumerate(op_list)}
+    keys = [(cases.index[result["case"]], op_index[result["op"]]) for result in combined.results]
+    item_keys = sorted(set(keys))
+    item_index = {key: number for number, key in enumerate(item_keys)}
+    items: list[JSON] = [{"case": case, "op": op} for case, op in item_keys]
+    target_index = {target["id"]: number for number, target in enumerate(combined.targets)}
+    rows: list[list[Any]] = []
+    extras: list[JSON] = []
+    for result, key in zip(combined.results, keys, strict=True):
+        number = item_index[key]
+        _describe_item(items[number], result, tables)
+        extra = _extra(result, tables)
+        if extra:
+            extras.append(extra)
+        rows.append(
+            layout.pack(
+                layout.RESULT,
+                item=number,
+                target=target_index[ids.record_target(result)],
+                status=_status_code(result["status"]),
+                message=tables.strings(result.get("message", "")),
+                actual=tables.actual(result.get("actual") or {}),
+                actual_text=tables.strings(actual_text(result)),
+                timing=_timing(result.get("timing")),
+                extra=len(extras) - 1 if extra else -1,
+            )
+        )
+    rows.sort(key=itemgetter(_RESULT_ITEM, _RESULT_TARGET))
+    return {
+        "format": DATA_FORMAT,
+        "fields": layout.fields(),
+        "keys": list(urlkeys.KEYS),
+        "filters": list(urlkeys.FILTERS),
+        "defects": defect_view(),
+        "statuses": list(STATUSES),
+        "letters": [LETTERS[status] for status in STATUSES],
+        "groups": {name: [STATUS_CODES[status] for status in members] for name, members in groups().items()},
+        "targets": [_target_view(target, combined.runs) for target in combined.targets],
+        "ops": op_list,
+        "families": op_families(op_list),
+        "tags": cases.tags,
+        "dtypes": cases.dtypes,
+        "itemsize": {name: _itemsize(name) for name in cases.dtypes},
+        "gd": GRAPH_DEFAULTS,
+        "s": tables.strings.values,
+        "cases": cases.cases,
+        "items": [layout.pack(layout.ITEM, **item) for item in items],
+        "exp": tables.expected.values,
+        "act": tables.actual.values,
+        "known": tables.known.values,
+        "res": rows,
+        "extra": extras,
+    }
+
+
+#: Status names to their codes in the page's data (an unknown status is shown as an error).
+STATUS_CODES: dict[str, int] = {status: number for number, status in enumerate(STATUSES)}
+_RESULT_ITEM, _RESULT_TARGET = layout.RESULT.index("item"), layout.RESULT.index("target")
+
+
+def _status_code(status: str) -> int:
+    return STATUS_CODES.get(status, STATUS_CODES["error"])
+
+
+def op_family(op: str) -> str:
+    """An op's family, every version of it together: ``onnx.Split`` for ``onnx.Split-18`` (as
+    findings group them, :func:`conformance.results.findings.signature`)."""
+    return op.rpartition("-")[0] or op
+
+
+def op_families(op_list: Sequence[str]) -> dict[str, list[int]]:
+    """The families that are not themselves an op id, each with its ops (indices into ``op_list``):
+    what the ``op`` filter accepts besides single ops."""
+    found: dict[str, list[int]] = {}
+    for number, op in enumerate(op_list):
+        family = op_family(op)
+        if family != op:
+            found.setdefault(family, []).append(number)
+    return found
+
+
+@dataclass
+class _Tables:
+    """The interned tables of the page's data: strings, expected and actual answers, known issues."""
+
+    strings: Interner = field(default_factory=Interner)
+    expected: Interner = field(default_factory=Interner)
+    actual: Interner = field(default_factory=Interner)
+    known: Interner = field(default_factory=Interner)
+
+
+@dataclass
+class _Cases:
+    """The cases, once each, with the tags and dtypes they use (in the order the filters list them)."""
+
+    cases: list[JSON]
+    index: dict[str, int]
+    tags: list[str]
+    dtypes: list[str]
+
+
+def _case_table(results: Sequence[ResultRecord], strings: Interner) -> _Cases:
+    """Each case's parameters once, however many results it has: the biggest saving in the data."""
+    index: dict[str, int] = {}
     cases: list[JSON] = []
     tag_set: set[str] = set()
     dtype_set: set[str] = set()
-    for result in combined.results:
+    for result in results:
         case_id = result["case"]
-        if case_id in case_index:
+        if case_id in index:
             continue
         params = dict(result["params"])
         tags = [str(tag) for tag in result["params"].get("tags", [])]
@@ -191,7 +297,7 @@ def view_data(combined: CombinedResults) -> JSON:
         title, note = result["params"].get("title"), result["params"].get("note")
         for shown_apart in ("tags", "title", "note"):
             params.pop(shown_apart, None)
-        case_index[case_id] = len(cases)
+        index[case_id] = len(cases)
         cases.append(
             {
                 "id": strings(case_id),
@@ -203,81 +309,27 @@ def view_data(combined: CombinedResults) -> JSON:
                 "p": params,
             }
         )
-    tags = sorted(tag_set)
+    tag_list = sorted(tag_set)
     dtype_list = [name for name in dtypes.ALL if name in dtype_set] + sorted(dtype_set - set(dtypes.ALL))
+    tag_number = {tag: number for number, tag in enumerate(tag_list)}
+    dtype_number = {name: number for number, name in enumerate(dtype_list)}
     for case in cases:
-        case["d"] = dtype_list.index(case["d"])
-        case["g"] = [tags.index(tag) for tag in case["g"]]
-    op_list = sorted({result["op"] for result in combined.results}, key=op_order)
-    target_list = [target["id"] for target in combined.targets]
-    target_index = {tid: number for number, tid in enumerate(target_list)}
-    item_keys = sorted(
-        {(case_index[result["case"]], op_list.index(result["op"])) for result in combined.results}
-    )
-    item_index = {key: number for number, key in enumerate(item_keys)}
-    items: list[list[Any]] = [[case, op, -1, -1, 0] for case, op in item_keys]
-    status_index: dict[str, int] = {status: number for number, status in enumerate(STATUSES)}
-    rows: list[list[Any]] = []
-    extras: list[JSON] = []
-    for result in combined.results:
-        number = item_index[(case_index[result["case"]], op_list.index(result["op"]))]
-        dtype = result["params"].get("data", {}).get("dtype", "?")
-        item = items[number]
-        runs = result.get("runs") or []
-        # the item's expectation is its case's own request (run 1); a result decided by a later
-        # run carries that run's expectation in its extra
-        own = runs[0]["expected"] if runs else result.get("expected") or {}
-        if item[2] < 0:
-            item[2] = expected(own)
-            item[3] = strings(expected_text(own, dtype))
-            item[4] = 1 if result.get("ambiguous") else 0
-        extra = _extra(result, strings, known)
-        if runs:
-            decided = result.get("expected") or {}
-            extra["re"] = [expected(decided), strings(expected_text(decided, dtype))]
-            extra["ru"] = [
-                [
-                    strings(run["label"]),
-                    status_index.get(run["status"], status_index["error"]),
-                    strings(run["message"]),
-                ]
-                for run in runs
-            ]
-        if extra:
-            extras.append(extra)
-        rows.append(
-            [
-                number,
-                target_index[ids.record_target(result)],
-                status_index.get(result["status"], status_index["error"]),
-                strings(result.get("message", "")),
-                actual(result.get("actual") or {}),
-                strings(actual_text(result)),
-                _timing(result.get("timing")),
-                len(extras) - 1 if extra else -1,
-            ]
-        )
-    rows.sort(key=lambda row: (row[0], row[1]))
-    return {
-        "format": DATA_FORMAT,
-        "statuses": list(STATUSES),
-        "letters": [LETTERS[status] for status in STATUSES],
-        "groups": {name: [status_index[status] for status in members] for name, members in groups().items()},
-        "targets": [_target_view(target, combined.runs) for target in combined.targets],
-        "ops": op_list,
-        "tags": tags,
-        "dtypes": dtype_list,
-        "itemsize": {name: _itemsize(name) for name in dtype_list},
-        "gd": GRAPH_DEFAULTS,
-        "s": strings.values,
-        "cases": cases,
-        "items": items,
-        "exp": expected.values,
-        "act": actual.values,
-        "known": known.values,
-        "res": rows,
-        "extra": extras,
-    }
+        case["d"] = dtype_number[case["d"]]
+        case["g"] = [tag_number[tag] for tag in case["g"]]
+    return _Cases(cases, index, tag_list, dtype_list)
+
+
+def _describe_item(item: JSON, result: ResultRecord, tables: _Tables) -> None:
+    """Fill in an item's expectation from its first result. The item's expectation is its case's
+    own request (run 1): a result decided by a later run carries that run's in its extra."""
+    if "expected" in item:
+        return
+    runs = result.get("runs") or []
+    own = runs[0]["expected"] if runs else result.get("expected") or {}
+    dtype = result["params"].get("data", {}).get("dtype", "?")
+    item["expected"] = tables.expected(own)
+    item["expected_text"] = tables.strings(expected_text(own, dtype))
+    item["ambiguous"] = 1 if result.get("ambiguous") else 0
 
 
 def _itemsize(name: str) -> int:
@@ -296,14 +348,15 @@ def _target_view(target: CombinedTarget, runs: Sequence[SourcedRun]) -> JSON:
     }
 
 
-def _extra(result: ResultRecord, strings: Interner, known: Interner) -> JSON:
+def _extra(result: ResultRecord, tables: _Tables) -> JSON:
     """The fields only some results carry, with their strings interned."""
+    strings = tables.strings
     extra: JSON = {}
     if result["mismatch"]:
         extra["mm"] = result["mismatch"]
     known_issue = result.get("known_issue")
     if known_issue:
-        extra["ki"] = known(known_issue)
+        extra["ki"] = tables.known(known_issue)
     reading = result.get("reading")
     if reading:
         extra["rd"] = strings(reading)
@@ -319,4 +372,42 @@ def _extra(result: ResultRecord, strings: Interner, known: Interner) -> JSON:
         extra["w"] = worker
     if result.get("judged") == "shapes":
         extra["sh"] = 1
+    defect = defect_of(result)
+    if defect:
+        extra["df"] = defect
+    runs = result.get("runs") or []
+    if runs:
+        decided = result.get("expected") or {}
+        dtype = result["params"].get("data", {}).get("dtype", "?")
+        extra["re"] = layout.pack(
+            layout.DECIDED,
+            expected=tables.expected(decided),
+            expected_text=strings(expected_text(decided, dtype)),
+        )
+        extra["ru"] = [
+            layout.pack(
+                layout.RUN,
+                label=strings(run["label"]),
+                status=_status_code(run["status"]),
+                message=strings(run["message"]),
+            )
+            for run in runs
+        ]
     return extra
+
+
+def defect_of(result: ResultRecord) -> str | None:
+    """``adapter`` or ``harness`` when the result is not the backend's verdict (the adapter's own
+    code, or the suite, failed on the item); None for an ordinary result or an unknown value.
+    Read with ``get``: results files written before the key existed lack it."""
+    defect = result.get("defect")
+    return defect if defect in DEFECTS else None
+
+
+def defect_view() -> dict[str, JSON]:
+    """Each value of the ``defect`` filter with its label and meaning, in the filter's order."""
+    view: dict[str, JSON] = {
+        kind: {"label": DEFECT_LABELS[kind], "meaning": DEFECT_MEANINGS[kind]} for kind in DEFECTS
+    }
+    view["none"] = {"label": "none: the backend's own verdict", "meaning": "the backend's own verdict"}
+    return view

@@ -20,13 +20,17 @@ function buildControls() {
   });
   controls.q = search;
   const clear = el("button", { type: "button", id: "f-clear" }, "clear filters");
-  clear.addEventListener("click", () =>
-    setState({ op: "", tag: "", dtype: "", status: "", target: "", known: "", q: "", show: "", open: "" }));
+  clear.addEventListener("click", () => {
+    const cleared = { q: "", show: "", open: "" };
+    DIMENSIONS.forEach((key) => { cleared[key] = ""; });
+    setState(cleared);
+  });
   const show = select("show", "show");
   show.classList.add("compat-only");
   form.addEventListener("submit", (event) => event.preventDefault());
   form.replaceChildren(select("op", "op"), select("tag", "tag"), select("dtype", "dtype"), select("status", "status"),
-    select("target", "target"), select("known", "known issue"), show, el("label", null, ["search ", search]), clear,
+    select("target", "target"), select("known", "known issue"), select("defect", "defect"), show,
+    el("label", null, ["search ", search]), clear,
     el("span", { id: "f-count", class: "count", "aria-live": "polite" }),
     el("span", { id: "f-note", class: "filter-note", role: "status" }));
 }
@@ -43,7 +47,7 @@ function fillSelect(node, entries, current) {
 
 function renderControls(f) {
   const counts = facetCounts(f);
-  fillSelect(controls.op, D.ops.map((o, i) => [o, o, counts.op[i]]), state.op);
+  fillSelect(controls.op, opEntries(counts), state.op);
   fillSelect(controls.tag, D.tags.map((t, i) => [t, t, counts.tag[i]]), state.tag);
   fillSelect(controls.dtype, D.dtypes.map((t, i) => [t, t, counts.dtype[i]]), state.dtype);
   const statusEntries = STATUS.map((s, i) => [s, LETTER[i] + " " + s, counts.status[i]]);
@@ -56,11 +60,29 @@ function renderControls(f) {
   fillSelect(controls.target, TARGETS.map((t, i) => [t.id, t.id, counts.target[i]]), state.target);
   fillSelect(controls.known, Array.from(KNOWN_IDS, ([id, indices]) =>
     [id, id, indices.reduce((n, i) => n + counts.known[i], 0)]), state.known);
+  fillSelect(controls.defect, DEFECTS.map((d, i) => [d, D.defects[d].label, counts.defect[i]]), state.defect);
   document.getElementById("f-note").textContent = ignored.length
     ? "ignored from the link (no such value in this report): " + ignored.join(", ") : "";
   fillSelect(controls.show, Object.keys(SHOW).filter(Boolean).map((k) => [k, SHOW[k], null]), state.show);
   if (document.activeElement !== controls.q) controls.q.value = state.q || "";
-  document.getElementById("f-count").textContent = formatCount(counts.total) + " of " + formatCount(RES.length) + " results match";
+  document.getElementById("f-count").textContent = counts.total ? formatCount(counts.total) + " of " +
+    formatCount(RES.length) + " results match" : emptyText(state);
+}
+
+// Each op family (every version of an op) just before its versions, then the versions.
+function opEntries(counts) {
+  const entries = [];
+  const seen = new Set();
+  D.ops.forEach((op, i) => {
+    for (const [family, members] of Object.entries(FAMILIES)) {
+      if (!seen.has(family) && members.includes(i)) {
+        seen.add(family);
+        entries.push([family, family + " (every version)", members.reduce((n, m) => n + counts.op[m], 0)]);
+      }
+    }
+    entries.push([op, op, counts.op[i]]);
+  });
+  return entries;
 }
 
 function showView(view) {

@@ -20,10 +20,10 @@ function caseFacts(c) {
   let ambiguous = false;
   for (let it = CASE_START[c]; it < CASE_START[c + 1]; it++) {
     const item = ITEMS[it];
-    const key = answerKey(S[item[3]]);
+    const key = answerKey(S[item[ITEM_AT.expected_text]]);
     if (!answers.has(key)) answers.set(key, answers.size);
-    ambiguous = ambiguous || item[4] === 1;
-    for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) if (DEVIATES.has(RES[r][2])) deviates++;
+    ambiguous = ambiguous || item[ITEM_AT.ambiguous] === 1;
+    for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) if (DEVIATES.has(RES[r][RES_AT.status])) deviates++;
   }
   return { answers: answers, differ: answers.size > 1, deviates: deviates, ambiguous: ambiguous };
 }
@@ -45,14 +45,16 @@ function compatCases(f, show) {
 
 function compatCell(r) {
   const row = RES[r];
-  const status = STATUS[row[2]];
-  const extra = row[7] >= 0 ? D.extra[row[7]] : {};
-  const deviates = DEVIATES.has(row[2]);
-  const label = [el("b", null, LETTER[row[2]]), " " + str(row[5])];
+  const code = row[RES_AT.status];
+  const status = STATUS[code];
+  const extra = extraOf(r);
+  const deviates = DEVIATES.has(code);
+  const label = [el("b", null, LETTER[code]), " " + str(row[RES_AT.actual_text])];
   if (extra.rd !== undefined) label.push(el("div", { class: "reading" }, "reading: " + S[extra.rd]));
   if (deviates) label.push(el("div", { class: "verdict" }, "≠ its reference"));
-  const link = el("a", { href: "#" + hashOf({ view: "matrix", q: caseId(ITEMS[row[0]][0]), op: D.ops[ITEMS[row[0]][1]],
-    open: resultKey(r) }), title: status + ": " + str(row[3]).slice(0, 300) }, label);
+  const item = ITEMS[row[RES_AT.item]];
+  const link = el("a", { href: "#" + hashOf({ view: "matrix", q: caseId(item[ITEM_AT.case]), op: D.ops[item[ITEM_AT.op]],
+    open: resultKey(r) }), title: status + ": " + str(row[RES_AT.message]).slice(0, 300) }, label);
   return el("td", { class: "st-" + status + (deviates ? " deviates" : "") }, link);
 }
 
@@ -67,13 +69,14 @@ function compatBlock(c, facts, columns) {
   const rows = [];
   for (let it = CASE_START[c]; it < CASE_START[c + 1]; it++) {
     const item = ITEMS[it];
-    const group = facts.answers.get(answerKey(S[item[3]]));
+    const group = facts.answers.get(answerKey(S[item[ITEM_AT.expected_text]]));
     const cells = new Map();
-    for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) cells.set(RES[r][1], r);
+    for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) cells.set(RES[r][RES_AT.target], r);
     rows.push(el("tr", null, [
-      el("th", { scope: "row" }, el("code", null, D.ops[item[1]])),
+      el("th", { scope: "row" }, el("code", null, D.ops[item[ITEM_AT.op]])),
       el("td", { class: "ref" + (facts.differ ? " g" + (group % 6) : "") },
-        [facts.differ ? el("b", { class: "group" }, String.fromCharCode(65 + group) + " ") : null, str(item[3])]),
+        [facts.differ ? el("b", { class: "group" }, String.fromCharCode(65 + group) + " ") : null,
+        str(item[ITEM_AT.expected_text])]),
       columns.map((t) => (cells.has(t) ? compatCell(cells.get(t)) : el("td", { class: "none" }, "·"))),
     ]));
   }
@@ -81,7 +84,7 @@ function compatBlock(c, facts, columns) {
     el("h3", null, [el("code", null, S[kase.id]), kase.t >= 0 ? " — " + S[kase.t] : ""]),
     el("p", { class: "request" }, ["request: ", el("code", null, str(kase.x)), " ", badges]),
     kase.n >= 0 ? el("p", { class: "note" }, S[kase.n]) : null,
-    el("table", { class: "grid compat-table" }, [el("thead", null, head), el("tbody", null, rows)]),
+    el("div", { class: "wide" }, el("table", { class: "grid compat-table" }, [el("thead", null, head), el("tbody", null, rows)])),
   ]);
 }
 

@@ -11,21 +11,38 @@ const RES = D.res;
 const ITEMS = D.items;
 const CASES = D.cases;
 const TARGETS = D.targets;
+// The compact arrays' fields by name (conformance/report/layout.py): row[RES_AT.status], never row[2].
+const RES_AT = D.fields.res;
+const ITEM_AT = D.fields.items;
+const TIME_AT = D.fields.timing;
+const DECIDED_AT = D.fields.decided;
+const RUN_AT = D.fields.runs;
 const PAGE_ROWS = 100;
 const PAGE_CASES = 20;
 // Status groups come from the data (conformance.statuses defines them once, for every consumer).
 const UNSUPPORTED = STATUS.indexOf("unsupported");
 const GROUPS = {
+  failing: new Set(D.groups.failing),
   problems: new Set(D.groups.problems),
   deviating: new Set(STATUS.map((_, i) => i).filter((i) => i !== PASS && i !== UNSUPPORTED)),
   nonpass: new Set(STATUS.map((_, i) => i).filter((i) => i !== PASS)),
 };
 const GROUP_LABELS = {
+  failing: "failing (" + D.groups.failing.map((i) => STATUS[i]).join(", ") + "): unexplained",
   problems: "problems (" + D.groups.problems.map((i) => STATUS[i]).join(", ") + ")",
   deviating: "anything but pass or unsupported (known issues too)",
   nonpass: "anything but pass",
 };
-const KEYS = ["view", "op", "tag", "dtype", "status", "target", "known", "q", "show", "page", "open"];
+// The keys of the address (conformance/report/urlkeys.py lists them; docs/report.md describes them).
+const KEYS = D.keys;
+// Op families (onnx.Split: every version) the op filter takes besides single ops: name -> op indices.
+const FAMILIES = D.families;
+// What a result's defect can be: the adapter's own code failed, the suite did, or "none" (each
+// with its label and meaning: D.defects[name].label).
+const DEFECTS = Object.keys(D.defects);
+const NO_DEFECT = DEFECTS.indexOf("none");
+// A run is green when no result is a problem (what fails a run): the page says so where it matters.
+const GREEN = !RES.some((row) => GROUPS.problems.has(row[RES_AT.status]));
 // The known issues by id (one id may be recorded by several runs): id -> indices into D.known.
 const KNOWN_IDS = new Map();
 D.known.forEach((issue, i) => {
@@ -35,13 +52,12 @@ D.known.forEach((issue, i) => {
 // The tabs the page has (the Versions view is there only for several versions of one backend).
 const VIEW_NAMES = Array.from(document.querySelectorAll("nav.tabs a"), (a) => a.dataset.view);
 
-// Result r's columns: [item, target, status, message, actual, actual text, timing, extra]
 const ITEM_START = new Int32Array(ITEMS.length + 1);
 (function index() {
   let r = 0;
   for (let it = 0; it < ITEMS.length; it++) {
     ITEM_START[it] = r;
-    while (r < RES.length && RES[r][0] === it) r++;
+    while (r < RES.length && RES[r][RES_AT.item] === it) r++;
   }
   ITEM_START[ITEMS.length] = RES.length;
 })();
@@ -50,7 +66,7 @@ const CASE_START = new Int32Array(CASES.length + 1);
   let it = 0;
   for (let c = 0; c < CASES.length; c++) {
     CASE_START[c] = it;
-    while (it < ITEMS.length && ITEMS[it][0] === c) it++;
+    while (it < ITEMS.length && ITEMS[it][ITEM_AT.case] === c) it++;
   }
   CASE_START[CASES.length] = ITEMS.length;
 })();
@@ -86,8 +102,15 @@ function caseId(c) {
 
 function resultKey(r) {
   const row = RES[r];
-  const item = ITEMS[row[0]];
-  return caseId(item[0]) + "::" + D.ops[item[1]] + "@" + TARGETS[row[1]].id;
+  const item = ITEMS[row[RES_AT.item]];
+  return caseId(item[ITEM_AT.case]) + "::" + D.ops[item[ITEM_AT.op]] + "@" + TARGETS[row[RES_AT.target]].id;
+}
+
+// Result r's extra fields (only some results have them), or one shared empty object.
+const NO_EXTRA = Object.freeze({});
+function extraOf(r) {
+  const at = RES[r][RES_AT.extra];
+  return at >= 0 ? D.extra[at] : NO_EXTRA;
 }
 
 let keyIndex = null;
@@ -117,12 +140,13 @@ let state = {};
 // is shown as ignored instead of filtering everything out.
 function allowedValues(key) {
   switch (key) {
-    case "op": return D.ops;
+    case "op": return D.ops.concat(Object.keys(FAMILIES));
     case "tag": return D.tags;
     case "dtype": return D.dtypes;
     case "status": return STATUS.concat(Object.keys(GROUPS));
     case "target": return TARGETS.map((t) => t.id);
     case "known": return Array.from(KNOWN_IDS.keys());
+    case "defect": return DEFECTS;
     default: return null;
   }
 }
@@ -179,7 +203,10 @@ function setState(changes) {
 
 // ---- filters -----------------------------------------------------------------------------------
 
-const DIMENSIONS = ["op", "tag", "dtype", "status", "target", "known"];
+// The filters, in the order the controls show them (urlkeys.FILTERS in Python).
+const DIMENSIONS = D.filters;
+// Each dimension's place in dimensionMatches' answer: m[DIM.op].
+const DIM = Object.fromEntries(DIMENSIONS.map((name, i) => [name, i]));
 const lowerStrings = new Array(S.length);
 const itemTexts = new Array(ITEMS.length);
 
@@ -194,24 +221,26 @@ function itemText(it) {
   let value = itemTexts[it];
   if (value === undefined) {
     const item = ITEMS[it];
-    const kase = CASES[item[0]];
-    const parts = [S[kase.id], str(kase.t), D.ops[item[1]], str(kase.x), str(item[3]), D.dtypes[kase.d]];
+    const kase = CASES[item[ITEM_AT.case]];
+    const parts = [S[kase.id], str(kase.t), D.ops[item[ITEM_AT.op]], str(kase.x), str(item[ITEM_AT.expected_text]),
+      D.dtypes[kase.d]];
     kase.g.forEach((g) => parts.push(D.tags[g]));
     value = itemTexts[it] = parts.join("\n").toLowerCase();
   }
   return value;
 }
 
-// The filter as indices: -1 for "any"; status as a set of status codes or null.
+// The filter as indices: -1 for "any"; op and status as sets of codes, or null for "any".
 function compileFilter(s) {
   const status = !s.status ? null : GROUPS[s.status] || new Set([STATUS.indexOf(s.status)]);
   return {
-    op: s.op ? D.ops.indexOf(s.op) : -1,
+    ops: !s.op ? null : new Set(FAMILIES[s.op] || [D.ops.indexOf(s.op)]),
     tag: s.tag ? D.tags.indexOf(s.tag) : -1,
     dtype: s.dtype ? D.dtypes.indexOf(s.dtype) : -1,
     target: s.target ? TARGETS.findIndex((t) => t.id === s.target) : -1,
     status: status,
     known: s.known ? new Set(KNOWN_IDS.get(s.known) || []) : null,
+    defect: s.defect ? DEFECTS.indexOf(s.defect) : -1,
     terms: (s.q || "").toLowerCase().split(/\s+/).filter(Boolean),
   };
 }
@@ -219,31 +248,38 @@ function compileFilter(s) {
 function textMatches(r, terms) {
   if (!terms.length) return true;
   const row = RES[r];
-  const text = itemText(row[0]);
-  const message = lower(row[3]);
-  const outcome = lower(row[5]);
+  const text = itemText(row[RES_AT.item]);
+  const message = lower(row[RES_AT.message]);
+  const outcome = lower(row[RES_AT.actual_text]);
   return terms.every((t) => text.includes(t) || message.includes(t) || outcome.includes(t));
 }
 
 // The known issue result r was matched by (an index into D.known), or -1.
 function knownOf(r) {
-  const extra = RES[r][7] >= 0 ? D.extra[RES[r][7]] : null;
-  return extra && extra.ki !== undefined ? extra.ki : -1;
+  const extra = extraOf(r);
+  return extra.ki !== undefined ? extra.ki : -1;
+}
+
+// Result r's defect, an index into DEFECTS: the adapter's, the harness's, or none.
+function defectOf(r) {
+  const extra = extraOf(r);
+  return extra.df ? DEFECTS.indexOf(extra.df) : NO_DEFECT;
 }
 
 // Which filter dimensions result r satisfies, as booleans in DIMENSIONS order.
 function dimensionMatches(r, f) {
   const row = RES[r];
-  const item = ITEMS[row[0]];
-  const kase = CASES[item[0]];
-  return [
-    f.op < 0 || item[1] === f.op,
-    f.tag < 0 || kase.g.includes(f.tag),
-    f.dtype < 0 || kase.d === f.dtype,
-    f.status === null || f.status.has(row[2]),
-    f.target < 0 || row[1] === f.target,
-    f.known === null || f.known.has(knownOf(r)),
-  ];
+  const item = ITEMS[row[RES_AT.item]];
+  const kase = CASES[item[ITEM_AT.case]];
+  const m = new Array(DIMENSIONS.length);
+  m[DIM.op] = f.ops === null || f.ops.has(item[ITEM_AT.op]);
+  m[DIM.tag] = f.tag < 0 || kase.g.includes(f.tag);
+  m[DIM.dtype] = f.dtype < 0 || kase.d === f.dtype;
+  m[DIM.status] = f.status === null || f.status.has(row[RES_AT.status]);
+  m[DIM.target] = f.target < 0 || row[RES_AT.target] === f.target;
+  m[DIM.known] = f.known === null || f.known.has(knownOf(r));
+  m[DIM.defect] = f.defect < 0 || defectOf(r) === f.defect;
+  return m;
 }
 
 function resultMatches(r, f) {
@@ -259,6 +295,7 @@ function facetCounts(f) {
     status: new Int32Array(STATUS.length),
     target: new Int32Array(TARGETS.length),
     known: new Int32Array(D.known.length),
+    defect: new Int32Array(DEFECTS.length),
   };
   let total = 0;
   for (let r = 0; r < RES.length; r++) {
@@ -267,16 +304,40 @@ function facetCounts(f) {
     const misses = m.filter((x) => !x).length;
     if (misses > 1) continue;
     const row = RES[r];
-    const item = ITEMS[row[0]];
-    const kase = CASES[item[0]];
+    const item = ITEMS[row[RES_AT.item]];
+    const kase = CASES[item[ITEM_AT.case]];
     if (misses === 0) total++;
-    if (misses === 0 || !m[0]) counts.op[item[1]]++;
-    if (misses === 0 || !m[1]) kase.g.forEach((g) => counts.tag[g]++);
-    if (misses === 0 || !m[2]) counts.dtype[kase.d]++;
-    if (misses === 0 || !m[3]) counts.status[row[2]]++;
-    if (misses === 0 || !m[4]) counts.target[row[1]]++;
-    if ((misses === 0 || !m[5]) && knownOf(r) >= 0) counts.known[knownOf(r)]++;
+    if (misses === 0 || !m[DIM.op]) counts.op[item[ITEM_AT.op]]++;
+    if (misses === 0 || !m[DIM.tag]) kase.g.forEach((g) => counts.tag[g]++);
+    if (misses === 0 || !m[DIM.dtype]) counts.dtype[kase.d]++;
+    if (misses === 0 || !m[DIM.status]) counts.status[row[RES_AT.status]]++;
+    if (misses === 0 || !m[DIM.target]) counts.target[row[RES_AT.target]]++;
+    if ((misses === 0 || !m[DIM.known]) && knownOf(r) >= 0) counts.known[knownOf(r)]++;
+    if (misses === 0 || !m[DIM.defect]) counts.defect[defectOf(r)]++;
   }
   counts.total = total;
   return counts;
+}
+
+// What an empty selection means, in words. "0 of 21,153" under status=fail reads like a count of
+// failures; on a green run the answer is that no result failed, and the page says so.
+function emptyText(s) {
+  const what = [];
+  if (s.status) {
+    const codes = Array.from(GROUPS[s.status] || [STATUS.indexOf(s.status)]);
+    const names = codes.map((i) => STATUS[i]);
+    what.push("has status " + (names.length > 1 ? names.slice(0, -1).join(", ") + " or " + names[names.length - 1] : names[0]));
+  }
+  if (s.known) what.push("is explained by known issue " + s.known);
+  if (s.defect) {
+    const meaning = D.defects[s.defect].meaning;
+    what.push(s.defect === "none" ? "is " + meaning : (/^[aeiou]/.test(meaning) ? "is an " : "is a ") + meaning);
+  }
+  const where = ["op", "tag", "dtype", "target", "q"].filter((k) => s[k]).map((k) => k + "=" + s[k]);
+  let text = !what.length ? "No result matches " + (where.join(", ") || "these filters")
+    : "No result" + (where.length ? " with " + where.join(", ") : "") + " " + what.join(" and ");
+  const statuses = s.status ? Array.from(GROUPS[s.status] || [STATUS.indexOf(s.status)]) : [];
+  const asksForProblems = statuses.some((i) => GROUPS.problems.has(i)) || (s.defect && s.defect !== "none");
+  if (GREEN && asksForProblems) text += " (the run is green)";
+  return text;
 }

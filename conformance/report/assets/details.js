@@ -82,10 +82,11 @@ function readingText(reading, dtype) {
 
 function outputsSection(row, item, extra) {
   // a result decided by a later run of its case shows that run's expectation
-  const expected = (extra.re ? D.exp[extra.re[0]] : D.exp[item[2]]) || {};
-  const actual = D.act[row[4]] || {};
+  const expected = (extra.re ? D.exp[extra.re[DECIDED_AT.expected]] : D.exp[item[ITEM_AT.expected]]) || {};
+  const actual = D.act[row[RES_AT.actual]] || {};
   const parts = [];
-  const summary = "expected " + str(extra.re ? extra.re[1] : item[3]) + "; got " + str(row[5]);
+  const answer = extra.re ? extra.re[DECIDED_AT.expected_text] : item[ITEM_AT.expected_text];
+  const summary = "expected " + str(answer) + "; got " + str(row[RES_AT.actual_text]);
   parts.push(el("p", null, summary));
   if (extra.sh) {
     parts.push(el("p", { class: "rule" }, "Values were not judged: this route infers output shapes and " +
@@ -185,17 +186,17 @@ function dataBytes(kase) {
 }
 
 function timingSection(row, kase) {
-  const t = row[6];
+  const t = row[RES_AT.timing];
   if (!t) return section("Timing", el("p", null, "Not timed (the backend did not run it)."));
-  const steady = t[3];
+  const steady = t[TIME_AT.steady];
   const mid = steady.length ? median(steady) : null;
-  const pairs = [["build", ms(t[0])], ["compile", ms(t[1])], ["first run", ms(t[2])],
+  const pairs = [["build", ms(t[TIME_AT.build])], ["compile", ms(t[TIME_AT.compile])], ["first run", ms(t[TIME_AT.first])],
     ["steady runs", steady.length ? steady.map((v) => v + " ms").join(", ") : "–"],
     ["steady median", mid === null ? "–" : ms(+mid.toPrecision(4))]];
   const bytes = dataBytes(kase);
   if (bytes >= MIB && mid) {
     const gbps = (2 * bytes) / (mid / 1000) / 1e9;
-    const copies = TARGETS[row[1]].memcpy.filter((m) => m.bytes && m.gbps);
+    const copies = TARGETS[row[RES_AT.target]].memcpy.filter((m) => m.bytes && m.gbps);
     let near = null;
     for (const m of copies) {
       if (!near || Math.abs(Math.log(m.bytes / bytes)) < Math.abs(Math.log(near.bytes / bytes))) near = m;
@@ -237,7 +238,7 @@ function reproducerSection(rp) {
 // A case with runs: every run on the model built once, with its own verdict.
 function runsSection(runs) {
   const rows = runs.map((run) => el("tr", null, [
-    el("td", null, str(run[0])), el("td", null, badge(run[1])), el("td", null, str(run[2])),
+    el("td", null, str(run[RUN_AT.label])), el("td", null, badge(run[RUN_AT.status])), el("td", null, str(run[RUN_AT.message])),
   ]));
   const head = el("tr", null, ["run", "status", "message"].map((h) => el("th", { scope: "col" }, h)));
   return section("Runs on one built model (the result is the worst; outputs below are that run's)",
@@ -246,14 +247,15 @@ function runsSection(runs) {
 
 function detailPanel(r) {
   const row = RES[r];
-  const item = ITEMS[row[0]];
-  const kase = CASES[item[0]];
-  const extra = row[7] >= 0 ? D.extra[row[7]] : {};
+  const item = ITEMS[row[RES_AT.item]];
+  const kase = CASES[item[ITEM_AT.case]];
+  const extra = extraOf(r);
   const key = resultKey(r);
   const dtype = (kase.p.data || {}).dtype;
   const panel = el("div", { class: "panel", tabindex: "-1", role: "region", "aria-label": "details of " + key, "data-key": key });
-  panel.appendChild(el("h3", null, [badge(row[2]), " ", el("code", null, key)]));
-  panel.appendChild(el("pre", { class: "message" }, str(row[3])));
+  panel.appendChild(el("h3", null, [badge(row[RES_AT.status]), " ", el("code", null, key)]));
+  panel.appendChild(el("pre", { class: "message" }, str(row[RES_AT.message])));
+  if (extra.df) panel.appendChild(el("p", { class: "defect" }, D.defects[extra.df].meaning + "."));
   if (extra.ki !== undefined) {
     const issue = D.known[extra.ki];
     panel.appendChild(section("Known issue", definitionList([["id", el("code", null, issue.id || "")],
@@ -272,7 +274,7 @@ function detailPanel(r) {
       ["peak memory", w.peak_rss_kib ? (w.peak_rss_kib / 1024).toFixed(0) + " MiB" : ""],
       ["elapsed for the item", w.elapsed_ms === undefined ? "" : w.elapsed_ms + " ms"]])));
   }
-  const compare = el("a", { href: "#" + hashOf({ view: "compat", q: caseId(item[0]) }) },
+  const compare = el("a", { href: "#" + hashOf({ view: "compat", q: caseId(item[ITEM_AT.case]) }) },
     "Compare this request across ops and targets");
   panel.appendChild(el("p", null, compare));
   return panel;

@@ -65,7 +65,7 @@ function renderMatrix(f) {
   const rows = matrixRows(f);
   const opened = state.open ? findResult(state.open) : -1;
   if (opened >= 0 && !state.page) {
-    const at = rows.indexOf(RES[opened][0]);
+    const at = rows.indexOf(RES[opened][RES_AT.item]);
     if (at >= 0) state.page = String(Math.floor(at / PAGE_ROWS) + 1);
   }
   const page = currentPage(rows.length, PAGE_ROWS);
@@ -79,14 +79,14 @@ function renderMatrix(f) {
   let openCell = null;
   for (const it of rows.slice((page - 1) * PAGE_ROWS, page * PAGE_ROWS)) {
     const item = ITEMS[it];
-    const kase = CASES[item[0]];
+    const kase = CASES[item[ITEM_AT.case]];
     const cells = new Map();
-    for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) cells.set(RES[r][1], r);
+    for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) cells.set(RES[r][RES_AT.target], r);
     const tr = el("tr", { "data-item": String(it) }, [
-      el("th", { scope: "row", class: "case" }, [el("code", null, caseId(item[0])),
+      el("th", { scope: "row", class: "case" }, [el("code", null, caseId(item[ITEM_AT.case])),
         kase.t >= 0 ? el("div", { class: "title" }, S[kase.t]) : null]),
-      el("td", null, el("code", null, D.ops[item[1]])),
-      el("td", { class: "ref" }, str(item[3])),
+      el("td", null, el("code", null, D.ops[item[ITEM_AT.op]])),
+      el("td", { class: "ref" }, str(item[ITEM_AT.expected_text])),
     ]);
     for (const t of columns) {
       const r = cells.get(t);
@@ -94,27 +94,42 @@ function renderMatrix(f) {
         tr.appendChild(el("td", { class: "cell none", title: "no result" }, "·"));
         continue;
       }
-      const status = STATUS[RES[r][2]];
+      const code = RES[r][RES_AT.status];
+      const status = STATUS[code];
       const dim = !resultMatches(r, f);
       const button = el("button", {
         type: "button", class: "cell st-" + status + (dim ? " dim" : ""), "aria-expanded": "false",
-        "aria-label": status + " on " + TARGETS[t].id + ": show details", title: status + ": " + str(RES[r][3]).slice(0, 300),
+        "aria-label": status + " on " + TARGETS[t].id + ": show details", title: status + ": " + str(RES[r][RES_AT.message]).slice(0, 300),
         "data-r": String(r),
-      }, LETTER[RES[r][2]]);
+      }, LETTER[code]);
       button.addEventListener("click", () => toggleCell(table, tr, button, r, columns.length + 3));
       tr.appendChild(el("td", { class: "cellbox" }, button));
-      if (r === opened) openCell = [tr, button, r];
+      if (r === opened) openCell = { tr: tr, button: button, r: r };
     }
     body.appendChild(tr);
   }
-  if (!rows.length) body.appendChild(el("tr", null, el("td", { colspan: String(columns.length + 3) },
-    "No result matches these filters.")));
-  container.replaceChildren(pager(rows.length, PAGE_ROWS, page, "items"), table);
+  if (!rows.length) body.appendChild(el("tr", null, el("td", { colspan: String(columns.length + 3), class: "empty" },
+    emptyText(state) + ".")));
+  const box = el("div", { class: "grid-box" }, table);
+  container.replaceChildren(pager(rows.length, PAGE_ROWS, page, "items"), box);
   if (openCell) {
-    openCell[1].setAttribute("aria-expanded", "true");
-    openDetail(openCell[0], openCell[2], columns.length + 3);
+    openCell.button.setAttribute("aria-expanded", "true");
+    openDetail(openCell.tr, openCell.r, columns.length + 3);
   }
+  fitGrid(box);
 }
+
+// A matrix wider than the page (many targets) scrolls inside its own box, its header sticking to
+// the box's top; one that fits stays in the page's flow, its header under the filter bar.
+function fitGrid(box) {
+  box.classList.remove("scrolls");
+  box.classList.toggle("scrolls", box.scrollWidth > box.clientWidth + 1);
+}
+
+window.addEventListener("resize", () => {
+  const box = document.querySelector("#matrix .grid-box");
+  if (box) fitGrid(box);
+});
 
 function toggleCell(table, tr, button, r, columns) {
   const wasOpen = button.getAttribute("aria-expanded") === "true";
@@ -127,5 +142,6 @@ function toggleCell(table, tr, button, r, columns) {
     state.open = resultKey(r);
     detail.querySelector(".panel").focus({ preventScroll: true });
   }
+  fitGrid(table.parentNode);
   writeHash();
 }

@@ -1,0 +1,44 @@
+"""The keys of the report's address: the view state a link carries, listed once.
+
+The page keeps its view (tab, filters, page, open result) in the URL's hash, so a link shows the
+same view to whoever opens it. The scripts read exactly these keys (they get the list in the
+embedded data, ``D.keys``), the summary's links are checked against them (:func:`link`), and
+docs/report.md describes each; a test holds the three equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+from urllib.parse import urlencode
+
+from conformance.statuses import DEFECTS as DEFECT_KINDS
+
+#: Every key, in the order the page writes them into its address.
+KEYS: Final = (
+    "view",
+    "op",
+    "tag",
+    "dtype",
+    "status",
+    "target",
+    "known",
+    "defect",
+    "q",
+    "show",
+    "page",
+    "open",
+)
+#: The filters (keys that narrow the results), as the controls list them.
+FILTERS: Final = ("op", "tag", "dtype", "status", "target", "known", "defect")
+#: Values of ``defect``: each kind of defect (conformance.statuses.DEFECTS: the adapter's own
+#: code failed, or the suite did), or ``none``: the result is the backend's own verdict.
+DEFECTS: Final = (*DEFECT_KINDS, "none")
+
+
+def link(state: Mapping[str, str]) -> str:
+    """``#key=value&...`` for ``state``; a key the page does not read is a bug, refused here."""
+    unknown = sorted(set(state) - set(KEYS))
+    if unknown:
+        raise ValueError(f"the report's address has no key {', '.join(unknown)}")
+    return "#" + urlencode({key: state[key] for key in KEYS if state.get(key)})

@@ -1,0 +1,174 @@
+"""The answer a report opens on: is the run green, and if not, what is unexplained.
+
+People open a report to learn one thing first: did anything go wrong that nobody has explained?
+A run's exit status already says it (green: every result pass, xfail or unsupported); the
+headline says it in words, with the counts behind it, each a link into the matrix. It keeps
+apart what needs different people:
+
+- unexplained findings: the backend departed from its spec and no known issue covers it;
+- stale known issues (xpass): the backend is right now, its known-issues entry is not;
+- adapter defects and harness failures (a result's ``defect``): the adapter's own code, or the
+  suite, failed on the item, so the result is no verdict on the backend;
+- known issues (xfail): departures already explained, counted but not the news.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from conformance.report import urlkeys
+from conformance.report.markup import Content, Html, join, tag
+from conformance.report.viewdata import defect_of
+from conformance.results.combined import CombinedResults
+from conformance.results.findings import findings
+from conformance.results.records import FindingRecord, ResultRecord
+from conformance.statuses import DEFECT_LABELS, DEFECTS, FAILING, PROBLEMS, STATUSES
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The run's verdict and the counts behind it."""
+
+    results: int
+    targets: int
+    counts: Counter[str]
+    #: the backend's departures no known issue explains, as findings (no defect among them)
+    unexplained: list[FindingRecord]
+    #: departures a known issue explains (xfail), as findings
+    known: list[FindingRecord]
+    #: per defect kind (``adapter``, ``harness``): its findings, and how many results
+    defects: dict[str, list[FindingRecord]] = field(default_factory=dict)
+    defect_results: Counter[str] = field(default_factory=Counter)
+    interrupted: bool = False
+
+    @property
+    def green(self) -> bool:
+        """The run's exit status in a word: nothing unexplained went wrong."""
+        return not any(self.counts[status] for status in PROBLEMS)
+
+    @property
+    def unexplained_results(self) -> int:
+        return sum(finding["count"] for finding in self.unexplained)
+
+    @property
+    def unexplained_targets(self) -> list[str]:
+        return sorted({finding["target"] for finding in self.unexplained})
+
+
+def judge(combined: CombinedResults) -> Verdict:
+    """The verdict on ``combined``: findings split into unexplained, known and defects."""
+    ordinary: list[ResultRecord] = []
+    defective: dict[str, list[ResultRecord]] = {}
+    for result in combined.results:
+        defect = defect_of(result)
+        if defect:
+            defective.setdefault(defect, []).append(result)
+        else:
+            ordinary.append(result)
+    found = findings(ordinary)
+    return Verdict(
+        results=len(combined.results),
+        targets=len(combined.targets),
+        counts=Counter(result["status"] for result in combined.results),
+        unexplained=[f for f in found if f["status"] in FAILING and not f["known_issue"]],
+        known=[f for f in found if f["known_issue"]],
+        defects={kind: findings(defective[kind]) for kind in DEFECTS if kind in defective},
+        defect_results=Counter({kind: len(members) for kind, members in defective.items()}),
+        interrupted=any(run.get("interrupted") for run in combined.runs),
+    )
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 finding``, ``3 findings``, with thousands separated."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def _link(content: Content, **state: str) -> Html:
+    return tag("a", content, {"href": urlkeys.link({"view": "matrix", **state})})
+
+
+def _targets_state(targets: Sequence[str]) -> dict[str, str]:
+    """The target filter when one target holds them all (the link narrows to it)."""
+    return {"target": targets[0]} if len(targets) == 1 else {}
+
+
+def clauses(verdict: Verdict) -> list[Html]:
+    """The verdict sentence after its word, clause by clause: what is unexplained, then what is known."""
+    parts: list[Html] = []
+    targets = verdict.unexplained_targets
+    if verdict.unexplained:
+        text = (
+            f"{plural(len(verdict.unexplained), 'unexplained finding')} on {plural(len(targets), 'target')}"
+        )
+        parts.append(_link(text, status="failing", defect="none", **_targets_state(targets)))
+    if verdict.counts["xpass"]:
+        text = f"{plural(verdict.counts['xpass'], 'stale known issue')} (xpass)"
+        parts.append(_link(text, status="xpass"))
+    for kind in DEFECTS:
+        if verdict.defect_results[kind]:
+            count = plural(verdict.defect_results[kind], DEFECT_LABELS[kind])
+            parts.append(join([_link(count, defect=kind), ": not a verdict on the backend"]))
+    if verdict.green:
+        parts.insert(0, Html(f"{verdict.results:,} results, no unexplained finding"))
+    elif not verdict.unexplained:
+        parts.append(Html("no unexplained backend finding"))
+    xfail = verdict.counts["xfail"]
+    parts.append(
+        _link(f"{plural(xfail, 'known issue')} (xfail)", status="xfail") if xfail else Html("no known issue")
+    )
+    return parts
+
+
+def _facts(verdict: Verdict) -> list[Html]:
+    """The counts under the verdict, each a link to its results."""
+    counts = verdict.counts
+    facts = [_link(f"{plural(verdict.results, 'result')} on {plural(verdict.targets, 'target')}")]
+    if verdict.unexplained:
+        by_status = Counter[str]()
+        for finding in verdict.unexplained:
+            by_status[finding["status"]] += finding["count"]
+        detail = ", ".join(f"{status} {by_status[status]:,}" for status in STATUSES if by_status[status])
+        facts.append(
+            _link(
+                f"{plural(verdict.unexplained_results, 'result')} in unexplained findings ({detail})",
+                status="failing",
+                defect="none",
+            )
+        )
+    facts.append(_link(f"{counts['pass']:,} pass", status="pass"))
+    if counts["xfail"]:
+        facts.append(
+            _link(
+                f"{counts['xfail']:,} xfail in {plural(len(verdict.known), 'known finding')}", status="xfail"
+            )
+        )
+    if counts["unsupported"]:
+        facts.append(_link(f"{counts['unsupported']:,} not judged (unsupported)", status="unsupported"))
+    return facts
+
+
+def headline(verdict: Verdict) -> Html:
+    """The verdict, green or red, in words, with its counts as links into the matrix."""
+    word = "GREEN" if verdict.green else "RED"
+    sentence = tag(
+        "p",
+        [tag("strong", word, {"class": "word"}), ": ", join(_separated(clauses(verdict)))],
+        {"class": "verdict-line", "id": "verdict"},
+    )
+    facts = [tag("li", fact) for fact in _facts(verdict)]
+    if verdict.interrupted:
+        facts.append(tag("li", tag("b", "the run was interrupted: results are incomplete")))
+    return tag(
+        "section",
+        [sentence, tag("ul", facts, {"class": "verdict-facts"})],
+        {"class": f"verdict {'green' if verdict.green else 'red'}", "aria-labelledby": "verdict"},
+    )
+
+
+def _separated(parts: Iterable[Html]) -> list[Content]:
+    joined: list[Content] = []
+    for number, part in enumerate(parts):
+        joined.extend(["; " if number else "", part])
+    return joined
