@@ -80,17 +80,21 @@ __all__ = [
     "AnyAdapter",
     "BackendRefusal",
     "Judged",
+    "OptionalHooks",
     "Route",
     "Target",
     "Task",
     "Unsupported",
-    "OptionalHooks",
     "backend_calls",
     "comma_list",
 ]
 
-ModelT = TypeVar("ModelT")
-CompiledT = TypeVar("CompiledT")
+#: The model ``build`` makes and what ``run`` receives (the model, or what ``compile`` made of it);
+#: a protocol's type variables carry the variance of where they appear.
+ModelT_co = TypeVar("ModelT_co", covariant=True)
+CompiledT_contra = TypeVar("CompiledT_contra", contravariant=True)
+ModelT_contra = TypeVar("ModelT_contra", contravariant=True)
+CompiledT_co = TypeVar("CompiledT_co", covariant=True)
 
 #: The entry-point group adapters register under.
 ENTRY_POINT_GROUP = "conformance.adapters"
@@ -212,10 +216,10 @@ def backend_calls() -> Iterator[None]:
 
 
 @runtime_checkable
-class Adapter(Protocol[ModelT, CompiledT]):
+class Adapter(Protocol[ModelT_co, CompiledT_contra]):
     """What every adapter has; see the module docstring for a complete example.
 
-    ``CompiledT`` is what ``run`` receives: the model as built, or what the optional ``compile``
+    The second type is what ``run`` receives: the model as built, or what the optional ``compile``
     made of it.
     """
 
@@ -223,16 +227,16 @@ class Adapter(Protocol[ModelT, CompiledT]):
         """Name, backend version, routes, devices and resolved options."""
         ...
 
-    def build(self, task: Task, target: Target) -> ModelT:
+    def build(self, task: Task, target: Target) -> ModelT_co:
         """Make the model for ``task`` on ``target``'s route (timed as "build")."""
         ...
 
-    def run(self, compiled: CompiledT, task: Task) -> Sequence[np.ndarray]:
+    def run(self, compiled: CompiledT_contra, task: Task) -> Sequence[np.ndarray]:
         """Feed ``task``'s inputs and return every output (timed per run)."""
         ...
 
 
-class OptionalHooks(Protocol[ModelT, CompiledT]):
+class OptionalHooks(Protocol[ModelT_contra, CompiledT_co]):
     """The methods an adapter may add; the loader checks the name and parameters of each one
     present against these (``conformance.run.hooks``), and the engine calls only these."""
 
@@ -242,7 +246,7 @@ class OptionalHooks(Protocol[ModelT, CompiledT]):
         it every task the route's ops cover is attempted."""
         ...
 
-    def compile(self, model: ModelT, target: Target) -> CompiledT:
+    def compile(self, model: ModelT_contra, target: Target) -> CompiledT_co:
         """Load the model on ``target.device`` (session creation, compile_model), timed as
         "compile". Without it ``run`` receives the model as built."""
         ...

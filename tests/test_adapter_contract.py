@@ -10,8 +10,8 @@ import re
 import subprocess
 import sys
 import textwrap
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -52,7 +52,10 @@ def test_the_guide_has_its_examples() -> None:
 @pytest.mark.parametrize("number", range(len(guide_examples())))
 def test_each_python_example_of_the_guide_runs(number: int) -> None:
     """Each block is complete as printed (its own imports): executing it raises nothing."""
-    exec(compile(guide_examples()[number], f"{GUIDE}:example-{number}", "exec"), {"__name__": f"example{number}"})
+    exec(
+        compile(guide_examples()[number], f"{GUIDE}:example-{number}", "exec"),
+        {"__name__": f"example{number}"},
+    )
 
 
 def test_the_plugin_docstring_example_is_an_adapter_that_loads_and_passes() -> None:
@@ -102,7 +105,9 @@ class ThreeMethods:
 
     def info(self) -> AdapterInfo:
         routes = (Route("slices", ("numpy.array_split",), "slicing"),)
-        return AdapterInfo("three", "numpy", np.__version__, routes, self.options.devices, self.options.resolved)
+        return AdapterInfo(
+            "three", "numpy", np.__version__, routes, self.options.devices, self.options.resolved
+        )
 
     def build(self, task: Task, target: Target) -> tuple[int, ...]:
         return tuple(task.form.values)
@@ -144,8 +149,16 @@ def test_a_three_method_adapter_loads_and_its_items_pass() -> None:
     ("adapter", "message"),
     [
         (Misspelt, r"adapter 'test_adapter_contract:Misspelt'.*method 'prepair'.*did you mean 'prepare'"),
-        (MisSigned, r"'test_adapter_contract:MisSigned'.*its reproducer\(task\) cannot be called as reproducer\(task, target\)"),
-        (NotCallableHook, r"'test_adapter_contract:NotCallableHook'.*compile is a str, not a method compile\(model, target\)"),
+        (
+            MisSigned,
+            r"'test_adapter_contract:MisSigned'.*its reproducer\(task\) "
+            r"cannot be called as reproducer\(task, target\)",
+        ),
+        (
+            NotCallableHook,
+            r"'test_adapter_contract:NotCallableHook'.*"
+            r"compile is a str, not a method compile\(model, target\)",
+        ),
     ],
 )
 def test_a_wrong_hook_fails_the_load_naming_adapter_and_method(adapter: type, message: str) -> None:
@@ -158,11 +171,13 @@ def test_a_helper_unlike_any_hook_is_allowed() -> None:
 
 
 def test_options_refuse_unknown_keys_and_devices() -> None:
-    with pytest.raises(UsageError, match="unknown option.s. devise; known: device"):
+    with pytest.raises(UsageError, match=r"unknown option\(s\) devise; known: device"):
         AdapterOptions.parse({"devise": "cpu"}, devices=("cpu",))
-    with pytest.raises(UsageError, match="unknown device.s. gpu; this adapter has: cpu, npu"):
+    with pytest.raises(UsageError, match=r"unknown device\(s\) gpu; this adapter has: cpu, npu"):
         AdapterOptions.parse({"device": "cpu,gpu"}, devices=("cpu", "npu"))
-    parsed = AdapterOptions.parse({"device": "cuda:1", "level": "2"}, devices=("cpu",), known={"level"}, any_device=True)
+    parsed = AdapterOptions.parse(
+        {"device": "cuda:1", "level": "2"}, devices=("cpu",), known={"level"}, any_device=True
+    )
     assert parsed.devices == ("cuda:1",) and parsed.resolved == {"device": "cuda:1", "level": "2"}
     assert AdapterOptions.parse({}, devices=("cpu", "npu")).devices == ("cpu",)
 
@@ -183,7 +198,9 @@ def test_the_adapters_own_exception_is_a_defect_no_known_issue_claims() -> None:
     result = defect_result()
     assert (result.status, result.defect) == ("error", "adapter")
     entry = known_issues.parse(
-        "known_issues:\n  - {id: k, ops: 'numpy.*', reason: r, link: 'https://example.org/1'}\n", "inline", "slicer"
+        "known_issues:\n  - {id: k, ops: 'numpy.*', reason: r, link: 'https://example.org/1'}\n",
+        "inline",
+        "slicer",
     )
     assert known_issues.apply(result, entry) == result
     # the same error as the backend's refusal is what the entry does claim

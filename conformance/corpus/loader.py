@@ -29,6 +29,7 @@ from conformance.corpus import catalogue, fill
 from conformance.corpus.case import (
     FORM_KINDS,
     Case,
+    CaseRun,
     DataSpec,
     Expect,
     Form,
@@ -36,7 +37,6 @@ from conformance.corpus.case import (
     InputPlacement,
     Location,
     OutputExpect,
-    CaseRun,
 )
 from conformance.corpus.schema import schema_problems
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml

@@ -13,13 +13,13 @@ from typing import Any, TypeAlias
 from conformance import ids
 from conformance.results.records import (
     ActualRecord,
+    CaseRunRecord,
     ExpectedRecord,
     KnownIssueRecord,
     MismatchRecord,
     ParamsRecord,
     ReproducerRecord,
     ResultRecord,
-    CaseRunRecord,
     WorkerRecord,
 )
 from conformance.statuses import Defect, Judged, Status

@@ -22,11 +22,10 @@ from conformance.oracle import reference
 from conformance.oracle.judging import Raised, judge
 from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
-from conformance.run import hooks
 from conformance.results import evidence
 from conformance.results.records import ActualRecord, CaseRunRecord
 from conformance.results.result import Result, Timing
-from conformance.run import memory
+from conformance.run import hooks, memory
 from conformance.run.attribution import attribute
 from conformance.run.input_cache import InputCache
 from conformance.statuses import Status
@@ -94,7 +93,9 @@ def _raised(error: Exception, phase: str, adapter: AnyAdapter) -> Raised:
     return Raised(phase, type(error).__name__, message, who.origin, who.module)
 
 
-def build_and_run(checked: hooks.Hooks, target: Target, task: Task, repeat: int) -> tuple[list[Attempt], Timing]:
+def build_and_run(
+    checked: hooks.Hooks, target: Target, task: Task, repeat: int
+) -> tuple[list[Attempt], Timing]:
     """Build and compile ``task`` once, then run it and each of its further runs on that model.
 
     One attempt per run, in order. A refusal while building or compiling refuses every run (there
@@ -265,6 +266,7 @@ _SEVERITY: dict[str, int] = {"fail": 2, "error": 2, "unsupported": 1, "pass": 0}
 
 def worst(outcomes: list[CaseRunRecord]) -> int:
     """The index of the run whose verdict the item takes."""
+
     def severity(index: int) -> tuple[int, int]:
         outcome = outcomes[index]
         return (3 if _adapter_defect(outcome) else _SEVERITY.get(outcome["status"], 2), -index)

@@ -113,7 +113,7 @@ def test_wrong_outputs_fail(broken: type[NumpyAdapter], route: str, item: str) -
 
 def test_a_device_numpy_lacks_is_refused_at_load() -> None:
     """Not a green run of unsupported items: the misspelt or foreign device is the user's to fix."""
-    with pytest.raises(UsageError, match="unknown device.s. GPU; this adapter has: cpu"):
+    with pytest.raises(UsageError, match=r"unknown device\(s\) GPU; this adapter has: cpu"):
         NumpyAdapter({"device": "GPU"})
 
 

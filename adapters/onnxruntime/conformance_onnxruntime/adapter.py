@@ -51,11 +51,11 @@ from conformance import dtypes
 from conformance.errors import UsageError
 from conformance.plugin import (
     AdapterInfo,
+    AdapterOptions,
     Route,
     Target,
     Task,
     Unsupported,
-    AdapterOptions,
 )
 from conformance_onnxruntime import torch_onnx
 
@@ -80,7 +80,9 @@ _LEVEL_NAMES = {
     "all": "ORT_ENABLE_ALL",
 }
 OPTIMIZATION_LEVELS = tuple(_LEVEL_NAMES)
-KNOWN_OPTIONS = frozenset({"providers", "provider_options", "graph_optimization_level", "intra_op_num_threads"})
+KNOWN_OPTIONS = frozenset(
+    {"providers", "provider_options", "graph_optimization_level", "intra_op_num_threads"}
+)
 #: Providers that run on the host CPU, so a ``cpu`` device needs one of them.
 _CPU_PROVIDERS = frozenset({"CPUExecutionProvider"})
 

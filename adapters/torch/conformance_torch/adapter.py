@@ -37,12 +37,12 @@ from conformance import dtypes, reproducers
 from conformance.errors import UsageError
 from conformance.plugin import (
     AdapterInfo,
+    AdapterOptions,
     Route,
     Target,
     Task,
     Unsupported,
     backend_calls,
-    AdapterOptions,
 )
 
 if TYPE_CHECKING:

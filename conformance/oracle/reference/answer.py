@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from conformance.corpus.case import Case, Form, GraphSpec, CaseRun
+from conformance.corpus.case import Case, CaseRun, Form, GraphSpec
 
 
 @dataclass(frozen=True)
