@@ -223,3 +223,9 @@ def test_a_run_with_an_adapter_defect_exits_3(tmp_path: Path) -> None:
     item = ["--item", "opinfo-tensor-split-indices-1-2-3::numpy.array_split"]
     assert main(["run", "--adapter", f"{__name__}:Clumsy", *item, "--out", str(tmp_path / "clumsy")]) == 3
     assert main(["run", "--adapter", "fake_adapters:Slicer", *item, "--out", str(tmp_path / "slicer")]) == 0
+
+
+def test_the_readme_states_the_minimal_adapters_length() -> None:
+    stated = re.search(r"a complete adapter in (\d+) lines", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert stated is not None
+    assert int(stated.group(1)) == len(minimal_adapter().strip().splitlines())
