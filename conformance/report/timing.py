@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from conformance import ids
 from conformance.report import urlkeys
-from conformance.report.markup import Content, Html, join, table, tag
+from conformance.report.markup import Content, Html, join, table, tag, wide
 from conformance.report.viewdata import DASH, TIMES, data_bytes
 from conformance.results.combined import CombinedResults
 from conformance.results.records import MemcpyRecord, ResultRecord
@@ -263,10 +263,12 @@ def bandwidth_section(combined: CombinedResults) -> Html:
                 "means the data was not copied at all (the backend returned views of its input).",
                 {"class": "rule"},
             ),
-            table(
-                ["item", "target", "data", "steady median", "effective", "memory copy", "share of copy"],
-                body,
-                "bandwidth",
+            wide(
+                table(
+                    ["item", "target", "data", "steady median", "effective", "memory copy", "share of copy"],
+                    body,
+                    "bandwidth",
+                )
             ),
         ]
     )
@@ -279,7 +281,7 @@ def _top(ranked: list[tuple[float, ResultRecord]], what: str) -> Html:
         [result_link(r, ids.record_item(r)), tag("code", ids.record_target(r)), _ms(value)]
         for value, r in slowest
     ]
-    return table(["item", "target", what], rows)
+    return wide(table(["item", "target", what], rows))
 
 
 def section(combined: CombinedResults) -> Html:

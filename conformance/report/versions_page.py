@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.report import page
-from conformance.report.markup import Content, Html, join, table, tag
+from conformance.report.markup import Content, Html, join, table, tag, wide
 from conformance.report.summary import status_badge
 from conformance.results.document import write_atomically
 from conformance.results.versions import Series
@@ -46,7 +46,7 @@ def series_html(series: Series) -> Html:
         for row in series.rows
     ]
     changed = (
-        table(["item (case::op)", *series.versions, "verdict"], rows, "versions-table")
+        wide(table(["item (case::op)", *series.versions, "verdict"], rows, "versions-table"))
         if rows
         else tag("p", "every item has the same status under every version")
     )

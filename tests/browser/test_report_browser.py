@@ -12,28 +12,12 @@ system Chromium with a fresh profile, and skip with the reason when it or playwr
 
 from __future__ import annotations
 
-import os
-import shutil
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from benchmarks import headless
-
-CHROMIUM = Path(headless.CHROMIUM)
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium; .ci/run installs it)",
-        allow_module_level=True,
-    )
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="browser tests drive Chromium through playwright: pip install -e '.[test]'"
-)
-
-from report_fixtures import (  # noqa: E402
+from browsing import LOCAL, open_report, screenshot, wait_until, write_pages
+from report_fixtures import (
     HOSTILE,
     HOSTILE_ID,
     document,
@@ -42,81 +26,18 @@ from report_fixtures import (  # noqa: E402
     runs_result,
 )
 
-from conformance import report  # noqa: E402
-from conformance.report.viewdata import TIMES  # noqa: E402
-
-#: Where a copy of each screenshot goes, when set (to look at them after a run of the tests).
-SCREENSHOTS = os.environ.get("CONFORMANCE_SCREENSHOTS")
-LOCAL = ("file:", "data:", "about:")
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with sync_api.sync_playwright() as driver:
-        context = driver.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("profile")),
-            executable_path=str(CHROMIUM),
-            args=list(headless.CHROMIUM_ARGS),
-            headless=True,
-            viewport={"width": 1400, "height": 1000},
-        )
-        yield context
-        context.close()
+from conformance import report
+from conformance.report.viewdata import TIMES
 
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    folder = tmp_path_factory.mktemp("report")
     files = {
         "mixed": report.render([mixed_document()]),
         "hostile": report.render([hostile_document()]),
         "runs": report.render([document([runs_result()])]),
     }
-    urls = {}
-    for name, html in files.items():
-        path = folder / f"{name}.html"
-        path.write_text(html, encoding="utf-8")
-        urls[name] = path.as_uri()
-    return urls
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A tab that records every request and script error; none may leave file: or fail."""
-    tab = browser.new_page()
-    requests: list[str] = []
-    errors: list[str] = []
-    tab.on("request", lambda request: requests.append(request.url))
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.requests = requests
-    yield tab
-    tab.close()
-    assert not errors, errors
-    assert [url for url in requests if not url.startswith(LOCAL)] == []
-
-
-def open_report(page: Any, url: str, fragment: str = "") -> None:
-    page.goto(url + (f"#{fragment}" if fragment else ""))
-    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
-
-
-def wait_until(page: Any, expression: str, timeout_s: float = 10.0) -> None:
-    """Poll ``expression`` until it is truthy. (Playwright's wait_for_function evaluates its
-    predicate with eval, which the report's Content-Security-Policy rightly refuses.)"""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(expression):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still false after {timeout_s} s: {expression}")
-        time.sleep(0.02)
-
-
-def screenshot(page: Any, tmp_path: Path, name: str) -> Path:
-    path = tmp_path / f"{name}.png"
-    page.screenshot(path=str(path), full_page=False)
-    if SCREENSHOTS:
-        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, Path(SCREENSHOTS) / path.name)
-    return path
+    return write_pages(tmp_path_factory.mktemp("report"), files)
 
 
 def rows(page: Any) -> list[str]:
