@@ -90,7 +90,7 @@ def test_stale_known_issues_make_the_run_red() -> None:
     stale = result("indices-rank1", "numpy.split", status="xpass", known_issue=issue)
     found = verdict.judge(combine([document([stale])]))
     assert not found.green and found.unexplained == []
-    assert "1 stale known issue (xpass)" in words(verdict.headline(found))
+    assert "1 stale known issue (1 xpass)" in words(verdict.headline(found))
 
 
 def test_the_summary_runs_from_the_answer_to_the_details() -> None:

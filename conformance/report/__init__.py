@@ -59,7 +59,7 @@ def _header(combined: CombinedResults, views: Sequence[tuple[str, str]] = VIEWS)
         {"class": "tabs", "aria-label": "views"},
     )
     facts = (
-        f"{len(combined.results)} results, {len(combined.targets)} targets, suite "
+        f"{len(combined.results):,} results, {len(combined.targets)} targets, suite "
         f"{combined.suite.get('version', '?')} ({digest[:19]}…), generated {generated}"
     )
     return tag("header", [tag("h1", TITLE), tag("p", facts, {"class": "facts"}), nav])

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from conformance.report import urlkeys
-from conformance.report.markup import Content, Html, join, table, tag, wide
+from conformance.report.markup import Content, Html, join, table, tag, text, wide
 from conformance.report.summary import known_issue_table, status_badge
 from conformance.report.verdict import Verdict, plural
 from conformance.results.combined import CombinedResults
@@ -39,7 +39,7 @@ def findings_table(found: Sequence[FindingRecord], cls: str, defect: str = "") -
             [
                 tag("a", f"{finding['count']:,}", {"href": urlkeys.link(state)}),
                 status_badge(finding["status"]),
-                tag("code", finding["target"]),
+                tag("code", breakable(finding["target"])),
                 tag("code", finding["family"]),
                 finding["kind"],
                 tag("code", finding["message"], {"class": "message"}),
@@ -47,6 +47,11 @@ def findings_table(found: Sequence[FindingRecord], cls: str, defect: str = "") -
             ]
         )
     return wide(table(HEAD, rows, cls))
+
+
+def breakable(target: str) -> Html:
+    """A target id that may wrap after each ``/`` (and nowhere else): long labels stay readable."""
+    return Html("/<wbr>".join(text(part) for part in target.split("/")))
 
 
 def _grouping_rule(found: Sequence[FindingRecord]) -> Html:
@@ -63,11 +68,12 @@ def _grouping_rule(found: Sequence[FindingRecord]) -> Html:
 def unexplained_section(verdict: Verdict) -> Html:
     """The backend's departures no known issue explains: the news, in full."""
     if not verdict.unexplained:
-        return tag(
-            "p",
-            "None: every departure from a spec is a known issue (below), or none happened.",
-            {"class": "rule"},
+        said = (
+            "every departure from a spec is a known issue (below)"
+            if verdict.known
+            else "no result departs from its spec"
         )
+        return tag("p", f"None: {said}.", {"class": "rule"})
     return join([_grouping_rule(verdict.unexplained), findings_table(verdict.unexplained, "findings")])
 
 

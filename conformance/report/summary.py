@@ -173,7 +173,7 @@ def known_issue_table(results: Iterable[ResultRecord]) -> Html:
             matrix_link(str(counts[key]), known=key),
             join(
                 [
-                    [tag("br") if index else "", tag("code", target)]
+                    [Html("<br>") if index else "", tag("code", target)]
                     for index, target in enumerate(sorted(targets[key]))
                 ]
             ),

@@ -15,7 +15,7 @@ apart what needs different people:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from conformance.report import urlkeys
@@ -23,7 +23,7 @@ from conformance.report.markup import Content, Html, join, tag
 from conformance.report.viewdata import defect_of
 from conformance.results.combined import CombinedResults
 from conformance.results.findings import findings
-from conformance.results.records import FindingRecord, ResultRecord
+from conformance.results.records import FindingRecord, KnownIssueRecord, ResultRecord
 from conformance.statuses import DEFECT_LABELS, DEFECTS, FAILING, PROBLEMS, STATUSES
 
 
@@ -41,6 +41,8 @@ class Verdict:
     #: per defect kind (``adapter``, ``harness``): its findings, and how many results
     defects: dict[str, list[FindingRecord]] = field(default_factory=dict)
     defect_results: Counter[str] = field(default_factory=Counter)
+    #: the known issues some result of which passed (xpass): entries to update
+    stale: list[str] = field(default_factory=list)
     interrupted: bool = False
 
     @property
@@ -76,8 +78,17 @@ def judge(combined: CombinedResults) -> Verdict:
         known=[f for f in found if f["known_issue"]],
         defects={kind: findings(defective[kind]) for kind in DEFECTS if kind in defective},
         defect_results=Counter({kind: len(members) for kind, members in defective.items()}),
+        stale=sorted({issue["id"] for issue in _stale_issues(ordinary)}),
         interrupted=any(run.get("interrupted") for run in combined.runs),
     )
+
+
+def _stale_issues(results: Iterable[ResultRecord]) -> Iterator[KnownIssueRecord]:
+    """The known issues of results that passed (xpass)."""
+    for result in results:
+        issue = result.get("known_issue")
+        if result["status"] == "xpass" and issue:
+            yield issue
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -104,8 +115,8 @@ def clauses(verdict: Verdict) -> list[Html]:
         )
         parts.append(_link(text, status="failing", defect="none", **_targets_state(targets)))
     if verdict.counts["xpass"]:
-        text = f"{plural(verdict.counts['xpass'], 'stale known issue')} (xpass)"
-        parts.append(_link(text, status="xpass"))
+        issues = plural(len(verdict.stale), "stale known issue")
+        parts.append(_link(f"{issues} ({verdict.counts['xpass']:,} xpass)", status="xpass"))
     for kind in DEFECTS:
         if verdict.defect_results[kind]:
             count = plural(verdict.defect_results[kind], DEFECT_LABELS[kind])
