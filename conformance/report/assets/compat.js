@@ -101,7 +101,7 @@ function renderCompat(f) {
     for (const [c] of shown) {
       for (let r = ITEM_START[CASE_START[c]]; r < ITEM_START[CASE_START[c + 1]]; r++) if (resultMatches(r, f)) matching++;
     }
-    document.getElementById("f-count").textContent =
-      formatCount(matching) + " of " + formatCount(RES.length) + " results match (in the cases shown)";
+    document.getElementById("f-count").textContent = (matching ? formatCount(matching) + " of " +
+      formatCount(RES.length) + " results match" : emptyText(state)) + " (in the cases shown)";
   }
 }
