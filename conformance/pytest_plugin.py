@@ -22,7 +22,7 @@ from conformance import ids, publishing
 from conformance.corpus.loader import NOT_CASE_DIRECTORIES
 from conformance.errors import ConformanceError
 from conformance.results.result import Result
-from conformance.run import planning, registry, runner
+from conformance.run import interruption, out_folder, planning, registry, runner
 from conformance.run.shard import Shard
 from conformance.run.worker import Job
 from conformance.statuses import NOT_JUDGED
@@ -72,6 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
         options = planning.parse_options(config.getoption("adapter_option"))
         shard = config.getoption("--conformance-shard")
         config.stash[_SHARD] = None if shard is None else Shard.parse(shard, "--conformance-shard")
+        out_folder.check(Path(config.getoption("--conformance-out")), "--conformance-out")
         config.stash[_LOADED] = [
             registry.load(name, options.get(name, {})) for name in config.getoption("--adapter")
         ]
@@ -202,9 +203,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         plan = planning.plan(run_config, config.stash[_LOADED])
     except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
-    try:
-        outcome = runner.execute(plan, run_config)
-    except ConformanceError as error:  # a journal that cannot be resumed, an unwritable --conformance-out
-        raise pytest.UsageError(str(error)) from None
-    publishing.run_report(outcome.written[0])
-    config.stash[_RESULTS].update({result.key: result for result in outcome.results})
+    advice = f"interrupted: the results so far are in {run_config.out}/; the same command starts over"
+    with interruption.boundary(lambda: advice, say=lambda _: None) as verb:
+        try:
+            outcome = runner.execute(plan, run_config)
+        except ConformanceError as error:  # a journal that cannot be resumed, an unwritable --conformance-out
+            raise pytest.UsageError(str(error)) from None
+        verb.ended(outcome.interrupted)
+        publishing.run_report(outcome.written[0])
+        config.stash[_RESULTS].update({result.key: result for result in outcome.results})
+    if verb.interrupted:
+        pytest.exit(verb.advice, returncode=verb.status)

@@ -214,7 +214,7 @@ def test_an_empty_selection_names_the_option_and_the_choices(
         "--adapter",
         "fake_adapters:Liar",
         "--out",
-        str(tmp_path),
+        str(tmp_path / "out"),
     ]
     assert main([*command, *given]) == 2
     assert said in capsys.readouterr().err

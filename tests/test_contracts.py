@@ -135,8 +135,8 @@ def test_the_front_door_turns_each_kind_into_exit_status_2(
     broken = tmp_path / "results.json"
     broken.write_text("[1, 2]", encoding="utf-8")
     assert main(["report", str(broken), "-o", str(tmp_path / "x.html")]) == 2  # ResultsFileError
-    assert main(["run", "--shard", "0/2", "--out", str(tmp_path)]) == 2  # UsageError
-    assert main(["run", "--adapter", "no-such-adapter", "--out", str(tmp_path)]) == 2  # PluginError
+    assert main(["run", "--shard", "0/2", "--out", str(tmp_path / "out")]) == 2  # UsageError
+    assert main(["run", "--adapter", "no-such-adapter", "--out", str(tmp_path / "out")]) == 2  # PluginError
     err = capsys.readouterr().err
     assert f"conformance report: {broken}: the file is a JSON array, not object" in err
     assert "conformance run: --shard '0/2'" in err

@@ -26,7 +26,7 @@ from conformance.errors import CertifyError, ConformanceError
 from conformance.results import document as results_file
 from conformance.results.records import ResultsDocument
 from conformance.results.result import JSON
-from conformance.run import planning, registry, runner
+from conformance.run import out_folder, planning, registry, resumption, runner
 
 
 @dataclass(frozen=True)
@@ -43,31 +43,36 @@ class CertifyRequest:
     jobs: int = 1
     timeout: float = 120.0
     command: tuple[str, ...] = ()
+    #: finish the interrupted certification in ``out`` from its journal
+    resume: bool = False
 
 
 @dataclass(frozen=True)
 class Certified:
-    """A sealed certificate and the files written for it (certificate.json, then the run's)."""
+    """A sealed certificate and the files written for it (certificate.json, then the run's);
+    no certificate when the run was interrupted (it would judge a part as the whole)."""
 
-    certificate: JSON
+    certificate: JSON | None
     out: Path
     written: list[Path]
+    interrupted: bool = False
 
 
 def certify(request: CertifyRequest, stream: TextIO | None = None) -> Certified:
     """Run the profile on the adapter and write certificate.json.
 
-    Raises a ConformanceError for unusable input and KeyboardInterrupt (after writing the results that
-    finished, as any run does) when interrupted; no certificate is written then.
+    Raises a ConformanceError for unusable input, before running anything. When interrupted,
+    the results that finished are written, as any run writes them, and no certificate
+    (``interrupted`` is set).
     """
     stream = stream or sys.stderr
     profile = _profile(request.profile, request.case_paths)
+    out = output_folder(request, profile)
+    out_folder.check(out)
+    if request.resume:
+        resumption.require_journal(out)
     suite = _suite(request.case_paths)
     scope = _scope(profile, suite)
-    out = (
-        request.out
-        or Path("reports") / "certify" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', request.adapter)}-{profile.id}"
-    )
     config = planning.RunConfig(
         case_paths=request.case_paths,
         adapters=(request.adapter,),
@@ -81,11 +86,14 @@ def certify(request: CertifyRequest, stream: TextIO | None = None) -> Certified:
         out=out,
         junit=False,
         command=request.command,
+        resume=request.resume,
     )
     plan = planning.plan(config)
     targets = sorted({job.target.id for job in plan.jobs})
     if not targets:
         raise CertifyError(_nothing_to_run(plan.loaded[0], profile, request))
+    if request.resume:
+        runner.check_resumable(plan, config)
     print(
         f"certifying {request.adapter} against {profile.id}: {len(scope.roles)} items "
         f"({scope.count('required')} required, {scope.count('optional')} optional, "
@@ -95,12 +103,22 @@ def certify(request: CertifyRequest, stream: TextIO | None = None) -> Certified:
     for stale in (certificate.FILE_NAME, certificate.HTML_NAME):  # never beside results it does not match
         (out / stale).unlink(missing_ok=True)
     outcome = runner.execute(plan, config, stream)
+    if outcome.interrupted:
+        return Certified(None, out, outcome.written, interrupted=True)
     document, results = results_file.read(out / results_file.FILE_NAME)  # certify what was written
     header = _header(profile, plan.loaded[0], document, targets)
     sealed = certificate.build(header, scope.roles, scope.reasons, targets, results)
     json_path = out / certificate.FILE_NAME
     results_file.write(json_path, sealed)
     return Certified(sealed, out, [json_path, *outcome.written])
+
+
+def output_folder(request: CertifyRequest, profile: Profile | None = None) -> Path:
+    """``--out``, or by default ``reports/certify/<adapter>-<profile id>``."""
+    if request.out is not None:
+        return request.out
+    profile = profile or _profile(request.profile, request.case_paths)
+    return Path("reports") / "certify" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', request.adapter)}-{profile.id}"
 
 
 #: Failures the terminal summary names; the certificate lists them all.
@@ -110,6 +128,7 @@ PRINTED_FAILURES = 20
 def print_verdict(done: Certified) -> int:
     """The verb's output: the verdict per op and the first failures; 0 when certified."""
     sealed = done.certificate
+    assert sealed is not None, "an interrupted certification has no verdict"
     verdict = sealed["verdict"]
     for row in verdict["ops"]:
         mark = "certified" if row["certified"] else "NOT certified"

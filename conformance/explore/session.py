@@ -26,7 +26,8 @@ from conformance.errors import UsageError
 from conformance.explore import generated, space
 from conformance.explore.search import Finding, OpSearch
 from conformance.results.result import Result
-from conformance.run import known_issues, out_lock, planning, runner
+from conformance.run import known_issues, out_folder, out_lock, planning, resumption, runner
+from conformance.run.interruption import stopping
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
 from conformance.run.planning import Plan, RunConfig, Station
@@ -194,7 +195,8 @@ def _corpus(config: RunConfig, stream: TextIO) -> generated.CorpusIndex:
 def explore(config: ExploreConfig, stream: TextIO | None = None) -> ExploreOutcome:
     """Search every selected op within the budget and write the results file; on Ctrl-C stop,
     keep what was found and write it all the same (``interrupted`` says so; the caller writes
-    the report and the cases either way). The output folder is locked as a run's is."""
+    the report and the cases either way, see :mod:`conformance.run.interruption`). The output
+    folder is checked, marked and locked as a run's is."""
     with out_lock.locked(config.run.out, config.run.command or ("conformance explore",)):
         return _explore(config, stream)
 
@@ -210,7 +212,7 @@ def _explore(config: ExploreConfig, stream: TextIO | None) -> ExploreOutcome:
     started, clock = runner.now(), time.monotonic()
     deadline = clock + config.budget_s if config.budget_s is not None else math.inf
     executor = _Executor(stations, issues, run)
-    run.out.mkdir(parents=True, exist_ok=True)
+    _set_aside_a_runs_journal(run.out / JOURNAL, stream)
     executor.journal = Journal.start(run.out / JOURNAL, {"explore": {"seed": config.seed, "ops": ops}})
     progress = _Progress(stream, config.budget_s)
     print(
@@ -224,30 +226,30 @@ def _explore(config: ExploreConfig, stream: TextIO | None) -> ExploreOutcome:
     )
     findings: list[Finding] = []
     drawn = 0
-    interrupted = False
     try:
-        for index, op in enumerate(ops):
-            op_started = time.monotonic()
-            share = (deadline - op_started) / (len(ops) - index) if config.budget_s is not None else math.inf
-            search = OpSearch(
-                op,
-                executor,
-                run_seed=config.seed,
-                limits=config.limits,
-                max_examples=config.examples,
-                deadline=op_started + share,
-                progress=progress,
-            )
-            try:
-                search.run()
-            finally:
-                drawn += len(search.drawn)
-                findings += search.findings
-            progress.op_done(op, len(search.drawn), search.findings, time.monotonic() - op_started)
-    except KeyboardInterrupt:
-        interrupted = True
+        with stopping() as stop:
+            for index, op in enumerate(ops):
+                op_started = time.monotonic()
+                remaining = len(ops) - index
+                share = (deadline - op_started) / remaining if config.budget_s is not None else math.inf
+                search = OpSearch(
+                    op,
+                    executor,
+                    run_seed=config.seed,
+                    limits=config.limits,
+                    max_examples=config.examples,
+                    deadline=op_started + share,
+                    progress=progress,
+                )
+                try:
+                    search.run()
+                finally:
+                    drawn += len(search.drawn)
+                    findings += search.findings
+                progress.op_done(op, len(search.drawn), search.findings, time.monotonic() - op_started)
     finally:
         executor.pool.close()
+    interrupted = stop.happened
     for finding in findings:  # the smallest request of each finding, beside the drawn ones
         executor.keep(finding.op, finding.case, finding.target)
     executor.journal.close()
@@ -258,6 +260,14 @@ def _explore(config: ExploreConfig, stream: TextIO | None) -> ExploreOutcome:
     if not interrupted:
         (run.out / JOURNAL).unlink(missing_ok=True)
     return outcome
+
+
+def _set_aside_a_runs_journal(path: Path, stream: TextIO) -> None:
+    """An unfinished ``run``'s journal in the folder is set aside where --resume finishes it; an
+    exploration's own (explorations do not resume) is replaced."""
+    header = Journal.header(path)
+    if header is not None and "explore" not in header:
+        print(resumption.set_aside_note(out_folder.set_aside(path)), file=stream)
 
 
 def _write_results(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.corpus.loader import CaseFileErrors, load_text
+from conformance.errors import UsageError
 from conformance.explore import generated
 from conformance.explore.search import Finding
 from conformance.oracle.corpus_check import case_defects
@@ -44,6 +45,25 @@ def _said(finding: Finding) -> str:
 
 def file_name(seed: int, op: str) -> str:
     return f"explore-seed-{seed}-{op.lower().replace('.', '-')}.yaml"
+
+
+#: how every file :func:`write` writes begins: what lets it replace its own files and no other
+HEADER_START = "# Findings of `conformance explore"
+
+
+def check(directory: Path, seed: int) -> None:
+    """Refuse (UsageError), before any exploring, a ``--write`` folder where this seed's files
+    would replace files the suite did not write; any other file there is left alone."""
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--write {directory}: is a file, not a folder")
+    for path in sorted(directory.glob(file_name(seed, "*"))) if directory.is_dir() else []:
+        with path.open("rb") as stream:
+            ours = stream.read(len(HEADER_START)) == HEADER_START.encode()
+        if not ours:
+            raise UsageError(
+                f"--write {directory}: {path.name} exists and was not written by `conformance explore`; "
+                "give another folder or move the file"
+            )
 
 
 def _refusal(document: dict[str, Any]) -> str | None:
@@ -86,7 +106,7 @@ def write(
             continue
         path = directory / file_name(seed, op)
         header = (
-            f"# Findings of `conformance explore --seed {seed} --op {op}` ({today}), each shrunk to a\n"
+            f"{HEADER_START} --seed {seed} --op {op}` ({today}), each shrunk to a\n"
             "# smallest request. Review each case (is the reference right? is it a backend's bug?), then\n"
             "# move it into cases/ and record the backend's departure as a known issue with its link.\n"
         )

@@ -58,14 +58,7 @@ class Journal:
             first = _json_line(lines[0]) if lines else None
         except ValueError:
             first = None
-        if not isinstance(first, dict) or first.get("schema") != SCHEMA:
-            raise JournalError(f"{path} is not a run journal (its first line is not a journal header)")
-        for key, value in header.items():
-            if first.get(key) != value:
-                raise JournalError(
-                    f"{path} was written for a different {key} ({first.get(key)!r}, now {value!r}); "
-                    f"start a new run instead of resuming"
-                )
+        _check_header(path, first, header)
         results = []
         for number, line in enumerate(lines[1:], start=2):
             try:
@@ -87,15 +80,29 @@ class Journal:
         return cls(path, handle), results
 
     @staticmethod
-    def command(path: Path) -> list[str] | None:
-        """The command that started the run journaled at ``path``; None when there is no journal
-        or it does not say (one written before the command was kept)."""
+    def check(path: Path, header: JSON) -> None:
+        """Refuse (JournalError) a journal that ``resume`` would refuse for its header, reading
+        only that line: a front door checks this before it prints a plan."""
+        if not path.is_file():
+            raise JournalError(f"nothing to resume: {path} does not exist")
+        _check_header(path, Journal.header(path), header)
+
+    @staticmethod
+    def header(path: Path) -> JSON | None:
+        """The header line of the journal at ``path``; None when it has none (not a journal)."""
         try:
             with path.open("rb") as stream:
                 first = _json_line(stream.readline(_HEADER_LIMIT))
         except (OSError, ValueError):
             return None
-        command = first.get("command") if isinstance(first, dict) else None
+        return first if isinstance(first, dict) and first.get("schema") == SCHEMA else None
+
+    @staticmethod
+    def command(path: Path) -> list[str] | None:
+        """The command that started the run journaled at ``path``; None when there is no journal
+        or it does not say (one written before the command was kept)."""
+        first = Journal.header(path)
+        command = first.get("command") if first is not None else None
         if isinstance(command, list) and all(isinstance(part, str) for part in command):
             return command
         return None
@@ -106,6 +113,18 @@ class Journal:
 
     def close(self) -> None:
         self._handle.close()
+
+
+def _check_header(path: Path, first: object, header: JSON) -> None:
+    """JournalError unless ``first`` is a journal header matching ``header`` key by key."""
+    if not isinstance(first, dict) or first.get("schema") != SCHEMA:
+        raise JournalError(f"{path} is not a run journal (its first line is not a journal header)")
+    for key, value in header.items():
+        if first.get(key) != value:
+            raise JournalError(
+                f"{path} was written for a different {key} ({first.get(key)!r}, now {value!r}); "
+                "leave out --resume to start a new run"
+            )
 
 
 def _json_line(line: bytes) -> object:

@@ -5,7 +5,9 @@ overwrite each other's results (a tester lost up to 5,001 results that way). A r
 exclusive lock on ``<out>/.lock`` from before it opens the journal until its results are
 written; a second run on the same folder stops at once, with exit status 2 and the first run's
 process id and command. The lock is the operating system's (``flock``): it is released when the
-holder exits, however it exits, so a killed run never leaves a stale lock behind.
+holder exits, however it exits, so a killed run never leaves a stale lock behind. Before the
+lock file is made, the folder is checked and marked as the suite's
+(:func:`conformance.run.out_folder.claim`): a folder holding someone else's files is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from conformance.errors import UsageError
+from conformance.run import out_folder
 
 try:
     import fcntl
@@ -28,11 +31,12 @@ FILE_NAME = ".lock"
 
 @contextlib.contextmanager
 def locked(out: Path, command: Sequence[str]) -> Iterator[None]:
-    """Hold ``out``'s lock for the duration; UsageError naming the holder if another run has it."""
+    """Hold ``out``'s lock for the duration; UsageError naming the holder if another run has it,
+    or when ``out`` is no folder the suite may write."""
+    out_folder.claim(out)
     if fcntl is None:
         yield
         return
-    out.mkdir(parents=True, exist_ok=True)
     path = out / FILE_NAME
     descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:

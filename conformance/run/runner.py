@@ -12,8 +12,6 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import shlex
-import shutil
 import sys
 import time
 from collections import Counter
@@ -27,8 +25,9 @@ from conformance.results import document as results_file
 from conformance.results import junit
 from conformance.results.records import FindingRecord, RunRecord, SuiteRecord, TargetRecord
 from conformance.results.result import JSON, Result
-from conformance.run import known_issues, out_lock, reproducers
+from conformance.run import known_issues, out_folder, out_lock, reproducers, resumption
 from conformance.run.bandwidth import memcpy_baseline
+from conformance.run.interruption import stopping
 from conformance.run.item import make_task
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
@@ -46,6 +45,7 @@ class RunOutcome:
 
     results: list[Result]
     stale: list[KnownIssue]
+    #: Ctrl-C stopped the run: ``results`` are those that finished, the journal is kept
     interrupted: bool
     wall_s: float
     written: list[Path]
@@ -95,12 +95,16 @@ def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journ
     header = _header(plan_, config)
     if config.resume:
         return Journal.resume(path, header, warn=stream)
-    shutil.rmtree(config.out / "workers", ignore_errors=True)  # worker logs of the previous run
-    if path.exists():  # an unfinished run: keep its results rather than overwrite them
-        kept = path.with_name(f"journal-{int(path.stat().st_mtime)}.jsonl")
-        path.rename(kept)
-        print(f"an unfinished run's journal was moved to {kept} (use --resume to finish a run)", file=stream)
+    out_folder.clear_worker_logs(config.out)  # the previous run's
+    if path.exists():  # an unfinished run: keep its results where --resume finishes it
+        print(resumption.set_aside_note(out_folder.set_aside(path)), file=stream)
     return Journal.start(path, header, config.command), []
+
+
+def check_resumable(plan_: Plan, config: RunConfig) -> None:
+    """Refuse (JournalError) a ``--resume`` whose journal does not match the plan, before the
+    front door prints anything about the run."""
+    Journal.check(config.out / JOURNAL, _header(plan_, config))
 
 
 def execute(
@@ -109,8 +113,11 @@ def execute(
     stream: TextIO | None = None,
     on_result: Callable[[Result], None] | None = None,
 ) -> RunOutcome:
-    """Run the plan; on Ctrl-C write what finished (marked interrupted) and re-raise. The output
-    folder is locked throughout: a second run on it stops with a usage error naming this one."""
+    """Run the plan and write the results. On Ctrl-C the run stops, writes what finished (marked
+    interrupted) and returns with ``interrupted`` set, keeping its journal (see
+    :mod:`conformance.run.interruption`). The output folder is checked and marked
+    (:mod:`conformance.run.out_folder`) and locked throughout: a second run on it stops with a
+    usage error naming this one."""
     with out_lock.locked(config.out, config.command or ("(unknown command)",)):
         return _execute(plan_, config, stream, on_result)
 
@@ -147,21 +154,20 @@ def _execute(
             on_result(result)
 
     threads = max(1, (os.cpu_count() or 1) // max(1, config.jobs))
-    interrupted = False
     try:
-        Pool(
-            config.jobs,
-            config.timeout,
-            record,
-            threads_per_worker=threads,
-            log_dir=config.out / "workers",
-            memory_budget=None if config.memory_budget_mib is None else config.memory_budget_mib << 20,
-        ).run(pending)
-    except KeyboardInterrupt:
-        interrupted = True
+        with stopping() as stop:
+            Pool(
+                config.jobs,
+                config.timeout,
+                record,
+                threads_per_worker=threads,
+                log_dir=config.out / out_folder.WORKERS,
+                memory_budget=None if config.memory_budget_mib is None else config.memory_budget_mib << 20,
+            ).run(pending)
     finally:
         progress.close()
         journal.close()
+    interrupted = stop.happened
     order = {job.key: job.index for job in plan_.jobs}
     results = sorted(
         finished.values(),
@@ -172,19 +178,10 @@ def _execute(
     written, found = write_results(plan_, config, results, started, wall_s, interrupted)
     if interrupted:
         print(f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}", file=stream)
-        print(resume_advice(config), file=stream)
-        raise KeyboardInterrupt
+        return RunOutcome(results, [], interrupted, wall_s, written, found)
     journal.path.unlink(missing_ok=True)
     stale = known_issues.stale(plan_.issues, results)
     return RunOutcome(results, stale, interrupted, wall_s, written, found)
-
-
-def resume_advice(config: RunConfig) -> str:
-    """What to type to finish an interrupted run: ``conformance run --resume`` restores the
-    journaled options itself, so only the folder is needed (other front doors start over)."""
-    if tuple(config.command[:2]) == ("conformance", "run"):
-        return f"finish with: conformance run --resume --out {shlex.quote(str(config.out))}"
-    return "only `conformance run` resumes: run the same command again to start over"
 
 
 #: Items of each target run first, so that every target's rate is measured early in the run.

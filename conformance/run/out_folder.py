@@ -1,0 +1,185 @@
+"""The output folder: the suite writes only where it cannot destroy a file it did not write.
+
+A run replaces its results, report, journal and worker logs, and ``--out .`` once deleted a
+user's ``workers/notes.txt`` and overwrote their ``index.html``. So a folder is written only
+when it is new, empty, or marked as the suite's by :data:`MARKER`, a file the suite puts in
+every folder it writes. Even in a marked folder the suite replaces or removes only files of its
+own names (:data:`OWN_NAMES`, the worker logs) and leaves any other file alone. Every check
+here reads only, so a front door can refuse before it plans or runs anything; :func:`claim`
+creates and marks the folder when the work starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from conformance.errors import UsageError
+
+MARKER = ".conformance-run"
+#: the files a run, explore, merge or certify writes at the top of its folder
+OWN_NAMES = (
+    "results.json",
+    "junit.xml",
+    "index.html",
+    "journal.jsonl",
+    "certificate.json",
+    "certificate.html",
+    ".lock",
+    MARKER,
+)
+WORKERS = "workers"
+#: the worker logs in ``workers/``: ``worker-<n>.log`` and ``zygote.log``
+WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.log")
+#: the folder an unfinished run's journal is set aside in (see :func:`set_aside`)
+SET_ASIDE = "interrupted-{stamp}"
+#: foreign files a refusal names
+NAMED = 4
+
+_ABOUT = (
+    "This folder holds the output of the conformance suite (`conformance run`, `explore`, "
+    "`certify`, `merge`, the pytest plugin). This file lets the suite write here again; it then "
+    "replaces or removes only files of its own names ({names}, worker logs in workers/) and "
+    "leaves every other file alone. Without this file the suite writes only into a new or empty folder."
+)
+
+
+def is_marked(folder: Path) -> bool:
+    """Whether the suite wrote ``folder`` (it holds the marker)."""
+    return (folder / MARKER).is_file()
+
+
+def check(out: Path, option: str = "--out") -> None:
+    """Refuse (UsageError) an output folder the suite may not write: a file, or a folder that
+    holds files without being marked. Reads only; nothing is created."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{option} {out}: is a file, not a folder; give a new or empty folder")
+    if not out.is_dir() or is_marked(out):
+        return
+    try:
+        foreign = _first_files(out)
+    except OSError as error:
+        raise UsageError(f"{option} {out}: cannot be listed: {error.strerror or error}") from None
+    if foreign:
+        raise UsageError(_refusal(out, option, foreign))
+
+
+def claim(out: Path, option: str = "--out") -> None:
+    """Check ``out`` (:func:`check`), create it and mark it as the suite's."""
+    check(out, option)
+    mark(out, option)
+
+
+def mark(out: Path, option: str = "--out") -> None:
+    """Create ``out`` if need be and mark it as the suite's (after :func:`check`, or once the
+    suite has written it)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if not is_marked(out):
+            text = _ABOUT.format(names=", ".join(OWN_NAMES))
+            marker = json.dumps({"schema": "conformance.out/1", "about": text}, indent=1)
+            (out / MARKER).write_text(marker + "\n", encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"{option} {out}: cannot be written: {error.strerror or error}") from None
+
+
+def clear_worker_logs(out: Path) -> None:
+    """Remove the previous run's worker logs, and ``workers/`` when that leaves it empty; any
+    other file there stays."""
+    folder = out / WORKERS
+    if not folder.is_dir():
+        return
+    for entry in folder.iterdir():
+        if WORKER_LOG.fullmatch(entry.name) and entry.is_file():
+            entry.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # not empty: something else lives there
+        folder.rmdir()
+
+
+def set_aside(journal: Path) -> Path:
+    """Move an unfinished run's journal out of the way of a new run, into a folder of its own
+    beside it (``interrupted-<time>/journal.jsonl``, marked), where ``--resume`` finishes it;
+    returns that folder."""
+    stamp = int(journal.stat().st_mtime)
+    folder = journal.parent / SET_ASIDE.format(stamp=stamp)
+    number = 1
+    while folder.exists():
+        number += 1
+        folder = journal.parent / (SET_ASIDE.format(stamp=stamp) + f"-{number}")
+    folder.mkdir()
+    claim(folder)
+    os.replace(journal, folder / "journal.jsonl")
+    return folder
+
+
+def set_aside_runs(out: Path) -> list[Path]:
+    """The unfinished runs set aside in ``out``: folders of :func:`set_aside` that still hold a
+    journal, and journals earlier versions moved to ``journal-<time>.jsonl``."""
+    if not out.is_dir():
+        return []
+    found = [path.parent for path in out.glob("interrupted-*/journal.jsonl")]
+    return sorted(found + list(out.glob("journal-*.jsonl")))
+
+
+def check_page(path: Path, option: str = "-o") -> None:
+    """Refuse to replace a file that is not a page the suite wrote: a page of its own name in a
+    marked folder, or an HTML page titled ``Split conformance...`` (report, diff and versions
+    pages are). A missing file is fine; a directory is left to the writer's own message."""
+    if not path.is_file():
+        return
+    if path.name in OWN_NAMES and is_marked(path.parent):
+        return
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return  # the writer names what is wrong with it
+    if head.startswith(b"<!DOCTYPE html>") and b"<title>Split conformance" in head:
+        return
+    raise UsageError(
+        f"{option} {path}: the file exists and is not a page the suite wrote; the suite replaces "
+        "only its own pages: give a new file name"
+    )
+
+
+def _first_files(folder: Path) -> list[str]:
+    """Up to NAMED+1 files under ``folder``, as paths relative to it, in sorted order (the first
+    few are enough to name; a folder as large as a home directory is not walked further)."""
+    return list(_walk(folder, Path()))[: NAMED + 1]
+
+
+def _walk(folder: Path, relative: Path) -> Iterator[str]:
+    count = 0
+    for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
+        if count > NAMED:
+            return
+        if entry.is_dir(follow_symlinks=False):
+            inside = list(_walk(Path(entry.path), relative / entry.name))
+            yield from inside or [f"{(relative / entry.name).as_posix()}/"]
+            count += len(inside) or 1
+        else:
+            yield (relative / entry.name).as_posix()
+            count += 1
+
+
+def _refusal(out: Path, option: str, foreign: list[str]) -> str:
+    named = ", ".join(foreign[:NAMED]) + (", ..." if len(foreign) > NAMED else "")
+    return (
+        f"{option} {out}: the folder holds files the suite did not write ({named}) and no "
+        f"{MARKER} marker of an earlier run; the suite writes only into a new folder, an empty one "
+        f"or one it wrote before, so that it never replaces or deletes your files. Give a new "
+        f"folder, e.g. {option} {_free_name(out)}"
+    )
+
+
+def _free_name(out: Path) -> str:
+    """A folder inside ``out`` that does not exist yet, to suggest."""
+    candidate, number = out / "conformance-reports", 1
+    while candidate.exists():
+        number += 1
+        candidate = out / f"conformance-reports-{number}"
+    return str(candidate)
