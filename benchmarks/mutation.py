@@ -298,6 +298,7 @@ def check_outputs(
     of them, ``count`` by default: each resume runs the run's missing items); each command's ending."""
     journals = count if journals is None else journals
     from conformance.cli import main
+    from conformance.run import out_folder
 
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as scratch:
@@ -324,7 +325,7 @@ def check_outputs(
             )
         for number, content in enumerate(_journal_mutants(rng, results, journals)):
             out = where / f"journal-{number:04d}"
-            out.mkdir()
+            out_folder.mark(out)  # a run's folder, as an interrupted run leaves it
             (out / "journal.jsonl").write_bytes(content)
             resume = ["run", "--resume", *quiet, "--cases", str(CORPUS), "--out", str(out), "--no-junit"]
             commands.append((f"resume {out.name}", resume))
