@@ -22,7 +22,7 @@ from processes import default_sigint
 from conformance.results import document as results_file
 from conformance.run import interruption
 from conformance.run.planning import RunConfig, plan
-from conformance.run.runner import execute
+from conformance.run.runner import RunOutcome, execute
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -187,20 +187,7 @@ def test_the_pytest_plugin_writes_results_and_report_and_exits_130(corpus: Path)
 
 
 def test_the_engine_says_it_was_interrupted(corpus: Path) -> None:
-    config = RunConfig(
-        case_paths=(str(corpus / "cases"),),
-        adapters=("fake_adapters:Liar",),
-        repeat=0,
-        out=corpus / "out",
-    )
-    seen = []
-
-    def stop_after_two(result: object) -> None:
-        seen.append(result)
-        if len(seen) == 2:
-            raise KeyboardInterrupt
-
-    outcome = execute(plan(config), config, on_result=stop_after_two)
+    outcome = _interrupted_run(corpus, corpus / "out")
     assert outcome.interrupted and len(outcome.results) == 2 and outcome.stale == []
     assert (corpus / "out" / "journal.jsonl").is_file()
 
@@ -245,3 +232,46 @@ def test_a_ctrl_c_swallowed_in_a_gc_callback_still_stops_the_work() -> None:
         text=True,
     )
     assert done.stdout == "True 0\n", done.stdout + done.stderr
+
+
+def _interrupted_run(corpus: Path, out: Path) -> RunOutcome:
+    """A run stopped by Ctrl-C after two results, as `conformance run --out OUT` would leave it."""
+    command = ("conformance", "run", "--cases", str(corpus / "cases"), "--adapter", "fake_adapters:Liar")
+    config = RunConfig(
+        case_paths=(str(corpus / "cases"),),
+        adapters=("fake_adapters:Liar",),
+        repeat=0,
+        out=out,
+        command=(*command, "--repeat", "0", "--out", str(out)),
+    )
+    seen: list[object] = []
+
+    def stop_after_two(result: object) -> None:
+        seen.append(result)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    return execute(plan(config), config, on_result=stop_after_two)
+
+
+def test_resume_takes_the_folder_or_a_journal_an_earlier_version_moved_aside(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conformance.cli import main
+
+    _interrupted_run(corpus, corpus / "first")
+    assert main(["run", "--resume", str(corpus / "first"), "--out", str(corpus / "other")]) == 2
+    assert "name two folders; give the folder once" in capsys.readouterr().err
+    assert main(["run", "--resume", str(corpus / "first")]) == 0
+    assert len(results_file.read(corpus / "first" / "results.json")[1]) == 8
+
+    _interrupted_run(corpus, corpus / "second")
+    moved = corpus / "second" / "journal-123.jsonl"  # what earlier versions did with it
+    (corpus / "second" / "journal.jsonl").rename(moved)
+    assert main(["run", "--resume", "--out", str(corpus / "second")]) == 2
+    assert f"finish it with: conformance run --resume {moved}" in capsys.readouterr().err
+    assert main(["run", "--resume", str(moved)]) == 0
+    (folder,) = (corpus / "second").glob("interrupted-*")
+    assert f"moved {moved} to {folder / 'journal.jsonl'}" in capsys.readouterr().err
+    document, results = results_file.read(folder / "results.json")
+    assert len(results) == 8 and document["run"]["interrupted"] is False
