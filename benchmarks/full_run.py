@@ -25,7 +25,7 @@ from pathlib import Path
 
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
-from conformance.run.runner import RunOutcome, execute
+from conformance.run.runner import ExecutionOutcome, execute
 
 
 class _Timestamped(io.StringIO):
@@ -62,7 +62,7 @@ def eta_errors(stream: _Timestamped, end: float) -> list[tuple[int, float, float
 
 def one_run(
     args: argparse.Namespace, jobs: int, out: Path
-) -> tuple[RunOutcome, list[tuple[int, float, float]]]:
+) -> tuple[ExecutionOutcome, list[tuple[int, float, float]]]:
     config = RunConfig(
         case_paths=tuple(args.cases),
         adapters=tuple(args.adapter),
@@ -81,7 +81,7 @@ def one_run(
     return outcome, eta_errors(stream, stream.lines[-1][0] if stream.lines else time.monotonic())
 
 
-def figures(outcome: RunOutcome, jobs: int) -> dict[str, float]:
+def figures(outcome: ExecutionOutcome, jobs: int) -> dict[str, float]:
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000
     capacity_s = outcome.wall_s * jobs  # worker-seconds available

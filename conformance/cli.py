@@ -132,7 +132,7 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
     )
 
 
-def _run_summary(outcome: runner.RunOutcome) -> int:
+def _run_summary(outcome: runner.ExecutionOutcome) -> int:
     """The report and the terminal summary of a run (an interrupted one's too); its exit status."""
     page = publishing.run_report(outcome.written[0])
     print(summary_table(outcome.results))

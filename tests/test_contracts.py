@@ -36,7 +36,7 @@ def required(record: type) -> set[str]:
     [
         (records.ResultsDocument, SCHEMA),
         (records.SuiteRecord, SCHEMA["properties"]["suite"]),
-        (records.RunRecord, SCHEMA["properties"]["run"]),
+        (records.RunInfoRecord, SCHEMA["properties"]["run"]),
         (records.TargetRecord, SCHEMA["properties"]["adapters"]["items"]),
         (records.ResultRecord, DEFS["result"]),
         (records.ExpectedRecord, RESULT["expected"]),

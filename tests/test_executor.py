@@ -100,7 +100,7 @@ def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Pa
     jobs = plan(config).jobs
     for hoarding, workers in ((False, 1), (True, 2)):
         results: list[Result] = []
-        Pool(1, 60, results.append, recycle_above_mib=300).run(
+        Pool(1, 60, results.append, recycle_above_mib=300).process(
             jobs if hoarding else [replace(job, options={}) for job in jobs]
         )
         assert [r.status for r in results] == ["pass"] * 8

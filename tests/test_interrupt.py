@@ -22,7 +22,7 @@ from processes import default_sigint
 from conformance.results import document as results_file
 from conformance.run import interruption
 from conformance.run.planning import RunConfig, plan
-from conformance.run.runner import RunOutcome, execute
+from conformance.run.runner import ExecutionOutcome, execute
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -234,7 +234,7 @@ def test_a_ctrl_c_swallowed_in_a_gc_callback_still_stops_the_work() -> None:
     assert done.stdout == "True 0\n", done.stdout + done.stderr
 
 
-def _interrupted_run(corpus: Path, out: Path) -> RunOutcome:
+def _interrupted_run(corpus: Path, out: Path) -> ExecutionOutcome:
     """A run stopped by Ctrl-C after two results, as `conformance run --out OUT` would leave it."""
     command = ("conformance", "run", "--cases", str(corpus / "cases"), "--adapter", "fake_adapters:Liar")
     config = RunConfig(

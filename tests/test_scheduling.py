@@ -19,7 +19,7 @@ from conformance.run.input_cache import InputCache
 from conformance.run.item import run_item
 from conformance.run.planning import RunConfig, plan
 from conformance.run.pool import Pool
-from conformance.run.progress import Progress
+from conformance.run.progress import ProgressLine
 from conformance.run.runner import sampled_first
 from conformance.run.worker import Job
 
@@ -41,7 +41,7 @@ def _result(target: str, elapsed_ms: float) -> Result:
 
 def test_the_eta_weighs_each_target_by_its_own_rate() -> None:
     remaining = Counter({"slow/r/d": 10, "fast/r/d": 100, "later/r/d": 10})
-    progress = Progress(120, io.StringIO(), remaining=remaining)
+    progress = ProgressLine(120, io.StringIO(), remaining=remaining)
     for target, first, then in (("slow/r/d", 5000.0, 1000.0), ("fast/r/d", 500.0, 10.0)):
         progress.update(_result(target, first))  # the worker's first item imports the backend
         progress.update(_result(target, then))
@@ -74,7 +74,7 @@ def test_large_items_are_measured_apart_from_their_targets_other_items() -> None
     the target's rate it would make every remaining item look slow (and the other way round)."""
     big = replace(_result("t/r/d", 3000.0), case="big")
     remaining = Counter({"t/r/d": 4, "t/r/d (large)": 2})
-    progress = Progress(6, io.StringIO(), remaining=remaining, classes={big.key: "t/r/d (large)"})
+    progress = ProgressLine(6, io.StringIO(), remaining=remaining, classes={big.key: "t/r/d (large)"})
     progress.update(big)  # the worker's first item of the target, counted: it is large
     progress.update(_result("t/r/d", 500.0))  # its first of the others: may carry the import
     progress.update(_result("t/r/d", 10.0))
@@ -106,7 +106,7 @@ def test_large_items_run_in_a_row_on_the_first_worker(tmp_path: Path) -> None:
     assert [job.case.id for job in jobs if job.large] == ["large-0", "large-1", "large-2"]
     finished: list[Result] = []
     # the kept input (256 MiB) does not count towards the memory that has a worker replaced
-    Pool(2, 120, finished.append, recycle_above_mib=300).run(jobs)
+    Pool(2, 120, finished.append, recycle_above_mib=300).process(jobs)
     assert sorted(r.status for r in finished) == ["pass"] * 9
     lane = {r.worker["pid"] for r in finished if r.case.startswith("large") and r.worker}
     assert len(lane) == 1
@@ -139,7 +139,7 @@ def test_the_eta_scales_by_the_recent_wall_time_per_item_second() -> None:
     """Worker starts and crash replacements crowd a run's start: the wall time a second of item
     time took over the last half minute, not since the start, predicts the rest."""
     now = [0.0]
-    progress = Progress(51, io.StringIO(), remaining=Counter({"t/r/d": 51}), clock=lambda: now[0])
+    progress = ProgressLine(51, io.StringIO(), remaining=Counter({"t/r/d": 51}), clock=lambda: now[0])
     progress.update(_result("t/r/d", 1000.0))  # the worker's first item: left out of the rate
     for _ in range(10):  # early on, 1 s items 4 s apart
         now[0] += 4.0

@@ -105,7 +105,7 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
     # the pool starts its zygote at the first replacement; started here, it is ready before then
     pool.zygote = Zygote(1, imports, str(tmp_path / "zygote.log"))
     assert _until_decided(pool.zygote) is not bool(imports)
-    pool.run(jobs)
+    pool.process(jobs)
     assert {r.case: r.status for r in results} == {
         **{f"good-{n}": "pass" for n in range(3)},
         **{f"bad-{n}": "crash" for n in range(3)},

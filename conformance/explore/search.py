@@ -41,7 +41,7 @@ from conformance.statuses import DEVIATING
 #: (drawn requests) or is a shrinking step (only the final one is kept).
 Execute = Callable[[str, Case, Sequence[str] | None, bool], dict[str, Result]]
 #: Told of every drawn request: op, requests drawn, findings so far, shrink steps.
-Progress = Callable[[str, int, int, int], None]
+ProgressCallback = Callable[[str, int, int, int], None]
 
 
 class BudgetSpent(BaseException):
@@ -54,7 +54,7 @@ class _Deviates(Exception):
 
 
 @dataclass(frozen=True)
-class Finding:
+class ShrunkDisagreement:
     """One distinct disagreement, with the smallest request found to show it."""
 
     op: str
@@ -91,7 +91,7 @@ class OpSearch:
         limits: space.Limits,
         max_examples: int,
         deadline: float,
-        progress: Progress | None = None,
+        progress: ProgressCallback | None = None,
     ) -> None:
         self.op = op
         self.entry = catalogue.get(op)
@@ -101,14 +101,14 @@ class OpSearch:
         self.max_examples = max_examples
         self.deadline = deadline
         self.progress = progress
-        self.findings: list[Finding] = []
+        self.findings: list[ShrunkDisagreement] = []
         self.drawn: set[str] = set()  # ids of the requests drawn (replays of a round not counted again)
         self._done: set[tuple[str, ...]] = set()
         self._focus: tuple[str, ...] | None = None
         self._best: tuple[Case, dict[str, Any], Result] | None = None
         self._steps = 0
 
-    def run(self) -> list[Finding]:
+    def run(self) -> list[ShrunkDisagreement]:
         """Every round until no new signature turns up or the time is up."""
         test = self._test()
         while True:
@@ -132,7 +132,9 @@ class OpSearch:
             return
         case, document, result = self._best
         self._done.add(self._focus)
-        self.findings.append(Finding(self.op, self._focus, case, document, result, shrunk, self._steps))
+        self.findings.append(
+            ShrunkDisagreement(self.op, self._focus, case, document, result, shrunk, self._steps)
+        )
 
     def _test(self) -> Callable[[], None]:
         strategy = space.case_documents(self.op, self.limits)

@@ -24,7 +24,7 @@ from conformance.corpus.case import Case
 from conformance.corpus.loader import Suite, load_paths
 from conformance.errors import UsageError
 from conformance.explore import generated, space
-from conformance.explore.search import Finding, OpSearch
+from conformance.explore.search import OpSearch, ShrunkDisagreement
 from conformance.results.result import Result
 from conformance.run import known_issues, out_folder, out_lock, planning, resumption, runner
 from conformance.run.interruption import stopping
@@ -62,7 +62,7 @@ class ExploreConfig:
 class ExploreOutcome:
     """What an exploration found and wrote."""
 
-    findings: list[Finding]
+    findings: list[ShrunkDisagreement]
     results: list[Result]
     requests: int
     wall_s: float
@@ -143,7 +143,7 @@ class _Executor:
             self.journal.append(raw)
 
 
-class _Progress:
+class _ExploreProgressLine:
     """One line per op and, while it searches, a line every few seconds (every 30 s in logs)."""
 
     def __init__(self, stream: TextIO, budget_s: float | None) -> None:
@@ -165,7 +165,7 @@ class _Progress:
         self.stream.write(("\r" + line + "\x1b[K") if self.interactive else line + "\n")
         self.stream.flush()
 
-    def op_done(self, op: str, drawn: int, findings: list[Finding], elapsed: float) -> None:
+    def op_done(self, op: str, drawn: int, findings: list[ShrunkDisagreement], elapsed: float) -> None:
         if self.interactive:
             self.stream.write("\r\x1b[K")
         self.stream.write(f"{op}: {drawn} requests in {elapsed:.0f} s, {len(findings)} findings\n")
@@ -214,7 +214,7 @@ def _explore(config: ExploreConfig, stream: TextIO | None) -> ExploreOutcome:
     executor = _Executor(stations, issues, run)
     _set_aside_a_runs_journal(run.out / JOURNAL, stream)
     executor.journal = Journal.start(run.out / JOURNAL, {"explore": {"seed": config.seed, "ops": ops}})
-    progress = _Progress(stream, config.budget_s)
+    progress = _ExploreProgressLine(stream, config.budget_s)
     print(
         f"exploring {len(ops)} ops on {len(stations)} targets, seed {config.seed}, "
         + (
@@ -224,7 +224,7 @@ def _explore(config: ExploreConfig, stream: TextIO | None) -> ExploreOutcome:
         ),
         file=stream,
     )
-    findings: list[Finding] = []
+    findings: list[ShrunkDisagreement] = []
     drawn = 0
     try:
         with stopping() as stop:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.explore import generated
-from conformance.explore.search import Finding
+from conformance.explore.search import ShrunkDisagreement
 from conformance.explore.session import ExploreOutcome
 from conformance.statuses import FAILING
 
@@ -21,7 +21,7 @@ def standing(outcome: ExploreOutcome, index: int) -> str:
     return f"{said}; in the corpus as {corpus}" if corpus else said
 
 
-def new_failures(outcome: ExploreOutcome) -> list[Finding]:
+def new_failures(outcome: ExploreOutcome) -> list[ShrunkDisagreement]:
     """Findings no known issue covers: what makes the exploration exit 1."""
     return [finding for finding in outcome.findings if finding.result.status in FAILING]
 

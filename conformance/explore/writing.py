@@ -17,12 +17,12 @@ from typing import Any
 from conformance.corpus.loader import CaseFileErrors, load_text
 from conformance.errors import UsageError
 from conformance.explore import generated
-from conformance.explore.search import Finding
+from conformance.explore.search import ShrunkDisagreement
 from conformance.oracle.corpus_check import case_defects
 from conformance.oracle.reference import Rejection, SplitRequest, answer
 
 
-def _tags(finding: Finding) -> list[str]:
+def _tags(finding: ShrunkDisagreement) -> list[str]:
     tags = []
     spec_answer = answer(finding.op, SplitRequest.of(finding.case))
     if spec_answer.ambiguous:
@@ -36,7 +36,7 @@ def _tags(finding: Finding) -> list[str]:
     return tags
 
 
-def _said(finding: Finding) -> str:
+def _said(finding: ShrunkDisagreement) -> str:
     """One line: where it was found and what the backend did (an applied known issue names itself
     at the start of the message)."""
     result = finding.result
@@ -77,7 +77,7 @@ def _refusal(document: dict[str, Any]) -> str | None:
 
 
 def write(
-    findings: Sequence[Finding], in_corpus: dict[int, str], directory: Path, seed: int
+    findings: Sequence[ShrunkDisagreement], in_corpus: dict[int, str], directory: Path, seed: int
 ) -> tuple[list[Path], list[str]]:
     """Write the findings not in the corpus, a file per op. Returns the files written and, for
     each finding's case the loader or the audit would refuse, why (it is left out: what this

@@ -14,10 +14,10 @@ from typing import NotRequired, TypedDict
 
 from conformance import ids
 from conformance.errors import ResultsFileError
-from conformance.results.records import ResultRecord, ResultsDocument, RunRecord, SuiteRecord
+from conformance.results.records import ResultRecord, ResultsDocument, RunInfoRecord, SuiteRecord
 
 
-class SourcedRun(RunRecord):
+class SourcedRun(RunInfoRecord):
     """A document's run, with the label (file name) of the document it came from."""
 
     source: str

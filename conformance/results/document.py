@@ -32,7 +32,7 @@ from conformance.results.records import (
     SCHEMA_NAME,
     SCHEMA_NAMES,
     ResultsDocument,
-    RunRecord,
+    RunInfoRecord,
     SuiteRecord,
     TargetRecord,
 )
@@ -93,7 +93,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def build(
-    suite: SuiteRecord, run: RunRecord, adapters: list[TargetRecord], results: Sequence[Result]
+    suite: SuiteRecord, run: RunInfoRecord, adapters: list[TargetRecord], results: Sequence[Result]
 ) -> ResultsDocument:
     """The document of one run, with its findings."""
     records = [result.to_json() for result in results]

@@ -42,7 +42,7 @@ from conformance.results.records import (
     MergedRunRecord,
     ResultRecord,
     ResultsDocument,
-    RunRecord,
+    RunInfoRecord,
     TargetRecord,
 )
 from conformance.results.result import Result
@@ -230,7 +230,9 @@ def _memcpy(entries: Sequence[MergedRunRecord]) -> list[MemcpyRecord]:
     ]
 
 
-def _run(labels: Sequence[str], documents: Sequence[ResultsDocument], command: Sequence[str]) -> RunRecord:
+def _merged_run(
+    labels: Sequence[str], documents: Sequence[ResultsDocument], command: Sequence[str]
+) -> RunInfoRecord:
     runs = [document["run"] for document in documents]
     starts = [_time(label, run["start"], "start") for label, run in zip(labels, runs, strict=True)]
     ends = [_time(label, run["end"], "end") for label, run in zip(labels, runs, strict=True)]
@@ -238,7 +240,7 @@ def _run(labels: Sequence[str], documents: Sequence[ResultsDocument], command: S
     selections = [
         {k: v for k, v in (entry.get("selection") or {}).items() if k != "shard"} for entry in entries
     ]
-    body: RunRecord = {
+    body: RunInfoRecord = {
         "start": runs[starts.index(min(starts))]["start"],
         "end": runs[ends.index(max(ends))]["end"],
         "host": _host([entry.get("host", {}) for entry in entries]),
@@ -305,7 +307,7 @@ def merge(
     placed, duplicates = _results(names, documents, prefer_last)
     results = [result for result, _ in sorted(placed, key=_order(documents, adapters))]
     suite = documents[0]["suite"]
-    run = _run(names, documents, command)
+    run = _merged_run(names, documents, command)
     document: ResultsDocument = {
         "schema": results_file.SCHEMA,
         "suite": suite,

@@ -220,7 +220,7 @@ class MergedRunRecord(TypedDict):
     memcpy: NotRequired[list[MemcpyRecord]]
 
 
-class RunRecord(TypedDict):
+class RunInfoRecord(TypedDict):
     """When, where and how the run happened."""
 
     start: str
@@ -271,7 +271,7 @@ class ResultsDocument(TypedDict):
 
     schema: str
     suite: SuiteRecord
-    run: RunRecord
+    run: RunInfoRecord
     adapters: list[TargetRecord]
     results: list[ResultRecord]
     findings: NotRequired[list[FindingRecord]]

@@ -199,7 +199,7 @@ class Pool:
             self.standby = self._start()
         return self.slots[index]
 
-    def run(self, jobs: Iterable[Job]) -> None:
+    def process(self, jobs: Iterable[Job]) -> None:
         """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
         try:
             self.serve(jobs)

@@ -28,7 +28,7 @@ def rate_class(job: Job) -> str:
     return f"{job.target.id} (large)" if job.large else job.target.id
 
 
-class Progress:
+class ProgressLine:
     """The progress line. Its ETA weighs each target's remaining items by that target's own
     measured time per item: targets run at rates two orders of magnitude apart (NumPy thousands
     of items a second, a conversion route tens) and in plan order, so a run-wide rate would

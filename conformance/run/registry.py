@@ -1,4 +1,4 @@
-"""Finding adapters: entry points of the group ``conformance.adapters``, validated when loaded.
+"""Locating adapters: entry points of the group ``conformance.adapters``, validated when loaded.
 
 An adapter is named either by its entry-point name (``openvino``) or, for one under
 development that is not installed, by an import reference (``my_pkg.adapter:MyAdapter``).

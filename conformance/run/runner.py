@@ -23,7 +23,7 @@ from typing import TextIO
 from conformance import __version__
 from conformance.results import document as results_file
 from conformance.results import junit
-from conformance.results.records import FindingRecord, RunRecord, SuiteRecord, TargetRecord
+from conformance.results.records import FindingRecord, RunInfoRecord, SuiteRecord, TargetRecord
 from conformance.results.result import JSON, Result
 from conformance.run import known_issues, out_folder, out_lock, reproducers, resumption
 from conformance.run.bandwidth import memcpy_baseline
@@ -34,13 +34,13 @@ from conformance.run.journal import Journal
 from conformance.run.known_issues import KnownIssue
 from conformance.run.planning import Plan, RunConfig
 from conformance.run.pool import Pool
-from conformance.run.progress import Progress, rate_class
+from conformance.run.progress import ProgressLine, rate_class
 from conformance.run.worker import Job
 from conformance.statuses import REPRODUCIBLE
 
 
 @dataclass(frozen=True)
-class RunOutcome:
+class ExecutionOutcome:
     """What a run produced, for the front door that started it."""
 
     results: list[Result]
@@ -112,7 +112,7 @@ def execute(
     config: RunConfig,
     stream: TextIO | None = None,
     on_result: Callable[[Result], None] | None = None,
-) -> RunOutcome:
+) -> ExecutionOutcome:
     """Run the plan and write the results. On Ctrl-C the run stops, writes what finished (marked
     interrupted) and returns with ``interrupted`` set, keeping its journal (see
     :mod:`conformance.run.interruption`). The output folder is checked and marked
@@ -127,7 +127,7 @@ def _execute(
     config: RunConfig,
     stream: TextIO | None,
     on_result: Callable[[Result], None] | None,
-) -> RunOutcome:
+) -> ExecutionOutcome:
     stream = stream or sys.stderr
     started, clock = now(), time.monotonic()
     journal, done = _open_journal(plan_, config, stream)
@@ -136,7 +136,7 @@ def _execute(
     issues = known_issues.ByTarget(plan_.issues)
     finished = {result.key: issues.apply(result) for result in done}
     pending = sampled_first([job for job in plan_.jobs if job.key not in finished])
-    progress = Progress(
+    progress = ProgressLine(
         len(plan_.jobs),
         stream,
         done=len(plan_.jobs) - len(pending),
@@ -163,7 +163,7 @@ def _execute(
                 threads_per_worker=threads,
                 log_dir=config.out / out_folder.WORKERS,
                 memory_budget=None if config.memory_budget_mib is None else config.memory_budget_mib << 20,
-            ).run(pending)
+            ).process(pending)
     finally:
         progress.close()
         journal.close()
@@ -178,10 +178,10 @@ def _execute(
     written, found = write_results(plan_, config, results, started, wall_s, interrupted)
     if interrupted:
         print(f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}", file=stream)
-        return RunOutcome(results, [], interrupted, wall_s, written, found)
+        return ExecutionOutcome(results, [], interrupted, wall_s, written, found)
     journal.path.unlink(missing_ok=True)
     stale = known_issues.stale(plan_.issues, results)
-    return RunOutcome(results, stale, interrupted, wall_s, written, found)
+    return ExecutionOutcome(results, stale, interrupted, wall_s, written, found)
 
 
 #: Items of each target run first, so that every target's rate is measured early in the run.
@@ -252,7 +252,7 @@ def write_results(
         "cases": len(plan_.suite.cases),
         "files": list(plan_.suite.files),
     }
-    run: RunRecord = {
+    run: RunInfoRecord = {
         "start": started,
         "end": now(),
         "host": _host(),
