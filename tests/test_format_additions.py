@@ -64,7 +64,12 @@ def test_an_axis_placed_at_run_time_rules_out_every_onnx_op(tmp_path: Path) -> N
     (case,) = _load(
         tmp_path, HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {inputs: {axis: runtime}}}\n"
     )
-    assert catalogue.applicable_ops(case) == ["openvino.VariadicSplit-1"]
+    # the ops whose axis is an input: OpenVINO's, tf.split's (traced), LiteRT SPLIT_V's
+    assert catalogue.applicable_ops(case) == [
+        "openvino.VariadicSplit-1",
+        "tensorflow.split",
+        "tflite.SPLIT_V",
+    ]
     reason = catalogue.why_not_applicable(case, catalogue.OPS["onnx.Split-13"])
     assert reason is not None and "axis as an attribute" in reason
 
@@ -78,6 +83,8 @@ def test_lengths_placed_at_run_time_reach_the_ops_that_take_them_as_an_input(tmp
         "onnx.Split-1",
         "onnx.Split-13",
         "onnx.Split-18",
+        "tensorflow.split",
+        "tflite.SPLIT_V",
     ]
 
 
@@ -151,7 +158,11 @@ def test_a_values_case_that_changes_shape_needs_new_data(tmp_path: Path) -> None
 def test_an_op_that_cannot_feed_what_a_run_changes_is_not_applicable(tmp_path: Path) -> None:
     body = HEADER + "  - {id: a, title: t, lengths: [2, 4], graph: {inputs: runtime}, runs: [{axis: 1}]}\n"
     (case,) = _load(tmp_path, body)
-    assert catalogue.applicable_ops(case) == ["openvino.VariadicSplit-1"]
+    assert catalogue.applicable_ops(case) == [
+        "openvino.VariadicSplit-1",
+        "tensorflow.split",
+        "tflite.SPLIT_V",
+    ]
 
 
 def test_each_run_gets_the_reference_answer_for_its_own_request(tmp_path: Path) -> None:

@@ -46,6 +46,11 @@ class OpEntry:
     #: can feed at run time (an ONNX Split has an axis attribute and, given a piece count, no input
     #: but the data, while an OpenVINO op always has its axis input)
     inputs: tuple[tuple[FormKind, frozenset[str]], ...] = ()
+    #: Whether a case's shared ``expect`` pins this op as well as the ops of the document it was
+    #: written from. True for the ops the corpus was written against together (OpenVINO, ONNX,
+    #: torch, NumPy); an op added later is pinned by ``expect.by_op`` or by a case whose source
+    #: cites its document, so that adding it needs no edit of cases that say nothing about it.
+    shared_expect: bool = True
 
     def inputs_for(self, kind: FormKind) -> frozenset[str]:
         """The inputs the op can feed at run time for a request of this form."""
@@ -150,6 +155,53 @@ OPS: dict[str, OpEntry] = {
             False,
             "numpy-numpy.array_split",
         ),
+        # tf.split: a count (raw Split) or sizes (raw SplitV, whose Tlen is the lengths' type);
+        # the axis defaults to 0, and axis and sizes can be graph inputs of a traced function.
+        OpEntry(
+            "tensorflow.split",
+            "tensorflow",
+            _LENGTHS_OR_PARTS,
+            _RUNTIME | _DYNAMIC | {"lengths_dtype"},
+            _ALL_TYPES,
+            False,
+            "tensorflow-tf.split",
+            shared_expect=False,
+            inputs=(("lengths", _AXIS | _LENGTHS), ("parts", _AXIS)),
+        ),
+        OpEntry(
+            "tensorflow.experimental.numpy.split",
+            "tensorflow",
+            frozenset({"parts", "indices"}),
+            frozenset(),
+            _ALL_TYPES,
+            False,
+            "tensorflow-tf.experimental.numpy.split",
+            shared_expect=False,
+        ),
+        # LiteRT builtins: the axis is always an input tensor (SPLIT takes it first), the piece
+        # count an attribute; a converter decides the sizes' type, so lengths_dtype is not theirs.
+        OpEntry(
+            "tflite.SPLIT",
+            "tflite",
+            frozenset({"parts"}),
+            _RUNTIME | _DYNAMIC,
+            _ALL_TYPES,
+            True,
+            "litert-SPLIT",
+            shared_expect=False,
+            inputs=(("parts", _AXIS),),
+        ),
+        OpEntry(
+            "tflite.SPLIT_V",
+            "tflite",
+            frozenset({"lengths"}),
+            _RUNTIME | _DYNAMIC,
+            _ALL_TYPES,
+            True,
+            "litert-SPLIT_V",
+            shared_expect=False,
+            inputs=(("lengths", _AXIS | _LENGTHS),),
+        ),
     )
 }
 
@@ -171,6 +223,11 @@ def op_order(op: str) -> tuple[int, str]:
     """A sort key that lists ops in catalogue order (unknown ones after, by name)."""
     order = list(OPS)
     return (order.index(op), op) if op in order else (len(order), op)
+
+
+def pinned_by_shared_expect(case: Case, op: OpEntry) -> bool:
+    """Whether the case's shared ``expect`` speaks for ``op`` (see :attr:`OpEntry.shared_expect`)."""
+    return op.shared_expect or op.document.partition(",")[0] in case.source
 
 
 def why_not_applicable(case: Case, op: OpEntry) -> str | None:

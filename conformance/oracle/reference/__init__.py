@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from conformance.oracle.reference import library_ops, onnx_ops, openvino_ops
+from conformance.oracle.reference import library_ops, litert_ops, onnx_ops, openvino_ops, tensorflow_ops
 from conformance.oracle.reference.answer import (
     Pieces,
     Reading,
@@ -43,6 +43,10 @@ _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
     "torch.chunk": library_ops.torch_chunk,
     "numpy.split": library_ops.numpy_split,
     "numpy.array_split": library_ops.numpy_array_split,
+    "tensorflow.split": tensorflow_ops.split,
+    "tensorflow.experimental.numpy.split": tensorflow_ops.numpy_split,
+    "tflite.SPLIT": litert_ops.split,
+    "tflite.SPLIT_V": litert_ops.split_v,
 }
 
 

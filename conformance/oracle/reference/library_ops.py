@@ -65,7 +65,9 @@ def torch_chunk(request: SplitRequest) -> Pieces:
     return Pieces.from_lengths(axis, ceil_lengths(dim, piece))
 
 
-def _sections_or_indices(request: SplitRequest, spec: str, *, must_divide: bool) -> Pieces:
+def sections_or_indices(request: SplitRequest, spec: str, *, must_divide: bool) -> Pieces:
+    """NumPy's ``indices_or_sections``: a count of pieces (dividing the axis when ``must_divide``)
+    or split points under Python's slice rules; the axis defaults to 0."""
     axis, dim = _axis(request, spec)
     if request.form.kind == "indices":
         assert isinstance(request.form.value, tuple)
@@ -82,12 +84,12 @@ def _sections_or_indices(request: SplitRequest, spec: str, *, must_divide: bool)
 
 
 def torch_tensor_split(request: SplitRequest) -> Pieces:
-    return _sections_or_indices(request, "torch.tensor_split", must_divide=False)
+    return sections_or_indices(request, "torch.tensor_split", must_divide=False)
 
 
 def numpy_split(request: SplitRequest) -> Pieces:
-    return _sections_or_indices(request, "numpy.split", must_divide=True)
+    return sections_or_indices(request, "numpy.split", must_divide=True)
 
 
 def numpy_array_split(request: SplitRequest) -> Pieces:
-    return _sections_or_indices(request, "numpy.array_split", must_divide=False)
+    return sections_or_indices(request, "numpy.array_split", must_divide=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from conformance import dtypes
 from conformance.oracle.reference.answer import Pieces, Reading, Rejection, SpecAnswer, SplitRequest
-from conformance.oracle.reference.rules import RuleViolation, equal_lengths, normalize_axis
+from conformance.oracle.reference.rules import RuleViolation, equal_lengths, inferred_lengths, normalize_axis
 
 SPLIT = "OpenVINO Split-1"
 VARIADIC = "OpenVINO VariadicSplit-1"
@@ -83,29 +83,7 @@ def variadic_split_1(request: SplitRequest) -> SpecAnswer:
 
 
 def _variadic_pieces(axis: int, lengths: list[int], dim: int) -> Pieces | Rejection:
-    if any(value < -1 for value in lengths):
-        return Rejection(
-            "lengths-below-minus-one",
-            f"{VARIADIC}: split_lengths holds dimension values and at most a single -1; got {lengths}",
-        )
-    if lengths.count(-1) > 1:
-        return Rejection(
-            "lengths-minus-one-count",
-            f"{VARIADIC}: split_lengths can contain a single -1 element; got {lengths}",
-        )
-    known = sum(value for value in lengths if value != -1)
-    if -1 in lengths:
-        if known > dim:
-            return Rejection(
-                "lengths-sum",
-                f"{VARIADIC}: the lengths other than -1 sum to {known}, more than the dimension {dim}, "
-                f"leaving nothing for -1 to take",
-            )
-        lengths = [dim - known if value == -1 else value for value in lengths]
-    elif known != dim:
-        return Rejection(
-            "lengths-sum",
-            f"{VARIADIC}: the sum of elements in split_lengths must match data.shape[axis]; {lengths} "
-            f"sums to {known}, the dimension is {dim}",
-        )
-    return Pieces.from_lengths(axis, lengths)
+    try:
+        return inferred_lengths(axis, lengths, dim, VARIADIC, "split_lengths")
+    except RuleViolation as violation:
+        return violation.rejection

@@ -128,3 +128,34 @@ def require_positive_count(count: int, rule: str, spec: str, what: str) -> None:
     """Counts of pieces (chunks, sections, outputs) start at one."""
     if count < 1:
         raise RuleViolation(rule, f"{spec}: {what} must be at least 1; got {count}")
+
+
+def inferred_lengths(axis: int, lengths: Sequence[int], dim: int, spec: str, name: str) -> Pieces:
+    """Pieces of the given sizes where at most one ``-1`` takes what the others leave (possibly 0):
+    OpenVINO VariadicSplit's ``split_lengths`` and TensorFlow SplitV's ``size_splits``, which the
+    LiteRT SPLIT_V builtin mirrors. ``name`` is the input's name in ``spec``'s text."""
+    values = list(lengths)
+    if any(value < -1 for value in values):
+        raise RuleViolation(
+            "lengths-below-minus-one", f"{spec}: {name} holds sizes and at most a single -1; got {values}"
+        )
+    if values.count(-1) > 1:
+        raise RuleViolation(
+            "lengths-minus-one-count", f"{spec}: {name} can contain a single -1; got {values}"
+        )
+    known = sum(value for value in values if value != -1)
+    if -1 in values:
+        if known > dim:
+            raise RuleViolation(
+                "lengths-sum",
+                f"{spec}: the sizes other than -1 sum to {known}, more than the dimension {dim}, "
+                "leaving nothing for -1 to take",
+            )
+        values = [dim - known if value == -1 else value for value in values]
+    elif known != dim:
+        raise RuleViolation(
+            "lengths-sum",
+            f"{spec}: the sum of {name} must match the dimension along the axis; {values} sums to "
+            f"{known}, the dimension is {dim}",
+        )
+    return Pieces.from_lengths(axis, values)
