@@ -84,11 +84,13 @@ def test_every_shipped_profile_loads_and_selects(name: str, suite: object) -> No
 
 def test_the_shipped_profiles(suite: object) -> None:
     assert profiles.available(PROFILES) == [
+        "litert-split",
         "numpy-split",
         "onnx-split13",
         "onnx-split18",
         "openvino-opset1",
         "pytorch-split",
+        "tensorflow-split",
     ]
     split18 = profiles.find("onnx-split18", PROFILES).scope(suite)  # type: ignore[arg-type]
     ambiguous = [item for item, role in split18.roles.items() if role == "ambiguous"]
@@ -155,4 +157,4 @@ def test_an_unknown_profile_lists_the_available_ones() -> None:
         profiles.find("onnx-split-13", PROFILES)
     message = str(raised.value)
     assert "no profile 'onnx-split-13' (did you mean 'onnx-split13'?)" in message
-    assert "numpy-split, onnx-split13, onnx-split18, openvino-opset1, pytorch-split" in message
+    assert "litert-split, numpy-split, onnx-split13, onnx-split18, openvino-opset1, pytorch-split" in message
