@@ -34,7 +34,7 @@ nox.options.reuse_existing_virtualenvs = True
 
 CONSTRAINTS = ("-c", "constraints.txt")
 #: The built-in adapters, each its own distribution registered through the entry-point group.
-ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch")
+ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch", "tensorflow")
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX and PyTorch frontends take onnx files and torch modules).
 ADAPTER_INSTALL = {
@@ -43,6 +43,7 @@ ADAPTER_INSTALL = {
     "onnxruntime": "adapters/onnxruntime[torch]",
     "openvino": "adapters/openvino[onnx,pytorch]",
     "torch": "adapters/torch",
+    "tensorflow": "adapters/tensorflow",
 }
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
@@ -221,6 +222,7 @@ EXTRA_TARGETS = (
         for device in ("AUTO", "HETERO:CPU", "MULTI:CPU")
     ),
     ("--target", "torch/compile/*"),
+    ("--target", "tensorflow/xla/*"),
 )
 
 

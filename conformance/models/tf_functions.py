@@ -1,0 +1,256 @@
+"""TensorFlow functions for the TensorFlow split ops, and exact conversions between NumPy and TensorFlow.
+
+Several targets judge what TensorFlow makes of one request: the TensorFlow adapter calls the op
+eagerly, runs the traced function and compiles it with XLA; LiteRT converts the traced function
+to a flatbuffer; OpenVINO and tf2onnx convert it to their own graphs. Building the function here,
+in the engine, means all of them are handed the *same* program for an item, so a difference
+between them is a difference between backends, never between two hand-written copies.
+
+What the builder guarantees, and why:
+
+- One call of the op as model code writes it: ``tf.split(value, num_or_size_splits, axis)`` for
+  ``tensorflow.split`` (and for ``tflite.SPLIT`` / ``tflite.SPLIT_V``, which LiteRT converts from
+  it), ``tf.experimental.numpy.split(ary, indices_or_sections, axis)`` for the NumPy variant.
+  The axis is left out when the case omits it, so that the op's own default is judged.
+- The request as given, invalid values included: a count is a Python int; sizes are a 1-D
+  tensor of the sizes' type (``graph.lengths_dtype``, e.g. ``tf.constant(sizes, tf.int8)``;
+  int32 for the ``tflite.*`` ops, whose SPLIT_V takes 32-bit sizes and which cannot choose), cast
+  from int64 so that a value the type cannot hold wraps as ``tf.constant`` wraps it; split
+  points (``indices``) a Python list.
+- ``graph.inputs``: the axis (an int32 scalar, the type of raw Split's and SplitV's
+  ``split_dim``; the case cannot choose it) and the sizes become inputs of the traced function
+  when ``graph.runtime`` says so, else constants of it. The data is always an input, its dims
+  None when ``graph.data_shape`` is dynamic (same rank).
+- Tracing (:func:`split_function`) and eager calls reach TensorFlow inside
+  :func:`~conformance.plugin.backend_calls` where this module calls it: a refusal while tracing
+  is TensorFlow's answer to the request, not this builder failing to build it.
+- Conversions move bytes, never values: bfloat16 as ``ml_dtypes.bfloat16`` (TensorFlow's own
+  NumPy type for it), strings as UTF-8 bytes and back to ``str``.
+
+TensorFlow is imported lazily, inside the functions: the engine does not need it installed, and
+``import tensorflow`` starts a thread, which must not happen in the process workers fork from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import Task, backend_calls
+
+if TYPE_CHECKING:
+    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
+
+DATA: Final = "data"
+AXIS: Final = "axis"
+LENGTHS: Final = "lengths"
+
+#: Ops built as one ``tf.split`` call (LiteRT's builtins are what the converter makes of it).
+TF_SPLIT_OPS: Final = frozenset({"tensorflow.split", "tflite.SPLIT", "tflite.SPLIT_V"})
+#: Ops built as one ``tf.experimental.numpy.split`` call.
+TNP_SPLIT_OPS: Final = frozenset({"tensorflow.experimental.numpy.split"})
+#: The axis input's type: raw Split's and SplitV's ``split_dim`` is an int32 scalar.
+AXIS_DTYPE: Final = "int32"
+
+
+def _check_op(task: Task) -> None:
+    if task.op not in TF_SPLIT_OPS | TNP_SPLIT_OPS:
+        known = ", ".join(sorted(TF_SPLIT_OPS | TNP_SPLIT_OPS))
+        raise ValueError(f"{task.op} is not built as a TensorFlow function; known: {known}")
+
+
+def tf_dtype(name: str) -> tf.DType:
+    """The TensorFlow dtype of a suite dtype name (every name in ``conformance.dtypes.ALL``)."""
+    import tensorflow as tf
+
+    return tf.string if name == "string" else tf.as_dtype(dtypes.numpy_dtype(name))
+
+
+def lengths_dtype(task: Task) -> str:
+    """The sizes' element type: the case's ``lengths_dtype``; int32 for the ``tflite.*`` ops."""
+    return "int32" if task.op.startswith("tflite.") else task.graph.lengths_dtype
+
+
+def runtime_inputs(task: Task) -> tuple[str, ...]:
+    """The names of the inputs besides the data that the traced function takes, in order."""
+    names: list[str] = []
+    if task.op in TF_SPLIT_OPS:
+        if task.axis is not None and task.graph.runtime(AXIS):
+            names.append(AXIS)
+        if task.form.kind == "lengths" and task.graph.runtime(LENGTHS):
+            names.append(LENGTHS)
+    return tuple(names)
+
+
+def input_names(task: Task) -> tuple[str, ...]:
+    """Every input of the traced function, in order: the data, then :func:`runtime_inputs`."""
+    return (DATA, *runtime_inputs(task))
+
+
+def lengths_array(task: Task) -> np.ndarray:
+    """The sizes as a 1-D array of :func:`lengths_dtype`, cast from int64 (two's complement wrap)."""
+    values = np.asarray(task.form.values, dtype=np.int64).reshape(-1)
+    return values.astype(dtypes.numpy_dtype(lengths_dtype(task)))
+
+
+def build_problem(task: Task) -> str | None:
+    """Why the function cannot be built as the case states it, or None: an axis fed at run time
+    is int32, which cannot hold an axis beyond it (a constant axis is handed to TensorFlow as a
+    Python int, whatever its size, and TensorFlow judges it)."""
+    for run in task.every_run:
+        why = _axis_problem(run)
+        if why:
+            return why
+    return None
+
+
+def _axis_problem(task: Task) -> str | None:
+    if AXIS not in runtime_inputs(task) or task.axis is None:
+        return None
+    low, high = dtypes.integer_range(AXIS_DTYPE)
+    if low <= task.axis <= high:
+        return None
+    return f"the axis input is {AXIS_DTYPE} (split_dim), which cannot hold the axis {task.axis}"
+
+
+def feeds(task: Task) -> dict[str, np.ndarray]:
+    """The inputs of one run of the traced function, by name and in order (:func:`input_names`):
+    the task's data, its axis and its sizes. Built from the task handed in, so a later run of a
+    case gets its own shape and runtime values. Arrays keep the suite's dtypes (bfloat16 as
+    ml_dtypes, strings as object arrays of str); :func:`tensors` converts them."""
+    why = _axis_problem(task)
+    if why:
+        raise ValueError(why)
+    result = {DATA: task.data}
+    for name in runtime_inputs(task):
+        if name == AXIS:
+            result[AXIS] = np.asarray(task.axis, dtype=dtypes.numpy_dtype(AXIS_DTYPE))
+        else:
+            result[LENGTHS] = lengths_array(task)
+    return result
+
+
+def tensors(task: Task) -> list[tf.Tensor]:
+    """:func:`feeds` as TensorFlow tensors, in input order: what the traced function is called with."""
+    return [to_tf(array) for array in feeds(task).values()]
+
+
+def input_signature(task: Task) -> tuple[tf.TensorSpec, ...]:
+    """The traced function's ``input_signature``: named TensorSpecs, data dims None when dynamic."""
+    import tensorflow as tf
+
+    shape = tuple(task.case.data.shape)
+    data_shape = [None] * len(shape) if task.graph.data_shape == "dynamic" else list(shape)
+    specs = [tf.TensorSpec(data_shape, tf_dtype(task.dtype), name=DATA)]
+    for name in runtime_inputs(task):
+        if name == AXIS:
+            specs.append(tf.TensorSpec([], tf_dtype(AXIS_DTYPE), name=AXIS))
+        else:
+            specs.append(tf.TensorSpec([len(task.form.values)], tf_dtype(lengths_dtype(task)), name=LENGTHS))
+    return tuple(specs)
+
+
+def call(task: Task, inputs: Mapping[str, Any]) -> list[tf.Tensor]:
+    """The op called once on ``inputs`` (by name; :data:`DATA` at least): what model code writes.
+
+    An input missing from ``inputs`` is the request's constant: the axis as a Python int (left
+    out when None), the sizes as a tensor of their type, a count or split points as given. Called
+    eagerly by the adapter (inside ``backend_calls``) and inside the traced function.
+    """
+    import tensorflow as tf
+
+    _check_op(task)
+    axis = inputs.get(AXIS, task.axis)
+    keywords = {} if axis is None else {"axis": axis}
+    if task.op in TNP_SPLIT_OPS:
+        argument: Any = list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
+        return list(tf.experimental.numpy.split(inputs[DATA], argument, **keywords))
+    if task.form.kind == "lengths":
+        argument = inputs[LENGTHS] if LENGTHS in inputs else tf.constant(lengths_array(task))
+    else:
+        argument = int(task.form.values[0])
+    return list(tf.split(inputs[DATA], argument, **keywords))
+
+
+def python_function(task: Task) -> Callable[..., list[tf.Tensor]]:
+    """The Python function a ``tf.function`` traces: positional inputs in :func:`input_names` order."""
+    names = input_names(task)
+
+    def split(*inputs: tf.Tensor) -> list[tf.Tensor]:
+        return call(task, dict(zip(names, inputs, strict=True)))
+
+    split.__name__ = "split"
+    return split
+
+
+def tf_function(task: Task, *, jit_compile: bool = False) -> Any:
+    """The ``tf.function`` (not yet traced) with :func:`input_signature`; autograph off, since the
+    function has no Python control flow to convert. ``jit_compile=True`` makes XLA compile it.
+    What tf2onnx's ``from_function`` takes; :func:`split_function` is the traced form."""
+    import tensorflow as tf
+
+    return tf.function(
+        python_function(task), input_signature=input_signature(task), autograph=False, jit_compile=jit_compile
+    )
+
+
+def split_function(task: Task, *, jit_compile: bool = False) -> tf.types.experimental.ConcreteFunction:
+    """The traced ``ConcreteFunction`` of the task: what the adapter runs, LiteRT's converter and
+    OpenVINO's ``convert_model`` take. Tracing happens here, so TensorFlow's refusals while
+    tracing (a count that does not divide a static dim, a sizes type SplitV does not take)
+    surface here, and are marked as TensorFlow's."""
+    function = tf_function(task, jit_compile=jit_compile)
+    with backend_calls():
+        return function.get_concrete_function()
+
+
+#: The name LiteRT's adapter calls it by.
+concrete_function = split_function
+
+
+def save_model(task: Task, path: str) -> str:
+    """Write the traced function as a SavedModel at ``path`` (its ``serving_default`` signature,
+    inputs by :func:`input_names`, outputs ``output_0``, ``output_1`` ...): for converters that
+    read files. Returns ``path``."""
+    import tensorflow as tf
+
+    module = tf.Module()
+    module.split = tf_function(task)
+    with backend_calls():
+        tf.saved_model.save(module, path, signatures=module.split.get_concrete_function())
+    return path
+
+
+def to_tf(array: np.ndarray) -> tf.Tensor:
+    """A tensor with the same shape, dtype and bytes as ``array`` (a copy: the suite's data stays
+    safe from a backend that writes into its input). Strings cross as UTF-8 bytes."""
+    import tensorflow as tf
+
+    if array.dtype == object:
+        encoded = np.array([str(item).encode("utf-8") for item in array.reshape(-1)], dtype=object)
+        return tf.constant(encoded.reshape(array.shape), dtype=tf.string)
+    return tf.constant(np.array(array, copy=True, order="C"))
+
+
+def to_numpy(tensor: tf.Tensor) -> np.ndarray:
+    """An array with the same shape, dtype and bytes as ``tensor``, in the suite's types:
+    bfloat16 as ml_dtypes (TensorFlow's NumPy type), strings as an object array of ``str``
+    (bytes that are not UTF-8 kept as surrogate escapes, so a corrupted string shows as a value
+    mismatch rather than failing the conversion)."""
+    import tensorflow as tf
+
+    raw = tensor.numpy()
+    if tensor.dtype != tf.string:
+        return np.asarray(raw)
+    items = [raw] if isinstance(raw, bytes) else list(raw.reshape(-1))  # a 0-d tensor gives bytes
+    decoded = np.empty(len(items), dtype=object)
+    decoded[:] = [item.decode("utf-8", "surrogateescape") for item in items]
+    return decoded.reshape(tuple(tensor.shape))
+
+
+def to_numpy_all(outputs: Sequence[tf.Tensor]) -> list[np.ndarray]:
+    """Every output converted by :func:`to_numpy`, in order."""
+    return [to_numpy(output) for output in outputs]

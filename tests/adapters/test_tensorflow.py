@@ -1,0 +1,220 @@
+"""The TensorFlow adapter on a representative slice of the corpus, on its three routes.
+
+Passing items prove the adapter builds what the cases say (the axis left out when omitted, sizes in
+their stated type, runtime inputs and unknown dims on the traced function); a deliberately corrupted
+adapter must fail, proving the comparison is live; TensorFlow's refusals must be judged as
+TensorFlow's, never as a defect of the adapter. Items that abort the process (known issues) are never
+run here: the suite's workers isolate them, this test process would not survive them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+conformance_tensorflow = pytest.importorskip("conformance_tensorflow")
+
+from conformance_tensorflow import TensorflowAdapter  # noqa: E402
+from conformance_tensorflow.adapter import Built  # noqa: E402
+
+from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.errors import UsageError  # noqa: E402
+from conformance.models import tf_functions  # noqa: E402
+from conformance.plugin import Target, Task  # noqa: E402
+from conformance.results.result import Result  # noqa: E402
+from conformance.run.item import make_task, run_item  # noqa: E402
+
+ROUTES = ["eager", "function", "xla"]
+
+ITEMS = [
+    # the documents' examples
+    "tf-doc-split-3-axis1::tensorflow.split",
+    "tf-doc-split-sizes-4-15-11::tensorflow.split",
+    "tf-doc-split-default-axis::tensorflow.split",
+    "doc-split1-num-splits-3::tensorflow.experimental.numpy.split",
+    "doc-readme-indices-past-end::tensorflow.experimental.numpy.split",
+    "doc-onnx11-negative-axis::tensorflow.experimental.numpy.split",
+    # -1 sizes, sizes in each SplitV type
+    "tf-sizes-minus1-inferred::tensorflow.split",
+    "tf-sizes-minus1-zero::tensorflow.split",
+    "tf-sizes-int32::tensorflow.split",
+    # dtypes, special bit patterns (bfloat16 and NaN payloads cross bit for bit)
+    "dtype-bfloat16-lengths::tensorflow.split",
+    "special-bfloat16-parts::tensorflow.split",
+    "special-float32-indices-axis0::tensorflow.experimental.numpy.split",
+    "dtype-complex64-random-parts::tensorflow.split",
+    "dtype-uint64-size::tensorflow.experimental.numpy.split",
+    # requests the spec rejects, refused by TensorFlow: passes
+    "tf-count-uneven::tensorflow.split",
+    "tf-count-zero::tensorflow.split",
+    "tf-sizes-two-minus1::tensorflow.split",
+    "tf-sizes-int16-refused::tensorflow.split",
+    "tf-rank0::tensorflow.split",
+]
+#: XLA has no strings: these pass on the other two routes
+STRING_ITEMS = [
+    "dtype-string-lengths::tensorflow.split",
+    "special-string-values-rows::tensorflow.split",
+    "special-string-parts::tensorflow.experimental.numpy.split",
+]
+#: a traced function with inputs fed at run time, unknown dims, and further runs at other shapes
+GRAPH_ITEMS = [
+    "tf-runtime-sizes-dynamic::tensorflow.split",
+    "graph-runtime-lengths-axis1::tensorflow.split",
+    "ov-custom-lengths-change-first::tensorflow.split",
+    "ov-custom-rank3-minus1-dynamic::tensorflow.split",
+    "webnn-split-24-into-3-non-constant-f16::tensorflow.split",
+]
+
+
+@cache
+def suite() -> Suite:
+    return load_paths(["cases"])
+
+
+def _run(item: str, route: str, adapter: TensorflowAdapter | None = None, repeat: int = 1) -> Result:
+    case_id, _, op = item.partition("::")
+    target = Target("tensorflow", route, "cpu")
+    return run_item(adapter or TensorflowAdapter({}), target, suite().by_id(case_id), op, repeat=repeat)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("item", ITEMS)
+def test_corpus_item_passes(route: str, item: str) -> None:
+    result = _run(item, route)
+    assert result.status == "pass", result.message
+
+
+@pytest.mark.parametrize("route", ["eager", "function"])
+@pytest.mark.parametrize("item", STRING_ITEMS)
+def test_strings_cross_unchanged(route: str, item: str) -> None:
+    result = _run(item, route)
+    assert result.status == "pass", result.message
+
+
+def test_xla_refuses_no_strings_it_is_never_handed() -> None:
+    result = _run(STRING_ITEMS[0], "xla")
+    assert result.status == "unsupported"
+    assert "XLA has no string" in result.message
+
+
+@pytest.mark.parametrize("route", ["function", "xla"])
+@pytest.mark.parametrize("item", GRAPH_ITEMS)
+def test_runtime_inputs_and_dynamic_dims_pass(route: str, item: str) -> None:
+    result = _run(item, route)
+    assert result.status == "pass", result.message
+
+
+def test_the_traced_function_takes_what_the_case_places_at_run_time() -> None:
+    case = suite().by_id("tf-runtime-sizes-dynamic")
+    task = make_task(case, "tensorflow.split")
+    function = tf_functions.split_function(task)
+    specs = function.structured_input_signature[0]
+    assert [(spec.name, spec.shape.as_list(), spec.dtype.name) for spec in specs] == [
+        ("data", [None, None], "float32"),
+        ("axis", [], "int32"),
+        ("lengths", [2], "int32"),
+    ]
+    later = task.runs[0]  # the further run: another shape, other sizes, the same function
+    pieces = function(*tf_functions.tensors(later))
+    assert [tuple(piece.shape) for piece in pieces] == [(4, 3), (5, 3)]
+
+
+class SwappingAdapter(TensorflowAdapter):
+    """Returns the first two pieces in the wrong order."""
+
+    def run(self, model: Built, task: Task) -> Sequence[np.ndarray]:
+        pieces = list(super().run(model, task))
+        pieces[0], pieces[1] = pieces[1], pieces[0]
+        return pieces
+
+
+class SignFlippingAdapter(TensorflowAdapter):
+    """Flips the sign bit of one element: -0.0 for 0.0 is a wrong result for a data move."""
+
+    def run(self, model: Built, task: Task) -> Sequence[np.ndarray]:
+        pieces = [piece.copy() for piece in super().run(model, task)]
+        bits = pieces[-1].reshape(-1).view(np.uint32)
+        bits[0] ^= np.uint32(0x8000_0000)
+        return pieces
+
+
+@pytest.mark.parametrize("broken", [SwappingAdapter, SignFlippingAdapter])
+@pytest.mark.parametrize("route", ROUTES)
+def test_wrong_outputs_fail(broken: type[TensorflowAdapter], route: str) -> None:
+    result = _run("special-float32-lengths::tensorflow.split", route, broken({}), repeat=0)
+    assert result.status == "fail", result.message
+
+
+@pytest.mark.parametrize(("route", "phase"), [("eager", "run"), ("function", "build"), ("xla", "build")])
+def test_a_refusal_is_tensorflows(route: str, phase: str) -> None:
+    """7 rows into 3: eager refuses in the kernel, a trace in the shape function; either is TF's."""
+    result = _run("tf-count-uneven::tensorflow.split", route)
+    raised = result.actual.get("raised")
+    assert result.status == "pass", result.message
+    assert raised is not None and raised["origin"] == "backend" and raised["phase"] == phase, raised
+    assert "InvalidArgument" in raised["type"] or raised["type"] == "ValueError", raised
+    assert result.defect is None
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_refusal_of_a_valid_request_is_an_error_of_tensorflow_not_a_defect(route: str) -> None:
+    """TF's NumPy split refuses unsorted split points (a known issue): an error, TF's own."""
+    result = _run("doc-readme-indices-unsorted::tensorflow.experimental.numpy.split", route)
+    assert result.status == "error", result.message
+    assert result.defect is None
+    assert result.actual["raised"]["origin"] == "backend"
+    assert result.actual["raised"]["type"] == "ValueError"
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_the_reproducer_runs_with_tensorflow_alone(route: str) -> None:
+    case = suite().by_id("tf-runtime-sizes-dynamic")
+    task = make_task(case, "tensorflow.split")
+    snippet = TensorflowAdapter({}).reproducer(task, Target("tensorflow", route, "cpu"))
+    assert snippet is not None and "conformance" not in snippet
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile("import base64\nimport numpy as np\n" + snippet, "<reproducer>", "exec"), {})
+    assert printed.getvalue().splitlines() == ["[(2, 2), (4, 2)]", "[(4, 3), (5, 3)]"]
+
+
+def test_conversions_keep_every_byte() -> None:
+    import ml_dtypes
+
+    bits = np.array([0x7F81, 0xFFC1, 0x8000, 0x0001], dtype=np.uint16)
+    bfloat16 = bits.view(ml_dtypes.bfloat16).reshape(2, 2)
+    back = tf_functions.to_numpy(tf_functions.to_tf(bfloat16))
+    assert back.dtype == bfloat16.dtype and back.view(np.uint16).tolist() == bits.reshape(2, 2).tolist()
+    strings = np.array(["a\x00", "", "é字🙂", "\x00"], dtype=object).reshape(2, 2)
+    back = tf_functions.to_numpy(tf_functions.to_tf(strings))
+    assert back.dtype == object and back.tolist() == strings.tolist()
+    assert all(type(item) is str for item in back.reshape(-1))
+    scalar = tf_functions.to_numpy(tf.constant(b"x\x00"))
+    assert scalar.shape == () and scalar.item() == "x\x00"
+
+
+def test_info_reports_the_installed_tensorflow() -> None:
+    info = TensorflowAdapter({"device": "cpu"}).info()
+    assert (info.name, info.version) == ("tensorflow", tf.__version__)
+    assert info.backend.startswith("tensorflow")
+    assert [(route.name, route.default) for route in info.routes] == [
+        ("eager", True),
+        ("function", True),
+        ("xla", False),
+    ]
+    assert info.devices == ("cpu",)
+    assert all("tensorflow" not in route.imports for route in info.routes)  # it starts a thread
+
+
+def test_unknown_options_and_devices_are_refused() -> None:
+    with pytest.raises(UsageError, match="unknown option"):
+        TensorflowAdapter({"devcie": "cpu"})
+    with pytest.raises(UsageError, match="unknown device"):
+        TensorflowAdapter({"device": "gpu"})
