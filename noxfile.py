@@ -81,8 +81,38 @@ VERSION_TARGETS = {
 VERSIONS_DIR = Path("reports/versions")
 
 
+#: The extras that pull a heavy backend into another adapter's install, by the backend's adapter:
+#: leaving torch out also drops OpenVINO's and ONNX Runtime's torch-reading routes' extras.
+HEAVY_EXTRAS = {
+    "torch": frozenset({"torch", "pytorch"}),
+    "tensorflow": frozenset({"tensorflow", "tf2onnx", "litert"}),
+}
+#: Set to a comma-separated list of built-in adapters to leave out of suite, tests and benchmark.
+LEAVE_OUT = "CONFORMANCE_LEAVE_OUT"
+
+
+def installed_adapters(session: nox.Session) -> list[str]:
+    """The adapters to install: every built-in one but those $CONFORMANCE_LEAVE_OUT names, each with
+    the extras the left-out backends would bring in dropped (``adapters/openvino[onnx]``)."""
+    leave = {name.strip() for name in os.environ.get(LEAVE_OUT, "").split(",") if name.strip()}
+    unknown = sorted(leave - set(ADAPTERS))
+    if unknown:
+        session.error(f"{LEAVE_OUT} names {', '.join(unknown)}; built-in adapters: {', '.join(ADAPTERS)}")
+    dropped = frozenset().union(*(HEAVY_EXTRAS.get(name, frozenset()) for name in leave))
+    if leave:
+        session.log(f"leaving out {', '.join(sorted(leave))} ({LEAVE_OUT})")
+    specs = []
+    for name in ADAPTERS:
+        if name in leave:
+            continue
+        path, _, extras = ADAPTER_INSTALL[name].partition("[")
+        kept = [extra for extra in extras.rstrip("]").split(",") if extra and extra not in dropped]
+        specs.append(f"{path}[{','.join(kept)}]" if kept else path)
+    return specs
+
+
 def _install_all(session: nox.Session, *extra: str) -> None:
-    editable = [arg for name in ADAPTERS for arg in ("-e", ADAPTER_INSTALL[name])]
+    editable = [arg for spec in installed_adapters(session) for arg in ("-e", spec)]
     session.install(*CONSTRAINTS, "-e", ".", *editable, *extra)
 
 
