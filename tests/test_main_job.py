@@ -11,9 +11,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import built_in
 import pytest
 
-BUILT_IN = ("numpy", "onnx", "onnxruntime", "openvino", "torch")
+BUILT_IN = built_in.adapters()
 
 for module in BUILT_IN:
     pytest.importorskip(module)

@@ -11,6 +11,7 @@ import importlib.util
 import re
 from pathlib import Path
 
+import built_in
 import pytest
 from report_fixtures import corpus
 
@@ -20,7 +21,8 @@ from conformance.run import memory
 ROOT = Path(__file__).resolve().parent.parent
 #: README.md with every run of white space made one space, so a sentence may be rewrapped
 README = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
-BUILT_IN = ("numpy", "onnx", "onnxruntime", "openvino", "torch")
+
+BUILT_IN = built_in.adapters()
 
 CASES = r"The corpus holds ([\d,]+) cases"
 ITEMS = r"which make ([\d,]+) \(case, op\) items"
