@@ -1,0 +1,230 @@
+"""LiteRT models for the TensorFlow split functions: the converted flatbuffer, the builtin operators
+it really holds, and a run in the LiteRT interpreter.
+
+Shared by every route that judges what LiteRT makes of a traced ``tf.function``
+(:func:`conformance.models.tf_functions.split_function` traces it), so that each is handed the same
+flatbuffer for an item.
+
+What the builder guarantees, and why:
+
+- :func:`convert` is ``tf.lite.TFLiteConverter.from_concrete_functions`` with its defaults: builtin
+  operators only (no select-TF-ops fallback, which would run TensorFlow's own kernels inside
+  LiteRT), no optimizations, no quantization. A refusal by the converter is LiteRT's answer to
+  the request and is marked as the backend's.
+- :func:`model_bytes` is the whole build of an item. For ``tensorflow.split`` it is what a user's
+  traced ``tf.split`` becomes, whatever operators the converter picks. For ``tflite.SPLIT`` and
+  ``tflite.SPLIT_V`` the model must exercise that builtin, so two outcomes mean the request cannot
+  be built here, and raise (from this module, the suite's model builder: judged ``unsupported``
+  with the message): TensorFlow refusing to trace the ``tf.split`` (:class:`NotTraced`: LiteRT was
+  never asked), and a converted model that is not exactly one such builtin (:class:`NotEmitted`:
+  folded away, lowered to slices, split into several).
+- :func:`operators` reads the builtin operators from the flatbuffer itself (the schema LiteRT
+  ships), not from a loaded interpreter, whose op list already shows the delegates' rewrites.
+- :func:`load` and :func:`invoke` call the interpreter inside
+  :func:`~conformance.plugin.backend_calls`: its exceptions are LiteRT's refusals, never this
+  builder failing. Inputs are fed by the names the traced function gives them; a model with
+  unknown dims has its inputs resized to each run's shapes and its tensors allocated again, as an
+  application does; outputs are copied out in the model's output order, bytes unchanged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import BACKEND_ORIGIN_ATTRIBUTE, AdapterError, BackendRefusal, Task, backend_calls
+
+if TYPE_CHECKING:
+    from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]  # nor does LiteRT
+
+#: The builtin operator each ``tflite.*`` op id names.
+BUILTINS: Final[dict[str, str]] = {"tflite.SPLIT": "SPLIT", "tflite.SPLIT_V": "SPLIT_V"}
+#: How much of TensorFlow's refusal a :class:`NotTraced` message quotes.
+_QUOTED: Final = 300
+
+
+class NotEmitted(ValueError):
+    """The converter did not turn the request into exactly one of the builtin operators judged."""
+
+
+class NotTraced(ValueError):
+    """TensorFlow refused to trace the function a builtin would be converted from."""
+
+
+def model_bytes(task: Task) -> bytes:
+    """The converted flatbuffer of ``task`` (see the module docstring for what is refused)."""
+    from conformance.models import tf_functions
+
+    if task.op not in BUILTINS:
+        return convert(tf_functions.split_function(task))
+    model = convert(_traced_for_builtin(task))
+    require_only(model, task.op)
+    return model
+
+
+def build_problem(task: Task) -> str | None:
+    """Why a ``tflite.*`` task cannot be built, or None: the builtins take the axis (``split_dim``)
+    and SPLIT_V's sizes as 32-bit integer tensors, so a value beyond int32 cannot reach them
+    (TensorFlow would wrap it while tracing, and the builtin would judge another request)."""
+    if task.op not in BUILTINS:
+        return None
+    low, high = dtypes.integer_range("int32")
+    for run in task.every_run:
+        if run.axis is not None and not low <= run.axis <= high:
+            return f"{BUILTINS[task.op]} takes the axis as a 32-bit integer tensor: it cannot hold {run.axis}"
+        outside = [size for size in run.form.values if run.form.kind == "lengths" and not low <= size <= high]
+        if outside:
+            return f"SPLIT_V takes size_splits as a 32-bit integer tensor: it cannot hold {outside[0]}"
+    return None
+
+
+def _traced_for_builtin(task: Task) -> Any:
+    """The traced function of a ``tflite.*`` task; TensorFlow's refusal to trace it becomes
+    :class:`NotTraced` (any other exception, a builder's defect, goes through as it is)."""
+    from conformance.models import tf_functions
+
+    try:
+        return tf_functions.split_function(task)
+    except Exception as error:
+        if not (isinstance(error, BackendRefusal) or getattr(error, BACKEND_ORIGIN_ATTRIBUTE, False)):
+            raise
+        said = " ".join(str(error).split())
+        said = said if len(said) <= _QUOTED else said[:_QUOTED] + " ..."
+        raise NotTraced(
+            f"TensorFlow refused to trace the tf.split that the converter turns into {BUILTINS[task.op]}, "
+            f"so LiteRT never received the request: {type(error).__name__}: {said}"
+        ) from error
+
+
+def convert(function: Any) -> bytes:
+    """The flatbuffer ``TFLiteConverter.from_concrete_functions`` writes with default settings.
+
+    ``function`` is a traced ``ConcreteFunction``. It is handed over with a ``tf.Module`` as its
+    trackable object, as TensorFlow's documentation of the method does: without one the converter
+    takes its deprecated path (a frozen graph; TensorFlow logs that it is deprecated), with one it
+    saves the function as a SavedModel and converts that, which is the path models take today.
+    The model then carries a ``serving_default`` signature, whose names :func:`invoke` feeds and
+    reads by (the outputs' tensor order is not the function's).
+    """
+    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
+
+    with backend_calls():
+        converter = tf.lite.TFLiteConverter.from_concrete_functions([function], tf.Module())
+        model: bytes = converter.convert()
+    return model
+
+
+def operators(model: bytes) -> tuple[str, ...]:
+    """The operators of every subgraph of ``model`` in execution order, by their builtin names
+    (``SPLIT``, ``STRIDED_SLICE``; a custom operator as ``CUSTOM:<name>``)."""
+    from ai_edge_litert import schema_py_generated as schema  # type: ignore[import-untyped]
+
+    names = {value: name for name, value in vars(schema.BuiltinOperator).items() if not name.startswith("_")}
+    root = schema.Model.GetRootAs(model, 0)
+    found: list[str] = []
+    for index in range(root.SubgraphsLength()):
+        graph = root.Subgraphs(index)
+        for position in range(graph.OperatorsLength()):
+            code = root.OperatorCodes(graph.Operators(position).OpcodeIndex())
+            # builtin codes past 127 live in BuiltinCode; older writers set only the deprecated byte
+            builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+            if builtin == schema.BuiltinOperator.CUSTOM:
+                found.append(f"CUSTOM:{(code.CustomCode() or b'').decode()}")
+            else:
+                found.append(names.get(builtin, str(builtin)))
+    return tuple(found)
+
+
+def describe(found: tuple[str, ...]) -> str:
+    """``STRIDED_SLICE x3, RESHAPE``: a converted model's operators in a message."""
+    if not found:
+        return "no operator at all (every output folded to a constant or passed through)"
+    counts = Counter(found)
+    return ", ".join(name if counts[name] == 1 else f"{name} x{counts[name]}" for name in counts)
+
+
+def require_only(model: bytes, op: str) -> None:
+    """Raise :class:`NotEmitted` unless ``model`` holds exactly one operator, the builtin ``op``
+    names: only then does running it judge that builtin."""
+    wanted = BUILTINS[op]
+    found = operators(model)
+    if found != (wanted,):
+        raise NotEmitted(f"the converter emitted {describe(found)}, not one {wanted}")
+
+
+def load(model: bytes, *, delegates: bool, threads: int = 1) -> Interpreter:
+    """The interpreter for ``model``: with LiteRT's default delegates (XNNPACK for the CPU) or with
+    the builtin kernels alone. Its tensors are allocated here when every input shape is known; a
+    model with unknown dims is allocated by :func:`invoke` once a run's shapes are known (allocating
+    at the placeholder dims of 1 would make a SPLIT refuse a split no run asked for)."""
+    from ai_edge_litert import interpreter
+
+    resolver = (
+        interpreter.OpResolverType.AUTO
+        if delegates
+        else interpreter.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    )
+    with backend_calls():
+        loaded = interpreter.Interpreter(
+            model_content=model, experimental_op_resolver_type=resolver, num_threads=threads
+        )
+        if not _dynamic(loaded):
+            loaded.allocate_tensors()
+    return loaded
+
+
+def _dynamic(loaded: Interpreter) -> bool:
+    """Whether any input of the model has a dim declared unknown (-1 in its shape signature)."""
+    return any(-1 in detail["shape_signature"] for detail in loaded.get_input_details())
+
+
+def _signature(loaded: Interpreter) -> tuple[dict[str, int], list[int]]:
+    """The model's inputs by the traced function's names and its outputs in the function's order,
+    as tensor indices: from the ``serving_default`` signature (outputs ``output_0``, ``output_1``,
+    ... whose tensors the converter does not keep in that order), else, for a model converted
+    without one, the inputs' own names and the subgraph's output order."""
+    signatures = loaded.get_signature_list()
+    if not signatures:
+        inputs = {detail["name"]: detail["index"] for detail in loaded.get_input_details()}
+        return inputs, [detail["index"] for detail in loaded.get_output_details()]
+    runner = loaded.get_signature_runner(next(iter(signatures)))
+    inputs = {name: detail["index"] for name, detail in runner.get_input_details().items()}
+    outputs = runner.get_output_details()
+    ordered = sorted(outputs, key=lambda name: int(name.rpartition("_")[2]))
+    return inputs, [outputs[name]["index"] for name in ordered]
+
+
+def invoke(loaded: Interpreter, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """Feed ``feeds`` by input name, run, and return a copy of every output in the function's
+    order. A model with unknown dims has each input resized to its feed and its tensors allocated
+    again first, as an application does for every new shape; a static model is fed as it is."""
+    inputs, outputs = _signature(loaded)
+    if set(inputs) != set(feeds):
+        # the traced function and its feeds disagree: a defect, never a refusal by LiteRT
+        raise AdapterError(f"the model's inputs are {', '.join(inputs)}; fed: {', '.join(feeds)}")
+    arrays = {name: np.array(array, copy=True, order="C") for name, array in feeds.items()}
+    with backend_calls():
+        if _dynamic(loaded):
+            for name, index in inputs.items():
+                loaded.resize_tensor_input(index, list(arrays[name].shape))
+            loaded.allocate_tensors()
+        for name, index in inputs.items():
+            loaded.set_tensor(index, arrays[name])
+        loaded.invoke()
+        details = {detail["index"]: detail for detail in loaded.get_output_details()}
+        return [_output(loaded, details[index]) for index in outputs]
+
+
+def _output(loaded: Interpreter, detail: Mapping[str, Any]) -> np.ndarray:
+    """A copy of one output after ``invoke``. An output with no elements is made from the shape and
+    type the interpreter reports: ``get_tensor`` refuses a zero-size tensor that was allocated at
+    run time ("Invalid tensor size", tensorflow/tensorflow#57084) although it has no bytes to read,
+    so only its shape and type can be judged, and they are exactly what the interpreter states."""
+    shape = tuple(int(size) for size in detail["shape"])
+    if 0 in shape:
+        return np.empty(shape, dtype=detail["dtype"])
+    return np.array(loaded.get_tensor(detail["index"]), copy=True)
