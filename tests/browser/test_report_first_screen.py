@@ -125,3 +125,14 @@ def test_a_family_cell_filters_every_version_of_its_op(page: Any, pages: dict[st
     assert page.input_value("#f-op") == "onnx.Split" and page.input_value("#f-target") == "openvino/onnx/CPU"
     assert "onnx.Split (every version) (2)" in page.locator("#f-op option").all_inner_texts()
     assert page.inner_text("#f-count").startswith("2 of 4")
+
+
+def test_a_compatibility_block_shows_its_first_op_below_its_header(page: Any, pages: dict[str, str]) -> None:
+    """The block's table scrolls sideways in its own box, which is also its header's sticky
+    container: the page's sticky offset there pushed the header down over the first op's row."""
+    at_first_screen(page, pages["red"], "view=compat")
+    table = page.locator("table.compat-table").first
+    head = table.locator("thead").bounding_box()
+    first_row = table.locator("tbody tr").first.bounding_box()
+    assert head and first_row
+    assert first_row["y"] >= head["y"] + head["height"] - 1, (head, first_row)
