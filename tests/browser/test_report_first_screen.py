@@ -132,7 +132,7 @@ def test_a_compatibility_block_shows_its_first_op_below_its_header(page: Any, pa
     container: the page's sticky offset there pushed the header down over the first op's row."""
     at_first_screen(page, pages["red"], "view=compat")
     table = page.locator("table.compat-table").first
-    head = table.locator("thead").bounding_box()
+    head = table.locator("thead th").first.bounding_box()
     first_row = table.locator("tbody tr").first.bounding_box()
     assert head and first_row
     assert first_row["y"] >= head["y"] + head["height"] - 1, (head, first_row)
