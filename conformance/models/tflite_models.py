@@ -39,7 +39,7 @@ from conformance import dtypes
 from conformance.plugin import BACKEND_ORIGIN_ATTRIBUTE, AdapterError, BackendRefusal, Task, backend_calls
 
 if TYPE_CHECKING:
-    from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]  # nor does LiteRT
+    from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]
 
 #: The builtin operator each ``tflite.*`` op id names.
 BUILTINS: Final[dict[str, str]] = {"tflite.SPLIT": "SPLIT", "tflite.SPLIT_V": "SPLIT_V"}
