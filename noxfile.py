@@ -34,7 +34,7 @@ nox.options.reuse_existing_virtualenvs = True
 
 CONSTRAINTS = ("-c", "constraints.txt")
 #: The built-in adapters, each its own distribution registered through the entry-point group.
-ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch", "tensorflow")
+ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch", "tensorflow", "litert")
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX and PyTorch frontends take onnx files and torch modules).
 ADAPTER_INSTALL = {
@@ -44,6 +44,7 @@ ADAPTER_INSTALL = {
     "openvino": "adapters/openvino[onnx,pytorch]",
     "torch": "adapters/torch",
     "tensorflow": "adapters/tensorflow",
+    "litert": "adapters/litert",
 }
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
@@ -253,6 +254,7 @@ EXTRA_TARGETS = (
     ),
     ("--target", "torch/compile/*"),
     ("--target", "tensorflow/xla/*"),
+    ("--target", "litert/converter/*"),
 )
 
 

@@ -1,0 +1,93 @@
+"""Standalone reproducers: Python statements that redo an item with TensorFlow and ai_edge_litert.
+
+They write out what the route does, as plain code a LiteRT developer can rerun without the suite:
+the ``tf.function`` of :mod:`conformance.models.tf_functions` (its call, its signature), its
+conversion as :func:`conformance.models.tflite_models.convert` does it, the operators the converter
+emitted, and the interpreter fed by the signature's names, resized and allocated for each run as
+:func:`conformance.models.tflite_models.invoke` does. Output shapes are printed from the
+interpreter's output details, which also hold for the empty pieces ``get_tensor`` cannot read.
+"""
+
+from __future__ import annotations
+
+from conformance import reproducers
+from conformance.plugin import Task
+
+_LOAD = """\
+interpreter = litert.Interpreter(
+    model_content=model, experimental_op_resolver_type=litert.OpResolverType.{resolver}, num_threads={threads}
+)
+runner = interpreter.get_signature_runner()
+inputs = {{name: detail["index"] for name, detail in runner.get_input_details().items()}}
+named = runner.get_output_details()
+outputs = [named[name]["index"] for name in sorted(named, key=lambda name: int(name.rpartition("_")[2]))]
+del runner  # a live signature runner makes allocate_tensors refuse ("at least 1 reference to internal data")
+"""
+
+_RUN = """\
+interpreter.invoke()
+details = {detail["index"]: detail for detail in interpreter.get_output_details()}
+print([details[index]["shape"].tolist() for index in outputs])
+"""
+
+
+def _argument_code(task: Task, names: tuple[str, ...]) -> str:
+    """The second argument of ``tf.split``: a count, the sizes input, or the sizes as a constant."""
+    from conformance.models import tf_functions
+
+    if task.form.kind != "lengths":
+        return repr(int(task.form.values[0]))
+    if tf_functions.LENGTHS in names:
+        return tf_functions.LENGTHS
+    sizes = tf_functions.lengths_array(task)
+    return f"tf.constant(np.array({sizes.tolist()!r}, dtype=np.{sizes.dtype.name}))"
+
+
+def _function_code(task: Task) -> str:
+    """The traced function, as :func:`conformance.models.tf_functions.split_function` builds it."""
+    from conformance.models import tf_functions
+
+    names = tf_functions.input_names(task)
+    axis = "" if task.axis is None else f", axis={task.axis}"
+    if tf_functions.AXIS in names:
+        axis = ", axis=axis"
+    specs = ", ".join(
+        f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
+        for spec in tf_functions.input_signature(task)
+    )
+    return (
+        f"def split({', '.join(names)}):\n"
+        f"    return tf.split(data, {_argument_code(task, names)}{axis})\n\n"
+        f"split = tf.function(split, input_signature=[{specs}], autograph=False).get_concrete_function()\n"
+    )
+
+
+def snippet(task: Task, *, delegates: bool, threads: int) -> str:
+    """Conversion, the operators emitted, and one invoke per run of the case."""
+    from conformance.models import tf_functions
+
+    dynamic = task.graph.data_shape == "dynamic"
+    resolver = "AUTO" if delegates else "BUILTIN_WITHOUT_DEFAULT_DELEGATES"
+    body = (
+        "import tensorflow as tf\nfrom ai_edge_litert import interpreter as litert\n\n"
+        f"{_function_code(task)}"
+        "# the route's conversion: builtin operators only, no optimizations\n"
+        "model = tf.lite.TFLiteConverter.from_concrete_functions([split], tf.Module()).convert()\n"
+        "builtin = litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES\n"
+        "listing = litert.Interpreter(model_content=model, experimental_op_resolver_type=builtin)\n"
+        'print("operators:", [op["op_name"] for op in listing._get_ops_details()])\n\n'
+        f"{_LOAD.format(resolver=resolver, threads=threads)}"
+    )
+    if not dynamic:
+        body += "interpreter.allocate_tensors()\n"
+    for run in task.every_run:
+        body += reproducers.run_heading(run)
+        feeds = tf_functions.feeds(run)
+        for name, array in feeds.items():
+            body += f"{reproducers.array_code(array, name)}\n"
+        if dynamic:  # unknown dims: resize every input to this run's shapes, then allocate again
+            body += "".join(f"interpreter.resize_tensor_input(inputs[{n!r}], {n}.shape)\n" for n in feeds)
+            body += "interpreter.allocate_tensors()\n"
+        body += "".join(f"interpreter.set_tensor(inputs[{name!r}], {name})\n" for name in feeds)
+        body += _RUN
+    return body

@@ -1,0 +1,216 @@
+"""The LiteRT adapter on a representative slice of the corpus, on both devices.
+
+Passing items prove the route builds what the cases say (the axis left out when omitted, runtime
+inputs, unknown dims resized per run, more than ten outputs kept in order, empty pieces read);
+requests whose model cannot exercise a builtin must be unsupported with the reason, never judged;
+a deliberately corrupted adapter must fail, proving the comparison is live. Items that abort the
+process (the known issue splitv-shape-fn-aborts-on-int8-sizes) are never run here: the suite's
+workers isolate them, this test process would not survive them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ai_edge_litert")
+tf = pytest.importorskip("tensorflow")
+pytest.importorskip("conformance_litert")
+
+from conformance_litert import LiteRTAdapter  # noqa: E402
+
+from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.errors import UsageError  # noqa: E402
+from conformance.models import tflite_models  # noqa: E402
+from conformance.plugin import Target, Task  # noqa: E402
+from conformance.run import known_issues  # noqa: E402
+from conformance.run.item import make_task, run_item  # noqa: E402
+from conformance.run.planning import RunConfig, plan  # noqa: E402
+from conformance.run.runner import execute  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+DEVICES = ["xnnpack", "builtin"]
+
+PASSING = [
+    # the documents' examples
+    "tf-doc-split-3-axis1::tensorflow.split",
+    "tf-doc-split-default-axis::tensorflow.split",  # no axis: tf.split's default, 0
+    "tf-doc-split-3-axis1::tflite.SPLIT",
+    "tf-doc-split-sizes-4-15-11::tflite.SPLIT_V",
+    # more than ten outputs, whose tensors the converter does not keep in the function's order
+    "count-large-axis2-into-11::tflite.SPLIT",
+    "lengths-sixteen-ones::tflite.SPLIT_V",
+    # NaN payloads and signed zeros, bit for bit
+    "special-float32-lengths::tflite.SPLIT_V",
+    "special-int8-parts::tensorflow.split",
+    # axis and sizes fed at run time; unknown dims resized per run, an empty piece among them
+    "graph-runtime-axis-split1::tflite.SPLIT",
+    "graph-dynamic-parts::tflite.SPLIT",
+    "runs-dynamic-runtime-lengths::tflite.SPLIT_V",
+    "tf-runtime-sizes-dynamic::tensorflow.split",
+    # refused as the spec requires: by the converter (a type SPLIT lacks), by a kernel at run time
+    "tflite-types-float16::tflite.SPLIT",
+    "graph-runtime-axis-split1-not-divisible::tflite.SPLIT",
+    "graph-runtime-lengths-bad-sum::tflite.SPLIT_V",
+]
+
+
+@cache
+def suite() -> Suite:
+    return load_paths([ROOT / "cases"])
+
+
+def judge(adapter: object, item: str, device: str) -> tuple[str, str]:
+    case_id, op = item.split("::")
+    target = Target("litert", "converter", device)
+    result = run_item(adapter, target, suite().by_id(case_id), op, repeat=1)  # type: ignore[arg-type]
+    return result.status, result.message
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("item", PASSING)
+def test_corpus_item_passes(device: str, item: str) -> None:
+    status, message = judge(LiteRTAdapter({}), item, device)
+    assert status == "pass", message
+
+
+@pytest.mark.parametrize(
+    ("item", "reason"),
+    [
+        # static empty dims: the converter folds every piece to a constant, no SPLIT is left
+        ("count-empty-dim-into-3::tflite.SPLIT", "NotEmitted: the converter emitted no operator at all"),
+        ("lengths-all-zero-empty-dim::tflite.SPLIT_V", "not one SPLIT_V"),
+        # TensorFlow refuses to trace the tf.split: LiteRT never sees the request
+        ("tf-count-uneven::tflite.SPLIT", "NotTraced: TensorFlow refused to trace"),
+        # the builtin's 32-bit sizes cannot hold the request
+        ("edges-lengths-wrap32::tflite.SPLIT_V", "size_splits as a 32-bit integer tensor"),
+    ],
+)
+def test_a_builtin_the_model_cannot_exercise_is_unsupported_with_the_reason(item: str, reason: str) -> None:
+    status, message = judge(LiteRTAdapter({}), item, "builtin")
+    assert status == "unsupported", message
+    assert reason in message
+
+
+def test_a_model_lowered_to_other_operators_is_not_the_builtin() -> None:
+    """What the converter emits is read from the flatbuffer: slices are no SPLIT."""
+
+    def slices(data: tf.Tensor) -> list[tf.Tensor]:
+        return [data[:2], data[2:]]
+
+    function = tf.function(slices, input_signature=[tf.TensorSpec([6, 4], tf.float32)], autograph=False)
+    model = tflite_models.convert(function.get_concrete_function())
+    assert tflite_models.operators(model) == ("STRIDED_SLICE", "STRIDED_SLICE")
+    with pytest.raises(tflite_models.NotEmitted, match=r"emitted STRIDED_SLICE x2, not one SPLIT$"):
+        tflite_models.require_only(model, "tflite.SPLIT")
+
+
+class SwappingAdapter(LiteRTAdapter):
+    """Returns the first two outputs swapped: the comparison must notice."""
+
+    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
+        outputs = list(super().run(compiled, task))
+        outputs[0], outputs[1] = outputs[1], outputs[0]
+        return outputs
+
+
+class BitFlippingAdapter(LiteRTAdapter):
+    """Flips the lowest bit of one element: bit-exact comparison must notice."""
+
+    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
+        outputs = [np.array(output, copy=True) for output in super().run(compiled, task)]
+        outputs[-1].view(np.uint32).reshape(-1)[0] ^= 1
+        return outputs
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("wrong", [SwappingAdapter, BitFlippingAdapter])
+def test_wrong_outputs_fail(wrong: type[LiteRTAdapter], device: str) -> None:
+    status, message = judge(wrong({}), "tf-doc-split-sizes-4-15-11::tflite.SPLIT_V", device)
+    assert status == "fail", message
+
+
+def test_a_converter_refusal_of_a_valid_request_is_litert_s_error_not_a_defect() -> None:
+    """int64 data into a count: the converter refuses (known issue converter-split-int64-data)."""
+    target = Target("litert", "converter", "builtin")
+    result = run_item(LiteRTAdapter({}), target, suite().by_id("dtype-int64-parts"), "tflite.SPLIT")
+    assert result.status == "error" and result.defect is None, result.message
+    assert "ConverterError" in result.message
+    issues = known_issues.shipped("litert", "conformance_litert:LiteRTAdapter")
+    claimed = known_issues.apply(result, issues)
+    assert claimed.status == "xfail" and (claimed.known_issue or {}).get("id") == "converter-split-int64-data"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_reproducer_runs_with_tensorflow_and_litert_alone(device: str) -> None:
+    task = make_task(suite().by_id("runs-dynamic-runtime-lengths"), "tflite.SPLIT_V")
+    snippet = LiteRTAdapter({}).reproducer(task, Target("litert", "converter", device))
+    assert snippet is not None and "conformance" not in snippet
+    code = f"import base64\nimport numpy as np\n{snippet}"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False, cwd=ROOT
+    )
+    printed = [line for line in done.stdout.splitlines() if line.startswith(("[", "operators"))]
+    # the case's fourth run asks for sizes that do not add up: the kernel refuses it
+    assert printed == ["operators: ['SPLIT_V']", "[[2, 4], [4, 4]]", "[[4, 4], [5, 4]]", "[[3, 2], [0, 2]]"]
+    assert "size_splits must sum to the dimension" in done.stderr
+
+
+def test_info_reports_litert_and_the_converter() -> None:
+    import ai_edge_litert
+
+    info = LiteRTAdapter({}).info()
+    assert (info.name, info.backend, info.version) == ("litert", "ai-edge-litert", ai_edge_litert.__version__)
+    assert [(route.name, route.default) for route in info.routes] == [("converter", False)]
+    assert info.devices == ("xnnpack", "builtin")
+    assert info.options == {
+        "device": "xnnpack,builtin",
+        "num_threads": "1",
+        "converter": f"tensorflow {tf.__version__}",
+    }
+    assert LiteRTAdapter({"device": "builtin"}).info().devices == ("builtin",)
+
+
+@pytest.mark.parametrize(
+    ("options", "complaint"),
+    [
+        ({"device": "gpu"}, "unknown device"),
+        ({"threads": "2"}, "unknown option"),
+        ({"num_threads": "0"}, "num_threads"),
+    ],
+)
+def test_bad_options_are_refused_at_construction(options: dict[str, str], complaint: str) -> None:
+    with pytest.raises(UsageError, match=complaint):
+        LiteRTAdapter(options)
+
+
+def test_every_non_pass_of_the_builtins_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
+    """The tflite.* ops through the workers, both devices: every failure claimed, nothing stale."""
+    issues = known_issues.shipped("litert", "conformance_litert:LiteRTAdapter")
+    config = RunConfig(
+        case_paths=(str(ROOT / "cases"),),
+        adapters=("litert",),
+        ops=("tflite.*",),
+        targets=("litert/*",),
+        repeat=0,
+        jobs=2,
+        out=tmp_path,
+        junit=False,
+        known_issues=False,
+    )
+    results = execute(plan(config), config).results
+    assert len(results) > 1000
+    judged = [known_issues.apply(result, issues) for result in results]
+    unexplained = [
+        f"{r.item_id}@{r.target_id}: {r.status}: {r.message}"
+        for r in judged
+        if r.status not in ("pass", "xfail", "unsupported")
+    ]
+    assert not unexplained, "\n".join(unexplained[:20])
+    assert not [issue.id for issue in known_issues.stale(issues, judged)]
