@@ -88,6 +88,8 @@ HEAVY_EXTRAS = {
     "torch": frozenset({"torch", "pytorch"}),
     "tensorflow": frozenset({"tensorflow", "tf2onnx", "litert"}),
 }
+#: Built-in adapters that cannot be installed without another one's backend.
+NEEDS = {"litert": frozenset({"tensorflow"})}
 #: Set to a comma-separated list of built-in adapters to leave out of suite, tests and benchmark.
 LEAVE_OUT = "CONFORMANCE_LEAVE_OUT"
 
@@ -96,6 +98,8 @@ def installed_adapters(session: nox.Session) -> list[str]:
     """The adapters to install: every built-in one but those $CONFORMANCE_LEAVE_OUT names, each with
     the extras the left-out backends would bring in dropped (``adapters/openvino[onnx]``)."""
     leave = {name.strip() for name in os.environ.get(LEAVE_OUT, "").split(",") if name.strip()}
+    # an adapter whose backend needs a left-out one goes too (LiteRT's converter is TensorFlow's)
+    leave |= {name for name, needs in NEEDS.items() if needs & leave}
     unknown = sorted(leave - set(ADAPTERS))
     if unknown:
         session.error(f"{LEAVE_OUT} names {', '.join(unknown)}; built-in adapters: {', '.join(ADAPTERS)}")
