@@ -36,12 +36,13 @@ CONSTRAINTS = ("-c", "constraints.txt")
 #: The built-in adapters, each its own distribution registered through the entry-point group.
 ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch", "tensorflow", "litert")
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
-#: its routes read from (OpenVINO's ONNX and PyTorch frontends take onnx files and torch modules).
+#: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
+#: torch modules, traced tf.functions and .tflite files; ONNX Runtime's conversion routes torch and tf2onnx).
 ADAPTER_INSTALL = {
     "numpy": "adapters/numpy",
     "onnx": "adapters/onnx",
-    "onnxruntime": "adapters/onnxruntime[torch]",
-    "openvino": "adapters/openvino[onnx,pytorch]",
+    "onnxruntime": "adapters/onnxruntime[torch,tensorflow]",
+    "openvino": "adapters/openvino[onnx,pytorch,tensorflow,tflite]",
     "torch": "adapters/torch",
     "tensorflow": "adapters/tensorflow",
     "litert": "adapters/litert",
@@ -86,7 +87,7 @@ VERSIONS_DIR = Path("reports/versions")
 #: leaving torch out also drops OpenVINO's and ONNX Runtime's torch-reading routes' extras.
 HEAVY_EXTRAS = {
     "torch": frozenset({"torch", "pytorch"}),
-    "tensorflow": frozenset({"tensorflow", "tf2onnx", "litert"}),
+    "tensorflow": frozenset({"tensorflow", "tf2onnx", "litert", "tflite"}),
 }
 #: Built-in adapters that cannot be installed without another one's backend.
 NEEDS = {"litert": frozenset({"tensorflow"})}
@@ -259,6 +260,9 @@ EXTRA_TARGETS = (
     ("--target", "torch/compile/*"),
     ("--target", "tensorflow/xla/*"),
     ("--target", "litert/converter/*"),
+    ("--target", "openvino/tensorflow/CPU"),
+    ("--target", "openvino/tflite/CPU"),
+    ("--target", "onnxruntime/tf2onnx/*"),
 )
 
 
