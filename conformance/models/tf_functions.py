@@ -254,3 +254,43 @@ def to_numpy(tensor: tf.Tensor) -> np.ndarray:
 def to_numpy_all(outputs: Sequence[tf.Tensor]) -> list[np.ndarray]:
     """Every output converted by :func:`to_numpy`, in order."""
     return [to_numpy(output) for output in outputs]
+
+
+# --- the same function as source code, for the reproducers of every route that starts from it ---
+
+
+def _argument_code(task: Task, names: tuple[str, ...]) -> str:
+    """The call's second argument: a count, split points, the sizes input, or the sizes constant."""
+    if task.form.kind != "lengths":
+        return repr(list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0]))
+    if LENGTHS in names:
+        return LENGTHS
+    sizes = lengths_array(task)
+    return f"tf.constant(np.array({sizes.tolist()!r}, dtype=np.{sizes.dtype.name}))"
+
+
+def call_code(task: Task, names: tuple[str, ...]) -> str:
+    """The op's call as model code writes it, reading the inputs ``names`` by name (``data``, and
+    ``axis`` or ``lengths`` where they are inputs of the traced function)."""
+    function = "tf.experimental.numpy.split" if task.op in TNP_SPLIT_OPS else "tf.split"
+    axis = "" if task.axis is None else f", axis={task.axis}"
+    if AXIS in names:
+        axis = f", axis={AXIS}"
+    return f"{function}({DATA}, {_argument_code(task, names)}{axis})"
+
+
+def function_code(task: Task, *, jit_compile: bool = False) -> str:
+    """Statements defining ``split``, the concrete function :func:`split_function` traces: what a
+    reproducer of the function, XLA, converter and frontend routes starts from. They need
+    ``import numpy as np`` and ``import tensorflow as tf`` above them."""
+    names = input_names(task)
+    specs = ", ".join(
+        f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
+        for spec in input_signature(task)
+    )
+    jit = ", jit_compile=True" if jit_compile else ""
+    return (
+        f"def split({', '.join(names)}):\n    return {call_code(task, names)}\n\n\n"
+        f"split = tf.function(split, input_signature=[{specs}], autograph=False{jit})"
+        ".get_concrete_function()\n"
+    )

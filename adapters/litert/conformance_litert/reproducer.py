@@ -31,37 +31,6 @@ print([details[index]["shape"].tolist() for index in outputs])
 """
 
 
-def _argument_code(task: Task, names: tuple[str, ...]) -> str:
-    """The second argument of ``tf.split``: a count, the sizes input, or the sizes as a constant."""
-    from conformance.models import tf_functions
-
-    if task.form.kind != "lengths":
-        return repr(int(task.form.values[0]))
-    if tf_functions.LENGTHS in names:
-        return tf_functions.LENGTHS
-    sizes = tf_functions.lengths_array(task)
-    return f"tf.constant(np.array({sizes.tolist()!r}, dtype=np.{sizes.dtype.name}))"
-
-
-def _function_code(task: Task) -> str:
-    """The traced function, as :func:`conformance.models.tf_functions.split_function` builds it."""
-    from conformance.models import tf_functions
-
-    names = tf_functions.input_names(task)
-    axis = "" if task.axis is None else f", axis={task.axis}"
-    if tf_functions.AXIS in names:
-        axis = ", axis=axis"
-    specs = ", ".join(
-        f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
-        for spec in tf_functions.input_signature(task)
-    )
-    return (
-        f"def split({', '.join(names)}):\n"
-        f"    return tf.split(data, {_argument_code(task, names)}{axis})\n\n"
-        f"split = tf.function(split, input_signature=[{specs}], autograph=False).get_concrete_function()\n"
-    )
-
-
 def snippet(task: Task, *, delegates: bool, threads: int) -> str:
     """Conversion, the operators emitted, and one invoke per run of the case."""
     from conformance.models import tf_functions
@@ -70,7 +39,7 @@ def snippet(task: Task, *, delegates: bool, threads: int) -> str:
     resolver = "AUTO" if delegates else "BUILTIN_WITHOUT_DEFAULT_DELEGATES"
     body = (
         "import tensorflow as tf\nfrom ai_edge_litert import interpreter as litert\n\n"
-        f"{_function_code(task)}"
+        f"{tf_functions.function_code(task)}"
         "# the route's conversion: builtin operators only, no optimizations\n"
         "model = tf.lite.TFLiteConverter.from_concrete_functions([split], tf.Module()).convert()\n"
         "builtin = litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES\n"
