@@ -177,6 +177,8 @@ def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:
         ("onnx", True),
         ("pytorch", True),
         ("torch-export", False),
+        ("tensorflow", False),
+        ("tflite", False),
     ]
     assert info.devices == ("CPU",)
 

@@ -3,7 +3,9 @@
 Route ``default``: the model of :func:`conformance.models.onnx_graphs.build_model` (the same
 bytes OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` and run with
 ``session.run``. Route ``torch-onnx`` (off the default run): the torch.* ops as a torch module
-exported by ``torch.onnx.export`` (:mod:`conformance_onnxruntime.torch_onnx`). Execution providers
+exported by ``torch.onnx.export`` (:mod:`conformance_onnxruntime.torch_onnx`). Route ``tf2onnx``
+(off the default run): the tensorflow.* ops as a traced ``tf.function`` converted by tf2onnx
+(:mod:`conformance_onnxruntime.tf2onnx_route`). Execution providers
 are an option rather than routes, because a vendor certifying an execution provider runs the
 same models through the same API and only swaps the provider list.
 
@@ -57,7 +59,7 @@ from conformance.plugin import (
     Task,
     Unsupported,
 )
-from conformance_onnxruntime import torch_onnx
+from conformance_onnxruntime import tf2onnx_route, torch_onnx
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
@@ -196,15 +198,21 @@ class OnnxRuntimeAdapter:
             name=NAME,
             backend="onnxruntime",
             version=onnxruntime.__version__,
-            routes=(ROUTE, torch_onnx.ROUTE),
+            routes=(ROUTE, torch_onnx.ROUTE, tf2onnx_route.ROUTE),
             devices=self.settings.devices,
-            options={**self.settings.as_options(), "onnx_version": onnx.__version__, **torch_onnx.options()},
+            options={
+                **self.settings.as_options(),
+                "onnx_version": onnx.__version__,
+                **torch_onnx.options(),
+                **tf2onnx_route.options(),
+            },
         )
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
         """Refuses only what cannot be handed to ORT at all (see the module docstring)."""
-        if target.route == torch_onnx.ROUTE.name:
-            why_not = torch_onnx.unsupported(task)
+        if target.route in (torch_onnx.ROUTE.name, tf2onnx_route.ROUTE.name):
+            route = torch_onnx if target.route == torch_onnx.ROUTE.name else tf2onnx_route
+            why_not = route.unsupported(task)
             return None if why_not is None else Unsupported(why_not)
         if task.op == "onnx.Split-1":
             return Unsupported(
@@ -221,9 +229,12 @@ class OnnxRuntimeAdapter:
 
     def build(self, task: Task, target: Target) -> bytes:
         """The serialized model: the suite's one-node model (building never validates, invalid cases
-        reach ORT), or on ``torch-onnx`` the torch module as the exporter writes it."""
+        reach ORT), on ``torch-onnx`` the torch module as the exporter writes it, on ``tf2onnx`` the
+        TensorFlow function as tf2onnx converts it."""
         if target.route == torch_onnx.ROUTE.name:
             return torch_onnx.export(task)
+        if target.route == tf2onnx_route.ROUTE.name:
+            return tf2onnx_route.export(task)
         from conformance.models import onnx_graphs
 
         return onnx_graphs.model_bytes(task)
@@ -243,13 +254,21 @@ class OnnxRuntimeAdapter:
 
         if task.op.startswith("torch."):  # an exported module: one input, whatever the exporter named it
             return transport.run(compiled, {compiled.get_inputs()[0].name: task.data})
+        if task.op.startswith("tensorflow."):  # converted by tf2onnx: inputs named as the signature's
+            from conformance.models import tf_functions
+
+            return transport.run(compiled, tf_functions.feeds(task))
         return transport.run(compiled, onnx_graphs.feeds(task))
 
     def prepare(self, target: Target) -> None:
-        """Import onnxruntime and onnx before the first item is timed."""
+        """Import onnxruntime and onnx before the first item is timed; on ``tf2onnx``, one throwaway
+        conversion (TensorFlow and tf2onnx load on the first)."""
         import onnxruntime  # noqa: F401
 
         from conformance.models import onnx_graphs  # noqa: F401
+
+        if target.route == tf2onnx_route.ROUTE.name:
+            tf2onnx_route.warm_up()
 
     def reproducer(self, task: Task, target: Target) -> str | None:
         """The one-node model embedded byte for byte, a session as this run made it, and the feeds;
@@ -258,6 +277,8 @@ class OnnxRuntimeAdapter:
 
         if target.route == torch_onnx.ROUTE.name:
             return torch_onnx.reproducer(task, list(self.settings.providers))
+        if target.route == tf2onnx_route.ROUTE.name:
+            return tf2onnx_route.reproducer(task, list(self.settings.providers))
 
         from conformance import reproducers
         from conformance.models import onnx_graphs

@@ -1,12 +1,15 @@
-"""The OpenVINO adapter: one backend reached by four routes, compiled and run the same way.
+"""The OpenVINO adapter: one backend reached by six routes, compiled and run the same way.
 
 Routes differ only in how the ``ov.Model`` comes to be, which is the point: the same CPU plugin
 judged through a hand-built opset1 graph (``native``), an ``.onnx`` file read by the ONNX
 frontend (``onnx``), a ``torch.nn.Module`` converted by the PyTorch frontend (``pytorch``,
-TorchScript tracing) and a ``torch.export`` program converted by the same frontend's FX path
-(``torch-export``, not in the default run: select it with ``--target 'openvino/torch-export/*'``;
-export and conversion take about half a second per item). A disagreement between routes is
-then a frontend's doing, not the plugin's.
+TorchScript tracing), a ``torch.export`` program converted by the same frontend's FX path
+(``torch-export``), a traced ``tf.function`` converted by the TensorFlow frontend
+(``tensorflow``) and the LiteRT flatbuffer converted from it, read by the TensorFlow Lite frontend
+(``tflite``). The last three are not in the default run (select them with ``--target
+'openvino/torch-export/*'`` and so on): tracing or exporting and converting cost tens to hundreds
+of milliseconds per item. A disagreement between routes is then a frontend's doing, not the
+plugin's.
 
 Options (``--option openvino.KEY=VALUE``):
 
@@ -22,13 +25,14 @@ bit-exact measure. The hint is recorded as ``inference_precision`` in ``info().o
 ``properties`` option asking for another precision on CPU is refused at construction.
 
 Each route is a module with three functions (see :class:`RouteModule`), imported on first use so
-that the adapter costs nothing for the routes a run does not touch (ONNX and torch stay
-unimported unless their routes run).
+that the adapter costs nothing for the routes a run does not touch (ONNX, torch and TensorFlow
+stay unimported unless their routes run).
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -68,6 +72,20 @@ ROUTES: Final = (
         default=False,
         imports=(*_OWN, "torch", "torch._dynamo", "conformance.models.torch_modules"),
     ),
+    Route(
+        "tensorflow",
+        ("tensorflow.*",),
+        "the traced tf.function converted by OpenVINO's TensorFlow frontend (ov.convert_model)",
+        default=False,
+        imports=(*_OWN, "tensorflow", "conformance.models.tf_functions"),
+    ),
+    Route(
+        "tflite",
+        ("tensorflow.split", "tflite.*"),
+        "the LiteRT flatbuffer converted from it, read by OpenVINO's TensorFlow Lite frontend",
+        default=False,
+        imports=(*_OWN, "tensorflow", "conformance.models.tf_functions", "conformance.models.tflite_models"),
+    ),
 )
 #: Route name -> module that builds its model and its run-time inputs (imported on first use).
 _ROUTE_MODULES: Final = {
@@ -75,6 +93,8 @@ _ROUTE_MODULES: Final = {
     "onnx": "conformance_openvino.onnx_route",
     "pytorch": "conformance_openvino.pytorch_route",
     "torch-export": "conformance_openvino.torch_export_route",
+    "tensorflow": "conformance_openvino.tensorflow_route",
+    "tflite": "conformance_openvino.tflite_route",
 }
 _OPTIONS: Final = frozenset({"properties"})
 #: Devices that stand for others (AUTO:CPU, MULTI:GPU ...) and so never appear as available.
@@ -82,6 +102,8 @@ _VIRTUAL_DEVICES: Final = frozenset({"AUTO", "HETERO", "MULTI", "BATCH"})
 PRECISION_KEY: Final = "INFERENCE_PRECISION_HINT"
 PRECISION: Final = "f32"
 _NO_COMPLEX: Final = "OpenVINO has no complex element type (ov.Type has no complex64/complex128)"
+#: Routes whose frontend is handed complex models and converts them: their answer is judged.
+_COMPLEX_FRONTENDS: Final = frozenset({"tensorflow"})
 #: Data from this size on is not converted by the pytorch route (see ``support``).
 _PYTORCH_EXAMPLE_LIMIT: Final = 1024**3
 _TRAILING_NUL: Final = (
@@ -89,6 +111,18 @@ _TRAILING_NUL: Final = (
     "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters; "
     "this data holds such a string"
 )
+
+
+def _installed(package: str) -> str:
+    """The version of the distribution that installed import package ``package`` (TensorFlow comes
+    as ``tensorflow``, ``tensorflow-cpu`` ...), ``name version`` when the names differ."""
+    for name in (package, *metadata.packages_distributions().get(package, ())):
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+        return version if name == package else f"{re.sub(r'[-_.]+', '-', name).lower()} {version}"
+    return "not installed"
 
 
 class RouteModule(Protocol):
@@ -128,7 +162,8 @@ def parse_properties(text: str) -> dict[str, str]:
 
 
 class OpenVINOAdapter:
-    """Runs openvino.*, onnx.* and torch.* ops on OpenVINO devices (see the module docstring)."""
+    """Runs openvino.*, onnx.*, torch.*, tensorflow.* and tflite.* ops on OpenVINO devices (see the
+    module docstring)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
         # device names are checked below against the plugins this machine has (any_device)
@@ -179,11 +214,9 @@ class OpenVINOAdapter:
             options["properties"] = ";".join(f"{key}={value}" for key, value in self.properties.items())
         if any(self._is_cpu(device) for device in self.devices):
             options["inference_precision"] = PRECISION
-        for frontend_input in ("onnx", "torch"):  # what the onnx and pytorch routes read from
-            try:
-                options[f"{frontend_input}_version"] = metadata.version(frontend_input)
-            except metadata.PackageNotFoundError:
-                options[f"{frontend_input}_version"] = "not installed"
+        # what the conversion routes read from: the packages that write the models they convert
+        for frontend_input in ("onnx", "torch", "tensorflow", "ai_edge_litert"):
+            options[f"{frontend_input}_version"] = _installed(frontend_input)
         return AdapterInfo(
             name=NAME,
             backend="openvino",
@@ -201,7 +234,7 @@ class OpenVINOAdapter:
         return self._routes[name]
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
-        if task.dtype in ("complex64", "complex128"):
+        if task.dtype in ("complex64", "complex128") and target.route not in _COMPLEX_FRONTENDS:
             return Unsupported(_NO_COMPLEX)
         strings = task.dtype == "string"
         if strings and any(str(item).endswith("\0") for run in task.every_run for item in run.data.flat):
@@ -255,5 +288,13 @@ class OpenVINOAdapter:
         else:
             indexed = {index: array for index, array in enumerate(feeds) if index < len(ports)}
         request = compiled.request
-        request.infer({index: to_tensor(array) for index, array in indexed.items()})
+        # OpenVINO has no complex tensor: complex data (which only the tensorflow route's frontend
+        # accepts) is handed to infer as the NumPy array, for OpenVINO's own conversion to the type
+        # its model declares.
+        request.infer(
+            {
+                index: array if array.dtype.kind == "c" else to_tensor(array)
+                for index, array in indexed.items()
+            }
+        )
         return [from_tensor(request.get_output_tensor(index)) for index in range(len(compiled.model.outputs))]

@@ -3,7 +3,8 @@
 Each route's snippet redoes what the route did, construction included, because many refusals
 happen while the model is built (node constructors run shape inference): the native route as
 ``openvino.opset1`` calls, the onnx route as the model file read by ``read_model``, the pytorch
-route as the torch module handed to ``convert_model``.
+route as the torch module handed to ``convert_model``, the tensorflow and tflite routes as the
+traced function handed to ``convert_model`` or converted to the ``.tflite`` file it reads.
 """
 
 from __future__ import annotations
@@ -176,10 +177,118 @@ def _torch_export(task: Task, device: str, config: Mapping[str, str]) -> str:
     return body
 
 
-ROUTES = {"native": _native, "onnx": _onnx, "pytorch": _pytorch, "torch-export": _torch_export}
+def _tf_argument(task: Task, names: tuple[str, ...]) -> str:
+    """The split request as the traced call writes it: a count, split points, or the sizes (an
+    input, or a constant of their type)."""
+    from conformance.models import tf_functions
+
+    if task.form.kind != "lengths":
+        return repr(list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0]))
+    if tf_functions.LENGTHS in names:
+        return tf_functions.LENGTHS
+    sizes = tf_functions.lengths_array(task)
+    return f"tf.constant(np.array({sizes.tolist()!r}, dtype=np.{sizes.dtype.name}))"
+
+
+def _tf_function(task: Task) -> str:
+    """The traced function of :func:`conformance.models.tf_functions.split_function` as plain code."""
+    from conformance.models import tf_functions
+
+    names = tf_functions.input_names(task)
+    call = "tf.experimental.numpy.split" if task.op in tf_functions.TNP_SPLIT_OPS else "tf.split"
+    axis = "" if task.axis is None else f", axis={task.axis}"
+    if tf_functions.AXIS in names:
+        axis = ", axis=axis"
+    specs = ", ".join(
+        f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
+        for spec in tf_functions.input_signature(task)
+    )
+    return (
+        "import openvino as ov\nimport tensorflow as tf\n\n"
+        f"def split({', '.join(names)}):\n    return {call}(data, {_tf_argument(task, names)}{axis})\n\n"
+        f"function = tf.function(split, input_signature=[{specs}], autograph=False).get_concrete_function()\n"
+    )
+
+
+def _tf_runs(task: Task, prefix: str = "", suffix: str = "", printed: str = "") -> str:
+    """Each run's inputs fed by the model's input names (``prefix + name + suffix``), and the
+    output shapes (``printed``: the list to print, by default every output in the model's order)."""
+    from conformance.models import tf_functions
+
+    body = ""
+    for run in task.every_run:
+        arrays, _ = reproducers.feeds_code(tf_functions.feeds(run))
+        names = {name: f"feed_{number}" for number, name in enumerate(tf_functions.feeds(run))}
+        mapping = ", ".join(f"{prefix + name + suffix!r}: {variable}" for name, variable in names.items())
+        feeds = "{" + mapping + "}"
+        body += reproducers.run_heading(run) + f"{arrays}\n"
+        body += f"request.infer({feeds})\nprint({printed})\n" if printed else _infer(feeds)
+    return body
+
+
+def _tensorflow(task: Task, device: str, config: Mapping[str, str]) -> str:
+    """The function, ``convert_model`` on it (shapes from its signature), one infer per run."""
+    return (
+        _tf_function(task)
+        + "model = ov.convert_model(function)\n"
+        + _INPUT_TYPES
+        + "core = ov.Core()\n"
+        + _compile(device, config)
+        + _tf_runs(task)
+    )
+
+
+#: The element types the frontend declared (a type it cannot map becomes f32 silently).
+_INPUT_TYPES = (
+    "print('inputs:', [(port.any_name, port.get_element_type().get_type_name()) for port in model.inputs])\n"
+)
+#: The .tflite file's signature: where each ``output_<n>`` is among the subgraph's outputs, which
+#: the frontend keeps in the file's order (not the function's).
+_TFLITE_ORDER = """from ai_edge_litert import schema_py_generated as schema
+
+root = schema.Model.GetRootAs(open('split.tflite', 'rb').read(), 0)
+signature, graph = root.SignatureDefs(0), root.Subgraphs(0)
+tensors = {signature.Outputs(i).Name().decode(): signature.Outputs(i).TensorIndex()
+           for i in range(signature.OutputsLength())}
+listed = [graph.Outputs(i) for i in range(graph.OutputsLength())]
+order = []
+for name in sorted(tensors, key=lambda name: int(name.rpartition('_')[2])):
+    order.append(next(at for at, tensor in enumerate(listed) if tensor == tensors[name] and at not in order))
+"""
+
+
+def _tflite(task: Task, device: str, config: Mapping[str, str]) -> str:
+    """The function, TFLiteConverter's defaults, the ``.tflite`` file read by ``convert_model``;
+    the frontend names inputs by their tensors and keeps the file's output order, so the shapes
+    are printed in the signature's order."""
+    return (
+        _tf_function(task)
+        + "converter = tf.lite.TFLiteConverter.from_concrete_functions([function], tf.Module())\n"
+        "with open('split.tflite', 'wb') as file:\n    file.write(converter.convert())\n"
+        "model = ov.convert_model('split.tflite')\n"
+        + _INPUT_TYPES
+        + _TFLITE_ORDER
+        + "core = ov.Core()\n"
+        + _compile(device, config)
+        + _tf_runs(
+            task, "serving_default_", ":0", "[tuple(request.get_output_tensor(at).shape) for at in order]"
+        )
+    )
+
+
+ROUTES = {
+    "native": _native,
+    "onnx": _onnx,
+    "pytorch": _pytorch,
+    "torch-export": _torch_export,
+    "tensorflow": _tensorflow,
+    "tflite": _tflite,
+}
 
 
 def snippet(task: Task, target: Target, config: Mapping[str, str]) -> str | None:
     """The reproducer of ``task`` on ``target``, compiled with the run's ``config``."""
     write = ROUTES.get(target.route)
-    return None if write is None or task.dtype not in _ELEMENT_NAMES else write(task, target.device, config)
+    if write is None or (task.dtype not in _ELEMENT_NAMES and target.route != "tensorflow"):
+        return None
+    return write(task, target.device, config)

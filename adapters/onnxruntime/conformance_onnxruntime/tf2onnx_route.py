@@ -1,0 +1,147 @@
+"""Route ``tf2onnx``: a TensorFlow function converted to ONNX by tf2onnx and served by ONNX Runtime.
+
+The other way Split reaches ONNX from a framework: not a hand-built node, but whatever
+``tf2onnx.convert.from_function`` makes of a user's ``tf.split`` or ``tf.experimental.numpy.split``.
+The function is the suite's own (:func:`conformance.models.tf_functions.tf_function`, the one the
+TensorFlow adapter traces and OpenVINO and LiteRT convert), handed over with its ``TensorSpec``
+signature: inputs ``data`` (unknown dims for ``data_shape: dynamic``) and ``axis`` / ``lengths``
+when the case feeds them at run time, which become the ONNX graph's inputs by those names.
+
+tf2onnx is asked for the newest opset it writes (:func:`opset`: the last one its opset table knows;
+its default is an older one most runtimes take), so that Split is written as Split-18 with
+``num_outputs`` or a ``split`` input. Its Python API converts with ``continue_on_error=True``: a
+node it fails to convert is logged and left in the model as TensorFlow wrote it, which ORT then
+refuses as an invalid model; that refusal, and any from tracing or conversion, is the route's
+answer (judged like any refusal), never ``unsupported``.
+
+Needs tf2onnx and TensorFlow beside onnxruntime (``pip install adapters/onnxruntime[tensorflow]``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from functools import cache
+from importlib import metadata
+from typing import Final
+
+from conformance import dtypes
+from conformance.plugin import Route, Task
+
+ROUTE: Final = Route(
+    "tf2onnx",
+    ("tensorflow.*",),
+    "the traced tf.function converted by tf2onnx.convert.from_function (its newest opset), run by an "
+    "InferenceSession",
+    default=False,
+    imports=("conformance_onnxruntime.adapter", "tensorflow", "conformance.models.tf_functions"),
+)
+
+
+@cache
+def opset() -> int | None:
+    """The newest ONNX opset this tf2onnx writes: the last of its opset-to-IR-version table (the
+    handlers go no further); None without tf2onnx. Read from ``tf2onnx.constants``, which imports
+    onnx but not TensorFlow, so ``info()`` stays cheap."""
+    if importlib.util.find_spec("tf2onnx") is None:
+        return None
+    from tf2onnx import constants  # type: ignore[import-untyped]  # tf2onnx ships no type information
+
+    return int(max(constants.OPSET_TO_IR_VERSION))
+
+
+def options() -> dict[str, str]:
+    """The converter's settings and the versions that decide what it writes."""
+    try:
+        version = metadata.version("tf2onnx")
+    except metadata.PackageNotFoundError:
+        version = "not installed"
+    return {"tf2onnx_version": version, "tf2onnx_opset": str(opset() or "not installed")}
+
+
+def unsupported(task: Task) -> str | None:
+    """Why the route cannot express ``task``: a missing converter, a type ORT lacks, or an axis
+    input int32 cannot hold (:func:`conformance.models.tf_functions.build_problem`)."""
+    missing = [name for name in ("tensorflow", "tf2onnx") if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"route tf2onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[tensorflow]"
+    if task.dtype in dtypes.COMPLEX:
+        return f"onnxruntime has no tensor({task.dtype}) element type"
+    from conformance.models import tf_functions
+
+    return tf_functions.build_problem(task)
+
+
+def export(task: Task) -> bytes:
+    """The function converted to ONNX at :func:`opset`, serialized."""
+    import tf2onnx.convert  # type: ignore[import-untyped]
+
+    from conformance.models import tf_functions
+
+    model, _ = tf2onnx.convert.from_function(
+        tf_functions.tf_function(task), input_signature=tf_functions.input_signature(task), opset=opset()
+    )
+    serialized: bytes = model.SerializeToString()
+    return serialized
+
+
+def warm_up() -> None:
+    """One throwaway conversion: the first of a process imports TensorFlow and tf2onnx and sets up
+    TensorFlow's graph machinery (seconds), which would otherwise be timed as one item's build."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
+    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
+    import tf2onnx.convert
+
+    signature = [tf.TensorSpec([2], tf.float32, name="x")]
+    function = tf.function(lambda x: tf.split(x, 2), input_signature=signature, autograph=False)
+    tf2onnx.convert.from_function(function, input_signature=signature, opset=opset())
+
+
+def _function_code(task: Task) -> str:
+    """The function :mod:`conformance.models.tf_functions` builds, as plain TensorFlow code."""
+    from conformance.models import tf_functions
+
+    names = tf_functions.input_names(task)
+    call = "tf.experimental.numpy.split" if task.op in tf_functions.TNP_SPLIT_OPS else "tf.split"
+    if task.form.kind != "lengths":
+        argument = repr(list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0]))
+    elif tf_functions.LENGTHS in names:
+        argument = tf_functions.LENGTHS
+    else:
+        sizes = tf_functions.lengths_array(task)
+        argument = f"tf.constant(np.array({sizes.tolist()!r}, dtype=np.{sizes.dtype.name}))"
+    axis = "" if task.axis is None else f", axis={task.axis}"
+    if tf_functions.AXIS in names:
+        axis = ", axis=axis"
+    specs = ", ".join(
+        f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
+        for spec in tf_functions.input_signature(task)
+    )
+    return (
+        f"def split({', '.join(names)}):\n    return {call}(data, {argument}{axis})\n\n"
+        f"signature = [{specs}]\n"
+        "function = tf.function(split, input_signature=signature, autograph=False)\n"
+    )
+
+
+def reproducer(task: Task, providers: list[str]) -> str:
+    """The function, the conversion as the route calls it, and one session run per run."""
+    from conformance import reproducers
+    from conformance.models import tf_functions
+
+    body = (
+        "import onnxruntime as ort\nimport tensorflow as tf\nimport tf2onnx.convert\n\n"
+        f"{_function_code(task)}"
+        f"model, _ = tf2onnx.convert.from_function(function, input_signature=signature, opset={opset()})\n"
+        f"session = ort.InferenceSession(model.SerializeToString(), providers={providers!r})\n"
+    )
+    if task.dtype == "bfloat16":
+        body += "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
+    for run in task.every_run:
+        arrays, mapping = reproducers.feeds_code(tf_functions.feeds(run))
+        body += (
+            f"{reproducers.run_heading(run)}{arrays}\n"
+            f"outputs = session.run(None, {mapping})\n"
+            "print([output.shape for output in outputs])\n"
+        )
+    return body

@@ -1,0 +1,61 @@
+"""Route ``tensorflow``: the suite's traced ``tf.function``, converted by OpenVINO's TensorFlow frontend.
+
+The function comes from :func:`conformance.models.tf_functions.split_function`, the very concrete
+function the TensorFlow adapter runs and LiteRT and tf2onnx convert, so a difference between
+those targets is a difference between backends. It is handed over the way OpenVINO's documentation
+converts an in-memory TensorFlow model, ``ov.convert_model(concrete_function)``: no ``input=``
+argument, because the frontend reads the input names, element types and shapes from the function's
+``TensorSpec`` signature (``data``, and ``axis`` / ``lengths`` when the case feeds them at run
+time; unknown dims stay unknown, so the model must keep the split working at any later shape).
+
+Tracing and conversion are timed together as the build. A refusal while tracing is TensorFlow's
+answer, marked so by the builder, and it is the route's answer too: a user converting a
+``tf.split`` meets it before OpenVINO does (as torch.export's refusals are the torch-export route's).
+Needs TensorFlow beside OpenVINO (``pip install adapters/openvino[tensorflow]``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
+
+from conformance.models import tf_functions
+from conformance.plugin import Task
+
+#: What the route's own refusal says when TensorFlow is missing.
+MISSING: str = "route tensorflow needs tensorflow: pip install adapters/openvino[tensorflow]"
+
+
+def unsupported(task: Task) -> str | None:
+    """TensorFlow missing, or an axis fed at run time that its int32 input cannot hold; every other
+    request is traced and converted (complex data included: the frontend is handed it)."""
+    if importlib.util.find_spec("tensorflow") is None:
+        return MISSING
+    return tf_functions.build_problem(task)
+
+
+def build_model(task: Task, core: ov.Core) -> ov.Model:
+    """Trace the task's function and convert the ConcreteFunction, shapes from its signature."""
+    del core  # convert_model needs no core; compile uses the adapter's
+    model: ov.Model = ov.convert_model(tf_functions.split_function(task))
+    return model
+
+
+def runtime_inputs(task: Task) -> dict[str, np.ndarray]:
+    """The inputs by the signature's names, from this run's task (its shape, its runtime values)."""
+    return tf_functions.feeds(task)
+
+
+def warm_up() -> None:
+    """One throwaway trace and conversion: the first of a process imports TensorFlow and loads the
+    frontend (seconds), which would otherwise be timed as one item's build."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
+    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
+
+    function = tf.function(
+        lambda x: tf.split(x, 2), input_signature=[tf.TensorSpec([2], tf.float32)], autograph=False
+    )
+    ov.convert_model(function.get_concrete_function())
