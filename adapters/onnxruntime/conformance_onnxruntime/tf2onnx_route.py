@@ -98,27 +98,18 @@ def warm_up() -> None:
 
 
 def _function_code(task: Task) -> str:
-    """The function :mod:`conformance.models.tf_functions` builds, as plain TensorFlow code."""
+    """The function as plain TensorFlow code: the call the shared builder writes
+    (:func:`conformance.models.tf_functions.call_code`), its signature, and the ``tf.function``
+    not yet traced, which is what ``from_function`` takes."""
     from conformance.models import tf_functions
 
     names = tf_functions.input_names(task)
-    call = "tf.experimental.numpy.split" if task.op in tf_functions.TNP_SPLIT_OPS else "tf.split"
-    if task.form.kind != "lengths":
-        argument = repr(list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0]))
-    elif tf_functions.LENGTHS in names:
-        argument = tf_functions.LENGTHS
-    else:
-        sizes = tf_functions.lengths_array(task)
-        argument = f"tf.constant(np.array({sizes.tolist()!r}, dtype=np.{sizes.dtype.name}))"
-    axis = "" if task.axis is None else f", axis={task.axis}"
-    if tf_functions.AXIS in names:
-        axis = ", axis=axis"
     specs = ", ".join(
         f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
         for spec in tf_functions.input_signature(task)
     )
     return (
-        f"def split({', '.join(names)}):\n    return {call}(data, {argument}{axis})\n\n"
+        f"def split({', '.join(names)}):\n    return {tf_functions.call_code(task, names)}\n\n\n"
         f"signature = [{specs}]\n"
         "function = tf.function(split, input_signature=signature, autograph=False)\n"
     )

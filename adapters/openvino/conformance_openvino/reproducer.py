@@ -177,37 +177,12 @@ def _torch_export(task: Task, device: str, config: Mapping[str, str]) -> str:
     return body
 
 
-def _tf_argument(task: Task, names: tuple[str, ...]) -> str:
-    """The split request as the traced call writes it: a count, split points, or the sizes (an
-    input, or a constant of their type)."""
-    from conformance.models import tf_functions
-
-    if task.form.kind != "lengths":
-        return repr(list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0]))
-    if tf_functions.LENGTHS in names:
-        return tf_functions.LENGTHS
-    sizes = tf_functions.lengths_array(task)
-    return f"tf.constant(np.array({sizes.tolist()!r}, dtype=np.{sizes.dtype.name}))"
-
-
 def _tf_function(task: Task) -> str:
-    """The traced function of :func:`conformance.models.tf_functions.split_function` as plain code."""
+    """The imports and ``split``, the concrete function the routes convert, written by the shared
+    builder (:func:`conformance.models.tf_functions.function_code`)."""
     from conformance.models import tf_functions
 
-    names = tf_functions.input_names(task)
-    call = "tf.experimental.numpy.split" if task.op in tf_functions.TNP_SPLIT_OPS else "tf.split"
-    axis = "" if task.axis is None else f", axis={task.axis}"
-    if tf_functions.AXIS in names:
-        axis = ", axis=axis"
-    specs = ", ".join(
-        f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
-        for spec in tf_functions.input_signature(task)
-    )
-    return (
-        "import openvino as ov\nimport tensorflow as tf\n\n"
-        f"def split({', '.join(names)}):\n    return {call}(data, {_tf_argument(task, names)}{axis})\n\n"
-        f"function = tf.function(split, input_signature=[{specs}], autograph=False).get_concrete_function()\n"
-    )
+    return "import openvino as ov\nimport tensorflow as tf\n\n" + tf_functions.function_code(task)
 
 
 def _tf_runs(task: Task, prefix: str = "", suffix: str = "", printed: str = "") -> str:
@@ -230,7 +205,7 @@ def _tensorflow(task: Task, device: str, config: Mapping[str, str]) -> str:
     """The function, ``convert_model`` on it (shapes from its signature), one infer per run."""
     return (
         _tf_function(task)
-        + "model = ov.convert_model(function)\n"
+        + "model = ov.convert_model(split)\n"
         + _INPUT_TYPES
         + "core = ov.Core()\n"
         + _compile(device, config)
@@ -263,7 +238,7 @@ def _tflite(task: Task, device: str, config: Mapping[str, str]) -> str:
     are printed in the signature's order."""
     return (
         _tf_function(task)
-        + "converter = tf.lite.TFLiteConverter.from_concrete_functions([function], tf.Module())\n"
+        + "converter = tf.lite.TFLiteConverter.from_concrete_functions([split], tf.Module())\n"
         "with open('split.tflite', 'wb') as file:\n    file.write(converter.convert())\n"
         "model = ov.convert_model('split.tflite')\n"
         + _INPUT_TYPES
