@@ -269,7 +269,7 @@ EXTRA_TARGETS = (
 @nox.session(python=None)
 def extra_targets(session: nox.Session) -> None:
     """The targets the default run leaves out (conversion routes, OpenVINO's virtual devices);
-    results in reports/extra/ (about 15 minutes at -j 2 here)."""
+    results in reports/extra/ (about 15 minutes at -j 2 here before the TensorFlow-based routes)."""
     _install_all(session)
     selection = [arg for pair in EXTRA_TARGETS for arg in pair]
     session.run("conformance", "run", *selection, "-j", "2", "--out", "reports/extra", *session.posargs)
