@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import shlex
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -85,6 +85,21 @@ def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:
     statements = "\n".join(array_code(array, names[name]) for name, array in feeds.items())
     literal = "{" + ", ".join(f"{name!r}: {variable}" for name, variable in names.items()) + "}"
     return statements, literal
+
+
+def session_runs_code(task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], session: str) -> str:
+    """For each run of ``task``: its heading, its feeds rebuilt, ``outputs = <session>.run(None,
+    feeds by name)`` and one printed line of output shapes: how every snippet that feeds a model
+    by input name (ONNX Runtime, ONNX's evaluator, converted models) replays a case's runs."""
+    body = ""
+    for run in task.every_run:
+        arrays, mapping = feeds_code(feeds(run))
+        body += (
+            f"{run_heading(run)}{arrays}\n"
+            f"outputs = {session}.run(None, {mapping})\n"
+            "print([output.shape for output in outputs])\n"
+        )
+    return body
 
 
 def run_heading(task: Task) -> str:

@@ -169,14 +169,7 @@ class OnnxToolsAdapter:
                 "print([[d.dim_value for d in shape] for shape in dims])\n"
             )
         body += "from onnx.reference import ReferenceEvaluator\n\nevaluator = ReferenceEvaluator(model)\n"
-        for run in task.every_run:
-            arrays, mapping = reproducers.feeds_code(onnx_graphs.feeds(run))
-            body += (
-                f"{reproducers.run_heading(run)}{arrays}\n"
-                f"outputs = evaluator.run(None, {mapping})\n"
-                "print([output.shape for output in outputs])\n"
-            )
-        return body
+        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "evaluator")
 
 
 def _suite_array(output: Any, dtype: str) -> np.ndarray:

@@ -300,14 +300,7 @@ class OnnxRuntimeAdapter:
             f"session = ort.InferenceSession(model, options, providers={list(self.settings.providers)!r})\n"
             f"{note}"
         )
-        for run in task.every_run:
-            arrays, mapping = reproducers.feeds_code(onnx_graphs.feeds(run))
-            body += (
-                f"{reproducers.run_heading(run)}{arrays}\n"
-                f"outputs = session.run(None, {mapping})\n"
-                "print([output.shape for output in outputs])\n"
-            )
-        return body
+        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "session")
 
     def _session_options(self) -> onnxruntime.SessionOptions:
         import onnxruntime

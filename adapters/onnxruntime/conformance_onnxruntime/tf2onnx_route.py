@@ -128,11 +128,4 @@ def reproducer(task: Task, providers: list[str]) -> str:
     )
     if task.dtype == "bfloat16":
         body += "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
-    for run in task.every_run:
-        arrays, mapping = reproducers.feeds_code(tf_functions.feeds(run))
-        body += (
-            f"{reproducers.run_heading(run)}{arrays}\n"
-            f"outputs = session.run(None, {mapping})\n"
-            "print([output.shape for output in outputs])\n"
-        )
-    return body
+    return body + reproducers.session_runs_code(task, tf_functions.feeds, "session")
