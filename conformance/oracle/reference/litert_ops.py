@@ -11,12 +11,7 @@ SplitV), which is what LiteRT's own kernels enforce; docs/specs.md marks them "o
 from __future__ import annotations
 
 from conformance.oracle.reference.answer import Pieces, SplitRequest
-from conformance.oracle.reference.rules import (
-    RuleViolation,
-    equal_lengths,
-    inferred_lengths,
-    normalize_axis,
-)
+from conformance.oracle.reference.rules import RuleViolation, even_split, inferred_lengths, normalize_axis
 
 SPLIT = "LiteRT SPLIT"
 SPLIT_V = "LiteRT SPLIT_V"
@@ -40,15 +35,7 @@ def split(request: SplitRequest) -> Pieces:
     axis = _checked(request, SPLIT, SPLIT_TYPES)
     dim = request.shape[axis]
     assert isinstance(request.form.value, int)
-    count = request.form.value
-    if count < 1:
-        raise RuleViolation("num-split-positive", f"{SPLIT}: num_splits is a positive integer; got {count}")
-    if dim % count:
-        raise RuleViolation(
-            "sections-divide",
-            f"{SPLIT}: num_splits must divide the dimension along the axis; {dim} into {count}",
-        )
-    return Pieces.from_lengths(axis, equal_lengths(dim // count, count))
+    return even_split(axis, dim, request.form.value, SPLIT, "num_splits")
 
 
 def split_v(request: SplitRequest) -> Pieces:

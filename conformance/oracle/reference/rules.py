@@ -159,3 +159,15 @@ def inferred_lengths(axis: int, lengths: Sequence[int], dim: int, spec: str, nam
             f"{known}, the dimension is {dim}",
         )
     return Pieces.from_lengths(axis, values)
+
+
+def even_split(axis: int, dim: int, count: int, spec: str, name: str) -> Pieces:
+    """``count`` equal pieces, as raw TensorFlow Split and the LiteRT SPLIT builtin it becomes
+    define them: ``name`` (the count's name in ``spec``'s text) at least 1 and dividing ``dim``."""
+    if count < 1:
+        raise RuleViolation("num-split-positive", f"{spec}: {name} is a positive integer; got {count}")
+    if dim % count:
+        raise RuleViolation(
+            "sections-divide", f"{spec}: {name} must divide the dimension along the axis; {dim} into {count}"
+        )
+    return Pieces.from_lengths(axis, equal_lengths(dim // count, count))

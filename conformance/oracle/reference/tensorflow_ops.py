@@ -15,12 +15,7 @@ from __future__ import annotations
 
 from conformance.oracle.reference.answer import Pieces, SplitRequest
 from conformance.oracle.reference.library_ops import sections_or_indices
-from conformance.oracle.reference.rules import (
-    RuleViolation,
-    equal_lengths,
-    inferred_lengths,
-    normalize_axis,
-)
+from conformance.oracle.reference.rules import RuleViolation, even_split, inferred_lengths, normalize_axis
 
 TF_SPLIT = "tf.split"
 TNP_SPLIT = "tf.experimental.numpy.split"
@@ -36,15 +31,7 @@ def split(request: SplitRequest) -> Pieces:
         assert isinstance(request.form.value, tuple)
         return _sizes(axis, request.form.value, dim, request.graph.lengths_dtype)
     assert isinstance(request.form.value, int)
-    count = request.form.value
-    if count < 1:
-        raise RuleViolation("num-split-positive", f"{TF_SPLIT}: num_split is an int >= 1; got {count}")
-    if dim % count:
-        raise RuleViolation(
-            "sections-divide",
-            f"{TF_SPLIT}: an integer num_or_size_splits must divide value.shape[axis]; {dim} into {count}",
-        )
-    return Pieces.from_lengths(axis, equal_lengths(dim // count, count))
+    return even_split(axis, dim, request.form.value, TF_SPLIT, "num_split")
 
 
 def _sizes(axis: int, sizes: tuple[int, ...], dim: int, size_type: str) -> Pieces:
