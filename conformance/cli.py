@@ -1,8 +1,10 @@
 """The ``conformance`` command line: a thin front door over the engine.
 
 Exit status: 0 when all is well, 1 when the suite has defects (or, for ``run``, a result
-outside pass / xfail / unsupported: conformance.statuses.GREEN), 2 when the input cannot be
-used (a broken case file, a bad option, an output folder holding others' files: any
+outside pass / xfail / unsupported: conformance.statuses.GREEN, or nothing judged at all), 3 for
+``run`` when an adapter or the suite failed on an item (conformance.statuses.DEFECT_EXIT), 2 when
+the input cannot be used (a broken case file, a bad option, an output folder holding others'
+files, two results files with no result in common for ``diff``: any
 conformance.errors.ConformanceError), 130 when Ctrl-C stopped a verb (what finished is written:
 conformance.run.interruption). Every message about a case names its file and line. Input is
 refused before any work starts or anything about it is printed.
@@ -36,7 +38,7 @@ from conformance.results import findings, merge, versions
 from conformance.run import interruption, out_folder, planning, registry, resumption, runner
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
-from conformance.run.progress import exit_status, summary_table
+from conformance.run.progress import exit_status, nothing_judged, summary_table
 from conformance.run.shard import Shard
 
 
@@ -146,6 +148,9 @@ def _run_summary(outcome: runner.ExecutionOutcome) -> int:
         f"{len(outcome.results)} results in {outcome.wall_s:.1f} s; wrote "
         f"{', '.join(str(path) for path in [*outcome.written, *([page] if page else [])])}"
     )
+    why = nothing_judged(outcome.results)
+    if why:
+        print(f"conformance run: {why}", file=sys.stderr)
     return exit_status(outcome.results)
 
 
@@ -257,6 +262,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.html:
         out_folder.check_page(Path(args.html), "--html")
     found = run_diff.read(Path(args.old), Path(args.new), rule)
+    if not found.compared:
+        raise UsageError(
+            f"{args.old} and {args.new} share no result (no item on the same target in both): "
+            "nothing to compare; diff two runs of the same targets"
+        )
     print(run_diff.terminal(found))
     if args.html:
         print(f"wrote {diff_page.write(found, Path(args.html))}")

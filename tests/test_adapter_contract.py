@@ -229,3 +229,14 @@ def test_the_readme_states_the_minimal_adapters_length() -> None:
     stated = re.search(r"a complete adapter in (\d+) lines", (ROOT / "README.md").read_text(encoding="utf-8"))
     assert stated is not None
     assert int(stated.group(1)) == len(minimal_adapter().strip().splitlines())
+
+
+def test_a_run_that_judged_nothing_is_not_green(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every result unsupported (the slicer takes split points only; this item is a count) proves
+    nothing about the backend: exit 1, and the reason on stderr."""
+    from conformance.cli import main
+
+    item = ["--item", "onnx-node-split-1d-uneven-split::numpy.array_split"]
+    assert main(["run", "--adapter", "fake_adapters:Slicer", *item, "--out", str(tmp_path / "run")]) == 1
+    err = capsys.readouterr().err
+    assert "nothing was judged: all 1 results are unsupported (1 x split points only)" in err

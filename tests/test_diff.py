@@ -115,3 +115,14 @@ def test_a_diff_across_corpora_says_so() -> None:
     one = results(result(SIX, "torch.chunk", "torch/eager/cpu"))
     found = diff.compare(one, one, old_suite={"digest": "sha256:a"}, new_suite={"digest": "sha256:b"})
     assert "the case corpora differ" in diff.terminal(found)
+
+
+def test_a_diff_of_files_sharing_no_result_says_so_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "new failures: 0" and exit 0: nothing was compared, which CI must not read as green."""
+    torch = write(tmp_path / "torch.json", result(SIX, "torch.chunk", "torch/eager/cpu"))
+    numpy = write(tmp_path / "numpy.json", result(SIX, "numpy.array_split", "numpy/numpy/cpu"))
+    assert main(["diff", str(torch), str(numpy)]) == 2
+    err = capsys.readouterr().err
+    assert "share no result" in err and "torch.json" in err and "numpy.json" in err

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from conformance.results.result import Result
 from conformance.run.worker import Job
-from conformance.statuses import DEFECT_EXIT, GREEN, STATUSES
+from conformance.statuses import DEFECT_EXIT, GREEN, NOT_JUDGED, STATUSES
 
 #: How far back the ETA looks for the wall time a second of item time takes.
 WINDOW_S = 30.0
@@ -192,10 +192,22 @@ def green(results: Iterable[Result]) -> bool:
     return all(result.status in GREEN for result in results)
 
 
+def nothing_judged(results: Iterable[Result]) -> str | None:
+    """Why a run judged nothing, when every result is unsupported (a target that can express none
+    of the items selected): the commonest reasons. None when anything was judged."""
+    kept = list(results)
+    if not kept or any(result.status not in NOT_JUDGED for result in kept):
+        return None
+    reasons = Counter(result.message.split("\n", 1)[0][:160] for result in kept).most_common(3)
+    listed = "; ".join(f"{count} x {reason}" for reason, count in reasons)
+    return f"nothing was judged: all {len(kept)} results are unsupported ({listed})"
+
+
 def exit_status(results: Iterable[Result]) -> int:
     """A run's exit status: DEFECT_EXIT when the adapter or the suite failed on any item (the run
-    is then no verdict on the backend), else 0 when green and 1 when not."""
+    is then no verdict on the backend), 1 when not green or when nothing was judged at all (a run
+    of unsupported results proves nothing, and must not read as a pass), else 0."""
     kept = list(results)
     if any(result.defect is not None for result in kept):
         return DEFECT_EXIT
-    return 0 if green(kept) else 1
+    return 0 if green(kept) and nothing_judged(kept) is None else 1
