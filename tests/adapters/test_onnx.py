@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from claims import assert_every_failure_claimed
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("conformance_onnx")
@@ -123,11 +124,4 @@ def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -
     )
     results = execute(plan(config), config).results  # through workers: one node aborts the checker
     assert {r.judged for r in results if r.route == "shape-inference"} == {"shapes"}
-    judged = [known_issues.apply(result, issues) for result in results]
-    unexplained = [
-        f"{r.key}: {r.status}: {r.message}"
-        for r in judged
-        if r.status not in ("pass", "xfail", "unsupported")
-    ]
-    assert not unexplained, "\n".join(unexplained[:20])
-    assert not [issue.id for issue in known_issues.stale(issues, judged)]
+    assert_every_failure_claimed(results, issues)
