@@ -34,7 +34,7 @@ nox.options.reuse_existing_virtualenvs = True
 
 CONSTRAINTS = ("-c", "constraints.txt")
 #: The built-in adapters, each its own distribution registered through the entry-point group.
-ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch", "tensorflow", "litert")
+ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch", "tensorflow", "litert", "jax", "keras")
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
 #: torch modules, traced tf.functions and .tflite files; ONNX Runtime's conversion routes torch and tf2onnx).
@@ -46,6 +46,8 @@ ADAPTER_INSTALL = {
     "torch": "adapters/torch",
     "tensorflow": "adapters/tensorflow",
     "litert": "adapters/litert",
+    "jax": "adapters/jax",
+    "keras": "adapters/keras[tensorflow,jax,torch,openvino]",
 }
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
@@ -88,6 +90,8 @@ VERSIONS_DIR = Path("reports/versions")
 HEAVY_EXTRAS = {
     "torch": frozenset({"torch", "pytorch"}),
     "tensorflow": frozenset({"tensorflow", "tf2onnx", "litert", "tflite"}),
+    "jax": frozenset({"jax"}),
+    "openvino": frozenset({"openvino"}),
 }
 #: Built-in adapters that cannot be installed without another one's backend.
 NEEDS = {"litert": frozenset({"tensorflow"})}
@@ -263,6 +267,9 @@ EXTRA_TARGETS = (
     ("--target", "openvino/tensorflow/CPU"),
     ("--target", "openvino/tflite/CPU"),
     ("--target", "onnxruntime/tf2onnx/*"),
+    ("--target", "jax/*"),
+    ("--target", "keras/jax/*"),
+    ("--target", "keras/openvino/*"),
 )
 
 

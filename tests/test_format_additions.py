@@ -85,6 +85,8 @@ def test_lengths_placed_at_run_time_reach_the_ops_that_take_them_as_an_input(tmp
         "onnx.Split-18",
         "tensorflow.split",
         "tflite.SPLIT_V",
+        "onnx.SplitToSequence-11",
+        "jax.lax.split",
     ]
 
 

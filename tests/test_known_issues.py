@@ -73,6 +73,18 @@ def test_stale_only_when_its_results_ran_and_none_failed_as_listed() -> None:
     ]
 
 
+def test_an_entry_that_selected_only_unsupported_items_is_not_stale() -> None:
+    unsupported = [r.with_status("unsupported", "the target cannot run it") for r in results()]
+    (any_failure,) = parse("known_issues:\n  - {id: a, reason: r, link: l, ops: '*', targets: '*'}\n")
+    assert known_issues.stale([any_failure], unsupported) == []
+    (about_them,) = parse(
+        "known_issues:\n  - {id: b, reason: r, link: l, ops: '*', targets: '*', statuses: [unsupported]}\n"
+    )
+    applied = [known_issues.apply(result, [about_them]) for result in unsupported]
+    assert known_issues.stale([about_them], applied) == []  # they became xfail: the entry explains them
+    assert known_issues.stale([about_them], unsupported) == [about_them]
+
+
 def test_where_value_and_dim_beyond_select_the_request_they_name() -> None:
     every = results()
     (zero_count,) = parse("known_issues:\n  - {id: a, reason: r, link: l, where: {value: 0}, targets: '*'}\n")

@@ -2,7 +2,8 @@
 
 These pin the mapping every ONNX-reading adapter relies on (ONNX Runtime, OpenVINO's ONNX
 frontend): opset and IR version, split as attribute / initializer / graph input per version,
-num_outputs for Split-18, output counts for invalid requests, dynamic dims and element types.
+num_outputs for Split-18, output counts for invalid requests, dynamic dims and element types; and
+SplitToSequence's one node and sequence output, its split given as lengths, a scalar or not at all.
 """
 
 from __future__ import annotations
@@ -241,3 +242,131 @@ def test_every_corpus_item_builds_with_its_output_count() -> None:
         model = onnx_graphs.build_model(t)
         assert len(model.graph.output) == onnx_graphs.output_count(t), item.id
         assert model.opset_import[0].version == onnx_graphs.version_of(item.op), item.id
+
+
+# --- SplitToSequence ----------------------------------------------------------------------------------
+SEQUENCE = "onnx.SplitToSequence-11"
+
+
+def sequence_task(
+    *,
+    lengths: tuple[int, ...] | None = None,
+    size: int = 1,
+    shape: tuple[int, ...] = (6, 4),
+    dtype: str = "float32",
+    axis: int | None = 0,
+    **graph: Any,
+) -> Task:
+    """A SplitToSequence task built from a Case directly (the builder never consults the catalogue)."""
+    form = Form("lengths", lengths) if lengths is not None else Form("size", size)
+    case = Case(
+        id="s",
+        title="s",
+        source="tests",
+        data=DataSpec(shape, dtype),
+        form=form,
+        location=Location("tests", 1),
+        axis=axis,
+        graph=GraphSpec(**graph),
+    )
+    return make_task(case, SEQUENCE)
+
+
+def split_input(model: Any) -> Any:
+    """The ``split`` initializer or graph input, whichever the model has."""
+    found = [i for i in model.graph.initializer if i.name == "split"]
+    found += [i for i in model.graph.input if i.name == "split"]
+    (value,) = found
+    return value
+
+
+def test_sequence_model_is_one_split_to_sequence_node_at_opset_11() -> None:
+    model = onnx_graphs.build_model(sequence_task(size=2))
+    assert [(o.domain, o.version) for o in model.opset_import] == [("", 11)]
+    assert model.ir_version == onnx_graphs.IR_VERSION
+    assert node_of(model).op_type == "SplitToSequence"
+    assert list(node_of(model).output) == [onnx_graphs.SEQUENCE]
+    assert onnx_graphs.output_count(sequence_task(size=2)) == 1
+
+
+def test_sequence_output_is_a_sequence_of_the_data_type_with_no_shape() -> None:
+    model = onnx_graphs.build_model(sequence_task(size=2, dtype="int16"))
+    (output,) = model.graph.output
+    assert output.name == onnx_graphs.SEQUENCE and output.type.WhichOneof("value") == "sequence_type"
+    element = output.type.sequence_type.elem_type.tensor_type
+    assert element.elem_type == TensorProto.INT16 and not element.HasField("shape")
+
+
+def test_sequence_lengths_are_a_1d_initializer_and_size_a_scalar() -> None:
+    lengths = onnx_graphs.build_model(sequence_task(lengths=(2, 4)))
+    assert list(node_of(lengths).input) == ["data", "split"]
+    value = numpy_helper.to_array(split_input(lengths))
+    assert value.shape == (2,) and value.dtype == np.int64 and value.tolist() == [2, 4]
+    size = onnx_graphs.build_model(sequence_task(size=4))
+    value = numpy_helper.to_array(split_input(size))
+    assert value.shape == () and value.dtype == np.int64 and int(value) == 4
+    assert [i.name for i in size.graph.input] == ["data"]
+
+
+@pytest.mark.parametrize(("name", "element"), [("int32", TensorProto.INT32), ("int16", TensorProto.INT16)])
+def test_sequence_split_type_is_lengths_dtype_for_both_forms(name: str, element: int) -> None:
+    for t in (sequence_task(lengths=(2, 4), lengths_dtype=name), sequence_task(size=4, lengths_dtype=name)):
+        assert split_input(onnx_graphs.build_model(t)).data_type == element
+
+
+def test_sequence_runtime_split_is_a_graph_input_fed_in_its_shape() -> None:
+    lengths = sequence_task(lengths=(1, 5), lengths_dtype="int32", inputs="runtime")
+    model = onnx_graphs.build_model(lengths)
+    assert not model.graph.initializer and model.graph.input[1].name == "split"
+    assert model.graph.input[1].type.tensor_type.elem_type == TensorProto.INT32
+    assert [d.dim_value for d in model.graph.input[1].type.tensor_type.shape.dim] == [2]
+    fed = onnx_graphs.feeds(lengths)["split"]
+    assert fed.dtype == np.int32 and fed.tolist() == [1, 5]
+    size = sequence_task(size=4, inputs="runtime")
+    scalar = onnx_graphs.build_model(size).graph.input[1].type.tensor_type
+    assert scalar.HasField("shape") and len(scalar.shape.dim) == 0  # rank 0, not unknown rank
+    assert onnx_graphs.feeds(size)["split"].shape == ()
+
+
+def test_omitted_split_leaves_the_node_with_the_data_alone() -> None:
+    t = sequence_task(size=1, split_input="omitted", keepdims=0)
+    model = onnx_graphs.build_model(t)
+    assert list(node_of(model).input) == ["data"] and not model.graph.initializer
+    assert set(onnx_graphs.feeds(t)) == {"data"}
+
+
+def test_keepdims_is_written_only_when_the_case_sets_it() -> None:
+    assert attributes(onnx_graphs.build_model(sequence_task(size=1, split_input="omitted"))) == {"axis": 0}
+    given = onnx_graphs.build_model(sequence_task(size=2, keepdims=0))
+    assert attributes(given) == {
+        "axis": 0,
+        "keepdims": 0,
+    }  # with a split: as written, for the backend to ignore
+    assert attributes(onnx_graphs.build_model(sequence_task(size=2, axis=None))) == {}
+    assert attributes(onnx_graphs.build_model(sequence_task(size=2, axis=-1)))["axis"] == -1
+
+
+def test_invalid_sequence_splits_are_written_as_given() -> None:
+    assert int(numpy_helper.to_array(split_input(onnx_graphs.build_model(sequence_task(size=0))))) == 0
+    assert int(numpy_helper.to_array(split_input(onnx_graphs.build_model(sequence_task(size=-2))))) == -2
+    empty = numpy_helper.to_array(split_input(onnx_graphs.build_model(sequence_task(lengths=()))))
+    assert empty.shape == (0,)
+
+
+def test_sequence_models_pass_the_checker_and_round_trip(tmp_path: Path) -> None:
+    for t in (
+        sequence_task(lengths=(1, 2, 3)),
+        sequence_task(size=4, inputs="runtime", lengths_dtype="int32"),
+        sequence_task(size=1, split_input="omitted", keepdims=0, data_shape="dynamic"),
+    ):
+        onnx_graphs.check(onnx_graphs.build_model(t))
+        path = onnx_graphs.save(t, tmp_path / "s.onnx")
+        assert onnx.load(str(path)) == onnx_graphs.build_model(t)
+
+
+def test_op_ids_name_their_operator_and_version() -> None:
+    assert onnx_graphs.operator_of(SEQUENCE) == ("SplitToSequence", 11)
+    assert onnx_graphs.operator_of("onnx.Split-18") == ("Split", 18)
+    assert onnx_graphs.is_sequence(SEQUENCE) and not onnx_graphs.is_sequence("onnx.Split-13")
+    with pytest.raises(ValueError, match="not an ONNX Split op"):
+        onnx_graphs.operator_of("onnx.SplitToSequence")

@@ -185,7 +185,7 @@ def test_an_axis_out_of_range_is_rejected_by_every_op(shape: tuple[int, ...], be
     value: object = (1,) if kind in ("lengths", "indices") else 1
     for axis in (len(shape) - 1 + beyond, -len(shape) - beyond):
         for op, spec in ops.OPS.items():
-            if kind not in spec.forms:
+            if kind not in spec.forms or not spec.takes_axis:  # hsplit and kin: no axis to get wrong
                 continue
             outcome = answer(op, request(shape, axis, kind, value)).outcome
             assert isinstance(outcome, Rejection), (op, axis)

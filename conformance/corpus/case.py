@@ -111,6 +111,8 @@ class GraphSpec:
     ``split`` input and the ``num_outputs`` attribute: ``both`` and ``neither`` build the two
     forbidden graphs so that the rule itself can be tested. ``declared_outputs`` makes an ONNX
     node declare that many outputs whatever the request implies (a malformed model, on purpose).
+    ``keepdims`` and ``split_input`` exist for ONNX SplitToSequence, whose ``split`` input is
+    optional: without it the pieces have length 1 and ``keepdims: 0`` drops the split axis.
     """
 
     axis_dtype: str = "int64"
@@ -120,6 +122,11 @@ class GraphSpec:
     data_shape: Literal["static", "dynamic"] = "static"
     num_outputs: Literal["auto", "both", "neither"] = "auto"
     declared_outputs: int | None = None
+    #: ONNX SplitToSequence's ``keepdims`` attribute (it matters only without a ``split`` input)
+    keepdims: Literal[0, 1] = 1
+    #: ``omitted`` builds a SplitToSequence node without its optional ``split`` input: the op then
+    #: reads a split of 1, which the case states as ``size: 1``
+    split_input: Literal["given", "omitted"] = "given"
 
     def runtime(self, name: str) -> bool:
         """Whether input ``name`` (``axis`` or ``lengths``) is fed at run time, where the op has it.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from conformance import dtypes
 from conformance.corpus.case import Case, FormKind, InputPlacement
@@ -21,6 +22,10 @@ _AXIS_INPUT = frozenset({"axis_dtype", "axis_shape"})
 _RUNTIME = frozenset({"inputs"})
 _DYNAMIC = frozenset({"data_shape"})
 _DECLARED = frozenset({"declared_outputs"})
+
+#: The forms whose split value is a typed input (``lengths_dtype``), where more than ``lengths``:
+#: SplitToSequence's scalar ``split`` is as typed as its 1-D one.
+_TYPED_FORMS: dict[str, tuple[FormKind, ...]] = {"onnx.SplitToSequence-11": ("lengths", "size")}
 
 #: Split-18's forbidden graphs: "both" adds num_outputs next to a split input (a lengths
 #: request), "neither" leaves out num_outputs for a piece count (a parts request).
@@ -51,6 +56,9 @@ class OpEntry:
     #: torch, NumPy); an op added later is pinned by ``expect.by_op`` or by a case whose source
     #: cites its document, so that adding it needs no edit of cases that say nothing about it.
     shared_expect: bool = True
+    #: False for hsplit, vsplit and dsplit, which choose their axis from the data's rank: a case
+    #: that states an axis is not applicable to them
+    takes_axis: bool = True
 
     def inputs_for(self, kind: FormKind) -> frozenset[str]:
         """The inputs the op can feed at run time for a request of this form."""
@@ -78,8 +86,50 @@ def _onnx(version: int, forms: frozenset[FormKind], graph_options: frozenset[str
 
 
 _LENGTHS_OR_PARTS: frozenset[FormKind] = frozenset({"lengths", "parts"})
+_PARTS_OR_INDICES: frozenset[FormKind] = frozenset({"parts", "indices"})
 _AXIS = frozenset({"axis"})
 _LENGTHS = frozenset({"lengths"})
+#: The split value as a traced argument of a jitted JAX function (``graph.inputs: runtime``).
+_JAX_TRACED: tuple[tuple[FormKind, frozenset[str]], ...] = (("parts", _LENGTHS), ("indices", _LENGTHS))
+_NO_STRINGS = frozenset(dtypes.ALL) - frozenset(dtypes.STRING)
+
+
+def _later_op(
+    op_id: str,
+    forms: frozenset[FormKind],
+    dtype_set: frozenset[str],
+    document: str,
+    *,
+    graph_options: frozenset[str] = frozenset(),
+    inputs: tuple[tuple[FormKind, frozenset[str]], ...] = (),
+    takes_axis: bool = True,
+) -> OpEntry:
+    """An op added after the corpus was written: its axis optional, a case's shared ``expect``
+    pinning it only where the case cites its document."""
+    family = op_id.partition(".")[0]
+    return OpEntry(
+        op_id,
+        family,
+        forms,
+        graph_options,
+        dtype_set,
+        False,
+        document,
+        inputs=inputs,
+        shared_expect=False,
+        takes_axis=takes_axis,
+    )
+
+
+def _directional(library: str, document: str, dtype_set: frozenset[str], **jax: Any) -> tuple[OpEntry, ...]:
+    """hsplit, vsplit and dsplit of a library: no axis parameter, a count or split points."""
+    return tuple(
+        _later_op(
+            f"{library}.{name}", _PARTS_OR_INDICES, dtype_set, f"{document}.{name}", takes_axis=False, **jax
+        )
+        for name in ("hsplit", "vsplit", "dsplit")
+    )
+
 
 OPS: dict[str, OpEntry] = {
     op.id: op
@@ -202,6 +252,45 @@ OPS: dict[str, OpEntry] = {
             shared_expect=False,
             inputs=(("lengths", _AXIS | _LENGTHS),),
         ),
+        # SplitToSequence: an optional split input (1-D lengths or a scalar size), one sequence output.
+        _later_op(
+            "onnx.SplitToSequence-11",
+            frozenset({"lengths", "size"}),
+            _ALL_TYPES,
+            "onnx-SplitToSequence, SplitToSequence-11",
+            graph_options=_RUNTIME | _DYNAMIC | {"lengths_dtype", "keepdims", "split_input"},
+            inputs=(("lengths", _LENGTHS), ("size", _LENGTHS)),
+        ),
+        *_directional("numpy", "numpy-numpy", _ALL_TYPES),
+        *_directional("torch", "pytorch-torch", _TORCH_TYPES),
+        # JAX's jax.numpy functions (NumPy's texts) and its lax primitive; graph.inputs: runtime
+        # makes the split value a traced argument of the jitted function.
+        _later_op(
+            "jax.numpy.split",
+            _PARTS_OR_INDICES,
+            _NO_STRINGS,
+            "jax-jax.numpy.split",
+            graph_options=_RUNTIME,
+            inputs=_JAX_TRACED,
+        ),
+        _later_op(
+            "jax.numpy.array_split",
+            _PARTS_OR_INDICES,
+            _NO_STRINGS,
+            "jax-jax.numpy.array_split",
+            graph_options=_RUNTIME,
+            inputs=_JAX_TRACED,
+        ),
+        *_directional("jax.numpy", "jax-jax.numpy", _NO_STRINGS, graph_options=_RUNTIME, inputs=_JAX_TRACED),
+        _later_op(
+            "jax.lax.split",
+            frozenset({"lengths"}),
+            _NO_STRINGS,
+            "jax-jax.lax.split",
+            graph_options=_RUNTIME,
+            inputs=(("lengths", _LENGTHS),),
+        ),
+        _later_op("keras.ops.split", _PARTS_OR_INDICES, _NO_STRINGS, "keras-keras.ops.split"),
     )
 }
 
@@ -238,6 +327,8 @@ def why_not_applicable(case: Case, op: OpEntry) -> str | None:
         return f"{op.id} cannot carry {case.data.dtype} data"
     if op.axis_required and case.axis is None:
         return f"{op.id} needs an axis input and the case gives none"
+    if not op.takes_axis and case.axis is not None:
+        return f"{op.id} takes no axis (it splits along the axis its document names for the data's rank)"
     options = case.graph.non_default()
     extra = options - op.graph_options
     if extra:
@@ -251,8 +342,9 @@ def why_not_applicable(case: Case, op: OpEntry) -> str | None:
         return f"{op.id} takes the {missing[0]} as an attribute, not as an input it could feed at run time"
     if case.graph.declared_outputs is not None and not _declares_outputs(case, op):
         return f"a '{case.form.kind}' request is itself the output count, so declared_outputs cannot differ"
-    if "lengths_dtype" in options and case.form.kind != "lengths":
-        return "lengths_dtype applies to a 'lengths' request only"
+    typed = _TYPED_FORMS.get(op.id, ("lengths",))
+    if "lengths_dtype" in options and case.form.kind not in typed:
+        return f"lengths_dtype applies to a {' or '.join(repr(kind) for kind in typed)} request only"
     wanted = _NUM_OUTPUTS_FORM.get(case.graph.num_outputs)
     if wanted and case.form.kind != wanted:
         return f"num_outputs: {case.graph.num_outputs} needs a '{wanted}' request"

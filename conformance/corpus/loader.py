@@ -380,6 +380,7 @@ class _CaseBuilder:
         if isinstance(graph_options.get("inputs"), dict):
             graph_options["inputs"] = InputPlacement(**graph_options["inputs"])
         graph = GraphSpec(**graph_options)
+        self._check_omitted_split(form, graph)
         runs = tuple(
             run
             for number, raw in enumerate(case.get("runs", ()), start=2)
@@ -402,6 +403,22 @@ class _CaseBuilder:
             note=case.get("note"),
             runs=runs,
         )
+
+    def _check_omitted_split(self, form: Form, graph: GraphSpec) -> None:
+        """``split_input: omitted`` leaves SplitToSequence's split input out, which the op reads as
+        a split of 1: the case states that request (``size: 1``), and has no split value to feed."""
+        if graph.split_input != "omitted":
+            return
+        if form.kind != "size" or form.value != 1:
+            self._error(
+                ("graph", "split_input"),
+                f"split_input: omitted means the op's default split of 1: write size: 1 (not {form})",
+            )
+        elif graph.runtime("lengths"):
+            self._error(
+                ("graph", "split_input"),
+                "split_input: omitted leaves no split input to feed at run time (graph.inputs places it)",
+            )
 
     def _data(self, data: dict[str, Any], where: YamlPath = ("data",)) -> DataSpec | None:
         shape = tuple(data["shape"])

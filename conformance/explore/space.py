@@ -242,6 +242,10 @@ def _graph(draw: Draw, op: OpEntry, kind: FormKind) -> dict[str, Any]:
         forbidden = {"lengths": "both", "parts": "neither"}.get(kind)
         graph["num_outputs"] = draw(st.sampled_from(["auto", *([forbidden] if forbidden else [])]))
     declares = kind == "lengths" or (op.id == "onnx.Split-18" and graph.get("num_outputs") != "neither")
+    if "keepdims" in options:
+        graph["keepdims"] = draw(st.sampled_from([1, 0]))
+    if "split_input" in options and kind == "size" and pick == "constant" and draw(st.booleans()):
+        graph["split_input"] = "omitted"
     if "declared_outputs" in options and declares and draw(st.integers(0, 5)) == 5:
         graph["declared_outputs"] = draw(st.integers(0, 6))
     defaults = {
@@ -249,6 +253,7 @@ def _graph(draw: Draw, op: OpEntry, kind: FormKind) -> dict[str, Any]:
         "axis_shape": "scalar",
         "lengths_dtype": "int64",
         "num_outputs": "auto",
+        "keepdims": 1,
     }
     return {key: value for key, value in graph.items() if defaults.get(key) != value}
 
@@ -310,12 +315,14 @@ def case_documents(draw: Draw, op_id: str, limits: Limits = Limits()) -> dict[st
     kind: FormKind = draw(st.sampled_from([k for k in FORM_KINDS if k in op.forms]))
     dtype = draw(st.sampled_from(_dtype_order(op)))
     shape = _shape(draw)
-    axis = _axis(draw, len(shape), op.axis_required)
+    axis = _axis(draw, len(shape), op.axis_required) if op.takes_axis else None
     document: dict[str, Any] = {"data": {"shape": shape, "dtype": dtype, **_fill(draw, dtype)}}
     if axis is not None:
         document["axis"] = axis
     document[kind] = form_value(draw, kind, along(shape, axis), limits)
     graph = _graph(draw, op, kind)
+    if graph.get("split_input") == "omitted":  # no split input: the op reads a split of 1
+        document[kind] = 1
     if graph:
         document["graph"] = graph
     runs = _runs(draw, op, document, kind, limits)

@@ -1,4 +1,5 @@
-"""ONNX models for the ``onnx.Split-*`` ops: one Split node, built exactly as a case states it.
+"""ONNX models for the ``onnx.Split-*`` and ``onnx.SplitToSequence-*`` ops: one node, built exactly
+as a case states it.
 
 Shared by every backend that reads ONNX (ONNX Runtime, OpenVINO's ONNX frontend), so that they
 are all handed the *same* model for a (case, op) and their answers can be compared.
@@ -22,6 +23,15 @@ What the builder guarantees, and why:
   for; the backend's own reaction is judged. :func:`check` runs the checker on demand.
 - Output value infos carry the element type and the rank only, so that the backend's shape
   inference, not this builder, decides the piece shapes.
+
+SplitToSequence (see :func:`_sequence_graph`): one ``SplitToSequence`` node whose one output, a
+graph output of type ``seq(tensor(T))``, holds the pieces; the backend returns that sequence and the
+adapters hand its tensors on as the list of pieces. The model declares opset 11, the op's version,
+as Split models declare theirs: any opset from 11 to 23 resolves to SplitToSequence-11 (24 brings
+SplitToSequence-24, which adds bfloat16), and 11, the lowest, is what the oldest runtimes of the
+version matrix load as readily as the newest.
+The sequence output declares the element type and no shape, not even a rank: ``keepdims`` decides the
+rank, and that is the backend's to apply.
 """
 
 from __future__ import annotations
@@ -31,7 +41,7 @@ from typing import Final
 
 import numpy as np
 import onnx
-from onnx import AttributeProto, TensorProto, helper, numpy_helper
+from onnx import AttributeProto, GraphProto, TensorProto, ValueInfoProto, helper, numpy_helper
 
 from conformance import dtypes
 from conformance.plugin import Task
@@ -41,6 +51,8 @@ IR_VERSION: Final = 8
 
 DATA: Final = "data"
 SPLIT: Final = "split"
+#: SplitToSequence's one output: the sequence of pieces.
+SEQUENCE: Final = "output_sequence"
 
 #: ONNX element types by the suite's dtype names.
 ELEMENT_TYPES: Final[dict[str, int]] = {
@@ -63,12 +75,28 @@ ELEMENT_TYPES: Final[dict[str, int]] = {
 }
 
 
+#: The ONNX operator an op id names, by the op id's prefix (the version follows it).
+_OPERATORS: Final = {"onnx.Split-": "Split", "onnx.SplitToSequence-": "SplitToSequence"}
+
+
+def operator_of(op: str) -> tuple[str, int]:
+    """The ONNX operator and version of an ``onnx.Split-<v>`` or ``onnx.SplitToSequence-<v>`` op id."""
+    for prefix, operator in _OPERATORS.items():
+        version = op[len(prefix) :]
+        if op.startswith(prefix) and version.isdigit():
+            return operator, int(version)
+    raise ValueError(f"{op!r} is not an ONNX Split op (onnx.Split-<v> or onnx.SplitToSequence-<v>)")
+
+
 def version_of(op: str) -> int:
-    """The opset version of an ``onnx.Split-<v>`` op id."""
-    prefix = "onnx.Split-"
-    if not op.startswith(prefix):
-        raise ValueError(f"{op!r} is not an ONNX Split op")
-    return int(op[len(prefix) :])
+    """The version of an ONNX op id: the opset the model imports."""
+    return operator_of(op)[1]
+
+
+def is_sequence(op: str) -> bool:
+    """Whether the op's one output is a sequence holding the pieces (SplitToSequence), rather than
+    one output per piece (Split): what an adapter unpacks into the list of pieces."""
+    return operator_of(op)[0] == "SplitToSequence"
 
 
 def output_name(index: int) -> str:
@@ -78,7 +106,8 @@ def output_name(index: int) -> str:
 def output_count(task: Task) -> int:
     """How many outputs the node declares.
 
-    A lengths request declares one output per length (zero for an empty split: a node without
+    SplitToSequence declares one, the sequence, whatever the pieces. For Split, a lengths request
+    declares one output per length (zero for an empty split: a node without
     outputs, which onnx lets us construct, is the faithful form of that request). A piece count
     *is* the output count for Split-1..13 and for Split-18 without ``num_outputs``, so a count
     below 1 declares no output at all. When Split-18's ``num_outputs`` attribute carries the
@@ -87,6 +116,8 @@ def output_count(task: Task) -> int:
     ``graph.declared_outputs`` overrides all of this: the node then declares exactly that many,
     a malformed model on purpose when the request implies another count.
     """
+    if is_sequence(task.op):
+        return 1
     if task.graph.declared_outputs is not None:
         return task.graph.declared_outputs
     if task.form.kind == "lengths":
@@ -107,7 +138,9 @@ def _has_num_outputs(task: Task) -> bool:
 
 
 def _split_is_input(task: Task) -> bool:
-    """Whether ``split`` is a node input (rather than an attribute) for this task."""
+    """Whether ``split`` is a node input (rather than an attribute, or absent) for this task."""
+    if is_sequence(task.op):  # optional: left out only when the case says so
+        return task.graph.split_input == "given"
     version = version_of(task.op)
     if task.form.kind != "lengths":
         return False
@@ -118,20 +151,22 @@ def _split_is_input(task: Task) -> bool:
 
 def _lengths_dtype(task: Task) -> str:
     """Element type of a ``split`` input: the data's type T for Split-1, else ``lengths_dtype``."""
-    return task.dtype if version_of(task.op) == 1 else task.graph.lengths_dtype
+    return task.dtype if version_of(task.op) == 1 and not is_sequence(task.op) else task.graph.lengths_dtype
 
 
 def _lengths_array(task: Task) -> np.ndarray:
-    """The lengths as a 1-D array of the ``split`` input's type.
+    """The ``split`` input's value in its type: 1-D lengths, or a 0-d tensor for a ``size`` request
+    (SplitToSequence's scalar split).
 
     Values go through int64 first and are then cast, so a -1 in an unsigned type keeps its
     two's-complement bit pattern (what a C API caller would hand over) instead of raising; a
     string T gets the decimal text of each length.
     """
     name = _lengths_dtype(task)
-    values = np.asarray(task.form.values, dtype=np.int64).reshape(-1)
+    scalar = task.form.kind == "size"
+    values = np.asarray(task.form.values, dtype=np.int64).reshape(() if scalar else (-1,))
     if name == "string":
-        return np.array([str(v) for v in task.form.values], dtype=object).reshape(-1)
+        return np.array([str(v) for v in values.flat], dtype=object).reshape(values.shape)
     return values.astype(dtypes.numpy_dtype(name))
 
 
@@ -144,24 +179,44 @@ def _data_shape(task: Task) -> list[int | str]:
 
 def build_model(task: Task) -> onnx.ModelProto:
     """The one-node model for ``task`` (see the module docstring for the mapping)."""
-    version = version_of(task.op)
-    element = ELEMENT_TYPES[task.dtype]
-    rank = len(task.case.data.shape)
-    inputs = [helper.make_tensor_value_info(DATA, element, _data_shape(task))]
+    operator, version = operator_of(task.op)
+    graph = _sequence_graph(task) if operator == "SplitToSequence" else _split_graph(task)
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", version)],
+        producer_name="split-conformance",
+        doc_string=task.item_id,
+    )
+    model.ir_version = IR_VERSION
+    return model
+
+
+def _inputs(task: Task) -> tuple[list[ValueInfoProto], list[TensorProto], list[str]]:
+    """The graph inputs, the initializers and the node's inputs: the data, and ``split`` where it
+    is an input (an initializer when ``constant``, a graph input when fed at run time)."""
+    inputs = [helper.make_tensor_value_info(DATA, ELEMENT_TYPES[task.dtype], _data_shape(task))]
     initializers: list[TensorProto] = []
     node_inputs = [DATA]
-    attributes: dict[str, AttributeProto] = {}
-    if task.axis is not None:
-        attributes["axis"] = helper.make_attribute("axis", task.axis)
     if _split_is_input(task):
         node_inputs.append(SPLIT)
         lengths = _lengths_array(task)
-        split_type = ELEMENT_TYPES[_lengths_dtype(task)]
         if task.graph.runtime("lengths"):
-            inputs.append(helper.make_tensor_value_info(SPLIT, split_type, [len(lengths)]))
+            split_type = ELEMENT_TYPES[_lengths_dtype(task)]
+            inputs.append(helper.make_tensor_value_info(SPLIT, split_type, list(lengths.shape)))
         else:
             initializers.append(_initializer(lengths))
-    elif task.form.kind == "lengths":
+    return inputs, initializers, node_inputs
+
+
+def _split_graph(task: Task) -> GraphProto:
+    """One ``Split`` node of the op's version, one graph output per declared node output."""
+    element = ELEMENT_TYPES[task.dtype]
+    rank = len(task.case.data.shape)
+    inputs, initializers, node_inputs = _inputs(task)
+    attributes: dict[str, AttributeProto] = {}
+    if task.axis is not None:
+        attributes["axis"] = helper.make_attribute("axis", task.axis)
+    if not _split_is_input(task) and task.form.kind == "lengths":
         attributes["split"] = helper.make_attribute(
             "split", list(task.form.values), attr_type=AttributeProto.INTS
         )
@@ -172,15 +227,22 @@ def build_model(task: Task) -> onnx.ModelProto:
     node = helper.make_node("Split", node_inputs, names, name="split_node")
     node.attribute.extend(attributes.values())
     outputs = [helper.make_tensor_value_info(name, element, [None] * rank) for name in names]
-    graph = helper.make_graph([node], _graph_name(task), inputs, outputs, initializer=initializers)
-    model = helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", version)],
-        producer_name="split-conformance",
-        doc_string=task.item_id,
-    )
-    model.ir_version = IR_VERSION
-    return model
+    return helper.make_graph([node], _graph_name(task), inputs, outputs, initializer=initializers)
+
+
+def _sequence_graph(task: Task) -> GraphProto:
+    """One ``SplitToSequence`` node: ``split`` a 1-D tensor (``lengths``), a 0-d one (``size``) or
+    absent (``graph.split_input: omitted``); ``axis`` as the case states it or left to its default;
+    ``keepdims`` written only when the case sets it (to 0), so an unset one judges the op's default.
+    The one graph output is the sequence, of the data's element type and no stated shape."""
+    inputs, initializers, node_inputs = _inputs(task)
+    node = helper.make_node("SplitToSequence", node_inputs, [SEQUENCE], name="split_node")
+    if task.axis is not None:
+        node.attribute.append(helper.make_attribute("axis", task.axis))
+    if "keepdims" in task.graph.non_default():
+        node.attribute.append(helper.make_attribute("keepdims", task.graph.keepdims))
+    output = helper.make_tensor_sequence_value_info(SEQUENCE, ELEMENT_TYPES[task.dtype], None)
+    return helper.make_graph([node], _graph_name(task), inputs, [output], initializer=initializers)
 
 
 def _initializer(lengths: np.ndarray) -> TensorProto:

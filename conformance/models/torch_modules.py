@@ -1,9 +1,10 @@
 """PyTorch modules for the torch.* ops, and exact conversions between NumPy and torch tensors.
 
-Two targets judge the torch ops: the PyTorch adapter runs these modules eagerly, and OpenVINO's
-PyTorch frontend converts the very same modules. Keeping the module builder here, in the engine,
-means both judge one program, so a difference between them is a difference between backends,
-never between two hand-written copies of the request.
+Several targets judge the torch ops: the PyTorch adapter runs these modules eagerly (and through
+torch.export and torch.compile), OpenVINO's PyTorch frontend converts the very same modules, and
+ONNX Runtime runs them as torch.onnx.export writes them. Keeping the module builder here, in the
+engine, means they all judge one program, so a difference between them is a difference between
+backends, never between two hand-written copies of the request.
 
 The split request is baked into the module as Python constants (an int or a list, exactly as the
 case states it, invalid values included), the way model code calls these functions; only the data
@@ -28,6 +29,9 @@ _FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {
     "torch.split": torch.split,
     "torch.tensor_split": torch.tensor_split,
     "torch.chunk": torch.chunk,
+    "torch.hsplit": torch.hsplit,
+    "torch.vsplit": torch.vsplit,
+    "torch.dsplit": torch.dsplit,
 }
 
 #: Which request forms each op takes, and whether that form is an int or a list argument.
@@ -35,7 +39,12 @@ _FORMS: Final[dict[str, frozenset[str]]] = {
     "torch.split": frozenset({"size", "lengths"}),
     "torch.tensor_split": frozenset({"parts", "indices"}),
     "torch.chunk": frozenset({"parts"}),
+    "torch.hsplit": frozenset({"parts", "indices"}),
+    "torch.vsplit": frozenset({"parts", "indices"}),
+    "torch.dsplit": frozenset({"parts", "indices"}),
 }
+#: The functions without a ``dim`` parameter: hsplit, vsplit and dsplit pick it from the rank.
+NO_DIM: Final = frozenset({"torch.hsplit", "torch.vsplit", "torch.dsplit"})
 _LIST_FORMS: Final = frozenset({"lengths", "indices"})
 
 #: torch dtype for each NumPy dtype torch.from_numpy accepts (bfloat16 goes through its bits).
@@ -63,13 +72,16 @@ class SplitModule(torch.nn.Module):
 
     ``argument`` is passed exactly as the case gives it (an int for a size or a section count, a
     list for lengths or indices); ``dim`` is left out of the call when None, so the function's
-    own default applies, as it would in model code that omits it.
+    own default applies, as it would in model code that omits it. hsplit, vsplit and dsplit have
+    no ``dim`` parameter at all (:data:`NO_DIM`), so they are only ever built with None.
     """
 
     def __init__(self, op: str, argument: int | list[int], dim: int | None) -> None:
         super().__init__()
         if op not in _FUNCTIONS:
             raise ValueError(f"no torch function for op {op!r}; known: {', '.join(_FUNCTIONS)}")
+        if op in NO_DIM and dim is not None:
+            raise ValueError(f"{op} takes no dim (it splits along the dim its rank implies); got dim={dim}")
         self.op = op
         self.function = _FUNCTIONS[op]
         self.argument = argument

@@ -61,7 +61,7 @@ def kind(result: ResultRecord) -> str:
         return "timed out"
     if result["mismatch"]:
         return f"mismatch: {result['mismatch']['what']}"
-    if rejected is not None and raised is None:
+    if rejected is not None and raised is None and "outputs" in result["actual"]:
         return f"accepted what {rejected['rule']} rejects"
     if raised is not None:
         return f"raised {raised['type']} in {raised['phase']}"

@@ -300,7 +300,8 @@ def apply(result: Result, issues: Sequence[KnownIssue]) -> Result:
 
 def stale(issues: Iterable[KnownIssue], results: Iterable[Result]) -> list[KnownIssue]:
     """Entries whose results ran and none of them failed as listed: the bug looks fixed. An entry
-    that selected nothing is not stale, since the run may simply not have selected its items."""
+    that selected nothing is not stale, since the run may simply not have selected its items; nor
+    is one that selected only items the target could not run (``unsupported``)."""
     by_target: dict[str, list[Result]] = defaultdict(list)
     for result in results:
         by_target[result.target_id].append(result)
@@ -311,7 +312,8 @@ def stale(issues: Iterable[KnownIssue], results: Iterable[Result]) -> list[Known
             for target, found_there in by_target.items()
             if issue.covers(target)
             for result in found_there
-            if issue.matches(result)
+            # an item the target could not run says nothing of the bug, unless the entry is about that
+            if issue.matches(result) and (result.status != "unsupported" or "unsupported" in issue.statuses)
         ]
         if selected and not any(result.status == "xfail" for result in selected):
             found.append(issue)

@@ -87,18 +87,20 @@ def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:
     return statements, literal
 
 
-def session_runs_code(task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], session: str) -> str:
+def session_runs_code(
+    task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], session: str, *, sequence: bool = False
+) -> str:
     """For each run of ``task``: its heading, its feeds rebuilt, ``outputs = <session>.run(None,
     feeds by name)`` and one printed line of output shapes: how every snippet that feeds a model
-    by input name (ONNX Runtime, ONNX's evaluator, converted models) replays a case's runs."""
+    by input name (ONNX Runtime, ONNX's evaluator, converted models) replays a case's runs.
+    ``sequence``: the model's one output is a sequence (SplitToSequence), which comes back as a
+    list of tensors, so the line prints that list's shapes."""
     body = ""
+    outputs = "(pieces,)" if sequence else "outputs"
+    shapes = "[piece.shape for piece in pieces]" if sequence else "[output.shape for output in outputs]"
     for run in task.every_run:
         arrays, mapping = feeds_code(feeds(run))
-        body += (
-            f"{run_heading(run)}{arrays}\n"
-            f"outputs = {session}.run(None, {mapping})\n"
-            "print([output.shape for output in outputs])\n"
-        )
+        body += f"{run_heading(run)}{arrays}\n{outputs} = {session}.run(None, {mapping})\nprint({shapes})\n"
     return body
 
 

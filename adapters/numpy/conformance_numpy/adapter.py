@@ -3,13 +3,17 @@
 Routes:
 
 ``numpy``
-    ``numpy.split`` and ``numpy.array_split`` called as a user would: the data array, the int
-    or the list exactly as the case gives it, and ``axis`` only when the case states one.
+    ``numpy.split``, ``numpy.array_split``, ``numpy.hsplit``, ``numpy.vsplit`` and
+    ``numpy.dsplit`` called as a user would: the data array, the int or the list exactly as the
+    case gives it, and ``axis`` only when the case states one (never for hsplit, vsplit and
+    dsplit, which have no axis parameter: they choose the axis from the data's rank).
 ``emulated``
-    Every openvino.*, onnx.* and torch.* op through :mod:`conformance_numpy.emulation`, an
-    independent reading of the spec texts. It is not a backend with bugs of its own to find: it
-    is the suite checking its reference, since two readings of one text written apart should
-    agree everywhere but on the documented ambiguities.
+    The ops :mod:`conformance_numpy.emulation` implements (OpenVINO's, ONNX's Split versions and
+    torch.split / tensor_split / chunk), an independent reading of their spec texts. It is not a
+    backend with bugs of its own to find: it is the suite checking its reference, since two
+    readings of one text written apart should agree everywhere but on the documented ambiguities.
+    Its globs name exactly those ops, so an op added to the catalogue later (ONNX
+    SplitToSequence, torch.hsplit ...) never reaches an emulation that has no rules for it.
 
 NumPy has no devices and no graph, so ``device`` accepts ``cpu`` only and the graph options
 that describe how a model is built (constant or runtime inputs, static or dynamic shapes) have
@@ -25,17 +29,22 @@ from typing import Any
 import numpy as np
 
 from conformance import reproducers
-from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task
+from conformance.plugin import AdapterError, AdapterInfo, AdapterOptions, Route, Target, Task
 from conformance_numpy import emulation
 
 NAME = "numpy"
 DEVICES = ("cpu",)
 
 ROUTES = (
-    Route("numpy", ("numpy.*",), "numpy.split / numpy.array_split called directly", imports=(__name__,)),
+    Route(
+        "numpy",
+        ("numpy.*",),
+        "numpy.split / array_split / hsplit / vsplit / dsplit called directly",
+        imports=(__name__,),
+    ),
     Route(
         "emulated",
-        ("openvino.*", "onnx.*", "torch.*"),
+        emulation.OPS,
         "an independent NumPy reading of each spec text, to cross-check the reference",
         imports=(__name__,),
     ),
@@ -43,7 +52,12 @@ ROUTES = (
 _NUMPY_FUNCTIONS: dict[str, Callable[..., list[np.ndarray]]] = {
     "numpy.split": np.split,
     "numpy.array_split": np.array_split,
+    "numpy.hsplit": np.hsplit,
+    "numpy.vsplit": np.vsplit,
+    "numpy.dsplit": np.dsplit,
 }
+#: The functions without an axis parameter: they pick the axis from the data's rank.
+_NO_AXIS = frozenset({"numpy.hsplit", "numpy.vsplit", "numpy.dsplit"})
 
 
 @dataclass(frozen=True)
@@ -81,11 +95,7 @@ class NumpyAdapter:
     def build(self, task: Task, target: Target) -> Call:
         """The call for the task; the request is passed as given, never checked here."""
         if target.route == "numpy":
-            argument: int | list[int] = (
-                list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
-            )
-            axis = {} if task.axis is None else {"axis": task.axis}
-            return Call(_NUMPY_FUNCTIONS[task.op], (argument,), axis)
+            return Call(_NUMPY_FUNCTIONS[task.op], (_argument(task),), _axis_keyword(task))
         return Call(
             emulation.emulate, (), {"op": task.op, "graph": task.graph, "dtype": task.dtype}, per_run=True
         )
@@ -98,12 +108,26 @@ class NumpyAdapter:
         """NumPy's own call (route ``numpy``); the emulation is the suite's code, not a backend."""
         if target.route != "numpy":
             return None
-        argument = list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
-        axis = "" if task.axis is None else f", axis={task.axis}"
+        axis = "".join(f", axis={value}" for value in _axis_keyword(task).values())
         function = _NUMPY_FUNCTIONS[task.op].__name__
         return "".join(
             f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
-            f"pieces = np.{function}(data, {argument!r}{axis})\n"
+            f"pieces = np.{function}(data, {_argument(task)!r}{axis})\n"
             "print([piece.shape for piece in pieces])\n"
             for run in task.every_run
         )
+
+
+def _argument(task: Task) -> int | list[int]:
+    """The second argument as the case states it: a list of split points, or an int count."""
+    return list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
+
+
+def _axis_keyword(task: Task) -> dict[str, int]:
+    """``axis=`` when the case states one; hsplit, vsplit and dsplit have no such parameter, and the
+    catalogue never hands them an axis, so one reaching them is the suite's defect, not NumPy's."""
+    if task.axis is None:
+        return {}
+    if task.op in _NO_AXIS:
+        raise AdapterError(f"{task.op} takes no axis, yet the task states axis {task.axis}")
+    return {"axis": task.axis}

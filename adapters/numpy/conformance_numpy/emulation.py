@@ -1,5 +1,10 @@
 """A second, independent reading of the spec texts, executed with NumPy: the "emulated" route.
 
+It covers the ops in :data:`OPS` and no others: OpenVINO Split-1 and VariadicSplit-1, ONNX Split
+(every version) and torch.split / tensor_split / chunk. The route's globs are that tuple, so an
+op the catalogue gains later (ONNX SplitToSequence, the hsplit family, JAX's and Keras's splits)
+is not routed here until this module has an independent reading of its text.
+
 Written from the spec documents (the OpenVINO and ONNX operator specifications and the PyTorch
 and NumPy API documentation, listed in docs/specs.md) without looking at
 ``conformance.oracle.reference``, so that running it through the suite cross-checks the reference:
@@ -43,6 +48,7 @@ Other readings taken where the texts are silent, all reached from the wording:
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import math
 from collections.abc import Sequence
@@ -55,6 +61,16 @@ from conformance.corpus.case import Form, GraphSpec
 from conformance.plugin import BackendRefusal
 
 Pieces = list[np.ndarray]
+
+#: The op ids (and globs) this module has a reading for: the route's ``ops``. ``onnx.Split-*``
+#: matches the Split versions only (not ``onnx.SplitToSequence-11``).
+OPS: tuple[str, ...] = (
+    "openvino.*",
+    "onnx.Split-*",
+    "torch.split",
+    "torch.tensor_split",
+    "torch.chunk",
+)
 
 _INTEGER = frozenset(dtypes.INTEGER)
 #: Element types each ONNX Split version's type constraint T admits.
@@ -273,7 +289,11 @@ def torch(op: str, data: np.ndarray, axis: int | None, form: Form) -> Pieces:
 def emulate(
     data: np.ndarray, *, op: str, axis: int | None, form: Form, graph: GraphSpec, dtype: str
 ) -> Pieces:
-    """Dispatch an op id to its family's function (the data first, like every split function)."""
+    """Dispatch an op id to its family's function (the data first, like every split function).
+    An op outside :data:`OPS` is refused rather than read as a sibling it resembles (torch.hsplit
+    is not torch.tensor_split: it has no dim and needs an even count)."""
+    if not any(fnmatch.fnmatchcase(op, pattern) for pattern in OPS):
+        raise ValueError(f"the emulation has no rules for {op}")
     family, _, name = op.partition(".")
     if family == "openvino":
         return openvino(op, data, axis, form, graph)

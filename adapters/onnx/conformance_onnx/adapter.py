@@ -14,10 +14,14 @@ Runtime and OpenVINO's ONNX frontend are handed):
     were not judged). A model it accepts but whose output shapes it leaves unknown on a static case
     is a refusal to state them, judged as such.
 
+SplitToSequence's one output is a sequence: the evaluator returns it as a list, whose tensors are
+the pieces. Shape inference cannot judge it (see ``support``).
+
 Unsupported, and why only that: Split-1, which ONNX gives neither a reference implementation nor a
 shape inference function; on ``shape-inference``, cases whose output shapes depend on values
 fed at run time (a ``split`` graph input, dims declared unknown) or that run the model several times,
-since a checker sees one model and no inputs. Options: ``device`` (``cpu``, the only one).
+since a checker sees one model and no inputs, and SplitToSequence, whose inferred sequence type states
+no piece count and one shape for every piece. Options: ``device`` (``cpu``, the only one).
 """
 
 from __future__ import annotations
@@ -69,6 +73,14 @@ _SPLIT1: Final = {
     "(\"No implementation for operator 'Split' ... version 1\")",
     SHAPE_INFERENCE.name: "ONNX registers no shape inference for Split-1: every output shape stays unknown",
 }
+#: Why shape inference has nothing to judge on SplitToSequence (what onnx's inference gives, checked on
+#: onnx 1.23: [6, 4] split by 2 on axis 0 infers seq(tensor [2, 4]); split by 4, or [2, 4], infers
+#: seq(tensor [unk, 4]); no inferred type carries a count).
+_SEQUENCE_SHAPES: Final = (
+    "shape inference types a sequence output with one tensor type for all its elements and no length: it "
+    "states neither how many pieces there are nor each piece's shape (pieces of unequal lengths leave the "
+    "split dim unknown), so there are no output shapes to judge"
+)
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,8 @@ class OnnxToolsAdapter:
             return Unsupported(_SPLIT1[target.route])
         if target.route != SHAPE_INFERENCE.name:
             return None
+        if onnx_graphs.is_sequence(task.op):
+            return Unsupported(_SEQUENCE_SHAPES)
         if task.runs:
             return Unsupported(
                 "a shape checker judges one model and no inputs; this case runs the model several times"
@@ -141,14 +155,15 @@ class OnnxToolsAdapter:
         return Compiled(target.route, inferred=inferred)
 
     def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        """The evaluator's outputs; for shape inference, arrays of the inferred shapes and types."""
+        """The evaluator's outputs (a sequence output's tensors, in order); for shape inference,
+        arrays of the inferred shapes and types."""
         from conformance.models import onnx_graphs
 
         if compiled.inferred is not None:
             return _inferred_outputs(compiled.inferred)
         with backend_calls():
             outputs = compiled.evaluator.run(None, onnx_graphs.feeds(task))
-        return [_suite_array(output, task.dtype) for output in outputs]
+        return [_suite_array(output) for output in _tensors(outputs)]
 
     def prepare(self, target: Target) -> None:
         """Import onnx and its reference runtime before the first item is timed."""
@@ -161,18 +176,31 @@ class OnnxToolsAdapter:
         model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
         body = f"import onnx\n\nmodel = onnx.load_from_string(base64.b64decode('''\n{model}\n'''))\n"
         if target.route == SHAPE_INFERENCE.name:
+            shown = (  # a sequence output has one element type and no count: what the route cannot judge
+                "print(inferred.graph.output[0].type)\n"
+                if onnx_graphs.is_sequence(task.op)
+                else "dims = [o.type.tensor_type.shape.dim for o in inferred.graph.output]\n"
+                "print([[d.dim_value for d in shape] for shape in dims])\n"
+            )
             return body + (
                 "onnx.checker.check_model(model, full_check=True)\n"
                 "inferred = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, "
-                "data_prop=True)\n"
-                "dims = [o.type.tensor_type.shape.dim for o in inferred.graph.output]\n"
-                "print([[d.dim_value for d in shape] for shape in dims])\n"
+                "data_prop=True)\n" + shown
             )
         body += "from onnx.reference import ReferenceEvaluator\n\nevaluator = ReferenceEvaluator(model)\n"
-        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "evaluator")
+        sequence = onnx_graphs.is_sequence(task.op)
+        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "evaluator", sequence=sequence)
 
 
-def _suite_array(output: Any, dtype: str) -> np.ndarray:
+def _tensors(outputs: Sequence[Any]) -> list[Any]:
+    """The outputs with a sequence output (a list) replaced by its tensors: the pieces, in order."""
+    found: list[Any] = []
+    for output in outputs:
+        found.extend(output if isinstance(output, list) else [output])
+    return found
+
+
+def _suite_array(output: Any) -> np.ndarray:
     """An evaluator output in the suite's representation: strings as an object array of ``str``."""
     array = np.asarray(output)
     if array.dtype.kind in "OSU":

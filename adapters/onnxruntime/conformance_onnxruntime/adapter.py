@@ -1,8 +1,9 @@
-"""The ONNX Runtime adapter: the ``onnx.Split-*`` ops run by an ``InferenceSession``.
+"""The ONNX Runtime adapter: the ``onnx.*`` ops (Split, SplitToSequence) run by an ``InferenceSession``.
 
 Route ``default``: the model of :func:`conformance.models.onnx_graphs.build_model` (the same
 bytes OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` and run with
-``session.run``. Route ``torch-onnx`` (off the default run): the torch.* ops as a torch module
+``session.run``; SplitToSequence's sequence output comes back as a list, whose tensors are the
+pieces. Route ``torch-onnx`` (off the default run): the torch.* ops as a torch module
 exported by ``torch.onnx.export`` (:mod:`conformance_onnxruntime.torch_onnx`). Route ``tf2onnx``
 (off the default run): the tensorflow.* ops as a traced ``tf.function`` converted by tf2onnx
 (:mod:`conformance_onnxruntime.tf2onnx_route`). Execution providers
@@ -284,6 +285,7 @@ class OnnxRuntimeAdapter:
         from conformance.models import onnx_graphs
 
         model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+        operator = onnx_graphs.operator_of(task.op)[0]
         bf16 = task.dtype == "bfloat16"
         note = (
             "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
@@ -292,7 +294,7 @@ class OnnxRuntimeAdapter:
         )
         body = (
             "import onnxruntime as ort\n\n"
-            f"# {task.op}: one Split node, byte for byte as this run built it (save it to inspect)\n"
+            f"# {task.op}: one {operator} node, byte for byte as this run built it (save it to inspect)\n"
             f"model = base64.b64decode('''\n{model}\n''')\n"
             "options = ort.SessionOptions()\n"
             "options.graph_optimization_level = "
@@ -300,7 +302,8 @@ class OnnxRuntimeAdapter:
             f"session = ort.InferenceSession(model, options, providers={list(self.settings.providers)!r})\n"
             f"{note}"
         )
-        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "session")
+        sequence = onnx_graphs.is_sequence(task.op)
+        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "session", sequence=sequence)
 
     def _session_options(self) -> onnxruntime.SessionOptions:
         import onnxruntime

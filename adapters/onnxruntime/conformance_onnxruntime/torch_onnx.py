@@ -1,12 +1,13 @@
 """Route ``torch-onnx``: a PyTorch model exported to ONNX and served by ONNX Runtime.
 
 This is where most users meet Split in ONNX: not a hand-built node, but whatever
-``torch.onnx.export`` makes of ``torch.split`` / ``tensor_split`` / ``chunk``. The module is the
-suite's own (:mod:`conformance.models.torch_modules`, the one the torch adapter runs eagerly), and
-the exporter is called the way its documentation recommends today: the dynamo exporter
-(``dynamo=True``, which goes through ``torch.export``), its ONNX optimizer on, its default opset,
-the data's dims declared ``Dim.DYNAMIC`` when the case says they are unknown. An export failure
-is the route refusing the request (judged like any refusal), never ``unsupported``.
+``torch.onnx.export`` makes of ``torch.split`` / ``tensor_split`` / ``chunk`` / ``hsplit`` /
+``vsplit`` / ``dsplit`` (the last three have no ``dim``: the exporter sees the dim their rank
+names). The module is the suite's own (:mod:`conformance.models.torch_modules`, the one the torch
+adapter runs eagerly), and the exporter is called the way its documentation recommends today: the
+dynamo exporter (``dynamo=True``, which goes through ``torch.export``), its ONNX optimizer on, its
+default opset, the data's dims declared ``Dim.DYNAMIC`` when the case says they are unknown. An
+export failure is the route refusing the request (judged like any refusal), never ``unsupported``.
 
 Needs torch and onnxscript beside onnxruntime (``pip install adapters/onnxruntime[torch]``).
 """

@@ -8,6 +8,9 @@ output has "no corresponding Numpy type" in ``OrtValue.numpy()``. So bfloat16 tr
 16-bit patterns: in through ``OrtValue.ortvalue_from_numpy_with_onnx_type`` on a uint16 view,
 out by copying the OrtValue's buffer and viewing it as ``ml_dtypes.bfloat16``. Nothing is
 converted by value, so NaN payloads and signed zeros survive.
+
+A sequence output (SplitToSequence's) comes back from ``session.run`` as a list of arrays: its
+tensors are the pieces, so they take the output's place in the list returned, in order.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ def run(session: onnxruntime.InferenceSession, feeds: Mapping[str, np.ndarray]) 
     """
     if not needs_ort_values(feeds):
         outputs: list[Any] = session.run(None, dict(feeds))
-        return [np.asarray(output) for output in outputs]
+        return [np.asarray(tensor) for output in outputs for tensor in _tensors(output)]
     import onnxruntime
     from onnx import TensorProto
 
@@ -58,6 +61,11 @@ def run(session: onnxruntime.InferenceSession, feeds: Mapping[str, np.ndarray]) 
     names = [output.name for output in session.get_outputs()]
     results = session.run_with_ort_values(names, values)
     return [_to_numpy(value) for value in results]
+
+
+def _tensors(output: Any) -> list[Any]:
+    """One output of ``session.run`` as the tensors it holds: a sequence's elements, or itself."""
+    return list(output) if isinstance(output, list) else [output]
 
 
 def _to_numpy(value: onnxruntime.OrtValue) -> np.ndarray:

@@ -9,6 +9,10 @@ the split request working for any runtime shape instead of folding it for the ex
 Conversion traces the module with TorchScript and translates the ``aten::split`` /
 ``aten::split_with_sizes`` / ``aten::tensor_split`` / ``aten::chunk`` call it finds; it is timed
 as the build phase and takes far longer than reading an ONNX file (see the adapter's report).
+``torch.hsplit`` / ``vsplit`` / ``dsplit`` trace to ``aten::hsplit`` / ``aten::vsplit`` /
+``aten::dsplit`` nodes of their own, which are handed to the frontend as they are: a frontend
+without a translator for them refuses the conversion, and that refusal is judged (the adapter's
+known issues say which versions), never turned into ``unsupported``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from conformance_openvino.tensors import element_type
 
 
 def unsupported(task: Task) -> str | None:
-    """Every torch.* task the catalogue admits is expressible (complex is refused by the adapter)."""
+    """Every torch.* task the catalogue admits is expressible (complex is refused by the adapter);
+    an op the frontend cannot translate is its refusal to judge, not something this route lacks."""
     del task
     return None
 

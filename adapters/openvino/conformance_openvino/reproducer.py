@@ -114,10 +114,12 @@ def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
 
     model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
     body = (
-        "import openvino as ov\n\n"
-        f"# {task.op}: one Split node, byte for byte as this run built it\n"
-        f"with open('split.onnx', 'wb') as file:\n    file.write(base64.b64decode('''\n{model}\n'''))\n"
-        "core = ov.Core()\nmodel = core.read_model('split.onnx')\n" + _compile(device, config)
+        "import base64\nimport os\nimport tempfile\n\nimport openvino as ov\n\n"
+        f"# {task.op}: one {onnx_graphs.operator_of(task.op)[0]} node, byte for byte as this run built it,\n"
+        "# written to a folder of its own (never over a file of yours)\n"
+        "path = os.path.join(tempfile.mkdtemp(), 'split.onnx')\n"
+        f"with open(path, 'wb') as file:\n    file.write(base64.b64decode('''\n{model}\n'''))\n"
+        "core = ov.Core()\nmodel = core.read_model(path)\n" + _compile(device, config)
     )
     for run in task.every_run:
         arrays, mapping = reproducers.feeds_code(onnx_graphs.feeds(run))

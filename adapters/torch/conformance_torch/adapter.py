@@ -1,4 +1,8 @@
-"""The PyTorch adapter: torch.split, torch.tensor_split and torch.chunk, run by PyTorch itself.
+"""The PyTorch adapter: torch.split, tensor_split, chunk, hsplit, vsplit and dsplit, run by PyTorch.
+
+Every route runs the module of :mod:`conformance.models.torch_modules` for the task: the request
+baked in as the int or list the case states, ``dim`` only when the case states an axis (never for
+hsplit, vsplit and dsplit, which have no ``dim`` and split along the dim their input's rank names).
 
 Routes:
 

@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from conformance.oracle.reference import library_ops, litert_ops, onnx_ops, openvino_ops, tensorflow_ops
+from conformance.oracle.reference import (
+    directional_ops,
+    jax_ops,
+    keras_ops,
+    library_ops,
+    litert_ops,
+    onnx_ops,
+    onnx_sequence_ops,
+    openvino_ops,
+    tensorflow_ops,
+)
 from conformance.oracle.reference.answer import (
     Pieces,
     Reading,
@@ -47,6 +57,20 @@ _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
     "tensorflow.experimental.numpy.split": tensorflow_ops.numpy_split,
     "tflite.SPLIT": litert_ops.split,
     "tflite.SPLIT_V": litert_ops.split_v,
+    "onnx.SplitToSequence-11": onnx_sequence_ops.split_to_sequence,
+    "numpy.hsplit": partial(directional_ops.numpy_directional, directional_ops.HSPLIT),
+    "numpy.vsplit": partial(directional_ops.numpy_directional, directional_ops.VSPLIT),
+    "numpy.dsplit": partial(directional_ops.numpy_directional, directional_ops.DSPLIT),
+    "torch.hsplit": partial(directional_ops.torch_directional, directional_ops.HSPLIT),
+    "torch.vsplit": partial(directional_ops.torch_directional, directional_ops.VSPLIT),
+    "torch.dsplit": partial(directional_ops.torch_directional, directional_ops.DSPLIT),
+    "jax.numpy.split": jax_ops.numpy_split,
+    "jax.numpy.array_split": jax_ops.numpy_array_split,
+    "jax.numpy.hsplit": jax_ops.numpy_hsplit,
+    "jax.numpy.vsplit": jax_ops.numpy_vsplit,
+    "jax.numpy.dsplit": jax_ops.numpy_dsplit,
+    "jax.lax.split": jax_ops.lax_split,
+    "keras.ops.split": keras_ops.split,
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -40,28 +40,38 @@ class SplitRequest:
 
 @dataclass(frozen=True)
 class Pieces:
-    """An accepted split: the normalized axis and each output's [start, stop) along it."""
+    """An accepted split: the normalized axis and each output's [start, stop) along it.
+
+    ``squeeze`` marks pieces of length 1 whose split axis is dropped (ONNX SplitToSequence with
+    ``keepdims=0`` and no ``split`` input), so each output has one dimension fewer than the data.
+    """
 
     axis: int
     bounds: tuple[tuple[int, int], ...]
+    squeeze: bool = False
 
     @classmethod
-    def from_lengths(cls, axis: int, lengths: Sequence[int]) -> Pieces:
+    def from_lengths(cls, axis: int, lengths: Sequence[int], *, squeeze: bool = False) -> Pieces:
         """Consecutive pieces of the given lengths, the first starting at offset 0."""
         bounds = []
         start = 0
         for length in lengths:
             bounds.append((start, start + length))
             start += length
-        return cls(axis, tuple(bounds))
+        return cls(axis, tuple(bounds), squeeze)
 
     @property
     def lengths(self) -> tuple[int, ...]:
         return tuple(stop - start for start, stop in self.bounds)
 
     def shapes(self, shape: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-        """Output shapes: the input shape with the axis dimension replaced by each length."""
-        return tuple((*shape[: self.axis], length, *shape[self.axis + 1 :]) for length in self.lengths)
+        """Output shapes: the input shape with the axis dimension replaced by each length (or
+        removed, for squeezed pieces)."""
+        kept: tuple[int, ...] = ()
+        return tuple(
+            (*shape[: self.axis], *(kept if self.squeeze else (length,)), *shape[self.axis + 1 :])
+            for length in self.lengths
+        )
 
     def take(self, data: np.ndarray) -> tuple[np.ndarray, ...]:
         """The outputs, cut from ``data`` by explicit offsets.
@@ -69,7 +79,9 @@ class Pieces:
         Views, not copies: they are compared as soon as the backend has answered and kept by
         nothing, and a copy of a multi-GiB input (the ``large`` cases) costs seconds.
         """
-        lead = (slice(None),) * self.axis
+        lead: tuple[Any, ...] = (slice(None),) * self.axis
+        if self.squeeze:  # pieces of length 1: an index drops the axis (``...`` keeps 0-d arrays arrays)
+            return tuple(data[(*lead, start, Ellipsis)] for start, _ in self.bounds)
         return tuple(data[(*lead, slice(start, stop))] for start, stop in self.bounds)
 
 

@@ -68,7 +68,13 @@ def torch_chunk(request: SplitRequest) -> Pieces:
 def sections_or_indices(request: SplitRequest, spec: str, *, must_divide: bool) -> Pieces:
     """NumPy's ``indices_or_sections``: a count of pieces (dividing the axis when ``must_divide``)
     or split points under Python's slice rules; the axis defaults to 0."""
-    axis, dim = _axis(request, spec)
+    axis, _ = _axis(request, spec)
+    return sections_or_indices_on(axis, request, spec, must_divide=must_divide)
+
+
+def sections_or_indices_on(axis: int, request: SplitRequest, spec: str, *, must_divide: bool) -> Pieces:
+    """:func:`sections_or_indices` on an axis already chosen (hsplit and its kin choose it by rank)."""
+    dim = request.shape[axis]
     if request.form.kind == "indices":
         assert isinstance(request.form.value, tuple)
         return slice_bounds(axis, request.form.value, dim)

@@ -1,0 +1,71 @@
+"""Standalone reproducers: Python statements that redo an item with JAX and NumPy alone.
+
+They write out what :mod:`conformance_jax.calls` does as plain code (the mode, the call, the jit with
+its static or traced split value, the lowering and compilation), so that a JAX developer can rerun a
+finding without the suite. Each run of a case prints its pieces' shapes and dtypes: in the 32-bit
+mode the dtype is the finding.
+"""
+
+from __future__ import annotations
+
+from conformance import reproducers
+from conformance.plugin import Task
+from conformance_jax import calls
+
+_DATA_SPEC = "jax.ShapeDtypeStruct(data.shape, data.dtype)"
+_PRINT = "print([(tuple(piece.shape), str(piece.dtype)) for piece in pieces])\n"
+
+
+def _mode_code(x64: bool) -> str:
+    """JAX on its CPU platform, in the device's mode (stated even when it is the default)."""
+    mode = "64-bit mode (device cpu-x64)" if x64 else "default 32-bit mode (device cpu)"
+    return (
+        "import jax\n\n"
+        'jax.config.update("jax_platforms", "cpu")\n'
+        f'jax.config.update("jax_enable_x64", {x64})  # JAX\'s {mode}\n'
+    )
+
+
+def _call_code(task: Task, data: str, value: str) -> str:
+    """The op's call on ``data`` with ``value``, ``axis=`` only when the case states one."""
+    axis = "".join(f", axis={given!r}" for given in calls.axis_keywords(task.axis).values())
+    return f"{task.op}({data}, {value}{axis})"
+
+
+def _eager(task: Task) -> str:
+    """One call per run on that run's data and value: eager JAX has no model to build once."""
+    body = ""
+    for run in task.every_run:
+        call = _call_code(run, "jax.numpy.asarray(data)", repr(calls.value(run)))
+        body += f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\npieces = {call}\n{_PRINT}"
+    return body
+
+
+def _jit(task: Task) -> str:
+    """One jitted function, lowered and compiled for the first run's data, called for every run."""
+    call = _call_code(task, "data", "value")
+    if calls.traced(task):
+        given = calls.traced_value(task)
+        body = f"split = jax.jit(lambda data, value: {call})\n"
+        lower = f"jax.ShapeDtypeStruct({given.shape!r}, np.{given.dtype.name})"
+    else:
+        body = f"split = jax.jit(lambda data, value: {call}, static_argnames='value')\n"
+        lower = f"value={calls.value(task, hashable=True)!r}"
+    for run in task.every_run:
+        body += f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
+        if run is task:
+            body += f"compiled = split.lower({_DATA_SPEC}, {lower}).compile()\n"
+        if calls.traced(task):
+            value = calls.traced_value(run)
+            body += f"value = np.array({value.tolist()!r}, dtype=np.{value.dtype.name})\n"
+            body += "pieces = compiled(jax.numpy.asarray(data), jax.numpy.asarray(value))\n"
+        else:
+            body += "pieces = compiled(jax.numpy.asarray(data))\n"
+        body += _PRINT
+    return body
+
+
+def reproducer(task: Task, route: str, x64: bool) -> str:
+    """The snippet for ``route`` in the device's mode: an eager call per run, or one jitted
+    function compiled once and called with each run's inputs."""
+    return _mode_code(x64) + (_eager(task) if route == "eager" else _jit(task))

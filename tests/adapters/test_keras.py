@@ -1,0 +1,284 @@
+"""The Keras adapter: keras.ops.split on every Keras backend, each item on its route's backend.
+
+Keras reads its backend once per process, and a worker may serve several of the adapter's routes in
+turn, so the central claim is that every item runs under a Keras imported with its route's
+backend. It is checked three ways: by what ran (one process serving the routes in turn, where
+``keras.backend.backend()`` after each item names the route and each backend refuses the same
+request with its own exception), by the adapter's refusal when the switch does not take, and by a
+run through the suite's workers that crosses routes within a worker and is green with every
+failure claimed. Keras and its backends run in subprocesses and workers only, never in the
+process running the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from claims import assert_every_failure_claimed
+
+pytest.importorskip("keras")
+pytest.importorskip("conformance_keras")
+
+from conformance_keras import KerasAdapter, backends
+
+from conformance.corpus.loader import Suite, load_paths
+from conformance.errors import UsageError
+from conformance.plugin import Target, Unsupported
+from conformance.run import known_issues, out_folder
+from conformance.run.item import make_task
+from conformance.run.planning import RunConfig, plan
+from conformance.run.runner import execute
+
+ROOT = Path(__file__).resolve().parents[2]
+OP = "keras.ops.split"
+ROUTES = ("tensorflow", "jax", "torch", "numpy", "openvino")
+#: each route refuses indices [-3] (numpy.split's pieces of 7 and 3 rows) with its own exception
+REFUSALS = {
+    "tensorflow": ("InvalidArgumentError", "SplitV"),
+    "jax": ("ValueError", "Sizes passed to split must be nonnegative"),
+    "torch": ("RuntimeError", "split_with_sizes"),
+    "openvino": ("RuntimeError", "split_lengths"),
+}
+
+
+@cache
+def suite() -> Suite:
+    return load_paths([ROOT / "cases"])
+
+
+def target(route: str) -> Target:
+    return Target("keras", route, "cpu")
+
+
+def in_subprocess(code: str) -> Any:
+    """Run ``code`` in a fresh Python (Keras fixes its backend per process) and return the JSON
+    it prints last."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_info_offers_one_route_per_backend_without_importing_keras() -> None:
+    code = (
+        "import json, sys\nfrom conformance_keras import KerasAdapter\ninfo = KerasAdapter({}).info()\n"
+        "print(json.dumps({'routes': [[r.name, r.default, r.description] for r in info.routes],"
+        " 'version': info.version, 'options': dict(info.options),"
+        " 'imported': [m for m in ('keras', 'tensorflow', 'jax', 'torch', 'openvino') if m in sys.modules]}))"
+    )
+    info = in_subprocess(code)
+    assert [(name, default) for name, default, _ in info["routes"]] == [
+        ("tensorflow", True),
+        ("jax", False),  # jnp.split compiles for each new shape: 78 ms an item here
+        ("torch", True),
+        ("numpy", True),
+        ("openvino", False),  # each piece is a compiled OpenVINO model: 210 ms an item here
+    ]
+    assert all(backends.version(name) in description for name, _, description in info["routes"])
+    assert info["options"] == {"device": "cpu", "jax_x64": "off"}
+    assert info["imported"] == []  # the parent and the zygote import this adapter: no backend with it
+
+
+@pytest.mark.parametrize(
+    ("options", "complaint"),
+    [({"device": "gpu"}, "unknown device"), ({"x64": "on"}, "unknown option"), ({"jax_x64": "yes"}, "on")],
+)
+def test_bad_options_are_refused_at_construction(options: dict[str, str], complaint: str) -> None:
+    with pytest.raises(UsageError, match=complaint):
+        KerasAdapter(options)
+
+
+def test_support_refuses_only_what_a_route_cannot_hold() -> None:
+    wide = make_task(suite().by_id("dtype-int64-parts"), OP)
+    complex_data = make_task(suite().by_id("dtype-complex64-parts"), OP)
+    adapter, x64 = KerasAdapter({}), KerasAdapter({"jax_x64": "on"})
+    refused = adapter.support(wide, target("jax"))
+    assert isinstance(refused, Unsupported) and "jax_enable_x64" in refused.reason
+    assert x64.support(wide, target("jax")) is None
+    assert all(adapter.support(wide, target(route)) is None for route in ROUTES if route != "jax")
+    refused = adapter.support(complex_data, target("openvino"))
+    assert isinstance(refused, Unsupported) and "no complex element type" in refused.reason
+    others = [route for route in ROUTES if route != "openvino"]
+    assert all(adapter.support(complex_data, target(route)) is None for route in others)
+
+
+def test_a_route_whose_backend_is_not_installed_is_unsupported_with_the_pip_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    absent = backends.Backend("nosuch", "no_such_package", (), "nosuch")
+    monkeypatch.setitem(backends.BACKENDS, "nosuch", absent)
+    backends.missing.cache_clear()
+    refused = KerasAdapter({}).support(make_task(suite().by_id("dtype-int64-parts"), OP), target("nosuch"))
+    backends.missing.cache_clear()
+    assert isinstance(refused, Unsupported)
+    assert refused.reason == (
+        "route nosuch needs no_such_package, which is not installed "
+        "(python -m pip install 'conformance-keras[nosuch]')"
+    )
+
+
+_EVERY_ROUTE_IN_ONE_PROCESS = """
+import json, sys
+import numpy as np
+from conformance.corpus.loader import load_paths
+from conformance.plugin import Target
+from conformance.run.item import run_item
+from conformance_keras import KerasAdapter, tensors
+
+OP = 'keras.ops.split'
+suite = load_paths(['cases'])
+adapter = KerasAdapter({})
+seen = []
+for route in ['numpy', 'tensorflow', 'jax', 'torch', 'openvino', 'numpy', 'tensorflow']:
+    for case in ('indices-negative', 'onnx-node-split-equal-parts-2d'):
+        result = run_item(adapter, Target('keras', route, 'cpu'), suite.by_id(case), OP, repeat=0)
+        raised = result.actual.get('raised') or {}
+        seen.append([route, case, sys.modules['keras'].backend.backend(), result.status, result.defect,
+                     raised.get('type'), result.message])
+
+class BitFlipping(KerasAdapter):
+    def run(self, model, task):
+        outputs = [np.array(output, copy=True) for output in super().run(model, task)]
+        outputs[-1].view(np.uint8).reshape(-1)[0] ^= 1
+        return outputs
+
+case = suite.by_id('onnx-node-split-equal-parts-2d')
+flipped = run_item(BitFlipping({}), Target('keras', 'torch', 'cpu'), case, OP, repeat=0).status
+import jax.numpy as jnp, tensorflow as tf, torch
+foreign = [tensors.is_native('torch', np.zeros(1)), tensors.is_native('numpy', torch.zeros(1)),
+           tensors.is_native('jax', tf.zeros(1)), tensors.is_native('tensorflow', jnp.zeros(1))]
+print(json.dumps({'seen': seen, 'flipped': flipped, 'foreign': foreign}))
+"""
+
+
+def test_one_process_serving_every_route_in_turn_runs_each_item_on_its_route_s_backend() -> None:
+    """What a worker does when the pool hands it jobs of several routes: Keras is re-imported with
+    each route's backend, and what comes back is that backend's (its own refusal of one request,
+    its own tensors), never the previous route's."""
+    found = in_subprocess(_EVERY_ROUTE_IN_ONE_PROCESS)
+    for route, case, backend, status, defect, raised, message in found["seen"]:
+        assert backend == route, (route, case)
+        assert defect is None, message
+        if case != "indices-negative" or route == "numpy":  # NumPy's slices are the reference's
+            assert status == "pass", (route, case, message)
+            continue
+        kind, words = REFUSALS[route]
+        assert (status, raised) == ("error", kind) and words in message, (route, message)
+    assert found["flipped"] == "fail"  # bit-exact comparison of what the backend returned
+    assert found["foreign"] == [False, False, False, False]
+
+
+_SWITCH_THAT_DOES_NOT_TAKE = """
+import json, os
+os.environ['KERAS_BACKEND'] = 'numpy'
+import keras
+keras.config.set_backend = lambda name: None  # a Keras whose switch leaves the numpy backend running
+from conformance.corpus.loader import load_paths
+from conformance.plugin import Target
+from conformance.run.item import run_item
+from conformance_keras import KerasAdapter
+
+case = load_paths(['cases']).by_id('onnx-node-split-equal-parts-2d')
+result = run_item(KerasAdapter({}), Target('keras', 'torch', 'cpu'), case, 'keras.ops.split', repeat=0)
+print(json.dumps([result.status, result.defect, result.message]))
+"""
+
+
+def test_an_item_is_refused_loudly_when_keras_runs_another_backend() -> None:
+    status, defect, message = in_subprocess(_SWITCH_THAT_DOES_NOT_TAKE)
+    assert (status, defect) == ("error", "adapter")
+    assert "Keras runs the numpy backend in this worker, not torch" in message
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_the_reproducer_replays_every_run_with_keras_alone(route: str) -> None:
+    case = suite().by_id("runs-new-data-static")
+    task = make_task(case, OP)
+    snippet = KerasAdapter({}).reproducer(task, target(route))
+    assert snippet is not None and "conformance" not in snippet
+    done = subprocess.run(
+        [sys.executable, "-c", f"import base64\nimport numpy as np\n{snippet}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = []
+    for run in task.every_run:
+        value = run.form.value
+        pieces = np.split(run.data, list(value) if isinstance(value, tuple) else value, axis=run.axis or 0)
+        expected.append(str([piece.shape for piece in pieces]))
+    assert [line for line in done.stdout.splitlines() if line.startswith("[")] == expected
+    assert len(expected) > 1
+
+
+def test_every_non_pass_of_every_route_is_a_known_issue_and_workers_switch_backends(tmp_path: Path) -> None:
+    """keras.ops.split on all five routes through the workers: green with every failure claimed,
+    nothing stale, unsupported only where a route cannot hold the data, and workers that served
+    several routes, re-importing Keras for each (their logs say so)."""
+    issues = known_issues.shipped("keras", "conformance_keras:KerasAdapter")
+    config = RunConfig(
+        case_paths=(str(ROOT / "cases"),),
+        adapters=("keras",),
+        ops=(OP,),
+        targets=("keras/*",),
+        repeat=0,
+        jobs=2,
+        out=tmp_path,
+        junit=False,
+        known_issues=False,
+    )
+    results = execute(plan(config), config).results
+    assert_every_failure_claimed(results, issues)
+    per_route = {route: [r for r in results if r.route == route] for route in ROUTES}
+    assert len({len(found) for found in per_route.values()}) == 1 and len(per_route["numpy"]) > 300
+    assert all(r.status == "pass" for r in per_route["numpy"])
+    unsupported = {(r.route, r.params["data"]["dtype"]) for r in results if r.status == "unsupported"}
+    assert unsupported == {("jax", kind) for kind in ("int64", "uint64", "float64", "complex128")} | {
+        ("openvino", kind) for kind in ("complex64", "complex128")
+    }
+    logs = "".join(path.read_text() for path in (tmp_path / out_folder.WORKERS).glob("worker-*.log"))
+    assert "conformance-keras: Keras re-imported with the" in logs
+
+
+_ONE_ITEM_WITH_HOME = """
+import json, os
+from conformance.corpus.loader import load_paths
+from conformance.plugin import Target
+from conformance.run.item import run_item
+from conformance_keras import KerasAdapter
+
+case = load_paths(['cases']).by_id('onnx-node-split-equal-parts-2d')
+result = run_item(KerasAdapter({}), Target('keras', 'numpy', 'cpu'), case, 'keras.ops.split', repeat=0)
+print(json.dumps({'status': result.status, 'home': os.environ['KERAS_HOME']}))
+"""
+
+
+def test_keras_never_writes_into_the_user_s_home(tmp_path: Path) -> None:
+    """Keras writes keras.json into ~/.keras on its first import; the workers give it a folder of
+    the suite's, so a run leaves the user's home as it was (and a user's floatx cannot leak in)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_ITEM_WITH_HOME],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["status"] == "pass"
+    assert not (tmp_path / ".keras").exists()
+    assert found["home"] == backends.private_home() and not found["home"].startswith(str(tmp_path))

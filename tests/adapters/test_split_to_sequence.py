@@ -1,0 +1,197 @@
+"""ONNX SplitToSequence-11 on every ONNX target: the sequence's tensors judged as the pieces.
+
+ONNX's reference evaluator and ONNX Runtime run the model and are judged bit for bit; ONNX's shape
+inference and OpenVINO's ONNX frontend cannot state or read a sequence output, and say so for every
+item. The full runs go through the executor's workers (a constant scalar split of 0 kills ORT's
+process) with raw statuses, and every failure must be claimed by a shipped known issue; the
+reproducers the suite attaches to those results are run as the snippets a reader would paste.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from claims import assert_every_failure_claimed
+
+onnx = pytest.importorskip("onnx")
+onnxruntime = pytest.importorskip("onnxruntime")
+pytest.importorskip("conformance_onnx")
+pytest.importorskip("conformance_onnxruntime")
+
+from conformance_onnx import OnnxToolsAdapter  # noqa: E402
+from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
+
+from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.plugin import Target, Task  # noqa: E402
+from conformance.results.result import Result  # noqa: E402
+from conformance.run import known_issues  # noqa: E402
+from conformance.run.item import make_task, run_item  # noqa: E402
+from conformance.run.planning import RunConfig, plan  # noqa: E402
+from conformance.run.reproducers import header, snippet_data  # noqa: E402
+from conformance.run.runner import execute  # noqa: E402
+
+CASES = Path(__file__).resolve().parents[2] / "cases"
+OP = "onnx.SplitToSequence-11"
+REFERENCE = Target("onnx", "reference", "cpu")
+SHAPES = Target("onnx", "shape-inference", "cpu")
+ORT = Target("onnxruntime", "default", "cpu")
+OPENVINO = Target("openvino", "onnx", "CPU")
+#: Valid requests both running targets answer bit for bit: the page's examples, each way of giving
+#: split, keepdims without split, a negative axis, strings and 64-bit extremes, runs on one model.
+PASSING = [
+    "sts-doc-with-split-1",
+    "sts-doc-with-split-2",
+    "sts-doc-nokeepdims",
+    "sts-omitted-keepdims-0-negative-axis",
+    "sts-omitted-keepdims-0-rank-1",
+    "sts-size-remainder",
+    "sts-size-larger-than-dim",
+    "sts-lengths-uneven-keepdims-0-ignored",
+    "sts-int32-lengths-runtime",
+    "sts-int64-special",
+    "sts-float64-special",
+    "sts-string-omitted",
+    "sts-dynamic-size-runs",
+    "sts-dynamic-runtime-lengths-runs",
+    "sts-dynamic-omitted-keepdims-0-runs",
+]
+
+
+@pytest.fixture(scope="module")
+def suite() -> Suite:
+    return load_paths([CASES])
+
+
+def _full_run(tmp_path: Path, adapter: str) -> list[Result]:
+    """Every corpus item of the op on ``adapter``'s targets, raw statuses, through workers."""
+    config = RunConfig(
+        case_paths=(str(CASES),),
+        adapters=(adapter,),
+        ops=(OP,),
+        repeat=0,
+        jobs=1,
+        out=tmp_path,
+        junit=False,
+        known_issues=False,
+        keyword="not large",
+    )
+    return execute(plan(config), config).results
+
+
+@pytest.mark.parametrize("case_id", PASSING)
+@pytest.mark.parametrize("adapter", [OnnxToolsAdapter, OnnxRuntimeAdapter])
+def test_valid_requests_pass_bit_for_bit(suite: Suite, adapter: type, case_id: str) -> None:
+    target = REFERENCE if adapter is OnnxToolsAdapter else ORT
+    result = run_item(adapter({}), target, suite.by_id(case_id), OP, repeat=0)
+    assert (result.status, result.judged) == ("pass", "values"), result.message
+    assert "bit for bit" in result.message
+
+
+class ReversedPieces(OnnxRuntimeAdapter):
+    """Hands the sequence's tensors on in reverse order: right shapes as a set, wrong pieces."""
+
+    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
+        return list(reversed(super().run(compiled, task)))
+
+
+class StackedSequence(OnnxRuntimeAdapter):
+    """Returns the sequence as one stacked array, as a naive ``np.asarray`` of the output would."""
+
+    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
+        return [np.stack(list(super().run(compiled, task)))]
+
+
+@pytest.mark.parametrize("wrong", [ReversedPieces, StackedSequence])
+def test_a_wrongly_unpacked_sequence_fails(suite: Suite, wrong: type[OnnxRuntimeAdapter]) -> None:
+    """The judgement sees the pieces: order and count both matter (pieces [2, 4] of [6, 4])."""
+    result = run_item(wrong({}), ORT, suite.by_id("sts-size-even"), OP, repeat=0)
+    assert result.status == "fail", result.message
+
+
+def test_sequence_output_comes_back_as_its_tensors(suite: Suite) -> None:
+    """ORT returns the sequence as a list; the adapter hands on its tensors, values untouched."""
+    adapter = OnnxRuntimeAdapter({})
+    task = make_task(suite.by_id("sts-doc-with-split-2"), OP)
+    pieces = adapter.run(adapter.compile(adapter.build(task, ORT), ORT), task)
+    assert [piece.shape for piece in pieces] == [(1, 6), (2, 6)]
+    np.testing.assert_array_equal(np.concatenate(pieces), task.data)
+
+
+def test_shape_inference_says_why_it_cannot_judge_a_sequence(suite: Suite) -> None:
+    refusal = OnnxToolsAdapter({}).support(make_task(suite.by_id("sts-size-even"), OP), SHAPES)
+    assert refusal is not None and "no length" in refusal.reason
+
+
+def test_every_failure_on_the_running_targets_is_claimed(tmp_path: Path) -> None:
+    """Both running targets over every item of the op; then the snippets of their failures run."""
+    for adapter, entry, failing in (
+        ("onnx", "conformance_onnx:OnnxToolsAdapter", "sts-lengths-sum-short"),
+        ("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter", "sts-runtime-lengths-empty"),
+    ):
+        results = _full_run(tmp_path / adapter, adapter)
+        assert {r.op for r in results} == {OP}
+        assert all(r.status == "unsupported" for r in results if r.route == "shape-inference")
+        running = [r for r in results if r.route != "shape-inference"]
+        assert len(running) > 400 and sum(r.status == "pass" for r in running) > 250
+        assert_every_failure_claimed(results, known_issues.shipped(adapter, entry))
+        _reproducer_prints_what_was_returned(next(r for r in running if r.case == failing))
+
+
+def _reproducer_prints_what_was_returned(result: Result) -> None:
+    """The Python reproducer the suite attached to a result that returned the wrong pieces prints
+    the shapes the backend returned in the run."""
+    assert result.status == "fail" and result.reproducer is not None
+    printed = _snippet(result.reproducer["python"])
+    assert printed.returncode == 0, printed.stderr[-2000:]
+    returned = [tuple(output["shape"]) for output in result.actual.get("outputs", [])]
+    assert returned and printed.stdout.strip().splitlines()[-1] == str(returned)
+
+
+def _snippet(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def test_openvino_declares_every_item_unsupported_and_its_snippet_shows_why(
+    tmp_path: Path, suite: Suite
+) -> None:
+    """OpenVINO cannot read a sequence graph output; the route says so for every item, and the
+    reproducer, run anyway, shows read_model failing on it."""
+    openvino_adapter = pytest.importorskip("conformance_openvino")
+    results = _full_run(tmp_path, "openvino")
+    assert len(results) > 400 and {(r.route, r.status) for r in results} == {("onnx", "unsupported")}
+    assert sum("no sequence type" in r.message for r in results) > 350  # the rest: complex data
+    task = make_task(suite.by_id("sts-doc-with-split-2"), OP, fill=snippet_data)
+    body = openvino_adapter.OpenVINOAdapter({}).reproducer(task, OPENVINO)
+    assert body is not None
+    ran = _snippet(header(task.item_id, OPENVINO, "two pieces") + body)
+    assert ran.returncode != 0 and "SequenceMark" in ran.stderr
+
+
+@pytest.mark.parametrize(("adapter", "target"), [(OnnxToolsAdapter, REFERENCE), (OnnxRuntimeAdapter, ORT)])
+def test_reproducers_replay_every_run(suite: Suite, adapter: type, target: Target) -> None:
+    """A case with runs: the snippet feeds each run and prints each run's pieces."""
+    task = make_task(suite.by_id("sts-dynamic-runtime-lengths-runs"), OP, fill=snippet_data)
+    body = adapter({}).reproducer(task, target)
+    ran = _snippet(header(task.item_id, target, "pieces") + body)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.strip().splitlines() == [
+        "[(2, 3), (4, 3)]",
+        "[(5, 3), (1, 3)]",
+        "[(1, 3), (3, 3)]",
+    ]
+
+
+def test_the_shape_inference_snippet_shows_the_sequence_type_it_infers(suite: Suite) -> None:
+    """Never attached (the route is unsupported), but callable: it prints the one element type that
+    ONNX infers for every piece, without a count ([6, 4] by 4 gives pieces of 4 and 2: dim unknown)."""
+    task = make_task(suite.by_id("sts-lengths-uneven"), OP, fill=snippet_data)
+    body = OnnxToolsAdapter({}).reproducer(task, SHAPES)
+    assert body is not None
+    ran = _snippet(header(task.item_id, SHAPES, "pieces") + body)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert "sequence_type" in ran.stdout and "dim_value: 4" in ran.stdout and "dim_value: 1" not in ran.stdout
