@@ -41,7 +41,7 @@ ADAPTERS = ("numpy", "onnx", "onnxruntime", "openvino", "torch", "tensorflow", "
 ADAPTER_INSTALL = {
     "numpy": "adapters/numpy",
     "onnx": "adapters/onnx",
-    "onnxruntime": "adapters/onnxruntime[torch,tensorflow]",
+    "onnxruntime": "adapters/onnxruntime[torch,tensorflow,onnxsim,onnxslim,onnxoptimizer]",
     "openvino": "adapters/openvino[onnx,pytorch,tensorflow,tflite]",
     "torch": "adapters/torch",
     "tensorflow": "adapters/tensorflow",
@@ -267,6 +267,7 @@ EXTRA_TARGETS = (
     ("--target", "openvino/tensorflow/CPU"),
     ("--target", "openvino/tflite/CPU"),
     ("--target", "onnxruntime/tf2onnx/*"),
+    ("--target", "onnxruntime/onnxsim/*"),
     ("--target", "jax/*"),
     ("--target", "keras/jax/*"),
     ("--target", "keras/openvino/*"),

@@ -137,8 +137,8 @@ def test_conformance_adapters_marks_the_routes_off_the_default_run() -> None:
         check=True,
     ).stdout
     assert (
-        "route torch-onnx: torch.split, torch.tensor_split, torch.chunk, torch.hsplit, torch.vsplit, torch.dsplit"
-        "  [not in the default run" in listing
+        "route torch-onnx: torch.split, torch.tensor_split, torch.chunk, torch.hsplit, torch.vsplit, "
+        "torch.dsplit  [not in the default run" in listing
     )
     assert "route torch-export:" in listing and "route compile:" in listing
     assert "route shape-inference:" in listing

@@ -128,9 +128,13 @@ def test_info_reports_the_backend_and_resolved_options() -> None:
         ("default", True),
         ("torch-onnx", False),
         ("tf2onnx", False),
+        ("onnxsim", False),
+        ("onnxslim", True),
+        ("onnxoptimizer", True),
     ]
     assert info.devices == ("cpu",)
-    converters = ("torch", "onnxscript", "tf2onnx")  # the conversion routes' own settings and versions
+    # the conversion and optimizer routes' own settings and versions
+    converters = ("torch", "onnxscript", "tf2onnx", "onnxsim", "onnxslim", "onnxoptimizer")
     session_options = {key: value for key, value in info.options.items() if not key.startswith(converters)}
     assert session_options == {
         "providers": "CPUExecutionProvider",
@@ -164,6 +168,7 @@ def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -
         case_paths=(str(CASES),),
         adapters=("onnxruntime",),
         ops=("onnx.*",),
+        targets=("onnxruntime/default/*",),  # the optimizer routes: test_onnx_optimizers.py, the main job
         repeat=0,
         jobs=2,
         out=tmp_path,

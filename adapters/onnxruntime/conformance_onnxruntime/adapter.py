@@ -6,7 +6,9 @@ bytes OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` an
 pieces. Route ``torch-onnx`` (off the default run): the torch.* ops as a torch module
 exported by ``torch.onnx.export`` (:mod:`conformance_onnxruntime.torch_onnx`). Route ``tf2onnx``
 (off the default run): the tensorflow.* ops as a traced ``tf.function`` converted by tf2onnx
-(:mod:`conformance_onnxruntime.tf2onnx_route`). Execution providers
+(:mod:`conformance_onnxruntime.tf2onnx_route`). Routes ``onnxsim``, ``onnxslim``, ``onnxoptimizer``
+(off the default run): route ``default``'s model rewritten by that graph optimizer first
+(:mod:`conformance_onnxruntime.optimizer_routes`). Execution providers
 are an option rather than routes, because a vendor certifying an execution provider runs the
 same models through the same API and only swaps the provider list.
 
@@ -60,7 +62,7 @@ from conformance.plugin import (
     Task,
     Unsupported,
 )
-from conformance_onnxruntime import tf2onnx_route, torch_onnx
+from conformance_onnxruntime import optimizer_routes, tf2onnx_route, torch_onnx
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
@@ -199,13 +201,14 @@ class OnnxRuntimeAdapter:
             name=NAME,
             backend="onnxruntime",
             version=onnxruntime.__version__,
-            routes=(ROUTE, torch_onnx.ROUTE, tf2onnx_route.ROUTE),
+            routes=(ROUTE, torch_onnx.ROUTE, tf2onnx_route.ROUTE, *optimizer_routes.ROUTES),
             devices=self.settings.devices,
             options={
                 **self.settings.as_options(),
                 "onnx_version": onnx.__version__,
                 **torch_onnx.options(),
                 **tf2onnx_route.options(),
+                **optimizer_routes.options(),
             },
         )
 
@@ -215,6 +218,8 @@ class OnnxRuntimeAdapter:
             route = torch_onnx if target.route == torch_onnx.ROUTE.name else tf2onnx_route
             why_not = route.unsupported(task)
             return None if why_not is None else Unsupported(why_not)
+        if target.route in optimizer_routes.TOOLS and (missing := optimizer_routes.unsupported(target.route)):
+            return Unsupported(missing)
         if task.op == "onnx.Split-1":
             return Unsupported(
                 "onnxruntime has no kernel for Split-1 (opset 1): sessions fail with NOT_IMPLEMENTED "
@@ -231,7 +236,10 @@ class OnnxRuntimeAdapter:
     def build(self, task: Task, target: Target) -> bytes:
         """The serialized model: the suite's one-node model (building never validates, invalid cases
         reach ORT), on ``torch-onnx`` the torch module as the exporter writes it, on ``tf2onnx`` the
-        TensorFlow function as tf2onnx converts it."""
+        TensorFlow function as tf2onnx converts it, on an optimizer route the suite's model as that
+        tool rewrites it."""
+        if target.route in optimizer_routes.TOOLS:
+            return optimizer_routes.optimize(task, target.route)
         if target.route == torch_onnx.ROUTE.name:
             return torch_onnx.export(task)
         if target.route == tf2onnx_route.ROUTE.name:
@@ -263,47 +271,58 @@ class OnnxRuntimeAdapter:
 
     def prepare(self, target: Target) -> None:
         """Import onnxruntime and onnx before the first item is timed; on ``tf2onnx``, one throwaway
-        conversion (TensorFlow and tf2onnx load on the first)."""
+        conversion (TensorFlow and tf2onnx load on the first); on an optimizer route, the tool."""
         import onnxruntime  # noqa: F401
 
         from conformance.models import onnx_graphs  # noqa: F401
 
         if target.route == tf2onnx_route.ROUTE.name:
             tf2onnx_route.warm_up()
+        if target.route in optimizer_routes.TOOLS:
+            optimizer_routes.warm_up(target.route)
 
     def reproducer(self, task: Task, target: Target) -> str | None:
         """The one-node model embedded byte for byte, a session as this run made it, and the feeds;
-        on ``torch-onnx``, the module and the export."""
+        on ``torch-onnx``, the module and the export; on an optimizer route, the tool's call between
+        the model and the session."""
         import textwrap
 
         if target.route == torch_onnx.ROUTE.name:
             return torch_onnx.reproducer(task, list(self.settings.providers))
         if target.route == tf2onnx_route.ROUTE.name:
             return tf2onnx_route.reproducer(task, list(self.settings.providers))
+        if target.route in optimizer_routes.TOOLS:
+            return optimizer_routes.reproducer(task, target.route, self._session_code(task))
 
         from conformance import reproducers
         from conformance.models import onnx_graphs
 
         model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
         operator = onnx_graphs.operator_of(task.op)[0]
-        bf16 = task.dtype == "bfloat16"
-        note = (
-            "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
-            if bf16
-            else ""
-        )
         body = (
             "import onnxruntime as ort\n\n"
             f"# {task.op}: one {operator} node, byte for byte as this run built it (save it to inspect)\n"
             f"model = base64.b64decode('''\n{model}\n''')\n"
+            f"{self._session_code(task)}"
+        )
+        sequence = onnx_graphs.is_sequence(task.op)
+        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "session", sequence=sequence)
+
+    def _session_code(self, task: Task) -> str:
+        """A reproducer's session lines: ``session`` made from the bytes in ``model`` as this run
+        makes every session (optimization level, providers); the snippet imports onnxruntime as ``ort``."""
+        note = (
+            "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
+            if task.dtype == "bfloat16"
+            else ""
+        )
+        return (
             "options = ort.SessionOptions()\n"
             "options.graph_optimization_level = "
             f"ort.GraphOptimizationLevel.{_LEVEL_NAMES[self.settings.optimization]}\n"
             f"session = ort.InferenceSession(model, options, providers={list(self.settings.providers)!r})\n"
             f"{note}"
         )
-        sequence = onnx_graphs.is_sequence(task.op)
-        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "session", sequence=sequence)
 
     def _session_options(self) -> onnxruntime.SessionOptions:
         import onnxruntime

@@ -1,0 +1,207 @@
+"""Routes ``onnxsim``, ``onnxslim``, ``onnxoptimizer``: the case's ONNX model rewritten by a graph
+optimizer, then served by ONNX Runtime exactly as route ``default`` serves the original.
+
+Many deployments never hand a runtime the model an exporter wrote: they pass it through
+onnx-simplifier, onnxslim or onnx/optimizer first. Each route starts from the bytes route
+``default`` builds (:func:`conformance.models.onnx_graphs.model_bytes`, SplitToSequence
+included), passes them through the tool with its defaults, and creates and runs the session as
+``default`` does (same providers, optimization level and threads). So a finding that appears here
+and not on ``default`` for the same item is the optimizer's own: it changed what the model answers.
+
+The calls (recorded, with each tool's version, in every results file):
+
+- ``onnxsim``: ``onnxsim.simplify(model)``, every keyword at its default (``check_n=0``: no
+  comparison run of its own). Its ``ok`` flag is only meaningful when it checks, so it is ignored.
+- ``onnxslim``: ``onnxslim.slim(model)``, every keyword at its default.
+- ``onnxoptimizer``: ``onnxoptimizer.optimize(model, passes)`` with every pass
+  ``onnxoptimizer.get_fuse_and_elimination_passes()`` lists (its own notion of the safe set).
+
+A tool that raises refuses the model: the exception is the backend's (judged like any refusal,
+so a refusal the spec asks for passes and one of a valid model is an error). A missing tool makes
+the route's items unsupported, naming the pip extra that installs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from typing import TYPE_CHECKING, Final
+
+from conformance.plugin import Route, Task, backend_calls
+
+if TYPE_CHECKING:
+    import onnx
+
+#: Modules every optimizer route needs in the forking parent (none of them starts a thread).
+_COMMON_IMPORTS: Final = ("conformance_onnxruntime.adapter", "onnx", "conformance.models.onnx_graphs")
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One optimizer: its route, the distribution that ships it and the call the route makes."""
+
+    route: Route
+    distribution: str
+    #: how the route calls the tool, recorded in the results' adapter options
+    call: str
+
+
+def _route(name: str, what: str, *, safe_to_import: bool, default: bool) -> Route:
+    """A route over every onnx.* op; the tool's module joins the parent's imports only when it is
+    safe there (onnxsim imports onnxruntime and torch, and onnxruntime starts a thread). Off the
+    default run when the tool costs more than 20 ms per item (onnxsim: about 19 ms per item plus
+    seconds of imports per worker; onnxslim about 5 ms, onnxoptimizer under 1 ms)."""
+    return Route(
+        name,
+        ("onnx.*",),
+        f"the ONNX model passed through {what}, then run by an InferenceSession as route default runs it",
+        default=default,
+        imports=_COMMON_IMPORTS + ((name,) if safe_to_import else ()),
+    )
+
+
+TOOLS: Final = {
+    tool.route.name: tool
+    for tool in (
+        Tool(
+            _route("onnxsim", "onnxsim.simplify (defaults)", safe_to_import=False, default=False),
+            "onnxsim",
+            "onnxsim.simplify(model) with its defaults",
+        ),
+        Tool(
+            _route("onnxslim", "onnxslim.slim (defaults)", safe_to_import=True, default=True),
+            "onnxslim",
+            "onnxslim.slim(model) with its defaults",
+        ),
+        Tool(
+            _route(
+                "onnxoptimizer",
+                "onnxoptimizer.optimize (fuse-and-elimination passes)",
+                safe_to_import=True,
+                default=True,
+            ),
+            "onnxoptimizer",
+            "onnxoptimizer.optimize(model, onnxoptimizer.get_fuse_and_elimination_passes())",
+        ),
+    )
+}
+ROUTES: Final = tuple(tool.route for tool in TOOLS.values())
+
+
+def installed(name: str) -> bool:
+    """Whether the route's tool can be imported (found, not imported: onnxsim takes seconds)."""
+    return importlib.util.find_spec(name) is not None
+
+
+@cache
+def passes() -> tuple[str, ...]:
+    """The passes route ``onnxoptimizer`` runs, as this onnxoptimizer lists them; empty without it.
+    The module is small and starts no thread, so reading the list in the parent is cheap."""
+    if not installed("onnxoptimizer"):
+        return ()
+    import onnxoptimizer  # type: ignore[import-untyped]  # onnxoptimizer ships no type information
+
+    return tuple(onnxoptimizer.get_fuse_and_elimination_passes())
+
+
+def options() -> dict[str, str]:
+    """Each tool's version and call (and onnxoptimizer's pass list), as every results file records them."""
+    found: dict[str, str] = {}
+    for name, tool in TOOLS.items():
+        try:
+            found[f"{name}_version"] = metadata.version(tool.distribution)
+        except metadata.PackageNotFoundError:
+            found[f"{name}_version"] = "not installed"
+        found[f"{name}_call"] = tool.call
+    found["onnxoptimizer_passes"] = ",".join(passes()) or "not installed"
+    return found
+
+
+def unsupported(route: str) -> str | None:
+    """A missing tool, with the extra that installs it; the rest is route ``default``'s to refuse."""
+    if installed(route):
+        return None
+    return f"route {route} needs {route}: pip install adapters/onnxruntime[{route}]"
+
+
+def _simplify(model: onnx.ModelProto) -> onnx.ModelProto:
+    import onnxsim  # type: ignore[import-untyped]  # onnxsim ships no type information
+
+    simplified, _ = onnxsim.simplify(model)
+    result: onnx.ModelProto = simplified
+    return result
+
+
+def _slim(model: onnx.ModelProto) -> onnx.ModelProto:
+    import onnxslim  # type: ignore[import-untyped]  # onnxslim's annotations are not checked here
+
+    result: onnx.ModelProto = onnxslim.slim(model)
+    return result
+
+
+def _optimize(model: onnx.ModelProto) -> onnx.ModelProto:
+    import onnxoptimizer
+
+    result: onnx.ModelProto = onnxoptimizer.optimize(model, list(passes()))
+    return result
+
+
+_CALLS: Final[dict[str, Callable[[onnx.ModelProto], onnx.ModelProto]]] = {
+    "onnxsim": _simplify,
+    "onnxslim": _slim,
+    "onnxoptimizer": _optimize,
+}
+
+
+def optimize(task: Task, route: str) -> bytes:
+    """Route ``default``'s model bytes through the tool; what the tool raises is its refusal, and
+    what it prints (progress tables) is dropped."""
+    import onnx
+
+    from conformance.models import onnx_graphs
+
+    model = onnx.load_model_from_string(onnx_graphs.model_bytes(task))
+    with backend_calls(), contextlib.redirect_stdout(io.StringIO()):
+        optimized = _CALLS[route](model)
+    serialized: bytes = optimized.SerializeToString()
+    return serialized
+
+
+def warm_up(route: str) -> None:
+    """Import the tool before the first item is timed (onnxsim loads torch and onnxruntime: seconds)."""
+    if installed(route):
+        importlib.import_module(route)
+
+
+def reproducer(task: Task, route: str, session_code: str) -> str:
+    """The original model byte for byte, the tool's call as the route makes it, and the session
+    (``session_code``: route ``default``'s session lines, which take ``model`` as bytes)."""
+    import base64
+    import textwrap
+
+    from conformance import reproducers
+    from conformance.models import onnx_graphs
+
+    original = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+    calls = {
+        "onnxsim": "optimized, _ = onnxsim.simplify(original)",
+        "onnxslim": "optimized = onnxslim.slim(original)",
+        "onnxoptimizer": (
+            "optimized = onnxoptimizer.optimize(original, onnxoptimizer.get_fuse_and_elimination_passes())"
+        ),
+    }
+    body = (
+        f"import onnx\nimport onnxruntime as ort\nimport {route}\n\n"
+        f"# {task.op}: the suite's one-node model, byte for byte as this run built it\n"
+        f"original = onnx.load_model_from_string(base64.b64decode('''\n{original}\n'''))\n"
+        f"{calls[route]}\n"
+        "model = optimized.SerializeToString()\n"
+        f"{session_code}"
+    )
+    sequence = onnx_graphs.is_sequence(task.op)
+    return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "session", sequence=sequence)

@@ -1,0 +1,151 @@
+"""Routes ``onnxsim``, ``onnxslim``, ``onnxoptimizer`` of the ONNX Runtime adapter: the suite's ONNX
+model passed through a graph optimizer, then served by ORT as route ``default`` serves it.
+
+Proves that each tool really runs (the model the session gets is the tool's, and the results
+record the tool's version and call), that a route whose tool is missing is unsupported with the
+pip extra named, that the reproducers run with nothing but the tool and ORT, and, one run over
+every onnx.* item per route, that every failure is claimed by a known issue and none is stale.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from claims import assert_every_failure_claimed
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+pytest.importorskip("conformance_onnxruntime")
+
+from conformance_onnxruntime import OnnxRuntimeAdapter, optimizer_routes  # noqa: E402
+
+from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.models import onnx_graphs  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
+from conformance.run import known_issues  # noqa: E402
+from conformance.run.item import make_task, run_item  # noqa: E402
+from conformance.run.planning import RunConfig, plan  # noqa: E402
+from conformance.run.runner import execute  # noqa: E402
+
+CASES = Path(__file__).resolve().parents[2] / "cases"
+ROUTES = tuple(optimizer_routes.TOOLS)
+
+
+def _needs(route: str) -> pytest.MarkDecorator:
+    return pytest.mark.skipif(not optimizer_routes.installed(route), reason=f"{route} is not installed")
+
+
+TOOL_ROUTES = [pytest.param(route, marks=_needs(route)) for route in ROUTES]
+
+
+@pytest.fixture(scope="module")
+def suite() -> Suite:
+    return load_paths([CASES])
+
+
+@pytest.fixture(scope="module")
+def adapter() -> OnnxRuntimeAdapter:
+    return OnnxRuntimeAdapter({})
+
+
+def test_the_routes_record_each_tool(adapter: OnnxRuntimeAdapter) -> None:
+    info = adapter.info()
+    routes = {route.name: route for route in info.routes}
+    # off the default run only where the tool costs more than 20 ms per item
+    assert {name: (routes[name].default, routes[name].ops) for name in ROUTES} == {
+        "onnxsim": (False, ("onnx.*",)),
+        "onnxslim": (True, ("onnx.*",)),
+        "onnxoptimizer": (True, ("onnx.*",)),
+    }
+    for name in ROUTES:
+        distribution = optimizer_routes.TOOLS[name].distribution
+        installed = optimizer_routes.installed(name)
+        assert info.options[f"{name}_version"] == (
+            metadata.version(distribution) if installed else "not installed"
+        )
+        assert info.options[f"{name}_call"].startswith(f"{name}.")
+    # onnxsim imports onnxruntime (which starts a thread) and torch: never in the forking parent
+    assert "onnxsim" not in routes["onnxsim"].imports
+
+
+@_needs("onnxoptimizer")
+def test_onnxoptimizer_runs_the_passes_it_lists_as_fuse_and_elimination(adapter: OnnxRuntimeAdapter) -> None:
+    import onnxoptimizer  # type: ignore[import-untyped]
+
+    listed = onnxoptimizer.get_fuse_and_elimination_passes()
+    assert "eliminate_nop_split" in listed
+    assert adapter.info().options["onnxoptimizer_passes"].split(",") == listed
+
+
+@pytest.mark.parametrize("route", [pytest.param(r, marks=_needs(r)) for r in ("onnxsim", "onnxslim")])
+def test_the_session_gets_the_tools_model(adapter: OnnxRuntimeAdapter, suite: Suite, route: str) -> None:
+    """The suite's model declares outputs of rank only; both tools infer and write the piece shapes
+    (onnxsim also stamps its settings into the model), so their model is not the one they were given."""
+    task = make_task(suite.by_id("lengths-one-piece"), "onnx.Split-13")
+    built = adapter.build(task, Target("onnxruntime", route, "cpu"))
+    assert built != onnx_graphs.model_bytes(task)
+    model = onnx.load_model_from_string(built)
+    assert [dim.dim_value for dim in model.graph.output[0].type.tensor_type.shape.dim] == [7, 2]
+    if route == "onnxsim":
+        assert any(prop.key.startswith("onnxsim.") for prop in model.metadata_props)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_route_whose_tool_is_missing_is_unsupported_with_the_extra_named(
+    adapter: OnnxRuntimeAdapter, suite: Suite, route: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, route, None)  # Python's own marker of a module that cannot be imported
+    result = run_item(
+        adapter, Target("onnxruntime", route, "cpu"), suite.by_id("lengths-one-piece"), "onnx.Split-13"
+    )
+    assert result.status == "unsupported"
+    assert f"pip install adapters/onnxruntime[{route}]" in result.message
+
+
+@pytest.mark.parametrize("route", TOOL_ROUTES)
+@pytest.mark.parametrize(
+    ("item", "shapes"),
+    [
+        ("doc-onnx18-10-into-3::onnx.Split-18", "[(4,), (4,), (2,)]"),
+        ("sts-doc-with-split-2::onnx.SplitToSequence-11", "[(1, 6), (2, 6)]"),
+    ],
+)
+def test_reproducers_run_with_only_the_tool_and_onnxruntime(
+    adapter: OnnxRuntimeAdapter, suite: Suite, tmp_path: Path, route: str, item: str, shapes: str | None
+) -> None:
+    case_id, op = item.split("::")
+    body = adapter.reproducer(make_task(suite.by_id(case_id), op), Target("onnxruntime", route, "cpu"))
+    assert body is not None and f"import {route}\n" in body
+    script = tmp_path / "reproducer.py"
+    script.write_text("import base64\n\nimport numpy as np\n" + body)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = done.stdout.strip().splitlines()[-1]
+    assert printed.startswith("[(") and (shapes is None or printed == shapes)
+
+
+@pytest.mark.parametrize("route", ["onnxsim"])
+def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path, route: str) -> None:
+    """onnxsim, off the default run; onnxslim and onnxoptimizer run in the main job, whose test
+    (tests/test_main_job.py) holds them to the same: green, every failure claimed, nothing stale."""
+    issues = known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter")
+    config = RunConfig(
+        case_paths=(str(CASES),),
+        adapters=("onnxruntime",),
+        ops=("onnx.*",),
+        targets=(f"onnxruntime/{route}/*",),
+        repeat=0,
+        jobs=2,
+        out=tmp_path,
+        junit=False,
+        known_issues=False,
+    )
+    results = execute(plan(config), config).results
+    assert len(results) > 1000 and {result.route for result in results} == {route}
+    assert_every_failure_claimed(results, issues)
