@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from claims import assert_every_failure_claimed
+from claims import assert_every_failure_claimed, raw_run
 
 from conformance.corpus import catalogue
 from conformance.corpus.case import Form, GraphSpec
@@ -29,8 +29,6 @@ from conformance.plugin import AdapterError, Target
 from conformance.results.result import Result
 from conformance.run import known_issues, registry, reproducers
 from conformance.run.item import make_task
-from conformance.run.planning import RunConfig, plan
-from conformance.run.runner import execute
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 NUMPY_OPS = ("numpy.hsplit", "numpy.vsplit", "numpy.dsplit")
@@ -91,19 +89,7 @@ SELECTIONS = [
 
 
 def _run(tmp_path: Path, adapter: str, target: str, ops: Sequence[str], keyword: str | None) -> list[Result]:
-    config = RunConfig(
-        case_paths=(str(CASES),),
-        adapters=(adapter,),
-        ops=tuple(ops),
-        targets=(target,),
-        keyword=keyword,
-        repeat=0,
-        jobs=1,
-        out=tmp_path,
-        junit=False,
-        known_issues=False,
-    )
-    return execute(plan(config), config).results
+    return raw_run(tmp_path, adapter, ops=ops, targets=(target,), keyword=keyword, jobs=1)
 
 
 @pytest.mark.parametrize(("adapter", "target", "ops", "keyword", "found"), SELECTIONS)

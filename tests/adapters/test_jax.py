@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from claims import assert_every_failure_claimed
+from claims import assert_every_failure_claimed, raw_run
 
 jax = pytest.importorskip("jax")
 pytest.importorskip("conformance_jax")
@@ -34,7 +34,6 @@ from conformance.results.result import Result  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
 from conformance.run.item import make_task, run_item  # noqa: E402
 from conformance.run.planning import RunConfig, plan  # noqa: E402
-from conformance.run.runner import execute  # noqa: E402
 from conformance.run.zygote import Zygote  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -321,18 +320,7 @@ def test_the_known_causes_are_recognised_on_new_case_ids(tmp_path: Path) -> None
 
 def test_every_non_pass_of_the_jax_ops_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     """The jax.* ops through the workers, both routes and devices, raw statuses: every failure claimed."""
-    config = RunConfig(
-        case_paths=(str(ROOT / "cases"),),
-        adapters=("jax",),
-        ops=("jax.*",),
-        targets=("jax/*",),
-        repeat=0,
-        jobs=2,
-        out=tmp_path,
-        junit=False,
-        known_issues=False,
-    )
-    results = execute(plan(config), config).results
+    results = raw_run(tmp_path, "jax", ops=("jax.*",), targets=("jax/*",))
     assert len(results) > 3000
     assert {(r.route, r.device) for r in results} == set(TARGETS)
     assert_every_failure_claimed(results, known_issues.shipped("jax", "conformance_jax:JaxAdapter"))

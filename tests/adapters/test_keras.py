@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from claims import assert_every_failure_claimed
+from claims import assert_every_failure_claimed, raw_run
 
 pytest.importorskip("keras")
 pytest.importorskip("conformance_keras")
@@ -34,8 +34,6 @@ from conformance.errors import UsageError
 from conformance.plugin import Target, Unsupported
 from conformance.run import known_issues, out_folder
 from conformance.run.item import make_task
-from conformance.run.planning import RunConfig, plan
-from conformance.run.runner import execute
 
 ROOT = Path(__file__).resolve().parents[2]
 OP = "keras.ops.split"
@@ -228,18 +226,7 @@ def test_every_non_pass_of_every_route_is_a_known_issue_and_workers_switch_backe
     nothing stale, unsupported only where a route cannot hold the data, and workers that served
     several routes, re-importing Keras for each (their logs say so)."""
     issues = known_issues.shipped("keras", "conformance_keras:KerasAdapter")
-    config = RunConfig(
-        case_paths=(str(ROOT / "cases"),),
-        adapters=("keras",),
-        ops=(OP,),
-        targets=("keras/*",),
-        repeat=0,
-        jobs=2,
-        out=tmp_path,
-        junit=False,
-        known_issues=False,
-    )
-    results = execute(plan(config), config).results
+    results = raw_run(tmp_path, "keras", ops=(OP,), targets=("keras/*",))
     assert_every_failure_claimed(results, issues)
     per_route = {route: [r for r in results if r.route == route] for route in ROUTES}
     assert len({len(found) for found in per_route.values()}) == 1 and len(per_route["numpy"]) > 300

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from claims import assert_every_failure_claimed
+from claims import assert_every_failure_claimed, raw_run
 
 pytest.importorskip("ai_edge_litert")
 tf = pytest.importorskip("tensorflow")
@@ -32,8 +32,6 @@ from conformance.models import tflite_models  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
 from conformance.run.item import make_task, run_item  # noqa: E402
-from conformance.run.planning import RunConfig, plan  # noqa: E402
-from conformance.run.runner import execute  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICES = ["xnnpack", "builtin"]
@@ -194,17 +192,6 @@ def test_bad_options_are_refused_at_construction(options: dict[str, str], compla
 def test_every_non_pass_of_the_builtins_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     """The tflite.* ops through the workers, both devices: every failure claimed, nothing stale."""
     issues = known_issues.shipped("litert", "conformance_litert:LiteRTAdapter")
-    config = RunConfig(
-        case_paths=(str(ROOT / "cases"),),
-        adapters=("litert",),
-        ops=("tflite.*",),
-        targets=("litert/*",),
-        repeat=0,
-        jobs=2,
-        out=tmp_path,
-        junit=False,
-        known_issues=False,
-    )
-    results = execute(plan(config), config).results
+    results = raw_run(tmp_path, "litert", ops=("tflite.*",), targets=("litert/*",))
     assert len(results) > 1000
     assert_every_failure_claimed(results, issues)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from claims import assert_every_failure_claimed
+from claims import assert_every_failure_claimed, raw_run
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("conformance_onnx")
@@ -21,8 +21,6 @@ from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
 from conformance.run.item import make_task, run_item  # noqa: E402
-from conformance.run.planning import RunConfig, plan  # noqa: E402
-from conformance.run.runner import execute  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 REFERENCE = Target("onnx", "reference", "cpu")
@@ -113,15 +111,6 @@ def test_what_a_checker_cannot_state_is_unsupported_with_the_reason(
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("onnx", "conformance_onnx:OnnxToolsAdapter")
     assert issues, "known_issues.yaml is not shipped with the package"
-    config = RunConfig(
-        case_paths=(str(CASES),),
-        adapters=("onnx",),
-        repeat=0,
-        jobs=2,
-        out=tmp_path,
-        junit=False,
-        known_issues=False,
-    )
-    results = execute(plan(config), config).results  # through workers: one node aborts the checker
+    results = raw_run(tmp_path, "onnx")  # through workers: one node aborts the checker
     assert {r.judged for r in results if r.route == "shape-inference"} == {"shapes"}
     assert_every_failure_claimed(results, issues)

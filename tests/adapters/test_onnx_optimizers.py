@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from claims import assert_every_failure_claimed
+from claims import assert_every_failure_claimed, raw_run
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -28,8 +28,6 @@ from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
 from conformance.run.item import make_task, run_item  # noqa: E402
-from conformance.run.planning import RunConfig, plan  # noqa: E402
-from conformance.run.runner import execute  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 ROUTES = tuple(optimizer_routes.TOOLS)
@@ -135,17 +133,6 @@ def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path, r
     """onnxsim, off the default run; onnxslim and onnxoptimizer run in the main job, whose test
     (tests/test_main_job.py) holds them to the same: green, every failure claimed, nothing stale."""
     issues = known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter")
-    config = RunConfig(
-        case_paths=(str(CASES),),
-        adapters=("onnxruntime",),
-        ops=("onnx.*",),
-        targets=(f"onnxruntime/{route}/*",),
-        repeat=0,
-        jobs=2,
-        out=tmp_path,
-        junit=False,
-        known_issues=False,
-    )
-    results = execute(plan(config), config).results
+    results = raw_run(tmp_path, "onnxruntime", ops=("onnx.*",), targets=(f"onnxruntime/{route}/*",))
     assert len(results) > 1000 and {result.route for result in results} == {route}
     assert_every_failure_claimed(results, issues)

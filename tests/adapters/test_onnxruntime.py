@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from claims import assert_every_failure_claimed
+from claims import assert_every_failure_claimed, raw_run
 
 onnxruntime = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")
@@ -26,8 +26,6 @@ from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
 from conformance.run.item import run_item  # noqa: E402
-from conformance.run.planning import RunConfig, plan  # noqa: E402
-from conformance.run.runner import execute  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 TARGET = Target("onnxruntime", "default", "cpu")
@@ -164,17 +162,7 @@ def test_bad_options_are_refused_at_construction(options: dict[str, str], compla
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter")
     assert issues, "known_issues.yaml is not shipped with the package"
-    config = RunConfig(
-        case_paths=(str(CASES),),
-        adapters=("onnxruntime",),
-        ops=("onnx.*",),
-        targets=("onnxruntime/default/*",),  # the optimizer routes: test_onnx_optimizers.py, the main job
-        repeat=0,
-        jobs=2,
-        out=tmp_path,
-        junit=False,
-        known_issues=False,
-    )
-    results = execute(plan(config), config).results
+    # the optimizer routes: test_onnx_optimizers.py and the main job
+    results = raw_run(tmp_path, "onnxruntime", ops=("onnx.*",), targets=("onnxruntime/default/*",))
     assert len(results) > 1000
     assert_every_failure_claimed(results, issues)

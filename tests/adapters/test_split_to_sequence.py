@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from claims import assert_every_failure_claimed
+from claims import assert_every_failure_claimed, raw_run
 
 onnx = pytest.importorskip("onnx")
 onnxruntime = pytest.importorskip("onnxruntime")
@@ -31,9 +31,7 @@ from conformance.plugin import Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
 from conformance.run.item import make_task, run_item  # noqa: E402
-from conformance.run.planning import RunConfig, plan  # noqa: E402
 from conformance.run.reproducers import header, snippet_data  # noqa: E402
-from conformance.run.runner import execute  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 OP = "onnx.SplitToSequence-11"
@@ -69,18 +67,7 @@ def suite() -> Suite:
 
 def _full_run(tmp_path: Path, adapter: str) -> list[Result]:
     """Every corpus item of the op on ``adapter``'s targets, raw statuses, through workers."""
-    config = RunConfig(
-        case_paths=(str(CASES),),
-        adapters=(adapter,),
-        ops=(OP,),
-        repeat=0,
-        jobs=1,
-        out=tmp_path,
-        junit=False,
-        known_issues=False,
-        keyword="not large",
-    )
-    return execute(plan(config), config).results
+    return raw_run(tmp_path, adapter, ops=(OP,), keyword="not large", jobs=1)
 
 
 @pytest.mark.parametrize("case_id", PASSING)
