@@ -41,6 +41,13 @@ def task(
     **graph: Any,
 ) -> Task:
     form = Form("lengths", lengths) if lengths is not None else Form("parts", 2 if parts is None else parts)
+    return task_of(op, form, shape, dtype, axis, graph)
+
+
+def task_of(
+    op: str, form: Form, shape: tuple[int, ...], dtype: str, axis: int | None, graph: dict[str, Any]
+) -> Task:
+    """A task built from a Case directly (the builder never consults the catalogue)."""
     case = Case(
         id="t",
         title="t",
@@ -257,19 +264,9 @@ def sequence_task(
     axis: int | None = 0,
     **graph: Any,
 ) -> Task:
-    """A SplitToSequence task built from a Case directly (the builder never consults the catalogue)."""
+    """A SplitToSequence task: a 1-D split (``lengths``) or a scalar one (``size``)."""
     form = Form("lengths", lengths) if lengths is not None else Form("size", size)
-    case = Case(
-        id="s",
-        title="s",
-        source="tests",
-        data=DataSpec(shape, dtype),
-        form=form,
-        location=Location("tests", 1),
-        axis=axis,
-        graph=GraphSpec(**graph),
-    )
-    return make_task(case, SEQUENCE)
+    return task_of(SEQUENCE, form, shape, dtype, axis, graph)
 
 
 def split_input(model: Any) -> Any:
