@@ -34,6 +34,8 @@ def _number(kind: type[int] | type[float], minimum: float, strict: bool = False)
 
 JOBS = _number(int, 1)
 SECONDS = _number(float, 0, strict=True)
+#: a budget of seconds, where 0 means "spend none"
+BUDGET_SECONDS = _number(float, 0)
 REPEATS = _number(int, 0)
 MEBIBYTES = _number(int, 1)
 
@@ -111,6 +113,19 @@ def _execution_arguments(parser: argparse.ArgumentParser, *, timeout: float, out
     )
 
 
+def crash_budget_argument(parser: argparse.ArgumentParser) -> None:
+    """``--crash-budget``: what the crash review (conformance.run.crash_review) may spend."""
+    parser.add_argument(
+        "--crash-budget",
+        type=BUDGET_SECONDS,
+        default=300.0,
+        metavar="S",
+        help="seconds the crash review may spend running each crashed or timed-out item again alone "
+        "in a fresh worker and looking for the item that broke its worker (default 300; 0: none, every "
+        "crash stays unconfirmed)",
+    )
+
+
 def run_arguments(run: argparse.ArgumentParser) -> None:
     _execution_arguments(run, timeout=120.0, out="reports")
     _filter_arguments(run)
@@ -127,6 +142,7 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
         "its journal, with its options (any option given as well replaces that one, e.g. -j)",
     )
     run.add_argument("--no-junit", action="store_true", help="do not write junit.xml")
+    crash_budget_argument(run)
     run.add_argument(
         "--memory-budget",
         type=MEBIBYTES,
@@ -312,6 +328,7 @@ def _certify_verb(verbs: Verbs) -> None:
     certifying.add_argument(
         "--timeout", type=SECONDS, default=120.0, metavar="S", help="per-item time limit in seconds"
     )
+    crash_budget_argument(certifying)
     certifying.add_argument(
         "--out", metavar="DIR", help="results and certificate (default: reports/certify/ADAPTER-PROFILE)"
     )

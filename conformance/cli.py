@@ -99,6 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         junit=not args.no_junit,
         shard=shard,
         memory_budget_mib=args.memory_budget,
+        crash_budget_s=args.crash_budget,
     )
     plan = planning.plan(config)
     if not plan.jobs and not plan.unsharded:
@@ -301,6 +302,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         out=Path(args.out) if args.out else None,
         jobs=args.jobs,
         timeout=args.timeout,
+        crash_budget_s=args.crash_budget,
         command=args.command,
         resume=args.resume,
     )

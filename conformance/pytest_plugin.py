@@ -52,6 +52,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-jobs", type=int, default=1, metavar="N", help="worker processes")
     group.addoption("--conformance-timeout", type=float, default=120.0, metavar="S", help="per-item limit")
     group.addoption("--conformance-repeat", type=int, default=3, metavar="N", help="steady-state runs")
+    group.addoption(
+        "--conformance-crash-budget",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="seconds to rerun crashed items alone and find the items that broke their workers",
+    )
     group.addoption("--conformance-out", default="reports", metavar="DIR", help="where results go")
     group.addoption(
         "--conformance-shard",
@@ -92,6 +99,7 @@ def _run_config(config: pytest.Config, case_paths: tuple[str, ...], **narrowing:
         jobs=config.getoption("--conformance-jobs"),
         timeout=config.getoption("--conformance-timeout"),
         repeat=config.getoption("--conformance-repeat"),
+        crash_budget_s=config.getoption("--conformance-crash-budget"),
         out=Path(config.getoption("--conformance-out")),
         command=("pytest", *config.invocation_params.args),
         **narrowing,

@@ -8,6 +8,7 @@ import ctypes
 import fnmatch
 import itertools
 import os
+import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -85,6 +86,23 @@ class Aborter(Slicer):
     def misbehave(self, task: Task) -> None:
         if self.chosen(task):
             os.abort()
+
+
+class Poisoner(Slicer):
+    """Leaves its process broken after the cases the ``on`` option names, as a backend that
+    corrupts its heap on one request: the next item on that worker dies (SIGFPE), though it
+    passes alone in a fresh process."""
+
+    name = "poisoner"
+    #: the item that broke this process (a class attribute: one per worker process)
+    broken_by: ClassVar[str | None] = None
+
+    def misbehave(self, task: Task) -> None:
+        if Poisoner.broken_by not in (None, task.item_id):
+            print(f"the process was broken by {Poisoner.broken_by}", flush=True)
+            os.kill(os.getpid(), signal.SIGFPE)
+        if self.chosen(task):
+            Poisoner.broken_by = task.item_id
 
 
 class Hanger(Slicer):

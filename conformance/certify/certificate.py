@@ -15,6 +15,9 @@ Rules, per result in scope (an item on a target):
   cut short), is a failure.
 * An ambiguous item (its case is tagged ``ambiguous``, or the reference has several readings)
   is shown with its status and never decides anything.
+* An item whose worker died on it in the run but not when it ran alone (the crash review's
+  ``not reproduced``) is scored by the rerun's status, and listed apart (``died_once``) with how
+  the worker died and the item that broke it, if found: a death is never silently a pass.
 
 Two digests, both sha256 over canonical JSON (sorted keys, no spaces, UTF-8): ``results_digest``
 over the results in scope, reduced to what decides them (case, op, target, status, expected,
@@ -101,6 +104,7 @@ def results_digest(results: Sequence[Result]) -> str:
                 "expected": result.expected,
                 "actual": result.actual,
                 "mismatch": result.mismatch,
+                **({"crash": result.crash["outcome"]} if result.crash else {}),
             }
             for result in results
         ]
@@ -143,6 +147,7 @@ def assess(
                 }
             )
     per_target = {t: all(row["certified"] for row in by_op if row["target"] == t) for t in targets}
+    died_once = [_died_once(v) for v in verdicts if _crash_outcome(v.result) == "not reproduced"]
     return {
         "certified": bool(targets) and all(per_target.values()),
         "targets": per_target,
@@ -156,6 +161,8 @@ def assess(
             for v in verdicts
             if v.role == "optional" and v.status == "unsupported"
         ],
+        # only when there are any: certificates written before the crash review still verify
+        **({"died_once": died_once} if died_once else {}),
     }
 
 
@@ -241,6 +248,25 @@ def _evidence(verdict: ItemScore) -> JSON:
             reproducer=result.reproducer,
         )
     return entry
+
+
+def _crash_outcome(result: Result | None) -> str | None:
+    return result.crash["outcome"] if result is not None and result.crash is not None else None
+
+
+def _died_once(verdict: ItemScore) -> JSON:
+    """An item its worker died on once: how, and what broke that worker, if the review found it."""
+    assert verdict.result is not None and verdict.result.crash is not None
+    crash = verdict.result.crash
+    return {
+        "item": verdict.item,
+        "target": verdict.target,
+        "status": verdict.status,
+        "exit": crash["exit"],
+        "phase": crash["phase"],
+        "culprit": crash.get("culprit"),
+        "search": crash.get("search", ""),
+    }
 
 
 def _shown(verdict: ItemScore) -> JSON:

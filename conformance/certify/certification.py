@@ -42,6 +42,8 @@ class CertifyRequest:
     out: Path | None = None  # default: reports/certify/<adapter>-<profile>/
     jobs: int = 1
     timeout: float = 120.0
+    #: seconds for the crash review (``--crash-budget``; see conformance.run.crash_review)
+    crash_budget_s: float = 300.0
     command: tuple[str, ...] = ()
     #: finish the interrupted certification in ``out`` from its journal
     resume: bool = False
@@ -82,6 +84,7 @@ def certify(request: CertifyRequest, stream: TextIO | None = None) -> Certified:
         targets=(f"*/{request.route or '*'}/{request.device or '*'}",),
         jobs=request.jobs,
         timeout=request.timeout,
+        crash_budget_s=request.crash_budget_s,
         repeat=0,  # timing is no part of a certificate
         out=out,
         junit=False,

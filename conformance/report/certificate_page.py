@@ -53,10 +53,33 @@ def render(certificate: JSON) -> str:
                     ],
                 ),
             ),
+            _died_once(verdict.get("died_once", [])),
             _rules(profile),
         ]
     )
     return page.document(title, header, body)
+
+
+def _died_once(rows: Sequence[JSON]) -> Html:
+    """The items a worker died on once but not alone: scored by the rerun, shown apart."""
+    if not rows:
+        return Html("")
+    return _section(
+        f"Crashes that did not reproduce alone: {len(rows)} (scored by the rerun in a fresh worker)",
+        table(
+            ["item", "target", "status alone", "how the worker died", "the item that broke it"],
+            [
+                [
+                    tag("code", row["item"]),
+                    row["target"],
+                    row["status"],
+                    f"{row['exit']} ({row['phase']})",
+                    tag("code", row["culprit"]) if row["culprit"] else row["search"],
+                ]
+                for row in rows
+            ],
+        ),
+    )
 
 
 def write(certificate: JSON, out: Path) -> Path:

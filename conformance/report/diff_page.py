@@ -98,6 +98,7 @@ def render(diff: Diff) -> str:
             _changes("Other status changes", diff.changes, True),
             _timings("Timing regressions", diff.regressions),
             _timings("Timing improvements", diff.improvements),
+            _only("crashes in the new run that did not reproduce alone", diff.died_once),
             _only("only in the new run", diff.added),
             _only("only in the old run", diff.removed),
         ]

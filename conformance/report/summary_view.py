@@ -2,8 +2,9 @@
 
 1. the verdict, green or red, in words (:mod:`conformance.report.verdict`);
 2. pass rates per target and op family (:mod:`conformance.report.overview`);
-3. the unexplained findings, then adapter and harness defects, then the known findings, folded
-   (:mod:`conformance.report.findings_section`);
+3. the unexplained findings, then adapter and harness defects, then every crash and timeout by
+   what the crash review found (:mod:`conformance.report.crashes_section`), then the known
+   findings, folded (:mod:`conformance.report.findings_section`);
 4. the detail tables: statuses per target, pass rate per op version;
 5. the targets (backends, versions, options) and the suite and runs (host, command, digest).
 
@@ -12,7 +13,7 @@ At 1,280 x 800 the first two fit the first screen.
 
 from __future__ import annotations
 
-from conformance.report import findings_section, overview, summary, verdict
+from conformance.report import crashes_section, findings_section, overview, summary, verdict
 from conformance.report.markup import Html, join, tag
 from conformance.results.combined import CombinedResults
 
@@ -29,6 +30,7 @@ def section(combined: CombinedResults) -> Html:
             tag("h3", "Unexplained findings"),
             findings_section.unexplained_section(found),
             findings_section.defects_section(found),
+            crashes_section.crashes_section(combined),
             findings_section.known_section(found, combined),
             tag("h3", "Results per target and status"),
             summary.status_table(combined),

@@ -7,7 +7,10 @@ so its categories are defined once, here:
   in OLD (or did not exist in OLD);
 - a *fix* is a result that was fail, error, crash, timeout or xfail in OLD and passes in NEW
   (pass, or xpass: a known issue that no longer happens);
-- every other difference of status is a *status change* (pass to unsupported, fail to crash, …).
+- every other difference of status is a *status change* (pass to unsupported, fail to crash, …);
+- a *crash that did not reproduce* is a result of NEW whose worker died on it in the run but not
+  when it ran alone (conformance.run.crash_review): it carries the rerun's verdict and is listed
+  apart, whatever its status, so a pass after a death is never read as a plain pass.
 
 Timing is noisy, tiny Split runs most of all, so a regression must clear three bars, each
 answering a different kind of noise (see :class:`NoiseRule`): a ratio of steady-state medians,
@@ -112,6 +115,8 @@ class Diff:
     removed: list[Result] = field(default_factory=list)
     regressions: list[TimingChange] = field(default_factory=list)
     improvements: list[TimingChange] = field(default_factory=list)
+    #: results of NEW whose worker died once on them, but not when they ran alone
+    died_once: list[Result] = field(default_factory=list)
     compared: int = 0
 
     @property
@@ -147,6 +152,7 @@ def compare(
             continue
         _classify(diff, key, previous, result)
     diff.removed.extend(result for key, result in before.items() if key not in after)
+    diff.died_once.extend(r for r in new if r.crash is not None and r.crash["outcome"] == "not reproduced")
     return diff
 
 
@@ -214,6 +220,13 @@ def terminal(diff: Diff, limit: int = 50) -> str:
     block("new failures", [_line(change) for change in diff.new_failures])
     block("fixes", [_line(change) for change in diff.fixes])
     block("other status changes", [_line(change) for change in diff.changes])
+    block(
+        "crashes in new that did not reproduce alone (the rerun's verdict counts)",
+        [
+            f"  {r.status:>11} {r.key}: died once ({r.crash['exit'] if r.crash else '?'})"
+            for r in diff.died_once
+        ],
+    )
     lines.append(f"timing rule: {diff.rule.describe()}")
     for title, entries in (
         ("timing regressions", diff.regressions),

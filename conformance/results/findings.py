@@ -46,6 +46,22 @@ def masked(message: str) -> str:
     return text.strip()[:_MESSAGE_CHARS]
 
 
+#: What the crash review (conformance.run.crash_review) made of a death, as a finding's kind.
+CRASH_KINDS = {
+    "confirmed": "{died}, again alone in a fresh worker",
+    "unconfirmed": "{died}, not run again (unconfirmed)",
+    "not reproduced": "{died} once, not alone in a fresh worker",
+    "culprit": "leaves the process broken: a later item dies",
+}
+
+
+def died_once(result: ResultRecord) -> bool:
+    """A worker died on the item in the run, but not when it ran alone: the result carries the
+    rerun's verdict, and the death is a finding of its own even when that verdict passes."""
+    crash = result.get("crash")
+    return crash is not None and crash["outcome"] == "not reproduced"
+
+
 def kind(result: ResultRecord) -> str:
     """What sort of departure: the rule not applied, the mismatch, or the exception raised; or no
     departure of the backend at all, but the adapter's defect or the harness's failure."""
@@ -55,6 +71,10 @@ def kind(result: ResultRecord) -> str:
     raised = result["actual"].get("raised")
     rejected = result["expected"].get("rejected")
     said = _KNOWN_PREFIX.sub("", result["message"])
+    crash = result.get("crash")
+    if crash is not None and (result["status"] in ("crash", "timeout") or died_once(result)):
+        died = "timed out" if crash["exit"].startswith("killed after") else "crashed the worker"
+        return CRASH_KINDS.get(crash["outcome"], "{died}").format(died=died)
     if said.startswith("the worker died"):
         return "crashed the worker"
     if said.startswith("no result within"):
@@ -69,7 +89,11 @@ def kind(result: ResultRecord) -> str:
 
 
 def _message(result: ResultRecord) -> str:
-    """The backend's own words where there are any; the suite's message otherwise."""
+    """The backend's own words where there are any; the suite's message otherwise (for a death
+    that did not reproduce: how the worker died, whatever the rerun said)."""
+    crash = result.get("crash")
+    if died_once(result) and crash is not None:
+        return f"{crash['exit']} in phase {crash['phase']}"
     raised = result["actual"].get("raised")
     return raised["message"] if raised is not None else result["message"]
 
@@ -87,11 +111,12 @@ def signature(result: ResultRecord) -> tuple[str, ...]:
 
 
 def findings(results: Iterable[ResultRecord]) -> list[FindingRecord]:
-    """The distinct problems among ``results`` (every status but pass, xpass and unsupported),
-    largest first, then in the order their first result appears."""
+    """The distinct problems among ``results`` (every status but pass, xpass and unsupported, and
+    the deaths that did not reproduce whatever their status), largest first, then in the order
+    their first result appears."""
     groups: dict[tuple[str, ...], FindingRecord] = {}
     for result in results:
-        if result["status"] in PASSING or result["status"] == "unsupported":
+        if (result["status"] in PASSING or result["status"] == "unsupported") and not died_once(result):
             continue
         key = signature(result)
         found = groups.get(key)

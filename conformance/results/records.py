@@ -107,6 +107,57 @@ class WorkerRecord(TypedDict):
     elapsed_ms: float
 
 
+class CrashRecord(TypedDict):
+    """How a worker died on an item and what the crash review made of it (run/crash_review.py).
+
+    ``outcome``: ``unconfirmed`` (not run again: the review's budget was spent, or the run was
+    stopped), ``confirmed`` (it died again alone in a fresh worker: the item's own crash),
+    ``not reproduced`` (alone it gave another verdict, which the result now carries), or
+    ``culprit`` (this item ran fine but left its worker broken: the next item died), or
+    ``known`` (a known issue claims the crash: not run again).
+    """
+
+    outcome: str
+    #: the worker that died: its log's name ("worker-7") and process id
+    worker: str | None
+    pid: int | None
+    #: "killed by SIGFPE", "exited with status 134", "killed after 60 s without a result"
+    exit: str
+    #: what the worker was doing (conformance.run.phase): "build", "run", "between items", ...
+    phase: str | None
+    #: how many items the worker had finished before this one, and the last of them, oldest first
+    ran_before: int
+    before: list[str]
+    last_output: str
+    log: str | None
+    #: the status the item got alone in a fresh worker (absent: not run again)
+    rerun: NotRequired[str]
+    #: on a crash that did not reproduce: the item that broke the worker (result key), if found
+    culprit: NotRequired[str | None]
+    #: what the search for that item did, in words ("found in 3 replays, 14 items replayed")
+    search: NotRequired[str]
+    #: on a culprit: the item that died after it, and the culprit's own verdict
+    victim: NotRequired[str]
+    own_status: NotRequired[str]
+    own_message: NotRequired[str]
+
+
+class CrashReviewRecord(TypedDict):
+    """What the crash review of a run did and spent (``run.crash_review``)."""
+
+    budget_s: float
+    spent_s: float
+    reruns: int
+    replays: int
+    replayed_items: int
+    confirmed: int
+    not_reproduced: int
+    unconfirmed: int
+    culprits: int
+    #: deaths a known issue claims: not run again (the entry says the item crashes)
+    known: int
+
+
 class ReproducerRecord(TypedDict):
     command: str  # reruns this one item on this target
     python: str | None  # a standalone snippet that uses only the backend, if the adapter writes one
@@ -186,6 +237,8 @@ class ResultRecord(TypedDict):
     judged: NotRequired[Judged]
     #: on an error that is no verdict on the backend: "adapter" or "harness" (conformance.statuses)
     defect: NotRequired[Defect]
+    #: on a crash or timeout, on a crash that did not reproduce, and on its culprit: the evidence
+    crash: NotRequired[CrashRecord]
 
 
 class SuiteRecord(TypedDict):
@@ -236,6 +289,7 @@ class RunInfoRecord(TypedDict):
     interrupted: NotRequired[bool]
     merged: NotRequired[list[MergedRunRecord]]
     memcpy: NotRequired[list[MemcpyRecord]]
+    crash_review: NotRequired[CrashReviewRecord]
 
 
 class TargetRecord(TypedDict):

@@ -14,6 +14,7 @@ from conformance import ids
 from conformance.results.records import (
     ActualRecord,
     CaseRunRecord,
+    CrashRecord,
     ExpectedRecord,
     KnownIssueRecord,
     MismatchRecord,
@@ -88,6 +89,8 @@ class Result:
     judged: Judged = "values"
     #: set on an ``error`` that is no verdict on the backend: whose failure it is instead
     defect: Defect | None = None
+    #: a worker died on it (or after it): the evidence and the crash review's outcome
+    crash: CrashRecord | None = None
 
     @property
     def item_id(self) -> str:
@@ -148,6 +151,8 @@ class Result:
             record["judged"] = self.judged
         if self.defect is not None:
             record["defect"] = self.defect
+        if self.crash is not None:
+            record["crash"] = self.crash
         return record
 
     @classmethod
@@ -182,4 +187,5 @@ class Result:
             runs=tuple(body.get("runs") or ()),
             judged=body.get("judged", "values"),
             defect=body.get("defect"),
+            crash=body.get("crash"),
         )

@@ -25,7 +25,7 @@ from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
 from conformance.results import evidence
 from conformance.results.records import ActualRecord, CaseRunRecord
 from conformance.results.result import Result, Timing
-from conformance.run import hooks, memory
+from conformance.run import hooks, memory, phase
 from conformance.run.attribution import attribute
 from conformance.run.input_cache import InputCache
 from conformance.statuses import Status
@@ -87,10 +87,10 @@ class Attempt:
     ms: float | None = None
 
 
-def _raised(error: Exception, phase: str, adapter: AnyAdapter) -> Raised:
+def _raised(error: Exception, step: str, adapter: AnyAdapter) -> Raised:
     message = str(error).strip() or repr(error)
     who = attribute(error, type(adapter).__module__)
-    return Raised(phase, type(error).__name__, message, who.origin, who.module)
+    return Raised(step, type(error).__name__, message, who.origin, who.module)
 
 
 def build_and_run(
@@ -104,27 +104,31 @@ def build_and_run(
     """
     adapter = checked.adapter
     timing: dict[str, Any] = {}
-    phase = "build"
+    step = "build"
     try:
+        phase.mark(step)
         start = time.perf_counter_ns()
         model = adapter.build(task, target)
         timing["build_ms"] = _ms(start)
-        phase = "compile"
+        step = "compile"
+        phase.mark(step)
         start = time.perf_counter_ns()
         compiled = checked.compiled(model, target)
         timing["compile_ms"] = _ms(start)
     except Exception as error:  # judged (by who raised it), not propagated
-        refusal = _raised(error, phase, adapter)
+        refusal = _raised(error, step, adapter)
         return [Attempt(None, refusal) for _ in task.every_run], Timing(**timing)
     attempts = []
     for run_task in task.every_run:
         first = run_task is task
+        phase.mark("run" if first else f"run {run_task.run_number}")
         try:
             start = time.perf_counter_ns()
             outputs = _outputs(adapter.run(compiled, run_task))
             elapsed = _ms(start)
             if first:
                 timing["first_run_ms"] = elapsed
+                phase.mark("steady runs")
                 steady = []
                 for _ in range(repeat):
                     start = time.perf_counter_ns()
@@ -137,6 +141,7 @@ def build_and_run(
     timing["runs_ms"] = tuple(attempt.ms for attempt in attempts[1:])
     # Freeing the model is the backend's work too (destructors of compiled models, thread pools,
     # traced modules): 1.5 to 3 ms per item on OpenVINO, which was counted as the harness's.
+    phase.mark("release")
     start = time.perf_counter_ns()
     del compiled, model
     timing["release_ms"] = _ms(start)
@@ -194,6 +199,7 @@ def run_item(
     ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`);
     ``inputs``, a worker's cache of its last large input (None: make the data afresh).
     """
+    phase.mark("reference")
     try:
         answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
     except reference.TooManyPieces as error:  # nothing is built or allocated for it
@@ -208,6 +214,7 @@ def run_item(
         large = memory.is_large(case)
         # Steady-state timing of a multi-GiB item would only repeat seconds of copying.
         steady = 0 if large else repeat
+        phase.mark("data")
         task = make_task(case, op, inputs.data(case.data, keep=large))
         return _judged(hooks.of(adapter), target, task, steady, answers, base)
 
@@ -216,6 +223,7 @@ def _judged(
     checked: hooks.Hooks, target: Target, task: Task, repeat: int, answers: list[SpecAnswer], base: Result
 ) -> Result:
     case = task.case
+    phase.mark("support")
     try:
         refusal = checked.unsupported(task, target)
     except Exception as error:  # a broken adapter, not a refusal by its backend
@@ -223,6 +231,7 @@ def _judged(
     if isinstance(refusal, Unsupported):
         return base.with_status("unsupported", refusal.reason)
     attempts, timing = build_and_run(checked, target, task, repeat)
+    phase.mark("judging")
     outcomes = [
         _outcome(run_task, answer, attempt, values=base.judged == "values")
         for run_task, answer, attempt in zip(task.every_run, answers, attempts, strict=True)

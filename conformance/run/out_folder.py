@@ -33,8 +33,10 @@ OWN_NAMES = (
     MARKER,
 )
 WORKERS = "workers"
-#: the worker logs in ``workers/``: ``worker-<n>.log`` and ``zygote.log``
-WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.log")
+#: the worker logs in ``workers/``: ``worker-<n>.log`` and ``zygote.log``, and each worker's
+#: phase file (conformance.run.phase), there and in ``workers/review/`` (the crash review's)
+WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.(log|phase)")
+REVIEW = "review"
 #: the folder an unfinished run's journal is set aside in (see :func:`set_aside`)
 SET_ASIDE = "interrupted-{stamp}"
 #: foreign files a refusal names
@@ -90,14 +92,14 @@ def mark(out: Path, option: str = "--out") -> None:
 def clear_worker_logs(out: Path) -> None:
     """Remove the previous run's worker logs, and ``workers/`` when that leaves it empty; any
     other file there stays."""
-    folder = out / WORKERS
-    if not folder.is_dir():
-        return
-    for entry in folder.iterdir():
-        if WORKER_LOG.fullmatch(entry.name) and entry.is_file():
-            entry.unlink(missing_ok=True)
-    with contextlib.suppress(OSError):  # not empty: something else lives there
-        folder.rmdir()
+    for folder in (out / WORKERS / REVIEW, out / WORKERS):
+        if not folder.is_dir():
+            continue
+        for entry in folder.iterdir():
+            if WORKER_LOG.fullmatch(entry.name) and entry.is_file():
+                entry.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: something else lives there
+            folder.rmdir()
 
 
 def set_aside(journal: Path) -> Path:

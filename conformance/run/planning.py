@@ -56,6 +56,9 @@ class RunConfig:
     memory_budget_mib: int | None = None
     #: run only this part of the jobs (``--shard I/N``; see conformance.run.shard)
     shard: Shard | None = None
+    #: seconds the crash review may spend rerunning dead items and looking for the items that
+    #: broke their workers (``--crash-budget``; see conformance.run.crash_review)
+    crash_budget_s: float = 300.0
 
 
 @dataclass(frozen=True)

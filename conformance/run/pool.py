@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.results.result import Result
-from conformance.run import worker
-from conformance.run.item import pending_result
+from conformance.run import phase, worker
+from conformance.run.deaths import Death, DeathStatus, Witness, death, describe_exit
 from conformance.run.worker import Job, Preload
 from conformance.run.zygote import Zygote
 
@@ -70,6 +70,8 @@ class _Slot:
     #: the targets it prepares before its first job, and whether it has said it is done
     preload: tuple[Preload, ...] = ()
     prepared: bool = False
+    #: the jobs it has finished, oldest first: what the crash review replays if it dies
+    history: list[Job] = field(default_factory=list)
 
     @property
     def job(self) -> Job | None:
@@ -91,17 +93,6 @@ class _Slot:
         return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def _describe_exit(code: int | None) -> str:
-    if code is None:
-        return "unknown exit"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with status {code}"
-
-
 class Pool:
     """Runs jobs on ``size`` workers; ``on_result`` receives each result as it finishes."""
 
@@ -117,8 +108,14 @@ class Pool:
         forking: bool = _FORKS,
         memory_budget: int | None = None,
         warn: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
+        in_order: bool = False,
     ) -> None:
         self.size = max(1, size)
+        #: run the jobs exactly in the order given, the large ones too (the crash review's
+        #: replays); otherwise the large ones go first, to the first worker
+        self.in_order = in_order
+        #: every item a worker died on or overran, with what that worker ran before it
+        self.deaths: list[Death] = []
         #: bytes an item may need in a worker (--memory-budget); None: what the machine has
         self.memory_budget = memory_budget
         self.log_dir = log_dir
@@ -211,7 +208,7 @@ class Pool:
         over one generated request at a time); :meth:`close` ends them."""
         self.queue, self.large = deque(), deque()
         for given in jobs:
-            (self.large if given.large else self.queue).append(given)
+            (self.large if given.large and not self.in_order else self.queue).append(given)
         self._imports.update(module for job in [*self.large, *self.queue] for module in job.imports)
         while len(self.slots) < min(self.size, len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
@@ -232,7 +229,7 @@ class Pool:
 
     def _give_back(self, job: Job) -> None:
         """A job sent but never started goes back to the front of its queue."""
-        (self.large if job.large else self.queue).appendleft(job)
+        (self.large if job.large and not self.in_order else self.queue).appendleft(job)
 
     def close(self) -> None:
         """Stop every worker (the standby too): all are asked at once, then each is waited for
@@ -292,7 +289,7 @@ class Pool:
                 if number < 0:  # the worker has prepared its targets; its first job runs now
                     slot.prepared = True
                     continue
-                slot.inflight.popleft()
+                slot.history.append(slot.inflight.popleft())
                 slot.retire = slot.retire or (resident or 0) > self.recycle_above_kib
                 if slot.inflight:  # already running: its output starts where the worker said
                     slot.deadline = time.monotonic() + self.timeout
@@ -301,13 +298,11 @@ class Pool:
             elif slot.process.sentinel in ready or not slot.process.is_alive():
                 self._lost(index, job)
             elif time.monotonic() >= slot.deadline:
+                witness = self._witness(slot, f"killed after {self.timeout:g} s without a result")
                 self._requeue_waiting(slot)
                 self._replace(index)
-                self.on_result(
-                    pending_result(job.case, job.op, job.target, judged=job.judged).with_status(
-                        "timeout", f"no result within {self.timeout:g} s; the worker was killed and replaced"
-                    )
-                )
+                message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
+                self._died(job, "timeout", message, witness, slot)
 
     def _requeue_waiting(self, slot: _Slot) -> None:
         """The jobs sent behind the running one never started: back to the front of the queue."""
@@ -326,8 +321,7 @@ class Pool:
     def _lost(self, index: int, job: Job) -> None:
         slot = self.slots[index]
         slot.process.join(timeout=5)
-        how = _describe_exit(slot.process.exitcode)
-        tail = slot.log_tail()
+        how = describe_exit(slot.process.exitcode)
         if slot.preload and not slot.prepared:  # it died in prepare(): no item is to blame
             self.prepare_broken = True
             targets = ", ".join(entry.target.id for entry in slot.preload)
@@ -338,14 +332,22 @@ class Pool:
             self._requeue_waiting_all(slot)
             self._replace(index)
             return
+        witness = self._witness(slot, how)
         self._requeue_waiting(slot)
         self._replace(index)
-        said = f"\nlast output of the worker ({slot.log}):\n{tail}" if tail else ""
-        self.on_result(
-            pending_result(job.case, job.op, job.target, judged=job.judged).with_status(
-                "crash", f"the worker died ({how}) while running this item; it was replaced{said}"
-            )
-        )
+        message = f"the worker died ({how}) while running this item; it was replaced"
+        self._died(job, "crash", message, witness, slot)
+
+    def _witness(self, slot: _Slot, how: str) -> Witness:
+        """What the dead (or overrunning) worker left to see: read before it is replaced."""
+        name = slot.log.stem if slot.log is not None else None
+        return Witness(name, slot.process.pid, how, phase.read(slot.log), slot.log_tail(), slot.log)
+
+    def _died(self, job: Job, status: DeathStatus, message: str, witness: Witness, slot: _Slot) -> None:
+        """Report the item a worker died on, with its evidence; keep it for the crash review."""
+        died = death(job, status, message, witness, tuple(slot.history))
+        self.deaths.append(died)
+        self.on_result(died.result)
 
 
 def _ask_to_stop(slot: _Slot) -> None:

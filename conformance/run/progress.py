@@ -46,6 +46,7 @@ class ProgressLine:
         self.total = total
         self.stream = stream or sys.stderr
         self.interactive = self.stream.isatty()
+        self.closed = False
         self.done = done
         self.counts: Counter[str] = Counter()
         self.clock = clock
@@ -163,9 +164,11 @@ class ProgressLine:
         ).rstrip()
 
     def close(self) -> None:
-        if self.interactive:
+        """End the line (once: the crash review ends it before the run's end does)."""
+        if self.interactive and not self.closed:
             self.stream.write("\n")
             self.stream.flush()
+        self.closed = True
 
 
 def summary_table(results: Iterable[Result]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import shlex
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -27,21 +27,40 @@ EMBED_LIMIT = 48 * 1024
 
 def command(case: Case, op: str, adapter_spec: str, target: Target, options: Mapping[str, str]) -> str:
     """The shell command that reruns one item on one target."""
-    parts = [
-        "conformance",
-        "run",
-        "--cases",
-        case.location.file,
-        "--adapter",
-        adapter_spec,
-        "--target",
-        target.id,
-        "--item",
-        ids.item_id(case.id, op),
-    ]
+    return shlex.join(_command([(case, op)], adapter_spec, target, options))
+
+
+def sequence_command(
+    items: Sequence[tuple[Case, str]],
+    adapter_spec: str,
+    target: Target,
+    options: Mapping[str, str],
+    *,
+    suite_order: bool,
+) -> str:
+    """The shell command that runs ``items`` one after the other in one worker (``-j 1``), as
+    the crash review replays an item that broke its worker and the item that died after it.
+    The suite runs a selection in its own order; where that is not the order given
+    (``suite_order`` False), the command says so on a comment line above it (the Python
+    reproducer keeps the order)."""
+    line = shlex.join([*_command(items, adapter_spec, target, options), "-j", "1"])
+    if suite_order:
+        return line
+    return f"# the suite runs these in its own order, not this one: the Python reproducer keeps it\n{line}"
+
+
+def _command(
+    items: Sequence[tuple[Case, str]], adapter_spec: str, target: Target, options: Mapping[str, str]
+) -> list[str]:
+    parts = ["conformance", "run"]
+    for file in dict.fromkeys(case.location.file for case, _ in items):
+        parts += ["--cases", file]
+    parts += ["--adapter", adapter_spec, "--target", target.id]
+    for case, op in items:
+        parts += ["--item", ids.item_id(case.id, op)]
     for key, value in sorted(options.items()):
         parts += ["--option", f"{adapter_spec}.{key}={value}"]
-    return shlex.join(parts)
+    return parts
 
 
 def array_code(array: np.ndarray, name: str = "data") -> str:

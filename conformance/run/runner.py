@@ -21,12 +21,20 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance import __version__
+from conformance.plugin import Target, Task
 from conformance.results import document as results_file
 from conformance.results import junit
-from conformance.results.records import FindingRecord, RunInfoRecord, SuiteRecord, TargetRecord
+from conformance.results.records import (
+    CrashReviewRecord,
+    FindingRecord,
+    RunInfoRecord,
+    SuiteRecord,
+    TargetRecord,
+)
 from conformance.results.result import JSON, Result
-from conformance.run import known_issues, out_folder, out_lock, reproducers, resumption
+from conformance.run import crash_review, known_issues, out_folder, out_lock, reproducers, resumption
 from conformance.run.bandwidth import memcpy_baseline
+from conformance.run.deaths import Death
 from conformance.run.interruption import stopping
 from conformance.run.item import make_task
 from conformance.run.journal import FILE_NAME as JOURNAL
@@ -135,6 +143,8 @@ def _execute(
     # the journal keeps each result as judged, so a resumed run re-applies the current list.
     issues = known_issues.ByTarget(plan_.issues)
     finished = {result.key: issues.apply(result) for result in done}
+    #: each result as the worker (or the crash review) gave it, before known issues
+    raw = {result.key: result for result in done}
     pending = sampled_first([job for job in plan_.jobs if job.key not in finished])
     progress = ProgressLine(
         len(plan_.jobs),
@@ -146,24 +156,34 @@ def _execute(
     if done:
         print(f"resuming: {len(finished)} results already journaled, {len(pending)} to go", file=stream)
 
-    def record(result: Result) -> None:
+    def amend(result: Result) -> Result:
         journal.append(result)
+        raw[result.key] = result
         result = finished[result.key] = issues.apply(result)
+        return result
+
+    def record(result: Result) -> None:
+        result = amend(result)
         progress.update(result)
         if on_result:
             on_result(result)
 
     threads = max(1, (os.cpu_count() or 1) // max(1, config.jobs))
+    review: CrashReviewRecord | None = None
     try:
         with stopping() as stop:
-            Pool(
+            pool = Pool(
                 config.jobs,
                 config.timeout,
                 record,
                 threads_per_worker=threads,
                 log_dir=config.out / out_folder.WORKERS,
-                memory_budget=None if config.memory_budget_mib is None else config.memory_budget_mib << 20,
-            ).process(pending)
+                memory_budget=_budget_bytes(config),
+            )
+            pool.process(pending)
+            if pool.deaths:
+                progress.close()
+                review = _review(pool.deaths, config, raw, issues, threads, stream, amend)
     finally:
         progress.close()
         journal.close()
@@ -175,13 +195,57 @@ def _execute(
     )
     results = with_reproducers(plan_, results)
     wall_s = time.monotonic() - clock
-    written, found = write_results(plan_, config, results, started, wall_s, interrupted)
+    written, found = write_results(plan_, config, results, started, wall_s, interrupted, review)
     if interrupted:
         print(f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}", file=stream)
         return ExecutionOutcome(results, [], interrupted, wall_s, written, found)
     journal.path.unlink(missing_ok=True)
     stale = known_issues.stale(plan_.issues, results)
     return ExecutionOutcome(results, stale, interrupted, wall_s, written, found)
+
+
+def _budget_bytes(config: RunConfig) -> int | None:
+    """The bytes an item may need in a worker (--memory-budget), or None: what the machine has."""
+    return None if config.memory_budget_mib is None else config.memory_budget_mib << 20
+
+
+def _review(
+    deaths: list[Death],
+    config: RunConfig,
+    raw: dict[str, Result],
+    issues: known_issues.ByTarget,
+    threads: int,
+    stream: TextIO,
+    amend: Callable[[Result], object],
+) -> CrashReviewRecord:
+    """Run the crash review (conformance.run.crash_review) on the run's deaths and record the
+    results it changed in place of the run's (journaled, then judged with the known issues)."""
+
+    def pool(on_result: Callable[[Result], None], replay: bool) -> Pool:
+        return Pool(
+            1 if replay else config.jobs,
+            config.timeout,
+            on_result,
+            threads_per_worker=threads,
+            recycle_after=10**9 if replay else 1,
+            log_dir=config.out / out_folder.WORKERS / out_folder.REVIEW,
+            memory_budget=_budget_bytes(config),
+            in_order=replay,
+            warn=lambda text: print(text, file=stream),
+        )
+
+    def cost(job: Job) -> float:
+        worker = raw[job.key].worker if job.key in raw else None
+        return worker["elapsed_ms"] / 1000 if worker else 1.0
+
+    def known(result: Result) -> str | None:
+        claimed = issues.apply(result)
+        return claimed.known_issue["id"] if claimed.status == "xfail" and claimed.known_issue else None
+
+    outcome = crash_review.review(deaths, raw.get, known, pool, cost, config.crash_budget_s, stream)
+    for result in outcome.changed.values():
+        amend(result)
+    return outcome.record
 
 
 #: Items of each target run first, so that every target's rate is measured early in the run.
@@ -214,7 +278,8 @@ def sampled_first(jobs: list[Job], sample: int = SAMPLE) -> list[Job]:
 
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
-    """Attach to each result worth reproducing the command and the adapter's Python snippet."""
+    """Attach to each result worth reproducing the command and the adapter's Python snippet; a
+    culprit's (conformance.run.crash_review) run it, then the item that died after it."""
     jobs = {job.key: job for job in plan_.jobs}
     adapters = {loaded.requested: loaded for loaded in plan_.loaded}
     attached = []
@@ -223,27 +288,47 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
         if result.status not in REPRODUCIBLE or job is None or result.reproducer:
             attached.append(result)
             continue
-        hook = adapters[job.adapter].hooks.reproducer
+        victim = jobs.get(result.crash.get("victim", "")) if result.crash else None
+        sequence = [job] if victim is None else [job, victim]
+        bodies = [_snippet(adapters[each.adapter].hooks.reproducer, each) for each in sequence]
         python = None
-        if hook is not None:
-            try:
-                body = hook(make_task(job.case, job.op, fill=reproducers.snippet_data), job.target)
-            except Exception as error:  # a broken hook must not cost the results
-                body = f"# the adapter's reproducer() failed: {type(error).__name__}: {error}"
-            if body:
-                python = (
-                    reproducers.header(
-                        result.item_id, job.target, reproducers.describe_expected(result.expected)
-                    )
-                    + body
-                )
-        line = reproducers.command(job.case, job.op, job.adapter, job.target, job.options)
+        if all(bodies):
+            then = "\n# then, in the same process, the item that dies after it:\n"
+            python = reproducers.header(
+                result.item_id, job.target, reproducers.describe_expected(result.expected)
+            ) + then.join(body or "" for body in bodies)
+        if victim is None:
+            line = reproducers.command(job.case, job.op, job.adapter, job.target, job.options)
+        else:
+            line = reproducers.sequence_command(
+                [(each.case, each.op) for each in sequence],
+                job.adapter,
+                job.target,
+                job.options,
+                suite_order=job.index < victim.index,
+            )
         attached.append(replace(result, reproducer={"command": line, "python": python}))
     return attached
 
 
+def _snippet(hook: Callable[[Task, Target], str | None] | None, job: Job) -> str | None:
+    """The adapter's Python snippet for ``job`` (None when it writes none)."""
+    if hook is None:
+        return None
+    try:
+        return hook(make_task(job.case, job.op, fill=reproducers.snippet_data), job.target)
+    except Exception as error:  # a broken hook must not cost the results
+        return f"# the adapter's reproducer() failed: {type(error).__name__}: {error}"
+
+
 def write_results(
-    plan_: Plan, config: RunConfig, results: list[Result], started: str, wall_s: float, interrupted: bool
+    plan_: Plan,
+    config: RunConfig,
+    results: list[Result],
+    started: str,
+    wall_s: float,
+    interrupted: bool,
+    crash_review: CrashReviewRecord | None = None,
 ) -> tuple[list[Path], list[FindingRecord]]:
     """Write results.json (and junit.xml) of ``results``; the paths written and the findings."""
     suite: SuiteRecord = {
@@ -266,6 +351,8 @@ def write_results(
         "selection": _header(plan_, config)["selection"],
         "memcpy": memcpy_baseline(),
     }
+    if crash_review is not None:
+        run["crash_review"] = crash_review
     if config.label is not None:  # after known issues and reproducers, which use the real name
         results = [replace(result, adapter=config.label) for result in results]
     adapters: list[TargetRecord] = [

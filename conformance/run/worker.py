@@ -24,7 +24,7 @@ from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import memory
+from conformance.run import memory, phase
 from conformance.statuses import Defect, Judged
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
@@ -167,6 +167,7 @@ def main(
     """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
     ``memory_budget``: the bytes an item may need (see :func:`conformance.run.memory.confine`)."""
     redirect_output(log_path)
+    phase.open_marker(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
     # its own process group: whatever a backend starts is ended with the worker (see pool._stop)
@@ -179,6 +180,7 @@ def main(
 
     loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.LoadedAdapter] = {}
     inputs = InputCache()
+    phase.mark("prepare")
     for entry in preload:
         try:
             key = (entry.adapter, entry.options)
@@ -192,6 +194,7 @@ def main(
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
     connection.send((-1, None, 0, None))
     while True:
+        phase.mark("between items")
         try:
             job: Job | None = connection.recv()
         except (EOFError, KeyboardInterrupt):
@@ -203,6 +206,7 @@ def main(
         started = time.perf_counter()
         try:
             if key not in loaded:
+                phase.mark("loading the adapter")
                 loaded[key] = registry.load(job.adapter, job.options)
             result = run_item(
                 loaded[key].hooks,
@@ -222,6 +226,7 @@ def main(
             "peak_rss_kib": peak_rss_kib(),
             "elapsed_ms": round(elapsed_ms, 3),
         }
+        phase.mark("reporting")
         body = replace(result, worker=usage).to_json()
         # where the next job's output will start in the log: the parent quotes the log from there
         # if that job kills the worker (it may start before the parent has read this result)

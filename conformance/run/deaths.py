@@ -1,0 +1,83 @@
+"""A worker's death on an item: the evidence the crash or timeout result carries, and what the
+crash review needs to run the item again and to look for the item that broke the worker.
+
+A worker that dies on an item may have been broken by an earlier one (a backend that corrupts
+its heap on one request and dies on the next). So a crash result says, beyond how the worker
+died: which worker, what it was doing (:mod:`conformance.run.phase`), how many items it had run
+and the last of them, and its last output. The pool keeps the whole sequence the worker ran for
+the review (:mod:`conformance.run.crash_review`), which replays it in a fresh worker.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from conformance.results.records import CrashRecord
+from conformance.results.result import Result
+from conformance.run.item import pending_result
+from conformance.run.worker import Job
+
+#: How many of the items a worker ran before it died a crash result names (all are replayed).
+NAMED_BEFORE = 10
+
+DeathStatus = Literal["crash", "timeout"]
+
+
+@dataclass(frozen=True)
+class Death:
+    """One item a worker died on (or overran), with every item that worker ran before it."""
+
+    job: Job
+    status: DeathStatus
+    #: the jobs the worker finished before this one, oldest first
+    before: tuple[Job, ...]
+    result: Result
+
+
+def describe_exit(code: int | None) -> str:
+    """How a process ended, in words: its signal's name or its exit status."""
+    if code is None:
+        return "unknown exit"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+@dataclass(frozen=True)
+class Witness:
+    """What the pool saw of the worker: enough to write the evidence without the slot itself."""
+
+    worker: str | None
+    pid: int | None
+    exit: str
+    phase: str | None
+    last_output: str
+    log: Path | None
+
+
+def death(job: Job, status: DeathStatus, message: str, witness: Witness, before: tuple[Job, ...]) -> Death:
+    """The death of ``job`` as a result with its evidence, and the sequence for the review."""
+    record: CrashRecord = {
+        "outcome": "unconfirmed",
+        "worker": witness.worker,
+        "pid": witness.pid,
+        "exit": witness.exit,
+        "phase": witness.phase,
+        "ran_before": len(before),
+        "before": [earlier.key for earlier in before[-NAMED_BEFORE:]],
+        "last_output": witness.last_output,
+        "log": str(witness.log) if witness.log else None,
+    }
+    output = witness.last_output
+    said = f"\nlast output of the worker ({witness.log}):\n{output}" if output else ""
+    result = replace(
+        pending_result(job.case, job.op, job.target, judged=job.judged).with_status(status, message + said),
+        crash=record,
+    )
+    return Death(job, status, before, result)

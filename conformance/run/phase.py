@@ -1,0 +1,53 @@
+"""Which phase of an item a worker is in, readable by the parent after the worker has died.
+
+A crash result must say where the worker died: loading the adapter, making the data, in the
+backend's build, compile or run, judging, or between items (a backend's thread dying after
+the item had returned). The worker cannot say so once it is dead, so it says so beforehand: it
+writes the phase's name at the start of a small file beside its log at every transition (one
+``pwrite`` of 24 bytes, about a microsecond, eight times an item), and the parent reads that
+file when the worker is gone. Without a log folder there is no file, and the phase is unknown.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+#: The width every phase name is padded to, so a shorter name overwrites a longer one whole.
+_WIDTH = 24
+_descriptor: int | None = None
+
+
+def path_for(log: Path) -> Path:
+    """The phase file of the worker whose log is ``log``."""
+    return log.with_suffix(".phase")
+
+
+def open_marker(log_path: str | None) -> None:
+    """In the worker, before its first job: create its phase file (or none without a log)."""
+    global _descriptor
+    if log_path is None:
+        return
+    with contextlib.suppress(OSError):  # no phase then; never a reason to lose the worker
+        _descriptor = os.open(path_for(Path(log_path)), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    mark("starting")
+
+
+def mark(phase: str) -> None:
+    """Say that the worker is entering ``phase`` (a no-op outside a worker with a log)."""
+    if _descriptor is None:
+        return
+    with contextlib.suppress(OSError):
+        os.pwrite(_descriptor, phase.encode("ascii", "replace")[:_WIDTH].ljust(_WIDTH), 0)
+
+
+def read(log: Path | None) -> str | None:
+    """In the parent: the phase the worker whose log is ``log`` said last, or None."""
+    if log is None:
+        return None
+    try:
+        text = path_for(log).read_bytes()[:_WIDTH].decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return text or None
