@@ -47,7 +47,13 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def run(
-    corpus: Path, adapter: str, jobs: int, budget: float = 300, timeout: float = 60, **options: str
+    corpus: Path,
+    adapter: str,
+    jobs: int,
+    budget: float = 300,
+    timeout: float = 60,
+    issues: tuple[Path, ...] = (),
+    **options: str,
 ) -> ExecutionOutcome:
     config = RunConfig(
         case_paths=(str(corpus / "cases"),),
@@ -58,6 +64,7 @@ def run(
         repeat=1,
         out=corpus / "reports",
         crash_budget_s=budget,
+        known_issue_files=issues,
     )
     return execute(plan(config), config)
 
@@ -145,15 +152,7 @@ def test_a_crash_a_known_issue_claims_is_not_run_again(corpus: Path) -> None:
         "reason: the fake backend segfaults there, link: 'https://example.org/1'}\n",
         encoding="utf-8",
     )
-    config = RunConfig(
-        case_paths=(str(corpus / "cases"),),
-        adapters=("fake_adapters:Segfaulter",),
-        options={"fake_adapters:Segfaulter": {"on": "bad-1"}},
-        repeat=1,
-        out=corpus / "reports",
-        known_issue_files=(issues,),
-    )
-    outcome = execute(plan(config), config)
+    outcome = run(corpus, "fake_adapters:Segfaulter", 1, issues=(issues,), on="bad-1")
     claimed = next(r for r in outcome.results if r.case == "bad-1")
     assert claimed.status == "xfail" and claimed.crash is not None
     assert claimed.crash["outcome"] == "known" and "rerun" not in claimed.crash

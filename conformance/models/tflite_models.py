@@ -30,7 +30,7 @@ What the builder guarantees, and why:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -172,12 +172,12 @@ def load(model: bytes, *, delegates: bool, threads: int = 1) -> Interpreter:
         loaded = interpreter.Interpreter(
             model_content=model, experimental_op_resolver_type=resolver, num_threads=threads
         )
-        if not _dynamic(loaded):
+        if not is_dynamic(loaded):
             loaded.allocate_tensors()
     return loaded
 
 
-def _dynamic(loaded: Interpreter) -> bool:
+def is_dynamic(loaded: Interpreter) -> bool:
     """Whether any input of the model has a dim declared unknown (-1 in its shape signature)."""
     return any(-1 in detail["shape_signature"] for detail in loaded.get_input_details())
 
@@ -208,18 +208,27 @@ def invoke(loaded: Interpreter, feeds: Mapping[str, np.ndarray]) -> list[np.ndar
         raise AdapterError(f"the model's inputs are {', '.join(inputs)}; fed: {', '.join(feeds)}")
     arrays = {name: np.array(array, copy=True, order="C") for name, array in feeds.items()}
     with backend_calls():
-        if _dynamic(loaded):
-            for name, index in inputs.items():
-                loaded.resize_tensor_input(index, list(arrays[name].shape))
-            loaded.allocate_tensors()
+        return invoke_indexed(loaded, inputs, outputs, arrays)
+
+
+def invoke_indexed(
+    loaded: Interpreter, inputs: Mapping[str, int], outputs: Sequence[int], arrays: Mapping[str, np.ndarray]
+) -> list[np.ndarray]:
+    """Set each input tensor (by its index) to its array, run, and copy the outputs (by index) in
+    the order given; a model with unknown dims is resized to the arrays and allocated again first.
+    Every call is LiteRT's: the caller wraps it in ``backend_calls``."""
+    if is_dynamic(loaded):
         for name, index in inputs.items():
-            loaded.set_tensor(index, arrays[name])
-        loaded.invoke()
-        details = {detail["index"]: detail for detail in loaded.get_output_details()}
-        return [_output(loaded, details[index]) for index in outputs]
+            loaded.resize_tensor_input(index, list(arrays[name].shape))
+        loaded.allocate_tensors()
+    for name, index in inputs.items():
+        loaded.set_tensor(index, arrays[name])
+    loaded.invoke()
+    details = {detail["index"]: detail for detail in loaded.get_output_details()}
+    return [output_array(loaded, details[index]) for index in outputs]
 
 
-def _output(loaded: Interpreter, detail: Mapping[str, Any]) -> np.ndarray:
+def output_array(loaded: Interpreter, detail: Mapping[str, Any]) -> np.ndarray:
     """A copy of one output after ``invoke``. An output with no elements is made from the shape and
     type the interpreter reports: ``get_tensor`` refuses a zero-size tensor that was allocated at
     run time ("Invalid tensor size", tensorflow/tensorflow#57084) although it has no bytes to read,

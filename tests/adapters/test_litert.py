@@ -166,13 +166,17 @@ def test_info_reports_litert_and_the_converter() -> None:
 
     info = LiteRTAdapter({}).info()
     assert (info.name, info.backend, info.version) == ("litert", "ai-edge-litert", ai_edge_litert.__version__)
-    assert [(route.name, route.default) for route in info.routes] == [("converter", False)]
+    assert [(route.name, route.default) for route in info.routes] == [
+        ("converter", False),
+        ("onnx2tf", False),
+    ]
     assert info.devices == ("xnnpack", "builtin")
-    assert info.options == {
+    assert {key: value for key, value in info.options.items() if not key.startswith("onnx2tf_")} == {
         "device": "xnnpack,builtin",
         "num_threads": "1",
         "converter": f"tensorflow {tf.__version__}",
     }
+    assert {"onnx2tf_version", "onnx2tf_call", "onnx2tf_imports"} <= set(info.options)
     assert LiteRTAdapter({"device": "builtin"}).info().devices == ("builtin",)
 
 

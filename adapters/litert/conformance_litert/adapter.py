@@ -31,6 +31,10 @@ Options: ``device`` (``xnnpack,builtin`` by default), ``num_threads`` (default `
 tiny models in parallel workers, and a split moves data, so the count cannot change a result).
 Anything else is refused at construction.
 
+Route ``onnx2tf`` (off the default run: seconds per item): the ``onnx.*`` ops, the suite's ONNX model
+converted by onnx2tf and run by the same interpreter on the same devices
+(:mod:`conformance_litert.onnx2tf_route`).
+
 Only values beyond int32 where the model holds 32-bit integers are refused by ``support``: an axis
 fed at run time (raw Split's int32 ``split_dim``), and for the builtins any axis and any SPLIT_V
 size. Every element type and graph option is traced, handed to the converter and judged by what
@@ -46,6 +50,7 @@ import numpy as np
 
 from conformance.errors import UsageError
 from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
+from conformance_litert import onnx2tf_route
 
 if TYPE_CHECKING:
     from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]
@@ -88,12 +93,13 @@ class LiteRTAdapter:
             name=NAME,
             backend="ai-edge-litert",
             version=litert_version,
-            routes=(ROUTE,),
+            routes=(ROUTE, onnx2tf_route.ROUTE),
             devices=self.options.devices,
             options={
                 **self.options.resolved,
                 "num_threads": str(self.threads),
                 "converter": f"tensorflow {tf.__version__}",
+                **onnx2tf_route.options(),
             },
         )
 
@@ -101,6 +107,9 @@ class LiteRTAdapter:
         """Only what the model cannot hold: an axis fed at run time is an int32 input (raw Split's
         ``split_dim``), and the builtins take the axis and SPLIT_V's sizes as 32-bit integers, so a
         value beyond int32 cannot reach them."""
+        if target.route == onnx2tf_route.ROUTE.name:
+            missing = onnx2tf_route.unsupported()
+            return None if missing is None else Unsupported(missing)
         from conformance.models import tf_functions, tflite_models
 
         why_not = tf_functions.build_problem(task) or tflite_models.build_problem(task)
@@ -108,6 +117,8 @@ class LiteRTAdapter:
 
     def build(self, task: Task, target: Target) -> bytes:
         """The converted flatbuffer; for a ``tflite.*`` op, only one that holds that builtin alone."""
+        if target.route == onnx2tf_route.ROUTE.name:
+            return onnx2tf_route.convert(task)
         from conformance.models import tflite_models
 
         return tflite_models.model_bytes(task)
@@ -120,6 +131,8 @@ class LiteRTAdapter:
 
     def run(self, compiled: Interpreter, task: Task) -> Sequence[np.ndarray]:
         """Feeds the task's data (and runtime axis or sizes), invokes, returns every output."""
+        if task.op.startswith("onnx."):  # route onnx2tf, the only one that takes ONNX ops
+            return onnx2tf_route.invoke(compiled, task)
         from conformance.models import tf_functions, tflite_models
 
         return tflite_models.invoke(compiled, tf_functions.feeds(task))
@@ -127,7 +140,10 @@ class LiteRTAdapter:
     def prepare(self, target: Target) -> None:
         """Import TensorFlow and LiteRT and convert one throwaway function: the first trace and
         conversion of a process set up TensorFlow's graph machinery, which would otherwise be
-        timed as one item's build."""
+        timed as one item's build; on ``onnx2tf``, one throwaway onnx2tf conversion instead."""
+        if target.route == onnx2tf_route.ROUTE.name:
+            onnx2tf_route.warm_up()
+            return
         import tensorflow as tf
 
         from conformance.models import tflite_models
@@ -140,7 +156,12 @@ class LiteRTAdapter:
         tflite_models.load(model, delegates=target.device == "xnnpack", threads=self.threads)
 
     def reproducer(self, task: Task, target: Target) -> str | None:
-        """The function, its conversion and its run with TensorFlow and ai_edge_litert alone."""
+        """The function, its conversion and its run with TensorFlow and ai_edge_litert alone; on
+        ``onnx2tf``, the ONNX model, its conversion by onnx2tf and the run."""
         from conformance_litert import reproducer
 
+        if target.route == onnx2tf_route.ROUTE.name:
+            return reproducer.onnx2tf_snippet(
+                task, delegates=target.device == "xnnpack", threads=self.threads
+            )
         return reproducer.snippet(task, delegates=target.device == "xnnpack", threads=self.threads)

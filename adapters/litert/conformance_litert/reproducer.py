@@ -6,6 +6,10 @@ conversion as :func:`conformance.models.tflite_models.convert` does it, the oper
 emitted, and the interpreter fed by the signature's names, resized and allocated for each run as
 :func:`conformance.models.tflite_models.invoke` does. Output shapes are printed from the
 interpreter's output details, which also hold for the empty pieces ``get_tensor`` cannot read.
+
+Route ``onnx2tf`` (:func:`onnx2tf_snippet`) needs onnx2tf, ai_edge_litert, NumPy and onnx only: the
+suite's ONNX model byte for byte, onnx2tf's call as the route makes it, the operators and the
+signature of the float32 model it wrote, and each run fed by the ONNX input names.
 """
 
 from __future__ import annotations
@@ -57,6 +61,77 @@ def snippet(task: Task, *, delegates: bool, threads: int) -> str:
         if dynamic:  # unknown dims: resize every input to this run's shapes, then allocate again
             body += "".join(f"interpreter.resize_tensor_input(inputs[{n!r}], {n}.shape)\n" for n in feeds)
             body += "interpreter.allocate_tensors()\n"
+        body += "".join(f"interpreter.set_tensor(inputs[{name!r}], {name})\n" for name in feeds)
+        body += _RUN
+    return body
+
+
+_ONNX2TF = """\
+import pathlib
+import tempfile
+
+import onnx
+import onnx2tf
+from ai_edge_litert import interpreter as litert
+
+# {op}: the suite's one-node model, byte for byte as this run built it
+original = base64.b64decode('''
+{model}
+''')
+print("ONNX outputs:", [output.name for output in onnx.load_model_from_string(original).graph.output])
+folder = pathlib.Path(tempfile.mkdtemp())
+(folder / "model.onnx").write_bytes(original)
+onnx2tf.convert(
+    input_onnx_file_path=str(folder / "model.onnx"), output_folder_path=str(folder / "out"), {keywords}
+)
+model = (folder / "out" / "model_float32.tflite").read_bytes()
+builtin = litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+listing = litert.Interpreter(model_content=model, experimental_op_resolver_type=builtin)
+print("operators:", [op["op_name"] for op in listing._get_ops_details()])
+print("signature:", listing.get_signature_list())
+
+interpreter = litert.Interpreter(
+    model_content=model, experimental_op_resolver_type=litert.OpResolverType.{resolver}, num_threads={threads}
+)
+runner = interpreter.get_signature_runner()
+inputs = {{name: detail["index"] for name, detail in runner.get_input_details().items()}}
+print("inputs:", {{name: detail["shape"].tolist() for name, detail in runner.get_input_details().items()}})
+named = runner.get_output_details()
+# by the ONNX output names where the signature keeps them, else in the signature's order
+wanted = {names!r}
+outputs = [named[name]["index"] for name in (wanted if set(wanted) <= set(named) else named)]
+del runner  # a live signature runner makes allocate_tensors refuse ("at least 1 reference to internal data")
+dynamic = any(-1 in detail["shape_signature"] for detail in interpreter.get_input_details())
+if not dynamic:
+    interpreter.allocate_tensors()
+"""
+
+
+def onnx2tf_snippet(task: Task, *, delegates: bool, threads: int) -> str:
+    """The ONNX model, its conversion by onnx2tf, the converted model's operators, signature and
+    input shapes, and one invoke per run fed as the ONNX model declares its inputs."""
+    import base64
+    import textwrap
+
+    from conformance.models import onnx_graphs
+    from conformance_litert import onnx2tf_route
+
+    encoded = base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii")
+    body = _ONNX2TF.format(
+        op=task.op,
+        model="\n".join(textwrap.wrap(encoded, 96)),
+        keywords=", ".join(f"{key}={value}" for key, value in onnx2tf_route.SETTINGS.items()),
+        resolver="AUTO" if delegates else "BUILTIN_WITHOUT_DEFAULT_DELEGATES",
+        threads=threads,
+        names=onnx2tf_route.output_names(task),
+    )
+    for run in task.every_run:
+        body += reproducers.run_heading(run)
+        feeds = onnx_graphs.feeds(run)
+        body += "".join(f"{reproducers.array_code(array, name)}\n" for name, array in feeds.items())
+        body += "if dynamic:  # unknown dims: resize every input to this run's shapes, then allocate again\n"
+        body += "".join(f"    interpreter.resize_tensor_input(inputs[{n!r}], {n}.shape)\n" for n in feeds)
+        body += "    interpreter.allocate_tensors()\n"
         body += "".join(f"interpreter.set_tensor(inputs[{name!r}], {name})\n" for name in feeds)
         body += _RUN
     return body

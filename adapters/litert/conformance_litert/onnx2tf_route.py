@@ -1,0 +1,233 @@
+"""Route ``onnx2tf``: the case's ONNX model converted to a LiteRT model by onnx2tf, run by the LiteRT
+interpreter.
+
+onnx2tf (https://github.com/PINTO0309/onnx2tf) is how many ONNX models reach LiteRT, and the
+converter most often named in Split reports. The route hands it the bytes every ONNX backend gets
+(:func:`conformance.models.onnx_graphs.model_bytes`, SplitToSequence included), written as
+``model.onnx`` to a private temporary directory, and calls (recorded in every results file):
+
+``onnx2tf.convert(input_onnx_file_path=..., output_folder_path=..., non_verbose=True, not_use_onnxsim=True)``
+
+every other keyword at its default; it reads back ``model_float32.tflite``, the float32 model onnx2tf
+writes beside a float16 one and a SavedModel. Two settings depart from a bare call, and why:
+
+- ``non_verbose=True``: errors only in the log (the route also swallows what onnx2tf prints);
+- ``not_use_onnxsim=True``: by default onnx2tf first runs the ``onnxsim`` command three times in
+  subprocesses, about 11 s per item here against 0.5 s for the rest of the conversion, and it
+  skips that step with a warning when the command is not on PATH. onnx-simplifier's effect on the
+  same model is judged by route ``onnxruntime/onnxsim``.
+
+What onnx2tf does is judged, never corrected. By default it transposes inputs of rank 3 to 5 from
+the ONNX layout (NCHW and kin) to TensorFlow's (NHWC), moving the split axis with it; the route
+feeds the data exactly as the ONNX model declares it and compares the outputs as ONNX defines
+them, so a converted model that wants its input transposed is refused by the interpreter (its
+input has another shape) or answers in another layout. Both are onnx2tf's findings.
+
+Inputs are fed by name: onnx2tf keeps the ONNX graph inputs' names (``data``, ``split``) as the
+``serving_default`` signature's. Outputs are matched by name when the signature lists every ONNX
+output name; onnx2tf loses them when one layer yields every piece (a ``tf.split``: each output is
+renamed after the same layer, so the signature holds ``output_2``, ``output_2_1``, ...). Then they
+are taken in the order the signature lists them, which is the order of the mapping LiteRT's
+``SignatureRunner`` returns, all a user has to go by. Outputs in the wrong order are a finding
+against the converter, not a defect of this route.
+
+Each conversion is onnx2tf's: what it raises, or a ``sys.exit`` it calls on an error, is its
+refusal (judged like any refusal), quoting the error lines it printed. Importing onnx2tf changes
+the process (it raises the recursion limit to the C maximum, silences every Python warning, sets
+``TF_USE_LEGACY_KERAS=1`` and TensorFlow's op determinism), so it is imported in the worker only,
+never in the parent workers fork from.
+
+Needs onnx2tf 1.29.24 and the modules it imports, installed without their pinned dependencies
+(onnx2tf pins an older numpy, onnx, onnxruntime and TensorFlow than the suite's); a missing one
+makes the route's items unsupported, naming the install.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+
+from conformance.plugin import BackendRefusal, Route, Task, backend_calls
+
+if TYPE_CHECKING:
+    from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]
+
+ROUTE: Final = Route(
+    "onnx2tf",
+    ("onnx.*",),
+    "the ONNX model converted by onnx2tf.convert (float32 .tflite), run by the LiteRT interpreter",
+    default=False,
+    # not onnx2tf: importing it changes the process (see the module docstring)
+    imports=(
+        "conformance_litert.adapter",
+        "onnx",
+        "tensorflow",
+        "ai_edge_litert.interpreter",
+        "conformance.models.onnx_graphs",
+        "conformance.models.tflite_models",
+    ),
+)
+#: The keywords the route passes to onnx2tf.convert beside the two paths.
+SETTINGS: Final[Mapping[str, bool]] = {"non_verbose": True, "not_use_onnxsim": True}
+#: The modules onnx2tf 1.29.24 imports that its install without dependencies leaves out, by distribution.
+NEEDED: Final = {
+    "onnx2tf": "onnx2tf",
+    "tf-keras": "tf_keras",
+    "onnx-graphsurgeon": "onnx_graphsurgeon",
+    "sng4onnx": "sng4onnx",
+    "psutil": "psutil",
+}
+INSTALL: Final = (
+    "pip install -c constraints.txt --no-deps onnx2tf==1.29.24 tf-keras==2.21.0 && "
+    "pip install -c constraints.txt onnx-graphsurgeon==0.6.1 sng4onnx==2.0.1 psutil"
+)
+_MODEL: Final = "model"
+#: How many characters of onnx2tf's printed errors a refusal quotes.
+_QUOTED: Final = 600
+_COLOUR: Final = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def missing() -> list[str]:
+    """The distributions the route needs that cannot be found (found, not imported)."""
+    return [name for name, module in NEEDED.items() if importlib.util.find_spec(module) is None]
+
+
+def options() -> dict[str, str]:
+    """onnx2tf's version and call, and the versions of what it imports beside the suite's pins."""
+    versions = []
+    for name in NEEDED:
+        try:
+            versions.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name} not installed")
+    keywords = ", ".join(f"{key}={value}" for key, value in SETTINGS.items())
+    return {
+        "onnx2tf_version": versions[0].partition(" ")[2],
+        "onnx2tf_call": (
+            f"onnx2tf.convert(input_onnx_file_path='{_MODEL}.onnx', output_folder_path=..., {keywords}), "
+            f"the other keywords at their defaults; the route runs {_MODEL}_float32.tflite"
+        ),
+        "onnx2tf_imports": ", ".join(versions[1:]),
+    }
+
+
+def unsupported() -> str | None:
+    """A missing onnx2tf or module it imports, with the install; everything else is converted."""
+    absent = missing()
+    if not absent:
+        return None
+    return f"route onnx2tf needs {', '.join(absent)}: {INSTALL}"
+
+
+def convert(task: Task) -> bytes:
+    """The float32 flatbuffer onnx2tf writes for the task's ONNX model (see the module docstring)."""
+    from conformance.models import onnx_graphs
+
+    with tempfile.TemporaryDirectory(prefix="onnx2tf-") as directory:
+        source = Path(directory) / f"{_MODEL}.onnx"
+        source.write_bytes(onnx_graphs.model_bytes(task))
+        output = Path(directory) / "converted"
+        _call_onnx2tf(source, output)
+        written = output / f"{_MODEL}_float32.tflite"
+        if not written.is_file():
+            raise BackendRefusal(f"onnx2tf wrote no {written.name} (found: {_listing(output)})")
+        return written.read_bytes()
+
+
+def _call_onnx2tf(source: Path, output: Path) -> None:
+    """onnx2tf.convert as the route calls it; its ``sys.exit`` on an error becomes a refusal that
+    quotes the error lines it printed (in colour, to stdout, whatever ``non_verbose`` says)."""
+    import onnx2tf  # type: ignore[import-untyped]  # onnx2tf ships no type information
+
+    printed = io.StringIO()
+    with backend_calls(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        try:
+            onnx2tf.convert(input_onnx_file_path=str(source), output_folder_path=str(output), **SETTINGS)
+        except SystemExit as exit_:
+            raise BackendRefusal(f"onnx2tf exited ({exit_.code}): {_errors(printed.getvalue())}") from None
+
+
+def _errors(printed: str) -> str:
+    """The ERROR lines onnx2tf printed, colours stripped, the last ones if they are long."""
+    lines = [" ".join(line.split()) for line in _COLOUR.sub("", printed).splitlines()]
+    errors = [line for line in lines if "ERROR" in line] or [line for line in lines if line][-3:]
+    said = " | ".join(errors) or "nothing printed"
+    return said if len(said) <= _QUOTED else "... " + said[-_QUOTED:]
+
+
+def _listing(directory: Path) -> str:
+    return ", ".join(sorted(path.name for path in directory.iterdir())) if directory.is_dir() else "nothing"
+
+
+def warm_up() -> None:
+    """Import onnx2tf and convert one throwaway model: the first conversion of a process loads
+    onnx2tf, tf_keras and onnxruntime and sets up TensorFlow's graph machinery (seconds), which
+    would otherwise be timed as one item's build."""
+    if missing():
+        return
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Split", ["data"], ["a", "b"], axis=0)],
+        "warm_up",
+        [helper.make_tensor_value_info("data", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, [1]) for name in ("a", "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with tempfile.TemporaryDirectory(prefix="onnx2tf-") as directory:
+        source = Path(directory) / f"{_MODEL}.onnx"
+        onnx.save(model, str(source))
+        _call_onnx2tf(source, Path(directory) / "converted")
+
+
+def signature(loaded: Interpreter, onnx_outputs: Sequence[str]) -> tuple[dict[str, int], list[int]]:
+    """The converted model's inputs by name and its outputs in the ONNX model's order, as tensor
+    indices: by name when the ``serving_default`` signature lists every ONNX output name, else in
+    the signature's own order (see the module docstring)."""
+    runner = loaded.get_signature_runner()
+    inputs = {name: detail["index"] for name, detail in runner.get_input_details().items()}
+    outputs = runner.get_output_details()
+    named = set(onnx_outputs) <= set(outputs)
+    ordered = list(onnx_outputs) if named else list(outputs)
+    return inputs, [outputs[name]["index"] for name in ordered]
+
+
+def invoke(loaded: Interpreter, task: Task) -> list[np.ndarray]:
+    """Feed the ONNX model's inputs by name, invoke, copy the outputs in the ONNX model's order.
+
+    As :func:`conformance.models.tflite_models.invoke` does for the other route: a model with
+    unknown dims has its inputs resized to the feeds and its tensors allocated again; a static one
+    is fed as it is, so a converted model that wants another shape (a transposed layout) refuses
+    the data. Inputs onnx2tf renamed or dropped are its refusal of the model as the ONNX graph
+    declares it."""
+    from conformance.models import onnx_graphs, tflite_models
+
+    feeds = {name: np.array(array, copy=True, order="C") for name, array in onnx_graphs.feeds(task).items()}
+    with backend_calls():
+        inputs, outputs = signature(loaded, output_names(task))
+        if set(inputs) != set(feeds):
+            raise BackendRefusal(
+                f"the converted model's inputs are {', '.join(inputs) or 'none'}; "
+                f"the ONNX model's are {', '.join(feeds)}"
+            )
+        return tflite_models.invoke_indexed(loaded, inputs, outputs, feeds)
+
+
+def output_names(task: Task) -> list[str]:
+    """The ONNX model's graph outputs, in order."""
+    from conformance.models import onnx_graphs
+
+    if onnx_graphs.is_sequence(task.op):
+        return [onnx_graphs.SEQUENCE]
+    return [onnx_graphs.output_name(index) for index in range(onnx_graphs.output_count(task))]

@@ -1,0 +1,156 @@
+"""The tract adapter: the ``onnx.*`` ops as one-node ONNX models loaded and run by Sonos' tract.
+
+Route ``onnx``, device ``cpu``: the model of :func:`conformance.models.onnx_graphs.model_bytes` (the
+same bytes ONNX Runtime and OpenVINO's ONNX frontend are handed) is the *build*; tract's
+``onnx().load(path).into_model().into_runnable()`` the *compile*; ``runnable.run([...])`` with the
+task's data (and a runtime ``split``) the *run*. :mod:`conformance_tract.loading` has the details:
+why the input facts are the model's own (a dynamic model keeps symbolic dims), the order inputs are
+fed in, and how tract's tensors become arrays bit for bit.
+
+No options besides ``device`` (``cpu``, the only one: the bindings' default runtime). tract takes
+no thread count through its Python API, and a split moves data, so nothing else could change a
+result.
+
+What is refused as unsupported, and why only that:
+
+- SplitToSequence: tract has no ONNX sequence type and no SplitToSequence operator; every such
+  model fails when it is typed, whatever the request, so judging that refusal would score every
+  invalid request a pass for the wrong reason;
+- bfloat16 and complex data or lengths: tract's ONNX frontend maps no element type for them (its
+  ``DatumType`` has neither), so the model cannot be loaded at all;
+- a ``split`` fed at run time: tract takes Split-13/18's ``split`` input only as a constant, and
+  Split-1's lengths only as the attribute; it refuses every such model whatever the values, which
+  would likewise score every invalid request a pass (a finding all the same: see README.md);
+- string tensors fed at run time: tract has a String type, but its Python bindings cannot build a
+  string tensor from NumPy (``Tensor.from_numpy`` takes fixed-size elements only).
+
+Everything else is built and handed to tract, including what a version's spec forbids: a refusal
+of something the spec allows is a finding, judged as ``error`` and listed in ``known_issues.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+import numpy as np
+
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
+from conformance_tract import loading
+
+NAME: Final = "tract"
+ROUTE: Final = Route(
+    "onnx",
+    ("onnx.*",),
+    "the ONNX model loaded by tract (onnx().load, into_model, into_runnable) and run",
+    # importing tract loads its native library and starts no thread (checked: /proc/self/task)
+    imports=(__name__, "tract", "onnx", "conformance.models.onnx_graphs"),
+)
+
+#: Why a SplitToSequence model cannot be judged (checked on tract 0.23.9).
+SEQUENCE_OUTPUT: Final = (
+    "tract has no ONNX sequence type and no SplitToSequence operator: the model fails when it is "
+    "typed, whatever the request ('Unimplemented(SplitToSequence) ... Operator can not be made a "
+    "TypedOp'; https://github.com/sonos/tract/issues/2665)"
+)
+#: Element types tract's ONNX frontend cannot read, and why.
+_NO_ELEMENT_TYPE: Final = {
+    "bfloat16": "tract has no bfloat16 type (https://github.com/sonos/tract/issues/2325)",
+    "complex64": "tract's ONNX frontend maps no complex element type",
+    "complex128": "tract's ONNX frontend maps no complex element type",
+}
+#: Why a 'split' fed at run time cannot be judged (checked on tract 0.23.9): refused whatever its values.
+_RUNTIME_SPLIT_13: Final = (
+    "tract takes a Split-13/18 'split' input only as a constant: its Split13 expansion refuses any other "
+    "while typing the model, whatever the values ('Need splits to be a constant and explicit (constant "
+    "integers)'; onnx/src/ops/array/split.rs)"
+)
+_RUNTIME_SPLIT_1: Final = (
+    "tract reads Split-1's lengths only from the 'split' attribute: a node with the optional second input "
+    "is refused while typing, whatever its values ('Wrong input number. Rules expect 1, node has 2')"
+)
+_STRING_FEED: Final = (
+    "tract's Python bindings cannot build a string tensor: Tensor.from_numpy maps a NumPy dtype by its "
+    "kind to a fixed-size element type and refuses object arrays (tract itself has a String type, so "
+    "strings held in the model load)"
+)
+
+
+class TractAdapter:
+    """Runs the onnx.* ops through tract; see the module docstring for the route and what is refused."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = AdapterOptions.parse(options, devices=("cpu",))
+
+    def info(self) -> AdapterInfo:
+        """tract's version (from its distribution, so the parent never loads the native library),
+        the calls every model goes through, and the onnx package that serialized the models."""
+        import onnx
+
+        return AdapterInfo(
+            name=NAME,
+            backend="tract",
+            version=loading.version(),
+            routes=(ROUTE,),
+            devices=self.options.devices,
+            options={
+                **self.options.resolved,
+                "tract_version": loading.version(),
+                "call": loading.CALL,
+                "passes": loading.PASSES,
+                "input_facts": loading.INPUT_FACTS,
+                "onnx_version": onnx.__version__,
+            },
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """Refuses only what cannot be handed to tract at all (see the module docstring)."""
+        from conformance.models import onnx_graphs
+
+        if onnx_graphs.is_sequence(task.op):
+            return Unsupported(SEQUENCE_OUTPUT)
+        for name in (task.dtype, task.graph.lengths_dtype):
+            if name in _NO_ELEMENT_TYPE:
+                return Unsupported(
+                    f"tract's ONNX frontend has no element type for tensor({name}), so the model cannot "
+                    f"be loaded ('Unknown DatumType'): {_NO_ELEMENT_TYPE[name]}"
+                )
+        feeds = onnx_graphs.feeds(task)
+        if onnx_graphs.SPLIT in feeds:
+            return Unsupported(
+                _RUNTIME_SPLIT_13 if onnx_graphs.version_of(task.op) >= 13 else _RUNTIME_SPLIT_1
+            )
+        if any(array.dtype.kind in "OUS" for array in feeds.values()):
+            return Unsupported(_STRING_FEED)
+        return None
+
+    def build(self, task: Task, target: Target) -> bytes:
+        """The suite's one-node model, serialized; building never validates, invalid cases reach tract."""
+        from conformance.models import onnx_graphs
+
+        return onnx_graphs.model_bytes(task)
+
+    def compile(self, model: bytes, target: Target) -> loading.Loaded:
+        """tract's load, typing and optimization: where it checks and refuses a Split request
+        (backtraces off here too: a worker that was not started for this target never ran
+        :meth:`prepare`)."""
+        loading.quiet_error_backtraces()
+        return loading.load(model)
+
+    def run(self, compiled: loading.Loaded, task: Task) -> Sequence[np.ndarray]:
+        """Feeds this run's data (and runtime ``split``) and returns every output, types kept."""
+        from conformance.models import onnx_graphs
+
+        return loading.run(compiled, onnx_graphs.feeds(task))
+
+    def prepare(self, target: Target) -> None:
+        """Turn off tract's error backtraces (see :func:`loading.quiet_error_backtraces`) and load
+        tract's native library before the first item is timed."""
+        loading.quiet_error_backtraces()
+        import tract  # type: ignore[import-untyped]  # noqa: F401
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """The model byte for byte, tract's three calls, and each run's feeds: tract and NumPy only."""
+        from conformance_tract import reproducer
+
+        return reproducer.snippet(task)
