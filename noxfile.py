@@ -45,6 +45,7 @@ ADAPTERS = (
     "jax",
     "keras",
     "tract",
+    "tvm",
 )
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
@@ -60,6 +61,7 @@ ADAPTER_INSTALL = {
     "jax": "adapters/jax",
     "keras": "adapters/keras[tensorflow,jax,torch,openvino]",
     "tract": "adapters/tract",
+    "tvm": "adapters/tvm",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins
@@ -302,6 +304,7 @@ EXTRA_TARGETS = (
     ("--target", "jax/*"),
     ("--target", "keras/jax/*"),
     ("--target", "keras/openvino/*"),
+    ("--target", "tvm/*"),
 )
 
 

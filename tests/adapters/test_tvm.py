@@ -1,0 +1,170 @@
+"""The tvm adapter: Apache TVM's Relax ONNX frontend importing the suite's one-node ONNX models,
+compiled for the CPU (llvm) and run on the Relax VM.
+
+Passing items prove the route builds and feeds what the cases say (the axis left out when omitted,
+symbolic dims across runs of new shapes, empty pieces, float16, bfloat16, bool and 64-bit data bit
+for bit, SplitToSequence's tuple handed on as its pieces); what TVM cannot be handed at all is
+unsupported with the reason, never judged; a corrupted adapter fails, so the comparison is live.
+The raw run at the end holds every failure of a representative subset to a known issue.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pytest
+from claims import raw_run
+
+tvm = pytest.importorskip("tvm")
+pytest.importorskip("onnx")
+pytest.importorskip("conformance_tvm")
+
+from conformance_tvm import TvmAdapter, loading  # noqa: E402
+
+from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.errors import UsageError  # noqa: E402
+from conformance.models import onnx_graphs  # noqa: E402
+from conformance.plugin import Target, Task  # noqa: E402
+from conformance.results.result import Result  # noqa: E402
+from conformance.run import known_issues  # noqa: E402
+from conformance.run.item import make_task, run_item  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = Target("tvm", "onnx", "llvm")
+ISSUES = known_issues.shipped("tvm", "conformance_tvm:TvmAdapter")
+
+PASSING = [
+    # the ONNX documents' examples, and the default axis (0) when the node has none
+    "doc-onnx18-10-into-3::onnx.Split-18",
+    "onnx-node-split-variable-parts-default-axis::onnx.Split-13",
+    "onnx-node-split-equal-parts-2d::onnx.Split-11",
+    # symbolic dims (data_shape: dynamic) through runs of other shapes on one compiled module
+    "runs-dynamic-parts-2-last-axis::onnx.Split-18",
+    # empty pieces and an empty dim
+    "count-empty-dim-into-3::onnx.Split-13",
+    # NaN payloads, signed zeros, 64-bit extremes, float16, bfloat16 and bool bit for bit
+    "special-float32-lengths::onnx.Split-13",
+    "special-float16-parts::onnx.Split-18",
+    "special-uint64-values-extremes::onnx.Split-11",
+    "ov-custom-precision-bfloat16::onnx.Split-13",
+    "dtype-bool-lengths::onnx.Split-13",
+    # a sequence output: the Relax tuple's tensors are the pieces
+    "onnx-node-split-variable-parts-1d::onnx.SplitToSequence-11",
+]
+
+
+@cache
+def suite() -> Suite:
+    return load_paths([ROOT / "cases"])
+
+
+def task_of(item: str) -> Task:
+    case_id, op = item.split("::")
+    return make_task(suite().by_id(case_id), op)
+
+
+def judge(adapter: TvmAdapter, item: str) -> Result:
+    case_id, op = item.split("::")
+    return run_item(adapter, TARGET, suite().by_id(case_id), op, repeat=1)
+
+
+@pytest.mark.parametrize("item", PASSING)
+def test_corpus_item_passes(item: str) -> None:
+    result = judge(TvmAdapter({}), item)
+    assert result.status == "pass", result.message
+
+
+def test_a_finding_is_claimed_by_its_known_issue() -> None:
+    """A zero length (valid) is refused: relax.split wants strictly increasing indices."""
+    result = judge(TvmAdapter({}), "onnx-node-split-zero-size-splits::onnx.Split-13")
+    assert result.status == "error" and result.defect is None, result.message
+    claimed = known_issues.apply(result, ISSUES)
+    assert claimed.status == "xfail"
+    assert (claimed.known_issue or {}).get("id") == "split-zero-length-piece-refused"
+
+
+@pytest.mark.parametrize(
+    ("item", "reason"),
+    [
+        ("dtype-complex64-lengths::onnx.Split-18", "no complex element type"),
+        ("dtype-string-lengths::onnx.Split-13", "no string tensors"),
+        ("graph-runtime-lengths::onnx.Split-13", "only as a constant"),
+        ("onnx-node-split-variable-parts-1d-runtime::onnx.SplitToSequence-11", "Only constant split"),
+    ],
+)
+def test_what_tvm_cannot_be_handed_is_unsupported_with_the_reason(item: str, reason: str) -> None:
+    result = judge(TvmAdapter({}), item)
+    assert result.status == "unsupported", result.message
+    assert reason in result.message
+
+
+class SwappingAdapter(TvmAdapter):
+    """Returns the first two outputs swapped: the comparison must notice."""
+
+    def run(self, compiled: loading.Compiled, task: Task) -> Sequence[np.ndarray]:
+        outputs = list(super().run(compiled, task))
+        outputs[0], outputs[1] = outputs[1], outputs[0]
+        return outputs
+
+
+def test_wrong_outputs_fail() -> None:
+    assert judge(SwappingAdapter({}), "onnx-node-split-variable-parts-2d::onnx.Split-13").status == "fail"
+
+
+def test_info_records_tvm_s_version_calls_and_target() -> None:
+    info = TvmAdapter({}).info()
+    assert (info.name, info.backend) == ("tvm", "apache-tvm")
+    assert info.version == metadata.version("apache-tvm") == tvm.__version__
+    assert [(route.name, route.ops, route.default) for route in info.routes] == [("onnx", ("onnx.*",), False)]
+    assert info.devices == ("llvm",)
+    assert info.options["tvm_version"] == info.version
+    assert info.options["target"] == "llvm"
+    assert "from_onnx" in info.options["call"] and "tvm.compile" in info.options["call"]
+
+
+def test_bad_options_are_refused_at_construction() -> None:
+    with pytest.raises(UsageError, match="unknown device"):
+        TvmAdapter({"device": "cuda"})
+
+
+def test_the_reproducer_runs_with_tvm_onnx_and_numpy_alone(tmp_path: Path) -> None:
+    """Every run of a dynamic case on one compiled module: one printed line of shapes per run."""
+    item = "runs-dynamic-parts-2-last-axis::onnx.Split-18"
+    body = TvmAdapter({}).reproducer(task_of(item), TARGET)
+    assert body is not None and "conformance" not in body
+    script = tmp_path / "reproducer.py"
+    script.write_text("import base64\n\nimport numpy as np\n" + body)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        "[(2, 3, 2), (2, 3, 2)]",
+        "[(3, 5, 3), (3, 5, 3)]",
+        "[(1, 2, 1), (1, 2, 1)]",
+        "[(2, 2, 3), (2, 2, 2)]",
+    ]
+    assert (tmp_path / "model.onnx").read_bytes() == onnx_graphs.model_bytes(task_of(item))
+
+
+def test_every_failure_of_a_subset_is_a_known_issue(tmp_path: Path) -> None:
+    """A representative subset through real workers, raw: each failure claimed by an entry."""
+    results = raw_run(
+        tmp_path,
+        "tvm",
+        targets=("tvm/*",),
+        ops=("onnx.Split-13", "onnx.SplitToSequence-11"),
+        keyword="lengths or size",
+    )
+    assert results and {result.target_id for result in results} == {"tvm/onnx/llvm"}
+    assert not [result.key for result in results if result.defect is not None]
+    judged = [known_issues.apply(result, ISSUES) for result in results]
+    from conformance.statuses import GREEN
+
+    assert not [f"{r.key}: {r.message}" for r in judged if r.status not in GREEN]
