@@ -46,6 +46,7 @@ ADAPTERS = (
     "keras",
     "tract",
     "tvm",
+    "iree",
 )
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
@@ -62,6 +63,7 @@ ADAPTER_INSTALL = {
     "keras": "adapters/keras[tensorflow,jax,torch,openvino]",
     "tract": "adapters/tract",
     "tvm": "adapters/tvm",
+    "iree": "adapters/iree",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins
@@ -305,15 +307,17 @@ EXTRA_TARGETS = (
     ("--target", "keras/jax/*"),
     ("--target", "keras/openvino/*"),
     ("--target", "tvm/*"),
+    # 0.5 s per item compiling: 3,459 items, about 25 minutes at -j 1
+    ("--target", "iree/onnx/local-task"),
 )
 
 
 #: The parts CI runs the extra targets in (each ``--shard I/N``: an even share of every target's items),
 #: so that no part runs past 15 minutes. Sized from the per-item costs measured here at -j 1:
-#: litert/onnx2tf 1.8 s x 3,459 items (6,281 s), tvm 63 ms x 3,459 (219 s), the other 22 extra
-#: targets about 4,500 s (32,171 items, 50 min at -j 2 on a busy machine); at -j 2's 1.5x that is
-#: about 7,300 s in all, 12 minutes for each of 10 parts.
-EXTRA_SHARDS = 10
+#: litert/onnx2tf 1.8 s x 3,459 items (6,281 s), iree 0.43 s x 3,459 (1,470 s), tvm 63 ms x 3,459
+#: (219 s), the other 22 extra targets about 4,500 s (32,171 items, 50 min at -j 2 on a busy machine);
+#: at -j 2's 1.5x that is about 8,300 s in all, 11.5 minutes for each of 12 parts.
+EXTRA_SHARDS = 12
 
 
 @nox.session(python=None)

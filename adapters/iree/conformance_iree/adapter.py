@@ -1,0 +1,143 @@
+"""The IREE adapter: the ``onnx.*`` ops (Split, SplitToSequence) imported, compiled and run by IREE.
+
+Route ``onnx`` (off the default run: compiling costs about 500 ms per item, see README.md), device
+``local-task``. The model is the one :func:`conformance.models.onnx_graphs.build_model` builds,
+the same bytes ONNX Runtime's and OpenVINO's routes are handed, and it goes through IREE's ONNX
+path as IREE's ONNX guide lays it out (:mod:`conformance_iree.toolchain`):
+
+- *build*: ``iree-import-onnx`` with its defaults (the onnx checker, shape inference with data
+  propagation, the import into the torch dialect, MLIR verification); the model's own opset, never
+  upgraded;
+- *compile*: the MLIR compiled for ``llvm-cpu`` on the ``local`` target device, then loaded into a
+  system context of the runtime's ``local-task`` driver;
+- *run*: the module's function (named after the ONNX graph) called with the graph's inputs in order,
+  every result copied to the host; SplitToSequence's one sequence result is handed on as its tensors.
+
+A refusal by any of the three tools is IREE's answer and is judged: a pass where the spec rejects
+the request, an error where it accepts it (listed in ``known_issues.yaml`` by meaning). Only what
+cannot be handed to IREE at all is ``unsupported``:
+
+- string tensors, for which neither the torch dialect the importer writes nor IREE's HAL has an
+  element type;
+- SplitToSequence: the model's one output is the sequence, and iree-compile fails on every function
+  that returns one (a list of tensors cannot be a compiled function's result). Judging that refusal
+  would score every case the spec rejects as a pass for the wrong reason, as ONNX Runtime's missing
+  Split-1 kernel would, so the op is declared unsupported with the reason.
+
+Dynamic dims and a ``split`` fed at run time are built as the case says, and judged by what IREE
+makes of the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
+from conformance_iree import toolchain
+
+NAME = "iree"
+DEVICES = (toolchain.DRIVER,)
+ROUTE = Route(
+    "onnx",
+    ("onnx.*",),
+    "the ONNX model imported by iree-import-onnx, compiled by iree-compile for llvm-cpu, run on local-task",
+    default=False,
+    # none of these starts a thread when imported (checked: the runtime's device does, in compile)
+    imports=(
+        __name__,
+        "onnx",
+        "conformance.models.onnx_graphs",
+        toolchain.IMPORTER,
+        "iree.compiler.api",
+        "iree.runtime",
+    ),
+)
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+class IreeAdapter:
+    """Runs the onnx.* ops through IREE's importer, compiler and runtime; see the module docstring."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = AdapterOptions.parse(options, devices=DEVICES)
+
+    def info(self) -> AdapterInfo:
+        """The compiler's version as the backend's, and everything else that decides what runs: the
+        runtime's version, the importer and its opset handling, the compiler's flags, onnx."""
+        return AdapterInfo(
+            name=NAME,
+            backend="iree-base-compiler",
+            version=_version("iree-base-compiler"),
+            routes=(ROUTE,),
+            devices=self.options.devices,
+            options={
+                **self.options.resolved,
+                "iree_runtime_version": _version("iree-base-runtime"),
+                "onnx_version": _version("onnx"),
+                "importer": "iree-import-onnx MODEL -o MODEL.mlir (its defaults, called in-process)",
+                "opset": "the model's own (no --opset-version: never converted)",
+                "compile_flags": " ".join(toolchain.COMPILE_FLAGS),
+                "compiler_call": "iree.compiler.api Session and Invocation in-process, defaults otherwise",
+                "driver": toolchain.DRIVER,
+            },
+        )
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """Refuses string tensors and SplitToSequence (see the module docstring)."""
+        from conformance.models import onnx_graphs
+
+        if "string" in (task.dtype, task.graph.lengths_dtype):
+            return Unsupported(
+                "IREE has no string element type: the torch dialect iree-import-onnx writes has no "
+                "string tensors and IREE's HAL no string element type, so the model cannot be imported"
+            )
+        if onnx_graphs.is_sequence(task.op):
+            return Unsupported(
+                "IREE cannot return a sequence from a compiled function: the model's one output is "
+                "SplitToSequence's sequence, imported as a !torch.list of tensors, and iree-compile "
+                "fails on every such function ('unhandled torch type: !torch.list<vtensor<...>>'; "
+                "torch-mlir has no list of tensors as a function result: llvm/torch-mlir#753)"
+            )
+        return None
+
+    def build(self, task: Task, target: Target) -> toolchain.Imported:
+        """The suite's one-node model through ``iree-import-onnx``: the MLIR text it writes."""
+        from conformance.models import onnx_graphs
+
+        model = onnx_graphs.build_model(task)
+        inputs = tuple(value.name for value in model.graph.input)
+        return toolchain.import_onnx(model.SerializeToString(), model.graph.name, inputs)
+
+    def compile(self, model: toolchain.Imported, target: Target) -> toolchain.Loaded:
+        """The MLIR compiled for llvm-cpu and loaded on the local-task device."""
+        return toolchain.load(toolchain.compile_mlir(model.mlir), model)
+
+    def run(self, compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
+        """The task's feeds (data, and a runtime ``split``) in the graph's input order."""
+        from conformance.models import onnx_graphs
+
+        feeds = onnx_graphs.feeds(task)
+        declared = dtypes.numpy_dtype(task.dtype)
+        return toolchain.invoke(compiled, [feeds[name] for name in compiled.inputs], declared)
+
+    def prepare(self, target: Target) -> None:
+        """Load the importer, the compiler library and the device, and compile one throwaway module:
+        the first compile of a process initializes LLVM's targets, which would be one item's cost."""
+        toolchain.warm_up()
+
+    def reproducer(self, task: Task, target: Target) -> str | None:
+        """The model byte for byte, the importer and compiler as command-line tools with the same
+        flags, and the runtime's calls, one per run of the case."""
+        from conformance_iree import reproducer
+
+        return reproducer.snippet(task)

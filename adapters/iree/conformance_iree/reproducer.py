@@ -1,0 +1,68 @@
+"""Standalone reproducers: Python statements that redo an item with IREE, onnx and NumPy alone.
+
+They write out what route ``onnx`` does as an IREE developer would type it: the suite's model
+saved byte for byte, ``iree-import-onnx`` run as its console script (``python -m`` of the same
+module, so no PATH is assumed), ``iree.compiler.tools.compile_file`` (which runs ``iree-compile``
+and raises with its diagnostics) with the route's flags, and the runtime on ``local-task``, called
+once per run of the case with one printed line of output shapes. The route calls the same importer
+and the same compiler library in-process; the command-line form is what an issue report can quote.
+"""
+
+from __future__ import annotations
+
+import base64
+import textwrap
+
+from conformance import reproducers
+from conformance.plugin import Task
+from conformance_iree import toolchain
+
+_TOOLS = """\
+import pathlib
+import subprocess
+import sys
+
+import iree.compiler.tools as ireec
+import iree.runtime as ireert
+
+"""
+
+_PIPELINE = """\
+pathlib.Path("model.onnx").write_bytes(model)
+importer = [sys.executable, "-m", "iree.compiler.tools.import_onnx", "model.onnx", "-o", "model.mlir"]
+subprocess.run(importer, check=True)
+vmfb = ireec.compile_file("model.mlir", extra_args={flags!r})
+context = ireert.SystemContext(config=ireert.Config({driver!r}))
+context.add_vm_module(ireert.VmModule.copy_buffer(context.instance, vmfb))
+function = context.modules.module[{function!r}]
+"""
+
+_CALL = """\
+results = function({arguments})
+results = results if isinstance(results, tuple) else (results,)
+outputs = [tensor for result in results for tensor in (result if isinstance(result, list) else [result])]
+print([tuple(output.to_host().shape) for output in outputs])
+"""
+
+
+def snippet(task: Task) -> str:
+    """The model, the import and compile, and one call per run of the case."""
+    from conformance.models import onnx_graphs
+
+    model = onnx_graphs.build_model(task)
+    encoded = "\n".join(textwrap.wrap(base64.b64encode(model.SerializeToString()).decode("ascii"), 96))
+    operator = onnx_graphs.operator_of(task.op)[0]
+    body = (
+        f"{_TOOLS}# {task.op}: one {operator} node, byte for byte as this run built it\n"
+        f"model = base64.b64decode('''\n{encoded}\n''')\n"
+        + _PIPELINE.format(
+            flags=list(toolchain.COMPILE_FLAGS), driver=toolchain.DRIVER, function=model.graph.name
+        )
+    )
+    names = [value.name for value in model.graph.input]
+    for run in task.every_run:
+        statements, _ = reproducers.feeds_code(onnx_graphs.feeds(run))
+        variables = {name: f"feed_{number}" for number, name in enumerate(onnx_graphs.feeds(run))}
+        arguments = ", ".join(variables[name] for name in names)
+        body += f"{reproducers.run_heading(run)}{statements}\n{_CALL.format(arguments=arguments)}"
+    return body

@@ -1,0 +1,200 @@
+"""IREE's three tools as the route calls them: importer, compiler, runtime, each in this process.
+
+- :func:`import_onnx`: ``iree-import-onnx model.onnx -o model.mlir`` with its defaults, called as the
+  console script's own ``main`` (so the checker, the shape inference with data propagation and the
+  MLIR verification it runs are the tool's, byte for byte). No ``--opset-version``: the model keeps
+  the opset it was built with, so a Split-13 model is judged as Split-13, not as what onnx's
+  version converter makes of it.
+- :func:`compile_mlir`: the compiler's embedding API (``iree.compiler.api``, libIREECompiler in this
+  process, the library ``iree-compile`` is a front of) with :data:`COMPILE_FLAGS` and every other
+  setting at its default, MLIR's threading included. (Turning threading off needs the session's
+  MLIR context in Python, and a session whose context Python has taken leaks about 3 MB per compile
+  in IREE 3.13, enough to exhaust a worker over a run; the session flags have no threading option.)
+  Its diagnostics go to
+  the process's stderr, the only channel the embedding API offers to Python (a Python diagnostic
+  handler would be called without the GIL), so file descriptor 2 is pointed at a temporary file for
+  the call and the text becomes the refusal's message.
+- :func:`load` and :func:`invoke`: ``iree.runtime`` on the ``local-task`` driver, the module's one
+  function called with NumPy arrays, every result copied to the host.
+
+Calling the tools in-process spares a process per tool and item and keeps the importer's and the
+runtime's exceptions as Python exceptions; the compile itself costs about the same either way (0.45 s
+in-process, 0.47 s through a subprocess ``iree-compile``: medians of six, interleaved, one module).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from conformance.plugin import BackendRefusal
+
+#: The console script ``iree-import-onnx`` runs this module's ``main``.
+IMPORTER: Final = "iree.compiler.tools.import_onnx.__main__"
+#: iree-compile's flags for the host CPU through LLVM, as IREE's CPU deployment guide gives them.
+COMPILE_FLAGS: Final = (
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+)
+#: The runtime's HAL driver: the asynchronous, multithreaded CPU device.
+DRIVER: Final = "local-task"
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What the importer wrote: the MLIR text, the function it holds (named after the graph) and
+    the graph's input names in the order the function takes them."""
+
+    mlir: str
+    function: str
+    inputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A compiled module loaded on the device, the function to call and its inputs' names."""
+
+    context: Any  # iree.runtime.SystemContext (IREE ships no type information)
+    function: Any  # iree.runtime.system_api.BoundFunction
+    inputs: tuple[str, ...]
+
+
+def import_onnx(model: bytes, function: str, inputs: tuple[str, ...]) -> Imported:
+    """``iree-import-onnx model.onnx -o model.mlir`` in a private directory, removed afterwards."""
+    tool = importlib.import_module(IMPORTER)
+    with tempfile.TemporaryDirectory(prefix="conformance-iree-") as workdir:
+        source, target = Path(workdir, "model.onnx"), Path(workdir, "model.mlir")
+        source.write_bytes(model)
+        tool.main(tool.parse_arguments([str(source), "-o", str(target)]))
+        return Imported(target.read_text(), function, inputs)
+
+
+def compile_mlir(mlir: str) -> bytes:
+    """The VM flatbuffer for ``mlir``; a compiler that fails says why in its diagnostics, which are
+    raised as the backend's refusal."""
+    from iree.compiler.api import Output, Session, Source  # type: ignore[import-untyped]
+
+    session = Session()
+    try:
+        session.set_flags(*COMPILE_FLAGS)
+        invocation = session.invocation()
+        invocation.enable_console_diagnostics()
+        source = Source.wrap_buffer(session, mlir.encode() + b"\0", buffer_name="model.mlir")
+        with _stderr_captured() as diagnostics:
+            compiled = invocation.parse_source(source) and invocation.execute()
+        if not compiled:
+            raise BackendRefusal(f"iree-compile failed: {diagnostics.text().strip() or 'no diagnostics'}")
+        output = Output.open_membuffer()
+        invocation.output_vm_bytecode(output)
+        return bytes(output.map_memory())
+    finally:
+        session.close()
+
+
+class _Captured:
+    """The text written to file descriptor 2 while it was captured."""
+
+    def __init__(self) -> None:
+        self.raw = b""
+
+    def text(self, limit: int = 4000) -> str:
+        decoded = self.raw.decode("utf-8", "replace")
+        return decoded if len(decoded) <= limit else decoded[:limit] + " ..."
+
+
+@contextmanager
+def _stderr_captured() -> Iterator[_Captured]:
+    """Point file descriptor 2 at an anonymous temporary file, then restore it: native code writes
+    there directly, past Python's ``sys.stderr``."""
+    captured = _Captured()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            captured.raw = sink.read()
+
+
+_CONFIG: dict[str, Any] = {}
+
+
+def config() -> Any:
+    """The driver's runtime config, one per process: it owns the device and its worker threads."""
+    if DRIVER not in _CONFIG:
+        import iree.runtime as ireert  # type: ignore[import-untyped]
+
+        _CONFIG[DRIVER] = ireert.Config(DRIVER)
+    return _CONFIG[DRIVER]
+
+
+def load(vmfb: bytes, imported: Imported) -> Loaded:
+    """The flatbuffer loaded into a fresh system context on the device, and its function."""
+    import iree.runtime as ireert
+
+    context = ireert.SystemContext(config=config())
+    context.add_vm_module(ireert.VmModule.copy_buffer(context.instance, vmfb))
+    return Loaded(context, context.modules.module[imported.function], imported.inputs)
+
+
+_WARM_UP: Final = "func.func @copy(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}\n"
+
+
+def warm_up() -> None:
+    """Import the tools, create the device and compile and load one trivial module."""
+    importlib.import_module(IMPORTER)
+    load(compile_mlir(_WARM_UP), Imported(_WARM_UP, "copy", ("a",)))
+
+
+def invoke(loaded: Loaded, arguments: Sequence[np.ndarray], declared: np.dtype[Any]) -> list[np.ndarray]:
+    """Call the function and copy every result to the host; a list result (a sequence output) is
+    flattened into its tensors, in order. ``declared``: the element type the model declares for
+    every output (a split's pieces have the data's type)."""
+    results = loaded.function(*arguments)
+    return [_host(tensor, declared) for result in _as_tuple(results) for tensor in _tensors(result)]
+
+
+def _as_tuple(results: Any) -> tuple[Any, ...]:
+    """A function with one result returns it bare, one with several a tuple, one with none None."""
+    if results is None:
+        return ()
+    return tuple(results) if isinstance(results, tuple) else (results,)
+
+
+def _tensors(result: Any) -> list[Any]:
+    return list(result) if isinstance(result, list) else [result]
+
+
+#: HAL element types encode their numerical type in the top byte: 0x10 is an integer of no stated
+#: signedness (0x11 signed, 0x12 unsigned; iree/hal/buffer_view.h).
+_SIGNLESS_INTEGER: Final = 0x10
+
+
+def _host(tensor: Any, declared: np.dtype[Any]) -> np.ndarray:
+    """A device array as a NumPy array the caller owns (the runtime's mapping dies with its buffer).
+
+    Compiled functions return integers as signless HAL element types (the torch dialect's ``ui8``
+    becomes the builtin ``i8`` on the way down), which the runtime's Python API hands out as the
+    signed NumPy type. Such a buffer states no signedness, so its bytes are viewed as the model's
+    declared integer type of the same width; a buffer that states a signedness is returned as stated.
+    """
+    host = np.array(tensor.to_host() if hasattr(tensor, "to_host") else tensor, copy=True)
+    view = getattr(tensor, "_buffer_view", None)  # DeviceArray's buffer view: no public accessor
+    signless = view is not None and int(view.element_type) >> 24 == _SIGNLESS_INTEGER
+    same_width = (
+        host.dtype.kind in "iu" and declared.kind in "iu" and host.dtype.itemsize == declared.itemsize
+    )
+    return host.view(declared) if signless and same_width and host.dtype != declared else host

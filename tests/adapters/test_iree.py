@@ -1,0 +1,184 @@
+"""The IREE adapter (route ``onnx``: iree-import-onnx, iree-compile for llvm-cpu, local-task).
+
+Passing items prove the route builds and feeds what the cases say (split fed at run time, unknown
+dims, a case's further runs on one compiled module, bfloat16 and unsigned integers bit for bit);
+string data and SplitToSequence must be unsupported with the reason; deliberately corrupted outputs
+must fail, proving the comparison is live; a compiler refusal must be IREE's answer, not an adapter
+defect; the reproducer must run with IREE, onnx and NumPy alone. The last test runs a representative
+slice of the onnx.* corpus through the workers and holds known_issues.yaml to it: every failure
+claimed, no entry stale (the whole corpus takes about 25 minutes on two shared cores: README.md).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pytest
+from claims import assert_every_failure_claimed, raw_run
+
+pytest.importorskip("iree.compiler")
+pytest.importorskip("iree.runtime")
+pytest.importorskip("conformance_iree")
+
+from conformance_iree import IreeAdapter, toolchain
+
+from conformance.corpus.loader import Suite, load_paths
+from conformance.errors import UsageError
+from conformance.plugin import Target, Task
+from conformance.run import known_issues
+from conformance.run.item import make_task, run_item
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = Target("iree", "onnx", "local-task")
+
+PASSING = [
+    "onnx-node-split-equal-parts-1d::onnx.Split-13",  # ONNX backend test, equal parts
+    "doc-onnx18-10-into-3::onnx.Split-18",  # num_outputs, uneven with a smaller last chunk
+    "graph-runtime-lengths::onnx.Split-13",  # split fed at run time
+    "graph-runtime-lengths-axis1::onnx.Split-18",
+    "graph-dynamic-lengths::onnx.Split-18",  # unknown data dims
+    "graph-dynamic-parts::onnx.Split-13",
+    "dtype-bfloat16-lengths::onnx.Split-13",  # bfloat16 through ml_dtypes, bit for bit
+    "special-float32-lengths::onnx.Split-13",  # NaN payloads and signed zeros
+    "dtype-uint64-lengths::onnx.Split-13",  # signless results viewed as the declared unsigned type
+    "ov-split-u8-n2-axis0::onnx.Split-18",
+    "dtype-bool-lengths::onnx.Split-13",
+    "dtype-complex64-lengths::onnx.Split-13",
+]
+
+
+@cache
+def suite() -> Suite:
+    return load_paths([ROOT / "cases"])
+
+
+def judge(adapter: object, item: str) -> tuple[str, str, str | None]:
+    case_id, op = item.split("::")
+    result = run_item(adapter, TARGET, suite().by_id(case_id), op, repeat=1)  # type: ignore[arg-type]
+    return result.status, result.message, result.defect
+
+
+@pytest.mark.parametrize("item", PASSING)
+def test_corpus_item_passes(item: str) -> None:
+    status, message, _ = judge(IreeAdapter({}), item)
+    assert status == "pass", message
+
+
+@pytest.mark.parametrize(
+    ("item", "reason"),
+    [
+        ("dtype-string-lengths::onnx.Split-18", "IREE has no string element type"),
+        ("sts-doc-with-split-2::onnx.SplitToSequence-11", "cannot return a sequence"),
+    ],
+)
+def test_what_iree_cannot_be_handed_is_unsupported_with_the_reason(item: str, reason: str) -> None:
+    status, message, _ = judge(IreeAdapter({}), item)
+    assert status == "unsupported" and reason in message
+
+
+class SwappingAdapter(IreeAdapter):
+    """Returns the first two outputs swapped: the comparison must notice."""
+
+    def run(self, compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
+        outputs = list(super().run(compiled, task))
+        outputs[0], outputs[1] = outputs[1], outputs[0]
+        return outputs
+
+
+class BitFlippingAdapter(IreeAdapter):
+    """Flips the lowest bit of one element: bit-exact comparison must notice."""
+
+    def run(self, compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
+        outputs = [np.array(output, copy=True) for output in super().run(compiled, task)]
+        outputs[-1].view(np.uint32).reshape(-1)[0] ^= 1
+        return outputs
+
+
+@pytest.mark.parametrize("wrong", [SwappingAdapter, BitFlippingAdapter])
+def test_wrong_outputs_fail(wrong: type[IreeAdapter]) -> None:
+    status, message, _ = judge(wrong({}), "graph-runtime-lengths::onnx.Split-13")
+    assert status == "fail", message
+
+
+def test_a_compiler_refusal_is_iree_s_answer_with_its_diagnostics() -> None:
+    """Split-1's split input has the data's type: the lowering cannot read float lengths (known issue
+    split1-float-split-input-not-compiled), a refusal judged as IREE's, never an adapter defect."""
+    status, message, defect = judge(
+        IreeAdapter({}), "onnx-node-split-variable-parts-1d-runtime::onnx.Split-1"
+    )
+    assert (status, defect) == ("error", None), message
+    assert "iree-compile failed: model.mlir:" in message and "torch_c.from_i64" in message
+
+
+def test_the_split_attribute_is_ignored_by_the_lowering() -> None:
+    """Split-11's lengths as the ``split`` attribute: IREE returns equal pieces cast to the declared
+    shapes (known issue split-attribute-ignored), so the second piece reads past the first's end."""
+    task = make_task(suite().by_id("onnx-node-split-variable-parts-1d"), "onnx.Split-11")
+    adapter = IreeAdapter({})
+    outputs = adapter.run(adapter.compile(adapter.build(task, TARGET), TARGET), task)
+    assert outputs[0].tolist() == [1.0, 2.0]
+    assert outputs[1].tolist()[:3] == [4.0, 5.0, 6.0]  # the data is 1..6: [3, 4, 5, 6] was due
+
+
+def test_the_reproducer_runs_with_iree_onnx_and_numpy_alone(tmp_path: Path) -> None:
+    task = make_task(suite().by_id("runs-dynamic-runtime-lengths"), "onnx.Split-13")
+    body = IreeAdapter({}).reproducer(task, TARGET)
+    assert body is not None and "conformance" not in body
+    script = tmp_path / "reproducer.py"
+    script.write_text("import base64\n\nimport numpy as np\n" + body)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = [line for line in done.stdout.splitlines() if line.startswith("[")]
+    # the fourth run's lengths [2, 2] overrun the dim 3: IREE clips the last piece (a known issue)
+    assert printed == ["[(2, 4), (4, 4)]", "[(4, 4), (5, 4)]", "[(3, 2), (0, 2)]", "[(2, 2), (1, 2)]"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["model.mlir", "model.onnx", "reproducer.py"]
+
+
+def test_info_records_versions_importer_and_flags() -> None:
+    info = IreeAdapter({}).info()
+    assert (info.name, info.backend, info.version) == (
+        "iree",
+        "iree-base-compiler",
+        metadata.version("iree-base-compiler"),
+    )
+    assert [(route.name, route.ops, route.default) for route in info.routes] == [("onnx", ("onnx.*",), False)]
+    assert info.devices == ("local-task",)
+    assert info.options["iree_runtime_version"] == metadata.version("iree-base-runtime")
+    assert info.options["onnx_version"] == metadata.version("onnx")
+    assert info.options["compile_flags"].split() == list(toolchain.COMPILE_FLAGS)
+    assert "no --opset-version" in info.options["opset"]
+    assert info.options["importer"].startswith("iree-import-onnx")
+
+
+def test_bad_options_are_refused_at_construction() -> None:
+    with pytest.raises(UsageError, match="device"):
+        IreeAdapter({"device": "cuda"})
+    with pytest.raises(UsageError, match="unknown option"):
+        IreeAdapter({"flags": "--O3"})
+
+
+#: A slice of every kind of request the route judges (263 items, 230 of them compiled; this whole file
+#: took 85 s at -j 2 on two shared cores): the ONNX backend tests, the documents' examples, the invalid
+#: requests, the graph options (split at run time, unknown dims, Split-18's num_outputs).
+SLICE = "onnx-node or doc-onnx or invalid-onnx or graph-"
+
+
+def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
+    issues = known_issues.shipped("iree", "conformance_iree:IreeAdapter")
+    results = raw_run(tmp_path, "iree", ops=("onnx.*",), targets=("iree/*",), keyword=SLICE)
+    assert len(results) > 100
+    assert {result.op for result in results} >= {
+        "onnx.Split-1",
+        "onnx.Split-11",
+        "onnx.Split-13",
+        "onnx.Split-18",
+    }
+    assert_every_failure_claimed(results, issues)
