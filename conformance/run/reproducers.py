@@ -63,6 +63,12 @@ def _command(
     return parts
 
 
+def wrapped_base64(data: bytes) -> str:
+    """``data`` (a serialized model) in base64, in lines of 96 characters: the text a snippet puts
+    between ``base64.b64decode('''`` and ``''')`` to rebuild it byte for byte."""
+    return "\n".join(textwrap.wrap(base64.b64encode(data).decode("ascii"), 96))
+
+
 def array_code(array: np.ndarray, name: str = "data") -> str:
     """Python statements that rebuild ``array`` exactly, needing only NumPy (and ml_dtypes for
     bfloat16): strings as a literal list, everything else from its bytes in base64."""
@@ -79,8 +85,7 @@ def array_code(array: np.ndarray, name: str = "data") -> str:
             f"# every element distinct (the exact values are in the suite: run the command reproducer)\n"
             f"{name} = np.arange({array.size}).astype({dtype_code}).reshape({shape!r})"
         )
-    raw = np.ascontiguousarray(array).tobytes()
-    encoded = "\n".join(textwrap.wrap(base64.b64encode(raw).decode("ascii"), 96))
+    encoded = wrapped_base64(np.ascontiguousarray(array).tobytes())
     return (
         f"{prefix}{name} = np.frombuffer(base64.b64decode('''\n{encoded}\n'''), dtype={dtype_code})"
         f".reshape({shape!r}).copy()"

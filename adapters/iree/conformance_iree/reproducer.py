@@ -10,9 +10,6 @@ and the same compiler library in-process; the command-line form is what an issue
 
 from __future__ import annotations
 
-import base64
-import textwrap
-
 from conformance import reproducers
 from conformance.plugin import Task
 from conformance_iree import toolchain
@@ -50,7 +47,7 @@ def snippet(task: Task) -> str:
     from conformance.models import onnx_graphs
 
     model = onnx_graphs.build_model(task)
-    encoded = "\n".join(textwrap.wrap(base64.b64encode(model.SerializeToString()).decode("ascii"), 96))
+    encoded = reproducers.wrapped_base64(model.SerializeToString())
     operator = onnx_graphs.operator_of(task.op)[0]
     body = (
         f"{_TOOLS}# {task.op}: one {operator} node, byte for byte as this run built it\n"

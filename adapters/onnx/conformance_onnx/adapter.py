@@ -26,8 +26,6 @@ no piece count and one shape for every piece. Options: ``device`` (``cpu``, the 
 
 from __future__ import annotations
 
-import base64
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -173,7 +171,7 @@ class OnnxToolsAdapter:
         """The model byte for byte, and the route's calls on it."""
         from conformance.models import onnx_graphs
 
-        model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+        model = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
         body = f"import onnx\n\nmodel = onnx.load_from_string(base64.b64decode('''\n{model}\n'''))\n"
         if target.route == SHAPE_INFERENCE.name:
             shown = (  # a sequence output has one element type and no count: what the route cannot judge

@@ -45,7 +45,6 @@ something the spec allows is a finding, judged as ``error`` and listed in ``know
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -285,7 +284,6 @@ class OnnxRuntimeAdapter:
         """The one-node model embedded byte for byte, a session as this run made it, and the feeds;
         on ``torch-onnx``, the module and the export; on an optimizer route, the tool's call between
         the model and the session."""
-        import textwrap
 
         if target.route == torch_onnx.ROUTE.name:
             return torch_onnx.reproducer(task, list(self.settings.providers))
@@ -297,7 +295,7 @@ class OnnxRuntimeAdapter:
         from conformance import reproducers
         from conformance.models import onnx_graphs
 
-        model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+        model = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
         operator = onnx_graphs.operator_of(task.op)[0]
         body = (
             "import onnxruntime as ort\n\n"

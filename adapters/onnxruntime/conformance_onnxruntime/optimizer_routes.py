@@ -181,13 +181,11 @@ def warm_up(route: str) -> None:
 def reproducer(task: Task, route: str, session_code: str) -> str:
     """The original model byte for byte, the tool's call as the route makes it, and the session
     (``session_code``: route ``default``'s session lines, which take ``model`` as bytes)."""
-    import base64
-    import textwrap
 
     from conformance import reproducers
     from conformance.models import onnx_graphs
 
-    original = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+    original = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
     calls = {
         "onnxsim": "optimized, _ = onnxsim.simplify(original)",
         "onnxslim": "optimized = onnxslim.slim(original)",

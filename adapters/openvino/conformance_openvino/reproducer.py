@@ -9,8 +9,6 @@ traced function handed to ``convert_model`` or converted to the ``.tflite`` file
 
 from __future__ import annotations
 
-import base64
-import textwrap
 from collections.abc import Mapping
 
 from conformance import dtypes, reproducers
@@ -112,7 +110,7 @@ def _native(task: Task, device: str, config: Mapping[str, str]) -> str:
 def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import onnx_graphs
 
-    model = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+    model = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
     body = (
         "import base64\nimport os\nimport tempfile\n\nimport openvino as ov\n\n"
         f"# {task.op}: one {onnx_graphs.operator_of(task.op)[0]} node, byte for byte as this run built it,\n"

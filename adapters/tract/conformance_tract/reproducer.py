@@ -9,9 +9,6 @@ the output shapes.
 
 from __future__ import annotations
 
-import base64
-import textwrap
-
 from conformance import reproducers
 from conformance.plugin import Task
 
@@ -27,7 +24,7 @@ def snippet(task: Task) -> str:
     """The model, its load, and one ``runnable.run`` per run of the case."""
     from conformance.models import onnx_graphs
 
-    encoded = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+    encoded = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
     operator = onnx_graphs.operator_of(task.op)[0]
     body = (
         "import tract\n\n"

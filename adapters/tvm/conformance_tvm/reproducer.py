@@ -9,9 +9,6 @@ comes back as a tuple of tensors, printed as its pieces).
 
 from __future__ import annotations
 
-import base64
-import textwrap
-
 from conformance import reproducers
 from conformance.plugin import Task
 
@@ -33,7 +30,7 @@ def snippet(task: Task) -> str:
     """The model, its import and compile, and one ``vm["main"]`` call per run of the case."""
     from conformance.models import onnx_graphs
 
-    encoded = "\n".join(textwrap.wrap(base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii"), 96))
+    encoded = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
     operator = onnx_graphs.operator_of(task.op)[0]
     body = (
         "import onnx\nimport tvm\nfrom tvm import relax\nfrom tvm.relax.frontend.onnx import from_onnx\n\n"
