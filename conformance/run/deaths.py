@@ -11,6 +11,7 @@ the review (:mod:`conformance.run.crash_review`), which replays it in a fresh wo
 from __future__ import annotations
 
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -32,8 +33,8 @@ class Death:
 
     job: Job
     status: DeathStatus
-    #: the jobs the worker finished before this one, oldest first
-    before: tuple[Job, ...]
+    #: the jobs the worker finished before this one, oldest first (the dead worker's own list)
+    before: Sequence[Job]
     result: Result
 
 
@@ -61,7 +62,7 @@ class Witness:
     log: Path | None
 
 
-def death(job: Job, status: DeathStatus, message: str, witness: Witness, before: tuple[Job, ...]) -> Death:
+def death(job: Job, status: DeathStatus, message: str, witness: Witness, before: Sequence[Job]) -> Death:
     """The death of ``job`` as a result with its evidence, and the sequence for the review."""
     record: CrashRecord = {
         "outcome": "unconfirmed",

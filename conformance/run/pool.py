@@ -345,7 +345,9 @@ class Pool:
 
     def _died(self, job: Job, status: DeathStatus, message: str, witness: Witness, slot: _Slot) -> None:
         """Report the item a worker died on, with its evidence; keep it for the crash review."""
-        died = death(job, status, message, witness, tuple(slot.history))
+        # the dead worker's history, not a copy: its slot is replaced, so the list never grows again
+        # (a copy per death cost a run with 329 deaths a list of up to 37,000 jobs each)
+        died = death(job, status, message, witness, slot.history)
         self.deaths.append(died)
         self.on_result(died.result)
 
