@@ -151,7 +151,7 @@ def test_info_records_tract_s_version_and_calls() -> None:
     info = TractAdapter({}).info()
     assert (info.name, info.backend) == ("tract", "tract")
     assert info.version == metadata.version("tract") == tract.version()
-    assert [(route.name, route.ops, route.default) for route in info.routes] == [("onnx", ("onnx.*",), True)]
+    assert [(route.name, route.ops, route.default) for route in info.routes] == [("onnx", ("onnx.*",), False)]
     assert info.devices == ("cpu",)
     assert info.options["tract_version"] == info.version
     assert info.options["call"] == "tract.onnx().load(path).into_model().into_runnable()"
@@ -248,7 +248,7 @@ def test_prepare_keeps_backtraces_out_of_tract_s_errors(tmp_path: Path) -> None:
 
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     """Every onnx.* item through real workers, raw: each failure (crashes included) claimed, none stale."""
-    results = raw_run(tmp_path, "tract", ops=("onnx.*",), jobs=2)
+    results = raw_run(tmp_path, "tract", ops=("onnx.*",), targets=("tract/*",), jobs=2)
     assert len(results) > 3000 and {result.target_id for result in results} == {"tract/onnx/cpu"}
     assert not [result.key for result in results if result.defect is not None]
     assert_every_failure_claimed(results, ISSUES)

@@ -43,6 +43,10 @@ ROUTE: Final = Route(
     "onnx",
     ("onnx.*",),
     "the ONNX model loaded by tract (onnx().load, into_model, into_runnable) and run",
+    # Off the default run: alone, 3,459 items take 18.5 s at -j 2, but in the main job each of its
+    # 240 panics costs a worker forked from a zygote holding every backend, and the route added
+    # 80 s to it (293.5 s against 213.7 s at -j 2, quiet): about 46 ms of worker time per item.
+    default=False,
     # importing tract loads its native library and starts no thread (checked: /proc/self/task)
     imports=(__name__, "tract", "onnx", "conformance.models.onnx_graphs"),
 )
