@@ -14,10 +14,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Sequence
-from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+import corpus_items
 import numpy as np
 import pytest
 from claims import assert_every_failure_claimed, raw_run
@@ -28,13 +28,10 @@ pytest.importorskip("conformance_iree")
 
 from conformance_iree import IreeAdapter, toolchain
 
-from conformance.corpus.loader import Suite, load_paths
 from conformance.errors import UsageError
 from conformance.plugin import Target, Task
 from conformance.run import known_issues
-from conformance.run.item import make_task, run_item
 
-ROOT = Path(__file__).resolve().parents[2]
 TARGET = Target("iree", "onnx", "local-task")
 
 PASSING = [
@@ -53,14 +50,8 @@ PASSING = [
 ]
 
 
-@cache
-def suite() -> Suite:
-    return load_paths([ROOT / "cases"])
-
-
 def judge(adapter: object, item: str) -> tuple[str, str, str | None]:
-    case_id, op = item.split("::")
-    result = run_item(adapter, TARGET, suite().by_id(case_id), op, repeat=1)  # type: ignore[arg-type]
+    result = corpus_items.judge(adapter, TARGET, item)  # type: ignore[arg-type]
     return result.status, result.message, result.defect
 
 
@@ -119,7 +110,7 @@ def test_a_compiler_refusal_is_iree_s_answer_with_its_diagnostics() -> None:
 def test_the_split_attribute_is_ignored_by_the_lowering() -> None:
     """Split-11's lengths as the ``split`` attribute: IREE returns equal pieces cast to the declared
     shapes (known issue split-attribute-ignored), so the second piece reads past the first's end."""
-    task = make_task(suite().by_id("onnx-node-split-variable-parts-1d"), "onnx.Split-11")
+    task = corpus_items.task_of("onnx-node-split-variable-parts-1d::onnx.Split-11")
     adapter = IreeAdapter({})
     outputs = adapter.run(adapter.compile(adapter.build(task, TARGET), TARGET), task)
     assert outputs[0].tolist() == [1.0, 2.0]
@@ -127,7 +118,7 @@ def test_the_split_attribute_is_ignored_by_the_lowering() -> None:
 
 
 def test_the_reproducer_runs_with_iree_onnx_and_numpy_alone(tmp_path: Path) -> None:
-    task = make_task(suite().by_id("runs-dynamic-runtime-lengths"), "onnx.Split-13")
+    task = corpus_items.task_of("runs-dynamic-runtime-lengths::onnx.Split-13")
     body = IreeAdapter({}).reproducer(task, TARGET)
     assert body is not None and "conformance" not in body
     script = tmp_path / "reproducer.py"

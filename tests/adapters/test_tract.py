@@ -14,10 +14,10 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
-from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+import corpus_items
 import numpy as np
 import pytest
 from claims import assert_every_failure_claimed, raw_run
@@ -28,15 +28,12 @@ pytest.importorskip("conformance_tract")
 
 from conformance_tract import TractAdapter, loading  # noqa: E402
 
-from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 TARGET = Target("tract", "onnx", "cpu")
 ISSUES = known_issues.shipped("tract", "conformance_tract:TractAdapter")
 
@@ -61,19 +58,8 @@ PASSING = [
 ]
 
 
-@cache
-def suite() -> Suite:
-    return load_paths([ROOT / "cases"])
-
-
-def task_of(item: str) -> Task:
-    case_id, op = item.split("::")
-    return make_task(suite().by_id(case_id), op)
-
-
 def judge(adapter: TractAdapter, item: str) -> Result:
-    case_id, op = item.split("::")
-    return run_item(adapter, TARGET, suite().by_id(case_id), op, repeat=1)
+    return corpus_items.judge(adapter, TARGET, item)
 
 
 @pytest.mark.parametrize("item", PASSING)
@@ -100,8 +86,10 @@ def test_a_finding_is_claimed_by_its_known_issue() -> None:
 
 def test_symbolic_dims_stay_symbolic_and_static_dims_concrete() -> None:
     """No input facts are set: tract types the model as it declares its inputs."""
-    dynamic = loading.load(onnx_graphs.model_bytes(task_of("ov-custom-rank2-dynamic::onnx.Split-13")))
-    static = loading.load(onnx_graphs.model_bytes(task_of("ov-custom-rank2::onnx.Split-13")))
+    dynamic = loading.load(
+        onnx_graphs.model_bytes(corpus_items.task_of("ov-custom-rank2-dynamic::onnx.Split-13"))
+    )
+    static = loading.load(onnx_graphs.model_bytes(corpus_items.task_of("ov-custom-rank2::onnx.Split-13")))
     assert dynamic.inputs == static.inputs == ("data",)
     assert dynamic.runnable.input_fact(0).dump() == "d0,d1,f32"
     assert static.runnable.input_fact(0).dump() == "3,7,f32"
@@ -185,7 +173,9 @@ def _run_snippet(body: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_the_reproducer_runs_with_tract_and_numpy_alone(tmp_path: Path) -> None:
     """Every run of a dynamic case on one loaded model: one printed line of shapes per run, and the
     model written beside it is the suite's, byte for byte."""
-    body = TractAdapter({}).reproducer(task_of("runs-dynamic-parts-2-last-axis::onnx.Split-18"), TARGET)
+    body = TractAdapter({}).reproducer(
+        corpus_items.task_of("runs-dynamic-parts-2-last-axis::onnx.Split-18"), TARGET
+    )
     assert body is not None and "conformance" not in body
     imports = {line for line in body.splitlines() if line.startswith(("import ", "from "))}
     assert imports == {"import tract"}
@@ -199,13 +189,15 @@ def test_the_reproducer_runs_with_tract_and_numpy_alone(tmp_path: Path) -> None:
         "[(2, 2, 3), (2, 2, 2)]",
     ]
     assert (tmp_path / "model.onnx").read_bytes() == onnx_graphs.model_bytes(
-        task_of("runs-dynamic-parts-2-last-axis::onnx.Split-18")
+        corpus_items.task_of("runs-dynamic-parts-2-last-axis::onnx.Split-18")
     )
 
 
 def test_the_reproducer_of_a_crash_aborts_as_the_worker_did(tmp_path: Path) -> None:
     """An axis past the rank: tract panics in the FFI, which cannot unwind, so the process aborts."""
-    body = TractAdapter({}).reproducer(task_of("axis-rank2-axis2-out-of-range-parts::onnx.Split-13"), TARGET)
+    body = TractAdapter({}).reproducer(
+        corpus_items.task_of("axis-rank2-axis2-out-of-range-parts::onnx.Split-13"), TARGET
+    )
     assert body is not None
     done = _run_snippet(body, tmp_path)
     assert done.returncode == -6, done.stderr[-2000:]  # SIGABRT

@@ -13,10 +13,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Sequence
-from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+import corpus_items
 import numpy as np
 import pytest
 from claims import raw_run
@@ -27,15 +27,12 @@ pytest.importorskip("conformance_tvm")
 
 from conformance_tvm import TvmAdapter, loading  # noqa: E402
 
-from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 TARGET = Target("tvm", "onnx", "llvm")
 ISSUES = known_issues.shipped("tvm", "conformance_tvm:TvmAdapter")
 
@@ -59,19 +56,8 @@ PASSING = [
 ]
 
 
-@cache
-def suite() -> Suite:
-    return load_paths([ROOT / "cases"])
-
-
-def task_of(item: str) -> Task:
-    case_id, op = item.split("::")
-    return make_task(suite().by_id(case_id), op)
-
-
 def judge(adapter: TvmAdapter, item: str) -> Result:
-    case_id, op = item.split("::")
-    return run_item(adapter, TARGET, suite().by_id(case_id), op, repeat=1)
+    return corpus_items.judge(adapter, TARGET, item)
 
 
 @pytest.mark.parametrize("item", PASSING)
@@ -136,7 +122,7 @@ def test_bad_options_are_refused_at_construction() -> None:
 def test_the_reproducer_runs_with_tvm_onnx_and_numpy_alone(tmp_path: Path) -> None:
     """Every run of a dynamic case on one compiled module: one printed line of shapes per run."""
     item = "runs-dynamic-parts-2-last-axis::onnx.Split-18"
-    body = TvmAdapter({}).reproducer(task_of(item), TARGET)
+    body = TvmAdapter({}).reproducer(corpus_items.task_of(item), TARGET)
     assert body is not None and "conformance" not in body
     script = tmp_path / "reproducer.py"
     script.write_text("import base64\n\nimport numpy as np\n" + body)
@@ -150,7 +136,7 @@ def test_the_reproducer_runs_with_tvm_onnx_and_numpy_alone(tmp_path: Path) -> No
         "[(1, 2, 1), (1, 2, 1)]",
         "[(2, 2, 3), (2, 2, 2)]",
     ]
-    assert (tmp_path / "model.onnx").read_bytes() == onnx_graphs.model_bytes(task_of(item))
+    assert (tmp_path / "model.onnx").read_bytes() == onnx_graphs.model_bytes(corpus_items.task_of(item))
 
 
 def test_every_failure_of_a_subset_is_a_known_issue(tmp_path: Path) -> None:
