@@ -10,6 +10,7 @@ import itertools
 import os
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -103,6 +104,20 @@ class Poisoner(Slicer):
             os.kill(os.getpid(), signal.SIGFPE)
         if self.chosen(task):
             Poisoner.broken_by = task.item_id
+
+
+class Litterer(Slicer):
+    """Leaves a file in its temporary folder on every item and says where (in its log), then
+    dies on the cases the ``on`` option names, as a backend killed inside a temporary folder."""
+
+    name = "litterer"
+
+    def misbehave(self, task: Task) -> None:
+        handle, path = tempfile.mkstemp(prefix=f"litter-{task.case.id}-")
+        os.close(handle)
+        print(f"littered {path}", flush=True)
+        if self.chosen(task):
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 class Hanger(Slicer):

@@ -14,13 +14,13 @@ import fcntl
 import math
 import os
 import resource
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from conformance import dtypes
 from conformance.corpus.case import Case, DataSpec
+from conformance.run import scratch
 
 #: Copies of each run's data alive at once, at worst: the input, the reference's pieces, the
 #: backend's outputs, and one more a backend makes on the way in or out (a feed, a tensor).
@@ -93,7 +93,7 @@ def reserved(case: Case, held: int = 0) -> Iterator[str | None]:
     if not is_large(case):
         yield shortfall(case, held)
         return
-    lock_path = Path(tempfile.gettempdir()) / f"conformance-large-items-{os.getuid()}.lock"
+    lock_path = scratch.SYSTEM / f"conformance-large-items-{os.getuid()}.lock"
     with lock_path.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.results.result import Result
-from conformance.run import phase, worker
+from conformance.run import phase, scratch, worker
 from conformance.run.deaths import Death, DeathStatus, Witness, death, describe_exit
 from conformance.run.worker import Job, Preload
 from conformance.run.zygote import Zygote
@@ -72,6 +72,8 @@ class _Slot:
     prepared: bool = False
     #: the jobs it has finished, oldest first: what the crash review replays if it dies
     history: list[Job] = field(default_factory=list)
+    #: its private temporary folder, removed once it has ended (see conformance.run.scratch)
+    scratch: Path | None = None
 
     @property
     def job(self) -> Job | None:
@@ -147,6 +149,8 @@ class Pool:
         self.warn = warn
         #: what the zygote imports: every module the routes of the jobs served so far list
         self._imports: set[str] = set()
+        #: the folder the workers' private temporary folders are made in, once one starts
+        self._scratch: Path | None = None
 
     def _upcoming(self) -> tuple[Preload, ...]:
         """The targets a new worker will most likely serve: those of the next queued jobs."""
@@ -162,10 +166,13 @@ class Pool:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = self.log_dir / f"worker-{self._started}.log"
         preload = () if self.prepare_broken else self._upcoming()
-        args = (self.threads, str(log) if log else None, preload, self.memory_budget)
+        if self._scratch is None:
+            self._scratch = scratch.pool_folder()
+        folder = scratch.worker_folder(self._scratch, self._started)
+        args = (self.threads, str(log) if log else None, preload, self.memory_budget, str(folder))
         forked = self.zygote.fork(args) if self.zygote is not None else None
         if forked is not None:
-            return _Slot(forked[0], forked[1], log, preload=preload)
+            return _Slot(forked[0], forked[1], log, preload=preload, scratch=folder)
         parent, child = _CONTEXT.Pipe()
         process = _CONTEXT.Process(
             target=worker.main, args=(child, *args), daemon=True, name=f"conformance-worker-{self._started}"
@@ -173,7 +180,7 @@ class Pool:
         with worker.thread_environment(self.threads):
             process.start()
         child.close()
-        return _Slot(process, parent, log, preload=preload)
+        return _Slot(process, parent, log, preload=preload, scratch=folder)
 
     def _start_zygote(self) -> None:
         """Start the zygote with every module the jobs' routes list. Only once a worker needs
@@ -243,6 +250,8 @@ class Pool:
         if self.zygote is not None:
             self.zygote.close()
             self.zygote = None
+        scratch.remove(self._scratch)
+        self._scratch = None
 
     def _dispatch(self, index: int, job: Job) -> bool:
         """Send ``job`` to the slot's worker; False (the job back in the queue) when the worker is
@@ -373,3 +382,4 @@ def _stop(slot: _Slot, *, kill: bool) -> None:
     with contextlib.suppress(ValueError):  # a spawned process still running cannot be closed
         slot.process.close()
     slot.connection.close()
+    scratch.remove(slot.scratch)

@@ -24,7 +24,7 @@ from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import memory, phase
+from conformance.run import memory, phase, scratch
 from conformance.statuses import Defect, Judged
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
@@ -163,10 +163,13 @@ def main(
     log_path: str | None = None,
     preload: tuple[Preload, ...] = (),
     memory_budget: int | None = None,
+    scratch_folder: str | None = None,
 ) -> None:
     """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
-    ``memory_budget``: the bytes an item may need (see :func:`conformance.run.memory.confine`)."""
+    ``memory_budget``: the bytes an item may need (see :func:`conformance.run.memory.confine`);
+    ``scratch_folder``: its private temporary folder (see :mod:`conformance.run.scratch`)."""
     redirect_output(log_path)
+    scratch.enter(scratch_folder)
     phase.open_marker(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
