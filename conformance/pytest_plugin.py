@@ -2,17 +2,21 @@
 
 Each (case, op, target) becomes a test item with a stable id
 (``cases/lengths.yaml::lengths-minus1-first::onnx.Split-13[onnxruntime/default/cpu]``), so
-pytest's own ``-k``, ``--lf`` and reporting work. Items are not executed one by one in the
-pytest process: once collection (and deselection) is done, every selected item goes through
-the same executor as ``conformance run`` (worker processes, timeouts, journal) and each item
-then reports its result. The same results file and JUnit XML are written.
+pytest's own ``-k``, ``--lf`` and reporting work. Items are not executed in the pytest process:
+once collection (and deselection) is done, the same executor as ``conformance run`` starts (worker
+processes, timeouts, journal, crash review), and each item hands its job to it when pytest runs
+that item, in pytest's order, a few jobs ahead so that every worker stays busy. So ``-x``,
+``--maxfail`` and Ctrl-C stop the run itself: the jobs already sent finish, nothing else runs, and
+the results file holds exactly the items that ran. The same results file and JUnit XML are
+written, and pytest's own JUnit XML gets each item's time in its worker.
 
 The plugin is inert unless ``--adapter`` is given, so it never touches other test suites.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import io
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +31,10 @@ from conformance.run.shard import Shard
 from conformance.run.worker import Job
 from conformance.statuses import NOT_JUDGED
 
-_RESULTS = pytest.StashKey[dict[str, Result]]()
+#: statuses of an item whose worker died or overran: the crash review looks at it at once
+DIED = frozenset({"crash", "timeout"})
+
+_RUN = pytest.StashKey["_Streamed"]()
 _LOADED = pytest.StashKey[list[registry.LoadedAdapter]]()
 _OPTIONS = pytest.StashKey[dict[str, dict[str, str]]]()
 _SHARD = pytest.StashKey[Shard | None]()
@@ -75,6 +82,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: an item of the Split conformance suite")
     if not _active(config):
         return
+    if getattr(config.option, "numprocesses", None):
+        raise pytest.UsageError(
+            "pytest-xdist's -n is not supported with --adapter: its processes would each start their own "
+            "run on one results folder; the suite runs items in parallel worker processes itself, "
+            "use --conformance-jobs N"
+        )
     try:  # the front door: every user-input error of the engine becomes pytest's usage error
         options = planning.parse_options(config.getoption("adapter_option"))
         shard = config.getoption("--conformance-shard")
@@ -86,7 +99,6 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_OPTIONS] = options
-    config.stash[_RESULTS] = {}
 
 
 def _run_config(config: pytest.Config, case_paths: tuple[str, ...], **narrowing: Any) -> planning.RunConfig:
@@ -139,7 +151,8 @@ class ConformanceItem(pytest.Item):
         self.add_marker(pytest.mark.conformance)
 
     def runtest(self) -> None:
-        result = self.config.stash[_RESULTS].get(self.job.key)
+        streamed = self.config.stash.get(_RUN, None)
+        result = streamed.result(self.job) if streamed is not None else None
         if result is None:
             raise ConformanceFailure("no result: the run was interrupted before this item finished")
         if result.status in NOT_JUDGED:
@@ -189,11 +202,11 @@ def _corpus_paths(config: pytest.Config, items: list[ConformanceItem]) -> tuple[
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Run every selected item through the executor before pytest walks the items.
+    """Start the run for the selected items; pytest's run phase hands their jobs over.
 
     The run is planned again over the collected files, narrowed to the items pytest kept (after
-    ``-k``, ``--lf``, deselection and sharding), so its jobs are in the CLI's order and its
-    results file is the one ``conformance run`` would write for the same selection.
+    ``-k``, ``--lf``, deselection and sharding), so its results file is the one ``conformance
+    run`` would write for the same selection; its jobs are handed over in pytest's order.
     """
     config = session.config
     if not _active(config) or config.option.collectonly:
@@ -209,16 +222,94 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     )
     try:
         plan = planning.plan(run_config, config.stash[_LOADED])
-    except ConformanceError as error:
+        execution = runner.Execution(plan, run_config, stream=io.StringIO()).__enter__()
+    except ConformanceError as error:  # a journal that cannot be resumed, an unwritable --conformance-out
         raise pytest.UsageError(str(error)) from None
-    advice = f"interrupted: the results so far are in {run_config.out}/; the same command starts over"
-    with interruption.boundary(lambda: advice, say=lambda _: None) as verb:
+    jobs = {job.key: job for job in plan.jobs}
+    order = [jobs[item.job.key] for item in items if item.job.key in jobs]
+    config.stash[_RUN] = _Streamed(execution, order, window=2 * run_config.jobs)
+
+
+class _Streamed:
+    """The run behind a pytest session: jobs handed to the pool in pytest's order, ``window``
+    ahead of the item pytest runs (each worker holds two: the running one and the next)."""
+
+    def __init__(self, execution: runner.Execution, order: list[Job], window: int) -> None:
+        self.execution = execution
+        self.order = order
+        self.position = {job.key: index for index, job in enumerate(order)}
+        self.window = window
+        self.sent = 0
+        self.outcome: runner.ExecutionOutcome | None = None
+
+    def result(self, job: Job) -> Result | None:
+        """The job's result once it has run (the crash review done if it died), None if it cannot run."""
+        wanted = self.position.get(job.key)
+        if wanted is None:
+            return None
+        if self.sent <= wanted + self.window:
+            upto = wanted + self.window + 1
+            self.execution.add(self.order[self.sent : upto])
+            self.sent = max(self.sent, upto)
+        finished = self.execution.finished
+        self.execution.serve(until=lambda: job.key in finished)
+        if job.key in finished and finished[job.key].status in DIED:
+            self.execution.review()
+        return finished.get(job.key)
+
+    def finish(self, interrupted: bool) -> runner.ExecutionOutcome:
+        """Let the jobs sent finish (unless interrupted), review the deaths, write the results."""
+        with interruption.stopping() as stop:
+            if not interrupted:
+                self.execution.stop_early()
+                self.execution.review()
+        ran_all = len(self.execution.finished) == len(self.execution.plan.jobs)
         try:
-            outcome = runner.execute(plan, run_config)
-        except ConformanceError as error:  # a journal that cannot be resumed, an unwritable --conformance-out
-            raise pytest.UsageError(str(error)) from None
-        verb.ended(outcome.interrupted)
-        publishing.run_report(outcome.written[0])
-        config.stash[_RESULTS].update({result.key: result for result in outcome.results})
-    if verb.interrupted:
-        pytest.exit(verb.advice, returncode=verb.status)
+            self.outcome = self.execution.outcome(interrupted or stop.happened or not ran_all)
+        finally:
+            self.execution.__exit__(None, None, None)
+        return self.outcome
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """pytest's report of an item's call gets the item's time in its worker (pytest's own JUnit
+    XML and ``--durations`` read it), not the time the plugin waited for it."""
+    report: pytest.TestReport = yield
+    streamed = item.config.stash.get(_RUN, None)
+    if isinstance(item, ConformanceItem) and streamed is not None and call.when == "call":
+        result = streamed.execution.finished.get(item.job.key)
+        if result is not None and result.worker:
+            report.duration = result.worker["elapsed_ms"] / 1000
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Write the results of the items that ran, and the report."""
+    streamed = session.config.stash.get(_RUN, None)
+    if streamed is None or streamed.outcome is not None:
+        return
+    outcome = streamed.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+    publishing.run_report(outcome.written[0])
+    if exitstatus == pytest.ExitCode.INTERRUPTED:  # Ctrl-C: the suite's own exit status and advice
+        out = streamed.execution.config.out
+        advice = f"interrupted: the results so far are in {out}/; the same command starts over"
+        pytest.exit(advice, returncode=interruption.EXIT_STATUS)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Where the results went, how many of the selection ran, and the crash review's lines."""
+    streamed = config.stash.get(_RUN, None)
+    if streamed is None or streamed.outcome is None:
+        return
+    outcome = streamed.outcome
+    terminalreporter.write_sep("-", "conformance")
+    said = streamed.execution.stream.getvalue() if isinstance(streamed.execution.stream, io.StringIO) else ""
+    for line in said.splitlines():
+        if line.startswith(("crash review", "interrupted")):
+            terminalreporter.write_line(line)
+    planned = len(streamed.execution.plan.jobs)
+    where = ", ".join(str(path) for path in outcome.written)
+    terminalreporter.write_line(f"{len(outcome.results)} of {planned} items ran; results: {where}")

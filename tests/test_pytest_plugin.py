@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -148,3 +150,81 @@ def test_pytest_and_cli_shards_merge_into_the_unsharded_run(
     two = json.loads((pytester.path / "two" / "results.json").read_text())
     assert two["suite"]["digest"] == whole["suite"]["digest"]
     assert results("two") and results("merged") == results("whole")
+
+
+MANY = "\n".join(
+    [
+        "defaults: {source: plugin tests, data: {dtype: int32, shape: [40]}, ops: [numpy.array_split]}",
+        "cases:",
+        *(f"  - {{id: piece-{n:02}, title: t, axis: 0, indices: [{n}]}}" for n in range(1, 31)),
+    ]
+)
+
+PIECE = re.compile(r"piece-\d\d")
+
+
+@pytest.mark.parametrize("stop", [["-x"], ["--maxfail", "2"]])
+def test_x_and_maxfail_stop_the_run_itself(project: pytest.Pytester, stop: list[str]) -> None:
+    """Items run in pytest's run phase: stopping pytest stops the run, and the results file holds
+    exactly the items that ran (the one failing and the few sent ahead to the workers)."""
+    project.makefile(".yaml", many=MANY)
+    liar = ("--adapter", "fake_adapters:Liar", "--adapter-option", "fake_adapters:Liar.on=piece-0[27]")
+    result = project.runpytest_subprocess("many.yaml", *liar, "--conformance-jobs", "2", *stop)
+    failed = 1 if stop == ["-x"] else 2
+    result.assert_outcomes(passed=5 if failed == 2 else 1, failed=failed)  # piece-01, 03 to 06
+    document = json.loads((project.path / "reports" / "results.json").read_text())
+    ran = [r["case"] for r in document["results"]]
+    assert "piece-02" in ran and len(ran) < 30, ran
+    assert len(ran) <= 7 + 2 * 2 + 2, "at most the window of jobs sent ahead ran past the last failure"
+    assert document["run"]["interrupted"] is True
+    result.stdout.fnmatch_lines([f"*{len(ran)} of 30 items ran; results: reports*results.json*"])
+
+
+def test_pytests_junit_times_are_the_items_times(project: pytest.Pytester) -> None:
+    project.makefile(".yaml", many=MANY)
+    project.runpytest_subprocess(
+        "many.yaml",
+        "--adapter",
+        "fake_adapters:Sleeper",
+        "--adapter-option",
+        "fake_adapters:Sleeper.seconds=0.05",
+        "--junitxml",
+        "pytest.xml",
+    )
+    document = json.loads((project.path / "reports" / "results.json").read_text())
+    worker_s = {r["case"]: r["worker"]["elapsed_ms"] / 1000 for r in document["results"]}
+    junit = ElementTree.parse(project.path / "pytest.xml").getroot()
+    times = {
+        PIECE.findall(f"{case.get('classname')}::{case.get('name')}")[0]: float(case.get("time", "0"))
+        for case in junit.iter("testcase")
+    }
+    assert set(times) == set(worker_s)
+    for case, seconds in worker_s.items():
+        assert seconds >= 0.05 and times[case] == pytest.approx(seconds, abs=0.0015), case
+
+
+def test_a_victim_of_a_broken_worker_passes_in_pytest_and_the_culprit_is_named(
+    project: pytest.Pytester,
+) -> None:
+    """The crash review runs as soon as an item dies, before pytest reports it."""
+    project.makefile(".yaml", many=MANY)
+    poisoner = (
+        "--adapter",
+        "fake_adapters:Poisoner",
+        "--adapter-option",
+        "fake_adapters:Poisoner.on=piece-03",
+    )
+    result = project.runpytest_subprocess("many.yaml", *poisoner, "--conformance-jobs", "1")
+    result.assert_outcomes(passed=30)
+    result.stdout.fnmatch_lines(["*crash review*1 item(s) died*"])
+    document = json.loads((project.path / "reports" / "results.json").read_text())
+    statuses = {r["case"]: r["status"] for r in document["results"]}
+    assert statuses["piece-03"] == "crash" and statuses["piece-04"] == "pass"
+    assert document["run"]["crash_review"]["culprits"] == 1 and document["run"]["interrupted"] is False
+
+
+def test_xdist_is_refused_at_start_naming_conformance_jobs(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("few.yaml", "--adapter", "fake_adapters:Liar", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*-n is not supported with --adapter*use --conformance-jobs N*"])
+    assert not (project.path / "reports").exists()

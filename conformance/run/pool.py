@@ -214,11 +214,22 @@ class Pool:
         """Run every job and keep the workers for the next call (``conformance explore`` hands
         over one generated request at a time); :meth:`close` ends them."""
         self.queue, self.large = deque(), deque()
-        for given in jobs:
+        self.add(jobs)
+        self.serve_until(lambda: False)
+
+    def add(self, jobs: Iterable[Job]) -> None:
+        """Queue more jobs behind those queued (the pytest plugin hands them over as pytest walks
+        its items), starting workers up to the pool's size."""
+        added = list(jobs)
+        for given in added:
             (self.large if given.large and not self.in_order else self.queue).append(given)
-        self._imports.update(module for job in [*self.large, *self.queue] for module in job.imports)
-        while len(self.slots) < min(self.size, len(self.queue) + bool(self.large)):
+        self._imports.update(module for job in added for module in job.imports)
+        while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
+
+    def serve_until(self, done: Callable[[], bool]) -> None:
+        """Dispatch and collect until ``done()`` says so (checked after each collection) or no job
+        is queued or in flight."""
         while self.queue or self.large or any(slot.job for slot in self.slots):
             for index in range(len(self.slots)):
                 while len(self.slots[index].inflight) < self.depth:
@@ -226,6 +237,15 @@ class Pool:
                     if taken is None or not self._dispatch(index, taken):
                         break
             self._collect()
+            if done():
+                return
+
+    def drop_queued(self) -> list[Job]:
+        """Take back every job not yet sent to a worker (pytest stopped early); those in flight
+        still finish when served."""
+        dropped = [*self.large, *self.queue]
+        self.large, self.queue = deque(), deque()
+        return dropped
 
     def _take(self, index: int) -> Job | None:
         """The next job for slot ``index``: the first slot takes the large jobs first, the others

@@ -9,16 +9,17 @@ results file, and the engine does not depend on it.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import platform
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from conformance import __version__
 from conformance.plugin import Target, Task
@@ -126,82 +127,152 @@ def execute(
     :mod:`conformance.run.interruption`). The output folder is checked and marked
     (:mod:`conformance.run.out_folder`) and locked throughout: a second run on it stops with a
     usage error naming this one."""
-    with out_lock.locked(config.out, config.command or ("(unknown command)",)):
-        return _execute(plan_, config, stream, on_result)
+    with Execution(plan_, config, stream, on_result) as run:
+        with stopping() as stop:
+            run.add(sampled_first(run.pending))
+            run.serve()
+            run.review()
+        return run.outcome(stop.happened)
 
 
-def _execute(
-    plan_: Plan,
-    config: RunConfig,
-    stream: TextIO | None,
-    on_result: Callable[[Result], None] | None,
-) -> ExecutionOutcome:
-    stream = stream or sys.stderr
-    started, clock = now(), time.monotonic()
-    journal, done = _open_journal(plan_, config, stream)
-    # Known issues are applied as results arrive, so the progress line counts xfail, not fail;
-    # the journal keeps each result as judged, so a resumed run re-applies the current list.
-    issues = known_issues.ByTarget(plan_.issues)
-    finished = {result.key: issues.apply(result) for result in done}
-    #: each result as the worker (or the crash review) gave it, before known issues
-    raw = {result.key: result for result in done}
-    pending = sampled_first([job for job in plan_.jobs if job.key not in finished])
-    progress = ProgressLine(
-        len(plan_.jobs),
-        stream,
-        done=len(plan_.jobs) - len(pending),
-        remaining=Counter(rate_class(job) for job in pending),
-        classes={job.key: rate_class(job) for job in pending if job.large},
-    )
-    if done:
-        print(f"resuming: {len(finished)} results already journaled, {len(pending)} to go", file=stream)
+class Execution:
+    """One run of a plan held open, for front doors that hand its jobs over as they go: the pytest
+    plugin adds each item's job as pytest reaches it and waits for that job's result, so pytest's
+    ``-x``, ``--maxfail`` and Ctrl-C stop the run itself. :func:`execute` is the same run with
+    every job added at once.
 
-    def amend(result: Result) -> Result:
-        journal.append(result)
-        raw[result.key] = result
-        result = finished[result.key] = issues.apply(result)
+    Entering takes the output folder's lock, opens the journal (or resumes it) and starts the
+    pool; :meth:`outcome` closes them and writes the results of the jobs that ran; leaving
+    releases the lock (and closes what is still open).
+    """
+
+    def __init__(
+        self,
+        plan_: Plan,
+        config: RunConfig,
+        stream: TextIO | None = None,
+        on_result: Callable[[Result], None] | None = None,
+    ) -> None:
+        self.plan, self.config = plan_, config
+        self.stream = stream or sys.stderr
+        self.on_result = on_result
+        self.started, self.clock = now(), time.monotonic()
+        self.issues = known_issues.ByTarget(plan_.issues)
+        #: each result as judged, and as the worker (or the crash review) gave it, by key
+        self.finished: dict[str, Result] = {}
+        self.raw: dict[str, Result] = {}
+        self.review_record: CrashReviewRecord | None = None
+        self._reviewed = 0
+        self._lock = contextlib.ExitStack()
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> Execution:
+        config = self.config
+        self._lock.enter_context(out_lock.locked(config.out, config.command or ("(unknown command)",)))
+        self._lock.callback(self._stack.close)
+        self.journal, done = _open_journal(self.plan, config, self.stream)
+        self._stack.callback(self.journal.close)
+        self.raw = {result.key: result for result in done}
+        # Known issues are applied as results arrive, so the progress line counts xfail, not fail;
+        # the journal keeps each result as judged, so a resumed run re-applies the current list.
+        self.finished = {result.key: self.issues.apply(result) for result in done}
+        self.pending = [job for job in self.plan.jobs if job.key not in self.finished]
+        self.progress = ProgressLine(
+            len(self.plan.jobs),
+            self.stream,
+            done=len(self.plan.jobs) - len(self.pending),
+            remaining=Counter(rate_class(job) for job in self.pending),
+            classes={job.key: rate_class(job) for job in self.pending if job.large},
+        )
+        self._stack.callback(self.progress.close)
+        if done:
+            to_go = f"{len(self.pending)} to go"
+            print(f"resuming: {len(done)} results already journaled, {to_go}", file=self.stream)
+        self.threads = max(1, (os.cpu_count() or 1) // max(1, config.jobs))
+        self.pool = Pool(
+            config.jobs,
+            config.timeout,
+            self._record,
+            threads_per_worker=self.threads,
+            log_dir=config.out / out_folder.WORKERS,
+            memory_budget=_budget_bytes(config),
+        )
+        self._stack.callback(self.pool.close)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.close()
+
+    def _amend(self, result: Result) -> Result:
+        self.journal.append(result)
+        self.raw[result.key] = result
+        result = self.finished[result.key] = self.issues.apply(result)
         return result
 
-    def record(result: Result) -> None:
-        result = amend(result)
-        progress.update(result)
-        if on_result:
-            on_result(result)
+    def _record(self, result: Result) -> None:
+        result = self._amend(result)
+        self.progress.update(result)
+        if self.on_result:
+            self.on_result(result)
 
-    threads = max(1, (os.cpu_count() or 1) // max(1, config.jobs))
-    review: CrashReviewRecord | None = None
-    try:
-        with stopping() as stop:
-            pool = Pool(
-                config.jobs,
-                config.timeout,
-                record,
-                threads_per_worker=threads,
-                log_dir=config.out / out_folder.WORKERS,
-                memory_budget=_budget_bytes(config),
-            )
-            pool.process(pending)
-            if pool.deaths:
-                progress.close()
-                review = _review(pool.deaths, config, raw, issues, threads, stream, amend)
-    finally:
-        progress.close()
-        journal.close()
-    interrupted = stop.happened
-    order = {job.key: job.index for job in plan_.jobs}
-    results = sorted(
-        finished.values(),
-        key=lambda result: order.get(result.key, len(order)),
-    )
-    results = with_reproducers(plan_, results)
-    wall_s = time.monotonic() - clock
-    written, found = write_results(plan_, config, results, started, wall_s, interrupted, review)
-    if interrupted:
-        print(f"interrupted: {len(results)} of {len(plan_.jobs)} results kept in {journal.path}", file=stream)
-        return ExecutionOutcome(results, [], interrupted, wall_s, written, found)
-    journal.path.unlink(missing_ok=True)
-    stale = known_issues.stale(plan_.issues, results)
-    return ExecutionOutcome(results, stale, interrupted, wall_s, written, found)
+    def add(self, jobs: Iterable[Job]) -> None:
+        """Queue jobs on the pool, in the order given."""
+        self.pool.add(jobs)
+
+    def serve(self, until: Callable[[], bool] = lambda: False) -> None:
+        """Run the queued jobs until ``until()`` or none is queued or in flight."""
+        self.pool.serve_until(until)
+
+    def stop_early(self) -> None:
+        """Run no job not yet sent to a worker; those sent finish, so the results are what ran."""
+        self.pool.drop_queued()
+        self.serve()
+
+    def review(self) -> None:
+        """The crash review of the deaths not reviewed yet, within what is left of the budget;
+        their results are replaced by the review's."""
+        deaths = self.pool.deaths[self._reviewed :]
+        self._reviewed = len(self.pool.deaths)
+        if not deaths:
+            return
+        self.progress.close()
+        spent = self.review_record["spent_s"] if self.review_record else 0.0
+        budget = self.config.crash_budget_s
+        left = budget if budget <= 0 else max(budget - spent, 1e-9)
+        record = _review(
+            deaths, self.config, left, self.raw, self.issues, self.threads, self.stream, self._amend
+        )
+        self.review_record = merged_review(self.review_record, record, budget)
+
+    def outcome(self, interrupted: bool) -> ExecutionOutcome:
+        """Write the results of the jobs that ran (``interrupted``: the run did not finish, its
+        journal is kept for ``--resume``) and say what the run produced."""
+        self._stack.close()  # the pool, the progress line and the journal
+        order = {job.key: job.index for job in self.plan.jobs}
+        results = sorted(self.finished.values(), key=lambda result: order.get(result.key, len(order)))
+        results = with_reproducers(self.plan, results)
+        wall_s = time.monotonic() - self.clock
+        written, found = write_results(
+            self.plan, self.config, results, self.started, wall_s, interrupted, self.review_record
+        )
+        if interrupted:
+            kept = f"{len(results)} of {len(self.plan.jobs)} results kept in {self.journal.path}"
+            print(f"interrupted: {kept}", file=self.stream)
+            return ExecutionOutcome(results, [], interrupted, wall_s, written, found)
+        self.journal.path.unlink(missing_ok=True)
+        stale = known_issues.stale(self.plan.issues, results)
+        return ExecutionOutcome(results, stale, interrupted, wall_s, written, found)
+
+
+def merged_review(
+    before: CrashReviewRecord | None, record: CrashReviewRecord, budget_s: float
+) -> CrashReviewRecord:
+    """One record for a run whose deaths were reviewed in several rounds (the pytest plugin
+    reviews each as it happens): the run's budget, the rounds' spending and counts added."""
+    if before is None:
+        return {**record, "budget_s": budget_s}
+    summed = {key: before[key] + record[key] for key in record if key != "budget_s"}  # type: ignore[literal-required]
+    return cast(CrashReviewRecord, {**summed, "budget_s": budget_s})
 
 
 def _budget_bytes(config: RunConfig) -> int | None:
@@ -212,6 +283,7 @@ def _budget_bytes(config: RunConfig) -> int | None:
 def _review(
     deaths: list[Death],
     config: RunConfig,
+    budget_s: float,
     raw: dict[str, Result],
     issues: known_issues.ByTarget,
     threads: int,
@@ -242,7 +314,7 @@ def _review(
         claimed = issues.apply(result)
         return claimed.known_issue["id"] if claimed.status == "xfail" and claimed.known_issue else None
 
-    outcome = crash_review.review(deaths, raw.get, known, pool, cost, config.crash_budget_s, stream)
+    outcome = crash_review.review(deaths, raw.get, known, pool, cost, budget_s, stream)
     for result in outcome.changed.values():
         amend(result)
     return outcome.record
