@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from conformance import ids
 from conformance.corpus.case import Case
@@ -26,6 +27,12 @@ from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
 from conformance.run import memory, phase, scratch
 from conformance.statuses import Defect, Judged
+
+if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
+    from conformance.run.registry import LoadedAdapter
+
+#: the adapters a worker has loaded, by name and options
+Loaded = dict[tuple[str, tuple[tuple[str, str], ...]], "LoadedAdapter"]
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
 #: backend assuming it owns them all (which makes -j 2 slower, not faster).
@@ -181,19 +188,8 @@ def main(
     from conformance.run.input_cache import InputCache
     from conformance.run.item import run_item
 
-    loaded: dict[tuple[str, tuple[tuple[str, str], ...]], registry.LoadedAdapter] = {}
+    loaded = _prepared(preload)
     inputs = InputCache()
-    phase.mark("prepare")
-    for entry in preload:
-        try:
-            key = (entry.adapter, entry.options)
-            if key not in loaded:
-                loaded[key] = registry.load(entry.adapter, dict(entry.options))
-            prepare = loaded[key].hooks.prepare
-            if prepare is not None:
-                prepare(entry.target)
-        except Exception:  # the first job meets the same problem and reports it on its result
-            traceback.print_exc()
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
     connection.send((-1, None, 0, None))
     while True:
@@ -238,6 +234,26 @@ def main(
         resident = resident_kib()
         accumulated = None if resident is None else resident - inputs.size // 1024
         connection.send((job.index, body, log_end, accumulated))
+
+
+def _prepared(preload: tuple[Preload, ...]) -> Loaded:
+    """The ``preload`` targets' adapters, loaded and prepared before the first job (what fails
+    here is printed: the first job meets the same problem and reports it on its result)."""
+    from conformance.run import registry
+
+    loaded: Loaded = {}
+    phase.mark("prepare")
+    for entry in preload:
+        try:
+            key = (entry.adapter, entry.options)
+            if key not in loaded:
+                loaded[key] = registry.load(entry.adapter, dict(entry.options))
+            prepare = loaded[key].hooks.prepare
+            if prepare is not None:
+                prepare(entry.target)
+        except Exception:
+            traceback.print_exc()
+    return loaded
 
 
 def _defect_result(job: Job, error: Exception) -> Result:
