@@ -297,7 +297,7 @@ EXTRA_TARGETS = (
     ("--target", "torch/compile/*"),
     ("--target", "tensorflow/xla/*"),
     ("--target", "litert/converter/*"),
-    # one device: 1.8 s per item converting; on builtin it answers as on xnnpack (the same model)
+    # one device: about 0.4 s per item converting; on builtin it answers as on xnnpack (the same model)
     ("--target", "litert/onnx2tf/xnnpack"),
     ("--target", "openvino/tensorflow/CPU"),
     ("--target", "openvino/tflite/CPU"),
@@ -314,10 +314,10 @@ EXTRA_TARGETS = (
 
 
 #: The parts CI runs the extra targets in (each ``--shard I/N``: an even share of every target's items),
-#: so that no part runs past 15 minutes. Sized from the per-item costs measured here at -j 1:
-#: litert/onnx2tf 1.8 s x 3,459 items (6,281 s), iree 0.43 s x 3,459 (1,470 s), tvm 63 ms x 3,459
-#: (219 s), tract (18.5 s alone at -j 2), the other 22 extra targets about 4,500 s (32,171 items,
-#: 50 min at -j 2 on a busy machine); at -j 2's 1.5x that is about 8,300 s in all, 11.5 minutes
+#: so that no part runs past 15 minutes. Sized from the per-item costs measured in a partial run
+#: of every extra target at -j 2 (2,503 results, each target's first 40 or more): 14,400 s of worker
+#: time in all (ONNX Runtime's torch-onnx route 3,400 s, onnx2tf 1,500 s, IREE 1,500 s, torch
+#: compile and OpenVINO's torch-export about 1,100 s each); at -j 2 that is about 7,200 s, 10 minutes
 #: for each of 12 parts.
 EXTRA_SHARDS = 12
 
