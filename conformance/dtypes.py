@@ -8,7 +8,8 @@ because fixed-width NumPy unicode would silently strip trailing NUL characters.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from typing import Any, Final
 
 import ml_dtypes
 import numpy as np
@@ -94,3 +95,18 @@ def integer_range(name: str) -> tuple[int, int]:
     """Smallest and largest value of an integer type."""
     info = np.iinfo(_NUMPY[name])
     return int(info.min), int(info.max)
+
+
+def suite_strings(raw: Any, shape: Sequence[int] | None = None) -> np.ndarray:
+    """Strings as the suite holds them (an object array of ``str``) from what a backend returns:
+    UTF-8 ``bytes`` (TensorFlow, LiteRT, OpenVINO's bytes view) or ``str``. Bytes that are not
+    UTF-8 are kept as surrogate escapes, so a corrupted string shows as a value mismatch instead of
+    failing the conversion. ``shape`` overrides the array's own (a 0-d tensor given as bare bytes)."""
+    array = np.asarray(raw, dtype=object) if isinstance(raw, bytes | str) else np.asarray(raw)
+    flat = [
+        bytes(item).decode("utf-8", "surrogateescape") if isinstance(item, bytes) else str(item)
+        for item in array.reshape(-1)
+    ]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(tuple(array.shape) if shape is None else tuple(shape))

@@ -245,10 +245,7 @@ def to_numpy(tensor: tf.Tensor) -> np.ndarray:
     raw = tensor.numpy()
     if tensor.dtype != tf.string:
         return np.asarray(raw)
-    items = [raw] if isinstance(raw, bytes) else list(raw.reshape(-1))  # a 0-d tensor gives bytes
-    decoded = np.empty(len(items), dtype=object)
-    decoded[:] = [item.decode("utf-8", "surrogateescape") for item in items]
-    return decoded.reshape(tuple(tensor.shape))
+    return dtypes.suite_strings(raw, tuple(tensor.shape))  # a 0-d tensor gives bare bytes
 
 
 def to_numpy_all(outputs: Sequence[tf.Tensor]) -> list[np.ndarray]:

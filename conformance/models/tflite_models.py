@@ -232,8 +232,10 @@ def output_array(loaded: Interpreter, detail: Mapping[str, Any]) -> np.ndarray:
     """A copy of one output after ``invoke``. An output with no elements is made from the shape and
     type the interpreter reports: ``get_tensor`` refuses a zero-size tensor that was allocated at
     run time ("Invalid tensor size", tensorflow/tensorflow#57084) although it has no bytes to read,
-    so only its shape and type can be judged, and they are exactly what the interpreter states."""
+    so only its shape and type can be judged, and they are exactly what the interpreter states.
+    Strings come back as UTF-8 bytes and are held as the suite holds them (``str``)."""
     shape = tuple(int(size) for size in detail["shape"])
     if 0 in shape:
         return np.empty(shape, dtype=detail["dtype"])
-    return np.array(loaded.get_tensor(detail["index"]), copy=True)
+    array = np.array(loaded.get_tensor(detail["index"]), copy=True)
+    return dtypes.suite_strings(array) if array.dtype.kind in "OS" else array

@@ -201,13 +201,7 @@ def _tensors(outputs: Sequence[Any]) -> list[Any]:
 def _suite_array(output: Any) -> np.ndarray:
     """An evaluator output in the suite's representation: strings as an object array of ``str``."""
     array = np.asarray(output)
-    if array.dtype.kind in "OSU":
-        flat = [
-            item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else str(item)
-            for item in array.flat
-        ]
-        return np.array(flat, dtype=object).reshape(array.shape)
-    return array
+    return dtypes.suite_strings(array) if array.dtype.kind in "OSU" else array
 
 
 def _inferred_outputs(model: onnx.ModelProto) -> list[np.ndarray]:

@@ -17,12 +17,13 @@ frontend that changes a type shows as a wrong dtype rather than being hidden her
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import ml_dtypes
 import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
+
+from conformance import dtypes
 
 #: The suite's dtype names and OpenVINO's element types; complex has no OpenVINO counterpart.
 ELEMENT_TYPES: Final[dict[str, ov.Type]] = {
@@ -80,15 +81,5 @@ def from_tensor(tensor: ov.Tensor) -> np.ndarray:
     if kind == ov.Type.bf16:
         return np.array(tensor.data, copy=True).view(np.uint16).view(_BFLOAT16)
     if kind == ov.Type.string:
-        return _strings(tensor.bytes_data, tuple(tensor.get_shape()))
+        return dtypes.suite_strings(tensor.bytes_data, tuple(tensor.get_shape()))
     return np.array(tensor.data, copy=True)
-
-
-def _strings(raw: Any, shape: Sequence[int]) -> np.ndarray:
-    """Object array of ``str`` from the bindings' fixed-width bytes (undecodable bytes kept
-    as surrogates, so corrupted data shows as a mismatch instead of an exception)."""
-    flat = np.asarray(raw).reshape(-1)
-    out = np.empty(len(flat), dtype=object)
-    for index, item in enumerate(flat):
-        out[index] = bytes(item).decode("utf-8", "surrogateescape")
-    return out.reshape(tuple(shape))
