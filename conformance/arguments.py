@@ -61,7 +61,11 @@ def _filter_arguments(parser: argparse.ArgumentParser) -> None:
         "-k",
         dest="keyword",
         metavar="EXPR",
-        help="keep items matching a pytest-style expression over ids, tags, form and dtype",
+        help=(
+            "keep items matching an expression (words, and/or/not, parentheses), as pytest's -k keeps "
+            "the same items: a word matches part of the item's name <case>::<op>[<target>], its case "
+            "file's path, a tag, its form or its dtype, ignoring case"
+        ),
     )
 
 

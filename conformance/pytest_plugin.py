@@ -1,13 +1,14 @@
 """The pytest front door: ``pytest cases/ --adapter onnxruntime`` collects the YAML cases.
 
 Each (case, op, target) becomes a test item with a stable id
-(``cases/lengths.yaml::lengths-minus1-first::onnx.Split-13[onnxruntime/default/cpu]``), so
-pytest's own ``-k``, ``--lf`` and reporting work. Items are not executed in the pytest process:
-once collection (and deselection) is done, the same executor as ``conformance run`` starts (worker
-processes, timeouts, journal, crash review), and each item hands its job to it when pytest runs
-that item, in pytest's order, a few jobs ahead so that every worker stays busy. So ``-x``,
-``--maxfail`` and Ctrl-C stop the run itself: the jobs already sent finish, nothing else runs, and
-the results file holds exactly the items that ran. The same results file and JUnit XML are
+(``cases/lengths.yaml::lengths-minus1-first::onnx.Split-13[onnxruntime/default/cpu]``), so pytest's
+own ``--lf`` and reporting work; ``-k`` keeps the items ``conformance run -k`` keeps (one rule,
+conformance.corpus.keywords), and ``-m`` selects by tag, op family or target. Items are not executed
+in the pytest process: once collection (and deselection) is done, the same executor as ``conformance
+run`` starts (worker processes, timeouts, journal, crash review), and each item hands its job to it
+when pytest runs that item, in pytest's order, a few jobs ahead so that every worker stays busy. So
+``-x``, ``--maxfail`` and Ctrl-C stop the run itself: the jobs already sent finish, nothing else
+runs, and the results file holds exactly the items that ran. The same results file and JUnit XML are
 written, and pytest's own JUnit XML gets each item's time in its worker.
 
 The plugin is inert unless ``--adapter`` is given, so it never touches other test suites.
@@ -22,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from conformance import ids, publishing
+from conformance import publishing
+from conformance.corpus import catalogue, keywords
 from conformance.corpus.loader import NOT_CASE_DIRECTORIES
 from conformance.errors import ConformanceError
 from conformance.results.result import Result
@@ -38,6 +40,7 @@ _RUN = pytest.StashKey["_Streamed"]()
 _LOADED = pytest.StashKey[list[registry.LoadedAdapter]]()
 _OPTIONS = pytest.StashKey[dict[str, dict[str, str]]]()
 _SHARD = pytest.StashKey[Shard | None]()
+_MARKERS = pytest.StashKey[set[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -79,7 +82,6 @@ def _active(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "conformance: an item of the Split conformance suite")
     if not _active(config):
         return
     if getattr(config.option, "numprocesses", None):
@@ -136,8 +138,20 @@ class CaseFile(pytest.File):
         except ConformanceError as error:
             raise self.CollectError(str(error)) from None
         for job in plan.jobs:
-            name = f"{ids.item_id(job.case.id, job.op)}[{job.target.id}]"
+            name = keywords.item_name(job.case.id, job.op, job.target.id)
             yield ConformanceItem.from_parent(self, name=name, job=job)
+
+
+def _markers(job: Job) -> list[tuple[str, str]]:
+    """The markers an item carries, with what each means (registered as they first appear, so
+    ``--strict-markers`` accepts them): its tags, its op family and its target, for ``-m``
+    (``-m 'uneven and onnx'``, ``-m 'onnxruntime/default/cpu'``)."""
+    return [
+        (keywords.MARKER, "an item of the Split conformance suite"),
+        *((tag, "a case tag") for tag in job.case.tags),
+        (catalogue.get(job.op).family, "an op family: the ops named <family>.*"),
+        (job.target.id, "a target: adapter/route/device"),
+    ]
 
 
 class ConformanceFailure(Exception):
@@ -148,7 +162,14 @@ class ConformanceItem(pytest.Item):
     def __init__(self, *, job: Job, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.job = job
-        self.add_marker(pytest.mark.conformance)
+        registered: set[str] = self.config.stash.setdefault(_MARKERS, set())
+        for marker, meaning in _markers(job):
+            if marker not in registered:
+                self.config.addinivalue_line("markers", f"{marker}: {meaning}")
+                registered.add(marker)
+            self.add_marker(marker)
+        # the rest of the -k words (conformance.corpus.keywords): the form and the dtype
+        self.extra_keyword_matches.update({job.case.form.kind, job.case.data.dtype})
 
     def runtest(self) -> None:
         streamed = self.config.stash.get(_RUN, None)
@@ -276,13 +297,18 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """pytest's report of an item's call gets the item's time in its worker (pytest's own JUnit
-    XML and ``--durations`` read it), not the time the plugin waited for it."""
+    XML and ``--durations`` read it), not the time the plugin waited for it; its setup and
+    teardown, which hold nothing of the item's work, get none (JUnit adds the three phases up)."""
     report: pytest.TestReport = yield
     streamed = item.config.stash.get(_RUN, None)
-    if isinstance(item, ConformanceItem) and streamed is not None and call.when == "call":
-        result = streamed.execution.finished.get(item.job.key)
-        if result is not None and result.worker:
-            report.duration = result.worker["elapsed_ms"] / 1000
+    if not isinstance(item, ConformanceItem) or streamed is None:
+        return report
+    if call.when != "call":
+        report.duration = 0.0
+        return report
+    result = streamed.execution.finished.get(item.job.key)
+    if result is not None and result.worker:
+        report.duration = result.worker["elapsed_ms"] / 1000
     return report
 
 

@@ -199,7 +199,7 @@ def test_run_selects_exact_items_and_targets(tmp_path: Path) -> None:
         (["--tag", "nosuchtag"], "--tag 'nosuchtag': no case has it; tags: "),
         (["--item", "fien::numpy.array_split"], "no case 'fien' in the corpus; did you mean fine?"),
         (["--item", "fine::numpy.split"], "case 'fine' has items for numpy.array_split only"),
-        (["-k", "nothing"], "-k 'nothing' matches no item"),
+        (["-k", "nothing"], "-k 'nothing' matches none of the items the other options select"),
     ],
 )
 def test_an_empty_selection_names_the_option_and_the_choices(

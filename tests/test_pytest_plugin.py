@@ -200,7 +200,9 @@ def test_pytests_junit_times_are_the_items_times(project: pytest.Pytester) -> No
     }
     assert set(times) == set(worker_s)
     for case, seconds in worker_s.items():
-        assert seconds >= 0.05 and times[case] == pytest.approx(seconds, abs=0.0015), case
+        assert seconds >= 0.05 and times[case] == pytest.approx(seconds, abs=0.0005), (
+            case
+        )  # JUnit rounds to ms
 
 
 def test_a_victim_of_a_broken_worker_passes_in_pytest_and_the_culprit_is_named(
@@ -228,3 +230,59 @@ def test_xdist_is_refused_at_start_naming_conformance_jobs(project: pytest.Pytes
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*-n is not supported with --adapter*use --conformance-jobs N*"])
     assert not (project.path / "reports").exists()
+
+
+KEYWORD_CASES = """\
+defaults: {source: keyword tests, data: {dtype: int32}, ops: [numpy.array_split, torch.chunk]}
+cases:
+  - {id: even-parts, title: t, tags: [even], data: {shape: [6]}, axis: 0, parts: 2}
+  - {id: odd-parts, title: t, tags: [uneven, odd-one], data: {shape: [7], dtype: int64}, axis: 0, parts: 2}
+  - {id: points, title: t, tags: [uneven], data: {shape: [6]}, axis: 0, indices: [1, 4]}
+"""
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "uneven",  # a tag, and a substring of no id
+        "UNEVEN",  # case is ignored, as pytest ignores it
+        "ODD-one",  # a tag, matched ignoring case
+        "chunk and not uneven",  # an op
+        "numpy/numpy",  # a target
+        "emulated",  # part of a target id
+        "int64 or indices",  # a dtype, a form
+        "words and not chunk",  # the case file's name (every item here)
+        "conformance and not parts",  # the marker every item carries
+    ],
+)
+def test_k_keeps_the_same_items_in_both_front_doors(pytester: pytest.Pytester, expression: str) -> None:
+    """One -k rule (conformance.corpus.keywords): pytest's own -k over the plugin's items and
+    ``conformance run -k`` over its plan keep the same (case, op, target) items."""
+    from conformance.run import planning
+
+    pytester.makefile(".yaml", words=KEYWORD_CASES)
+    collected = pytester.runpytest_subprocess(
+        "words.yaml", "--adapter", "numpy", "--collect-only", "-q", "-p", "no:cacheprovider", "-k", expression
+    )
+    in_pytest = {line.split("::", 1)[1] for line in collected.outlines if line.startswith("words.yaml::")}
+    config = planning.RunConfig(case_paths=("words.yaml",), adapters=("numpy",), keyword=expression)
+    in_cli = {f"{job.case.id}::{job.op}[{job.target.id}]" for job in planning.plan(config).jobs}
+    everything = planning.plan(planning.RunConfig(case_paths=("words.yaml",), adapters=("numpy",))).jobs
+    assert in_pytest == in_cli
+    assert 0 < len(in_cli) < len(everything)  # each expression keeps some items, not all
+
+
+def test_markers_select_by_tag_op_family_and_target_under_strict_markers(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".yaml", words=KEYWORD_CASES)
+
+    def kept(marker: str) -> set[str]:
+        result = pytester.runpytest_subprocess(
+            "words.yaml", "--adapter", "numpy", "--collect-only", "-q", "--strict-markers", "-m", marker
+        )
+        assert result.ret == 0, result.outlines
+        return {line.split("::", 1)[1] for line in result.outlines if line.startswith("words.yaml::")}
+
+    assert kept("uneven and torch") == {
+        "odd-parts::torch.chunk[numpy/emulated/cpu]"
+    }  # chunk takes no indices
+    assert kept("numpy/numpy/cpu and even") == {"even-parts::numpy.array_split[numpy/numpy/cpu]"}

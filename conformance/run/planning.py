@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.corpus import catalogue
+from conformance.corpus import catalogue, keywords
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import Item, select
 from conformance.errors import PluginError, UsageError
@@ -129,11 +129,14 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
     """Load the corpus (and the adapters, unless ``loaded`` are given) and list every job."""
     suite = load_paths(config.case_paths)
     adapters = list(loaded) if loaded is not None else load_adapters(config)
-    items = select(suite.cases, config.ops, config.tags, config.keyword, config.items)
+    items = select(suite.cases, config.ops, config.tags, None, config.items)
+    matches = keywords.compile_keyword(config.keyword) if config.keyword else None
     jobs: list[Job] = []
     for station in stations(config, adapters):
         for item in items:
             if item.op not in station.ops:
+                continue
+            if matches is not None and not matches(keywords.words(item.case, item.op, station.target.id)):
                 continue
             job = Job(
                 len(jobs),
@@ -155,6 +158,13 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
     return Plan(suite, adapters, config.shard.select(jobs), issues, unsharded=len(jobs))
 
 
+def _served_without_keyword(config: RunConfig, plan_: Plan) -> bool:
+    """Whether the selection has jobs once ``-k`` is left out (then ``-k`` is what emptied it)."""
+    items = select(plan_.suite.cases, config.ops, config.tags, None, config.items)
+    chosen = stations(config, plan_.loaded)
+    return any(item.op in station.ops for station in chosen for item in items)
+
+
 def nothing_selected(config: RunConfig, plan_: Plan) -> str:
     """Why a selection holds no job, naming the option at fault and the choices it had: a glob
     that matches no target, a tag no case has, an item that does not exist, a ``-k`` that
@@ -170,10 +180,10 @@ def nothing_selected(config: RunConfig, plan_: Plan) -> str:
         f"--tag {tag!r}: no case has it; tags: {', '.join(tags)}" for tag in config.tags if tag not in tags
     ]
     problems += _missing_items(config.items, select(plan_.suite.cases)) if config.items else []
-    kept = select(plan_.suite.cases, config.ops, config.tags, config.keyword) if config.keyword else [None]
-    if not problems and not kept:
+    if not problems and config.keyword and _served_without_keyword(config, plan_):
         problems.append(
-            f"-k {config.keyword!r} matches no item; `conformance list -k ...` shows what it keeps"
+            f"-k {config.keyword!r} matches none of the items the other options select "
+            "(what it matches: README, 'Selecting items')"
         )
     if not problems:
         chosen = stations(config, plan_.loaded)

@@ -1,0 +1,118 @@
+"""What ``-k`` matches, one rule for both front doors.
+
+``pytest cases/ --adapter X -k EXPR`` and ``conformance run -k EXPR`` keep the same items: pytest
+matches a word of the expression against the names of an item and of its parents and the names of
+its markers, as a substring, ignoring case; the CLI matches the same words by the same test. An
+item's words are:
+
+- the name pytest gives it, ``<case>::<op>[<target>]`` (so a case id, an op id, an op family, a
+  target id or an adapter name matches as part of it);
+- the folders and the file name of its case file (pytest's directory and file nodes), as the path
+  was given, relative to the working directory when it lies under it;
+- its tags, its form (``lengths``, ``parts``, ``size``, ``indices``) and its dtype, which the pytest
+  plugin adds as markers or keywords, and ``conformance``, the marker every item carries.
+
+``conformance list`` has no targets: there the name is ``<case>::<op>``. The expression is parsed
+here, never evaluated, so no ``-k`` can run code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+from pathlib import Path
+
+from conformance import ids
+from conformance.corpus.case import Case
+from conformance.errors import UsageError
+
+#: The marker every item of the suite carries in pytest.
+MARKER = "conformance"
+
+Words = Collection[str]
+_TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+
+
+def item_name(case_id: str, op: str, target: str | None) -> str:
+    """The pytest item's name: ``<case>::<op>[<target>]``, or ``<case>::<op>`` without a target."""
+    item = ids.item_id(case_id, op)
+    return item if target is None else f"{item}[{target}]"
+
+
+def words(case: Case, op: str, target: str | None = None) -> frozenset[str]:
+    """Every word ``-k`` matches an item against (see the module docstring)."""
+    return frozenset(
+        {
+            item_name(case.id, op, target),
+            *_path_words(case.location.file),
+            *case.tags,
+            case.form.kind,
+            case.data.dtype,
+            MARKER,
+        }
+    )
+
+
+def _path_words(file: str) -> tuple[str, ...]:
+    """The case file's folders and name, as pytest's directory and file nodes are named: relative
+    to the working directory when the file lies under it, else its name alone."""
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            path = path.relative_to(Path.cwd())
+        except ValueError:
+            return (path.name,)
+    return tuple(part for part in path.parts if part not in ("", ".", ".."))
+
+
+def compile_keyword(expression: str) -> Callable[[Words], bool]:
+    """A ``-k`` expression as a predicate over an item's words: words joined by and / or / not,
+    with parentheses; a word matches when it is a substring of one of the item's words, ignoring
+    case (pytest's rule)."""
+    tokens: list[str] = _TOKEN.findall(expression)
+    position = 0
+
+    def peek() -> str | None:
+        return tokens[position] if position < len(tokens) else None
+
+    def take() -> str:
+        nonlocal position
+        if position >= len(tokens):
+            raise UsageError(f"-k {expression!r}: the expression ends too early")
+        position += 1
+        return tokens[position - 1]
+
+    def disjunction() -> Callable[[Words], bool]:
+        parts = [conjunction()]
+        while peek() == "or":
+            take()
+            parts.append(conjunction())
+        return lambda item: any(part(item) for part in parts)
+
+    def conjunction() -> Callable[[Words], bool]:
+        parts = [negation()]
+        while peek() == "and":
+            take()
+            parts.append(negation())
+        return lambda item: all(part(item) for part in parts)
+
+    def negation() -> Callable[[Words], bool]:
+        if peek() == "not":
+            take()
+            inner = negation()
+            return lambda item: not inner(item)
+        token = take()
+        if token == "(":
+            inner = disjunction()
+            if take() != ")":
+                raise UsageError(f"-k {expression!r}: a parenthesis is not closed")
+            return inner
+        if token in (")", "and", "or"):
+            raise UsageError(f"-k {expression!r}: unexpected {token!r}")
+        wanted = token.lower()
+        return lambda item: any(wanted in word.lower() for word in item)
+
+    predicate = disjunction()
+    if position != len(tokens):
+        raise UsageError(f"-k {expression!r}: unexpected {tokens[position]!r}")
+    return predicate
