@@ -1,5 +1,6 @@
-"""The command line's verbs and options, declared in groups that verbs share (the corpus
-filters, what ``run`` and ``explore`` share, ``run``'s own), one function per group of verbs.
+"""The command line's verbs, one function per group of verbs. Their options come from the
+option table (:mod:`conformance.options`); the results verbs' few options of their own (``-o``,
+``--html``, diff's timing thresholds) are declared here.
 
 Only declarations: :mod:`conformance.cli` gives each verb its handler and does the work, and
 ``run --resume`` parses a journaled ``run`` command with :func:`run_arguments` again.
@@ -8,36 +9,11 @@ Only declarations: :mod:`conformance.cli` gives each verb its handler and does t
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TypeAlias
 
-from conformance import __version__
-from conformance.explore import session, space
+from conformance import __version__, options
+from conformance.explore import space
 from conformance.results import versions
-
-
-def _number(kind: type[int] | type[float], minimum: float, strict: bool = False) -> Callable[[str], float]:
-    """An argparse type: a number of ``kind`` at least (or, ``strict``, above) ``minimum``."""
-
-    def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
-        if value < minimum or (strict and value == minimum):
-            bound = f"above {minimum:g}" if strict else f"at least {minimum:g}"
-            raise argparse.ArgumentTypeError(f"{text} must be {bound}")
-        return value
-
-    return parse
-
-
-JOBS = _number(int, 1)
-SECONDS = _number(float, 0, strict=True)
-#: a budget of seconds, where 0 means "spend none"
-BUDGET_SECONDS = _number(float, 0)
-REPEATS = _number(int, 0)
-MEBIBYTES = _number(int, 1)
 
 
 def _paths_argument(parser: argparse.ArgumentParser) -> None:
@@ -46,124 +22,9 @@ def _paths_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _op_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--op", action="append", metavar="OP", help="op id or glob, e.g. 'onnx.*' (repeatable)"
-    )
-
-
-def _filter_arguments(parser: argparse.ArgumentParser) -> None:
-    """The corpus filters beside --op: tags and a keyword expression."""
-    parser.add_argument(
-        "--tag", action="append", metavar="TAG", help="keep cases with this tag (repeatable: any)"
-    )
-    parser.add_argument(
-        "-k",
-        dest="keyword",
-        metavar="EXPR",
-        help=(
-            "keep items matching an expression (words, and/or/not, parentheses), as pytest's -k keeps "
-            "the same items: a word matches part of the item's name <case>::<op>[<target>], its case "
-            "file's path, a tag, its form or its dtype, ignoring case"
-        ),
-    )
-
-
-def _execution_arguments(parser: argparse.ArgumentParser, *, timeout: float, out: str) -> None:
-    """What ``run`` and ``explore`` share: the corpus, the adapters and targets, the pool, the output."""
-    parser.add_argument(
-        "--cases", action="append", metavar="PATH", help="case file or directory (default: cases/)"
-    )
-    parser.add_argument(
-        "--adapter",
-        action="append",
-        metavar="NAME",
-        help="adapter entry-point name or module:Class (repeatable; default: every installed one)",
-    )
-    parser.add_argument(
-        "--option",
-        action="append",
-        metavar="ADAPTER.KEY=VALUE",
-        help="adapter option, e.g. openvino.device=CPU (repeatable)",
-    )
-    _op_argument(parser)
-    parser.add_argument(
-        "--target",
-        action="append",
-        metavar="GLOB",
-        help="only targets matching, e.g. 'openvino/onnx/*' (adapter/route/device; repeatable)",
-    )
-    parser.add_argument(
-        "-j", "--jobs", type=JOBS, default=1, metavar="N", help="parallel worker processes (default 1)"
-    )
-    parser.add_argument(
-        "--timeout",
-        type=SECONDS,
-        default=timeout,
-        metavar="S",
-        help=f"per-item time limit in seconds (default {timeout:g})",
-    )
-    parser.add_argument("--out", default=out, metavar="DIR", help=f"where results go (default: {out}/)")
-    parser.add_argument(
-        "--known-issues",
-        action="append",
-        metavar="FILE",
-        help="extra expected-failures file (repeatable), on top of the adapters' own",
-    )
-    parser.add_argument(
-        "--no-known-issues",
-        action="store_true",
-        help="raw statuses: do not apply the adapters' shipped known issues (--known-issues files still are)",
-    )
-
-
-def crash_budget_argument(parser: argparse.ArgumentParser) -> None:
-    """``--crash-budget``: what the crash review (conformance.run.crash_review) may spend."""
-    parser.add_argument(
-        "--crash-budget",
-        type=BUDGET_SECONDS,
-        default=300.0,
-        metavar="S",
-        help="seconds the crash review may spend running each crashed or timed-out item again alone "
-        "in a fresh worker and looking for the item that broke its worker (default 300; 0: none, every "
-        "crash stays unconfirmed)",
-    )
-
-
 def run_arguments(run: argparse.ArgumentParser) -> None:
-    _execution_arguments(run, timeout=120.0, out="reports")
-    _filter_arguments(run)
-    run.add_argument("--item", action="append", metavar="CASE::OP", help="exactly this item (repeatable)")
-    run.add_argument(
-        "--repeat", type=REPEATS, default=3, metavar="N", help="steady-state runs after the first (default 3)"
-    )
-    run.add_argument(
-        "--resume",
-        nargs="?",
-        const="",
-        metavar="DIR|JOURNAL",
-        help="finish the interrupted run in --out (or in DIR, or of a journal a new run set aside) from "
-        "its journal, with its options (any option given as well replaces that one, e.g. -j)",
-    )
-    run.add_argument("--no-junit", action="store_true", help="do not write junit.xml")
-    crash_budget_argument(run)
-    run.add_argument(
-        "--memory-budget",
-        type=MEBIBYTES,
-        metavar="MIB",
-        help="memory one item may use (its data, 4 copies); items needing more are not attempted, and "
-        "each worker's address space is capped at this plus 4 GiB (default: what the machine has available)",
-    )
-    run.add_argument(
-        "--shard",
-        metavar="I/N",
-        help="run only shard I of N (1-based; items split by a stable hash); join with `conformance merge`",
-    )
-    run.add_argument(
-        "--label",
-        metavar="NAME",
-        help="adapter name written in the results, e.g. openvino@2024.6.0 (one --adapter; for `versions`)",
-    )
+    """``run``'s options (``run --resume`` reads a journaled command with them again)."""
+    options.add(run, options.RUN)
 
 
 #: the verbs of the command line, as argparse holds them
@@ -181,8 +42,7 @@ def _corpus_verbs(verbs: Verbs) -> None:
         "list", help="list the applicable (case, op) pairs, with totals per op and tag"
     )
     _paths_argument(listing)
-    _op_argument(listing)
-    _filter_arguments(listing)
+    options.add(listing, ("op", "tag", "keyword"))
     listing.add_argument("--totals", action="store_true", help="print only the totals")
 
 
@@ -202,43 +62,17 @@ def _running_verbs(verbs: Verbs) -> None:
         description="Exit status: 0 when every disagreement found is a known issue, 1 when one is not, "
         "2 for bad input, 130 when interrupted (what was found is written).",
     )
-    _execution_arguments(exploring, timeout=30.0, out="reports/explore")
-    _explore_arguments(exploring)
+    limits = space.Limits()
+    options.add(
+        exploring,
+        options.EXPLORE,
+        timeout=30.0,
+        out="reports/explore",
+        max_data=limits.data_bytes / 1024 / 1024,
+        max_pieces=limits.pieces,
+    )
 
     verbs.add_parser("adapters", help="list installed adapters: versions, routes, devices, options")
-
-
-def _explore_arguments(exploring: argparse.ArgumentParser) -> None:
-    """The search's own options, beside those it shares with ``run``."""
-    exploring.add_argument(
-        "--seed", type=REPEATS, default=0, metavar="N", help="the same seed draws the same requests"
-    )
-    exploring.add_argument(
-        "--budget", type=SECONDS, metavar="SECONDS", help="time for the whole search, shared by the ops"
-    )
-    exploring.add_argument(
-        "--max-examples",
-        type=JOBS,
-        metavar="N",
-        help=f"requests drawn per op (default {session.DEFAULT_EXAMPLES}; without a bound under --budget)",
-    )
-    exploring.add_argument(
-        "--write", metavar="DIR", help="write each finding's smallest request as a YAML case under DIR"
-    )
-    exploring.add_argument(
-        "--memory-budget",
-        type=SECONDS,
-        default=space.Limits().data_bytes / 1024 / 1024,
-        metavar="MIB",
-        help="largest input data of one request, in MiB (default %(default)g)",
-    )
-    exploring.add_argument(
-        "--max-pieces",
-        type=JOBS,
-        default=space.Limits().pieces,
-        metavar="N",
-        help="most output pieces one request may imply (default %(default)d)",
-    )
 
 
 def _results_verbs(verbs: Verbs) -> None:
@@ -316,37 +150,7 @@ def _certify_verb(verbs: Verbs) -> None:
         description="Exit status: 0 certified (or verified), 1 not, 2 for bad input, 130 when "
         "interrupted (the results so far are written, no certificate; it prints how to finish).",
     )
-    certifying.add_argument("--adapter", metavar="NAME", help="adapter entry-point name or module:Class")
-    certifying.add_argument(
-        "--profile", metavar="ID|FILE", help="profile id (in cases/profiles/) or a profile file"
-    )
-    certifying.add_argument("--route", metavar="R", help="certify this route only (default: every route)")
-    certifying.add_argument("--device", metavar="D", help="certify this device only (default: every one)")
-    certifying.add_argument(
-        "--option", action="append", metavar="ADAPTER.KEY=VALUE", help="adapter option (repeatable)"
-    )
-    certifying.add_argument(
-        "--cases", action="append", metavar="PATH", help="case file or directory (default: cases/)"
-    )
-    certifying.add_argument("-j", "--jobs", type=JOBS, default=1, metavar="N", help="worker processes")
-    certifying.add_argument(
-        "--timeout", type=SECONDS, default=120.0, metavar="S", help="per-item time limit in seconds"
-    )
-    crash_budget_argument(certifying)
-    certifying.add_argument(
-        "--out", metavar="DIR", help="results and certificate (default: reports/certify/ADAPTER-PROFILE)"
-    )
-    certifying.add_argument(
-        "--resume",
-        action="store_true",
-        help="finish the interrupted certification in --out from its journal (give the same options)",
-    )
-    certifying.add_argument(
-        "--verify", metavar="CERTIFICATE", help="check a certificate.json against its results instead"
-    )
-    certifying.add_argument(
-        "--results", metavar="RESULTS", help="with --verify: the results.json (default: the one it names)"
-    )
+    options.add(certifying, options.CERTIFY, out=None)
 
 
 def parser() -> tuple[argparse.ArgumentParser, Verbs]:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from conformance import arguments, publishing, report
+from conformance import arguments, options, publishing, report
 from conformance.certify import certification
 from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
 from conformance.corpus import builtin, catalogue
@@ -39,7 +39,6 @@ from conformance.run import interruption, out_folder, planning, registry, resump
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
 from conformance.run.progress import exit_status, nothing_judged, summary_table
-from conformance.run.shard import Shard
 
 
 def _load(paths: Sequence[str]) -> Suite:
@@ -87,20 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         args = _resuming(args)
     out_folder.check(Path(args.out))
-    shard = None if args.shard is None else Shard.parse(args.shard)
-    config = _run_config(
-        args,
-        tags=tuple(args.tag or ()),
-        keyword=args.keyword,
-        items=tuple(args.item or ()),
-        repeat=args.repeat,
-        resume=args.resume is not None,
-        label=args.label,
-        junit=not args.no_junit,
-        shard=shard,
-        memory_budget_mib=args.memory_budget,
-        crash_budget_s=args.crash_budget,
-    )
+    config = _run_config(args, resume=args.resume is not None, junit=not args.no_junit)
     plan = planning.plan(config)
     if not plan.jobs and not plan.unsharded:
         raise UsageError(planning.nothing_selected(config, plan))
@@ -156,21 +142,8 @@ def _run_summary(outcome: runner.ExecutionOutcome) -> int:
 
 
 def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfig:
-    """The options ``run`` and ``explore`` share, as a RunConfig; ``overrides`` set the others."""
-    config = planning.RunConfig(
-        case_paths=tuple(args.cases or [str(builtin.default_cases())]),
-        adapters=tuple(args.adapter or ()),
-        options=planning.parse_options(args.option or []),
-        ops=tuple(args.op or ()),
-        targets=tuple(args.target or ()),
-        jobs=args.jobs,
-        timeout=args.timeout,
-        out=Path(args.out),
-        known_issue_files=tuple(Path(path) for path in args.known_issues or ()),
-        known_issues=not args.no_known_issues,
-        command=args.command,
-    )
-    return replace(config, **overrides)
+    """The run the verb's options ask for (conformance.options.run_config); ``overrides`` set the rest."""
+    return options.run_config(lambda dest: getattr(args, dest, None), args.command, **overrides)
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -184,7 +157,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
         seed=args.seed,
         budget_s=args.budget,
         max_examples=args.max_examples,
-        limits=space.Limits(data_bytes=int(args.memory_budget * 1024 * 1024), pieces=args.max_pieces),
+        limits=space.Limits(data_bytes=int(args.max_data * 1024 * 1024), pieces=args.max_pieces),
     )
     with interruption.boundary(lambda: resumption.advice(args.command, config.run.out)) as verb:
         outcome = session.explore(config)
@@ -292,19 +265,24 @@ def cmd_certify(args: argparse.Namespace) -> int:
         return certification.verify_verb(Path(args.verify), results, corpus)
     if not (args.adapter and args.profile):
         raise UsageError("--adapter and --profile are required (or --verify CERTIFICATE)")
+    if len(args.adapter) > 1:
+        raise UsageError(f"a certificate is for one adapter; --adapter given {len(args.adapter)} times")
+    if args.resume:
+        raise UsageError("certify --resume finishes the certification in --out; it takes no folder")
+    adapter = args.adapter[0]
     request = certification.CertifyRequest(
-        adapter=args.adapter,
+        adapter=adapter,
         profile=args.profile,
         route=args.route,
         device=args.device,
-        options=certification.options_for(args.adapter, args.option or []),
+        options=certification.options_for(adapter, args.option or []),
         case_paths=tuple(args.cases or [str(builtin.default_cases())]),
         out=Path(args.out) if args.out else None,
         jobs=args.jobs,
         timeout=args.timeout,
         crash_budget_s=args.crash_budget,
         command=args.command,
-        resume=args.resume,
+        resume=args.resume is not None,
     )
     out = certification.output_folder(request)
     with interruption.boundary(lambda: resumption.advice(args.command, out)) as verb:
@@ -341,10 +319,6 @@ def _resuming(args: argparse.Namespace) -> argparse.Namespace:
     return restored
 
 
-#: the value of an option not given on the command line (see :func:`_restored`)
-_UNSET = object()
-
-
 def _restored(args: argparse.Namespace) -> argparse.Namespace:
     """``run --resume``: the interrupted run's options, from the command its journal kept, with
     the options given now on top (``--resume -j 4`` finishes with more workers). A journal that
@@ -360,16 +334,8 @@ def _restored(args: argparse.Namespace) -> argparse.Namespace:
         raise UsageError(
             f"{Path(args.out) / JOURNAL}: its command cannot be read: {shlex.join(journaled)}"
         ) from None
-    # given now: what differs from a stand-in default (None for the repeatable options, as
-    # argparse appends to a default list, and for those whose default is None)
-    stand_ins = {
-        key: None if value is None or isinstance(value, list) else _UNSET
-        for key, value in vars(saved).items()
-    }
-    parser.set_defaults(**stand_ins)
-    now = vars(parser.parse_args(args.command[2:]))
-    given = {key: value for key, value in now.items() if value is not _UNSET and value is not None}
-    return argparse.Namespace(**{**vars(args), **vars(saved), **given})
+    now = options.given(options.RUN, args.command[2:])
+    return argparse.Namespace(**{**vars(args), **vars(saved), **now})
 
 
 #: each verb's handler, by the verb's name in :mod:`conformance.arguments`

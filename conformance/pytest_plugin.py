@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from conformance import publishing
+from conformance import options, publishing
 from conformance.corpus import catalogue, keywords
 from conformance.corpus.loader import NOT_CASE_DIRECTORIES
 from conformance.errors import ConformanceError
@@ -38,47 +38,23 @@ DIED = frozenset({"crash", "timeout"})
 
 _RUN = pytest.StashKey["_Streamed"]()
 _LOADED = pytest.StashKey[list[registry.LoadedAdapter]]()
-_OPTIONS = pytest.StashKey[dict[str, dict[str, str]]]()
 _SHARD = pytest.StashKey[Shard | None]()
 _MARKERS = pytest.StashKey[set[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("conformance", "Split conformance suite")
-    group.addoption(
-        "--adapter",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="run the YAML cases collected here on this adapter (repeatable)",
-    )
-    group.addoption(
-        "--adapter-option",
-        action="append",
-        default=[],
-        metavar="ADAPTER.KEY=VALUE",
-        help="adapter option, e.g. openvino.device=CPU",
-    )
-    group.addoption("--conformance-jobs", type=int, default=1, metavar="N", help="worker processes")
-    group.addoption("--conformance-timeout", type=float, default=120.0, metavar="S", help="per-item limit")
-    group.addoption("--conformance-repeat", type=int, default=3, metavar="N", help="steady-state runs")
-    group.addoption(
-        "--conformance-crash-budget",
-        type=float,
-        default=300.0,
-        metavar="S",
-        help="seconds to rerun crashed items alone and find the items that broke their workers",
-    )
-    group.addoption("--conformance-out", default="reports", metavar="DIR", help="where results go")
-    group.addoption(
-        "--conformance-shard",
-        metavar="I/N",
-        help="run only shard I of N (the items `conformance run --shard I/N` runs); the rest are deselected",
-    )
+    """The run's options, from the option table (conformance.options) as ``--conformance-<name>``
+    (``--adapter`` and ``--adapter-option`` kept as the first two's other names)."""
+    options.add_to_pytest(parser.getgroup("conformance", "Split conformance suite"))
+
+
+def _value(config: pytest.Config, dest: str) -> Any:
+    """An option's value, by its name in the option table."""
+    return config.getoption(options.PYTEST_DEST + dest)
 
 
 def _active(config: pytest.Config) -> bool:
-    return bool(config.getoption("--adapter"))
+    return bool(_value(config, "adapter"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -91,33 +67,27 @@ def pytest_configure(config: pytest.Config) -> None:
             "use --conformance-jobs N"
         )
     try:  # the front door: every user-input error of the engine becomes pytest's usage error
-        options = planning.parse_options(config.getoption("adapter_option"))
-        shard = config.getoption("--conformance-shard")
+        adapter_options = planning.parse_options(_value(config, "option"))
+        shard = _value(config, "shard")
         config.stash[_SHARD] = None if shard is None else Shard.parse(shard, "--conformance-shard")
-        out_folder.check(Path(config.getoption("--conformance-out")), "--conformance-out")
+        out_folder.check(Path(_value(config, "out")), "--conformance-out")
         config.stash[_LOADED] = [
-            registry.load(name, options.get(name, {})) for name in config.getoption("--adapter")
+            registry.load(name, adapter_options.get(name, {})) for name in _value(config, "adapter")
         ]
     except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
-    config.stash[_OPTIONS] = options
 
 
 def _run_config(config: pytest.Config, case_paths: tuple[str, ...], **narrowing: Any) -> planning.RunConfig:
-    """The run this session stands for, as ``conformance run`` would be configured for it."""
-    options: dict[str, dict[str, str]] = config.stash[_OPTIONS]
-    return planning.RunConfig(
-        case_paths=case_paths,
-        adapters=tuple(loaded.requested for loaded in config.stash[_LOADED]),
-        options=options,
-        jobs=config.getoption("--conformance-jobs"),
-        timeout=config.getoption("--conformance-timeout"),
-        repeat=config.getoption("--conformance-repeat"),
-        crash_budget_s=config.getoption("--conformance-crash-budget"),
-        out=Path(config.getoption("--conformance-out")),
-        command=("pytest", *config.invocation_params.args),
-        **narrowing,
-    )
+    """The run this session stands for, as ``conformance run`` would be configured for it (the
+    same reading of the same options). Collection plans every shard (pytest deselects the other
+    shards' items itself); the run is given the shard to record it."""
+
+    def value(dest: str) -> Any:
+        return _value(config, dest) if dest in options.PYTEST else None
+
+    command = ("pytest", *config.invocation_params.args)
+    return options.run_config(value, command, **{"shard": None, "case_paths": case_paths, **narrowing})
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:

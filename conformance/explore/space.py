@@ -195,8 +195,10 @@ def _lengths(draw: Draw, dim: int, count: int | None = None) -> list[int]:
     return lengths
 
 
-def _indices(draw: Draw, dim: int) -> list[int]:
-    count = draw(st.integers(0, 5))
+def _indices(draw: Draw, dim: int, count: int | None = None) -> list[int]:
+    """Split points for ``dim``; with ``count`` (a run's new points) exactly that many, none
+    included: the count of points fixes the model's outputs."""
+    count = draw(st.integers(0, 5)) if count is None else count
     scale = min(dim, 2**40) + 2
     points = [
         int(_weighted(draw, [(8, st.integers(-scale, scale)), (1, st.sampled_from(EDGES))]))
@@ -213,7 +215,7 @@ def form_value(draw: Draw, kind: FormKind, dim: int, limits: Limits, count: int 
         return _size(draw, dim)
     if kind == "lengths":
         return _lengths(draw, dim, count)
-    return _indices(draw, dim)
+    return _indices(draw, dim, count)
 
 
 def _inputs_choices(op: OpEntry, kind: FormKind) -> list[Any]:
