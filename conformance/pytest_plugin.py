@@ -11,19 +11,25 @@ when pytest runs that item, in pytest's order, a few jobs ahead so that every wo
 runs, and the results file holds exactly the items that ran. The same results file and JUnit XML are
 written, and pytest's own JUnit XML gets each item's time in its worker.
 
+With pytest-xdist (``-n``), each of its workers runs its items through its own run and the
+controlling process writes the one results file (:mod:`conformance.pytest_xdist`).
+
 The plugin is inert unless ``--adapter`` is given, so it never touches other test suites.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Generator, Iterator
+import json
+import shutil
+import tempfile
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance import options, publishing
+from conformance import options, publishing, pytest_xdist
 from conformance.corpus import catalogue, keywords
 from conformance.corpus.loader import NOT_CASE_DIRECTORIES
 from conformance.errors import ConformanceError
@@ -31,7 +37,7 @@ from conformance.results.result import Result
 from conformance.run import interruption, out_folder, planning, registry, runner
 from conformance.run.shard import Shard
 from conformance.run.worker import Job
-from conformance.statuses import NOT_JUDGED
+from conformance.statuses import GREEN, NOT_JUDGED
 
 #: statuses of an item whose worker died or overran: the crash review looks at it at once
 DIED = frozenset({"crash", "timeout"})
@@ -40,6 +46,9 @@ _RUN = pytest.StashKey["_Streamed"]()
 _LOADED = pytest.StashKey[list[registry.LoadedAdapter]]()
 _SHARD = pytest.StashKey[Shard | None]()
 _MARKERS = pytest.StashKey[set[str]]()
+_NEXT = pytest.StashKey[Job | None]()
+_TURNED = pytest.StashKey[list[str]]()
+_GATHERED = pytest.StashKey[pytest_xdist.Gathered]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,12 +69,6 @@ def _active(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if not _active(config):
         return
-    if getattr(config.option, "numprocesses", None):
-        raise pytest.UsageError(
-            "pytest-xdist's -n is not supported with --adapter: its processes would each start their own "
-            "run on one results folder; the suite runs items in parallel worker processes itself, "
-            "use --conformance-jobs N"
-        )
     try:  # the front door: every user-input error of the engine becomes pytest's usage error
         adapter_options = planning.parse_options(_value(config, "option"))
         shard = _value(config, "shard")
@@ -76,6 +79,9 @@ def pytest_configure(config: pytest.Config) -> None:
         ]
     except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
+    if pytest_xdist.is_controller(config):  # the workers run the items; this process gathers them
+        config.stash[_GATHERED] = pytest_xdist.Gathered(config)
+        config.pluginmanager.register(config.stash[_GATHERED], "conformance-xdist")
 
 
 def _run_config(config: pytest.Config, case_paths: tuple[str, ...], **narrowing: Any) -> planning.RunConfig:
@@ -143,7 +149,8 @@ class ConformanceItem(pytest.Item):
 
     def runtest(self) -> None:
         streamed = self.config.stash.get(_RUN, None)
-        result = streamed.result(self.job) if streamed is not None else None
+        following = self.config.stash.get(_NEXT, None)
+        result = streamed.result(self.job, following) if streamed is not None else None
         if result is None:
             raise ConformanceFailure("no result: the run was interrupted before this item finished")
         if result.status in NOT_JUDGED:
@@ -205,12 +212,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     items = [item for item in session.items if isinstance(item, ConformanceItem)]
     if not items:
         return
-    run_config = _run_config(
-        config,
-        _corpus_paths(config, items),
-        keys=frozenset(item.job.key for item in items),
-        shard=config.stash.get(_SHARD, None),
-    )
+    corpus = _corpus_paths(config, items)
+    keys = frozenset(item.job.key for item in items)
+    private = pytest_xdist.is_worker(config)  # xdist's worker: the controller writes the results
+    out = {"out": Path(tempfile.mkdtemp(prefix="conformance-xdist-"))} if private else {}
+    run_config = _run_config(config, corpus, keys=keys, shard=config.stash.get(_SHARD, None), **out)
     try:
         plan = planning.plan(run_config, config.stash[_LOADED])
         execution = runner.Execution(plan, run_config, stream=io.StringIO()).__enter__()
@@ -218,27 +224,41 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         raise pytest.UsageError(str(error)) from None
     jobs = {job.key: job for job in plan.jobs}
     order = [jobs[item.job.key] for item in items if item.job.key in jobs]
-    config.stash[_RUN] = _Streamed(execution, order, window=2 * run_config.jobs)
+    # an xdist worker is handed its items one by one: it sends the item pytest runs and the next
+    streamed = _Streamed(execution, order, window=0 if private else 2 * run_config.jobs, corpus=corpus)
+    config.stash[_RUN] = streamed
 
 
 class _Streamed:
     """The run behind a pytest session: jobs handed to the pool in pytest's order, ``window``
     ahead of the item pytest runs (each worker holds two: the running one and the next)."""
 
-    def __init__(self, execution: runner.Execution, order: list[Job], window: int) -> None:
+    def __init__(
+        self, execution: runner.Execution, order: list[Job], window: int, corpus: tuple[str, ...] = ()
+    ) -> None:
         self.execution = execution
         self.order = order
         self.position = {job.key: index for index, job in enumerate(order)}
         self.window = window
+        self.corpus = corpus
         self.sent = 0
+        self.handed: set[str] = set()
+        #: each item's status as pytest reported it (the crash review may amend it later)
+        self.reported: dict[str, str] = {}
         self.outcome: runner.ExecutionOutcome | None = None
 
-    def result(self, job: Job) -> Result | None:
-        """The job's result once it has run (the crash review done if it died), None if it cannot run."""
+    def result(self, job: Job, following: Job | None = None) -> Result | None:
+        """The job's result once it has run (the crash review done if it died), None if it cannot
+        run. ``window`` 0 (an xdist worker, whose items arrive one by one): this job and
+        ``following``, the next item pytest will run here, are handed over."""
         wanted = self.position.get(job.key)
         if wanted is None:
             return None
-        if self.sent <= wanted + self.window:
+        if self.window == 0:
+            fresh = [one for one in (job, following) if one is not None and one.key in self.position]
+            self.execution.add([one for one in fresh if one.key not in self.handed])
+            self.handed.update(one.key for one in fresh)
+        elif self.sent <= wanted + self.window:
             upto = wanted + self.window + 1
             self.execution.add(self.order[self.sent : upto])
             self.sent = max(self.sent, upto)
@@ -246,7 +266,10 @@ class _Streamed:
         self.execution.serve(until=lambda: job.key in finished)
         if job.key in finished and finished[job.key].status in DIED:
             self.execution.review()
-        return finished.get(job.key)
+        result = finished.get(job.key)
+        if result is not None:
+            self.reported[job.key] = result.status
+        return result
 
     def finish(self, interrupted: bool) -> runner.ExecutionOutcome:
         """Let the jobs sent finish (unless interrupted), review the deaths, write the results."""
@@ -279,24 +302,67 @@ def pytest_runtest_makereport(
     result = streamed.execution.finished.get(item.job.key)
     if result is not None and result.worker:
         report.duration = result.worker["elapsed_ms"] / 1000
+    if result is not None and pytest_xdist.is_worker(item.config):  # for the controller to write
+        report.user_properties.append((pytest_xdist.PROPERTY, json.dumps(result.to_json())))
     return report
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Note the job pytest runs after this item here (an xdist worker sends it ahead)."""
+    following = nextitem.job if isinstance(nextitem, ConformanceItem) else None
+    item.config.stash[_NEXT] = following
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Write the results of the items that ran, and the report."""
-    streamed = session.config.stash.get(_RUN, None)
-    if streamed is None or streamed.outcome is not None:
-        return
-    outcome = streamed.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
-    publishing.run_report(outcome.written[0])
-    if exitstatus == pytest.ExitCode.INTERRUPTED:  # Ctrl-C: the suite's own exit status and advice
-        out = streamed.execution.config.out
+    """Write the results of the items that ran, and the report (an xdist worker hands its
+    outcome to the controller instead, which writes them)."""
+    config = session.config
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    gathered = config.stash.get(_GATHERED, None)
+    if gathered is not None:
+        gathered.write(
+            lambda corpus, **narrowing: _run_config(config, corpus, **narrowing),
+            config.stash[_LOADED],
+            interrupted,
+        )
+        _turned_red(session, gathered.reported, gathered.results.values())
+    streamed = config.stash.get(_RUN, None)
+    if streamed is not None and streamed.outcome is None:
+        outcome = streamed.finish(interrupted=interrupted)
+        if pytest_xdist.is_worker(config):
+            pytest_xdist.hand_over(config, streamed.corpus, outcome, streamed.execution.review_record)
+            shutil.rmtree(streamed.execution.config.out, ignore_errors=True)
+            return
+        publishing.run_report(outcome.written[0])
+        _turned_red(session, streamed.reported, outcome.results)
+    if interrupted and (gathered is not None or streamed is not None):  # Ctrl-C: the suite's exit status
+        out = _value(config, "out")
         advice = f"interrupted: the results so far are in {out}/; the same command starts over"
         pytest.exit(advice, returncode=interruption.EXIT_STATUS)
 
 
+def _turned_red(session: pytest.Session, reported: Mapping[str, str], results: Iterable[Result]) -> None:
+    """Items pytest reported green whose result the crash review turned red afterwards (an item
+    found to have broken its worker for a later one): the session fails, as ``conformance run``
+    does on the same results, and the summary names them."""
+    turned = [
+        result.key for result in results if reported.get(result.key) in GREEN and result.status not in GREEN
+    ]
+    session.config.stash[_TURNED] = turned
+    if turned and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Where the results went, how many of the selection ran, and the crash review's lines."""
+    gathered = config.stash.get(_GATHERED, None)
+    if gathered is not None and gathered.written:
+        terminalreporter.write_sep("-", "conformance")
+        where = ", ".join(str(path) for path in gathered.written)
+        terminalreporter.write_line(f"{len(gathered.results)} items ran in xdist's workers; results: {where}")
+        _say_turned(terminalreporter, config)
+        return
     streamed = config.stash.get(_RUN, None)
     if streamed is None or streamed.outcome is None:
         return
@@ -309,3 +375,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     planned = len(streamed.execution.plan.jobs)
     where = ", ".join(str(path) for path in outcome.written)
     terminalreporter.write_line(f"{len(outcome.results)} of {planned} items ran; results: {where}")
+    _say_turned(terminalreporter, config)
+
+
+def _say_turned(terminalreporter: Any, config: pytest.Config) -> None:
+    for key in config.stash.get(_TURNED, []):
+        terminalreporter.write_line(
+            f"{key}: reported green, then found to break its worker (crash): the run is red"
+        )

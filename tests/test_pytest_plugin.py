@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -219,17 +220,76 @@ def test_a_victim_of_a_broken_worker_passes_in_pytest_and_the_culprit_is_named(
     result = project.runpytest_subprocess("many.yaml", *poisoner, "--conformance-jobs", "1")
     result.assert_outcomes(passed=30)
     result.stdout.fnmatch_lines(["*crash review*1 item(s) died*"])
+    # piece-03 was reported passed before piece-04 died of it: the session fails, as the CLI's run does
+    result.stdout.fnmatch_lines(["*piece-03::numpy.array_split@poisoner/slices/cpu: reported green, then*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     document = json.loads((project.path / "reports" / "results.json").read_text())
     statuses = {r["case"]: r["status"] for r in document["results"]}
     assert statuses["piece-03"] == "crash" and statuses["piece-04"] == "pass"
     assert document["run"]["crash_review"]["culprits"] == 1 and document["run"]["interrupted"] is False
 
 
-def test_xdist_is_refused_at_start_naming_conformance_jobs(project: pytest.Pytester) -> None:
-    result = project.runpytest_subprocess("few.yaml", "--adapter", "fake_adapters:Liar", "-n", "2")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*-n is not supported with --adapter*use --conformance-jobs N*"])
-    assert not (project.path / "reports").exists()
+def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytester) -> None:
+    """``-n 2``: xdist's two workers each run their items (a failure, an unsupported item, a
+    crash reviewed where it happened); the controller writes one results file, JUnit XML and
+    report, with the statuses ``conformance run`` gives on the same selection."""
+    project.makefile(".yaml", many=MANY)
+    poisoner = ("fake_adapters:Poisoner", "fake_adapters:Poisoner.on=piece-03")
+    result = project.runpytest_subprocess(
+        "many.yaml",
+        "--adapter",
+        poisoner[0],
+        "--adapter-option",
+        poisoner[1],
+        "-n",
+        "2",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.stdout.fnmatch_lines(
+        ["*30 items ran in xdist's workers; results: reports*results.json*index.html*"]
+    )
+    cli = project.run(
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "run",
+        "--cases",
+        "many.yaml",
+        "--adapter",
+        poisoner[0],
+        "--option",
+        poisoner[1],
+        "--out",
+        "cli",
+    )
+    # the culprit piece-03 makes both red (pytest reported it passed before the review named it)
+    assert cli.ret == result.ret == 1, (cli.errlines, result.outlines)
+
+    def statuses(folder: str) -> tuple[str, dict[str, str]]:
+        document = json.loads((project.path / folder / "results.json").read_text())
+        return document["suite"]["digest"], {r["case"]: r["status"] for r in document["results"]}
+
+    assert statuses("reports") == statuses("cli")
+    assert statuses("reports")[1]["piece-03"] == "crash" and len(statuses("reports")[1]) == 30
+    assert (project.path / "reports" / "junit.xml").exists() and (
+        project.path / "reports" / "index.html"
+    ).exists()
+    assert not list(Path(tempfile.gettempdir()).glob("conformance-xdist-*")), (
+        "the workers' folders are removed"
+    )
+
+
+def test_xdist_with_a_failure_fails_and_records_it(project: pytest.Pytester) -> None:
+    liar = ("--adapter", "fake_adapters:Liar", "--adapter-option", "fake_adapters:Liar.on=lied-to")
+    result = project.runpytest_subprocess("few.yaml", *liar, "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
+    document = json.loads((project.path / "reports" / "results.json").read_text())
+    assert {r["case"]: r["status"] for r in document["results"]} == {
+        "fine": "pass",
+        "lied-to": "fail",
+        "counted": "unsupported",
+    }
 
 
 KEYWORD_CASES = """\
