@@ -325,6 +325,8 @@ class Pool:
                     slot.log_offset = log_end
                 self.on_result(Result.from_json(body))
             elif slot.process.sentinel in ready or not slot.process.is_alive():
+                if _readable(slot):  # it sent a result before it died: read that first, next pass
+                    continue
                 self._lost(index, job)
             elif time.monotonic() >= slot.deadline:
                 witness = self._witness(slot, f"killed after {self.timeout:g} s without a result")
@@ -379,6 +381,19 @@ class Pool:
         died = death(job, status, message, witness, slot.history)
         self.deaths.append(died)
         self.on_result(died.result)
+
+
+def _readable(slot: _Slot) -> bool:
+    """Whether the worker's pipe holds something unread (a result, or the end of the stream).
+
+    A worker can send a result and die (on its next item) between the ``wait`` and the check that
+    finds it dead; its connection was not in the ``ready`` list, but its result is in the pipe.
+    Declaring the running job lost then would blame the item that finished (and passed) for the
+    death of the next one, with no item before it to name as the culprit."""
+    try:
+        return slot.connection.poll()
+    except (OSError, EOFError):
+        return False
 
 
 def _ask_to_stop(slot: _Slot) -> None:
