@@ -318,7 +318,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Write the results of the items that ran, and the report (an xdist worker hands its
     outcome to the controller instead, which writes them)."""
     config = session.config
-    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    maxfail = config.option.maxfail
+    stopped = bool(maxfail) and session.testsfailed >= maxfail  # -x, --maxfail: not a Ctrl-C
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED and not stopped
+    if stopped:  # xdist ends a -x run by interrupting it
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     gathered = config.stash.get(_GATHERED, None)
     if gathered is not None:
         gathered.write(

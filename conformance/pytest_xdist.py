@@ -71,6 +71,8 @@ class Gathered:
     reported: dict[str, str] = field(default_factory=dict)
     corpus: tuple[str, ...] = ()
     review: CrashReviewRecord | None = None
+    #: how many items the workers collected (after deselection): the selection
+    selected: int = 0
     written: list[Path] = field(default_factory=list)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -79,6 +81,10 @@ class Gathered:
                 result = Result.from_json(json.loads(str(value)))
                 self.results[result.key] = result
                 self.reported[result.key] = result.status
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.selected = max(self.selected, len(ids))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -100,6 +106,7 @@ class Gathered:
         if not self.results:
             return []
         config = run_config(self.corpus, keys=frozenset(self.results))
+        interrupted = interrupted or len(self.results) < self.selected  # -x, --maxfail: fewer ran
         try:
             plan = planning.plan(config, loaded)
             with out_lock.locked(config.out, config.command):

@@ -280,6 +280,15 @@ def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytes
     )
 
 
+def test_xdist_with_x_stops_and_marks_the_results_interrupted(project: pytest.Pytester) -> None:
+    project.makefile(".yaml", many=MANY)
+    liar = ("--adapter", "fake_adapters:Liar", "--adapter-option", "fake_adapters:Liar.on=piece-0[2-9]")
+    result = project.runpytest_subprocess("many.yaml", *liar, "-n", "2", "-x", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    document = json.loads((project.path / "reports" / "results.json").read_text())
+    assert 0 < len(document["results"]) < 30 and document["run"]["interrupted"] is True
+
+
 def test_xdist_with_a_failure_fails_and_records_it(project: pytest.Pytester) -> None:
     liar = ("--adapter", "fake_adapters:Liar", "--adapter-option", "fake_adapters:Liar.on=lied-to")
     result = project.runpytest_subprocess("few.yaml", *liar, "-n", "2", "-p", "no:cacheprovider")
