@@ -150,7 +150,7 @@ def _certify_verb(verbs: Verbs) -> None:
         description="Exit status: 0 certified (or verified), 1 not, 2 for bad input, 130 when "
         "interrupted (the results so far are written, no certificate; it prints how to finish).",
     )
-    options.add(certifying, options.CERTIFY, out=None)
+    options.add(certifying, options.CERTIFY, shown={"out": "reports/certify/ADAPTER-PROFILE/"}, out=None)
 
 
 def parser() -> tuple[argparse.ArgumentParser, Verbs]:

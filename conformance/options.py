@@ -80,7 +80,8 @@ _ENTRIES: Final[tuple[Option, ...]] = (
     Option(
         ("--adapter",),
         "adapter",
-        "adapter entry-point name or module:Class (repeatable; default: every installed one)",
+        "adapter entry-point name or module:Class (repeatable; default: every installed one; certify "
+        "takes exactly one)",
         "NAME",
         action="append",
     ),
@@ -161,8 +162,8 @@ _ENTRIES: Final[tuple[Option, ...]] = (
     Option(
         ("--resume",),
         "resume",
-        "finish the interrupted run in --out (or in DIR, or of a journal a new run set aside) from its "
-        "journal, with its options (any option given as well replaces that one, e.g. -j)",
+        "finish the interrupted run in --out from its journal, with its options (any option given as "
+        "well replaces that one, e.g. -j); run also takes the folder DIR, or a journal a new run set aside",
         "DIR|JOURNAL",
         extra={"nargs": "?", "const": ""},
     ),
@@ -286,13 +287,21 @@ def _keywords(option: Option, dest: str, default: Any) -> dict[str, Any]:
     return keywords
 
 
-def add(parser: argparse.ArgumentParser, dests: Sequence[str], **defaults: Any) -> None:
+def add(
+    parser: argparse.ArgumentParser,
+    dests: Sequence[str],
+    shown: Mapping[str, str] | None = None,
+    **defaults: Any,
+) -> None:
     """Declare ``dests`` on ``parser`` as the table has them; ``defaults`` gives a verb its own
-    default (explore's ``--timeout 30``). A parser whose ``argument_default`` is SUPPRESS keeps
-    none, so that it names only what was given (:func:`given`)."""
+    default (explore's ``--timeout 30``), ``shown`` the words for a default the verb works out
+    itself (certify's ``--out``). A parser whose ``argument_default`` is SUPPRESS keeps none, so
+    that it names only what was given (:func:`given`)."""
     for dest in dests:
         option = TABLE[dest]
         keywords = _keywords(option, dest, defaults.get(dest, option.default))
+        if shown and dest in shown:
+            keywords["help"] = keywords["help"].replace("%(default)s/", shown[dest])
         if parser.argument_default == argparse.SUPPRESS:
             keywords.pop("default", None)
         parser.add_argument(*option.flags, **keywords)

@@ -37,7 +37,11 @@ def test_each_verb_declares_exactly_its_table_entries(verb: str, dests: tuple[st
     for dest, action in declared.items():
         entry = options.TABLE[dest]
         assert tuple(action.option_strings) == entry.flags
-        assert action.type is entry.type and action.help == entry.help
+        assert action.type is entry.type
+        # a default the verb works out itself is described in words (certify's --out)
+        assert action.help == entry.help or action.help == entry.help.replace(
+            "%(default)s/", "reports/certify/ADAPTER-PROFILE/"
+        )
 
 
 def test_one_name_one_meaning_across_the_verbs() -> None:
@@ -47,7 +51,7 @@ def test_one_name_one_meaning_across_the_verbs() -> None:
     for verb in ("run", "explore", "certify", "list"):
         for action in _declared(_verb(verb)).values():
             for flag in action.option_strings:
-                shape = (action.dest, action.type, action.help, action.metavar)
+                shape = (action.dest, action.type, action.metavar)
                 assert seen.setdefault(flag, shape) == shape, flag
     assert "--memory-budget" not in _verb("explore").format_help()
 
