@@ -314,18 +314,16 @@ EXTRA_TARGETS = (
 
 
 #: The parts CI runs the extra targets in (each ``--shard I/N``: an even share of every target's items),
-#: so that no part runs past 15 minutes. Sized from the per-item costs measured in a partial run
-#: of every extra target at -j 2 (2,503 results, each target's first 40 or more): 14,400 s of worker
-#: time in all (ONNX Runtime's torch-onnx route 3,400 s, onnx2tf 1,500 s, IREE 1,500 s, torch
-#: compile and OpenVINO's torch-export about 1,100 s each); at -j 2 that is about 7,200 s, 10 minutes
-#: for each of 12 parts.
-EXTRA_SHARDS = 12
+#: so that no part runs past 15 minutes. Sized from the whole selection run here at -j 2 (2026-11-24,
+#: in three runs): 52,925 results in 2,730 s of wall time, the largest IREE (1,138 s inside the backend),
+#: ONNX Runtime's torch-onnx route (1,066 s) and onnx2tf (992 s); 6 parts are about 7.6 minutes each.
+EXTRA_SHARDS = 6
 
 
 @nox.session(python=None)
 def extra_targets(session: nox.Session) -> None:
     """The targets the default run leaves out (conversion routes, OpenVINO's virtual devices);
-    results in reports/extra/ (about two hours at -j 2 here; CI runs it in EXTRA_SHARDS parts,
+    results in reports/extra/ (about 46 minutes at -j 2 here; CI runs it in EXTRA_SHARDS parts,
     each with ``-- --shard I/N``)."""
     _install_all(session)
     selection = [arg for pair in EXTRA_TARGETS for arg in pair]

@@ -83,6 +83,7 @@ def test_the_minimal_adapter_is_at_most_40_lines_and_has_three_methods() -> None
     assert methods == ["__init__", "info", "build", "run"]
 
 
+@pytest.mark.slow
 def test_the_minimal_adapter_is_certified(tmp_path: Path) -> None:
     (tmp_path / "npsplit.py").write_text(minimal_adapter(), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
@@ -216,6 +217,7 @@ def test_junit_names_a_defect_apart(tmp_path: Path) -> None:
     assert counts == {"adapter-defects": "1", "harness-failures": "0"}
 
 
+@pytest.mark.slow
 def test_a_run_with_an_adapter_defect_exits_3(tmp_path: Path) -> None:
     """Neither green (0) nor a backend finding (1): the adapter is broken, and CI should say so."""
     from conformance.cli import main
@@ -231,6 +233,7 @@ def test_the_readme_states_the_minimal_adapters_length() -> None:
     assert int(stated.group(1)) == len(minimal_adapter().strip().splitlines())
 
 
+@pytest.mark.slow
 def test_a_run_that_judged_nothing_is_not_green(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every result unsupported (the slicer takes split points only; this item is a count) proves
     nothing about the backend: exit 1, and the reason on stderr."""

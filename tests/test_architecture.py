@@ -66,6 +66,7 @@ def test_the_package_keeps_its_import_contracts() -> None:
         ("plugin.py", "from conformance.oracle import judging", "conformance.plugin -> conformance.oracle"),
     ],
 )
+@pytest.mark.slow
 def test_a_wrong_arrow_is_caught_and_named(
     tmp_path: Path, module: str, wrong_import: str, arrow: str
 ) -> None:

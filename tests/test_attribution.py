@@ -31,6 +31,7 @@ def run_all(flaw: str) -> list[Result]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flaw", ["keyerror", "adaptererror", "stub", "dim"])
 def test_an_adapter_defect_never_passes(flaw: str) -> None:
     results = run_all(flaw)
@@ -44,12 +45,14 @@ def test_an_adapter_defect_never_passes(flaw: str) -> None:
     assert first.actual["raised"]["origin"] == "adapter"
 
 
+@pytest.mark.slow
 def test_a_model_builder_failure_means_cannot_be_built() -> None:
     results = run_all("builder")
     assert {result.status for result in results} == {"unsupported"}
     assert results[0].message.startswith("cannot be built by the suite's model builder (conformance.models")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flaw", ["none", "refusal"])
 def test_the_backends_refusals_still_count(flaw: str) -> None:
     """numpy's own refusals, marked by backend_calls() or BackendRefusal, pass the invalid cases."""
@@ -60,6 +63,7 @@ def test_the_backends_refusals_still_count(flaw: str) -> None:
     assert Counter(result.status for result in results)["error"] == 0
 
 
+@pytest.mark.slow
 def test_an_unknown_output_type_is_a_dtype_mismatch() -> None:
     results = run_all("datetime")
     returned = [result for result in results if result.actual.get("outputs")]

@@ -108,6 +108,7 @@ def test_the_example_adapter_is_installed_under_its_entry_point(acme_env: dict[s
     assert done.stdout.split() == ["acme_conformance:AcmeAdapter", "1.0.0"], done.stderr
 
 
+@pytest.mark.slow
 def test_the_example_adapter_is_certified(certified: Path) -> None:
     body, results = read(certified)
     profile = body["profile"]
@@ -146,6 +147,7 @@ def file_digest(path: Path) -> str:
     return f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}"
 
 
+@pytest.mark.slow
 def test_the_example_adapter_is_certified_for_the_pytorch_family(
     acme_env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -160,6 +162,7 @@ def test_the_example_adapter_is_certified_for_the_pytorch_family(
     assert shown and all(entry["status"] == "pass" and entry["reading"] for entry in shown)
 
 
+@pytest.mark.slow
 def test_a_certificate_verifies_from_its_files(certified: Path) -> None:
     checked = certify.verify(certified / certificate.FILE_NAME, None, [str(ROOT / "cases")])
     assert checked.problems == [] and checked.notes == []  # the scope was derived again, too
@@ -169,6 +172,7 @@ def test_a_certificate_verifies_from_its_files(certified: Path) -> None:
 # --- what fails a certificate, and what never does ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_flawed_variant_is_not_certified_and_its_failures_carry_evidence(sloppy: tuple[int, Path]) -> None:
     returncode, out = sloppy
     body, _ = read(out)
@@ -191,6 +195,7 @@ def test_a_flawed_variant_is_not_certified_and_its_failures_carry_evidence(slopp
     assert certify.verify(out / certificate.FILE_NAME, None).problems == []
 
 
+@pytest.mark.slow
 def test_ambiguous_items_never_decide(acme_env: dict[str, str], tmp_path: Path) -> None:
     done, body = run_certify(
         acme_env,
@@ -204,6 +209,7 @@ def test_ambiguous_items_never_decide(acme_env: dict[str, str], tmp_path: Path) 
     assert all(entry["reading"] is None for entry in shown) and body["verdict"]["failures"] == []
 
 
+@pytest.mark.slow
 def test_unsupported_fails_a_certificate_unless_the_profile_makes_it_optional(
     acme_env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -256,6 +262,7 @@ def _reseal(body: Certificate) -> Certificate:
     return {**body, "digest": certificate.sha256(body)}
 
 
+@pytest.mark.slow
 def test_an_edited_certificate_fails_verification(copied: Path) -> None:
     path = copied / certificate.FILE_NAME
     body = json.loads(path.read_text())

@@ -28,6 +28,7 @@ cases:
 """
 
 
+@pytest.mark.slow
 def test_validate_the_real_corpus(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", str(ROOT / "cases")]) == 0
     out = capsys.readouterr().out
@@ -73,6 +74,7 @@ def test_list_filters_by_op_tag_and_keyword(tmp_path: Path, capsys: pytest.Captu
     assert main(["list", str(good), "--op", "nothing.*"]) == 2
 
 
+@pytest.mark.slow
 def test_list_on_the_real_corpus_covers_every_op(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "--totals", str(ROOT / "cases")]) == 0
     out = capsys.readouterr().out
@@ -80,6 +82,7 @@ def test_list_on_the_real_corpus_covers_every_op(capsys: pytest.CaptureFixture[s
         assert f"  {op} " in out
 
 
+@pytest.mark.slow
 def test_console_script_runs_from_a_clean_process(tmp_path: Path) -> None:
     good = write(tmp_path / "good.yaml", GOOD)
     done = subprocess.run(
@@ -127,6 +130,7 @@ def _run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_run_end_to_end_writes_valid_results_and_junit(tmp_path: Path) -> None:
     import json
     from xml.etree import ElementTree
@@ -146,11 +150,13 @@ def test_run_end_to_end_writes_valid_results_and_junit(tmp_path: Path) -> None:
     assert suite is not None and suite.get("failures") == "1" and suite.get("tests") == "2"
 
 
+@pytest.mark.slow
 def test_run_is_green_when_everything_passes(tmp_path: Path) -> None:
     done = _run_cli(tmp_path, "-j", "2")
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_run_rejects_a_bad_option_and_an_unknown_adapter(tmp_path: Path) -> None:
     assert _run_cli(tmp_path, "--option", "nodot").returncode == 2
     done = subprocess.run(
@@ -163,6 +169,7 @@ def test_run_rejects_a_bad_option_and_an_unknown_adapter(tmp_path: Path) -> None
     assert done.returncode == 2 and "no adapter named 'no-such-adapter' is installed" in done.stderr
 
 
+@pytest.mark.slow
 def test_adapters_lists_the_installed_ones() -> None:
     from conformance.run import registry
 
@@ -178,6 +185,7 @@ def test_adapters_lists_the_installed_ones() -> None:
         assert f"\n{name}  " in f"\n{done.stdout}"
 
 
+@pytest.mark.slow
 def test_run_selects_exact_items_and_targets(tmp_path: Path) -> None:
     import json
 

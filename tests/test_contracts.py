@@ -67,6 +67,7 @@ def test_the_status_type_is_the_schema_enum() -> None:
     assert list(typing.get_args(statuses.Status)) == list(statuses.STATUSES) == RESULT["status"]["enum"]
 
 
+@pytest.mark.slow
 def test_a_written_result_fits_the_schema_and_reads_back_equal(tmp_path: Path) -> None:
     results = [Result.from_json(body) for body in mixed_document()["results"]]
     body = document.build(
@@ -129,6 +130,7 @@ def test_every_user_error_is_a_conformance_error() -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_front_door_turns_each_kind_into_exit_status_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -151,6 +153,7 @@ def test_the_report_filters_by_the_groups_the_statuses_module_defines() -> None:
     assert named["deviating"] == [s for s in statuses.STATUSES if s in statuses.DEVIATING]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("arguments", "complaint"),
     [

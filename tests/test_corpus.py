@@ -24,11 +24,13 @@ def suite() -> Suite:
     return load_paths([CASES])
 
 
+@pytest.mark.slow
 def test_every_expect_agrees_with_the_reference(suite: Suite) -> None:
     defects = check_corpus(suite.cases)
     assert not defects, "\n".join(str(defect) for defect in defects)
 
 
+@pytest.mark.slow
 def test_every_op_has_many_cases(suite: Suite) -> None:
     per_op = Counter(item.op for item in select(suite.cases))
     assert set(per_op) == set(ops.OPS)
@@ -41,6 +43,7 @@ def test_every_well_known_tag_is_used(suite: Suite) -> None:
     assert set(WELL_KNOWN_TAGS) - {"regression"} <= used
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", list(ops.OPS))
 def test_every_dtype_an_op_can_carry_is_exercised(suite: Suite, op: str) -> None:
     seen = {item.case.data.dtype for item in select(suite.cases, [op])}
@@ -134,6 +137,7 @@ def test_every_op_with_a_count_or_size_is_run_again_at_other_shapes(suite: Suite
     assert wanted <= covered
 
 
+@pytest.mark.slow
 def test_runtime_lengths_change_between_runs_for_every_op_that_feeds_them(suite: Suite) -> None:
     covered = {
         op for case in suite.cases if "lengths" in case.runtime_changes() for op in ops.applicable_ops(case)

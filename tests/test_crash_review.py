@@ -69,6 +69,7 @@ def run(
     return execute(plan(config), config)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("jobs", "on"), [(1, "good-1"), (2, "good-*")])
 def test_the_item_that_broke_the_worker_is_named_and_the_victim_is_not_a_crash(
     corpus: Path, jobs: int, on: str
@@ -108,6 +109,7 @@ def test_the_item_that_broke_the_worker_is_named_and_the_victim_is_not_a_crash(
     results_file.validate(document)
 
 
+@pytest.mark.slow
 def test_the_culprits_reproducer_runs_it_then_the_victim_and_kills_the_worker_again(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Poisoner", 1, on="good-1")
     culprit = next(r for r in outcome.results if r.status == "crash")
@@ -128,6 +130,7 @@ def test_the_culprits_reproducer_runs_it_then_the_victim_and_kills_the_worker_ag
     assert [(r["case"], r["status"]) for r in again] == [("good-1", "crash"), ("good-2", "pass")]
 
 
+@pytest.mark.slow
 def test_a_crash_of_the_items_own_is_confirmed_with_its_evidence(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Segfaulter", 1, on="bad-1")
     crash = next(r for r in outcome.results if r.case == "bad-1")
@@ -141,6 +144,7 @@ def test_a_crash_of_the_items_own_is_confirmed_with_its_evidence(corpus: Path) -
     assert "confirmed: run again alone in a fresh worker, it died again (killed by SIGSEGV)" in crash.message
 
 
+@pytest.mark.slow
 def test_a_timeout_is_rerun_too_and_says_in_which_phase_it_hung(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Hanger", 2, timeout=3, on="bad-2")
     hung = next(r for r in outcome.results if r.case == "bad-2")
@@ -149,6 +153,7 @@ def test_a_timeout_is_rerun_too_and_says_in_which_phase_it_hung(corpus: Path) ->
     assert hung.crash["exit"] == "killed after 3 s without a result"
 
 
+@pytest.mark.slow
 def test_what_the_budget_cuts_short_stays_a_crash_and_says_it_is_unconfirmed(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Poisoner", 1, budget=0, on="good-1")
     crashed = [r for r in outcome.results if r.status == "crash"]
@@ -175,6 +180,7 @@ def test_a_crash_a_known_issue_claims_is_not_run_again(corpus: Path) -> None:
     assert (review["known"], review["reruns"], review["replayed_items"]) == (1, 0, 0)
 
 
+@pytest.mark.slow
 def test_findings_the_report_and_diff_tell_a_crash_that_did_not_reproduce_apart(corpus: Path) -> None:
     clean = run(corpus, "fake_adapters:Slicer", 1)
     poisoned = run(corpus, "fake_adapters:Poisoner", 1, on="good-1")

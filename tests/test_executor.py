@@ -62,6 +62,7 @@ def statuses(outcome) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return {result.case: result.status for result in outcome.results}
 
 
+@pytest.mark.slow
 def test_a_segfault_costs_one_result_and_the_run_goes_on(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Segfaulter", on="bad-1")
     got = statuses(outcome)
@@ -72,6 +73,7 @@ def test_a_segfault_costs_one_result_and_the_run_goes_on(corpus: Path) -> None:
     assert crash.expected["outputs"], "a crash result still records what was expected"
 
 
+@pytest.mark.slow
 def test_an_abort_is_a_crash_too(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Aborter", jobs=1, on="bad-*")
     got = statuses(outcome)
@@ -80,6 +82,7 @@ def test_an_abort_is_a_crash_too(corpus: Path) -> None:
     assert "SIGABRT" in next(r for r in outcome.results if r.case == "bad-0").message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
     # each worker has the next job waiting in its pipe: the one behind the hang must still run
@@ -90,6 +93,7 @@ def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.slow
 def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Path) -> None:
     config = RunConfig(
         case_paths=(str(corpus / "cases"),),
@@ -128,6 +132,7 @@ def test_a_wrong_answer_fails_with_the_mismatch(corpus: Path) -> None:
     assert wrong.mismatch is not None and wrong.mismatch["what"] in ("shape", "values")
 
 
+@pytest.mark.slow
 def test_results_come_in_the_same_order_whatever_the_workers(corpus: Path) -> None:
     one = [r.key for r in run(corpus, "fake_adapters:Slicer", jobs=1).results]
     two = [r.key for r in run(corpus, "fake_adapters:Slicer", jobs=2).results]
@@ -194,6 +199,7 @@ def _journaled(corpus: Path) -> int:
     return max(0, len(journal.read_text().splitlines()) - 1) if journal.exists() else 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_an_interrupted_run_loses_nothing_and_resumes(corpus: Path, how: signal.Signals) -> None:
     process = _cli(corpus)
@@ -218,6 +224,7 @@ def test_an_interrupted_run_loses_nothing_and_resumes(corpus: Path, how: signal.
     assert not (corpus / "reports" / "journal.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_resume_alone_restores_the_interrupted_runs_options(corpus: Path) -> None:
     process = _cli(corpus, "-k", "good or bad-0", "--out", "reports/mine")
     journal = corpus / "reports" / "mine" / "journal.jsonl"
@@ -241,6 +248,7 @@ def test_resume_alone_restores_the_interrupted_runs_options(corpus: Path) -> Non
     assert not journal.exists()
 
 
+@pytest.mark.slow
 def test_resuming_a_different_selection_is_refused(corpus: Path) -> None:
     process = _cli(corpus, "-k", "good")
     process.communicate(timeout=60)
@@ -274,6 +282,7 @@ def test_options_parse_with_dotted_adapter_references() -> None:
         parse_options(["device=CPU"])
 
 
+@pytest.mark.slow
 def test_a_torn_or_foreign_journal_line_is_dropped_with_a_warning_and_its_item_runs_again(
     corpus: Path,
 ) -> None:
@@ -297,6 +306,7 @@ def test_a_torn_or_foreign_journal_line_is_dropped_with_a_warning_and_its_item_r
     assert len(results) == 8 and {r.status for r in results} == {"pass"}
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_folder_is_refused_and_names_the_first(corpus: Path) -> None:
     first = _cli(corpus)
     deadline = time.monotonic() + 60
@@ -350,6 +360,7 @@ def test_an_adapter_that_closes_its_output_costs_no_other_item(corpus: Path) -> 
     assert len({r.worker["pid"] for r in outcome.results if r.worker}) == 1  # the same worker went on
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_after_starting_a_helper_is_a_crash_and_the_helper_ends_too(
     corpus: Path, tmp_path: Path
 ) -> None:
@@ -369,6 +380,7 @@ def test_a_worker_that_dies_after_starting_a_helper_is_a_crash_and_the_helper_en
             time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_a_crash_in_prepare_is_not_blamed_on_an_item(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

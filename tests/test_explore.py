@@ -97,6 +97,7 @@ def test_a_run_label_does_not_split_a_finding() -> None:
     assert masked("known issue x: run 3 (lengths [1, 2], shape [3]): accepted") == "accepted"
 
 
+@pytest.mark.slow
 def test_the_corpus_index_knows_a_request_the_corpus_holds() -> None:
     index = generated.CorpusIndex(load_paths([ROOT / "cases"]).cases)
     held = {"data": {"shape": [0], "dtype": "float32"}, "axis": 0, "lengths": [0, 0, 0]}
@@ -105,6 +106,7 @@ def test_the_corpus_index_knows_a_request_the_corpus_holds() -> None:
     assert index.find("torch.split", generated.to_case("torch.split", fresh, 3)) is None
 
 
+@pytest.mark.slow
 def test_explore_finds_and_shrinks_the_three_planted_bugs(
     planted_run: tuple[subprocess.CompletedProcess[str], Path],
 ) -> None:
@@ -132,6 +134,7 @@ def test_explore_finds_and_shrinks_the_three_planted_bugs(
     assert "shrunk in" in done.stdout and "not fully shrunk" not in done.stdout
 
 
+@pytest.mark.slow
 def test_written_cases_validate_and_reproduce_with_run(
     planted_run: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path
 ) -> None:
@@ -159,6 +162,7 @@ def test_written_cases_validate_and_reproduce_with_run(
     assert statuses == ["crash", "fail", "fail"]  # each written finding, found again by `run`
 
 
+@pytest.mark.slow
 def test_the_same_seed_draws_the_same_requests(
     planted_run: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path
 ) -> None:
@@ -176,6 +180,7 @@ def test_the_same_seed_draws_the_same_requests(
     assert other.returncode in (0, 1)
 
 
+@pytest.mark.slow
 def test_known_issues_tell_known_findings_from_new_ones(tmp_path: Path) -> None:
     issues = tmp_path / "planted.yaml"
     issues.write_text(
@@ -195,6 +200,7 @@ def test_known_issues_tell_known_findings_from_new_ones(tmp_path: Path) -> None:
     assert not {r["status"] for r in results} & {"fail", "error", "crash", "timeout"}
 
 
+@pytest.mark.slow
 def test_a_budget_ends_the_search(tmp_path: Path) -> None:
     done = _explore(tmp_path, "--budget", "3")  # no --max-examples: only the budget stops it
     assert done.returncode in (0, 1), done.stderr
@@ -202,6 +208,7 @@ def test_a_budget_ends_the_search(tmp_path: Path) -> None:
     assert not (tmp_path / "journal.jsonl").exists()  # a finished exploration leaves no journal
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_what_was_explored(tmp_path: Path) -> None:
     command = [
         *(sys.executable, "-m", "conformance.cli", "explore", "--adapter", PLANTED, "--op", "torch.split"),

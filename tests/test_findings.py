@@ -39,6 +39,7 @@ def test_results_of_one_problem_are_one_finding_with_their_items() -> None:
     assert [f["count"] for f in found] == sorted((f["count"] for f in found), reverse=True)
 
 
+@pytest.mark.slow
 def test_a_run_writes_findings_and_prints_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -91,6 +91,7 @@ def test_expected_values_on_huge_data_are_not_filled_by_the_audit(tmp_path: Path
     assert any("80,000,000,000 bytes of data" in defect.message for defect in defects), defects
 
 
+@pytest.mark.slow
 def test_a_seeded_mutation_run_over_the_corpus_has_no_traceback_and_no_hang() -> None:
     # each mutant is validated in a memory-limited child; ~40 a second here
     outcomes = mutation.check(seed=20261123, count=600, timeout_s=20)

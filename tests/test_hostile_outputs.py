@@ -4,9 +4,12 @@ file, never a traceback or a hang."""
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks import mutation
 
 
+@pytest.mark.slow
 def test_seeded_mutants_of_a_results_file_and_a_certificate_get_no_traceback() -> None:
     outcomes = mutation.check_outputs(seed=20261123, count=50, timeout_s=20, journals=4)
     bad = [outcome for outcome in outcomes if outcome.kind in ("traceback", "died", "hang")]

@@ -98,6 +98,7 @@ def last_line(err: str) -> str:
     return err.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_run_writes_results_and_report_exits_130_and_says_how_to_finish(corpus: Path) -> None:
     process = start(
         corpus, "conformance", "run", "--cases", "cases", *SLEEPER, "--repeat", "0", "--out", "out"
@@ -114,6 +115,7 @@ def test_run_writes_results_and_report_exits_130_and_says_how_to_finish(corpus: 
     assert not (corpus / "out" / "journal.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_a_journal_a_new_run_sets_aside_is_finished_by_the_command_it_prints(corpus: Path) -> None:
     process = start(corpus, "conformance", "run", "--cases", "cases", *SLEEPER, "--repeat", "0")
     interrupt(process, corpus / "reports" / "journal.jsonl")
@@ -148,6 +150,7 @@ def test_resume_without_a_journal_refuses_before_planning(corpus: Path) -> None:
     assert not (corpus / "reports").exists()
 
 
+@pytest.mark.slow
 def test_certify_writes_results_and_report_no_certificate_and_finishes_on_resume(corpus: Path) -> None:
     command = ["conformance", "certify", "--cases", "cases", *SLEEPER, "--profile", "few", "--out", "cert"]
     out, err = interrupt(start(corpus, *command), corpus / "cert" / "journal.jsonl")
@@ -162,6 +165,7 @@ def test_certify_writes_results_and_report_no_certificate_and_finishes_on_resume
     assert json.loads((corpus / "cert" / "certificate.json").read_text())["certified"] is True
 
 
+@pytest.mark.slow
 def test_explore_writes_what_it_found_and_says_it_starts_over(corpus: Path) -> None:
     command = ["conformance", "explore", *SLEEPER, "--op", "numpy.array_split", "--max-examples", "30"]
     command += ["--cases", "cases", "--out", "found"]
@@ -177,6 +181,7 @@ def test_explore_writes_what_it_found_and_says_it_starts_over(corpus: Path) -> N
     assert results_file.read(corpus / "found" / "results.json")[0]["run"]["interrupted"] is False
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_writes_results_and_report_and_exits_130(corpus: Path) -> None:
     command = ["pytest", "cases/few.yaml", "-p", "no:cacheprovider", "--conformance-out", "out"]
     command += ["--adapter", "fake_adapters:Sleeper", "--adapter-option", "fake_adapters:Sleeper.seconds=0.3"]
@@ -254,6 +259,7 @@ def _interrupted_run(corpus: Path, out: Path) -> ExecutionOutcome:
     return execute(plan(config), config, on_result=stop_after_two)
 
 
+@pytest.mark.slow
 def test_resume_takes_the_folder_or_a_journal_an_earlier_version_moved_aside(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

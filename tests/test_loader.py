@@ -645,6 +645,7 @@ def test_read_yaml_refuses_a_recursive_alias_with_its_line() -> None:
     assert refused.value.problem_mark is not None and refused.value.problem_mark.line + 1 == 2
 
 
+@pytest.mark.slow
 def test_alias_bombs_and_deep_nesting_are_refused_at_once(tmp_path: Path) -> None:
     laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]\n" for n in range(1, 9)

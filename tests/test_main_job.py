@@ -20,6 +20,7 @@ for module in BUILT_IN:
     pytest.importorskip(f"conformance_{module}")  # the adapter (litert's backend is ai_edge_litert)
 
 
+@pytest.mark.slow
 def test_the_whole_corpus_on_every_built_in_adapter_is_green(tmp_path: Path) -> None:
     adapters = [argument for name in BUILT_IN for argument in ("--adapter", name)]
     done = subprocess.run(

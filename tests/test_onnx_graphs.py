@@ -242,6 +242,7 @@ def test_rejects_non_onnx_ops() -> None:
         onnx_graphs.version_of("torch.split")
 
 
+@pytest.mark.slow
 def test_every_corpus_item_builds_with_its_output_count() -> None:
     suite = load_paths([Path(__file__).resolve().parent.parent / "cases"])
     for item in select(suite.cases, ["onnx.*"], keyword="not large"):  # the builder never sees data

@@ -56,6 +56,7 @@ def test_one_name_one_meaning_across_the_verbs() -> None:
     assert "--memory-budget" not in _verb("explore").format_help()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv, said",
     [
@@ -111,6 +112,7 @@ def test_given_names_only_what_the_command_line_gave() -> None:
     assert options.given(options.RUN, []) == {}
 
 
+@pytest.mark.slow
 def test_the_plugin_narrows_to_a_target_and_writes_its_label(pytester: pytest.Pytester) -> None:
     """Options the plugin lacked before the table: --conformance-target, --conformance-label."""
     pytester.makefile(
@@ -135,6 +137,7 @@ def test_the_plugin_narrows_to_a_target_and_writes_its_label(pytester: pytest.Py
     assert '"adapter": "numpy@test"' in written and "torch.chunk" not in written
 
 
+@pytest.mark.slow
 def test_help_lists_the_units() -> None:
     process = subprocess.run(
         [sys.executable, "-m", "conformance.cli", "explore", "--help"],

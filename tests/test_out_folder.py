@@ -93,6 +93,7 @@ def test_an_empty_folder_is_used_and_marked(corpus: Path) -> None:
     assert marker["schema"] == "conformance.out/1" and "leaves every other file alone" in marker["about"]
 
 
+@pytest.mark.slow
 def test_in_a_marked_folder_only_the_suites_own_files_are_replaced(corpus: Path) -> None:
     out = corpus / "reports"
     assert run(corpus, out) == 0

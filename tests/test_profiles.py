@@ -62,6 +62,7 @@ def test_the_case_loader_skips_a_profiles_directory(tmp_path: Path) -> None:
     assert load_paths([tmp_path]).files[-1].endswith("more/other.yaml")
 
 
+@pytest.mark.slow
 def test_pytest_does_not_collect_profiles(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     pytester.makefile(".yaml", few=CASES)
     (pytester.path / "profiles").mkdir()
@@ -72,6 +73,7 @@ def test_pytest_does_not_collect_profiles(pytester: pytest.Pytester, monkeypatch
     result.stdout.fnmatch_lines(["few.yaml::points::numpy.array_split*", "8 tests collected*"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", profiles.available(PROFILES))
 def test_every_shipped_profile_loads_and_selects(name: str, suite: object) -> None:
     profile = profiles.find(name, PROFILES)

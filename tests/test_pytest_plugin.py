@@ -30,6 +30,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     return pytester
 
 
+@pytest.mark.slow
 def test_cases_become_items_with_stable_ids(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess(
         "few.yaml", "--adapter", "fake_adapters:Liar", "--collect-only", "-q"
@@ -43,6 +44,7 @@ def test_cases_become_items_with_stable_ids(project: pytest.Pytester) -> None:
     )
 
 
+@pytest.mark.slow
 def test_results_map_to_pytest_outcomes_and_the_results_file(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess(
         "few.yaml",
@@ -64,6 +66,7 @@ def test_results_map_to_pytest_outcomes_and_the_results_file(project: pytest.Pyt
     }
 
 
+@pytest.mark.slow
 def test_pytest_keyword_deselects_before_running(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess("few.yaml", "--adapter", "fake_adapters:Liar", "-k", "fine")
     result.assert_outcomes(passed=1, deselected=2)
@@ -71,12 +74,14 @@ def test_pytest_keyword_deselects_before_running(project: pytest.Pytester) -> No
     assert [r["case"] for r in document["results"]] == ["fine"]
 
 
+@pytest.mark.slow
 def test_inert_without_adapter(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess("few.yaml")
     result.stdout.fnmatch_lines(["collected 0 items"])
     assert not (project.path / "reports").exists()
 
 
+@pytest.mark.slow
 def test_the_plugin_plans_as_the_cli_does(project: pytest.Pytester) -> None:
     """One planning path: the same items, in the same order, with the same statuses and report."""
     project.runpytest_subprocess("few.yaml", "--adapter", "fake_adapters:Liar", "-p", "no:cacheprovider")
@@ -105,6 +110,7 @@ def test_the_plugin_plans_as_the_cli_does(project: pytest.Pytester) -> None:
     assert keyed(through_pytest) == keyed(through_cli) != []
 
 
+@pytest.mark.slow
 def test_engine_errors_are_pytest_usage_errors(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess(
         "few.yaml", "--adapter", "fake_adapters:Liar", "--conformance-shard", "4/3"
@@ -113,6 +119,7 @@ def test_engine_errors_are_pytest_usage_errors(project: pytest.Pytester) -> None
     result.stderr.fnmatch_lines(["*--conformance-shard*4/3*between 1 and N*"])
 
 
+@pytest.mark.slow
 def test_pytest_and_cli_shards_merge_into_the_unsharded_run(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,6 +171,7 @@ MANY = "\n".join(
 PIECE = re.compile(r"piece-\d\d")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stop", [["-x"], ["--maxfail", "2"]])
 def test_x_and_maxfail_stop_the_run_itself(project: pytest.Pytester, stop: list[str]) -> None:
     """Items run in pytest's run phase: stopping pytest stops the run, and the results file holds
@@ -181,6 +189,7 @@ def test_x_and_maxfail_stop_the_run_itself(project: pytest.Pytester, stop: list[
     result.stdout.fnmatch_lines([f"*{len(ran)} of 30 items ran; results: reports*results.json*"])
 
 
+@pytest.mark.slow
 def test_pytests_junit_times_are_the_items_times(project: pytest.Pytester) -> None:
     project.makefile(".yaml", many=MANY)
     project.runpytest_subprocess(
@@ -206,6 +215,7 @@ def test_pytests_junit_times_are_the_items_times(project: pytest.Pytester) -> No
         )  # JUnit rounds to ms
 
 
+@pytest.mark.slow
 def test_a_victim_of_a_broken_worker_passes_in_pytest_and_the_culprit_is_named(
     project: pytest.Pytester,
 ) -> None:
@@ -229,6 +239,7 @@ def test_a_victim_of_a_broken_worker_passes_in_pytest_and_the_culprit_is_named(
     assert document["run"]["crash_review"]["culprits"] == 1 and document["run"]["interrupted"] is False
 
 
+@pytest.mark.slow
 def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytester) -> None:
     """``-n 2``: xdist's two workers each run their items (a failure, an unsupported item, a
     crash reviewed where it happened); the controller writes one results file, JUnit XML and
@@ -280,6 +291,7 @@ def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytes
     )
 
 
+@pytest.mark.slow
 def test_xdist_with_x_stops_and_marks_the_results_interrupted(project: pytest.Pytester) -> None:
     project.makefile(".yaml", many=MANY)
     liar = ("--adapter", "fake_adapters:Liar", "--adapter-option", "fake_adapters:Liar.on=piece-0[2-9]")
@@ -289,6 +301,7 @@ def test_xdist_with_x_stops_and_marks_the_results_interrupted(project: pytest.Py
     assert 0 < len(document["results"]) < 30 and document["run"]["interrupted"] is True
 
 
+@pytest.mark.slow
 def test_xdist_with_a_failure_fails_and_records_it(project: pytest.Pytester) -> None:
     liar = ("--adapter", "fake_adapters:Liar", "--adapter-option", "fake_adapters:Liar.on=lied-to")
     result = project.runpytest_subprocess("few.yaml", *liar, "-n", "2", "-p", "no:cacheprovider")
@@ -310,6 +323,7 @@ cases:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "expression",
     [
@@ -341,6 +355,7 @@ def test_k_keeps_the_same_items_in_both_front_doors(pytester: pytest.Pytester, e
     assert 0 < len(in_cli) < len(everything)  # each expression keeps some items, not all
 
 
+@pytest.mark.slow
 def test_markers_select_by_tag_op_family_and_target_under_strict_markers(pytester: pytest.Pytester) -> None:
     pytester.makefile(".yaml", words=KEYWORD_CASES)
 

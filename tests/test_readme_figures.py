@@ -40,6 +40,7 @@ def stated(pattern: str, text: str = README) -> tuple[int, ...]:
     return tuple(int(group.replace(",", "")) for group in groups)
 
 
+@pytest.mark.slow
 def test_the_corpus_counts() -> None:
     cases = corpus().cases
     assert stated(CASES) == (len(cases),)
@@ -56,6 +57,7 @@ def test_the_large_tag_counts() -> None:
     assert stated(HUGE) == (len(huge),)
 
 
+@pytest.mark.slow
 def test_the_main_jobs_results() -> None:
     """What `nox -s suite` runs: every built-in adapter's default routes (planned, not run)."""
     missing = [name for name in BUILT_IN if importlib.util.find_spec(f"conformance_{name}") is None]

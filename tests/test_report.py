@@ -262,6 +262,7 @@ cases:
 """
 
 
+@pytest.mark.slow
 def test_every_run_writes_the_report_and_a_broken_report_costs_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -45,6 +45,7 @@ ITEMS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("adapter", "route", "device", "case_id", "op"), ITEMS)
 def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     tmp_path: Path, adapter: str, route: str, device: str, case_id: str, op: str
@@ -72,6 +73,7 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     assert printed == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("adapter", "route", "device", "op"),
     [
@@ -97,6 +99,7 @@ def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
     assert f"np.arange({task.data.size})" in body
 
 
+@pytest.mark.slow
 def test_data_a_snippet_embeds_is_the_case_fill() -> None:
     case = load_paths([CASES]).by_id("doc-readme-6-into-4")
     small = reproducers.snippet_data(case.data)

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from fake_adapters import Slicer
 
 from conformance.corpus.case import Case, DataSpec, Form, Location
@@ -97,6 +98,7 @@ cases:
 )
 
 
+@pytest.mark.slow
 def test_large_items_run_in_a_row_on_the_first_worker(tmp_path: Path) -> None:
     """Items of gigabytes run one at a time anyway: all on one worker, first, and sharing one input
     ([2^28] uint8 is large: four copies of it make 1 GiB)."""

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).resolve().parent
 CASES = """defaults: {source: scratch tests, data: {dtype: float32, shape: [6, 2]}, ops: [numpy.array_split]}
 cases:
@@ -19,6 +21,7 @@ cases:
 """
 
 
+@pytest.mark.slow
 def test_workers_temporary_files_are_gone_after_the_run_even_a_killed_ones(tmp_path: Path) -> None:
     (tmp_path / "cases.yaml").write_text(CASES, encoding="utf-8")
     system_temp = tmp_path / "system-temp"

@@ -134,6 +134,7 @@ def fake_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return corpus
 
 
+@pytest.mark.slow
 def test_sharded_runs_merged_equal_the_unsharded_run_on_fake_adapters(fake_runs: Path) -> None:
     out = fake_runs / "out"
     statuses = {r["status"] for r in _verdicts(out / "full" / "results.json")}
@@ -144,6 +145,7 @@ def test_sharded_runs_merged_equal_the_unsharded_run_on_fake_adapters(fake_runs:
     assert shard_2["run"]["selection"]["shard"] == "2/3"
 
 
+@pytest.mark.slow
 def test_sharded_runs_merged_equal_the_unsharded_run_with_numpy_on_the_real_corpus(tmp_path: Path) -> None:
     _run_all(ROOT, tmp_path, *NUMPY, "--repeat", "1")
     sizes = _check_merged_equals_unsharded(tmp_path)
@@ -189,6 +191,7 @@ def _edited(path: Path, target: Path, edit: Any) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_merge_refuses_what_is_not_one_run(fake_runs: Path, tmp_path: Path) -> None:
     one, two, three = _shard_files(fake_runs)
     corpus = tmp_path
@@ -224,6 +227,7 @@ def test_merge_refuses_what_is_not_one_run(fake_runs: Path, tmp_path: Path) -> N
         merge.write([one, two], one.parent)
 
 
+@pytest.mark.slow
 def test_merge_takes_identical_duplicates_and_reports_missing_shards(fake_runs: Path, tmp_path: Path) -> None:
     one, two, three = _shard_files(fake_runs)
     corpus = tmp_path
@@ -255,6 +259,7 @@ def test_merge_takes_identical_duplicates_and_reports_missing_shards(fake_runs: 
     assert sorted(run["shard"] for run in runs) == ["1/3", "2/3", "3/3"]
 
 
+@pytest.mark.slow
 def test_a_shard_resumes_only_as_the_same_shard(corpus: Path) -> None:
     shard = Shard(1, 3)
     mine = [f"c{n:02}" for n in range(30) if shard.owns(f"c{n:02}::numpy.array_split@hanger/slices/cpu")]
@@ -288,6 +293,7 @@ def test_a_shard_resumes_only_as_the_same_shard(corpus: Path) -> None:
     assert [r["case"] for r in body["results"]] == mine and body["run"]["selection"]["shard"] == "1/3"
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_selects_the_same_shard(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -137,6 +137,7 @@ def test_label_must_name_one_adapter_and_hold_no_slash() -> None:
         planning.check_label("a/b", ["numpy"])
 
 
+@pytest.mark.slow
 def test_no_known_issues_drops_the_shipped_list() -> None:
     shipped = planning.plan(planning.RunConfig(adapters=("onnxruntime",), ops=("onnx.Split-18",)))
     raw = planning.plan(
@@ -145,6 +146,7 @@ def test_no_known_issues_drops_the_shipped_list() -> None:
     assert shipped.issues and not raw.issues
 
 
+@pytest.mark.slow
 def test_run_with_label_writes_the_label_as_the_adapter(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}
     command = [

@@ -88,6 +88,7 @@ def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:
     assert "workers are spawned" in (tmp_path / "zygote.log").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("imports", [(), ("thread_at_import",)], ids=["forked", "spawned"])
 def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
     tmp_path: Path, imports: tuple[str, ...]

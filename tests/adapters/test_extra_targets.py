@@ -75,6 +75,7 @@ def _judge(
         ("openvino", "openvino/torch-export/CPU", "dtype-uint16-parts::torch.chunk", "xfail"),
     ],
 )
+@pytest.mark.slow
 def test_conversion_routes_judge_real_items(
     suite: Suite, adapter: str, target: str, item: str, expected: str
 ) -> None:
@@ -82,6 +83,7 @@ def test_conversion_routes_judge_real_items(
     assert status == expected, detail
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", ["AUTO", "HETERO:CPU", "MULTI:CPU"])
 def test_virtual_devices_run_with_f32_pinned(suite: Suite, device: str) -> None:
     options = {"device": f"CPU,{device}"}
@@ -110,6 +112,7 @@ def test_hetero_returns_an_extra_output_and_its_known_issue_claims_it(suite: Sui
     assert (status, detail) == ("xfail", "hetero-extra-output")
 
 
+@pytest.mark.slow
 def test_routes_off_the_default_run_are_planned_only_when_a_target_selects_them(tmp_path: Path) -> None:
     base = {
         "case_paths": (str(CASES),),
@@ -128,6 +131,7 @@ def test_routes_off_the_default_run_are_planned_only_when_a_target_selects_them(
     }
 
 
+@pytest.mark.slow
 def test_conformance_adapters_marks_the_routes_off_the_default_run() -> None:
     listing = subprocess.run(
         [sys.executable, "-m", "conformance.cli", "adapters"],

@@ -92,6 +92,7 @@ def _run(tmp_path: Path, adapter: str, target: str, ops: Sequence[str], keyword:
     return raw_run(tmp_path, adapter, ops=ops, targets=(target,), keyword=keyword, jobs=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("adapter", "target", "ops", "keyword", "found"), SELECTIONS)
 def test_selection_is_green_with_every_failure_claimed(
     tmp_path: Path, adapter: str, target: str, ops: Sequence[str], keyword: str | None, found: set[str]
@@ -199,6 +200,7 @@ def _reproduce(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("adapter", "route", "device", "case_id", "op"), REPRODUCED)
 def test_the_reproducer_prints_the_reference_shapes(
     tmp_path: Path, adapter: str, route: str, device: str, case_id: str, op: str
@@ -213,6 +215,7 @@ def test_the_reproducer_prints_the_reference_shapes(
     assert printed == [list(pieces.shapes(case.data.shape))]
 
 
+@pytest.mark.slow
 def test_the_openvino_pytorch_reproducer_shows_the_missing_translator(tmp_path: Path) -> None:
     """On the route where conversion fails, the snippet fails the same way, naming the aten op."""
     pytest.importorskip("torch")

@@ -55,12 +55,14 @@ def judge(adapter: object, item: str) -> tuple[str, str, str | None]:
     return result.status, result.message, result.defect
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", PASSING)
 def test_corpus_item_passes(item: str) -> None:
     status, message, _ = judge(IreeAdapter({}), item)
     assert status == "pass", message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("item", "reason"),
     [
@@ -91,6 +93,7 @@ class BitFlippingAdapter(IreeAdapter):
         return outputs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wrong", [SwappingAdapter, BitFlippingAdapter])
 def test_wrong_outputs_fail(wrong: type[IreeAdapter]) -> None:
     status, message, _ = judge(wrong({}), "graph-runtime-lengths::onnx.Split-13")
@@ -117,6 +120,7 @@ def test_the_split_attribute_is_ignored_by_the_lowering() -> None:
     assert outputs[1].tolist()[:3] == [4.0, 5.0, 6.0]  # the data is 1..6: [3, 4, 5, 6] was due
 
 
+@pytest.mark.slow
 def test_the_reproducer_runs_with_iree_onnx_and_numpy_alone(tmp_path: Path) -> None:
     task = corpus_items.task_of("runs-dynamic-runtime-lengths::onnx.Split-13")
     body = IreeAdapter({}).reproducer(task, TARGET)
@@ -162,6 +166,7 @@ def test_bad_options_are_refused_at_construction() -> None:
 SLICE = "onnx-node or doc-onnx or invalid-onnx or graph-"
 
 
+@pytest.mark.slow
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("iree", "conformance_iree:IreeAdapter")
     results = raw_run(tmp_path, "iree", ops=("onnx.*",), targets=("iree/*",), keyword=SLICE)

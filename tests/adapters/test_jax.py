@@ -78,6 +78,7 @@ def judge(item: str, route: str, device: str, adapter: JaxAdapter | None = None,
     return run_item(adapter or JaxAdapter({}), target, suite().by_id(case_id), op, repeat=repeat)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("route", "device"), TARGETS)
 @pytest.mark.parametrize("item", PASSING)
 def test_corpus_item_passes(item: str, route: str, device: str) -> None:
@@ -91,6 +92,7 @@ def _pieces(adapter: JaxAdapter, task: Task, route: str, device: str) -> Sequenc
     return adapter.run(adapter.compile(adapter.build(task, target), target), task)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", ["eager", "jit"])
 def test_x64_mode_is_on_exactly_for_cpu_x64_items_of_one_adapter(route: str) -> None:
     """One adapter serving both devices in turn, as a worker does: int64 values past 32 bits keep their
@@ -185,6 +187,7 @@ def test_eager_calls_have_no_graph_and_pass_with_the_value_fed_at_run_time() -> 
     assert judge("graph-runtime-lengths::jax.lax.split", "eager", "cpu").status == "pass"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("route", "device"), TARGETS)
 def test_the_reproducer_runs_with_jax_alone(route: str, device: str) -> None:
     task = make_task(suite().by_id("jax-float64-not-float32-lengths"), "jax.lax.split")
@@ -202,6 +205,7 @@ def test_the_reproducer_runs_with_jax_alone(route: str, device: str) -> None:
     assert done.stdout.splitlines()[-1] == f"[((1,), '{dtype}'), ((0,), '{dtype}'), ((5,), '{dtype}')]"
 
 
+@pytest.mark.slow
 def test_a_traced_reproducer_shows_jax_s_refusal() -> None:
     task = make_task(suite().by_id("graph-runtime-axis-split1"), "jax.numpy.split")
     snippet = JaxAdapter({}).reproducer(task, Target("jax", "jit", "cpu"))
@@ -261,6 +265,7 @@ def test_bad_options_are_refused_at_construction(options: dict[str, str], compla
         JaxAdapter(options)
 
 
+@pytest.mark.slow
 def test_the_routes_imports_start_no_thread_so_workers_fork(tmp_path: Path) -> None:
     """JAX starts its threads with its CPU client, not when imported: the zygote may import it."""
     imports = sorted({module for route in ROUTES for module in route.imports})
@@ -318,6 +323,7 @@ def test_the_known_causes_are_recognised_on_new_case_ids(tmp_path: Path) -> None
     }
 
 
+@pytest.mark.slow
 def test_every_non_pass_of_the_jax_ops_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     """The jax.* ops through the workers, both routes and devices, raw statuses: every failure claimed."""
     results = raw_run(tmp_path, "jax", ops=("jax.*",), targets=("jax/*",))

@@ -95,6 +95,7 @@ def test_bad_options_are_refused_at_construction(options: dict[str, str], compla
         KerasAdapter(options)
 
 
+@pytest.mark.slow
 def test_support_refuses_only_what_a_route_cannot_hold() -> None:
     wide = make_task(suite().by_id("dtype-int64-parts"), OP)
     complex_data = make_task(suite().by_id("dtype-complex64-parts"), OP)
@@ -158,6 +159,7 @@ print(json.dumps({'seen': seen, 'flipped': flipped, 'foreign': foreign}))
 """
 
 
+@pytest.mark.slow
 def test_one_process_serving_every_route_in_turn_runs_each_item_on_its_route_s_backend() -> None:
     """What a worker does when the pool hands it jobs of several routes: Keras is re-imported with
     each route's backend, and what comes back is that backend's (its own refusal of one request,
@@ -191,12 +193,14 @@ print(json.dumps([result.status, result.defect, result.message]))
 """
 
 
+@pytest.mark.slow
 def test_an_item_is_refused_loudly_when_keras_runs_another_backend() -> None:
     status, defect, message = in_subprocess(_SWITCH_THAT_DOES_NOT_TAKE)
     assert (status, defect) == ("error", "adapter")
     assert "Keras runs the numpy backend in this worker, not torch" in message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", ROUTES)
 def test_the_reproducer_replays_every_run_with_keras_alone(route: str) -> None:
     case = suite().by_id("runs-new-data-static")
@@ -221,6 +225,7 @@ def test_the_reproducer_replays_every_run_with_keras_alone(route: str) -> None:
     assert len(expected) > 1
 
 
+@pytest.mark.slow
 def test_every_non_pass_of_every_route_is_a_known_issue_and_workers_switch_backends(tmp_path: Path) -> None:
     """keras.ops.split on all five routes through the workers: green with every failure claimed,
     nothing stale, unsupported only where a route cannot hold the data, and workers that served
@@ -252,6 +257,7 @@ print(json.dumps({'status': result.status, 'home': os.environ['KERAS_HOME']}))
 """
 
 
+@pytest.mark.slow
 def test_keras_never_writes_into_the_user_s_home(tmp_path: Path) -> None:
     """Keras writes keras.json into ~/.keras on its first import; the workers give it a folder of
     the suite's, so a run leaves the user's home as it was (and a user's floatx cannot leak in)."""

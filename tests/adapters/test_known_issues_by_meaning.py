@@ -51,6 +51,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 def test_the_known_causes_are_recognised_on_new_case_ids(tmp_path: Path) -> None:
     cases = tmp_path / "scratch.yaml"
     cases.write_text(SCRATCH, encoding="utf-8")

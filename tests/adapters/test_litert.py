@@ -72,6 +72,7 @@ def judge(adapter: object, item: str, device: str) -> tuple[str, str]:
     return result.status, result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("item", PASSING)
 def test_corpus_item_passes(device: str, item: str) -> None:
@@ -146,6 +147,7 @@ def test_a_converter_refusal_of_a_valid_request_is_litert_s_error_not_a_defect()
     assert claimed.status == "xfail" and (claimed.known_issue or {}).get("id") == "converter-split-int64-data"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 def test_the_reproducer_runs_with_tensorflow_and_litert_alone(device: str) -> None:
     task = make_task(suite().by_id("runs-dynamic-runtime-lengths"), "tflite.SPLIT_V")
@@ -193,6 +195,7 @@ def test_bad_options_are_refused_at_construction(options: dict[str, str], compla
         LiteRTAdapter(options)
 
 
+@pytest.mark.slow
 def test_every_non_pass_of_the_builtins_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     """The tflite.* ops through the workers, both devices: every failure claimed, nothing stale."""
     issues = known_issues.shipped("litert", "conformance_litert:LiteRTAdapter")

@@ -73,6 +73,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
     return [r for r in execute(plan(config), config).results if r.case in wanted]
 
 
+@pytest.mark.slow
 def test_each_route_builds_each_new_shape_or_says_why_not(results: list[Result]) -> None:
     by_route: dict[str, dict[str, list[Result]]] = defaultdict(lambda: defaultdict(list))
     for result in results:
@@ -87,6 +88,7 @@ def test_each_route_builds_each_new_shape_or_says_why_not(results: list[Result])
             assert judged, f"{route}: every {shape} item is unsupported: {[r.message for r in found]}"
 
 
+@pytest.mark.slow
 def test_every_result_is_green_and_no_adapter_defect(results: list[Result]) -> None:
     for result in results:
         assert result.status in GREEN, (result.key, result.status, result.message)
@@ -95,6 +97,7 @@ def test_every_result_is_green_and_no_adapter_defect(results: list[Result]) -> N
             assert result.message.strip(), result.key
 
 
+@pytest.mark.slow
 def test_results_of_cases_with_runs_carry_every_run(results: list[Result]) -> None:
     with_runs = [
         r for r in results if r.case.startswith("runs-") and r.status not in ("unsupported", "crash")

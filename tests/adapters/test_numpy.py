@@ -69,6 +69,7 @@ def _status(adapter: NumpyAdapter, route: str, item: str, device: str = "cpu") -
     return result.status, result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", NUMPY_ITEMS)
 def test_numpy_route_passes(item: str) -> None:
     status, message = _status(NumpyAdapter({}), "numpy", item)

@@ -58,6 +58,7 @@ def test_info_lists_both_routes_and_the_installed_onnx() -> None:
         OnnxToolsAdapter({"providers": "x"})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", PASSING[:3] + PASSING[4:])
 def test_valid_items_pass_on_the_reference_evaluator_bit_for_bit(suite: Suite, item: str) -> None:
     status, message, judged = _run(OnnxToolsAdapter({}), suite, REFERENCE, item)
@@ -108,6 +109,7 @@ def test_what_a_checker_cannot_state_is_unsupported_with_the_reason(
     assert refusal is not None and reason in refusal.reason
 
 
+@pytest.mark.slow
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("onnx", "conformance_onnx:OnnxToolsAdapter")
     assert issues, "known_issues.yaml is not shipped with the package"

@@ -88,6 +88,7 @@ def test_installing_onnx2tf_left_the_pinned_packages_alone(distribution: str) ->
     assert "tensorflow" not in {(dist.metadata["Name"] or "").lower() for dist in metadata.distributions()}
 
 
+@pytest.mark.slow
 @needs_onnx2tf
 def test_onnx2tf_really_converts(adapter: LiteRTAdapter, suite: Suite) -> None:
     """Unequal constant lengths: onnx2tf writes one strided slice per piece to avoid FlexSplitV (the
@@ -99,6 +100,7 @@ def test_onnx2tf_really_converts(adapter: LiteRTAdapter, suite: Suite) -> None:
     assert tflite_models.operators(model) == ("SLICE", "SLICE")
 
 
+@pytest.mark.slow
 @needs_onnx2tf
 @pytest.mark.parametrize("device", ["xnnpack", "builtin"])
 @pytest.mark.parametrize(
@@ -118,6 +120,7 @@ def test_outputs_are_matched_by_name_or_in_the_signature_order(
     assert _judge(adapter, suite, item, device)[0] == "pass"
 
 
+@pytest.mark.slow
 @needs_onnx2tf
 def test_string_pieces_come_back_as_the_suite_holds_strings(adapter: LiteRTAdapter, suite: Suite) -> None:
     """LiteRT returns strings as UTF-8 bytes; the route hands them on as ``str`` (non-ASCII and
@@ -125,6 +128,7 @@ def test_string_pieces_come_back_as_the_suite_holds_strings(adapter: LiteRTAdapt
     assert _judge(adapter, suite, "dtype-string-lengths::onnx.Split-13")[0] == "pass"
 
 
+@pytest.mark.slow
 @needs_onnx2tf
 def test_eleven_pieces_of_one_layer_come_back_out_of_order(adapter: LiteRTAdapter, suite: Suite) -> None:
     """Sixteen pieces of one tf.split (Split-11's attribute sizes) are listed output_15, output_15_1,
@@ -153,6 +157,7 @@ def test_a_missing_onnx2tf_is_unsupported_with_the_install_named(
     assert "pip install -c constraints.txt --no-deps onnx2tf==1.29.24" in result.message
 
 
+@pytest.mark.slow
 @needs_onnx2tf
 @pytest.mark.parametrize(
     ("item", "printed"),
@@ -176,6 +181,7 @@ def test_the_reproducer_runs_with_onnx2tf_and_litert_alone(
     assert done.stdout.strip().splitlines()[-1] == printed
 
 
+@pytest.mark.slow
 @needs_onnx2tf
 def test_every_non_pass_of_the_onnx_node_tests_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("litert", "conformance_litert:LiteRTAdapter")

@@ -79,6 +79,7 @@ def test_onnxoptimizer_runs_the_passes_it_lists_as_fuse_and_elimination(adapter:
     assert adapter.info().options["onnxoptimizer_passes"].split(",") == listed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", [pytest.param(r, marks=_needs(r)) for r in ("onnxsim", "onnxslim")])
 def test_the_session_gets_the_tools_model(adapter: OnnxRuntimeAdapter, suite: Suite, route: str) -> None:
     """The suite's model declares outputs of rank only; both tools infer and write the piece shapes
@@ -104,6 +105,7 @@ def test_a_route_whose_tool_is_missing_is_unsupported_with_the_extra_named(
     assert f"pip install adapters/onnxruntime[{route}]" in result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", TOOL_ROUTES)
 @pytest.mark.parametrize(
     ("item", "shapes"),
@@ -128,6 +130,7 @@ def test_reproducers_run_with_only_the_tool_and_onnxruntime(
     assert printed.startswith("[(") and (shapes is None or printed == shapes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", ["onnxsim"])
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path, route: str) -> None:
     """onnxsim, off the default run; onnxslim and onnxoptimizer run in the main job, whose test

@@ -71,6 +71,7 @@ def run(adapter: object, suite: Suite, item: str) -> tuple[str, str]:
     return result.status, result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", PASSING)
 def test_representative_items_pass(adapter: OnnxRuntimeAdapter, suite: Suite, item: str) -> None:
     status, message = run(adapter, suite, item)
@@ -96,6 +97,7 @@ class BitFlippingAdapter(OnnxRuntimeAdapter):
         return outputs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wrong", [SwappingAdapter, BitFlippingAdapter])
 @pytest.mark.parametrize(
     "item", ["doc-onnx18-10-into-3::onnx.Split-18", "dtype-bfloat16-lengths::onnx.Split-13"]
@@ -159,6 +161,7 @@ def test_bad_options_are_refused_at_construction(options: dict[str, str], compla
         OnnxRuntimeAdapter(options)
 
 
+@pytest.mark.slow
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter")
     assert issues, "known_issues.yaml is not shipped with the package"

@@ -97,17 +97,20 @@ def _run(adapter: Any, target: Target, cases: dict[str, Case], item: str) -> tup
     return result.status, result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", NATIVE_ITEMS)
 def test_native_route_passes(adapter: OpenVINOAdapter, cases: dict[str, Case], item: str) -> None:
     assert _run(adapter, NATIVE, cases, item)[0] == "pass"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", ONNX_ITEMS)
 def test_onnx_route_passes(adapter: OpenVINOAdapter, cases: dict[str, Case], item: str) -> None:
     pytest.importorskip("onnx")
     assert _run(adapter, ONNX, cases, item)[0] == "pass"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", PYTORCH_ITEMS)
 def test_pytorch_route_passes(adapter: OpenVINOAdapter, cases: dict[str, Case], item: str) -> None:
     pytest.importorskip("torch")
@@ -183,6 +186,7 @@ def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:
     assert info.devices == ("CPU",)
 
 
+@pytest.mark.slow
 def test_options_are_checked() -> None:
     with pytest.raises(UsageError, match="not available"):
         OpenVINOAdapter({"device": "NO_SUCH_DEVICE"})

@@ -70,6 +70,7 @@ def _full_run(tmp_path: Path, adapter: str) -> list[Result]:
     return raw_run(tmp_path, adapter, ops=(OP,), keyword="not large", jobs=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case_id", PASSING)
 @pytest.mark.parametrize("adapter", [OnnxToolsAdapter, OnnxRuntimeAdapter])
 def test_valid_requests_pass_bit_for_bit(suite: Suite, adapter: type, case_id: str) -> None:
@@ -93,6 +94,7 @@ class StackedSequence(OnnxRuntimeAdapter):
         return [np.stack(list(super().run(compiled, task)))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wrong", [ReversedPieces, StackedSequence])
 def test_a_wrongly_unpacked_sequence_fails(suite: Suite, wrong: type[OnnxRuntimeAdapter]) -> None:
     """The judgement sees the pieces: order and count both matter (pieces [2, 4] of [6, 4])."""
@@ -114,6 +116,7 @@ def test_shape_inference_says_why_it_cannot_judge_a_sequence(suite: Suite) -> No
     assert refusal is not None and "no length" in refusal.reason
 
 
+@pytest.mark.slow
 def test_every_failure_on_the_running_targets_is_claimed(tmp_path: Path) -> None:
     """Both running targets over every item of the op; then the snippets of their failures run."""
     for adapter, entry, failing in (
@@ -143,6 +146,7 @@ def _snippet(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_openvino_declares_every_item_unsupported_and_its_snippet_shows_why(
     tmp_path: Path, suite: Suite
 ) -> None:

@@ -85,6 +85,7 @@ def _run(item: str, route: str, adapter: TensorflowAdapter | None = None, repeat
     return run_item(adapter or TensorflowAdapter({}), target, suite().by_id(case_id), op, repeat=repeat)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("item", ITEMS)
 def test_corpus_item_passes(route: str, item: str) -> None:

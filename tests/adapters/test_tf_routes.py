@@ -89,11 +89,13 @@ def _result(suite: Suite, target: str, item: str) -> Result:
         (TF2ONNX, "lengths-sixteen-ones::tensorflow.split"),
     ],
 )
+@pytest.mark.slow
 def test_the_routes_pass_examples_and_runtime_inputs(suite: Suite, target: str, item: str) -> None:
     result = _result(suite, target, item)
     assert result.status == "pass", result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("target", "item"),
     [
@@ -114,6 +116,7 @@ def test_a_refusal_is_the_backends_and_passes_when_the_spec_rejects(
     assert "rejected as the spec requires" in result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("target", "item", "issue"),
     [
@@ -135,6 +138,7 @@ def test_departures_are_backend_findings_claimed_by_meaning(
     assert (result.status, (result.known_issue or {}).get("id")) == ("xfail", issue), result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("target", "item"),
     [
@@ -172,6 +176,7 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     assert printed == expected
 
 
+@pytest.mark.slow
 def test_the_conversion_routes_are_planned_only_when_a_target_selects_them(tmp_path: Path) -> None:
     base = {
         "case_paths": (str(CASES),),
@@ -189,6 +194,7 @@ def test_the_conversion_routes_are_planned_only_when_a_target_selects_them(tmp_p
     }
 
 
+@pytest.mark.slow
 def test_info_records_the_converters() -> None:
     pytest.importorskip("tf2onnx")
     ort = registry.load("onnxruntime", {}).adapter.info()

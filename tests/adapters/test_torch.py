@@ -57,6 +57,7 @@ def suite() -> Suite:
     return load_paths(["cases"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("route", ["eager", "export"])
 @pytest.mark.parametrize("item", ITEMS)
 def test_corpus_item_passes(route: str, item: str) -> None:

@@ -62,6 +62,7 @@ def judge(adapter: TractAdapter, item: str) -> Result:
     return corpus_items.judge(adapter, TARGET, item)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", PASSING)
 def test_corpus_item_passes(item: str) -> None:
     result = judge(TractAdapter({}), item)
@@ -238,6 +239,7 @@ def test_prepare_keeps_backtraces_out_of_tract_s_errors(tmp_path: Path) -> None:
     assert done.stdout.strip() == "TractError False", done.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     """Every onnx.* item through real workers, raw: each failure (crashes included) claimed, none stale."""
     results = raw_run(tmp_path, "tract", ops=("onnx.*",), targets=("tract/*",), jobs=2)

@@ -119,6 +119,7 @@ def test_bad_options_are_refused_at_construction() -> None:
         TvmAdapter({"device": "cuda"})
 
 
+@pytest.mark.slow
 def test_the_reproducer_runs_with_tvm_onnx_and_numpy_alone(tmp_path: Path) -> None:
     """Every run of a dynamic case on one compiled module: one printed line of shapes per run."""
     item = "runs-dynamic-parts-2-last-axis::onnx.Split-18"
@@ -139,6 +140,7 @@ def test_the_reproducer_runs_with_tvm_onnx_and_numpy_alone(tmp_path: Path) -> No
     assert (tmp_path / "model.onnx").read_bytes() == onnx_graphs.model_bytes(corpus_items.task_of(item))
 
 
+@pytest.mark.slow
 def test_every_failure_of_a_subset_is_a_known_issue(tmp_path: Path) -> None:
     """A representative subset through real workers, raw: each failure claimed by an entry."""
     results = raw_run(

@@ -44,6 +44,7 @@ def rows(page: Any) -> list[str]:
     return [str(text) for text in page.locator("#matrix-table tbody tr[data-item] th code").all_inner_texts()]
 
 
+@pytest.mark.slow
 def test_the_report_opens_from_file_with_no_network_request(page: Any, pages: dict[str, str]) -> None:
     open_report(page, pages["mixed"])
     for view in ("matrix", "compat", "timing", "summary"):
@@ -55,6 +56,7 @@ def test_the_report_opens_from_file_with_no_network_request(page: Any, pages: di
     assert page.requests and all(url.startswith(LOCAL) for url in page.requests)
 
 
+@pytest.mark.slow
 def test_filters_change_the_rows_and_the_hash_and_a_reload_restores_them(
     page: Any, pages: dict[str, str], tmp_path: Path
 ) -> None:

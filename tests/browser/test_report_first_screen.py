@@ -50,6 +50,7 @@ def bottom(page: Any, selector: str) -> float:
     return float(box["y"] + box["height"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "word"), [("green", "GREEN: "), ("red", "RED: ")])
 def test_the_first_screen_shows_the_verdict_and_every_targets_pass_rate(
     page: Any, pages: dict[str, str], tmp_path: Path, name: str, word: str
