@@ -14,11 +14,13 @@ import os
 import shlex
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from conformance import publishing
+from conformance.report.crashes_section import counted
 from conformance.results import diff
 from conformance.results import document as results_file
 from conformance.run.planning import RunConfig, plan
@@ -199,3 +201,11 @@ def test_findings_the_report_and_diff_tell_a_crash_that_did_not_reproduce_apart(
     assert "crashes in new that did not reproduce alone (the rerun's verdict counts): 1" in diff.terminal(
         changes
     )
+
+
+def test_the_reports_crash_heading_counts_outcomes_in_words_not_plurals() -> None:
+    """Only "culprit" takes a plural: the main job's 311 claimed deaths read "311 known", never
+    "311 knowns" (nor "2 not reproduceds")."""
+    counts = Counter({"known": 311, "not reproduced": 2, "culprit": 2, "confirmed": 1, "unconfirmed": 0})
+    assert counted(counts) == "1 confirmed, 2 culprits, 2 not reproduced, 311 known"
+    assert counted(Counter({"culprit": 1, "not reproduced": 1})) == "1 culprit, 1 not reproduced"

@@ -54,6 +54,16 @@ def _row(result: ResultRecord) -> list[Content]:
     ]
 
 
+def counted(counts: Counter[str]) -> str:
+    """``1 culprit, 2 not reproduced, 311 known``: each outcome's count in the table's order; only
+    "culprit" is a noun (the others are what the review found of a crash, and take no plural)."""
+    return ", ".join(
+        plural(counts[outcome], outcome) if outcome == "culprit" else f"{counts[outcome]:,} {outcome}"
+        for outcome in OUTCOMES
+        if counts[outcome]
+    )
+
+
 def crashes_section(combined: CombinedResults) -> Html:
     """The table of every result with crash evidence, by outcome; nothing when no worker died."""
     died = [result for result in combined.results if result.get("crash")]
@@ -67,7 +77,7 @@ def crashes_section(combined: CombinedResults) -> Html:
     )
     listed = [result for result in died if result["crash"]["outcome"] != "known"]
     counts = Counter(result["crash"]["outcome"] for result in died)
-    said = ", ".join(plural(counts[outcome], outcome) for outcome in order if counts[outcome])
+    said = counted(counts)
     rule = "; ".join(f"{outcome}: {OUTCOMES[outcome]}" for outcome in order if counts[outcome])
     return join(
         [
