@@ -243,22 +243,31 @@ def test_a_victim_of_a_broken_worker_passes_in_pytest_and_the_culprit_is_named(
 def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytester) -> None:
     """``-n 2``: xdist's two workers each run their items (a failure, an unsupported item, a
     crash reviewed where it happened); the controller writes one results file, JUnit XML and
-    report, with the statuses ``conformance run`` gives on the same selection."""
+    report, with the statuses ``conformance run`` gives on the same selection.
+
+    ``--dist loadfile``: which items share a worker process decides whether an item that breaks its
+    process meets a victim. xdist's default hands items out by load, and on a busy machine it once
+    gave piece-03 as the last item of a worker, so nothing died after it and no culprit was named
+    (30 passed, where ``conformance run`` names piece-03). Per file, each worker runs its file's
+    items in order, as ``conformance run -j 1`` runs them all."""
     project.makefile(".yaml", many=MANY)
     poisoner = ("fake_adapters:Poisoner", "fake_adapters:Poisoner.on=piece-03")
     result = project.runpytest_subprocess(
         "many.yaml",
+        "few.yaml",
         "--adapter",
         poisoner[0],
         "--adapter-option",
         poisoner[1],
         "-n",
         "2",
+        "--dist",
+        "loadfile",
         "-p",
         "no:cacheprovider",
     )
     result.stdout.fnmatch_lines(
-        ["*30 items ran in xdist's workers; results: reports*results.json*index.html*"]
+        ["*33 items ran in xdist's workers; results: reports*results.json*index.html*"]
     )
     cli = project.run(
         sys.executable,
@@ -267,6 +276,8 @@ def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytes
         "run",
         "--cases",
         "many.yaml",
+        "--cases",
+        "few.yaml",
         "--adapter",
         poisoner[0],
         "--option",
@@ -282,7 +293,13 @@ def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytes
         return document["suite"]["digest"], {r["case"]: r["status"] for r in document["results"]}
 
     assert statuses("reports") == statuses("cli")
-    assert statuses("reports")[1]["piece-03"] == "crash" and len(statuses("reports")[1]) == 30
+    assert statuses("reports")[1]["piece-03"] == "crash" and len(statuses("reports")[1]) == 33
+    workers = {
+        r["case"]: r["worker"]["pid"]
+        for r in json.loads((project.path / "reports" / "results.json").read_text())["results"]
+        if r["worker"]
+    }
+    assert workers["fine"] != workers["piece-01"], "each of xdist's two workers ran a file"
     assert (project.path / "reports" / "junit.xml").exists() and (
         project.path / "reports" / "index.html"
     ).exists()
