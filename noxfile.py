@@ -315,8 +315,9 @@ EXTRA_TARGETS = (
 
 #: The parts CI runs the extra targets in (each ``--shard I/N``: an even share of every target's items),
 #: so that no part runs past 15 minutes. Sized from the whole selection run here at -j 2 (2026-11-24,
-#: in three runs): 52,925 results in 2,730 s of wall time, the largest IREE (1,138 s inside the backend),
-#: ONNX Runtime's torch-onnx route (1,066 s) and onnx2tf (992 s); 6 parts are about 7.6 minutes each.
+#: in three runs): 52,925 results in 2,730 s of wall time (the most backend time, summed over both
+#: workers: IREE 1,138 s, ONNX Runtime's torch-onnx route 1,066 s, onnx2tf 992 s); 6 parts are about
+#: 7.6 minutes each.
 EXTRA_SHARDS = 6
 
 

@@ -204,7 +204,7 @@ def test_findings_the_report_and_diff_tell_a_crash_that_did_not_reproduce_apart(
 
 
 def test_the_reports_crash_heading_counts_outcomes_in_words_not_plurals() -> None:
-    """Only "culprit" takes a plural: the main job's 311 claimed deaths read "311 known", never
+    """Only "culprit" takes a plural: the new targets' 311 claimed deaths read "311 known", never
     "311 knowns" (nor "2 not reproduceds")."""
     counts = Counter({"known": 311, "not reproduced": 2, "culprit": 2, "confirmed": 1, "unconfirmed": 0})
     assert counted(counts) == "1 confirmed, 2 culprits, 2 not reproduced, 311 known"

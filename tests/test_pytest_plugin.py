@@ -8,6 +8,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 import pytest
@@ -288,17 +289,16 @@ def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytes
     # the culprit piece-03 makes both red (pytest reported it passed before the review named it)
     assert cli.ret == result.ret == 1, (cli.errlines, result.outlines)
 
-    def statuses(folder: str) -> tuple[str, dict[str, str]]:
-        document = json.loads((project.path / folder / "results.json").read_text())
+    xdist, run = (
+        json.loads((project.path / folder / "results.json").read_text()) for folder in ("reports", "cli")
+    )
+
+    def statuses(document: dict[str, Any]) -> tuple[str, dict[str, str]]:
         return document["suite"]["digest"], {r["case"]: r["status"] for r in document["results"]}
 
-    assert statuses("reports") == statuses("cli")
-    assert statuses("reports")[1]["piece-03"] == "crash" and len(statuses("reports")[1]) == 33
-    workers = {
-        r["case"]: r["worker"]["pid"]
-        for r in json.loads((project.path / "reports" / "results.json").read_text())["results"]
-        if r["worker"]
-    }
+    assert statuses(xdist) == statuses(run)
+    assert statuses(xdist)[1]["piece-03"] == "crash" and len(xdist["results"]) == 33
+    workers = {r["case"]: r["worker"]["pid"] for r in xdist["results"] if r["worker"]}
     assert workers["fine"] != workers["piece-01"], "each of xdist's two workers ran a file"
     assert (project.path / "reports" / "junit.xml").exists() and (
         project.path / "reports" / "index.html"
