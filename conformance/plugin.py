@@ -59,6 +59,8 @@ A complete adapter, runnable as is, whose backend is NumPy's own split functions
 
 from __future__ import annotations
 
+import contextlib
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -328,3 +330,18 @@ class AdapterOptions:
 def comma_list(text: str) -> tuple[str, ...]:
     """``"a, b,"`` as ``("a", "b")``: how list-valued options are written on the command line."""
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def installed_distribution(package: str) -> tuple[str, str] | None:
+    """The normalised name and the version of the distribution that installed import package
+    ``package`` (TensorFlow's ``tensorflow`` comes as ``tensorflow-cpu``, ``tensorflow`` ...), or
+    None. Read from the installed metadata, so an adapter's ``info()`` can name a framework it does
+    not own without importing it: every worker loads the adapter, and a TensorFlow import there
+    cost each one 4 s."""
+    from importlib import metadata
+
+    for name in (package, *metadata.packages_distributions().get(package, ())):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            found = metadata.distribution(name)
+            return re.sub(r"[-_.]+", "-", str(found.metadata["Name"])).lower(), found.version
+    return None

@@ -176,7 +176,7 @@ def test_info_reports_litert_and_the_converter() -> None:
     assert {key: value for key, value in info.options.items() if not key.startswith("onnx2tf_")} == {
         "device": "xnnpack,builtin",
         "num_threads": "1",
-        "converter": f"tensorflow {tf.__version__}",
+        "converter": f"tensorflow-cpu {tf.__version__}",  # the distribution constraints.txt pins
     }
     assert {"onnx2tf_version", "onnx2tf_call", "onnx2tf_imports"} <= set(info.options)
     assert LiteRTAdapter({"device": "builtin"}).info().devices == ("builtin",)

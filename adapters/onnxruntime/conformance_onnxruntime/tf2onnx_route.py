@@ -41,12 +41,20 @@ ROUTE: Final = Route(
 @cache
 def opset() -> int | None:
     """The newest ONNX opset this tf2onnx writes: the last of its opset-to-IR-version table (the
-    handlers go no further); None without tf2onnx. Read from ``tf2onnx.constants``, which imports
-    onnx but not TensorFlow, so ``info()`` stays cheap."""
-    if importlib.util.find_spec("tf2onnx") is None:
-        return None
-    from tf2onnx import constants  # type: ignore[import-untyped]  # tf2onnx ships no type information
+    handlers go no further); None without tf2onnx.
 
+    Read from ``tf2onnx/constants.py`` loaded on its own, by path: importing ``tf2onnx.constants``
+    runs the package's ``__init__`` first, which imports TensorFlow (and with it Keras and JAX),
+    4.5 s that every ONNX Runtime worker paid in ``info()`` though only this route needs them."""
+    spec = importlib.util.find_spec("tf2onnx")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = os.path.join(next(iter(spec.submodule_search_locations)), "constants.py")
+    found = importlib.util.spec_from_file_location("_conformance_tf2onnx_constants", path)
+    if found is None or found.loader is None:
+        return None
+    constants = importlib.util.module_from_spec(found)
+    found.loader.exec_module(constants)
     return int(max(constants.OPSET_TO_IR_VERSION))
 
 

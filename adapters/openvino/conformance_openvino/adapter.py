@@ -32,16 +32,22 @@ stay unimported unless their routes run).
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from typing import TYPE_CHECKING, Final, Protocol, cast
 
 import numpy as np
 
 from conformance.errors import UsageError
-from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
+from conformance.plugin import (
+    AdapterInfo,
+    AdapterOptions,
+    Route,
+    Target,
+    Task,
+    Unsupported,
+    installed_distribution,
+)
 
 if TYPE_CHECKING:
     import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
@@ -116,13 +122,11 @@ _TRAILING_NUL: Final = (
 def _installed(package: str) -> str:
     """The version of the distribution that installed import package ``package`` (TensorFlow comes
     as ``tensorflow``, ``tensorflow-cpu`` ...), ``name version`` when the names differ."""
-    for name in (package, *metadata.packages_distributions().get(package, ())):
-        try:
-            version = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-        return version if name == package else f"{re.sub(r'[-_.]+', '-', name).lower()} {version}"
-    return "not installed"
+    found = installed_distribution(package)
+    if found is None:
+        return "not installed"
+    name, version = found
+    return version if name == package else f"{name} {version}"
 
 
 class RouteModule(Protocol):

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,6 +41,7 @@ from conformance.plugin import (
     Task,
     Unsupported,
     backend_calls,
+    installed_distribution,
 )
 from conformance_tensorflow import snippets
 
@@ -156,10 +156,7 @@ class TensorflowAdapter:
 
 def _distribution() -> tuple[str, str]:
     """The name and version of the distribution that installed the ``tensorflow`` package."""
-    from importlib import metadata
-
-    for name in metadata.packages_distributions().get("tensorflow", []):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            found = metadata.distribution(name)
-            return re.sub(r"[-_.]+", "-", str(found.metadata["Name"])).lower(), found.version
-    raise ModuleNotFoundError("TensorFlow is not installed (python -m pip install tensorflow-cpu)")
+    found = installed_distribution("tensorflow")
+    if found is None:
+        raise ModuleNotFoundError("TensorFlow is not installed (python -m pip install tensorflow-cpu)")
+    return found

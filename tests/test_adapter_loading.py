@@ -1,0 +1,57 @@
+"""Loading an adapter imports its own backend and nothing heavier.
+
+Every worker loads the adapters it serves (``registry.load``, which calls ``info()``), the run's
+main process loads every selected one to plan, and a worker replaced after a crash loads them again.
+A framework imported there that the adapter's routes do not run is paid for again and again: ONNX
+Runtime's ``info()`` once imported TensorFlow, Keras and JAX through tf2onnx (4.8 s per worker, a
+sixth of a full run's time outside the backends). Each adapter is loaded in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import built_in
+import pytest
+
+#: Frameworks too heavy to import without need (each costs a worker from 0.3 to 5 s).
+HEAVY = (
+    "tensorflow",
+    "torch",
+    "jax",
+    "keras",
+    "openvino",
+    "onnxruntime",
+    "tvm",
+    "iree",
+    "tract",
+    "tf2onnx",
+    "onnx2tf",
+    "ai_edge_litert",
+)
+#: What loading each adapter may import of them: its own backend, which the adapter reports on.
+OWN = {"onnxruntime": {"onnxruntime"}, "openvino": {"openvino"}, "torch": {"torch"}, "litert": {"ai_edge_litert"}}
+
+PROBE = (
+    "import json, sys\n"
+    "from conformance.run import registry\n"
+    "registry.load(sys.argv[1], {})\n"
+    "print(json.dumps([name for name in json.loads(sys.argv[2]) if name in sys.modules]))\n"
+)
+
+
+@pytest.mark.parametrize("adapter", built_in.adapters())
+def test_loading_an_adapter_imports_no_framework_it_does_not_own(adapter: str) -> None:
+    pytest.importorskip(f"conformance_{adapter}")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, adapter, json.dumps(HEAVY)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert imported <= OWN.get(adapter, set()), f"{adapter}: loading imported {sorted(imported)}"
