@@ -10,11 +10,14 @@ sixth of a full run's time outside the backends). Each adapter is loaded in a fr
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import built_in
 import pytest
+
+from conformance.run import registry, worker
 
 #: Frameworks too heavy to import without need (each costs a worker from 0.3 to 5 s).
 HEAVY = (
@@ -32,7 +35,12 @@ HEAVY = (
     "ai_edge_litert",
 )
 #: What loading each adapter may import of them: its own backend, which the adapter reports on.
-OWN = {"onnxruntime": {"onnxruntime"}, "openvino": {"openvino"}, "torch": {"torch"}, "litert": {"ai_edge_litert"}}
+OWN = {
+    "onnxruntime": {"onnxruntime"},
+    "openvino": {"openvino"},
+    "torch": {"torch"},
+    "litert": {"ai_edge_litert"},
+}
 
 PROBE = (
     "import json, sys\n"
@@ -55,3 +63,37 @@ def test_loading_an_adapter_imports_no_framework_it_does_not_own(adapter: str) -
     assert done.returncode == 0, done.stderr[-2000:]
     imported = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert imported <= OWN.get(adapter, set()), f"{adapter}: loading imported {sorted(imported)}"
+
+
+ROUTE_PROBE = (
+    "import json, sys\n"
+    "from conformance.run import zygote\n"
+    "for name in (*zygote.HARNESS, *json.loads(sys.argv[1])):\n"
+    "    try:\n"
+    "        __import__(name)\n"
+    "    except ImportError:\n"
+    "        pass\n"
+    "print(zygote.thread_count())\n"
+)
+
+
+@pytest.mark.parametrize("adapter", built_in.adapters())
+def test_every_routes_forking_imports_leave_one_thread(adapter: str) -> None:
+    """What a route lists in ``Route.imports`` the zygote imports before it forks workers: one module
+    that starts a thread and the zygote refuses to fork, so every worker of the run is spawned and
+    imports its backends itself (seconds each). onnxsim's route lists torch for that reason. Imported
+    in a fresh interpreter with the zygote's thread variables."""
+    pytest.importorskip(f"conformance_{adapter}")
+    imports = sorted({name for route in registry.load(adapter, {}).info.routes for name in route.imports})
+    environment = {**os.environ, **worker.thread_variables(1, blas=1)}
+    done = subprocess.run(
+        [sys.executable, "-c", ROUTE_PROBE, json.dumps(imports)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=environment,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    threads = int(done.stdout.strip().splitlines()[-1])
+    assert threads == 1, f"{adapter}: {threads} threads after importing {imports}"
