@@ -325,8 +325,12 @@ def test_the_known_causes_are_recognised_on_new_case_ids(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_every_non_pass_of_the_jax_ops_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
-    """The jax.* ops through the workers, both routes and devices, raw statuses: every failure claimed."""
-    results = raw_run(tmp_path, "jax", ops=("jax.*",), targets=("jax/*",))
-    assert len(results) > 3000
+    """The jax.* ops through the workers, both routes and devices, raw statuses, on a slice: JAX's own
+    cases, the documents' examples and the invalid requests (1,012 of 5,268 items, 26 s of the 310 s
+    of worker time the whole took; the slice holds every known issue of the adapter). JAX is off the
+    default run: ``nox -s extra_targets`` holds all of its items to the same, and fails on any it
+    leaves red."""
+    results = raw_run(tmp_path, "jax", ops=("jax.*",), targets=("jax/*",), keyword="jax- or doc or invalid")
+    assert len(results) > 900
     assert {(r.route, r.device) for r in results} == set(TARGETS)
     assert_every_failure_claimed(results, known_issues.shipped("jax", "conformance_jax:JaxAdapter"))

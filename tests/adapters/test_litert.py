@@ -195,10 +195,17 @@ def test_bad_options_are_refused_at_construction(options: dict[str, str], compla
         LiteRTAdapter(options)
 
 
+#: The converter route's slice run with raw statuses (see the test below).
+SLICE = "doc or invalid or special-"
+
+
 @pytest.mark.slow
 def test_every_non_pass_of_the_builtins_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
-    """The tflite.* ops through the workers, both devices: every failure claimed, nothing stale."""
+    """The tflite.* ops through the workers, both devices, on a slice: the documents' examples, the
+    invalid requests and the special values (296 of 1,174 items, 19 s of the 160 s of worker time
+    the whole took; the slice holds the route's known issue). The route is off the default run:
+    ``nox -s extra_targets`` holds all of its items to the same, and fails on any it leaves red."""
     issues = known_issues.shipped("litert", "conformance_litert:LiteRTAdapter")
-    results = raw_run(tmp_path, "litert", ops=("tflite.*",), targets=("litert/*",))
-    assert len(results) > 1000
+    results = raw_run(tmp_path, "litert", ops=("tflite.*",), targets=("litert/*",), keyword=SLICE)
+    assert len(results) > 250
     assert_every_failure_claimed(results, issues)

@@ -133,9 +133,15 @@ def test_reproducers_run_with_only_the_tool_and_onnxruntime(
 @pytest.mark.slow
 @pytest.mark.parametrize("route", ["onnxsim"])
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path, route: str) -> None:
-    """onnxsim, off the default run; onnxslim and onnxoptimizer run in the main job, whose test
-    (tests/test_main_job.py) holds them to the same: green, every failure claimed, nothing stale."""
+    """onnxsim, off the default run, on a slice: the ONNX backend tests, the documents' examples, the
+    invalid requests, the graph options and the rank-0 inputs its known segfault is about (833 of
+    3,459 items; 8 of the 13 known issues the whole shows). ``nox -s extra_targets`` holds all of
+    its items to the same. onnxslim and onnxoptimizer run in the main job, whose test
+    (tests/test_main_job.py) holds them to it whole: green, every failure claimed, nothing stale."""
     issues = known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter")
-    results = raw_run(tmp_path, "onnxruntime", ops=("onnx.*",), targets=(f"onnxruntime/{route}/*",))
-    assert len(results) > 1000 and {result.route for result in results} == {route}
+    keyword = "onnx-node or doc or invalid or graph- or rank0 or scalar"
+    results = raw_run(
+        tmp_path, "onnxruntime", ops=("onnx.*",), targets=(f"onnxruntime/{route}/*",), keyword=keyword
+    )
+    assert len(results) > 800 and {result.route for result in results} == {route}
     assert_every_failure_claimed(results, issues)
