@@ -151,3 +151,32 @@ def test_the_eta_scales_by_the_recent_wall_time_per_item_second() -> None:
         progress.update(_result("t/r/d", 1000.0))
     # 10 items left at 1 s of item time, each taking 1 s of wall time lately (1.75 since the start)
     assert 9.5 < progress.eta() < 11.0
+
+
+def _death(target: str) -> Result:
+    return replace(_result(target, 0.0), status="crash", worker=None)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_death_is_charged_to_its_target_and_a_cluster_of_them_moves_the_eta_little(workers: int) -> None:
+    """A crash has no worker figures; its cost (the dying item, the replacement's start) is the wall
+    time since the last result on each worker, charged to its target: a cluster of deaths neither
+    leaves the target looking cheap nor makes the wall time per item-second leap."""
+    now = [0.0]
+    total = 1 + 60 + 10 + 200
+    progress = ProgressLine(
+        total, io.StringIO(), remaining=Counter({"t/r/d": total}), clock=lambda: now[0], workers=workers
+    )
+    progress.update(_result("t/r/d", 1000.0))  # the first item: left out of the rate
+    for _ in range(60):  # 1 s items, one result every 1/workers s
+        now[0] += 1.0 / workers
+        progress.update(_result("t/r/d", 1000.0))
+    before = progress.eta()
+    for _ in range(10):  # deaths, each holding a worker 3 s (the item and a restart)
+        now[0] += 3.0 / workers
+        progress.update(_death("t/r/d"))
+    after = progress.eta()
+    # 200 items left; the target now costs (60 x 1 + 10 x 3) / 70 s an item, on `workers` workers
+    expected = 200 * (90 / 70) / workers
+    assert abs(after - expected) / expected < 0.05
+    assert after < 1.5 * before  # without the charge the window's ratio alone tripled it

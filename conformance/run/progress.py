@@ -42,8 +42,11 @@ class ProgressLine:
         remaining: Counter[str] | None = None,
         classes: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        workers: int = 1,
     ) -> None:
         self.total = total
+        #: how many workers run items side by side (what a death's wall time is multiplied by)
+        self.workers = max(1, workers)
         self.stream = stream or sys.stderr
         self.interactive = self.stream.isatty()
         self.closed = False
@@ -67,6 +70,8 @@ class ProgressLine:
         self._loaded: set[tuple[int, str]] = set()
         #: (when, item time so far) at each result, over the last :data:`WINDOW_S` seconds
         self._marks: deque[tuple[float, float]] = deque()
+        #: when the last result came (a death's time is the wall time since)
+        self._previous = self.started
 
     def update(self, result: Result) -> None:
         self.done += 1
@@ -75,20 +80,22 @@ class ProgressLine:
         if self.remaining[kind] > 0:
             self.remaining[kind] -= 1
         now = self.clock()
-        if result.worker is not None:  # a crash or a timeout has no worker figures
-            seconds = result.worker["elapsed_ms"] / 1000
-            self._wall_work += seconds
-            self._marks.append((now, self._wall_work))
-            while len(self._marks) > 2 and now - self._marks[1][0] >= WINDOW_S:
-                self._marks.popleft()
+        if result.worker is not None:
             first = (result.worker["pid"], kind) not in self._loaded
             self._loaded.add((result.worker["pid"], kind))
             # A worker's first item of a target carries the backend's import (a large item
             # before it may have been refused before any import), seconds the target's other
             # items will not pay again; a large item's own seconds dwarf it.
-            if not first or kind in self._large_kinds:
-                self._finished[kind] += 1
-                self._spent[kind] += seconds
+            self._charge(
+                kind, result.worker["elapsed_ms"] / 1000, not first or kind in self._large_kinds, now
+            )
+        else:
+            # A crash or a timeout has no worker figures; what it cost (the item until the worker
+            # died, the replacement's start) is the wall time since the last result, on each of
+            # the workers. Charged to its target's rate: left out, a cluster of deaths made the
+            # wall time per item-second leap and the ETA with it (from 318 s to 879 s in one run).
+            self._charge(kind, (now - self._previous) * self.workers, True, now)
+        self._previous = now
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
             if now - self._last_line >= 0.1 or self.done == self.total:
@@ -99,6 +106,17 @@ class ProgressLine:
             self.stream.write(self.line() + "\n")
             self.stream.flush()
             self._last_line, self._last_tenth = now, tenth
+
+    def _charge(self, kind: str, seconds: float, counted: bool, now: float) -> None:
+        """Add an item's seconds of worker time to the run's work (``now``: when it came) and, when
+        ``counted``, to its rate class's time per item."""
+        self._wall_work += seconds
+        self._marks.append((now, self._wall_work))
+        while len(self._marks) > 2 and now - self._marks[1][0] >= WINDOW_S:
+            self._marks.popleft()
+        if counted:
+            self._finished[kind] += 1
+            self._spent[kind] += seconds
 
     def eta(self) -> float:
         """Seconds left: each target's remaining items at its own time per item so far (a target
