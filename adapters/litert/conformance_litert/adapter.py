@@ -152,7 +152,7 @@ class LiteRTAdapter:
         if target.route == onnx2tf_route.ROUTE.name:
             onnx2tf_route.warm_up()
             return
-        import tensorflow as tf
+        import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
 
         from conformance.models import tflite_models
 
