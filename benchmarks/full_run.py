@@ -87,14 +87,23 @@ def one_run(
 
 
 def figures(outcome: ExecutionOutcome, jobs: int) -> dict[str, float]:
+    """The run's wall time and where its worker-seconds went: inside the backends, in the items
+    around them (data, reference, judging; the large items apart), and between items (worker
+    starts and imports, replacements after a crash, waiting on the parent)."""
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000
+    items_s = sum(r.worker["elapsed_ms"] for r in results if r.worker) / 1000
+    large = [r for r in results if r.worker and r.case.startswith("large-")]
+    large_s = sum(r.worker["elapsed_ms"] - r.timing.backend_ms for r in large if r.worker) / 1000
     capacity_s = outcome.wall_s * jobs  # worker-seconds available
     return {
         "wall_s": outcome.wall_s,
         "backend_s": backend_s,
         "harness_share": 1 - backend_s / capacity_s if capacity_s else 0.0,
         "items": len(results),
+        "in_items_s": items_s - backend_s,
+        "large_s": large_s,
+        "between_s": capacity_s - items_s,
     }
 
 
@@ -167,6 +176,9 @@ def main() -> int:
     print(f"{'wall time (s)':<28}{one['wall_s']:>10.1f}{two['wall_s']:>10.1f}")
     print(f"{'inside backends (s)':<28}{one['backend_s']:>10.1f}{two['backend_s']:>10.1f}")
     print(f"{'harness share of wall':<28}{one['harness_share']:>10.1%}{two['harness_share']:>10.1%}")
+    print(f"{'  in items (s)':<28}{one['in_items_s']:>10.1f}{two['in_items_s']:>10.1f}")
+    print(f"{'    of which large items':<28}{one['large_s']:>10.1f}{two['large_s']:>10.1f}")
+    print(f"{'  between items (s)':<28}{one['between_s']:>10.1f}{two['between_s']:>10.1f}")
     speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
     print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x")
     # two workers on two cores slow each backend down: the ceiling is what -j 2 could reach with
