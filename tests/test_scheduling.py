@@ -180,3 +180,28 @@ def test_a_death_is_charged_to_its_target_and_a_cluster_of_them_moves_the_eta_li
     expected = 200 * (90 / 70) / workers
     assert abs(after - expected) / expected < 0.05
     assert after < 1.5 * before  # without the charge the window's ratio alone tripled it
+
+
+def _on(target: str, elapsed_ms: float, pid: int) -> Result:
+    result = _result(target, elapsed_ms)
+    return replace(result, worker={**(result.worker or {}), "pid": pid})
+
+
+def test_a_replacement_worker_is_expected_to_pay_each_targets_first_item_again() -> None:
+    """A worker's first item of a target carries that backend's set-up; a worker that replaced a
+    crashed one has not paid it for the targets still to come, and the ETA says so."""
+    now = [13.2]
+    remaining = Counter({"a/r/d": 5, "b/r/d": 10})
+    progress = ProgressLine(15, io.StringIO(), remaining=remaining, clock=lambda: now[0])
+    progress.started = 0.0
+    for target, first, then in (("a/r/d", 5000.0, 100.0), ("b/r/d", 3000.0, 100.0)):
+        progress.update(_on(target, first, pid=1))
+        progress.update(_on(target, then, pid=1))
+    progress.update(_on("a/r/d", 5000.0, pid=2))  # the replacement's first item of A
+    without = 2 * 0.1 + 8 * 0.1  # A: 2 items left at 0.1 s, B: 8 at 0.1 s
+    # 13.2 s of item time in 13.2 s of wall time; pid 2 will pay B's set-up once: 3 s less the
+    # 0.1 s of B's rate
+    assert progress.eta() == pytest.approx(without + 2.9, rel=0.01)
+    progress.update(_on("b/r/d", 3000.0, pid=2))  # paid: only the rates are left
+    now[0] += 3.0
+    assert progress.eta() == pytest.approx(2 * 0.1 + 7 * 0.1, rel=0.01)

@@ -72,6 +72,11 @@ class ProgressLine:
         self._marks: deque[tuple[float, float]] = deque()
         #: when the last result came (a death's time is the wall time since)
         self._previous = self.started
+        #: what a worker's first item of each rate class took, in all and how many, and the
+        #: workers that sent results lately, most recent last (see :meth:`_first_items_left`)
+        self._first_spent: dict[str, float] = defaultdict(float)
+        self._first_seen: Counter[str] = Counter()
+        self._recent: deque[int] = deque()
 
     def update(self, result: Result) -> None:
         self.done += 1
@@ -81,8 +86,10 @@ class ProgressLine:
             self.remaining[kind] -= 1
         now = self.clock()
         if result.worker is not None:
-            first = (result.worker["pid"], kind) not in self._loaded
-            self._loaded.add((result.worker["pid"], kind))
+            pid = result.worker["pid"]
+            first = (pid, kind) not in self._loaded
+            self._loaded.add((pid, kind))
+            self._note_worker(pid, kind, result.worker["elapsed_ms"] / 1000 if first else None)
             # A worker's first item of a target carries the backend's import (a large item
             # before it may have been refused before any import), seconds the target's other
             # items will not pay again; a large item's own seconds dwarf it.
@@ -107,6 +114,33 @@ class ProgressLine:
             self.stream.flush()
             self._last_line, self._last_tenth = now, tenth
 
+    def _note_worker(self, pid: int, kind: str, first_s: float | None) -> None:
+        """Keep the worker among the recent ones and, for its first item of ``kind``, what it took."""
+        if pid in self._recent:
+            self._recent.remove(pid)
+        self._recent.append(pid)
+        while len(self._recent) > self.workers:
+            self._recent.popleft()
+        if first_s is not None:
+            self._first_spent[kind] += first_s
+            self._first_seen[kind] += 1
+
+    def _first_items_left(self, rates: Mapping[str, float]) -> float:
+        """Seconds the current workers will spend beyond the usual rate on their first item of each
+        target they have not served yet (the backend's set-up in that process: seconds for
+        TensorFlow or torch.export). A worker that replaces a crashed one pays them all again, so a
+        run's last targets, after the crashes of the ones before, cost more than their rates say:
+        left out, the ETA promised the last tenth of a -j 2 run in half the time it took."""
+        extra = 0.0
+        for kind, left in self.remaining.items():
+            seen = self._first_seen[kind]
+            if not left or not seen or kind in self._large_kinds:
+                continue
+            cost = max(0.0, self._first_spent[kind] / seen - rates.get(kind, 0.0))
+            newcomers = sum((pid, kind) not in self._loaded for pid in self._recent)
+            extra += cost * min(newcomers, left)
+        return extra
+
     def _charge(self, kind: str, seconds: float, counted: bool, now: float) -> None:
         """Add an item's seconds of worker time to the run's work (``now``: when it came) and, when
         ``counted``, to its rate class's time per item."""
@@ -123,18 +157,24 @@ class ProgressLine:
         not measured yet at the mean of those that are), scaled by how much wall time the work
         done so far took per second of item time (worker starts, imports and the parent's share
         included). A worker's first item of a target is left out of the target's rate: it carries
-        the backend's import, seconds that the remaining items will not pay again."""
+        the backend's set-up, which that worker's other items will not pay again; what it costs
+        beyond the rate is added once for each current worker that has not served the target yet
+        (:meth:`_first_items_left`)."""
         work = self._work_left()
         if not work:
             return 0.0
-        total = sum(work.values())
+        total = sum(work.values()) + self._first_items_left(self._rates())
         total += max(0, self.total - self.done - sum(self.remaining.values())) * self._mean(False)
         return total * self._wall_per_work()
+
+    def _rates(self) -> dict[str, float]:
+        """Each measured rate class's seconds of item time per item."""
+        return {t: self._spent[t] / n for t, n in self._finished.items() if n}
 
     def _work_left(self) -> dict[str, float]:
         """Seconds of item time each rate class has left, at its measured time per item (an
         unmeasured one at the mean of the measured ones); empty before anything is measured."""
-        measured = {t: self._spent[t] / n for t, n in self._finished.items() if n}
+        measured = self._rates()
         if not measured or self._wall_work <= 0:
             return {}
         fallback = {large: self._mean(large) for large in (False, True)}
