@@ -19,6 +19,9 @@ import pytest
 
 from conformance.run import registry, worker
 
+#: each test starts an interpreter that imports a framework: seconds
+pytestmark = pytest.mark.slow
+
 #: Frameworks too heavy to import without need (each costs a worker from 0.3 to 5 s).
 HEAVY = (
     "tensorflow",
