@@ -66,7 +66,8 @@ def eta_errors(stream: _Timestamped, end: float) -> list[tuple[int, float, float
 
 def one_run(
     args: argparse.Namespace, jobs: int, out: Path
-) -> tuple[ExecutionOutcome, list[tuple[int, float, float]]]:
+) -> tuple[ExecutionOutcome, list[tuple[int, float, float]], set[str]]:
+    """One run of the selection: its outcome, the ETA's errors and the keys of its large items."""
     config = RunConfig(
         case_paths=tuple(args.cases),
         adapters=tuple(args.adapter),
@@ -81,20 +82,25 @@ def one_run(
     )
     print(f"-- run with -j {jobs}", file=sys.stderr)
     stream = _Timestamped()
-    outcome = execute(plan(config), config, stream)
+    planned = plan(config)
+    outcome = execute(planned, config, stream)
     # the ETA promises the end of the items: the results file and reproducers come after
-    return outcome, eta_errors(stream, stream.lines[-1][0] if stream.lines else time.monotonic())
+    end = stream.lines[-1][0] if stream.lines else time.monotonic()
+    return outcome, eta_errors(stream, end), {job.key for job in planned.jobs if job.large}
 
 
-def figures(outcome: ExecutionOutcome, jobs: int) -> dict[str, float]:
+def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, float]:
     """The run's wall time and where its worker-seconds went: inside the backends, in the items
     around them (data, reference, judging; the large items apart), and between items (worker
-    starts and imports, replacements after a crash, waiting on the parent)."""
+    starts and imports, replacements after a crash, waiting on the parent); ``large``: the keys of
+    the items of gigabytes (``Job.large``)."""
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000
     items_s = sum(r.worker["elapsed_ms"] for r in results if r.worker) / 1000
-    large = [r for r in results if r.worker and r.case.startswith("large-")]
-    large_s = sum(r.worker["elapsed_ms"] - r.timing.backend_ms for r in large if r.worker) / 1000
+    large_s = (
+        sum(r.worker["elapsed_ms"] - r.timing.backend_ms for r in results if r.worker and r.key in large)
+        / 1000
+    )
     capacity_s = outcome.wall_s * jobs  # worker-seconds available
     return {
         "wall_s": outcome.wall_s,
@@ -168,9 +174,9 @@ def main() -> int:
     args = parser.parse_args()
     args.cases = args.cases or ["cases"]
     with tempfile.TemporaryDirectory() as scratch:
-        single, single_eta = one_run(args, 1, Path(scratch) / "j1")
-        double, double_eta = one_run(args, 2, Path(scratch) / "j2")
-    one, two = figures(single, 1), figures(double, 2)
+        single, single_eta, large = one_run(args, 1, Path(scratch) / "j1")
+        double, double_eta, _ = one_run(args, 2, Path(scratch) / "j2")
+    one, two = figures(single, 1, large), figures(double, 2, large)
     print(f"items: {one['items']:.0f}")
     print(f"{'':<28}{'-j 1':>10}{'-j 2':>10}")
     print(f"{'wall time (s)':<28}{one['wall_s']:>10.1f}{two['wall_s']:>10.1f}")

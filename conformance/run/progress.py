@@ -86,16 +86,14 @@ class ProgressLine:
             self.remaining[kind] -= 1
         now = self.clock()
         if result.worker is not None:
-            pid = result.worker["pid"]
+            pid, seconds = result.worker["pid"], result.worker["elapsed_ms"] / 1000
             first = (pid, kind) not in self._loaded
             self._loaded.add((pid, kind))
-            self._note_worker(pid, kind, result.worker["elapsed_ms"] / 1000 if first else None)
+            self._note_worker(pid, kind, seconds if first else None)
             # A worker's first item of a target carries the backend's import (a large item
             # before it may have been refused before any import), seconds the target's other
             # items will not pay again; a large item's own seconds dwarf it.
-            self._charge(
-                kind, result.worker["elapsed_ms"] / 1000, not first or kind in self._large_kinds, now
-            )
+            self._charge(kind, seconds, not first or kind in self._large_kinds, now)
         else:
             # A crash or a timeout has no worker figures; what it cost (the item until the worker
             # died, the replacement's start) is the wall time since the last result, on each of

@@ -41,7 +41,7 @@ import signal
 import socket
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from multiprocessing import reduction
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -179,17 +179,23 @@ def _thread_names() -> list[str]:
     return names
 
 
+def preload(imports: Iterable[str]) -> None:
+    """Import the harness and ``imports``, as the zygote does before it checks its threads (a test
+    imports each adapter's route imports this way and counts the threads)."""
+    for name in (*HARNESS, *imports):
+        try:
+            importlib.import_module(name)
+        except Exception:  # not installed or broken: the worker meets it and reports it on an item
+            traceback.print_exc()
+
+
 def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:
     """Import, check that this process is single-threaded, then fork workers on request."""
     worker.redirect_output(log_path)
     # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker.set_thread_variables(threads, blas=1)
-    for name in (*HARNESS, *imports):
-        try:
-            importlib.import_module(name)
-        except Exception:  # not installed or broken: the worker meets it and reports it on an item
-            traceback.print_exc()
+    preload(imports)
     running = thread_count()
     if running != 1:
         names = sorted(_thread_names())

@@ -51,21 +51,20 @@ class Tool:
     call: str
 
 
-def _route(
-    name: str, what: str, *, safe_to_import: bool, default: bool, preload: tuple[str, ...] = ()
-) -> Route:
-    """A route over every onnx.* op; the tool's module joins the parent's imports only when it is
-    safe there (onnxsim imports onnxruntime and torch, and onnxruntime starts a thread). torch is
-    safe: the forking parent imports it for onnxsim, whose own import then takes a worker 0.75 s,
-    not 2.7 s (the route's 18 known deaths in a run each start a worker). Off the
-    default run when the tool costs more than 20 ms per item (onnxsim: about 19 ms per item plus
-    seconds of imports per worker; onnxslim about 5 ms, onnxoptimizer under 1 ms)."""
+def _route(name: str, what: str, *, default: bool, imports: tuple[str, ...]) -> Route:
+    """A route over every onnx.* op. ``imports``: what the forking parent imports for it beyond
+    ONNX, only modules that start no thread: the tool itself where that holds (onnxsim imports
+    onnxruntime, which starts one), else what of the tool's imports is safe (onnxsim's torch: its
+    own import then takes a worker 0.75 s, not 2.7 s, and the route's 18 known deaths in a run each
+    start a worker). Off the default run when the tool costs more than 20 ms per item (onnxsim:
+    about 19 ms per item plus seconds of imports per worker; onnxslim about 5 ms, onnxoptimizer
+    under 1 ms)."""
     return Route(
         name,
         ("onnx.*",),
         f"the ONNX model passed through {what}, then run by an InferenceSession as route default runs it",
         default=default,
-        imports=_COMMON_IMPORTS + ((name,) if safe_to_import else ()) + preload,
+        imports=_COMMON_IMPORTS + imports,
     )
 
 
@@ -73,18 +72,12 @@ TOOLS: Final = {
     tool.route.name: tool
     for tool in (
         Tool(
-            _route(
-                "onnxsim",
-                "onnxsim.simplify (defaults)",
-                safe_to_import=False,
-                default=False,
-                preload=("torch",),
-            ),
+            _route("onnxsim", "onnxsim.simplify (defaults)", default=False, imports=("torch",)),
             "onnxsim",
             "onnxsim.simplify(model) with its defaults",
         ),
         Tool(
-            _route("onnxslim", "onnxslim.slim (defaults)", safe_to_import=True, default=True),
+            _route("onnxslim", "onnxslim.slim (defaults)", default=True, imports=("onnxslim",)),
             "onnxslim",
             "onnxslim.slim(model) with its defaults",
         ),
@@ -92,8 +85,8 @@ TOOLS: Final = {
             _route(
                 "onnxoptimizer",
                 "onnxoptimizer.optimize (fuse-and-elimination passes)",
-                safe_to_import=True,
                 default=True,
+                imports=("onnxoptimizer",),
             ),
             "onnxoptimizer",
             "onnxoptimizer.optimize(model, onnxoptimizer.get_fuse_and_elimination_passes())",
