@@ -8,7 +8,10 @@ the speed-up over the contended ceiling, 2 x backend time at -j 1 / backend time
 backends on two cores slow each other down, so 2x is out of reach). It also checks the progress
 line's ETA: every estimate printed from 10 % of the run on, against the time the run really took
 from there. Targets on a 2-core machine: harness share at most 10 %, efficiency at least 95 %,
-the ETA within 25 % from 10 % on.
+the ETA within 25 % from 10 % on. The harness share counts everything outside build, compile and
+runs as the harness's; a second figure counts two more costs as the backends': importing a backend
+on its target's first item in a worker, and its crashes (the item that died, and the time until a
+replacement worker, which imports the backend again, has run its first item).
 
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
@@ -91,9 +94,11 @@ def one_run(
 
 def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, float]:
     """The run's wall time and where its worker-seconds went: inside the backends, in the items
-    around them (data, reference, judging; the large items apart), and between items (worker
-    starts and imports, replacements after a crash, waiting on the parent); ``large``: the keys of
-    the items of gigabytes (``Job.large``)."""
+    around them (data, reference, judging; loading a backend on its target's first item and the
+    large items apart), and between items (worker starts and imports, waiting on the parent, and
+    what workers' deaths cost: the items that died and their replacements' start); ``large``: the
+    keys of the items of gigabytes (``Job.large``). ``own_share`` is the harness share with the
+    backends' loading and their deaths counted as theirs: the suite's own code and processes."""
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000
     items_s = sum(r.worker["elapsed_ms"] for r in results if r.worker) / 1000
@@ -101,15 +106,22 @@ def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, 
         sum(r.worker["elapsed_ms"] - r.timing.backend_ms for r in results if r.worker and r.key in large)
         / 1000
     )
+    load_s = sum(r.worker.get("load_ms", 0.0) for r in results if r.worker) / 1000
     capacity_s = outcome.wall_s * jobs  # worker-seconds available
+    # the backends' share beyond their items: importing them on a target's first item, and what
+    # their crashes cost (the item that died, the replacement importing the backend again)
+    backends_s = backend_s + load_s + outcome.lost_s
     return {
         "wall_s": outcome.wall_s,
         "backend_s": backend_s,
         "harness_share": 1 - backend_s / capacity_s if capacity_s else 0.0,
+        "own_share": 1 - backends_s / capacity_s if capacity_s else 0.0,
         "items": len(results),
         "in_items_s": items_s - backend_s,
+        "load_s": load_s,
         "large_s": large_s,
         "between_s": capacity_s - items_s,
+        "lost_s": outcome.lost_s,
     }
 
 
@@ -183,8 +195,11 @@ def main() -> int:
     print(f"{'inside backends (s)':<28}{one['backend_s']:>10.1f}{two['backend_s']:>10.1f}")
     print(f"{'harness share of wall':<28}{one['harness_share']:>10.1%}{two['harness_share']:>10.1%}")
     print(f"{'  in items (s)':<28}{one['in_items_s']:>10.1f}{two['in_items_s']:>10.1f}")
+    print(f"{'    of which loading backends':<28}{one['load_s']:>10.1f}{two['load_s']:>10.1f}")
     print(f"{'    of which large items':<28}{one['large_s']:>10.1f}{two['large_s']:>10.1f}")
     print(f"{'  between items (s)':<28}{one['between_s']:>10.1f}{two['between_s']:>10.1f}")
+    print(f"{'    of which lost to deaths':<28}{one['lost_s']:>10.1f}{two['lost_s']:>10.1f}")
+    print(f"{'share without those two':<28}{one['own_share']:>10.1%}{two['own_share']:>10.1%}")
     speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
     print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x")
     # two workers on two cores slow each backend down: the ceiling is what -j 2 could reach with

@@ -128,6 +128,16 @@ class Hanger(Slicer):
             time.sleep(3600)
 
 
+class SlowLoader(Slicer):
+    """Takes 0.2 s to load, like a backend importing its framework."""
+
+    name = "slow-loader"
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        super().__init__(options)
+        time.sleep(0.2)
+
+
 class Sleeper(Slicer):
     """Slow on every case, so a run can be interrupted part-way."""
 

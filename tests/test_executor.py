@@ -71,6 +71,7 @@ def test_a_segfault_costs_one_result_and_the_run_goes_on(corpus: Path) -> None:
     crash = next(r for r in outcome.results if r.case == "bad-1")
     assert "SIGSEGV" in crash.message and "about to read address 0" in crash.message
     assert crash.expected["outputs"], "a crash result still records what was expected"
+    assert outcome.lost_s > 0  # the item that died and its replacement's start
 
 
 @pytest.mark.slow
@@ -91,6 +92,7 @@ def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
     assert statuses(outcome)["bad-2"] == "timeout"
     assert sum(status == "pass" for status in statuses(outcome).values()) == 7
     assert time.monotonic() - started < 60
+    assert outcome.lost_s >= 3  # its worker ran the item 3 s before it was killed
 
 
 @pytest.mark.slow
@@ -134,9 +136,11 @@ def test_a_wrong_answer_fails_with_the_mismatch(corpus: Path) -> None:
 
 @pytest.mark.slow
 def test_results_come_in_the_same_order_whatever_the_workers(corpus: Path) -> None:
-    one = [r.key for r in run(corpus, "fake_adapters:Slicer", jobs=1).results]
+    first = run(corpus, "fake_adapters:Slicer", jobs=1)
+    one = [r.key for r in first.results]
     two = [r.key for r in run(corpus, "fake_adapters:Slicer", jobs=2).results]
     assert one == two and len(one) == 8
+    assert first.lost_s == 0  # no worker died
     document, results = results_file.read(corpus / "reports" / "results.json")
     assert [r.key for r in results] == one and document["run"]["jobs"] == 2
 

@@ -77,6 +77,31 @@ def test_a_forked_worker_runs_jobs_and_its_death_is_reported(tmp_path: Path, thr
     assert not zygote.process.is_alive()
 
 
+def test_a_workers_first_item_of_a_target_says_how_long_loading_its_adapter_took(tmp_path: Path) -> None:
+    # the benchmark counts that time as the backend's (its imports), not as the harness's
+    first, second = _jobs(tmp_path, "fake_adapters:SlowLoader")[:2]
+    zygote = Zygote(1, ("fake_adapters",), None)
+    try:
+        assert _until_decided(zygote), zygote.reason
+        forked = zygote.fork((1, None, ()))  # nothing preloaded: the first job loads the adapter
+        assert forked is not None
+        process, connection = forked
+        assert connection.recv()[0] == -1
+        workers = []
+        for job in (first, second):
+            connection.send(job)
+            workers.append(Result.from_json(connection.recv()[1]).worker)
+        connection.send(None)
+        process.join(timeout=10)
+        connection.close()
+    finally:
+        zygote.close()
+    loaded, then = workers
+    assert loaded is not None and then is not None
+    assert 200 <= loaded["load_ms"] <= loaded["elapsed_ms"]
+    assert "load_ms" not in then  # loaded once per worker
+
+
 def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:
     zygote = Zygote(1, ("thread_at_import",), str(tmp_path / "zygote.log"))
     try:

@@ -105,6 +105,8 @@ class WorkerRecord(TypedDict):
     pid: int
     peak_rss_kib: int
     elapsed_ms: float
+    #: part of elapsed_ms: loading the adapter (its backend's imports), on the first item of a target
+    load_ms: NotRequired[float]
 
 
 class CrashRecord(TypedDict):

@@ -74,6 +74,8 @@ class _Slot:
     history: list[Job] = field(default_factory=list)
     #: its private temporary folder, removed once it has ended (see conformance.run.scratch)
     scratch: Path | None = None
+    #: when it took the place of a worker that died, until its first result (see Pool.lost_s)
+    replaced_at: float | None = None
 
     @property
     def job(self) -> Job | None:
@@ -151,6 +153,11 @@ class Pool:
         self._imports: set[str] = set()
         #: the folder the workers' private temporary folders are made in, once one starts
         self._scratch: Path | None = None
+        #: worker-seconds lost to deaths: from the start of each item a worker died on (or
+        #: overran) until its replacement started its first item. Crashes are backends' (known
+        #: issues most of them), and so is most of this time: the item that died, and importing the
+        #: backend again in the replacement. The benchmark reports it apart from the harness's work.
+        self.lost_s = 0.0
 
     def _upcoming(self) -> tuple[Preload, ...]:
         """The targets a new worker will most likely serve: those of the next queued jobs."""
@@ -202,6 +209,15 @@ class Pool:
         if self.queue or self.large:
             self.standby = self._start()
         return self.slots[index]
+
+    def _replace_dead(self, index: int) -> None:
+        """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
+        the start of the item it died on (or from when it took a dead worker's place, if it never
+        finished an item) until its successor has run one."""
+        dead, now = self.slots[index], time.monotonic()
+        since = dead.replaced_at if dead.replaced_at is not None else dead.deadline - self.timeout
+        self.lost_s += max(0.0, now - since)
+        self._replace(index).replaced_at = now
 
     def process(self, jobs: Iterable[Job]) -> None:
         """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
@@ -318,6 +334,10 @@ class Pool:
                 if number < 0:  # the worker has prepared its targets; its first job runs now
                     slot.prepared = True
                     continue
+                if slot.replaced_at is not None:  # the replacement's first item has run
+                    item_s = (body.get("worker") or {}).get("elapsed_ms", 0.0) / 1000
+                    self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
+                    slot.replaced_at = None
                 slot.history.append(slot.inflight.popleft())
                 slot.retire = slot.retire or (resident or 0) > self.recycle_above_kib
                 if slot.inflight:  # already running: its output starts where the worker said
@@ -331,7 +351,7 @@ class Pool:
             elif time.monotonic() >= slot.deadline:
                 witness = self._witness(slot, f"killed after {self.timeout:g} s without a result")
                 self._requeue_waiting(slot)
-                self._replace(index)
+                self._replace_dead(index)
                 message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
                 self._died(job, "timeout", message, witness, slot)
 
@@ -361,11 +381,11 @@ class Pool:
                 f"item; workers start without prepare() from now on (its log: {slot.log})"
             )
             self._requeue_waiting_all(slot)
-            self._replace(index)
+            self._replace_dead(index)
             return
         witness = self._witness(slot, how)
         self._requeue_waiting(slot)
-        self._replace(index)
+        self._replace_dead(index)
         message = f"the worker died ({how}) while running this item; it was replaced"
         self._died(job, "crash", message, witness, slot)
 

@@ -60,6 +60,8 @@ class ExecutionOutcome:
     written: list[Path]
     #: the distinct problems, as results.json records them
     findings: list[FindingRecord]
+    #: worker-seconds lost to workers' deaths (see Pool.lost_s): what the benchmark reports apart
+    lost_s: float = 0.0
 
 
 def _header(plan_: Plan, config: RunConfig) -> JSON:
@@ -259,10 +261,10 @@ class Execution:
         if interrupted:
             kept = f"{len(results)} of {len(self.plan.jobs)} results kept in {self.journal.path}"
             print(f"interrupted: {kept}", file=self.stream)
-            return ExecutionOutcome(results, [], interrupted, wall_s, written, found)
+            return ExecutionOutcome(results, [], interrupted, wall_s, written, found, self.pool.lost_s)
         self.journal.path.unlink(missing_ok=True)
         stale = known_issues.stale(self.plan.issues, results)
-        return ExecutionOutcome(results, stale, interrupted, wall_s, written, found)
+        return ExecutionOutcome(results, stale, interrupted, wall_s, written, found, self.pool.lost_s)
 
 
 def merged_review(

@@ -203,10 +203,12 @@ def main(
         key = (job.adapter, job.option_key)
         inputs.keep_only(job.case.data)
         started = time.perf_counter()
+        load_ms = 0.0
         try:
             if key not in loaded:
                 phase.mark("loading the adapter")
                 loaded[key] = registry.load(job.adapter, job.options)
+                load_ms = (time.perf_counter() - started) * 1000
             result = run_item(
                 loaded[key].hooks,
                 job.target,
@@ -225,6 +227,8 @@ def main(
             "peak_rss_kib": peak_rss_kib(),
             "elapsed_ms": round(elapsed_ms, 3),
         }
+        if load_ms:  # the backend's import and set-up, on the first item of its target
+            usage["load_ms"] = round(load_ms, 3)
         phase.mark("reporting")
         body = replace(result, worker=usage).to_json()
         # where the next job's output will start in the log: the parent quotes the log from there
