@@ -11,7 +11,7 @@ from there. Targets on a 2-core machine: harness share at most 10 %, efficiency 
 the ETA within 25 % from 10 % on. The harness share counts everything outside build, compile and
 runs as the harness's; a second figure counts two more costs as the backends': importing a backend
 on its target's first item in a worker, and its crashes (the item that died, and the time until a
-replacement worker, which imports the backend again, has run its first item).
+replacement worker, which imports the backend again, starts its first item).
 
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"

@@ -213,7 +213,8 @@ class Pool:
     def _replace_dead(self, index: int) -> None:
         """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
         the start of the item it died on (or from when it took a dead worker's place, if it never
-        finished an item) until its successor has run one."""
+        finished an item) until its successor starts its first item (the first result's arrival
+        less that item's own time, see _collect)."""
         dead, now = self.slots[index], time.monotonic()
         since = dead.replaced_at if dead.replaced_at is not None else dead.deadline - self.timeout
         self.lost_s += max(0.0, now - since)
