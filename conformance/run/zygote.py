@@ -14,8 +14,9 @@ modules routes list in :attr:`conformance.plugin.Route.imports` (those that star
 and loads NumPy's OpenBLAS with one thread whatever the workers' share (the suite's NumPy work
 uses no BLAS; torch and OpenVINO size their pools from the variables later, in each worker),
 and counts its threads before every fork: with more than one it refuses, and the pool spawns
-workers as before. Backends that start threads when imported (OpenVINO, ONNX Runtime) load in
-each worker, after the fork. The zygote runs no backend code; it never touches a case.
+workers as before. Backends that start threads when imported (ONNX Runtime) load in each
+worker, after the fork; OpenVINO's adapter imports it without the one thread it would start
+(``conformance_openvino.preload``). The zygote runs no backend code; it never touches a case.
 
 Why not the standard library's forkserver with ``set_forkserver_preload``, which forks from a
 preloaded server too: it is as fast (measured here with torch preloaded: 9.0 ms median per worker
@@ -181,12 +182,17 @@ def _thread_names() -> list[str]:
 
 def preload(imports: Iterable[str]) -> None:
     """Import the harness and ``imports``, as the zygote does before it checks its threads (a test
-    imports each adapter's route imports this way and counts the threads)."""
+    imports each adapter's route imports this way and counts the threads), and read the installed
+    distributions' index, which adapters' ``info()`` asks for their backends' versions
+    (:func:`conformance.plugin.distributions_by_package`): each forked worker then has both."""
     for name in (*HARNESS, *imports):
         try:
             importlib.import_module(name)
         except Exception:  # not installed or broken: the worker meets it and reports it on an item
             traceback.print_exc()
+    from conformance import plugin
+
+    plugin.distributions_by_package()
 
 
 def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:

@@ -53,8 +53,9 @@ if TYPE_CHECKING:
     import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
 NAME: Final = "openvino"
-#: this module (imported without openvino, which loads per worker: it starts threads)
-_OWN: Final = (__name__,)
+#: this module (imported without openvino) and openvino itself, imported thread-free (see
+#: conformance_openvino.preload): what the zygote imports once for every route
+_OWN: Final = (__name__, "conformance_openvino.preload")
 ROUTES: Final = (
     Route(
         "native", ("openvino.*",), "ov.Model built with openvino.opset1 Split / VariadicSplit", imports=_OWN

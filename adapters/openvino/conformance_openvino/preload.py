@@ -1,0 +1,33 @@
+"""OpenVINO imported the way the zygote (``conformance.run.zygote``) needs it: thread-free.
+
+Why: the zygote imports a route's modules once and forks workers from itself, but only while it
+has a single thread. Importing ``openvino`` imports its model converter (``openvino.tools.ovc``),
+whose ``__init__`` sends a usage event through ``openvino_telemetry``: the event goes out on a
+thread pool, whose thread then waits forever. That one thread was all that kept OpenVINO out of
+the zygote (measured here: ``import openvino``, a ``Core``, its CPU plugin loaded and the ONNX
+frontend imported leave one thread when the event is not sent), so every worker imported
+OpenVINO itself, and each of the 50 workers a full run loses to OpenVINO's known crashes paid
+that import again before its first item.
+
+How: ``openvino_telemetry`` sends nothing in CI, which it tells by the environment variable
+``CI=true`` (its ``disable_in_ci`` check, asked for by ``openvino.tools.ovc``). The variable is
+set for this import only and restored at once: the workers' environment is the user's, and a
+later conversion (``convert_model``) in a worker re-checks the consent as OpenVINO normally
+would. Importing this module in a worker that imports OpenVINO itself changes nothing else. It
+writes nothing: the consent file OpenVINO's opt-out tool would write lives in the user's home.
+"""
+
+from __future__ import annotations
+
+import os
+
+_before = os.environ.get("CI")
+os.environ["CI"] = "true"
+try:
+    import openvino  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
+    import openvino.frontend  # type: ignore[import-untyped]  # noqa: F401
+finally:
+    if _before is None:
+        del os.environ["CI"]
+    else:
+        os.environ["CI"] = _before
