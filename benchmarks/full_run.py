@@ -9,9 +9,11 @@ backends on two cores slow each other down, so 2x is out of reach). It also chec
 line's ETA: every estimate printed from 10 % of the run on, against the time the run really took
 from there. Targets on a 2-core machine: harness share at most 10 %, efficiency at least 95 %,
 the ETA within 25 % from 10 % on. The harness share counts everything outside build, compile and
-runs as the harness's; a second figure counts two more costs as the backends': importing a backend
-on its target's first item in a worker, and its crashes (the item that died, and the time until a
-replacement worker, which imports the backend again, starts its first item).
+runs as the harness's; a second figure counts two more costs as the backends': loading an adapter
+inside an item (one its worker had not loaded before its first job: the adapters of a worker's
+first targets load before it, and count between items), and the backends' crashes (the item
+that died, and the time until a replacement worker, which imports the backend again, starts its
+first item).
 
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
@@ -94,7 +96,7 @@ def one_run(
 
 def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, float]:
     """The run's wall time and where its worker-seconds went: inside the backends, in the items
-    around them (data, reference, judging; loading a backend on its target's first item and the
+    around them (data, reference, judging; loading an adapter inside an item and the
     large items apart), and between items (worker starts and imports, waiting on the parent, and
     what workers' deaths cost: the items that died and their replacements' start); ``large``: the
     keys of the items of gigabytes (``Job.large``). ``own_share`` is the harness share with the
@@ -195,11 +197,11 @@ def main() -> int:
     print(f"{'inside backends (s)':<28}{one['backend_s']:>10.1f}{two['backend_s']:>10.1f}")
     print(f"{'harness share of wall':<28}{one['harness_share']:>10.1%}{two['harness_share']:>10.1%}")
     print(f"{'  in items (s)':<28}{one['in_items_s']:>10.1f}{two['in_items_s']:>10.1f}")
-    print(f"{'    of which loading backends':<28}{one['load_s']:>10.1f}{two['load_s']:>10.1f}")
+    print(f"{'    of which loading adapters':<28}{one['load_s']:>10.1f}{two['load_s']:>10.1f}")
     print(f"{'    of which large items':<28}{one['large_s']:>10.1f}{two['large_s']:>10.1f}")
     print(f"{'  between items (s)':<28}{one['between_s']:>10.1f}{two['between_s']:>10.1f}")
     print(f"{'    of which lost to deaths':<28}{one['lost_s']:>10.1f}{two['lost_s']:>10.1f}")
-    print(f"{'share without those two':<28}{one['own_share']:>10.1%}{two['own_share']:>10.1%}")
+    print(f"{'share, those two as backends':<28}{one['own_share']:>10.1%}{two['own_share']:>10.1%}")
     speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
     print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x")
     # two workers on two cores slow each backend down: the ceiling is what -j 2 could reach with

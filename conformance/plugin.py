@@ -65,6 +65,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
@@ -353,7 +354,7 @@ def installed_distribution(package: str) -> tuple[str, str] | None:
 
 
 @functools.cache
-def distributions_by_package() -> Mapping[str, list[str]]:
+def distributions_by_package() -> Mapping[str, tuple[str, ...]]:
     """Which installed distributions provide each import package. Read once per process: it reads
     every installed distribution's file list (0.23 s here), which the OpenVINO adapter's four
     version look-ups made 0.9 s of every worker's adapter load, replacements after a crash
@@ -361,4 +362,7 @@ def distributions_by_package() -> Mapping[str, list[str]]:
     forked workers have it."""
     from importlib import metadata
 
-    return metadata.packages_distributions()
+    # read-only: one copy serves every caller in the process
+    return MappingProxyType(
+        {package: tuple(names) for package, names in metadata.packages_distributions().items()}
+    )

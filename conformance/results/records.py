@@ -105,7 +105,8 @@ class WorkerRecord(TypedDict):
     pid: int
     peak_rss_kib: int
     elapsed_ms: float
-    #: part of elapsed_ms: loading the adapter (its backend's imports), on the first item of a target
+    #: part of elapsed_ms: loading the adapter, on the first item of an adapter (with its options) the
+    #: worker had not loaded before its first job
     load_ms: NotRequired[float]
 
 

@@ -153,8 +153,8 @@ class Pool:
         self._imports: set[str] = set()
         #: the folder the workers' private temporary folders are made in, once one starts
         self._scratch: Path | None = None
-        #: worker-seconds lost to deaths: from the start of each item a worker died on (or
-        #: overran) until its replacement started its first item. Crashes are backends' (known
+        #: worker-seconds lost to deaths: from when each item a worker died on (or overran) became
+        #: its running job until its replacement started its first item. Crashes are backends' (known
         #: issues most of them), and so is most of this time: the item that died, and importing the
         #: backend again in the replacement. The benchmark reports it apart from the harness's work.
         self.lost_s = 0.0
@@ -299,6 +299,10 @@ class Pool:
                 self._give_back(job)
                 return False
             slot = self._replace(index)
+        if not slot.inflight and slot.replaced_at is not None:
+            # a replacement's loss runs from when it has work: a slot idle for want of jobs (the
+            # pytest plugin, explore) loses nothing to the death before it
+            slot.replaced_at = max(slot.replaced_at, time.monotonic())
         slot.inflight.append(job)
         if len(slot.inflight) == 1:
             slot.started_next(self.timeout)

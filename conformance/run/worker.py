@@ -227,7 +227,7 @@ def main(
             "peak_rss_kib": peak_rss_kib(),
             "elapsed_ms": round(elapsed_ms, 3),
         }
-        if load_ms:  # the backend's import and set-up, on the first item of its target
+        if load_ms:  # the adapter loaded in this item (one the worker had not prepared before its first)
             usage["load_ms"] = round(load_ms, 3)
         phase.mark("reporting")
         body = replace(result, worker=usage).to_json()

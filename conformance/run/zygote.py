@@ -192,7 +192,10 @@ def preload(imports: Iterable[str]) -> None:
             traceback.print_exc()
     from conformance import plugin
 
-    plugin.distributions_by_package()
+    try:
+        plugin.distributions_by_package()
+    except Exception:  # unreadable metadata: each worker meets it when an adapter asks, and says so
+        traceback.print_exc()
 
 
 def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:

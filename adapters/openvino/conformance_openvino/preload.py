@@ -15,6 +15,11 @@ set for this import only and restored at once: the workers' environment is the u
 later conversion (``convert_model``) in a worker re-checks the consent as OpenVINO normally
 would. Importing this module in a worker that imports OpenVINO itself changes nothing else. It
 writes nothing: the consent file OpenVINO's opt-out tool would write lives in the user's home.
+
+It works only as the process's first import of ``openvino``: a module imported before it that
+imports OpenVINO would have started the thread already. The zygote counts its threads before it
+forks, so that mistake costs speed (workers are spawned, and ``workers/zygote.log`` says why),
+never a deadlock.
 """
 
 from __future__ import annotations
@@ -28,6 +33,6 @@ try:
     import openvino.frontend  # type: ignore[import-untyped]  # noqa: F401
 finally:
     if _before is None:
-        del os.environ["CI"]
+        os.environ.pop("CI", None)
     else:
         os.environ["CI"] = _before
