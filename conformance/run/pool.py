@@ -74,7 +74,8 @@ class _Slot:
     history: list[Job] = field(default_factory=list)
     #: its private temporary folder, removed once it has ended (see conformance.run.scratch)
     scratch: Path | None = None
-    #: when it took the place of a worker that died, until its first result (see Pool.lost_s)
+    #: while it replaces a worker that died and has no result yet: when it took the place, or got
+    #: its first job if that came later (see Pool.lost_s)
     replaced_at: float | None = None
 
     @property
@@ -302,7 +303,7 @@ class Pool:
         if not slot.inflight and slot.replaced_at is not None:
             # a replacement's loss runs from when it has work: a slot idle for want of jobs (the
             # pytest plugin, explore) loses nothing to the death before it
-            slot.replaced_at = max(slot.replaced_at, time.monotonic())
+            slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
         if len(slot.inflight) == 1:
             slot.started_next(self.timeout)

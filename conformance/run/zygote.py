@@ -48,6 +48,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from conformance import plugin
 from conformance.run import worker
 
 #: What every worker imports, whatever its targets.
@@ -190,8 +191,6 @@ def preload(imports: Iterable[str]) -> None:
             importlib.import_module(name)
         except Exception:  # not installed or broken: the worker meets it and reports it on an item
             traceback.print_exc()
-    from conformance import plugin
-
     try:
         plugin.distributions_by_package()
     except Exception:  # unreadable metadata: each worker meets it when an adapter asks, and says so
