@@ -4,7 +4,6 @@ target's own time per item, scaled by the wall time the work done so far took.""
 from __future__ import annotations
 
 import io
-import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +20,7 @@ from conformance.run.item import run_item
 from conformance.run.planning import RunConfig, plan
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine
-from conformance.run.runner import sampled_first
+from conformance.run.runner import execute, sample_of_each
 from conformance.run.worker import Job
 
 
@@ -40,18 +39,48 @@ def _result(target: str, elapsed_ms: float) -> Result:
     )
 
 
+def _on(target: str, elapsed_ms: float, pid: int) -> Result:
+    result = _result(target, elapsed_ms)
+    return replace(result, worker={**(result.worker or {}), "pid": pid})
+
+
+def _busy(progress: ProgressLine, now: list[float], result: Result) -> None:
+    """The result of an item that kept its worker busy from its previous result: the clock moves
+    on by the item's time, then the result comes."""
+    now[0] += (result.worker or {})["elapsed_ms"] / 1000
+    progress.update(result)
+
+
 def test_the_eta_weighs_each_target_by_its_own_rate() -> None:
     remaining = Counter({"slow/r/d": 10, "fast/r/d": 100, "later/r/d": 10})
-    progress = ProgressLine(120, io.StringIO(), remaining=remaining)
+    now = [0.0]
+    progress = ProgressLine(120, io.StringIO(), remaining=remaining, clock=lambda: now[0])
     for target, first, then in (("slow/r/d", 5000.0, 1000.0), ("fast/r/d", 500.0, 10.0)):
-        progress.update(_result(target, first))  # the worker's first item imports the backend
-        progress.update(_result(target, then))
-    progress.started = time.monotonic() - 13.02  # 6.51 s of item time took 13.02 s of wall time
+        _busy(progress, now, _result(target, first))  # the worker's first item imports the backend
+        _busy(progress, now, _result(target, then))
+    now[0] = 13.02  # 6.51 s of item time took 13.02 s of wall time
     # slow: 8 left at 1 s; fast: 98 at 0.01 s; later (not measured): 10 at the mean 0.505 s; x2
     expected = (8 * 1.0 + 98 * 0.01 + 10 * 0.505) * 2
     assert abs(progress.eta() - expected) / expected < 0.01
     # the target holding the run up, with how far it has come: slow has 8 s of 10.1 s left
     assert progress.line().endswith("longest: slow/r/d 2/10")
+
+
+def test_what_a_worker_spends_between_items_counts_with_their_target() -> None:
+    """Between two results a worker reports, reads the next job and waits on the parent: a
+    fraction of a millisecond, as much as a fast target's item itself, nothing beside a slow
+    one's. Scaled from the slow items' wall time per item time, the fast target's 9,990 items
+    were promised in half their time."""
+    now = [0.0]
+    remaining = Counter({"slow/r/d": 100, "fast/r/d": 10_000})
+    progress = ProgressLine(10_100, io.StringIO(), remaining=remaining, clock=lambda: now[0])
+    for _ in range(11):  # the fast target's sample: 0.2 ms items, 0.4 ms apart on the worker
+        now[0] += 0.0004
+        progress.update(_on("fast/r/d", 0.2, pid=1))
+    for _ in range(61):  # the slow target's items: 100 ms each, back to back
+        now[0] += 0.1
+        progress.update(_on("slow/r/d", 100.0, pid=1))
+    assert progress.eta() == pytest.approx(39 * 0.1 + 9_989 * 0.0004, rel=0.02)
 
 
 def _job(index: int, target: str) -> Job:
@@ -64,10 +93,46 @@ def _job(index: int, target: str) -> Job:
 
 def test_a_spread_sample_of_every_target_runs_first_then_the_plan_order() -> None:
     jobs = [_job(i, "fast/r/d") for i in range(5)] + [_job(5 + i, "slow/r/d") for i in range(4)]
-    order = sampled_first(jobs, sample=2)
+    sample, rest = sample_of_each(jobs, sample=2)
     # two of each target, spread over its jobs, then the rest in plan order
-    assert [job.index for job in order] == [0, 2, 5, 7, 1, 3, 4, 6, 8]
-    assert sorted(job.index for job in sampled_first(jobs)) == list(range(9))  # nothing lost
+    assert [job.index for job in sample] == [0, 2, 5, 7]
+    assert [job.index for job in rest] == [1, 3, 4, 6, 8]
+    sample, rest = sample_of_each(jobs)
+    assert sorted(job.index for job in sample + rest) == list(range(9))  # nothing lost
+    many = [_job(i, "big/r/d") for i in range(2000)]
+    assert len(sample_of_each(many)[0]) == 100  # a large target's sample: 5 % of its items
+
+
+SPLITS = (
+    "defaults: {source: order tests, ops: [numpy.array_split], axis: 0, indices: [1, 3]}\ncases:\n"
+    + "".join(f"  - {{id: c{n}, title: t, data: {{shape: [{6 + n}], dtype: uint8}}}}\n" for n in range(60))
+)
+
+
+def test_after_the_sample_the_target_with_the_most_work_left_runs_first(tmp_path: Path) -> None:
+    """The slow target comes second in the plan, but its 20 items after the sample (at 20 ms) are
+        more work than the fast one's 20: they run first, in a row, and the fast target's after (in
+    plan order, they would have come last)."""
+    (tmp_path / "splits.yaml").write_text(SPLITS, encoding="utf-8")
+    config = RunConfig(
+        case_paths=(str(tmp_path),),
+        adapters=("fake_adapters:Slicer", "fake_adapters:Sleeper"),
+        options={"fake_adapters:Sleeper": {"seconds": "0.02"}},
+        jobs=1,
+        repeat=0,
+        out=tmp_path / "out",
+        junit=False,
+    )
+    planned = plan(config)
+    assert [job.target.adapter for job in planned.jobs[:1]] == ["slicer"]  # the plan: fast first
+    order: list[str] = []
+    execute(planned, config, io.StringIO(), on_result=lambda result: order.append(result.adapter))
+    assert Counter(order[:80]) == {"slicer": 40, "sleeper": 40}  # the sample
+    bulk = order[80:]
+    start = bulk.index("sleeper")
+    # one fast item was sent to the worker (the pool keeps two in flight) before the sample ended
+    assert start < 2
+    assert bulk[start : start + 20] == ["sleeper"] * 20
 
 
 def test_large_items_are_measured_apart_from_their_targets_other_items() -> None:
@@ -75,11 +140,12 @@ def test_large_items_are_measured_apart_from_their_targets_other_items() -> None
     the target's rate it would make every remaining item look slow (and the other way round)."""
     big = replace(_result("t/r/d", 3000.0), case="big")
     remaining = Counter({"t/r/d": 4, "t/r/d (large)": 2})
-    progress = ProgressLine(6, io.StringIO(), remaining=remaining, classes={big.key: "t/r/d (large)"})
-    progress.update(big)  # the worker's first item of the target, counted: it is large
-    progress.update(_result("t/r/d", 500.0))  # its first of the others: may carry the import
-    progress.update(_result("t/r/d", 10.0))
-    progress.started = time.monotonic() - 3.51  # wall time equals item time
+    now = [0.0]
+    classes = {big.key: "t/r/d (large)"}
+    progress = ProgressLine(6, io.StringIO(), remaining=remaining, classes=classes, clock=lambda: now[0])
+    _busy(progress, now, big)  # the worker's first item of the target, counted: it is large
+    _busy(progress, now, _result("t/r/d", 500.0))  # its first of the others: may carry the import
+    _busy(progress, now, _result("t/r/d", 10.0))  # wall time equals item time
     expected = 1 * 3.0 + 2 * 0.01
     assert abs(progress.eta() - expected) / expected < 0.01
 
@@ -142,13 +208,13 @@ def test_the_eta_scales_by_the_recent_wall_time_per_item_second() -> None:
     time took over the last half minute, not since the start, predicts the rest."""
     now = [0.0]
     progress = ProgressLine(51, io.StringIO(), remaining=Counter({"t/r/d": 51}), clock=lambda: now[0])
-    progress.update(_result("t/r/d", 1000.0))  # the worker's first item: left out of the rate
-    for _ in range(10):  # early on, 1 s items 4 s apart
+    progress.update(_on("t/r/d", 1000.0, pid=1))  # the worker's first item: left out of the rate
+    for pid in range(2, 12):  # early on, 1 s items 4 s apart, each on a worker just started
         now[0] += 4.0
-        progress.update(_result("t/r/d", 1000.0))
-    for _ in range(30):  # then 1 s apart
+        progress.update(_on("t/r/d", 1000.0, pid))
+    for _ in range(30):  # then 1 s apart on one worker
         now[0] += 1.0
-        progress.update(_result("t/r/d", 1000.0))
+        progress.update(_on("t/r/d", 1000.0, pid=12))
     # 10 items left at 1 s of item time, each taking 1 s of wall time lately (1.75 since the start)
     assert 9.5 < progress.eta() < 11.0
 
@@ -168,9 +234,9 @@ def test_a_death_is_charged_to_its_target_and_a_cluster_of_them_moves_the_eta_li
         total, io.StringIO(), remaining=Counter({"t/r/d": total}), clock=lambda: now[0], workers=workers
     )
     progress.update(_result("t/r/d", 1000.0))  # the first item: left out of the rate
-    for _ in range(60):  # 1 s items, one result every 1/workers s
+    for number in range(60):  # 1 s items, one result every 1/workers s, the workers in turn
         now[0] += 1.0 / workers
-        progress.update(_result("t/r/d", 1000.0))
+        progress.update(_on("t/r/d", 1000.0, pid=1 + number % workers))
     before = progress.eta()
     for _ in range(10):  # deaths, each holding a worker 3 s (the item and a restart)
         now[0] += 3.0 / workers
@@ -182,26 +248,19 @@ def test_a_death_is_charged_to_its_target_and_a_cluster_of_them_moves_the_eta_li
     assert after < 1.5 * before  # without the charge the window's ratio alone tripled it
 
 
-def _on(target: str, elapsed_ms: float, pid: int) -> Result:
-    result = _result(target, elapsed_ms)
-    return replace(result, worker={**(result.worker or {}), "pid": pid})
-
-
 def test_a_replacement_worker_is_expected_to_pay_each_targets_first_item_again() -> None:
     """A worker's first item of a target carries that backend's set-up; a worker that replaced a
     crashed one has not paid it for the targets still to come, and the ETA says so."""
-    now = [13.2]
+    now = [0.0]
     remaining = Counter({"a/r/d": 5, "b/r/d": 10})
     progress = ProgressLine(15, io.StringIO(), remaining=remaining, clock=lambda: now[0])
-    progress.started = 0.0
     for target, first, then in (("a/r/d", 5000.0, 100.0), ("b/r/d", 3000.0, 100.0)):
-        progress.update(_on(target, first, pid=1))
-        progress.update(_on(target, then, pid=1))
-    progress.update(_on("a/r/d", 5000.0, pid=2))  # the replacement's first item of A
+        _busy(progress, now, _on(target, first, pid=1))
+        _busy(progress, now, _on(target, then, pid=1))
+    _busy(progress, now, _on("a/r/d", 5000.0, pid=2))  # the replacement's first item of A
     without = 2 * 0.1 + 8 * 0.1  # A: 2 items left at 0.1 s, B: 8 at 0.1 s
     # 13.2 s of item time in 13.2 s of wall time; pid 2 will pay B's set-up once: 3 s less the
     # 0.1 s of B's rate
     assert progress.eta() == pytest.approx(without + 2.9, rel=0.01)
-    progress.update(_on("b/r/d", 3000.0, pid=2))  # paid: only the rates are left
-    now[0] += 3.0
+    _busy(progress, now, _on("b/r/d", 3000.0, pid=2))  # paid: only the rates are left
     assert progress.eta() == pytest.approx(2 * 0.1 + 7 * 0.1, rel=0.01)

@@ -139,3 +139,23 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
     assert all("SIGSEGV" in r.message for r in results if r.status == "crash")
     # the replacements after the crashes: forked, or spawned when the zygote has a second thread
     assert kinds[-3:] == (["SpawnProcess"] * 3 if imports else [Forked.__name__] * 3), kinds
+
+
+@pytest.mark.parametrize("jobs", [5, 6])
+def test_a_long_run_starts_the_zygote_with_its_first_workers(
+    tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of EAGER_ZYGOTE jobs or more (6 here) starts the zygote at once and forks its first
+    workers from it; a shorter one without a crash never starts it (its workers are spawned)."""
+    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    finished: list[Result] = []
+    logs = tmp_path / "workers"
+    pool = Pool(2, 60, finished.append, log_dir=logs)
+    try:
+        pool.add(_jobs(tmp_path, "fake_adapters:Slicer")[:jobs])
+        assert {type(slot.process) is Forked for slot in pool.slots} == {jobs == 6}
+        pool.serve_until(lambda: False)
+    finally:
+        pool.close()
+    assert [result.status for result in finished] == ["pass"] * jobs
+    assert (logs / "zygote.log").exists() == (jobs == 6)

@@ -27,8 +27,9 @@ What the builder guarantees, and why:
 - Conversions move bytes, never values: bfloat16 as ``ml_dtypes.bfloat16`` (TensorFlow's own
   NumPy type for it), strings as UTF-8 bytes and back to ``str``.
 
-TensorFlow is imported lazily, inside the functions: the engine does not need it installed, and
-``import tensorflow`` starts a thread, which must not happen in the process workers fork from.
+TensorFlow is imported lazily, inside the functions: the engine does not need it installed. (The
+routes that need it list it in their imports, and the zygote imports it before forking workers:
+with the zygote's thread variables it starts no thread.)
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
 from conformance.results.result import Result
+from conformance.run.rates import Rates
 from conformance.run.worker import Job
 from conformance.statuses import DEFECT_EXIT, GREEN, NOT_JUDGED, STATUSES
 
@@ -31,7 +32,7 @@ def rate_class(job: Job) -> str:
 class ProgressLine:
     """The progress line. Its ETA weighs each target's remaining items by that target's own
     measured time per item: targets run at rates two orders of magnitude apart (NumPy thousands
-    of items a second, a conversion route tens) and in plan order, so a run-wide rate would
+    of items a second, a conversion route tens) one target after another, so a run-wide rate would
     promise the end long before it comes."""
 
     def __init__(
@@ -63,15 +64,15 @@ class ProgressLine:
         #: each rate class's items in all (what was left at the start), for the per-target part
         self._sizes: Counter[str] = Counter(self.remaining)
         self._large_kinds = set(self.classes.values())
-        self._spent: dict[str, float] = defaultdict(float)
-        self._finished: Counter[str] = Counter()
+        self.rates = Rates()
         #: every item's worker time (imports included), and the (worker, rate class) pairs seen
         self._wall_work = 0.0
         self._loaded: set[tuple[int, str]] = set()
         #: (when, item time so far) at each result, over the last :data:`WINDOW_S` seconds
         self._marks: deque[tuple[float, float]] = deque()
-        #: when the last result came (a death's time is the wall time since)
+        #: when the last result came (a death's time is the wall time since), and each worker's
         self._previous = self.started
+        self._arrived: dict[int, float] = {}
         #: what a worker's first item of each rate class took, in all and how many, and the
         #: workers that sent results lately, most recent last (see :meth:`_first_items_left`)
         self._first_spent: dict[str, float] = defaultdict(float)
@@ -86,7 +87,8 @@ class ProgressLine:
             self.remaining[kind] -= 1
         now = self.clock()
         if result.worker is not None:
-            pid, seconds = result.worker["pid"], result.worker["elapsed_ms"] / 1000
+            pid = result.worker["pid"]
+            seconds = self._worker_seconds(pid, result.worker["elapsed_ms"] / 1000, now)
             first = (pid, kind) not in self._loaded
             self._loaded.add((pid, kind))
             self._note_worker(pid, kind, seconds if first else None)
@@ -111,6 +113,17 @@ class ProgressLine:
             self.stream.write(self.line() + "\n")
             self.stream.flush()
             self._last_line, self._last_tenth = now, tenth
+
+    def _worker_seconds(self, pid: int, elapsed_s: float, now: float) -> float:
+        """What an item cost its worker: the time since that worker's previous result, or the
+        item's own time for a worker's first. Between two items a worker also reports the first,
+        reads the next and waits on the parent: 0.15-1 ms an item, as much as a NumPy item
+        itself. Measured with the items, it is in each target's rate: counted apart, as a ratio
+        of wall time to item time, the ratio measured on slow targets' items promised the fast
+        ones' long stretch at the end in half the time it took."""
+        since = self._arrived.get(pid)
+        self._arrived[pid] = now
+        return elapsed_s if since is None else now - since
 
     def _note_worker(self, pid: int, kind: str, first_s: float | None) -> None:
         """Keep the worker among the recent ones and, for its first item of ``kind``, what it took."""
@@ -147,8 +160,7 @@ class ProgressLine:
         while len(self._marks) > 2 and now - self._marks[1][0] >= WINDOW_S:
             self._marks.popleft()
         if counted:
-            self._finished[kind] += 1
-            self._spent[kind] += seconds
+            self.rates.add(kind, seconds)
 
     def eta(self) -> float:
         """Seconds left: each target's remaining items at its own time per item so far (a target
@@ -158,7 +170,7 @@ class ProgressLine:
         the backend's set-up, which that worker's other items will not pay again; what it costs
         beyond the rate is added once for each current worker that has not served the target yet
         (:meth:`_first_items_left`)."""
-        work = self._work_left()
+        work = self.work_left()
         if not work:
             return 0.0
         total = sum(work.values()) + self._first_items_left(self._rates())
@@ -167,9 +179,9 @@ class ProgressLine:
 
     def _rates(self) -> dict[str, float]:
         """Each measured rate class's seconds of item time per item."""
-        return {t: self._spent[t] / n for t, n in self._finished.items() if n}
+        return self.rates.per_item()
 
-    def _work_left(self) -> dict[str, float]:
+    def work_left(self) -> dict[str, float]:
         """Seconds of item time each rate class has left, at its measured time per item (an
         unmeasured one at the mean of the measured ones); empty before anything is measured."""
         measured = self._rates()
@@ -186,7 +198,7 @@ class ProgressLine:
         """The target with the most work left, with how far it has come: when targets run at
         rates a hundred times apart, the items count says little, and this says what holds the
         run up (e.g. ``openvino/pytorch/CPU 220/1017``)."""
-        work = self._work_left()
+        work = self.work_left()
         if len(work) < 2:
             return ""
         kind = max(work, key=lambda name: work[name])
@@ -205,9 +217,8 @@ class ProgressLine:
 
     def _mean(self, large: bool) -> float:
         """Time per item over the measured classes of one kind (all classes if none is)."""
-        kinds = [k for k in self._finished if (k in self._large_kinds) == large] or list(self._finished)
-        items = sum(self._finished[k] for k in kinds)
-        return sum(self._spent[k] for k in kinds) / items if items else 0.0
+        measured = list(self.rates.finished)
+        return self.rates.mean([k for k in measured if (k in self._large_kinds) == large] or measured)
 
     def line(self) -> str:
         elapsed = self.clock() - self.started

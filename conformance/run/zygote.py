@@ -125,9 +125,10 @@ class Zygote:
         #: why the zygote cannot fork (said once in its log and in the run's)
         self.reason = ""
 
-    def ready(self) -> bool:
-        """Whether workers can be forked now; False while the zygote is still importing."""
-        if self.usable is None and self._connection.poll(0):
+    def ready(self, wait: float = 0.0) -> bool:
+        """Whether workers can be forked now; False while the zygote is still importing (after
+        waiting up to ``wait`` seconds for it to finish)."""
+        if self.usable is None and self._connection.poll(wait):
             try:
                 said, detail = self._connection.recv()
             except (EOFError, OSError):

@@ -50,9 +50,12 @@ if TYPE_CHECKING:
 
 NAME = "tensorflow"
 DEVICES = ("cpu",)
-#: What the workers' parent may import: this module and the builder, which import TensorFlow
-#: lazily. TensorFlow itself starts a thread when imported, so it is imported in ``prepare``.
-_IMPORTS = (__name__, "conformance.models.tf_functions")
+#: What the workers' parent may import: this module, the builder and TensorFlow, which starts no
+#: thread when imported with the zygote's thread variables (the one thread once seen was NumPy's
+#: OpenBLAS pool). A worker that replaces one TensorFlow killed then starts in milliseconds, not
+#: the 3-4.5 s of a fresh import (six such deaths in a full run, and every new worker's first
+#: TensorFlow item). Its thread pools start at the first operation, in ``prepare``, in the worker.
+_IMPORTS = (__name__, "tensorflow", "conformance.models.tf_functions")
 _OPS = ("tensorflow.*",)
 
 ROUTES = (
