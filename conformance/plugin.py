@@ -125,7 +125,9 @@ class Route:
     #: Python modules the route needs that start no thread when imported (torch, onnx; not
     #: openvino or onnxruntime, which do). A run imports them once, in the process its workers
     #: are forked from, so that a new worker (one per backend crash) does not import them again.
-    #: Listing a module that starts a thread is harmless but turns forking off for the run.
+    #: Listing a module that starts a thread breaks nothing but turns forking off for the run:
+    #: every worker then imports its backends itself, and a long run waits for the zygote's
+    #: imports before it finds that out (the run says why).
     imports: tuple[str, ...] = ()
 
 

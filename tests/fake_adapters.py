@@ -147,6 +147,18 @@ class Sleeper(Slicer):
         time.sleep(float(self.options.get("seconds", "0.05")))
 
 
+class Snail(Sleeper):
+    """A second slow target (named to sort between ``slicer`` and ``swift``)."""
+
+    name = "snail"
+
+
+class Swift(Slicer):
+    """A second fast target."""
+
+    name = "swift"
+
+
 class _Heavy(tuple):  # type: ignore[type-arg]
     """A compiled model whose destructor takes 50 ms, like a backend tearing down its thread pool."""
 

@@ -71,8 +71,10 @@ def test_loading_an_adapter_imports_no_framework_it_does_not_own(adapter: str) -
 ROUTE_PROBE = (
     "import json, sys\n"
     "from conformance.run import zygote\n"
-    "zygote.preload(json.loads(sys.argv[1]))\n"
-    "print(zygote.thread_count())\n"
+    "names = json.loads(sys.argv[1])\n"
+    "zygote.preload(names)\n"
+    "missing = [name for name in names if name not in sys.modules]\n"
+    "sys.exit(f'not imported: {missing}') if missing else print(zygote.thread_count())\n"
 )
 
 

@@ -20,6 +20,7 @@ from conformance.run.item import run_item
 from conformance.run.planning import RunConfig, plan
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine
+from conformance.run.rates import Rates
 from conformance.run.runner import execute, sample_of_each
 from conformance.run.worker import Job
 
@@ -91,7 +92,7 @@ def _job(index: int, target: str) -> Job:
     return Job(index, adapter, Target(adapter, route, device), case, "numpy.split", 0)
 
 
-def test_a_spread_sample_of_every_target_runs_first_then_the_plan_order() -> None:
+def test_a_spread_sample_of_every_target_runs_first_then_the_rest() -> None:
     jobs = [_job(i, "fast/r/d") for i in range(5)] + [_job(5 + i, "slow/r/d") for i in range(4)]
     sample, rest = sample_of_each(jobs, sample=2)
     # two of each target, spread over its jobs, then the rest in plan order
@@ -110,29 +111,41 @@ SPLITS = (
 
 
 def test_after_the_sample_the_target_with_the_most_work_left_runs_first(tmp_path: Path) -> None:
-    """The slow target comes second in the plan, but its 20 items after the sample (at 20 ms) are
-        more work than the fast one's 20: they run first, in a row, and the fast target's after (in
-    plan order, they would have come last)."""
+    """The slow target comes second of three in the plan, and its name sorts between the fast
+    ones', but its 20 items after the sample (at 20 ms) are more work than either fast one's 20:
+    they run first, in a row; in plan order, by name or in reverse they would not have."""
     (tmp_path / "splits.yaml").write_text(SPLITS, encoding="utf-8")
     config = RunConfig(
         case_paths=(str(tmp_path),),
-        adapters=("fake_adapters:Slicer", "fake_adapters:Sleeper"),
-        options={"fake_adapters:Sleeper": {"seconds": "0.02"}},
+        adapters=("fake_adapters:Slicer", "fake_adapters:Snail", "fake_adapters:Swift"),
+        options={"fake_adapters:Snail": {"seconds": "0.02"}},
         jobs=1,
         repeat=0,
         out=tmp_path / "out",
         junit=False,
     )
     planned = plan(config)
-    assert [job.target.adapter for job in planned.jobs[:1]] == ["slicer"]  # the plan: fast first
+    assert list(dict.fromkeys(job.target.adapter for job in planned.jobs)) == ["slicer", "snail", "swift"]
     order: list[str] = []
     execute(planned, config, io.StringIO(), on_result=lambda result: order.append(result.adapter))
-    assert Counter(order[:80]) == {"slicer": 40, "sleeper": 40}  # the sample
-    bulk = order[80:]
-    start = bulk.index("sleeper")
+    assert Counter(order[:120]) == {"slicer": 40, "snail": 40, "swift": 40}  # the sample
+    bulk = order[120:]
+    start = bulk.index("snail")
     # one fast item was sent to the worker (the pool keeps two in flight) before the sample ended
     assert start < 2
-    assert bulk[start : start + 20] == ["sleeper"] * 20
+    assert bulk[start : start + 20] == ["snail"] * 20
+
+
+def test_a_targets_largest_item_is_left_out_of_its_rate_but_not_a_death() -> None:
+    """One pause among a sample's items would weigh on all of the target's items to come; a
+    crash's charge stays, as the target's crashes recur."""
+    rates = Rates()
+    for seconds in (1.0, 1.0, 10.0):
+        rates.add("t", seconds)
+    rates.add("u", 1.0)
+    rates.add("u", 1.0)
+    rates.add("u", 10.0, death=True)
+    assert rates.per_item() == {"t": 1.0, "u": 5.5}  # u: (1 + 10) / 2, its largest item left out
 
 
 def test_large_items_are_measured_apart_from_their_targets_other_items() -> None:

@@ -258,8 +258,10 @@ class Pool:
         self._imports.update(module for job in added for module in job.imports)
         if not self.slots and len(self.queue) >= EAGER_ZYGOTE:
             self._start_zygote()
-            if self.zygote is not None:  # the first workers are forked too: see EAGER_ZYGOTE
-                self.zygote.ready(wait=ZYGOTE_WAIT_S)
+            # the first workers are forked too (see EAGER_ZYGOTE), unless the zygote cannot
+            if self.zygote is not None and not self.zygote.ready(wait=ZYGOTE_WAIT_S):
+                why = self.zygote.reason or f"its imports took over {ZYGOTE_WAIT_S:.0f} s"
+                self.warn(f"workers are started afresh, each importing its backends: {why}")
         while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
 
@@ -276,9 +278,10 @@ class Pool:
             if done():
                 return
 
-    def reorder(self, key: Callable[[Job], float]) -> None:
+    def reorder(self, key: Callable[[Job], tuple[float, str]]) -> None:
         """Sort the jobs not yet sent to a worker by ``key``, keeping the order of equal keys (the
-        large jobs keep theirs)."""
+        large jobs, which the first worker takes first, keep theirs; a pool that runs its jobs in
+        the order given has them in the same queue and sorts them too)."""
         self.queue = deque(sorted(self.queue, key=key))
 
     def drop_queued(self) -> list[Job]:

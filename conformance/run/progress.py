@@ -70,7 +70,8 @@ class ProgressLine:
         self._loaded: set[tuple[int, str]] = set()
         #: (when, item time so far) at each result, over the last :data:`WINDOW_S` seconds
         self._marks: deque[tuple[float, float]] = deque()
-        #: when the last result came (a death's time is the wall time since), and each worker's
+        #: when the last result came (a death's time is the wall time since), and when each
+        #: worker's last result came
         self._previous = self.started
         self._arrived: dict[int, float] = {}
         #: what a worker's first item of each rate class took, in all and how many, and the
@@ -101,7 +102,7 @@ class ProgressLine:
             # died, the replacement's start) is the wall time since the last result, on each of
             # the workers. Charged to its target's rate: left out, a cluster of deaths made the
             # wall time per item-second leap and the ETA with it (from 318 s to 879 s in one run).
-            self._charge(kind, (now - self._previous) * self.workers, True, now)
+            self._charge(kind, (now - self._previous) * self.workers, True, now, death=True)
         self._previous = now
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
@@ -113,6 +114,12 @@ class ProgressLine:
             self.stream.write(self.line() + "\n")
             self.stream.flush()
             self._last_line, self._last_tenth = now, tenth
+
+    def restart(self) -> None:
+        """Count the run's wall time from now, before any result: the first workers of a long run
+        wait for the zygote's imports (seconds in which no item runs), which the items to come
+        will not wait for again."""
+        self.started = self._previous = self.clock()
 
     def _worker_seconds(self, pid: int, elapsed_s: float, now: float) -> float:
         """What an item cost its worker: the time since that worker's previous result, or the
@@ -152,7 +159,7 @@ class ProgressLine:
             extra += cost * min(newcomers, left)
         return extra
 
-    def _charge(self, kind: str, seconds: float, counted: bool, now: float) -> None:
+    def _charge(self, kind: str, seconds: float, counted: bool, now: float, death: bool = False) -> None:
         """Add an item's seconds of worker time to the run's work (``now``: when it came) and, when
         ``counted``, to its rate class's time per item."""
         self._wall_work += seconds
@@ -160,7 +167,7 @@ class ProgressLine:
         while len(self._marks) > 2 and now - self._marks[1][0] >= WINDOW_S:
             self._marks.popleft()
         if counted:
-            self.rates.add(kind, seconds)
+            self.rates.add(kind, seconds, death)
 
     def eta(self) -> float:
         """Seconds left: each target's remaining items at its own time per item so far (a target

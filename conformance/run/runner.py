@@ -2,9 +2,10 @@
 the results file and JUnit XML.
 
 Every front door (``conformance run``, ``certify``, the pytest plugin) comes through
-:func:`conformance.run.planning.plan` and :func:`execute`, so they produce the same results file
-from the same executor. The HTML report is the front doors' to write: it is a view of the
-results file, and the engine does not depend on it.
+:func:`conformance.run.planning.plan` and :class:`Execution` (:func:`execute` when every job is
+known at the start), so they produce the same results file from the same executor. The HTML
+report is the front doors' to write: it is a view of the results file, and the engine does not
+depend on it.
 """
 
 from __future__ import annotations
@@ -133,8 +134,8 @@ def execute(
         with stopping() as stop:
             sample, bulk = sample_of_each(run.pending)
             run.add(sample + bulk)
-            measured = {job.key for job in sample}
-            run.serve(until=lambda: run.finished.keys() >= measured)
+            run.progress.restart()  # the first workers of a long run waited for the zygote
+            run.serve(until=run.awaiting(job.key for job in sample))
             run.heaviest_first()
             run.serve()
             run.review()
@@ -145,7 +146,8 @@ class Execution:
     """One run of a plan held open, for front doors that hand its jobs over as they go: the pytest
     plugin adds each item's job as pytest reaches it and waits for that job's result, so pytest's
     ``-x``, ``--maxfail`` and Ctrl-C stop the run itself. :func:`execute` is the same run with
-    every job added at once.
+    every job added at once, a sample of each target first and then the targets with the most
+    work left (the order only :func:`execute`, which has every job from the start, can choose).
 
     Entering takes the output folder's lock, opens the journal (or resumes it) and starts the
     pool; :meth:`outcome` closes them and writes the results of the jobs that ran; leaving
@@ -169,6 +171,8 @@ class Execution:
         self.raw: dict[str, Result] = {}
         self.review_record: CrashReviewRecord | None = None
         self._reviewed = 0
+        #: the jobs whose results :meth:`awaiting` waits for
+        self._awaited: set[str] = set()
         self._lock = contextlib.ExitStack()
         self._stack = contextlib.ExitStack()
 
@@ -217,6 +221,7 @@ class Execution:
         return result
 
     def _record(self, result: Result) -> None:
+        self._awaited.discard(result.key)
         result = self._amend(result)
         self.progress.update(result)
         if self.on_result:
@@ -225,6 +230,11 @@ class Execution:
     def add(self, jobs: Iterable[Job]) -> None:
         """Queue jobs on the pool, in the order given."""
         self.pool.add(jobs)
+
+    def awaiting(self, keys: Iterable[str]) -> Callable[[], bool]:
+        """A condition for :meth:`serve`: whether every job of ``keys`` has a result."""
+        self._awaited = set(keys) - self.finished.keys()
+        return lambda: not self._awaited
 
     def serve(self, until: Callable[[], bool] = lambda: False) -> None:
         """Run the queued jobs until ``until()`` or none is queued or in flight."""
@@ -239,7 +249,7 @@ class Execution:
         is milliseconds. At -j 2 the run then ends on cheap items the two workers share, not on
         one slow target's last ones beside an idle worker."""
         work = self.progress.work_left()
-        self.pool.reorder(lambda job: -work.get(rate_class(job), 0.0))
+        self.pool.reorder(lambda job: (-work.get(rate_class(job), 0.0), rate_class(job)))
 
     def stop_early(self) -> None:
         """Run no job not yet sent to a worker; those sent finish, so the results are what ran."""

@@ -155,10 +155,11 @@ class Zygote:
         return Forked(pid, exit_pipe), Connection(worker_end)
 
     def close(self) -> None:
-        """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has."""
+        """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has; one
+        still importing (a run stopped early) reads no request, and is killed at once."""
         with contextlib.suppress(OSError):
             self._connection.send(None)
-        self.process.join(timeout=5)
+        self.process.join(timeout=5 if self.ready() or self.usable is False else 0)
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=5)

@@ -47,7 +47,7 @@ NAME: Final = "keras"
 DEVICES: Final = ("cpu",)
 OPS: Final = ("keras.ops.split",)
 #: What the workers' parent may import: this package, which imports Keras and the backends lazily
-#: (``import keras`` imports a backend; TensorFlow's and OpenVINO's start threads).
+#: (``import keras`` imports a backend, and the adapter re-imports Keras to switch backends).
 _IMPORTS: Final = (__name__,)
 #: Routes that cost more than 20 ms an item (measured: README), left out of the default run.
 _SLOW: Final = frozenset({"jax", "openvino"})

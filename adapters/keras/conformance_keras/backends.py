@@ -14,8 +14,8 @@ for). Then it checks ``keras.backend.backend()`` and raises :class:`AdapterError
 route's: an item never runs under another backend's Keras without saying so.
 
 Nothing here imports Keras or a backend at module level: the run's parent process and the zygote
-import this module, and ``import keras`` would import the default backend (TensorFlow, which
-starts a thread).
+import this module, and ``import keras`` would fix the process's Keras on the default backend
+(TensorFlow) for every worker forked from it, which must choose its own.
 """
 
 from __future__ import annotations
