@@ -1,7 +1,8 @@
 """The counts README.md states, against the code that counts them: the corpus's cases and items,
-the cases of the tag ``large`` (and the 2 GiB ones among them), and the main job's results and
-targets. Each figure is read from the README's own sentence, so a change to the corpus, the
-adapters' default routes or the README fails here until both sides agree again.
+the cases of the tag ``large`` (and the 2 GiB ones among them), the main job's results and
+targets, and the run's sample and early-zygote thresholds. Each figure is read from the README's
+own sentence, so a change to the corpus, the adapters' default routes or the README fails here
+until both sides agree again.
 
 (Times are not checked: they are measurements, and the README says where each was taken.)"""
 
@@ -16,7 +17,7 @@ import pytest
 from report_fixtures import corpus
 
 from conformance.corpus.selection import select
-from conformance.run import memory
+from conformance.run import memory, pool, runner
 
 ROOT = Path(__file__).resolve().parent.parent
 #: README.md with every run of white space made one space, so a sentence may be rewrapped
@@ -29,6 +30,8 @@ ITEMS = r"which make ([\d,]+) \(case, op\) items"
 LARGE = r"([\d,]+) cases carry the tag `large`"
 HUGE = r"([\d,]+) of them \(`cases/large\.yaml`\) split tensors of 2 GiB"
 MAIN_JOB = r"the main job judges them on the ([\d,]+) targets of the default run: ([\d,]+) results"
+EAGER = r"a run of ([\d,]+) items or more starts it before its first"
+SAMPLE = r"A sample of ([\d,]+) % of each target's items \(at least ([\d,]+)\) runs first"
 
 
 def stated(pattern: str, text: str = README) -> tuple[int, ...]:
@@ -55,6 +58,12 @@ def test_the_large_tag_counts() -> None:
     assert [case for case in cases if memory.is_large(case)] == huge
     assert all("large" in case.tags for case in huge)
     assert stated(HUGE) == (len(huge),)
+
+
+def test_the_run_order_and_forking_thresholds() -> None:
+    """The Speed paragraph's sample and early zygote, against the constants that set them."""
+    assert stated(EAGER) == (pool.EAGER_ZYGOTE,)
+    assert stated(SAMPLE) == (round(100 * runner.SAMPLE_SHARE), runner.SAMPLE)
 
 
 @pytest.mark.slow
