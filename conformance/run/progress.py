@@ -180,18 +180,14 @@ class ProgressLine:
         work = self.work_left()
         if not work:
             return 0.0
-        total = sum(work.values()) + self._first_items_left(self._rates())
+        total = sum(work.values()) + self._first_items_left(self.rates.per_item())
         total += max(0, self.total - self.done - sum(self.remaining.values())) * self._mean(False)
         return total * self._wall_per_work()
-
-    def _rates(self) -> dict[str, float]:
-        """Each measured rate class's seconds of item time per item."""
-        return self.rates.per_item()
 
     def work_left(self) -> dict[str, float]:
         """Seconds of item time each rate class has left, at its measured time per item (an
         unmeasured one at the mean of the measured ones); empty before anything is measured."""
-        measured = self._rates()
+        measured = self.rates.per_item()
         if not measured or self._wall_work <= 0:
             return {}
         fallback = {large: self._mean(large) for large in (False, True)}

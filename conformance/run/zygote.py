@@ -159,7 +159,8 @@ class Zygote:
         still importing (a run stopped early) reads no request, and is killed at once."""
         with contextlib.suppress(OSError):
             self._connection.send(None)
-        self.process.join(timeout=5 if self.ready() or self.usable is False else 0)
+        self.ready()  # reads whether it finished importing, if it has said so
+        self.process.join(timeout=0 if self.usable is None else 5)
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=5)
