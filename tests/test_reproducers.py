@@ -105,3 +105,58 @@ def test_data_a_snippet_embeds_is_the_case_fill() -> None:
     small = reproducers.snippet_data(case.data)
     assert 0 < small.nbytes <= reproducers.EMBED_LIMIT
     assert small.tobytes() == make_task(case, "numpy.array_split").data.tobytes()
+
+
+#: Packages of backends and converters: writing reproducers must not import one into the run's
+#: parent (TensorFlow's import took 4 s of every run's end, and a parent holding a backend's
+#: threads is what the worker isolation exists to avoid).
+BACKEND_PACKAGES = (
+    "tensorflow",
+    "keras",
+    "jax",
+    "jaxlib",
+    "torch",
+    "openvino",
+    "onnxruntime",
+    "tf2onnx",
+    "onnx2tf",
+    "ai_edge_litert",
+    "tflite_runtime",
+    "onnxslim",
+    "onnxoptimizer",
+    "iree",
+    "tract",
+)
+
+_WRITE_REPRODUCERS = """
+import sys
+from dataclasses import replace
+from pathlib import Path
+from conformance.run.item import bare_result
+from conformance.run.planning import RunConfig, plan
+from conformance.run.runner import with_reproducers
+
+planned = plan(RunConfig(case_paths=(sys.argv[1],), keyword=sys.argv[2], jobs=1, out=Path(sys.argv[3])))
+before = set(sys.modules)
+failed = [bare_result(job.case, job.op, job.target, "made up", "fail") for job in planned.jobs]
+written = with_reproducers(planned, failed)
+print(len({job.target.id for job in planned.jobs}), sum(1 for result in written if result.reproducer))
+print("new:", *sorted({name.split(".")[0] for name in set(sys.modules) - before}))
+"""
+
+
+@pytest.mark.slow
+def test_writing_every_targets_reproducers_imports_no_backend_into_the_parent(tmp_path: Path) -> None:
+    pytest.importorskip("conformance_tensorflow")
+    keyword = "inputs-axis-runtime-vsplit or inputs-lengths-runtime-dynamic or runs-new-data-static"
+    done = subprocess.run(
+        [sys.executable, "-c", _WRITE_REPRODUCERS, str(CASES), keyword, str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    counts, imported = done.stdout.splitlines()
+    targets, written = map(int, counts.split())
+    assert targets >= 10 and written > targets  # every target of the default run, several items each
+    assert imported.startswith("new:") and not set(imported.split()[1:]) & set(BACKEND_PACKAGES)

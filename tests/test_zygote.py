@@ -159,3 +159,19 @@ def test_a_long_run_starts_the_zygote_with_its_first_workers(
         pool.close()
     assert [result.status for result in finished] == ["pass"] * jobs
     assert (logs / "zygote.log").exists() == (jobs == 6)
+
+
+def test_the_zygote_ends_without_tearing_down_what_it_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the interpreter's teardown of TensorFlow, torch and OpenVINO kept every run's end waiting
+    # 1.4 s: the zygote leaves at once, so an exit handler of a module it imported never runs
+    marker = tmp_path / "torn-down"
+    monkeypatch.setenv("TEARDOWN_PROBE_FILE", str(marker))
+    zygote = Zygote(1, ("teardown_probe",), str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote), zygote.reason
+    finally:
+        zygote.close()
+    assert not zygote.process.is_alive() and zygote.process.exitcode == 0
+    assert not marker.exists()

@@ -139,19 +139,35 @@ def tensors(task: Task) -> list[tf.Tensor]:
     return [to_tf(array) for array in feeds(task).values()]
 
 
-def input_signature(task: Task) -> tuple[tf.TensorSpec, ...]:
-    """The traced function's ``input_signature``: named TensorSpecs, data dims None when dynamic."""
-    import tensorflow as tf
-
+def signature(task: Task) -> tuple[tuple[list[int | None], str, str], ...]:
+    """The traced function's inputs as (shape, dtype, name): data dims None when dynamic. The
+    dtype is the suite's name, which is TensorFlow's for every dtype of the suite (a test holds
+    them equal), so reproducers write the signature without importing TensorFlow."""
     shape = tuple(task.case.data.shape)
-    data_shape = [None] * len(shape) if task.graph.data_shape == "dynamic" else list(shape)
-    specs = [tf.TensorSpec(data_shape, tf_dtype(task.dtype), name=DATA)]
+    data_shape: list[int | None] = [None] * len(shape) if task.graph.data_shape == "dynamic" else list(shape)
+    specs = [(data_shape, task.dtype, DATA)]
     for name in runtime_inputs(task):
         if name == AXIS:
-            specs.append(tf.TensorSpec([], tf_dtype(AXIS_DTYPE), name=AXIS))
+            specs.append(([], AXIS_DTYPE, AXIS))
         else:
-            specs.append(tf.TensorSpec([len(task.form.values)], tf_dtype(lengths_dtype(task)), name=LENGTHS))
+            specs.append(([len(task.form.values)], lengths_dtype(task), LENGTHS))
     return tuple(specs)
+
+
+def input_signature(task: Task) -> tuple[tf.TensorSpec, ...]:
+    """The traced function's ``input_signature``: :func:`signature` as TensorSpecs."""
+    import tensorflow as tf
+
+    return tuple(tf.TensorSpec(shape, tf_dtype(dtype), name=name) for shape, dtype, name in signature(task))
+
+
+def signature_code(task: Task) -> str:
+    """:func:`signature` as the TensorSpecs model code writes, comma-separated. Text only: the
+    results' reproducers are written in the run's parent, which must not import TensorFlow
+    (it took 4 s of every run's end)."""
+    return ", ".join(
+        f"tf.TensorSpec({shape!r}, tf.{dtype}, name={name!r})" for shape, dtype, name in signature(task)
+    )
 
 
 def call(task: Task, inputs: Mapping[str, Any]) -> list[tf.Tensor]:
@@ -282,10 +298,7 @@ def function_code(task: Task, *, jit_compile: bool = False) -> str:
     reproducer of the function, XLA, converter and frontend routes starts from. They need
     ``import numpy as np`` and ``import tensorflow as tf`` above them."""
     names = input_names(task)
-    specs = ", ".join(
-        f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
-        for spec in input_signature(task)
-    )
+    specs = signature_code(task)
     jit = ", jit_compile=True" if jit_compile else ""
     return (
         f"def split({', '.join(names)}):\n    return {call_code(task, names)}\n\n\n"

@@ -24,6 +24,7 @@ conformance_tensorflow = pytest.importorskip("conformance_tensorflow")
 from conformance_tensorflow import TensorflowAdapter  # noqa: E402
 from conformance_tensorflow.adapter import Built  # noqa: E402
 
+from conformance import dtypes  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.models import tf_functions  # noqa: E402
@@ -126,6 +127,18 @@ def test_the_traced_function_takes_what_the_case_places_at_run_time() -> None:
     later = task.runs[0]  # the further run: another shape, other sizes, the same function
     pieces = function(*tf_functions.tensors(later))
     assert [tuple(piece.shape) for piece in pieces] == [(4, 3), (5, 3)]
+
+
+def test_the_signature_reproducers_write_is_the_one_traced() -> None:
+    # reproducers write the signature from the suite's dtype names, without TensorFlow: those
+    # names must be TensorFlow's, and the text must build the TensorSpecs the adapter traces with
+    assert {name: tf_functions.tf_dtype(name).name for name in dtypes.ALL} == {
+        name: name for name in dtypes.ALL
+    }
+    for case_id in ("tf-runtime-sizes-dynamic", "tf-doc-split-3-axis1"):
+        task = make_task(suite().by_id(case_id), "tensorflow.split")
+        written = eval(f"[{tf_functions.signature_code(task)}]", {"tf": tf})  # the suite's own text
+        assert tuple(written) == tf_functions.input_signature(task)
 
 
 class SwappingAdapter(TensorflowAdapter):

@@ -112,13 +112,9 @@ def _function_code(task: Task) -> str:
     from conformance.models import tf_functions
 
     names = tf_functions.input_names(task)
-    specs = ", ".join(
-        f"tf.TensorSpec({spec.shape.as_list()!r}, tf.{spec.dtype.name}, name={spec.name!r})"
-        for spec in tf_functions.input_signature(task)
-    )
     return (
         f"def split({', '.join(names)}):\n    return {tf_functions.call_code(task, names)}\n\n\n"
-        f"signature = [{specs}]\n"
+        f"signature = [{tf_functions.signature_code(task)}]\n"
         "function = tf.function(split, input_signature=signature, autograph=False)\n"
     )
 
