@@ -175,3 +175,45 @@ def test_the_zygote_ends_without_tearing_down_what_it_imported(
         zygote.close()
     assert not zygote.process.is_alive() and zygote.process.exitcode == 0
     assert not marker.exists()
+
+
+def test_a_long_runs_first_workers_run_what_the_zygotes_first_stages_hold_while_it_imports_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The zygote imports a slow module (a later stage) only once a result has arrived: the jobs
+    that need none ran meanwhile, in workers forked before it; the jobs that need it run in
+    workers forked after it, and no worker imported it itself."""
+    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    gate, imported = tmp_path / "gate", tmp_path / "imported-by"
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
+    jobs = _jobs(tmp_path, "fake_adapters:Slicer")
+    jobs[3:] = [replace(job, imports=("gated_import",)) for job in jobs[3:]]
+    finished: list[tuple[Result, bool]] = []
+
+    def record(result: Result) -> None:
+        finished.append((result, imported.exists()))
+        gate.touch()
+
+    pool = Pool(2, 60, record, log_dir=tmp_path / "workers")
+    try:
+        pool.add(jobs)
+        assert pool.zygote is not None and pool.zygote.stages == ((), ("gated_import",))
+        pool.serve_until(lambda: False)
+        zygote_pid = pool.zygote.process.pid
+    finally:
+        pool.close()
+    assert [result.status for result, _ in finished] == ["pass"] * 6
+    assert not finished[0][1]  # the first result came before the zygote had the slow module
+    first = {
+        result.worker["pid"]
+        for result, _ in finished
+        if result.worker and result.key in {j.key for j in jobs[:3]}
+    }
+    later = {
+        result.worker["pid"]
+        for result, _ in finished
+        if result.worker and result.key in {j.key for j in jobs[3:]}
+    }
+    assert first and later and not first & later  # forked again for the later stage
+    assert imported.read_text(encoding="utf-8").split() == [str(zygote_pid)]

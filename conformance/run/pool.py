@@ -77,6 +77,9 @@ class _Slot:
     #: while it replaces a worker that died and has no result yet: when it took the place, or got
     #: its first job if that came later (see Pool.lost_s)
     replaced_at: float | None = None
+    #: forked between the zygote's stages: the last stage it has (it takes only jobs that need no
+    #: later one); None: it has every module the zygote will import, or imports what it needs
+    stage: int | None = None
 
     @property
     def job(self) -> Job | None:
@@ -106,8 +109,14 @@ class _Slot:
 #: replacement took 2 s. Spawned, the first workers each imported every backend themselves (at -j 2
 #: torch's first item took 13 s), and their first items made each target's first-item cost look
 #: seconds where a forked worker's is milliseconds.
+#:
+#: That zygote imports in stages, in the order the queued jobs need the modules, and the first
+#: workers fork after its first stage (the harness alone, a fraction of a second). Each takes the
+#: jobs whose modules it has, and is forked again (milliseconds) when its next job needs a later
+#: stage. Waiting for every import (torch, TensorFlow: 5 to 8 s) left both cores idle at the start
+#: of every long run.
 EAGER_ZYGOTE = 1000
-#: How long the first workers wait for that zygote's imports before they are spawned instead.
+#: How long the first workers wait for that zygote's first stage before they are spawned instead.
 ZYGOTE_WAIT_S = 120.0
 
 
@@ -165,6 +174,11 @@ class Pool:
         self.warn = warn
         #: what the zygote imports: every module the routes of the jobs served so far list
         self._imports: set[str] = set()
+        #: the stage of the zygote after which each module is imported (a staged zygote only)
+        self._module_stage: dict[str, int] = {}
+        #: a worker is being let finish its jobs to be forked again at the zygote's current stage:
+        #: the zygote waits for it (see _take)
+        self._draining = False
         #: the folder the workers' private temporary folders are made in, once one starts
         self._scratch: Path | None = None
         #: worker-seconds lost to deaths: from when each item a worker died on (or overran) became
@@ -173,12 +187,20 @@ class Pool:
         #: backend again in the replacement. The benchmark reports it apart from the harness's work.
         self.lost_s = 0.0
 
-    def _upcoming(self) -> tuple[Preload, ...]:
-        """The targets a new worker will most likely serve: those of the next queued jobs."""
+    def _upcoming(self, stage: int | None) -> tuple[Preload, ...]:
+        """The targets a new worker will most likely serve: those of the next queued jobs (that
+        need no stage after ``stage``, for a worker forked between the zygote's stages)."""
         seen: dict[Preload, None] = {}
         for job in [*list(self.large)[:1], *list(self.queue)[: self.size + 1]]:
-            seen.setdefault(job.preload, None)
+            if stage is None or self._need(job) <= stage:
+                seen.setdefault(job.preload, None)
         return tuple(seen)[:2]
+
+    def _need(self, job: Job) -> int:
+        """The zygote's stage after which ``job``'s modules are all imported (a module it does
+        not import: its last stage, after which a worker imports the rest itself)."""
+        last = len(self.zygote.stages) - 1 if self.zygote is not None else 0
+        return max((self._module_stage.get(module, last) for module in job.imports), default=0)
 
     def _start(self) -> _Slot:
         self._started += 1
@@ -186,14 +208,16 @@ class Pool:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = self.log_dir / f"worker-{self._started}.log"
-        preload = () if self.prepare_broken else self._upcoming()
+        zygote = self.zygote if self.zygote is not None and self.zygote.forkable() else None
+        stage = zygote.stage if zygote is not None and zygote.importing else None
+        preload = () if self.prepare_broken else self._upcoming(stage)
         if self._scratch is None:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
         args = (self.threads, str(log) if log else None, preload, self.memory_budget, str(folder))
-        forked = self.zygote.fork(args) if self.zygote is not None else None
+        forked = zygote.fork(args) if zygote is not None else None
         if forked is not None:
-            return _Slot(forked[0], forked[1], log, preload=preload, scratch=folder)
+            return _Slot(forked[0], forked[1], log, preload=preload, scratch=folder, stage=stage)
         parent, child = _CONTEXT.Pipe()
         process = _CONTEXT.Process(
             target=worker.main, args=(child, *args), daemon=True, name=f"conformance-worker-{self._started}"
@@ -203,18 +227,24 @@ class Pool:
         child.close()
         return _Slot(process, parent, log, preload=preload, scratch=folder)
 
-    def _start_zygote(self) -> None:
+    def _start_zygote(self, *, staged: bool = False) -> None:
         """Start the zygote with every module the jobs' routes list: once a worker needs
         replacing (a crash, a timeout, memory), or with the first workers of a run of
-        :data:`EAGER_ZYGOTE` jobs or more. A run that never replaces a worker, as most small runs,
-        does not pay for its imports; workers started before it is ready are spawned."""
+        :data:`EAGER_ZYGOTE` jobs or more (``staged``: in the order the queued jobs need them).
+        A run that never replaces a worker, as most small runs, does not pay for its imports;
+        workers started while it imports are spawned."""
         if not self.forking or self.zygote is not None:
             return
-        imports = sorted(self._imports)
         log = str(self.log_dir / "zygote.log") if self.log_dir is not None else None
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.zygote = Zygote(self.threads, imports, log)
+        stages: list[tuple[str, ...]] = [()]  # the harness alone first
+        for job in (*self.queue, *self.large) if staged else ():
+            new = tuple(dict.fromkeys(module for module in job.imports if module not in self._module_stage))
+            if new:
+                self._module_stage.update(dict.fromkeys(new, len(stages)))
+                stages.append(new)
+        self.zygote = Zygote(self.threads, sorted(self._imports), log, stages=stages if staged else None)
 
     def _replace(self, index: int) -> _Slot:
         """A fresh worker in the slot: the standby if there is one, and a new standby behind it."""
@@ -257,10 +287,10 @@ class Pool:
             (self.large if given.large and not self.in_order else self.queue).append(given)
         self._imports.update(module for job in added for module in job.imports)
         if not self.slots and len(self.queue) >= EAGER_ZYGOTE:
-            self._start_zygote()
+            self._start_zygote(staged=True)
             # the first workers are forked too (see EAGER_ZYGOTE), unless the zygote cannot
-            if self.zygote is not None and not self.zygote.ready(wait=ZYGOTE_WAIT_S):
-                why = self.zygote.reason or f"its imports took over {ZYGOTE_WAIT_S:.0f} s"
+            if self.zygote is not None and not self.zygote.forkable(wait=ZYGOTE_WAIT_S):
+                why = self.zygote.reason or f"its first imports took over {ZYGOTE_WAIT_S:.0f} s"
                 self.warn(f"workers are started afresh, each importing its backends: {why}")
         while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
@@ -269,11 +299,14 @@ class Pool:
         """Dispatch and collect until ``done()`` says so (checked after each collection) or no job
         is queued or in flight."""
         while self.queue or self.large or any(slot.job for slot in self.slots):
+            self._draining = False
             for index in range(len(self.slots)):
                 while len(self.slots[index].inflight) < self.depth:
                     taken = self._take(index)
                     if taken is None or not self._dispatch(index, taken):
                         break
+            if self.zygote is not None and not self._draining:
+                self.zygote.resume()  # every worker that could fork at this stage has
             self._collect()
             if done():
                 return
@@ -293,10 +326,45 @@ class Pool:
 
     def _take(self, index: int) -> Job | None:
         """The next job for slot ``index``: the first slot takes the large jobs first, the others
-        never (in a row on one worker they share one input and never wait for each other)."""
+        never (in a row on one worker they share one input and never wait for each other).
+
+        A worker forked between the zygote's stages takes only a job whose modules it has: the
+        large ones once it has those of them all (forked again for them, it would make their
+        shared input again), the queue's next otherwise. None: it waits for the zygote's next
+        stage, or finishes its jobs to be forked again."""
         if index == 0 and self.large:
-            return self.large.popleft()
-        return self.queue.popleft() if self.queue else None
+            need = max(self._need(job) for job in self.large) if self.slots[0].stage is not None else 0
+            if self._fits(index, need):
+                return self.large.popleft()
+        if self.queue and self._fits(
+            index, self._need(self.queue[0]) if self.slots[index].stage is not None else 0
+        ):
+            return self.queue.popleft()
+        return None
+
+    def _fits(self, index: int, need: int) -> bool:
+        """Whether the slot's worker has the modules of the zygote's stage ``need``; an idle one
+        forked before it is forked again when the zygote has it."""
+        slot, zygote = self.slots[index], self.zygote
+        if slot.stage is None or need <= slot.stage or zygote is None or zygote.usable is False:
+            return True
+        if not zygote.usable and zygote.stage < need:
+            return False  # not imported yet: wait for the stage
+        if slot.inflight:
+            self._draining = True  # let it finish what it has; the zygote waits meanwhile
+            return False
+        if not zygote.forkable():
+            return False
+        self._refork(index)
+        return True
+
+    def _refork(self, index: int) -> None:
+        """Replace an idle worker with one forked now (milliseconds), which has the modules the
+        zygote has imported since the first was forked."""
+        old = self.slots[index]
+        _stop(old, kill=True)
+        self.slots[index] = self._start()
+        self.slots[index].replaced_at = old.replaced_at
 
     def _give_back(self, job: Job) -> None:
         """A job sent but never started goes back to the front of its queue."""
@@ -347,12 +415,19 @@ class Pool:
 
     def _collect(self) -> None:
         busy = [index for index, slot in enumerate(self.slots) if slot.job is not None]
-        if not busy:  # every send failed on a dead worker, now replaced: dispatch again
+        # a zygote importing its next stage: what the idle workers may be waiting for
+        zygote = self.zygote if self.zygote is not None and self.zygote.importing else None
+        stage: list[Connection | int] = (
+            [zygote.connection] if zygote is not None and not zygote.paused else []
+        )
+        if not busy and not stage:  # every send failed on a dead worker, now replaced: dispatch again
             return
-        waiting = min(self.slots[index].deadline for index in busy) - time.monotonic()
+        waiting = min((self.slots[index].deadline for index in busy), default=time.monotonic() + POLL_S)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
         # at most POLL_S: a worker's sentinel stays quiet if a process it started outlives it
-        ready = wait(handles, timeout=min(POLL_S, max(0.0, waiting)))
+        ready = wait([*handles, *stage], timeout=min(POLL_S, max(0.0, waiting - time.monotonic())))
+        if zygote is not None:
+            zygote.poll()
         for index in busy:
             slot = self.slots[index]
             job = slot.job

@@ -41,6 +41,7 @@ import os
 import signal
 import socket
 import sys
+import time
 import traceback
 from collections.abc import Iterable, Sequence
 from multiprocessing import reduction
@@ -108,38 +109,95 @@ class Forked:
 class Zygote:
     """The parent's handle on the zygote process."""
 
-    def __init__(self, threads: int, imports: Sequence[str], log_path: str | None) -> None:
+    def __init__(
+        self,
+        threads: int,
+        imports: Sequence[str],
+        log_path: str | None,
+        *,
+        stages: Sequence[Sequence[str]] | None = None,
+    ) -> None:
+        """``imports`` in one stage, or ``stages``: the modules in the order the run needs them.
+        After each stage but the last the zygote waits: the pool forks the workers whose next
+        jobs need no more, then lets it go on (:meth:`resume`)."""
         self.threads = threads
+        self.stages = tuple(tuple(stage) for stage in stages) if stages else (tuple(imports),)
         self._connection, child = _CONTEXT.Pipe(duplex=True)  # a socket pair: it carries descriptors
         self.process: BaseProcess = _CONTEXT.Process(
             target=main,
-            args=(child, threads, tuple(imports), log_path),
+            args=(child, threads, self.stages, log_path),
             daemon=True,
             name="conformance-zygote",
         )
         with worker.thread_environment(threads, blas=1):
             self.process.start()
         child.close()
-        #: None until the zygote has said whether it can fork; then True, or False for good
+        #: None while the zygote imports; True once every stage is in, or False for good
         self.usable: bool | None = None
         #: why the zygote cannot fork (said once in its log and in the run's)
         self.reason = ""
+        #: the last stage whose modules the zygote has imported (-1: none yet)
+        self.stage = -1
+        #: whether it waits between two stages, for forks or :meth:`resume`
+        self.paused = False
+
+    @property
+    def connection(self) -> Connection:
+        """Readable when the zygote has finished a stage (or gone): the pool waits on it."""
+        return self._connection
+
+    @property
+    def importing(self) -> bool:
+        """Whether stages are still to come (a stage may be waiting for :meth:`resume`)."""
+        return self.usable is None
+
+    def _read(self, wait: float) -> bool:
+        """Read one message within ``wait`` seconds (the stage finished, or why it cannot fork)."""
+        if self.usable is not None or self.paused or not self._connection.poll(wait):
+            return False
+        try:
+            said, detail = self._connection.recv()
+        except (EOFError, OSError):
+            said, detail = "gone", "the zygote exited"
+        if said == "stage":
+            self.stage = int(detail)
+            self.usable = True if self.stage == len(self.stages) - 1 else None
+            self.paused = self.usable is None
+        else:
+            self.usable, self.reason = False, str(detail)
+        return True
+
+    def poll(self) -> None:
+        """Take in what the zygote has said, without waiting."""
+        while self._read(0.0):
+            pass
+
+    def resume(self) -> None:
+        """Let a zygote waiting between stages import the next one."""
+        if self.paused:
+            self.paused = False
+            with contextlib.suppress(OSError):
+                self._connection.send("continue")
 
     def ready(self, wait: float = 0.0) -> bool:
-        """Whether workers can be forked now; False while the zygote is still importing (after
-        waiting up to ``wait`` seconds for it to finish)."""
-        if self.usable is None and self._connection.poll(wait):
-            try:
-                said, detail = self._connection.recv()
-            except (EOFError, OSError):
-                said, detail = "gone", "the zygote exited"
-            self.usable = said == "ready"
-            self.reason = "" if self.usable else str(detail)
-        return bool(self.usable)
+        """Whether every stage is imported (workers fork with all of them), after waiting up to
+        ``wait`` seconds for it, letting the zygote go on past each stage."""
+        deadline = time.monotonic() + wait
+        while True:
+            self.resume()
+            if not self._read(max(0.0, deadline - time.monotonic())):
+                return bool(self.usable)
 
-    def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
-        """A new worker running ``worker.main(connection, *args)``; None when the zygote cannot."""
-        if not self.ready():
+    def forkable(self, wait: float = 0.0) -> bool:
+        """Whether a worker can be forked now: the zygote waits between stages or has them all
+        (after waiting up to ``wait`` seconds for either)."""
+        self._read(wait)
+        return self.usable is True or (self.usable is None and self.paused)
+
+    def fork(self, args: tuple[Any, ...], wait: float = 0.0) -> tuple[Forked, Connection] | None:
+        """A new worker running ``worker.main(connection, *args)``, with the modules of the stages
+        imported so far (:attr:`stage`); None when the zygote cannot fork within ``wait`` s."""
+        if not self.forkable(wait):
             return None
         try:
             self._connection.send(args)
@@ -159,8 +217,8 @@ class Zygote:
         still importing (a run stopped early) reads no request, and is killed at once."""
         with contextlib.suppress(OSError):
             self._connection.send(None)
-        self.ready()  # reads whether it finished importing, if it has said so
-        self.process.join(timeout=0 if self.usable is None else 5)
+        self.poll()  # reads whether it finished importing, if it has said so
+        self.process.join(timeout=5 if self.usable or self.paused else 0)
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=5)
@@ -189,34 +247,50 @@ def preload(imports: Iterable[str]) -> None:
     imports each adapter's route imports this way and counts the threads), and read the installed
     distributions' index, which adapters' ``info()`` asks for their backends' versions
     (:func:`conformance.plugin.distributions_by_package`): each forked worker then has both."""
-    for name in (*HARNESS, *imports):
-        try:
-            importlib.import_module(name)
-        except Exception:  # not installed or broken: the worker meets it and reports it on an item
-            traceback.print_exc()
+    _import((*HARNESS, *imports))
     try:
         plugin.distributions_by_package()
     except Exception:  # unreadable metadata: each worker meets it when an adapter asks, and says so
         traceback.print_exc()
 
 
-def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:
-    """Import, check that this process is single-threaded, then fork workers on request."""
+def _import(names: Iterable[str]) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # not installed or broken: the worker meets it and reports it on an item
+            traceback.print_exc()
+
+
+def main(
+    connection: Connection, threads: int, stages: tuple[tuple[str, ...], ...], log_path: str | None
+) -> None:
+    """Import stage by stage, checking after each that this process is single-threaded, then
+    fork workers on request: between stages until told to go on, after the last until told to
+    stop."""
     worker.redirect_output(log_path)
     # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker.set_thread_variables(threads, blas=1)
-    preload(imports)
-    running = thread_count()
-    if running != 1:
-        names = sorted(_thread_names())
-        imported = ", ".join(imports) or "the harness"
-        reason = f"{running} threads ({', '.join(names)}) after importing {imported}: workers are spawned"
-        print(f"zygote: {reason}", file=sys.stderr, flush=True)
-        connection.send(("unsafe", reason))
-        _leave()
-    connection.send(("ready", os.getpid()))
-    _serve(connection)
+    server = _Server(connection)
+    for number, modules in enumerate(stages):
+        if number:
+            _import(modules)
+        else:
+            preload(modules)
+        running = thread_count()
+        if running != 1:
+            names = sorted(_thread_names())
+            imported = (
+                ", ".join(module for stage in stages[: number + 1] for module in stage) or "the harness"
+            )
+            reason = f"{running} threads ({', '.join(names)}) after importing {imported}: workers are spawned"
+            print(f"zygote: {reason}", file=sys.stderr, flush=True)
+            connection.send(("unsafe", reason))
+            _leave()
+        connection.send(("stage", number))
+        if not server.serve(last=number == len(stages) - 1):
+            break
     _leave()
 
 
@@ -230,34 +304,44 @@ def _leave() -> NoReturn:
     os._exit(0)
 
 
-def _serve(connection: Connection) -> None:
-    """Fork a worker per request; reap the workers and report each one's exit code."""
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_write, False)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up descriptor is written
-    children: dict[int, int] = {}  # pid -> the write end of its exit-code pipe
-    own = [connection.fileno(), wake_read, wake_write]
-    try:
+class _Server:
+    """Forks workers on request and reaps them, reporting each one's exit code. Set up before the
+    first import: a worker that ends while the zygote imports a later stage is reaped when that
+    stage is in."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_write, False)
+        signal.set_wakeup_fd(wake_write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up descriptor is written
+        self.children: dict[int, int] = {}  # pid -> the write end of its exit-code pipe
+        self.own = [connection.fileno(), self.wake_read, wake_write]
+
+    def serve(self, *, last: bool) -> bool:
+        """Fork on request until told to go on to the next stage (True; never when ``last``) or
+        to stop (False)."""
         while True:
-            ready = wait([connection, wake_read])
-            if wake_read in ready:
-                os.read(wake_read, 512)
-            _reap(children)
-            if connection not in ready:
+            ready = wait([self.connection, self.wake_read])
+            if self.wake_read in ready:
+                os.read(self.wake_read, 512)
+            _reap(self.children)
+            if self.connection not in ready:
                 continue
             try:
-                request = connection.recv()
+                request = self.connection.recv()
             except (EOFError, OSError):
-                return
+                return False
             if request is None:
-                return
-            if thread_count() != 1:  # defensive: nothing here starts a thread, but never fork with one
-                connection.send(("unsafe", f"{thread_count()} threads in the zygote"))
+                return False
+            if request == "continue":
+                if not last:
+                    return True
                 continue
-            _fork(connection, request, children, own)
-    finally:
-        signal.set_wakeup_fd(-1)
+            if thread_count() != 1:  # defensive: nothing here starts a thread, but never fork with one
+                self.connection.send(("unsafe", f"{thread_count()} threads in the zygote"))
+                continue
+            _fork(self.connection, request, self.children, self.own)
 
 
 def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int], own: list[int]) -> None:

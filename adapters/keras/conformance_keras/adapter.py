@@ -47,8 +47,11 @@ NAME: Final = "keras"
 DEVICES: Final = ("cpu",)
 OPS: Final = ("keras.ops.split",)
 #: What the workers' parent may import: this package, which imports Keras and the backends lazily
-#: (``import keras`` imports a backend, and the adapter re-imports Keras to switch backends).
+#: (``import keras`` imports a backend, and the adapter re-imports Keras to switch backends), and
+#: the backends that start no thread when imported. A worker forked with TensorFlow or torch in
+#: then does not import it again when Keras loads its backend.
 _IMPORTS: Final = (__name__,)
+_BACKEND_IMPORTS: Final = {"tensorflow": ("tensorflow",), "torch": ("torch",), "jax": ("jax",)}
 #: Routes that cost more than 20 ms an item (measured: README), left out of the default run.
 _SLOW: Final = frozenset({"jax", "openvino"})
 _X64: Final = ("off", "on")
@@ -72,7 +75,7 @@ def routes() -> tuple[Route, ...]:
             f"keras.ops.split on Keras's {name} backend ({backends.version(name)}), "
             f"called on {_TENSOR_KIND[name]}",
             default=name not in _SLOW,
-            imports=_IMPORTS,
+            imports=(*_IMPORTS, *_BACKEND_IMPORTS.get(name, ())),
         )
         for name in backends.BACKENDS
     )

@@ -1,0 +1,18 @@
+"""A module whose import waits until a file appears (at most 60 s), then records who imported it.
+
+The staged-zygote test lists it as a later stage's import: workers must run the jobs that need
+no such module while the zygote is still importing it. ``GATED_IMPORT_GATE`` names the file
+that lets the import finish, ``GATED_IMPORT_LOG`` the file each importing process appends its
+pid to (the zygote's alone, once, when no worker imports it itself).
+"""
+
+import os
+import time
+from pathlib import Path
+
+_gate = Path(os.environ["GATED_IMPORT_GATE"])
+_deadline = time.monotonic() + 60
+while not _gate.exists() and time.monotonic() < _deadline:
+    time.sleep(0.02)
+with Path(os.environ["GATED_IMPORT_LOG"]).open("a", encoding="utf-8") as log:
+    log.write(f"{os.getpid()}\n")
