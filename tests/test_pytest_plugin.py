@@ -211,9 +211,9 @@ def test_pytests_junit_times_are_the_items_times(project: pytest.Pytester) -> No
     }
     assert set(times) == set(worker_s)
     for case, seconds in worker_s.items():
-        assert seconds >= 0.05 and times[case] == pytest.approx(seconds, abs=0.0005), (
+        assert seconds >= 0.05 and times[case] == pytest.approx(seconds, abs=0.0006), (
             case
-        )  # JUnit rounds to ms
+        )  # JUnit rounds to ms: half a millisecond off, and a hair more in binary (0.2015 s as 0.202)
 
 
 @pytest.mark.slow

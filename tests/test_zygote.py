@@ -181,14 +181,15 @@ def test_a_long_runs_first_workers_run_what_the_zygotes_first_stages_hold_while_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The zygote imports a slow module (a later stage) only once a result has arrived: the jobs
-    that need none ran meanwhile, in workers forked before it; the jobs that need it run in
-    workers forked after it, and no worker imported it itself."""
+    that need none ran meanwhile, in workers forked before it, though they come after those that
+    need it in the queue; the jobs that need it run in workers forked after it, and no worker
+    imported it itself."""
     monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
     jobs = _jobs(tmp_path, "fake_adapters:Slicer")
-    jobs[3:] = [replace(job, imports=("gated_import",)) for job in jobs[3:]]
+    jobs[:3] = [replace(job, imports=("gated_import",)) for job in jobs[:3]]
     finished: list[tuple[Result, bool]] = []
 
     def record(result: Result) -> None:
@@ -205,15 +206,27 @@ def test_a_long_runs_first_workers_run_what_the_zygotes_first_stages_hold_while_
         pool.close()
     assert [result.status for result, _ in finished] == ["pass"] * 6
     assert not finished[0][1]  # the first result came before the zygote had the slow module
-    first = {
-        result.worker["pid"]
-        for result, _ in finished
-        if result.worker and result.key in {j.key for j in jobs[:3]}
-    }
-    later = {
-        result.worker["pid"]
-        for result, _ in finished
-        if result.worker and result.key in {j.key for j in jobs[3:]}
-    }
+    gated = {job.key for job in jobs[:3]}
+    assert finished[0][0].key not in gated
+    first = {result.worker["pid"] for result, _ in finished if result.worker and result.key not in gated}
+    later = {result.worker["pid"] for result, _ in finished if result.worker and result.key in gated}
     assert first and later and not first & later  # forked again for the later stage
     assert imported.read_text(encoding="utf-8").split() == [str(zygote_pid)]
+
+
+def test_a_long_runs_zygote_imports_first_what_most_of_its_jobs_need(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the cheap items are the many: their modules first, the frameworks few items need last
+    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    jobs = _jobs(tmp_path, "fake_adapters:Slicer")
+    jobs = [
+        replace(job, imports=("json",) if number < 2 else ("csv", "json") if number < 3 else ("csv",))
+        for number, job in enumerate(jobs)
+    ]
+    pool = Pool(1, 60, lambda result: None, log_dir=tmp_path / "workers")
+    try:
+        pool.add(jobs)
+        assert pool.zygote is not None and pool.zygote.stages == ((), ("csv",), ("json",))
+    finally:
+        pool.close()

@@ -13,12 +13,13 @@ the first's memory), and in a row the worker makes their shared input once.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import os
 import signal
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -110,14 +111,17 @@ class _Slot:
 #: torch's first item took 13 s), and their first items made each target's first-item cost look
 #: seconds where a forked worker's is milliseconds.
 #:
-#: That zygote imports in stages, in the order the queued jobs need the modules, and the first
-#: workers fork after its first stage (the harness alone, a fraction of a second). Each takes the
-#: jobs whose modules it has, and is forked again (milliseconds) when its next job needs a later
-#: stage. Waiting for every import (torch, TensorFlow: 5 to 8 s) left both cores idle at the start
-#: of every long run.
+#: That zygote imports in stages, one module each, those the most queued jobs need first, and the
+#: first workers fork after its first stage (the harness alone, a fraction of a second). Each takes
+#: the next job whose modules it has (looking ahead in the queue), and is forked again
+#: (milliseconds) when it can have more. Waiting for every import (torch, TensorFlow: 5 to 8 s)
+#: left both cores idle at the start of every long run.
 EAGER_ZYGOTE = 1000
 #: How long the first workers wait for that zygote's first stage before they are spawned instead.
 ZYGOTE_WAIT_S = 120.0
+#: How far down the queue a worker forked between stages looks for a job it can run, when the
+#: next one needs a later stage (a target's sample is 40 to 173 jobs in a row).
+LOOK_AHEAD = 512
 
 
 class Pool:
@@ -174,8 +178,10 @@ class Pool:
         self.warn = warn
         #: what the zygote imports: every module the routes of the jobs served so far list
         self._imports: set[str] = set()
-        #: the stage of the zygote after which each module is imported (a staged zygote only)
+        #: the stage of the zygote after which each module is imported (a staged zygote only),
+        #: and after which each route's modules all are
         self._module_stage: dict[str, int] = {}
+        self._needs: dict[tuple[str, ...], int] = {}
         #: a worker is being let finish its jobs to be forked again at the zygote's current stage:
         #: the zygote waits for it (see _take)
         self._draining = False
@@ -199,8 +205,12 @@ class Pool:
     def _need(self, job: Job) -> int:
         """The zygote's stage after which ``job``'s modules are all imported (a module it does
         not import: its last stage, after which a worker imports the rest itself)."""
-        last = len(self.zygote.stages) - 1 if self.zygote is not None else 0
-        return max((self._module_stage.get(module, last) for module in job.imports), default=0)
+        need = self._needs.get(job.imports)
+        if need is None:
+            last = len(self.zygote.stages) - 1 if self.zygote is not None else 0
+            need = max((self._module_stage.get(module, last) for module in job.imports), default=0)
+            self._needs[job.imports] = need
+        return need
 
     def _start(self) -> _Slot:
         self._started += 1
@@ -238,13 +248,19 @@ class Pool:
         log = str(self.log_dir / "zygote.log") if self.log_dir is not None else None
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
-        stages: list[tuple[str, ...]] = [()]  # the harness alone first
-        for job in (*self.queue, *self.large) if staged else ():
-            new = tuple(dict.fromkeys(module for module in job.imports if module not in self._module_stage))
-            if new:
-                self._module_stage.update(dict.fromkeys(new, len(stages)))
-                stages.append(new)
-        self.zygote = Zygote(self.threads, sorted(self._imports), log, stages=stages if staged else None)
+        stages = [(), *((module,) for module in self._import_order())] if staged else None
+        self._module_stage = {stage[0]: number for number, stage in enumerate(stages or ()) if stage}
+        self.zygote = Zygote(self.threads, sorted(self._imports), log, stages=stages)
+
+    def _import_order(self) -> list[str]:
+        """The modules of the queued jobs, those the most jobs need first (ties: the first
+        needed first). The workers forked early then have the most jobs they can run while the
+        zygote imports the rest: the many cheap items come first in that order, and the few
+        frameworks whose imports take seconds (TensorFlow, torch) serve fewer of them."""
+        needed: Counter[str] = Counter()
+        for job in (*self.queue, *self.large):
+            needed.update(job.imports)
+        return sorted(needed, key=lambda module: -needed[module])  # stable: first seen first on ties
 
     def _replace(self, index: int) -> _Slot:
         """A fresh worker in the slot: the standby if there is one, and a new standby behind it."""
@@ -336,10 +352,30 @@ class Pool:
             need = max(self._need(job) for job in self.large) if self.slots[0].stage is not None else 0
             if self._fits(index, need):
                 return self.large.popleft()
-        if self.queue and self._fits(
-            index, self._need(self.queue[0]) if self.slots[index].stage is not None else 0
-        ):
+        if not self.queue:
+            return None
+        need = 0 if self.slots[index].stage is None else self._need(self.queue[0])
+        if self._fits(index, need):
             return self.queue.popleft()
+        if self._reached(need) and self.slots[index].inflight:
+            return None  # it finishes its jobs, then is forked again for the queue's next
+        return self._fitting(index)
+
+    def _fitting(self, index: int) -> Job | None:
+        """For a worker forked between the zygote's stages whose next job needs a stage not
+        imported yet: the first of the next :data:`LOOK_AHEAD` jobs whose modules it has, or,
+        idle while the zygote waits between stages, that a worker forked now would have (it is
+        forked again for it)."""
+        slot, zygote = self.slots[index], self.zygote
+        assert slot.stage is not None and zygote is not None
+        reach = zygote.stage if not slot.inflight and zygote.forkable() else slot.stage
+        for position, job in enumerate(itertools.islice(self.queue, LOOK_AHEAD)):
+            need = self._need(job)
+            if need <= max(reach, slot.stage):
+                if need > slot.stage:
+                    self._refork(index)
+                del self.queue[position]
+                return job
         return None
 
     def _fits(self, index: int, need: int) -> bool:
@@ -348,7 +384,7 @@ class Pool:
         slot, zygote = self.slots[index], self.zygote
         if slot.stage is None or need <= slot.stage or zygote is None or zygote.usable is False:
             return True
-        if not zygote.usable and zygote.stage < need:
+        if not self._reached(need):
             return False  # not imported yet: wait for the stage
         if slot.inflight:
             self._draining = True  # let it finish what it has; the zygote waits meanwhile
@@ -357,6 +393,13 @@ class Pool:
             return False
         self._refork(index)
         return True
+
+    def _reached(self, need: int) -> bool:
+        """Whether the zygote has imported its stage ``need`` (a worker forked now has it)."""
+        zygote = self.zygote
+        return zygote is not None and (
+            zygote.usable is True or (zygote.usable is None and zygote.stage >= need)
+        )
 
     def _refork(self, index: int) -> None:
         """Replace an idle worker with one forked now (milliseconds), which has the modules the
