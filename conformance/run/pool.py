@@ -219,7 +219,11 @@ class Pool:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = self.log_dir / f"worker-{self._started}.log"
         zygote = self.zygote if self.zygote is not None and self.zygote.forkable() else None
-        stage = zygote.stage if zygote is not None and zygote.importing else None
+        # A worker started while a staged zygote imports (one that replaces a dead worker) is
+        # held to the stages imported so far, spawned as well as forked: it takes only the jobs
+        # those cover, and is forked again for the others, rather than importing a framework.
+        staged = self.zygote is not None and self.zygote.importing and len(self.zygote.stages) > 1
+        stage = max(self.zygote.stage, 0) if staged and self.zygote is not None else None
         preload = () if self.prepare_broken else self._upcoming(stage)
         if self._scratch is None:
             self._scratch = scratch.pool_folder()
@@ -235,7 +239,7 @@ class Pool:
         with worker.thread_environment(self.threads):
             process.start()
         child.close()
-        return _Slot(process, parent, log, preload=preload, scratch=folder)
+        return _Slot(process, parent, log, preload=preload, scratch=folder, stage=stage)
 
     def _start_zygote(self, *, staged: bool = False) -> None:
         """Start the zygote with every module the jobs' routes list: once a worker needs
