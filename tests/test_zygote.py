@@ -230,3 +230,33 @@ def test_a_long_runs_zygote_imports_first_what_most_of_its_jobs_need(
         assert pool.zygote is not None and pool.zygote.stages == ((), ("csv",), ("json",))
     finally:
         pool.close()
+
+
+def test_workers_forked_before_a_stage_that_starts_a_thread_live_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later stage starts a thread: the zygote forks no more but stays to report its workers'
+    exits (gone, it would read as their end, and they would be killed); they finish their jobs
+    and import that module themselves for the jobs that need it."""
+    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    # items of half a second: the workers are busy when the zygote meets the thread
+    jobs = _jobs(tmp_path, "fake_adapters:Sleeper", seconds="0.5")
+    jobs[3:] = [replace(job, imports=("gated_thread",)) for job in jobs[3:]]
+    finished: list[Result] = []
+
+    def record(result: Result) -> None:
+        finished.append(result)
+        gate.touch()
+
+    pool = Pool(2, 60, record, log_dir=tmp_path / "workers", warn=lambda text: None)
+    try:
+        pool.add(jobs)
+        pool.serve_until(lambda: False)
+        assert pool.zygote is not None and pool.zygote.usable is False
+        assert pool.zygote.reason.startswith("2 threads")
+    finally:
+        pool.close()
+    assert [result.status for result in finished] == ["pass"] * 6, [r.message for r in finished]
+    assert not pool.deaths

@@ -254,6 +254,7 @@ class Pool:
             self.log_dir.mkdir(parents=True, exist_ok=True)
         stages = [(), *((module,) for module in self._import_order())] if staged else None
         self._module_stage = {stage[0]: number for number, stage in enumerate(stages or ()) if stage}
+        self._needs = {}
         self.zygote = Zygote(self.threads, sorted(self._imports), log, stages=stages)
 
     def _import_order(self) -> list[str]:
@@ -312,6 +313,7 @@ class Pool:
             if self.zygote is not None and not self.zygote.forkable(wait=ZYGOTE_WAIT_S):
                 why = self.zygote.reason or f"its first imports took over {ZYGOTE_WAIT_S:.0f} s"
                 self.warn(f"workers are started afresh, each importing its backends: {why}")
+                self.zygote.give_up(why)
         while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
 
@@ -356,6 +358,8 @@ class Pool:
             need = max(self._need(job) for job in self.large) if self.slots[0].stage is not None else 0
             if self._fits(index, need):
                 return self.large.popleft()
+            if self._reached(need) and self.slots[0].inflight:
+                return None  # it finishes its jobs, then is forked again for the large ones
         if not self.queue:
             return None
         need = 0 if self.slots[index].stage is None else self._need(self.queue[0])
@@ -372,6 +376,8 @@ class Pool:
         forked again for it)."""
         slot, zygote = self.slots[index], self.zygote
         assert slot.stage is not None and zygote is not None
+        if self.in_order:
+            return None
         reach = zygote.stage if not slot.inflight and zygote.forkable() else slot.stage
         for position, job in enumerate(itertools.islice(self.queue, LOOK_AHEAD)):
             need = self._need(job)
@@ -475,6 +481,10 @@ class Pool:
         ready = wait([*handles, *stage], timeout=min(POLL_S, max(0.0, waiting - time.monotonic())))
         if zygote is not None:
             zygote.poll()
+            if zygote.importing and not zygote.paused and zygote.stalled(ZYGOTE_WAIT_S):
+                why = f"its import of {zygote.stages[zygote.stage + 1]} took over {ZYGOTE_WAIT_S:.0f} s"
+                self.warn(f"workers import the modules of later stages themselves: {why}")
+                zygote.give_up(why)
         for index in busy:
             slot = self.slots[index]
             job = slot.job

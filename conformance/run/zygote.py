@@ -138,8 +138,10 @@ class Zygote:
         self.reason = ""
         #: the last stage whose modules the zygote has imported (-1: none yet)
         self.stage = -1
-        #: whether it waits between two stages, for forks or :meth:`resume`
+        #: whether it waits between two stages, for forks or :meth:`resume`, and since when it
+        #: has been importing its current stage
         self.paused = False
+        self._since = time.monotonic()
 
     @property
     def connection(self) -> Connection:
@@ -160,12 +162,22 @@ class Zygote:
         except (EOFError, OSError):
             said, detail = "gone", "the zygote exited"
         if said == "stage":
-            self.stage = int(detail)
+            self.stage, self._since = int(detail), time.monotonic()
             self.usable = True if self.stage == len(self.stages) - 1 else None
             self.paused = self.usable is None
         else:
             self.usable, self.reason = False, str(detail)
         return True
+
+    def stalled(self, limit_s: float) -> bool:
+        """Whether the zygote has been importing one stage for more than ``limit_s`` seconds."""
+        return self.importing and not self.paused and time.monotonic() - self._since > limit_s
+
+    def give_up(self, reason: str) -> None:
+        """Fork nothing more from it (it took too long): the pool spawns workers from now on, and
+        the workers forked before import what they need themselves."""
+        if self.usable is not False:
+            self.usable, self.reason, self.paused = False, reason, False
 
     def poll(self) -> None:
         """Take in what the zygote has said, without waiting."""
@@ -175,7 +187,7 @@ class Zygote:
     def resume(self) -> None:
         """Let a zygote waiting between stages import the next one."""
         if self.paused:
-            self.paused = False
+            self.paused, self._since = False, time.monotonic()
             with contextlib.suppress(OSError):
                 self._connection.send("continue")
 
@@ -287,6 +299,9 @@ def main(
             reason = f"{running} threads ({', '.join(names)}) after importing {imported}: workers are spawned"
             print(f"zygote: {reason}", file=sys.stderr, flush=True)
             connection.send(("unsafe", reason))
+            # no more forks, but the workers forked before go on: their exit codes are still
+            # this process's to report (leaving now would read as its end, and kill them)
+            server.serve(last=True)
             _leave()
         connection.send(("stage", number))
         if not server.serve(last=number == len(stages) - 1):
@@ -306,16 +321,20 @@ def _leave() -> NoReturn:
 
 class _Server:
     """Forks workers on request and reaps them, reporting each one's exit code. Set up before the
-    first import: a worker that ends while the zygote imports a later stage is reaped when that
-    stage is in."""
+    first import: a worker that ends while the zygote imports a later stage (seconds, for
+    TensorFlow) is reaped by the signal handler at once, so the pool learns how it ended without
+    waiting for the stage."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.wake_read, wake_write = os.pipe()
         os.set_blocking(wake_write, False)
         signal.set_wakeup_fd(wake_write)
-        signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up descriptor is written
         self.children: dict[int, int] = {}  # pid -> the write end of its exit-code pipe
+        zygote = os.getpid()
+        # only in the zygote: a worker between its fork and its own handler must not reap
+        # (it holds copies of its siblings' exit pipes)
+        signal.signal(signal.SIGCHLD, lambda *_: _reap(self.children) if os.getpid() == zygote else None)
         self.own = [connection.fileno(), self.wake_read, wake_write]
 
     def serve(self, *, last: bool) -> bool:
@@ -325,7 +344,13 @@ class _Server:
             ready = wait([self.connection, self.wake_read])
             if self.wake_read in ready:
                 os.read(self.wake_read, 512)
-            _reap(self.children)
+            # the handler reaps too: never in the middle of this call (it would report a worker
+            # this call has just waited for as ended with 0)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+            try:
+                _reap(self.children)
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
             if self.connection not in ready:
                 continue
             try:
@@ -375,15 +400,18 @@ def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int
 
 
 def _reap(children: dict[int, int]) -> None:
-    """Write the exit code of every ended worker to its pipe and close it."""
+    """Write the exit code of every ended worker to its pipe and close it (from the serving loop,
+    and from the signal handler while the zygote imports)."""
     for pid in list(children):
         try:
             done, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
+        except ChildProcessError:  # not waitable: reported as ended (once, see below)
             done, status = pid, 0
         if done == 0:
             continue
-        write = children.pop(pid)
+        write = children.pop(pid, None)
+        if write is None:  # reported already
+            continue
         with contextlib.suppress(OSError):
             os.write(write, os.waitstatus_to_exitcode(status).to_bytes(4, "little", signed=True))
         os.close(write)
