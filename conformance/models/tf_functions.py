@@ -297,11 +297,16 @@ def function_code(task: Task, *, jit_compile: bool = False) -> str:
     """Statements defining ``split``, the concrete function :func:`split_function` traces: what a
     reproducer of the function, XLA, converter and frontend routes starts from. They need
     ``import numpy as np`` and ``import tensorflow as tf`` above them."""
-    names = input_names(task)
-    specs = signature_code(task)
     jit = ", jit_compile=True" if jit_compile else ""
     return (
-        f"def split({', '.join(names)}):\n    return {call_code(task, names)}\n\n\n"
-        f"split = tf.function(split, input_signature=[{specs}], autograph=False{jit})"
+        f"{split_code(task)}\n\n"
+        f"split = tf.function(split, input_signature=[{signature_code(task)}], autograph=False{jit})"
         ".get_concrete_function()\n"
     )
+
+
+def split_code(task: Task) -> str:
+    """The Python function ``split`` model code writes: the op called on its inputs by name, not
+    yet traced (what tf2onnx's ``from_function`` takes, with :func:`signature_code`)."""
+    names = input_names(task)
+    return f"def split({', '.join(names)}):\n    return {call_code(task, names)}\n"

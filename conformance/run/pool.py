@@ -218,18 +218,19 @@ class Pool:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = self.log_dir / f"worker-{self._started}.log"
-        zygote = self.zygote if self.zygote is not None and self.zygote.forkable() else None
+        zygote = self.zygote
         # A worker started while a staged zygote imports (one that replaces a dead worker) is
         # held to the stages imported so far, spawned as well as forked: it takes only the jobs
         # those cover, and is forked again for the others, rather than importing a framework.
-        staged = self.zygote is not None and self.zygote.importing and len(self.zygote.stages) > 1
-        stage = max(self.zygote.stage, 0) if staged and self.zygote is not None else None
+        stage = None
+        if zygote is not None and zygote.importing and len(zygote.stages) > 1:
+            stage = max(zygote.stage, 0)
         preload = () if self.prepare_broken else self._upcoming(stage)
         if self._scratch is None:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
         args = (self.threads, str(log) if log else None, preload, self.memory_budget, str(folder))
-        forked = zygote.fork(args) if zygote is not None else None
+        forked = zygote.fork(args) if zygote is not None else None  # None: it cannot fork now
         if forked is not None:
             return _Slot(forked[0], forked[1], log, preload=preload, scratch=folder, stage=stage)
         parent, child = _CONTEXT.Pipe()
@@ -358,16 +359,14 @@ class Pool:
             need = max(self._need(job) for job in self.large) if self.slots[0].stage is not None else 0
             if self._fits(index, need):
                 return self.large.popleft()
-            if self._reached(need) and self.slots[0].inflight:
-                return None  # it finishes its jobs, then is forked again for the large ones
+            if self._drains(index, need):
+                return None
         if not self.queue:
             return None
         need = 0 if self.slots[index].stage is None else self._need(self.queue[0])
         if self._fits(index, need):
             return self.queue.popleft()
-        if self._reached(need) and self.slots[index].inflight:
-            return None  # it finishes its jobs, then is forked again for the queue's next
-        return self._fitting(index)
+        return None if self._drains(index, need) else self._fitting(index)
 
     def _fitting(self, index: int) -> Job | None:
         """For a worker forked between the zygote's stages whose next job needs a stage not
@@ -381,7 +380,7 @@ class Pool:
         reach = zygote.stage if not slot.inflight and zygote.forkable() else slot.stage
         for position, job in enumerate(itertools.islice(self.queue, LOOK_AHEAD)):
             need = self._need(job)
-            if need <= max(reach, slot.stage):
+            if need <= reach:
                 if need > slot.stage:
                     self._refork(index)
                 del self.queue[position]
@@ -394,15 +393,19 @@ class Pool:
         slot, zygote = self.slots[index], self.zygote
         if slot.stage is None or need <= slot.stage or zygote is None or zygote.usable is False:
             return True
-        if not self._reached(need):
-            return False  # not imported yet: wait for the stage
-        if slot.inflight:
-            self._draining = True  # let it finish what it has; the zygote waits meanwhile
-            return False
-        if not zygote.forkable():
-            return False
+        if not self._reached(need) or slot.inflight or not zygote.forkable():
+            return False  # not imported yet, or not now (see _drains)
         self._refork(index)
         return True
+
+    def _drains(self, index: int, need: int) -> bool:
+        """Whether the slot's busy worker, forked before the zygote's stage ``need``, is to
+        finish its jobs and be forked again for its next (the zygote has that stage): no job is
+        sent to it meanwhile, and the zygote waits for it."""
+        if self._reached(need) and self.slots[index].inflight:
+            self._draining = True
+            return True
+        return False
 
     def _reached(self, need: int) -> bool:
         """Whether the zygote has imported its stage ``need`` (a worker forked now has it)."""
@@ -481,7 +484,7 @@ class Pool:
         ready = wait([*handles, *stage], timeout=min(POLL_S, max(0.0, waiting - time.monotonic())))
         if zygote is not None:
             zygote.poll()
-            if zygote.importing and not zygote.paused and zygote.stalled(ZYGOTE_WAIT_S):
+            if zygote.stalled(ZYGOTE_WAIT_S):
                 why = f"its import of {zygote.stages[zygote.stage + 1]} took over {ZYGOTE_WAIT_S:.0f} s"
                 self.warn(f"workers import the modules of later stages themselves: {why}")
                 zygote.give_up(why)

@@ -206,10 +206,10 @@ class Zygote:
         self._read(wait)
         return self.usable is True or (self.usable is None and self.paused)
 
-    def fork(self, args: tuple[Any, ...], wait: float = 0.0) -> tuple[Forked, Connection] | None:
+    def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
         """A new worker running ``worker.main(connection, *args)``, with the modules of the stages
-        imported so far (:attr:`stage`); None when the zygote cannot fork within ``wait`` s."""
-        if not self.forkable(wait):
+        imported so far (:attr:`stage`); None when the zygote cannot fork now."""
+        if not self.forkable():
             return None
         try:
             self._connection.send(args)

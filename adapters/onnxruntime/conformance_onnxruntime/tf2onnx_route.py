@@ -106,14 +106,13 @@ def warm_up() -> None:
 
 
 def _function_code(task: Task) -> str:
-    """The function as plain TensorFlow code: the call the shared builder writes
-    (:func:`conformance.models.tf_functions.call_code`), its signature, and the ``tf.function``
+    """The function as plain TensorFlow code: the function the shared builder writes
+    (:func:`conformance.models.tf_functions.split_code`), its signature, and the ``tf.function``
     not yet traced, which is what ``from_function`` takes."""
     from conformance.models import tf_functions
 
-    names = tf_functions.input_names(task)
     return (
-        f"def split({', '.join(names)}):\n    return {tf_functions.call_code(task, names)}\n\n\n"
+        f"{tf_functions.split_code(task)}\n\n"
         f"signature = [{tf_functions.signature_code(task)}]\n"
         "function = tf.function(split, input_signature=signature, autograph=False)\n"
     )
