@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import fnmatch
+import gc
 import itertools
 import os
 import signal
@@ -136,6 +137,16 @@ class SlowLoader(Slicer):
     def __init__(self, options: Mapping[str, str]) -> None:
         super().__init__(options)
         time.sleep(0.2)
+
+
+class GcReporter(Slicer):
+    """Prints, on every item, how many objects the garbage collector leaves alone for good
+    (``gc.freeze``): a worker forked from the zygote inherits the zygote's frozen."""
+
+    name = "gc-reporter"
+
+    def misbehave(self, task: Task) -> None:
+        print(f"frozen objects: {gc.get_freeze_count()}", flush=True)
 
 
 class Sleeper(Slicer):

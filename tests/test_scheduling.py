@@ -21,7 +21,7 @@ from conformance.run.planning import RunConfig, plan
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine
 from conformance.run.rates import Rates
-from conformance.run.runner import execute, sample_of_each
+from conformance.run.runner import execute, sample_of_each, sample_strata
 from conformance.run.worker import Job
 
 
@@ -102,6 +102,50 @@ def test_a_spread_sample_of_every_target_runs_first_then_the_rest() -> None:
     assert sorted(job.index for job in sample + rest) == list(range(9))  # nothing lost
     many = [_job(i, "big/r/d") for i in range(2000)]
     assert len(sample_of_each(many)[0]) == 100  # a large target's sample: 5 % of its items
+
+
+def _item(job: Job, elapsed_ms: float) -> Result:
+    return replace(_on(job.target.id, elapsed_ms, pid=1), case=job.case.id)
+
+
+def test_the_items_left_are_priced_by_the_sample_items_that_stand_for_them() -> None:
+    """A target's items run in plan order after its sample, and their cost follows their cases,
+    which are not uniform along the plan: its first 60 items here take 10 ms, the last 40 1 ms.
+    A mean over the items done (the sample and the dear first ones) priced the cheap rest at
+    9 ms each; each sample item stands for the items up to the next one instead."""
+    jobs = [_job(i, "t/r/d") for i in range(100)]
+    sample, rest = sample_of_each(jobs, sample=5)  # items 0, 20, 40, 60 and 80
+
+    def cost(job: Job) -> float:
+        return 10.0 if job.index < 60 else 1.0
+
+    now = [0.0]
+    progress = ProgressLine(100, io.StringIO(), remaining=Counter({"t/r/d": 100}), clock=lambda: now[0])
+    progress.strata = sample_strata(jobs, sample=5)
+    for job in [*sample, *rest[:19]]:  # the sample, then items 1-19
+        _busy(progress, now, _item(job, cost(job)))
+    left = sum(cost(job) for job in rest[19:]) / 1000  # items 21-39 and 41-59 at 10 ms, the rest 1 ms
+    assert progress.eta() == pytest.approx(left, rel=0.02)
+
+
+def test_what_a_sample_over_stated_is_taken_off_the_targets_not_started() -> None:
+    """A sample runs in the run's first seconds, beside the imports: its items took twice what
+    the same target's took after. Once a target's bulk items say so, every sample's price is
+    corrected by that ratio, the sample of a target yet to start included."""
+    jobs = [_job(i, "a/r/d") for i in range(100)] + [_job(100 + i, "b/r/d") for i in range(100)]
+    sample, rest = sample_of_each(jobs, sample=5)
+    now = [0.0]
+    remaining = Counter({"a/r/d": 100, "b/r/d": 100})
+    progress = ProgressLine(200, io.StringIO(), remaining=remaining, clock=lambda: now[0])
+    progress.strata = sample_strata(jobs, sample=5)
+    for job in sample:  # a's at 20 ms, b's at 4 ms: twice what they take after
+        _busy(progress, now, _item(job, 20.0 if job.target.adapter == "a" else 4.0))
+    for job in rest[:60]:  # a's items 1-19, 21-39, 41-59 and 61-63 at 10 ms
+        _busy(progress, now, _item(job, 10.0))
+    # a's 35 left at 10 ms; b's 95: its first stratum's 19 at b's own rate (its first sample item,
+    # the worker's first of b, carried the set-up and priced nothing), the 76 others at 2 ms
+    expected = 35 * 0.010 + 19 * 0.004 + 76 * 0.002
+    assert progress.eta() == pytest.approx(expected, rel=0.02)
 
 
 SPLITS = (

@@ -102,6 +102,29 @@ def test_a_workers_first_item_of_a_target_says_how_long_loading_its_adapter_took
     assert "load_ms" not in then  # loaded once per worker
 
 
+def test_a_forked_workers_collections_leave_what_the_zygote_imported_alone(tmp_path: Path) -> None:
+    # a worker's full collection walked every object the zygote had imported (half a million with
+    # the backends) and copied the memory it shared with the zygote: they are frozen before forks
+    job = _jobs(tmp_path, "fake_adapters:GcReporter")[0]
+    log = tmp_path / "worker.log"
+    zygote = Zygote(1, ("fake_adapters",), None)
+    try:
+        assert _until_decided(zygote), zygote.reason
+        forked = zygote.fork((1, str(log), ()))
+        assert forked is not None
+        process, connection = forked
+        assert connection.recv()[0] == -1
+        connection.send(job)
+        assert Result.from_json(connection.recv()[1]).status == "pass"
+        connection.send(None)
+        process.join(timeout=10)
+        connection.close()
+    finally:
+        zygote.close()
+    frozen = int(log.read_text(encoding="utf-8").split("frozen objects: ")[1].split()[0])
+    assert frozen > 10_000  # the harness, NumPy and the adapter's module
+
+
 def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:
     zygote = Zygote(1, ("thread_at_import",), str(tmp_path / "zygote.log"))
     try:

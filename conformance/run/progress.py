@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
 from conformance.results.result import Result
-from conformance.run.rates import Rates
+from conformance.run.rates import Rates, Strata
 from conformance.run.worker import Job
 from conformance.statuses import DEFECT_EXIT, GREEN, NOT_JUDGED, STATUSES
 
@@ -65,6 +65,9 @@ class ProgressLine:
         self._sizes: Counter[str] = Counter(self.remaining)
         self._large_kinds = set(self.classes.values())
         self.rates = Rates()
+        #: the items left of each target priced by the sample items that stand for them, once
+        #: the run has chosen a sample (see :class:`conformance.run.rates.Strata`)
+        self.strata: Strata | None = None
         #: every item's worker time (imports included), and the (worker, rate class) pairs seen
         self._wall_work = 0.0
         self._loaded: set[tuple[int, str]] = set()
@@ -96,13 +99,13 @@ class ProgressLine:
             # A worker's first item of a target carries the backend's import (a large item
             # before it may have been refused before any import), seconds the target's other
             # items will not pay again; a large item's own seconds dwarf it.
-            self._charge(kind, seconds, not first or kind in self._large_kinds, now)
+            self._charge(kind, seconds, not first or kind in self._large_kinds, now, key=result.key)
         else:
             # A crash or a timeout has no worker figures; what it cost (the item until the worker
             # died, the replacement's start) is the wall time since the last result, on each of
             # the workers. Charged to its target's rate: left out, a cluster of deaths made the
             # wall time per item-second leap and the ETA with it (from 318 s to 879 s in one run).
-            self._charge(kind, (now - self._previous) * self.workers, True, now, death=True)
+            self._charge(kind, (now - self._previous) * self.workers, True, now, death=True, key=result.key)
         self._previous = now
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
@@ -159,15 +162,19 @@ class ProgressLine:
             extra += cost * min(newcomers, left)
         return extra
 
-    def _charge(self, kind: str, seconds: float, counted: bool, now: float, death: bool = False) -> None:
+    def _charge(
+        self, kind: str, seconds: float, counted: bool, now: float, death: bool = False, key: str = ""
+    ) -> None:
         """Add an item's seconds of worker time to the run's work (``now``: when it came) and, when
-        ``counted``, to its rate class's time per item."""
+        ``counted``, to its rate class's time per item (and the item, ``key``, to its stratum)."""
         self._wall_work += seconds
         self._marks.append((now, self._wall_work))
         while len(self._marks) > 2 and now - self._marks[1][0] >= WINDOW_S:
             self._marks.popleft()
         if counted:
             self.rates.add(kind, seconds, death)
+        if self.strata is not None:
+            self.strata.add(key, seconds, self.rates.rate(kind), counted=counted, death=death)
 
     def eta(self) -> float:
         """Seconds left: each target's remaining items at its own time per item so far (a target
@@ -192,10 +199,18 @@ class ProgressLine:
             return {}
         fallback = {large: self._mean(large) for large in (False, True)}
         return {
-            kind: left * measured.get(kind, fallback[kind in self._large_kinds])
+            kind: self._priced(kind, left, measured.get(kind, fallback[kind in self._large_kinds]))
             for kind, left in self.remaining.items()
             if left
         }
+
+    def _priced(self, kind: str, left: int, rate: float) -> float:
+        """The item time of ``left`` items of ``kind`` at ``rate``, or as the sample items that
+        stand for them say once the class is measured (:class:`conformance.run.rates.Strata`)."""
+        if self.strata is None or not self.rates.finished[kind]:
+            return left * rate
+        stratified = self.strata.work_left(kind, rate)
+        return left * rate if stratified is None else stratified
 
     def _longest(self) -> str:
         """The target with the most work left, with how far it has come: when targets run at

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import itertools
 import os
 import platform
 import sys
@@ -45,6 +46,7 @@ from conformance.run.known_issues import KnownIssue
 from conformance.run.planning import Plan, RunConfig
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine, rate_class
+from conformance.run.rates import Strata, Stratum
 from conformance.run.worker import Job
 from conformance.statuses import REPRODUCIBLE
 
@@ -133,6 +135,7 @@ def execute(
     with Execution(plan_, config, stream, on_result) as run:
         with stopping() as stop:
             sample, bulk = sample_of_each(run.pending)
+            run.progress.strata = sample_strata(run.pending)
             run.add(sample + bulk)
             run.progress.restart()  # the first workers of a long run waited for the zygote
             run.serve(until=run.awaiting(job.key for job in sample))
@@ -370,17 +373,39 @@ def sample_of_each(jobs: list[Job], sample: int = SAMPLE) -> tuple[list[Job], li
     imports only the backend it meets next. Results keep the plan's order (``Job.index``). Large
     jobs run before all of these, on the first worker (see :class:`conformance.run.pool.Pool`).
     """
-    by_target: dict[str, list[Job]] = {}
-    for job in jobs:
-        by_target.setdefault(job.target.id, []).append(job)
     chosen: set[int] = set()
     first: list[Job] = []
-    for group in by_target.values():
-        count = min(len(group), max(sample, round(SAMPLE_SHARE * len(group))))
-        picks = sorted({number * len(group) // count for number in range(count)})
+    for group, picks in _sampled(jobs, sample):
         first.extend(group[pick] for pick in picks)
         chosen.update(group[pick].index for pick in picks)
     return first, [job for job in jobs if job.index not in chosen]
+
+
+def sample_strata(jobs: list[Job], sample: int = SAMPLE) -> Strata:
+    """The strata :func:`sample_of_each`'s sample stands for: each sample item and the target's
+    items after it, up to the next one (what the progress line prices the items left by; large
+    items are priced apart, as their own rate class)."""
+    stratum_of: dict[str, Stratum] = {}
+    chosen: set[str] = set()
+    for group, picks in _sampled(jobs, sample):
+        chosen.update(group[pick].key for pick in picks)
+        for number, (start, end) in enumerate(itertools.pairwise([*picks, len(group)])):
+            stratum_of.update(
+                (job.key, (rate_class(job), number)) for job in group[start:end] if not job.large
+            )
+    return Strata(stratum_of, chosen)
+
+
+def _sampled(jobs: list[Job], sample: int) -> list[tuple[list[Job], list[int]]]:
+    """Each target's jobs in plan order, with the positions of its sample among them."""
+    by_target: dict[str, list[Job]] = {}
+    for job in jobs:
+        by_target.setdefault(job.target.id, []).append(job)
+    groups = []
+    for group in by_target.values():
+        count = min(len(group), max(sample, round(SAMPLE_SHARE * len(group))))
+        groups.append((group, sorted({number * len(group) // count for number in range(count)})))
+    return groups
 
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:

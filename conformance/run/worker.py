@@ -9,6 +9,7 @@ zygote (:mod:`conformance.run.zygote`), or started afresh where it cannot fork.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import resource
 import sys
@@ -189,6 +190,9 @@ def main(
     from conformance.run.item import run_item
 
     loaded = _prepared(preload)
+    # the adapters' modules and backends live as long as the worker: its collections skip them
+    # (see conformance.run.zygote, which freezes what it imported before it forks)
+    gc.freeze()
     inputs = InputCache()
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
     connection.send((-1, None, 0, None))
@@ -208,6 +212,7 @@ def main(
             if key not in loaded:
                 phase.mark("loading the adapter")
                 loaded[key] = registry.load(job.adapter, job.options)
+                gc.freeze()
                 load_ms = (time.perf_counter() - started) * 1000
             result = run_item(
                 loaded[key].hooks,
