@@ -117,6 +117,33 @@ def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Pa
             assert pids.count(hoarder) <= [r.case for r in results].index("bad-1") + 2
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="the resident memory comes from /proc")
+def test_a_forked_process_reads_its_own_resident_memory_not_its_parents() -> None:
+    # the worker keeps /proc/self/statm open between items; a process forked after it opened the
+    # file (a worker forked from one that had) must not go on reading its parent's figure
+    import numpy as np
+
+    from conformance.run.worker import resident_kib
+
+    before = resident_kib()
+    assert before is not None
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child touches 256 MiB of its own, and says how much its reading grew
+        try:
+            held = np.ones(256 << 17)  # float64: 256 MiB
+            grown = (resident_kib() or 0) - before
+            os.write(write, str(grown if held.all() else -1).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as said:
+        grown_kib = int(said.read())
+    os.waitpid(pid, 0)
+    assert grown_kib >= 200 * 1024
+    assert (resident_kib() or 0) - before < 100 * 1024  # the parent's own did not grow
+
+
 def test_freeing_the_model_is_timed_as_the_backends(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:SlowRelease", jobs=1)
     for result in outcome.results:

@@ -130,6 +130,8 @@ def _float_arange(dtype: str, index: npt.NDArray[np.uint64]) -> Array:
     bits_type = dtypes.bits_dtype(dtype)
     assert bits_type is not None
     limit = exact_integer_limit(dtype)
+    if not index.size or int(index.max()) <= limit:  # every element exact: most cases, 11 us -> 3 us
+        return index.astype(np.float64).astype(target)
     out = np.empty(index.shape, dtype=target)
     exact = index <= limit
     out[exact] = index[exact].astype(np.float64).astype(target)

@@ -73,8 +73,12 @@ class KnownIssue:
 
     def matches(self, result: Result) -> bool:
         """True when every selector the entry gives matches ``result``."""
-        if not self.covers(result.target_id):
-            return False
+        return self.covers(result.target_id) and self.selects(result)
+
+    def selects(self, result: Result) -> bool:
+        """True when every selector but the target globs matches ``result``: what is left to ask
+        of a result whose target the entry covers (:class:`ByTarget` keeps those entries apart, so
+        a run never matches the globs again for each of its tens of thousands of results)."""
         params, expected = _deciding_request(result), result.expected
         if self.items and not any(fnmatch.fnmatchcase(result.item_id, glob) for glob in self.items):
             return False
@@ -278,16 +282,17 @@ class ByTarget:
 
     def apply(self, result: Result) -> Result:
         """:func:`apply` with the entries for ``result``'s target."""
-        return apply(result, self(result.target_id))
+        return apply(result, self(result.target_id), covered=True)
 
 
-def apply(result: Result, issues: Sequence[KnownIssue]) -> Result:
-    """The result with its known issue applied: xfail, xpass, or unchanged. An adapter's defect or
-    a harness failure is never claimed: it says nothing of the backend an entry could describe."""
+def apply(result: Result, issues: Sequence[KnownIssue], *, covered: bool = False) -> Result:
+    """The result with its known issue applied: xfail, xpass, or unchanged (``covered``: every
+    entry of ``issues`` covers the result's target). An adapter's defect or a harness failure is
+    never claimed: it says nothing of the backend an entry could describe."""
     if result.defect is not None:
         return result
     for issue in issues:
-        if not issue.matches(result):
+        if not (issue.selects(result) if covered else issue.matches(result)):
             continue
         if result.status == "pass":
             return result.with_status(
@@ -313,7 +318,7 @@ def stale(issues: Iterable[KnownIssue], results: Iterable[Result]) -> list[Known
             if issue.covers(target)
             for result in found_there
             # an item the target could not run says nothing of the bug, unless the entry is about that
-            if issue.matches(result) and (result.status != "unsupported" or "unsupported" in issue.statuses)
+            if issue.selects(result) and (result.status != "unsupported" or "unsupported" in issue.statuses)
         ]
         if selected and not any(result.status == "xfail" for result in selected):
             found.append(issue)
