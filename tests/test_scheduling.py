@@ -130,8 +130,9 @@ def test_the_items_left_are_priced_by_the_sample_items_that_stand_for_them() -> 
 
 def test_what_a_sample_over_stated_is_taken_off_the_targets_not_started() -> None:
     """A sample runs in the run's first seconds, beside the imports: its items took twice what
-    the same target's took after. Once a target's bulk items say so, every sample's price is
-    corrected by that ratio, the sample of a target yet to start included."""
+    the same target's took after. Once a target's bulk items say so, its sample's price is
+    corrected by that ratio, and that of a target yet to start by the ratio's square root (the
+    targets that start first over-state it for the others)."""
     jobs = [_job(i, "a/r/d") for i in range(100)] + [_job(100 + i, "b/r/d") for i in range(100)]
     sample, rest = sample_of_each(jobs, sample=5)
     now = [0.0]
@@ -143,8 +144,9 @@ def test_what_a_sample_over_stated_is_taken_off_the_targets_not_started() -> Non
     for job in rest[:60]:  # a's items 1-19, 21-39, 41-59 and 61-63 at 10 ms
         _busy(progress, now, _item(job, 10.0))
     # a's 35 left at 10 ms; b's 95: its first stratum's 19 at b's own rate (its first sample item,
-    # the worker's first of b, carried the set-up and priced nothing), the 76 others at 2 ms
-    expected = 35 * 0.010 + 19 * 0.004 + 76 * 0.002
+    # the worker's first of b, carried the set-up and priced nothing), the 76 others at 4 ms
+    # corrected by the square root of a's ratio, 0.5
+    expected = 35 * 0.010 + 19 * 0.004 + 76 * 0.004 * 0.5**0.5
     assert progress.eta() == pytest.approx(expected, rel=0.02)
 
 
