@@ -48,3 +48,9 @@ class MergeError(ResultsFileError):
 
 class CertifyError(ConformanceError):
     """A certification that cannot be made or checked as asked (no such route, no results ...)."""
+
+
+class WorkerStartError(ConformanceError):
+    """Workers that die before their first job, again and again: the environment they start in
+    cannot run the suite (its main script cannot be imported again, a broken install); the
+    message says how they ended."""

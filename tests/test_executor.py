@@ -117,6 +117,25 @@ def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Pa
             assert pids.count(hoarder) <= [r.case for r in results].index("bad-1") + 2
 
 
+def test_workers_that_cannot_start_stop_the_run_and_blame_no_backend(corpus: Path) -> None:
+    # a script read from standard input cannot be imported again by a spawned worker: every worker
+    # dies before its first job. That was once every item's crash, "confirmed" by the review.
+    script = (
+        "import sys\n"
+        "from conformance.cli import main\n"
+        "sys.exit(main(['run', '--cases', 'cases', '--adapter', 'fake_adapters:Slicer', '--out', 'out']))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-"], input=script, cwd=corpus, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, done.stderr
+    assert "3 workers in a row died (exited with status 1, the last) before their first job" in done.stderr
+    assert "<stdin> is none: run the suite from a file or the conformance command" in done.stderr
+    assert not (corpus / "out" / "results.json").exists()
+    assert (corpus / "out" / "journal.jsonl").read_text(encoding="utf-8").count("\n") == 1  # its header
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="the resident memory comes from /proc")
 def test_a_forked_process_reads_its_own_resident_memory_not_its_parents() -> None:
     # the worker keeps /proc/self/statm open between items; a process forked after it opened the

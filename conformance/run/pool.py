@@ -26,6 +26,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Protocol
 
+from conformance.errors import WorkerStartError
 from conformance.results.result import Result
 from conformance.run import phase, scratch, worker
 from conformance.run.deaths import Death, DeathStatus, Witness, death, describe_exit
@@ -119,6 +120,9 @@ class _Slot:
 EAGER_ZYGOTE = 1000
 #: How long the first workers wait for that zygote's first stage before they are spawned instead.
 ZYGOTE_WAIT_S = 120.0
+#: Workers in a row that may die before their first job (none in a healthy run: a backend's
+#: crash comes in a job) before the run stops.
+UNSTARTED_LIMIT = 3
 #: How far down the queue a worker forked between stages looks for a job it can run, when the
 #: next one needs a later stage (a target's sample is 40 to 173 jobs in a row).
 LOOK_AHEAD = 512
@@ -192,6 +196,8 @@ class Pool:
         #: issues most of them), and so is most of this time: the item that died, and importing the
         #: backend again in the replacement. The benchmark reports it apart from the harness's work.
         self.lost_s = 0.0
+        #: workers in a row that died before they could take a job (see _unstarted)
+        self._unstarted = 0
 
     def _upcoming(self, stage: int | None) -> tuple[Preload, ...]:
         """The targets a new worker will most likely serve: those of the next queued jobs (that
@@ -500,6 +506,7 @@ class Pool:
                     continue
                 if number < 0:  # the worker has prepared its targets; its first job runs now
                     slot.prepared = True
+                    self._unstarted = 0
                     continue
                 if slot.replaced_at is not None:  # the replacement's first item has run
                     item_s = (body.get("worker") or {}).get("elapsed_ms", 0.0) / 1000
@@ -550,11 +557,39 @@ class Pool:
             self._requeue_waiting_all(slot)
             self._replace_dead(index)
             return
+        if not slot.prepared:  # it never started: no item is to blame, nor any backend
+            self._not_started(index, how)
+            return
         witness = self._witness(slot, how)
         self._requeue_waiting(slot)
         self._replace_dead(index)
         message = f"the worker died ({how}) while running this item; it was replaced"
         self._died(job, "crash", message, witness, slot)
+
+    def _not_started(self, index: int, how: str) -> None:
+        """A worker died before it said it was ready for its first job: its jobs go back to the
+        queue and another worker takes its place, up to :data:`UNSTARTED_LIMIT` in a row. Then
+        the run stops (WorkerStartError): its workers cannot start here. Reported as the jobs'
+        crashes, such a run once gave 12,696 "confirmed" crashes of every backend in 341 s, when
+        it was started from a script read from standard input (a spawned process imports the
+        main script again, and there was none to import)."""
+        slot = self.slots[index]
+        self._unstarted += 1
+        self._requeue_waiting_all(slot)
+        if self._unstarted >= UNSTARTED_LIMIT:
+            main = getattr(sys.modules.get("__main__"), "__file__", None)
+            hint = (
+                f" A worker started afresh imports the run's main script again, and {main} is none:"
+                " run the suite from a file or the conformance command."
+                if main is not None and not os.path.exists(main)
+                else ""
+            )
+            raise WorkerStartError(
+                f"{self._unstarted} workers in a row died ({how}, the last) before their first job:"
+                f" they cannot start here, and the run stops. What they printed is above"
+                f"{f' and in {slot.log}' if slot.log else ''}.{hint}"
+            )
+        self._replace_dead(index)
 
     def _witness(self, slot: _Slot, how: str) -> Witness:
         """What the dead (or overrunning) worker left to see: read before it is replaced."""
