@@ -305,7 +305,7 @@ def main(
             server.serve(last=True)
             _leave()
         # what the stage imported is never collected, in the zygote or a worker: a worker's full
-        # collection walked the zygote's half a million objects (248 ms) and, writing to each
+        # collection walked the zygote's half a million objects (260 ms) and, writing to each
         # one's header, copied 118 MiB of the memory it shared with the zygote
         gc.freeze()
         connection.send(("stage", number))
