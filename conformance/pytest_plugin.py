@@ -32,7 +32,7 @@ import pytest
 from conformance import options, publishing, pytest_xdist
 from conformance.corpus import catalogue, keywords
 from conformance.corpus.loader import NOT_CASE_DIRECTORIES
-from conformance.errors import ConformanceError
+from conformance.errors import ConformanceError, WorkerStartError
 from conformance.results.result import Result
 from conformance.run import interruption, out_folder, planning, registry, runner
 from conformance.run.shard import Shard
@@ -150,7 +150,10 @@ class ConformanceItem(pytest.Item):
     def runtest(self) -> None:
         streamed = self.config.stash.get(_RUN, None)
         following = self.config.stash.get(_NEXT, None)
-        result = streamed.result(self.job, following) if streamed is not None else None
+        try:
+            result = streamed.result(self.job, following) if streamed is not None else None
+        except WorkerStartError as error:  # no worker can start: no item can run, so none is failed
+            pytest.exit(f"conformance: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
         if result is None:
             raise ConformanceFailure("no result: the run was interrupted before this item finished")
         if result.status in NOT_JUDGED:

@@ -141,7 +141,7 @@ class SlowLoader(Slicer):
 
 class GcReporter(Slicer):
     """Prints, on every item, how many objects the garbage collector leaves alone for good
-    (``gc.freeze``): a worker forked from the zygote inherits the zygote's frozen."""
+    (``gc.freeze``): what the worker had loaded before the item."""
 
     name = "gc-reporter"
 

@@ -31,6 +31,16 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     return pytester
 
 
+def test_workers_that_cannot_start_end_the_session_without_failing_items(project: pytest.Pytester) -> None:
+    # pytest run from a script read from standard input: no spawned worker can start
+    script = "import sys, pytest\nsys.exit(pytest.main(['few.yaml', '--adapter', 'fake_adapters:Liar']))\n"
+    done = project.run(sys.executable, "-", stdin=script.encode())
+    output = done.stdout.str() + done.stderr.str()
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, output  # as the plugin's other input errors
+    assert "3 workers in a row died (exited with status 1, the last) before their first job" in output
+    assert " failed" not in output and "died in the adapter's prepare()" not in output
+
+
 @pytest.mark.slow
 def test_cases_become_items_with_stable_ids(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess(

@@ -102,9 +102,10 @@ def test_a_workers_first_item_of_a_target_says_how_long_loading_its_adapter_took
     assert "load_ms" not in then  # loaded once per worker
 
 
-def test_a_forked_workers_collections_leave_what_the_zygote_imported_alone(tmp_path: Path) -> None:
+def test_a_workers_collections_leave_what_it_and_the_zygote_loaded_alone(tmp_path: Path) -> None:
     # a worker's full collection walked every object the zygote had imported (half a million with
-    # the backends) and copied the memory it shared with the zygote: they are frozen before forks
+    # the backends) and copied the memory it shared with the zygote: the worker freezes them and
+    # what it loads itself before its first item (the zygote's own freeze: the test above)
     job = _jobs(tmp_path, "fake_adapters:GcReporter")[0]
     log = tmp_path / "worker.log"
     zygote = Zygote(1, ("fake_adapters",), None)
@@ -123,6 +124,26 @@ def test_a_forked_workers_collections_leave_what_the_zygote_imported_alone(tmp_p
         zygote.close()
     frozen = int(log.read_text(encoding="utf-8").split("frozen objects: ")[1].split()[0])
     assert frozen > 10_000  # the harness, NumPy and the adapter's module
+
+
+def test_the_zygote_freezes_each_stages_objects_before_it_forks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # what a stage imported is frozen before the workers fork: their collections never walk it
+    probe = tmp_path / "frozen"
+    monkeypatch.setenv("FREEZE_PROBE_FILE", str(probe))
+    zygote = Zygote(1, (), str(tmp_path / "zygote.log"), stages=((), ("freeze_probe",)))
+    try:
+        deadline = time.monotonic() + 60
+        while not probe.exists():
+            assert time.monotonic() < deadline, "the zygote never imported its second stage"
+            zygote.poll()
+            if zygote.paused:
+                zygote.resume()
+            time.sleep(0.02)
+    finally:
+        zygote.close()
+    assert int(probe.read_text(encoding="utf-8")) > 10_000  # the harness and NumPy, frozen
 
 
 def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:

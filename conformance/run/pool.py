@@ -196,7 +196,7 @@ class Pool:
         #: issues most of them), and so is most of this time: the item that died, and importing the
         #: backend again in the replacement. The benchmark reports it apart from the harness's work.
         self.lost_s = 0.0
-        #: workers in a row that died before they could take a job (see _unstarted)
+        #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
 
     def _upcoming(self, stage: int | None) -> tuple[Preload, ...]:
@@ -547,6 +547,9 @@ class Pool:
         slot = self.slots[index]
         slot.process.join(timeout=5)
         how = describe_exit(slot.process.exitcode)
+        if not slot.prepared and not self._in_prepare(slot):
+            self._not_started(index, how)  # it never started: no item is to blame, nor any backend
+            return
         if slot.preload and not slot.prepared:  # it died in prepare(): no item is to blame
             self.prepare_broken = True
             targets = ", ".join(entry.target.id for entry in slot.preload)
@@ -557,14 +560,21 @@ class Pool:
             self._requeue_waiting_all(slot)
             self._replace_dead(index)
             return
-        if not slot.prepared:  # it never started: no item is to blame, nor any backend
-            self._not_started(index, how)
-            return
         witness = self._witness(slot, how)
         self._requeue_waiting(slot)
         self._replace_dead(index)
         message = f"the worker died ({how}) while running this item; it was replaced"
         self._died(job, "crash", message, witness, slot)
+
+    @staticmethod
+    def _in_prepare(slot: _Slot) -> bool:
+        """Whether a worker that died before its first job died in its adapters' prepare() (its
+        phase file says so), not before: a worker that could not start must not turn prepare()
+        off for the run. Without a log there is no phase file: a worker with targets to prepare
+        is taken to have died preparing them."""
+        if not slot.preload:
+            return False
+        return slot.log is None or phase.read(slot.log) == "prepare"
 
     def _not_started(self, index: int, how: str) -> None:
         """A worker died before it said it was ready for its first job: its jobs go back to the
@@ -584,10 +594,12 @@ class Pool:
                 if main is not None and not os.path.exists(main)
                 else ""
             )
+            self._unstarted = 0  # a front door that goes on (pytest) tries afresh
             raise WorkerStartError(
-                f"{self._unstarted} workers in a row died ({how}, the last) before their first job:"
+                f"{UNSTARTED_LIMIT} workers in a row died ({how}, the last) before their first job:"
                 f" they cannot start here, and the run stops. What they printed is above"
-                f"{f' and in {slot.log}' if slot.log else ''}.{hint}"
+                f"{f' and in {slot.log}' if slot.log else ''}; the results so far stay in the run's"
+                f" journal, to resume from.{hint}"
             )
         self._replace_dead(index)
 

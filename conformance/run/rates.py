@@ -58,7 +58,7 @@ class Rates:
 #: otherwise weigh on the 20 items its stratum stands for.
 STRATUM_CAP = 2.0
 #: Bulk items of a target checked against their strata before its own calibration is trusted
-#: (until then, the calibration of the targets that have that many is used).
+#: (until then, the square root of the calibration of the targets that have that many is used).
 CALIBRATED_AFTER = 30
 
 #: (target's rate class, stratum number): a sample item and the bulk items it stands for
@@ -131,12 +131,12 @@ class Strata:
 
     def _calibration(self, kind: str) -> float:
         """What the class's bulk items took per second its sample said: its own once it has
-        :data:`CALIBRATED_AFTER` of them, else the square root of that of the classes that have
-        (1 without any). Half the correction in proportion: the targets that start first are
-        the slow ones, whose samples ran beside the imports the longest and over-state them
-        most (0.4 at -j 2); applied whole to the others, the ETA at 10 % of the run said 49 s
-        of 71. Over seven replayed runs the worst error was 22 % on average with the root, 28 %
-        with the whole ratio, 29 % with none."""
+        :data:`CALIBRATED_AFTER` of them, else (a target not started yet, most often) the
+        square root of that of the classes that have (1 without any). Half the correction in
+        proportion: the targets that start first are the slow ones, whose samples ran beside
+        the imports the longest and over-state them most (0.4 at -j 2); applied whole to the
+        others, the ETA at 10 % of the run said 49 s of 71. Over seven replayed runs the worst
+        error was 22 % on average with the root, 28 % with the whole ratio, 29 % with none."""
         if self._checked[kind] >= CALIBRATED_AFTER and self._said[kind] > 0:
             return self._spent[kind] / self._said[kind]
         trusted = [name for name, count in self._checked.items() if count >= CALIBRATED_AFTER]

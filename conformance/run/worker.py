@@ -87,13 +87,16 @@ def resident_kib() -> int | None:
     after every item: the file stays open and is read again from its start (the system writes it
     afresh on each read), 2 microseconds against 13 for opening it each time."""
     global _statm
-    try:
-        if _statm is None or _statm[0] != os.getpid():  # opened here, not in the zygote it forked from
-            _statm = (os.getpid(), os.open("/proc/self/statm", os.O_RDONLY))
-        pages = int(os.pread(_statm[1], 128, 0).split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    for _ in range(2):  # a descriptor an item closed (or reused for another file) is opened afresh
+        try:
+            if _statm is None or _statm[0] != os.getpid():  # opened here, not in a process it forked from
+                _statm = (os.getpid(), os.open("/proc/self/statm", os.O_RDONLY))
+            pages = int(os.pread(_statm[1], 128, 0).split()[1])
+        except (OSError, ValueError, IndexError):
+            _statm = None
+            continue
+        return pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    return None
 
 
 #: the process that opened /proc/self/statm (a fork inherits the descriptor, naming its parent),
@@ -203,7 +206,7 @@ def main(
     loaded = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     # (see conformance.run.zygote, which freezes what it imported before it forks)
-    gc.freeze()
+    _freeze()
     inputs = InputCache()
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
     connection.send((-1, None, 0, None))
@@ -223,7 +226,7 @@ def main(
             if key not in loaded:
                 phase.mark("loading the adapter")
                 loaded[key] = registry.load(job.adapter, job.options)
-                gc.freeze()
+                _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
             result = run_item(
                 loaded[key].hooks,
@@ -255,6 +258,14 @@ def main(
         resident = resident_kib()
         accumulated = None if resident is None else resident - inputs.size // 1024
         connection.send((job.index, body, log_end, accumulated))
+
+
+def _freeze() -> None:
+    """Keep what the worker holds now out of its collections for good, once what is garbage among
+    it is collected (earlier items' cycles would otherwise be kept for the worker's life). Cheap
+    in a worker forked from the zygote: what it inherited is frozen already."""
+    gc.collect()
+    gc.freeze()
 
 
 def _prepared(preload: tuple[Preload, ...]) -> Loaded:
