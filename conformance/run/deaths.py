@@ -10,19 +10,26 @@ the review (:mod:`conformance.run.crash_review`), which replays it in a fresh wo
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from conformance.errors import WorkerStartError
 from conformance.results.records import CrashRecord
 from conformance.results.result import Result
+from conformance.run import phase
 from conformance.run.item import pending_result
 from conformance.run.worker import Job
 
 #: How many of the items a worker ran before it died a crash result names (all are replayed).
 NAMED_BEFORE = 10
+#: Workers in a row that may die before their first job (none in a healthy run: a backend's
+#: crash comes in a job) before the run stops.
+UNSTARTED_LIMIT = 3
 
 DeathStatus = Literal["crash", "timeout"]
 
@@ -82,3 +89,31 @@ def death(job: Job, status: DeathStatus, message: str, witness: Witness, before:
         crash=record,
     )
     return Death(job, status, before, result)
+
+
+def died_preparing(preparing: bool, log: Path | None) -> bool:
+    """Whether a worker that died before its first job died in its adapters' prepare()
+    (``preparing``: it had targets to prepare), as its phase file says, rather than before it
+    could start: a worker that could not start must not turn prepare() off for the run. Without
+    a log there is no phase file: a worker with targets to prepare died preparing them."""
+    return preparing and (log is None or phase.read(log) == "prepare")
+
+
+def unstarted(how: str, log: Path | None) -> WorkerStartError:
+    """Why the run stops once :data:`UNSTARTED_LIMIT` workers in a row died before their first job
+    (``how``: the last one's end). Reported as the jobs' crashes, such a run once gave 12,696
+    "confirmed" crashes of every backend in 341 s: it was started from a script read from
+    standard input, which a spawned process imports again before anything else, and cannot."""
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    hint = (
+        f" A worker started afresh imports the run's main script again, and {main} is none:"
+        " run the suite from a file or the conformance command."
+        if main is not None and not os.path.exists(main)
+        else ""
+    )
+    return WorkerStartError(
+        f"{UNSTARTED_LIMIT} workers in a row died ({how}, the last) before their first job:"
+        f" they cannot start here, and the run stops. What they printed is above"
+        f"{f' and in {log}' if log else ''}; the results so far stay in the run's journal, to resume"
+        f" from.{hint}"
+    )

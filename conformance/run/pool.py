@@ -26,10 +26,18 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Protocol
 
-from conformance.errors import WorkerStartError
 from conformance.results.result import Result
 from conformance.run import phase, scratch, worker
-from conformance.run.deaths import Death, DeathStatus, Witness, death, describe_exit
+from conformance.run.deaths import (
+    UNSTARTED_LIMIT,
+    Death,
+    DeathStatus,
+    Witness,
+    death,
+    describe_exit,
+    died_preparing,
+    unstarted,
+)
 from conformance.run.worker import Job, Preload
 from conformance.run.zygote import Zygote
 
@@ -120,9 +128,6 @@ class _Slot:
 EAGER_ZYGOTE = 1000
 #: How long the first workers wait for that zygote's first stage before they are spawned instead.
 ZYGOTE_WAIT_S = 120.0
-#: Workers in a row that may die before their first job (none in a healthy run: a backend's
-#: crash comes in a job) before the run stops.
-UNSTARTED_LIMIT = 3
 #: How far down the queue a worker forked between stages looks for a job it can run, when the
 #: next one needs a later stage (a target's sample is 40 to 173 jobs in a row).
 LOOK_AHEAD = 512
@@ -547,7 +552,7 @@ class Pool:
         slot = self.slots[index]
         slot.process.join(timeout=5)
         how = describe_exit(slot.process.exitcode)
-        if not slot.prepared and not self._in_prepare(slot):
+        if not slot.prepared and not died_preparing(bool(slot.preload), slot.log):
             self._not_started(index, how)  # it never started: no item is to blame, nor any backend
             return
         if slot.preload and not slot.prepared:  # it died in prepare(): no item is to blame
@@ -566,41 +571,16 @@ class Pool:
         message = f"the worker died ({how}) while running this item; it was replaced"
         self._died(job, "crash", message, witness, slot)
 
-    @staticmethod
-    def _in_prepare(slot: _Slot) -> bool:
-        """Whether a worker that died before its first job died in its adapters' prepare() (its
-        phase file says so), not before: a worker that could not start must not turn prepare()
-        off for the run. Without a log there is no phase file: a worker with targets to prepare
-        is taken to have died preparing them."""
-        if not slot.preload:
-            return False
-        return slot.log is None or phase.read(slot.log) == "prepare"
-
     def _not_started(self, index: int, how: str) -> None:
         """A worker died before it said it was ready for its first job: its jobs go back to the
-        queue and another worker takes its place, up to :data:`UNSTARTED_LIMIT` in a row. Then
-        the run stops (WorkerStartError): its workers cannot start here. Reported as the jobs'
-        crashes, such a run once gave 12,696 "confirmed" crashes of every backend in 341 s, when
-        it was started from a script read from standard input (a spawned process imports the
-        main script again, and there was none to import)."""
+        queue and another worker takes its place, up to :data:`deaths.UNSTARTED_LIMIT` in a row;
+        then the run stops (see :func:`conformance.run.deaths.unstarted`)."""
         slot = self.slots[index]
         self._unstarted += 1
         self._requeue_waiting_all(slot)
         if self._unstarted >= UNSTARTED_LIMIT:
-            main = getattr(sys.modules.get("__main__"), "__file__", None)
-            hint = (
-                f" A worker started afresh imports the run's main script again, and {main} is none:"
-                " run the suite from a file or the conformance command."
-                if main is not None and not os.path.exists(main)
-                else ""
-            )
             self._unstarted = 0  # a front door that goes on (pytest) tries afresh
-            raise WorkerStartError(
-                f"{UNSTARTED_LIMIT} workers in a row died ({how}, the last) before their first job:"
-                f" they cannot start here, and the run stops. What they printed is above"
-                f"{f' and in {slot.log}' if slot.log else ''}; the results so far stay in the run's"
-                f" journal, to resume from.{hint}"
-            )
+            raise unstarted(how, slot.log)
         self._replace_dead(index)
 
     def _witness(self, slot: _Slot, how: str) -> Witness:
