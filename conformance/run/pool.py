@@ -552,11 +552,11 @@ class Pool:
         slot = self.slots[index]
         slot.process.join(timeout=5)
         how = describe_exit(slot.process.exitcode)
-        if not slot.prepared and not died_preparing(bool(slot.preload), slot.log):
-            self._not_started(index, how)  # it never started: no item is to blame, nor any backend
-            return
-        if slot.preload and not slot.prepared:  # it died in prepare(): no item is to blame
-            self.prepare_broken = True
+        if not slot.prepared:  # no item is to blame
+            if not died_preparing(bool(slot.preload), slot.log):
+                self._not_started(index, how)  # it never started: nor is any backend
+                return
+            self.prepare_broken = True  # it died in prepare()
             targets = ", ".join(entry.target.id for entry in slot.preload)
             self.warn(
                 f"warning: a worker died ({how}) in the adapter's prepare() for {targets}, before any "
