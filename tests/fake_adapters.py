@@ -186,6 +186,23 @@ class SlowRelease(Slicer):
         return _Heavy(model)
 
 
+class SlowRefusal(Slicer):
+    """Refuses after 50 ms: in ``build`` on the cases named by ``on``, in ``run`` on the others. A
+    refusal takes the backend's time, and the executor counts it as the backend's."""
+
+    name = "slow-refusal"
+
+    def build(self, task: Task, target: Target) -> tuple[int, ...]:
+        if self.chosen(task):
+            time.sleep(0.05)
+            raise BackendRefusal("refused while building")
+        return task.form.values
+
+    def misbehave(self, task: Task) -> None:
+        time.sleep(0.05)
+        raise BackendRefusal("refused while running")
+
+
 class Hoarder(Slicer):
     """Keeps 400 MiB (written, so resident) for the rest of the worker's life on chosen cases:
     a backend that accumulates memory."""

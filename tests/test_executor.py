@@ -175,6 +175,23 @@ def test_freeing_the_model_is_timed_as_the_backends(corpus: Path) -> None:
     assert all((r.timing.release_ms or 0) >= 50 for r in results)
 
 
+def test_the_time_until_a_backend_refuses_is_timed_as_the_backends(corpus: Path) -> None:
+    # a refused build or run took the backend's time: before, it was counted as the harness's
+    outcome = run(corpus, "fake_adapters:SlowRefusal", jobs=1, on="bad-*")
+    for result in outcome.results:
+        raised = result.actual["raised"]
+        timing = result.timing
+        assert timing.refused_ms is not None and timing.refused_ms >= 50
+        assert timing.backend_ms >= timing.refused_ms
+        if result.case.startswith("bad-"):  # refused in build: nothing after it ran
+            assert raised["phase"] == "build" and timing.build_ms is None and timing.compile_ms is None
+        else:  # refused in the first run: built and compiled, no run time
+            assert raised["phase"] == "run" and timing.build_ms is not None and timing.first_run_ms is None
+    assert len(outcome.results) == 8
+    _, results = results_file.read(corpus / "reports" / "results.json")  # and the file keeps it
+    assert all((r.timing.refused_ms or 0) >= 50 for r in results)
+
+
 def test_a_wrong_answer_fails_with_the_mismatch(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Liar", on="bad-3")
     wrong = next(r for r in outcome.results if r.case == "bad-3")

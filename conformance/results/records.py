@@ -90,6 +90,7 @@ class TimingRecord(TypedDict, total=False):
     steady_median_ms: float | None
     runs_ms: list[float | None]  # each further run of a case with runs, in order
     release_ms: float | None  # freeing the model and the compiled model after the runs
+    refused_ms: float  # the phases that raised, until each raised (absent when none did)
 
 
 class KnownIssueRecord(TypedDict):

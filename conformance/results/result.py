@@ -40,6 +40,9 @@ class Timing:
     runs_ms: tuple[float | None, ...] = ()
     #: freeing the model and the compiled model once the runs are done (the backend's destructors)
     release_ms: float | None = None
+    #: the time spent in the phases that raised (build, compile or runs), until each raised: a
+    #: refusal is the backend's work too (a failed torch.export takes 5 ms, as long as one that works)
+    refused_ms: float | None = None
 
     @property
     def steady_median_ms(self) -> float | None:
@@ -47,7 +50,8 @@ class Timing:
 
     @property
     def backend_ms(self) -> float:
-        """Everything spent inside the backend: build, compile, every run and the release."""
+        """Everything spent inside the backend: build, compile, every run, the release and the
+        phases that raised."""
         parts = (
             self.build_ms,
             self.compile_ms,
@@ -55,6 +59,7 @@ class Timing:
             *self.steady_ms,
             *self.runs_ms,
             self.release_ms,
+            self.refused_ms,
         )
         return sum(part for part in parts if part is not None)
 
@@ -137,6 +142,7 @@ class Result:
                 "steady_median_ms": timing.steady_median_ms,
                 **({"runs_ms": list(timing.runs_ms)} if timing.runs_ms else {}),
                 **({"release_ms": timing.release_ms} if timing.release_ms is not None else {}),
+                **({"refused_ms": timing.refused_ms} if timing.refused_ms is not None else {}),
             },
             "reading": self.reading,
             "ambiguous": self.ambiguous,
@@ -177,6 +183,7 @@ class Result:
                 steady_ms=tuple(timing.get("steady_ms") or ()),
                 runs_ms=tuple(timing.get("runs_ms") or ()),
                 release_ms=timing.get("release_ms"),
+                refused_ms=timing.get("refused_ms"),
             ),
             reading=body.get("reading"),
             ambiguous=bool(body.get("ambiguous", False)),

@@ -100,7 +100,8 @@ def build_and_run(
 
     One attempt per run, in order. A refusal while building or compiling refuses every run (there
     is no model to run); a refusal by one run leaves the model to the next run. Only the first
-    run is repeated ``repeat`` times for steady-state timing.
+    run is repeated ``repeat`` times for steady-state timing. The time a phase took until it
+    raised is kept as ``refused_ms``: a backend that refuses a request has still spent that time.
     """
     adapter = checked.adapter
     timing: dict[str, Any] = {}
@@ -116,9 +117,12 @@ def build_and_run(
         compiled = checked.compiled(model, target)
         timing["compile_ms"] = _ms(start)
     except Exception as error:  # judged (by who raised it), not propagated
+        # the backend's time until it refused is the backend's, not the harness's
+        timing["refused_ms"] = _ms(start)
         refusal = _raised(error, step, adapter)
         return [Attempt(None, refusal) for _ in task.every_run], Timing(**timing)
     attempts = []
+    refused = 0.0
     for run_task in task.every_run:
         first = run_task is task
         phase.mark("run" if first else f"run {run_task.run_number}")
@@ -137,8 +141,11 @@ def build_and_run(
                 timing["steady_ms"] = tuple(steady)
             attempts.append(Attempt(outputs, None, elapsed))
         except Exception as error:  # judged, not propagated; the next run still gets the model
+            refused += _ms(start)
             attempts.append(Attempt(None, _raised(error, "run", adapter)))
     timing["runs_ms"] = tuple(attempt.ms for attempt in attempts[1:])
+    if refused:
+        timing["refused_ms"] = refused
     # Freeing the model is the backend's work too (destructors of compiled models, thread pools,
     # traced modules): 1.5 to 3 ms per item on OpenVINO, which was counted as the harness's.
     phase.mark("release")
