@@ -22,6 +22,7 @@ from conformance.errors import UsageError
 from conformance.results import document as results_file
 from conformance.results.result import Result
 from conformance.run import registry
+from conformance.run.journal import line as journal_line
 from conformance.run.planning import RunConfig, parse_options, plan
 from conformance.run.pool import Pool
 from conformance.run.runner import execute
@@ -115,6 +116,26 @@ def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Pa
         if hoarding:  # the worker that ran bad-1 ran nothing after its next job
             hoarder = pids[[r.case for r in results].index("bad-1")]
             assert pids.count(hoarder) <= [r.case for r in results].index("bad-1") + 2
+
+
+@pytest.mark.slow
+def test_the_pool_journals_each_result_as_its_worker_encoded_it_and_each_death(corpus: Path) -> None:
+    # the parent serves every worker: it writes the line a worker sent instead of encoding the
+    # result again, and the line is what encoding the result would have written
+    config = RunConfig(
+        case_paths=(str(corpus / "cases"),),
+        adapters=("fake_adapters:Segfaulter",),
+        options={"fake_adapters:Segfaulter": {"on": "bad-1"}},
+        repeat=1,
+    )
+    lines: list[str] = []
+    results: list[Result] = []
+    pool = Pool(1, 60, results.append, journal=lines.append)
+    pool.process(plan(config).jobs)
+    assert len(lines) == len(results) == 8
+    assert [json.loads(line) for line in lines] == [result.to_json() for result in results]
+    assert lines == [journal_line(result) for result in results]
+    assert [r.case for r in results if r.status == "crash"] == ["bad-1"]  # a death journaled too
 
 
 def test_workers_that_cannot_start_stop_the_run_and_blame_no_backend(corpus: Path) -> None:

@@ -3,6 +3,7 @@ the zygote refuses to fork once anything has started a second thread in it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -64,8 +65,8 @@ def test_a_forked_worker_runs_jobs_and_its_death_is_reported(tmp_path: Path, thr
         assert _parent_of(process.pid) == zygote.process.pid != os.getpid()
         assert connection.recv()[0] == -1  # prepared (nothing to prepare here)
         connection.send(job)
-        index, body, _, _ = connection.recv()
-        assert index == job.index and Result.from_json(body).status == "pass"
+        index, line, _, _ = connection.recv()  # the result as its journal line
+        assert index == job.index and Result.from_json(json.loads(line)).status == "pass"
         assert process.is_alive()
         process.kill()
         process.join(timeout=10)
@@ -90,7 +91,7 @@ def test_a_workers_first_item_of_a_target_says_how_long_loading_its_adapter_took
         workers = []
         for job in (first, second):
             connection.send(job)
-            workers.append(Result.from_json(connection.recv()[1]).worker)
+            workers.append(Result.from_json(json.loads(connection.recv()[1])).worker)
         connection.send(None)
         process.join(timeout=10)
         connection.close()
@@ -116,7 +117,7 @@ def test_a_workers_collections_leave_what_it_and_the_zygote_loaded_alone(tmp_pat
         process, connection = forked
         assert connection.recv()[0] == -1
         connection.send(job)
-        assert Result.from_json(connection.recv()[1]).status == "pass"
+        assert Result.from_json(json.loads(connection.recv()[1])).status == "pass"
         connection.send(None)
         process.join(timeout=10)
         connection.close()

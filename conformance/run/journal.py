@@ -108,11 +108,26 @@ class Journal:
         return None
 
     def append(self, result: Result) -> None:
-        self._handle.write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+        self.append_line(line(result))
+
+    def append_line(self, text: str) -> None:
+        """Keep one result given as its JSON line (see :func:`line`), at once on disk."""
+        self._handle.write(text + "\n")
         self._handle.flush()
 
     def close(self) -> None:
         self._handle.close()
+
+
+def line(result: Result) -> str:
+    """A result as its journal line."""
+    return encoded(result.to_json())
+
+
+def encoded(record: ResultRecord) -> str:
+    """A result's record as its journal line: its JSON on one line. Workers send their results
+    so (see :mod:`conformance.run.worker`), and the pool journals the line a worker sent as it is."""
+    return json.dumps(record, ensure_ascii=False)
 
 
 def _check_header(path: Path, first: object, header: JSON) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import multiprocessing
 import os
 import signal
@@ -38,6 +39,7 @@ from conformance.run.deaths import (
     died_preparing,
     unstarted,
 )
+from conformance.run.journal import line as journal_line
 from conformance.run.worker import Job, Preload
 from conformance.run.zygote import Zygote
 
@@ -149,6 +151,7 @@ class Pool:
         memory_budget: int | None = None,
         warn: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
         in_order: bool = False,
+        journal: Callable[[str], None] | None = None,
     ) -> None:
         self.size = max(1, size)
         #: run the jobs exactly in the order given, the large ones too (the crash review's
@@ -162,6 +165,9 @@ class Pool:
         self._started = 0
         self.timeout = timeout
         self.on_result = on_result
+        #: receives each result's JSON line before ``on_result`` receives the result: a worker's
+        #: as the worker encoded it, a death's as the pool made it (the run's journal)
+        self.journal = journal
         self.threads = threads_per_worker
         #: a worker is replaced after this many jobs, or once it holds more than this much memory
         #: after a job (what a long-lived backend may accumulate). Not by count alone: each
@@ -505,7 +511,7 @@ class Pool:
             assert job is not None
             if slot.connection in ready:
                 try:
-                    number, body, log_end, resident = slot.connection.recv()
+                    number, line, log_end, resident = slot.connection.recv()
                 except (EOFError, OSError):
                     self._lost(index, job)
                     continue
@@ -513,8 +519,9 @@ class Pool:
                     slot.prepared = True
                     self._unstarted = 0
                     continue
+                result = Result.from_json(json.loads(line))
                 if slot.replaced_at is not None:  # the replacement's first item has run
-                    item_s = (body.get("worker") or {}).get("elapsed_ms", 0.0) / 1000
+                    item_s = (result.worker or {}).get("elapsed_ms", 0.0) / 1000
                     self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
                     slot.replaced_at = None
                 slot.history.append(slot.inflight.popleft())
@@ -522,7 +529,7 @@ class Pool:
                 if slot.inflight:  # already running: its output starts where the worker said
                     slot.deadline = time.monotonic() + self.timeout
                     slot.log_offset = log_end
-                self.on_result(Result.from_json(body))
+                self._report(result, line)
             elif slot.process.sentinel in ready or not slot.process.is_alive():
                 if _readable(slot):  # it sent a result before it died: read that first, next pass
                     continue
@@ -594,7 +601,13 @@ class Pool:
         # (a copy per death cost a run with 329 deaths a list of up to 37,000 jobs each)
         died = death(job, status, message, witness, slot.history)
         self.deaths.append(died)
-        self.on_result(died.result)
+        self._report(died.result)
+
+    def _report(self, result: Result, line: str | None = None) -> None:
+        """Journal a result (``line``: its JSON as its worker encoded it), then hand it on."""
+        if self.journal is not None:
+            self.journal(line if line is not None else journal_line(result))
+        self.on_result(result)
 
 
 def _readable(slot: _Slot) -> bool:

@@ -210,6 +210,7 @@ class Execution:
             threads_per_worker=self.threads,
             log_dir=config.out / out_folder.WORKERS,
             memory_budget=_budget_bytes(config),
+            journal=self.journal.append_line,  # the pool journals each result, as its worker sent it
         )
         self._stack.callback(self.pool.close)
         return self
@@ -218,14 +219,20 @@ class Execution:
         self._lock.close()
 
     def _amend(self, result: Result) -> Result:
+        """Journal a result the crash review changed, and keep it."""
         self.journal.append(result)
+        return self._keep(result)
+
+    def _keep(self, result: Result) -> Result:
+        """Keep a result as it came and as the known issues judge it; the judged one."""
         self.raw[result.key] = result
         result = self.finished[result.key] = self.issues.apply(result)
         return result
 
     def _record(self, result: Result) -> None:
+        """A result from the pool, which has journaled it."""
         self._awaited.discard(result.key)
-        result = self._amend(result)
+        result = self._keep(result)
         self.progress.update(result)
         if self.on_result:
             self.on_result(result)

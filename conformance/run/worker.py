@@ -27,7 +27,7 @@ from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import memory, phase, scratch
+from conformance.run import journal, memory, phase, scratch
 from conformance.statuses import Defect, Judged
 
 if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
@@ -251,13 +251,16 @@ def main(
         phase.mark("reporting")
         body = result.to_json()
         body["worker"] = usage  # not through dataclasses.replace: 7 microseconds an item
+        # sent as the JSON line the run's journal keeps: the parent, which serves every worker,
+        # then writes it as it is instead of encoding the result again (60 us of its 300 a result)
+        line = journal.encoded(body)
         # where the next job's output will start in the log: the parent quotes the log from there
         # if that job kills the worker (it may start before the parent has read this result)
         log_end = _settle_output(log_path)
         # the memory the pool bounds: what the worker accumulates, not the input it keeps on purpose
         resident = resident_kib()
         accumulated = None if resident is None else resident - inputs.size // 1024
-        connection.send((job.index, body, log_end, accumulated))
+        connection.send((job.index, line, log_end, accumulated))
 
 
 def _freeze() -> None:
