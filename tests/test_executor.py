@@ -46,8 +46,8 @@ def corpus(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run(corpus: Path, adapter: str, jobs: int = 2, timeout: float = 60, **options: str):  # type: ignore[no-untyped-def]
-    config = RunConfig(
+def configured(corpus: Path, adapter: str, jobs: int = 2, timeout: float = 60, **options: str) -> RunConfig:
+    return RunConfig(
         case_paths=(str(corpus / "cases"),),
         adapters=(adapter,),
         options={adapter: options},
@@ -56,6 +56,10 @@ def run(corpus: Path, adapter: str, jobs: int = 2, timeout: float = 60, **option
         repeat=1,
         out=corpus / "reports",
     )
+
+
+def run(corpus: Path, adapter: str, jobs: int = 2, timeout: float = 60, **options: str):  # type: ignore[no-untyped-def]
+    config = configured(corpus, adapter, jobs, timeout, **options)
     return execute(plan(config), config)
 
 
@@ -98,13 +102,7 @@ def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
 
 @pytest.mark.slow
 def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Path) -> None:
-    config = RunConfig(
-        case_paths=(str(corpus / "cases"),),
-        adapters=("fake_adapters:Hoarder",),
-        options={"fake_adapters:Hoarder": {"on": "bad-1"}},
-        repeat=1,
-    )
-    jobs = plan(config).jobs
+    jobs = plan(configured(corpus, "fake_adapters:Hoarder", on="bad-1")).jobs
     for hoarding, workers in ((False, 1), (True, 2)):
         results: list[Result] = []
         Pool(1, 60, results.append, recycle_above_mib=300).process(
@@ -122,16 +120,10 @@ def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Pa
 def test_the_pool_journals_each_result_as_its_worker_encoded_it_and_each_death(corpus: Path) -> None:
     # the parent serves every worker: it writes the line a worker sent instead of encoding the
     # result again, and the line is what encoding the result would have written
-    config = RunConfig(
-        case_paths=(str(corpus / "cases"),),
-        adapters=("fake_adapters:Segfaulter",),
-        options={"fake_adapters:Segfaulter": {"on": "bad-1"}},
-        repeat=1,
-    )
     lines: list[str] = []
     results: list[Result] = []
     pool = Pool(1, 60, results.append, journal=lines.append)
-    pool.process(plan(config).jobs)
+    pool.process(plan(configured(corpus, "fake_adapters:Segfaulter", on="bad-1")).jobs)
     assert len(lines) == len(results) == 8
     assert [json.loads(line) for line in lines] == [result.to_json() for result in results]
     assert lines == [journal_line(result) for result in results]

@@ -521,7 +521,7 @@ class Pool:
                     continue
                 result = Result.from_json(json.loads(line))
                 if slot.replaced_at is not None:  # the replacement's first item has run
-                    item_s = (result.worker or {}).get("elapsed_ms", 0.0) / 1000
+                    item_s = result.worker["elapsed_ms"] / 1000 if result.worker else 0.0
                     self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
                     slot.replaced_at = None
                 slot.history.append(slot.inflight.popleft())
