@@ -6,6 +6,7 @@ must go on; an interrupted run must keep every finished result and finish on --r
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -21,7 +22,7 @@ from processes import default_sigint
 from conformance.errors import UsageError
 from conformance.results import document as results_file
 from conformance.results.result import Result
-from conformance.run import registry
+from conformance.run import collection, registry
 from conformance.run.journal import line as journal_line
 from conformance.run.planning import RunConfig, parse_options, plan
 from conformance.run.pool import Pool
@@ -203,6 +204,22 @@ def test_the_time_until_a_backend_refuses_is_timed_as_the_backends(corpus: Path)
     assert len(outcome.results) == 8
     _, results = results_file.read(corpus / "reports" / "results.json")  # and the file keeps it
     assert all((r.timing.refused_ms or 0) >= 50 for r in results)
+
+
+def test_the_runs_process_keeps_its_results_out_of_full_collections_and_lets_them_go_after(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the parent keeps every result to the end; full collections that walked them all paused it
+    # for up to 0.3 s while the workers waited for their next jobs
+    monkeypatch.setattr(collection, "FREEZE_EVERY", 2)
+    frozen: list[int] = []
+    config = configured(corpus, "fake_adapters:Slicer", jobs=1)
+    before = gc.get_freeze_count()
+    outcome = execute(plan(config), config, on_result=lambda result: frozen.append(gc.get_freeze_count()))
+    assert len(outcome.results) == len(frozen) == 8
+    assert frozen[0] > before == 0  # frozen once the run started
+    assert frozen[-1] > frozen[1] > frozen[0]  # and again as results came (every second one here)
+    assert gc.get_freeze_count() == 0  # and unfrozen at the end
 
 
 def test_a_wrong_answer_fails_with_the_mismatch(corpus: Path) -> None:

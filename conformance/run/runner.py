@@ -35,7 +35,15 @@ from conformance.results.records import (
     TargetRecord,
 )
 from conformance.results.result import JSON, Result
-from conformance.run import crash_review, known_issues, out_folder, out_lock, reproducers, resumption
+from conformance.run import (
+    collection,
+    crash_review,
+    known_issues,
+    out_folder,
+    out_lock,
+    reproducers,
+    resumption,
+)
 from conformance.run.bandwidth import memcpy_baseline
 from conformance.run.deaths import Death
 from conformance.run.interruption import stopping
@@ -182,6 +190,8 @@ class Execution:
     def __enter__(self) -> Execution:
         config = self.config
         self._lock.enter_context(out_lock.locked(config.out, config.command or ("(unknown command)",)))
+        # the plan and the results kept out of the full collections' walks (see run.collection)
+        self.frozen = self._lock.enter_context(collection.Frozen())
         self._lock.callback(self._stack.close)
         self.journal, done = _open_journal(self.plan, config, self.stream)
         self._stack.callback(self.journal.close)
@@ -233,6 +243,7 @@ class Execution:
         """A result from the pool, which has journaled it."""
         self._awaited.discard(result.key)
         result = self._keep(result)
+        self.frozen.tick()
         self.progress.update(result)
         if self.on_result:
             self.on_result(result)
