@@ -20,7 +20,7 @@ from conformance.run.item import run_item
 from conformance.run.planning import RunConfig, plan
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine
-from conformance.run.rates import Rates
+from conformance.run.rates import Rates, Strata, fitted
 from conformance.run.runner import execute, sample_of_each, sample_strata
 from conformance.run.worker import Job
 
@@ -148,6 +148,35 @@ def test_what_a_sample_over_stated_is_taken_off_the_targets_not_started() -> Non
     # corrected by the square root of a's ratio, 0.5
     expected = 35 * 0.010 + 19 * 0.004 + 76 * 0.004 * 0.5**0.5
     assert progress.eta() == pytest.approx(expected, rel=0.02)
+
+
+def test_a_target_not_started_is_corrected_by_the_started_ones_of_its_speed() -> None:
+    """The samples run beside the imports: the fast targets' took twice their later time there, the
+    slow ones' as long as after. A fast target yet to start is corrected by what the started
+    targets of its speed show, not by the slow ones' seconds, which dominate a pooled ratio."""
+    stratum_of: dict[str, tuple[str, int]] = {}
+    for kind in ("slow", "mid", "fast"):
+        stratum_of.update({f"{kind}-{i}": (kind, 0) for i in range(41)})  # item 0: the sample item
+    strata = Strata(stratum_of, {"slow-0", "mid-0", "fast-0"})
+    for kind, said in (("slow", 0.020), ("mid", 0.002), ("fast", 0.001)):
+        strata.add(f"{kind}-0", said, said, counted=True, death=False)
+    for i in range(1, 41):  # slow takes what its sample said, mid half of it; fast has not started
+        strata.add(f"slow-{i}", 0.020, 0.020, counted=True, death=False)
+        strata.add(f"mid-{i}", 0.001, 0.001, counted=True, death=False)
+    # the ratio read at fast's sample speed: mid's 0.5 (the line through 1.0 at 20 ms and 0.5 at
+    # 2 ms, held within the ratios seen), square-rooted; pooled, it would be 0.95
+    assert strata.work_left("fast", 0.001) == pytest.approx(40 * 0.001 * 0.5**0.5)
+
+
+def test_the_ratio_is_read_off_a_line_through_the_started_targets_speeds() -> None:
+    assert fitted([(0.0, 0.5, 1), (2.0, 1.0, 1)], 1.0) == pytest.approx(0.75)
+    three = [(0.0, 0.5, 1), (1.0, 1.0, 1), (2.0, 1.0, 1)]
+    assert fitted(three, 0.0) == pytest.approx(0.5 + 1 / 12)  # least squares: 7/12
+    heavier = [(0.0, 0.5, 4), (1.0, 1.0, 1), (2.0, 1.0, 1)]
+    assert fitted(heavier, 0.0) == pytest.approx(0.5 + 1 / 42)  # weighted by the items checked: 11/21
+    assert fitted([(0.0, 0.5, 1), (2.0, 1.0, 1)], -5.0) == 0.5  # held within the ratios seen
+    assert fitted([(0.0, 0.5, 1)], 1.0) is None  # one target: no line
+    assert fitted([(0.0, 0.5, 1), (0.1, 1.0, 1)], 1.0) is None  # samples of one speed: no slope
 
 
 SPLITS = (

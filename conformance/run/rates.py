@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 class Rates:
@@ -76,10 +76,10 @@ class Strata:
     the items up to the next sample item. The sample also runs in the run's first seconds,
     beside the imports (ONNX Runtime's items took 2.5 ms then against 1.4 ms after): each
     target's bulk items, as they come, say by how much its sample over-stated them, and the
-    targets that have not started are corrected by the ratio of those that have (its square
-    root: see :meth:`_calibration`). Replaying seven full runs' results (one at -j 1), the ETA's
-    worst error from 10 % on was 15-33 % (22 % on average) against 11-76 % (36 %) with each
-    target's mean."""
+    targets that have not started are corrected by what those that have show for a sample of
+    their speed (its square root: see :meth:`_calibration`). Replaying seven full runs' results
+    (one at -j 1), the ETA's worst error from 10 % on was 15-33 % (22 % on average) against
+    11-76 % (36 %) with each target's mean."""
 
     def __init__(self, stratum_of: dict[str, Stratum], sample: set[str]) -> None:
         self._of = stratum_of
@@ -89,6 +89,9 @@ class Strata:
         for kind, number in stratum_of.values():
             self._left[kind][number] += 1
         self._cost: dict[Stratum, float] = {}
+        #: per class, what its sample items priced in all and how many did (its sample's speed)
+        self._priced: dict[str, float] = defaultdict(float)
+        self._prices: Counter[str] = Counter()
         #: per class: its bulk items' seconds, and what their strata's sample items said
         self._spent: dict[str, float] = defaultdict(float)
         self._said: dict[str, float] = defaultdict(float)
@@ -111,6 +114,8 @@ class Strata:
         if key in self._sample:
             if not death:
                 self._cost[stratum] = seconds
+                self._priced[kind] += seconds
+                self._prices[kind] += 1
         elif stratum in self._cost:
             self._spent[kind] += min(seconds, STRATUM_CAP * rate)
             self._said[kind] += min(self._cost[stratum], STRATUM_CAP * rate)
@@ -131,14 +136,54 @@ class Strata:
 
     def _calibration(self, kind: str) -> float:
         """What the class's bulk items took per second its sample said: its own once it has
-        :data:`CALIBRATED_AFTER` of them, else (a target not started yet, most often) the
-        square root of that of the classes that have (1 without any). Half the correction in
-        proportion: the targets that start first are the slow ones, whose samples ran beside
-        the imports the longest and over-state them most (0.4 at -j 2); applied whole to the
-        others, the ETA at 10 % of the run said 49 s of 71. Over seven replayed runs the worst
-        error was 22 % on average with the root, 28 % with the whole ratio, 29 % with none."""
+        :data:`CALIBRATED_AFTER` of them. A class not started yet (most often) takes the ratio the
+        started classes show for a sample as fast as its own, square-rooted (see :func:`fitted`),
+        or the square root of their pooled ratio while their samples are of one speed (1 without
+        any). Why by speed: the samples run beside the imports, and the fast targets' items
+        (under a millisecond) took twice their later time there, the slow ones' (10-20 ms) 0.85-1.05
+        of it; priced by the slow ones, which start first, the fast ones that end a -j 1 run were
+        promised at twice what they took. Why the root: the targets that start first are the slow
+        ones, whose samples over-state the rest's least at -j 1 and most at -j 2 (0.4). Replaying
+        four runs (two at each -j), the ETA's worst error was 33, 29, 14 and 25 % this way, 48,
+        49, 14 and 25 % with the pooled ratio's root; over seven earlier replays, 22 % on average
+        with the pooled root, 28 % with the whole ratio, 29 % with none."""
         if self._checked[kind] >= CALIBRATED_AFTER and self._said[kind] > 0:
             return self._spent[kind] / self._said[kind]
         trusted = [name for name, count in self._checked.items() if count >= CALIBRATED_AFTER]
+        if self._prices[kind]:
+            points = [
+                (math.log(self._speed(name)), self._spent[name] / self._said[name], self._checked[name])
+                for name in trusted
+                if self._prices[name] and self._said[name] > 0
+            ]
+            ratio = fitted(points, math.log(self._speed(kind)))
+            if ratio is not None:
+                return math.sqrt(ratio)
         said = sum(self._said[name] for name in trusted)
         return math.sqrt(sum(self._spent[name] for name in trusted) / said) if said else 1.0
+
+    def _speed(self, kind: str) -> float:
+        """The class's sample's seconds per item (what its sample items priced, on average)."""
+        return max(self._priced[kind] / self._prices[kind], 1e-9)
+
+
+#: Samples whose speeds' logarithms vary less than this (a factor of about 1.6 either way) are of
+#: one speed: no slope is read from them.
+SPREAD = 0.25
+
+
+def fitted(points: Sequence[tuple[float, float, float]], at: float) -> float | None:
+    """The ratio at the log-speed ``at`` on the straight line fitted, by least squares weighted by
+    items checked, through ``points`` (log of a class's sample speed, its ratio, items checked),
+    held within the ratios they show; None from fewer than two points or points of one speed."""
+    weight = sum(w for _, _, w in points)
+    if len(points) < 2 or weight <= 0:
+        return None
+    mean_x = sum(x * w for x, _, w in points) / weight
+    mean_y = sum(y * w for _, y, w in points) / weight
+    spread = sum(w * (x - mean_x) ** 2 for x, _, w in points) / weight
+    if spread < SPREAD:
+        return None
+    slope = sum(w * (x - mean_x) * (y - mean_y) for x, y, w in points) / weight / spread
+    ratios = [y for _, y, _ in points]
+    return min(max(mean_y + slope * (at - mean_x), min(ratios)), max(ratios))
