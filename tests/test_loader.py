@@ -638,6 +638,25 @@ def test_read_yaml_reports_every_duplicate_and_keeps_the_last_value() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "said", "line"),
+    [
+        ("a:\n\t- 1\n", "found character '\\t' that cannot start any token", 2),
+        ("a: *nowhere\n", "found undefined alias 'nowhere'", 1),
+        ("a: [1, 2\nb: 3\n", "expected ',' or ']', but got ':'", 2),
+    ],
+)
+def test_a_broken_document_is_described_in_full_whichever_reader_parsed_it(
+    text: str, said: str, line: int
+) -> None:
+    """The C reader (used for speed) words its refusals tersely ("found undefined alias"): the
+    document is read again in Python, whose words name what is wrong."""
+    with pytest.raises(yaml.MarkedYAMLError) as refused:
+        read_yaml(text)
+    assert refused.value.problem == said
+    assert refused.value.problem_mark is not None and refused.value.problem_mark.line + 1 == line
+
+
 def test_read_yaml_refuses_a_recursive_alias_with_its_line() -> None:
     # a value that contains itself would send the schema check and the audit round forever
     with pytest.raises(YamlLimitError, match="contains an alias to itself") as refused:
@@ -658,6 +677,9 @@ def test_alias_bombs_and_deep_nesting_are_refused_at_once(tmp_path: Path) -> Non
         ("laughs", laughs, "more than 1,000,000 values", 6),
         ("merges", merges, "more than 1,000,000 values", 18),
         ("deep", deep, "nested more than 100 levels deep", 3),
+        # PyYAML's C composer recurses without a limit: read by it, this line would crash the process
+        ("block", "top:\n" + "- " * 1_000_000 + "x\n", "nested more than 100 levels deep", 2),
+        ("flow", "[" * 1_000_000, "nested more than 100 levels deep", 1),
     ):
         path = tmp_path / f"{name}.yaml"
         path.write_text(text, encoding="utf-8")
