@@ -21,7 +21,7 @@ from conformance.run.planning import RunConfig, plan
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine
 from conformance.run.rates import Rates, Strata, fitted
-from conformance.run.runner import execute, sample_of_each, sample_strata
+from conformance.run.runner import checks_of_each, execute, sample_of_each, sample_strata
 from conformance.run.worker import Job
 
 
@@ -102,6 +102,26 @@ def test_a_spread_sample_of_every_target_runs_first_then_the_rest() -> None:
     assert sorted(job.index for job in sample + rest) == list(range(9))  # nothing lost
     many = [_job(i, "big/r/d") for i in range(2000)]
     assert len(sample_of_each(many)[0]) == 100  # a large target's sample: 5 % of its items
+
+
+def test_checks_of_each_target_are_spread_over_its_items_after_the_sample() -> None:
+    """A tenth of each target's items after its sample, at most 40, spread over them, run next:
+    each target's own check of its sample before the targets run in their order; large items are
+    never among them (they run apart, on the first worker)."""
+    jobs = [_job(i, "big/r/d") for i in range(1000)] + [_job(1000 + i, "small/r/d") for i in range(60)]
+    sample, rest = sample_of_each(jobs)
+    checks, bulk = checks_of_each(rest)
+    big = [job.index for job in checks if job.target.adapter == "big"]
+    assert len(big) == 40 and big == sorted(big) and big[-1] - big[0] > 900  # spread, not the first 40
+    # 60 items: 40 in the sample, and a tenth of the 20 after it
+    assert [job.index for job in checks if job.target.adapter == "small"] == [1002, 1032]
+    assert sorted(job.index for job in sample + checks + bulk) == list(range(1060))  # nothing lost
+    assert not {job.index for job in sample} & {job.index for job in checks}
+    huge = replace(jobs[0].case, data=DataSpec((2**31,), "uint8"))
+    large = [replace(job, case=huge) for job in rest[:500]]
+    assert all(job.large for job in large)
+    picked = [job.index for job in checks_of_each(large + rest[500:])[0]]
+    assert len(picked) == 42 and min(picked) >= rest[500].index  # 40 of big's last 450, 2 of small's
 
 
 def _item(job: Job, elapsed_ms: float) -> Result:
@@ -188,7 +208,8 @@ SPLITS = (
 def test_after_the_sample_the_target_with_the_most_work_left_runs_first(tmp_path: Path) -> None:
     """The slow target comes second of three in the plan, and its name sorts between the fast
     ones', but its 20 items after the sample (at 20 ms) are more work than either fast one's 20:
-    they run first, in a row; in plan order, by name or in reverse they would not have."""
+    they run first, in a row (after a tenth of each target's, which check its sample); in plan
+    order, by name or in reverse they would not have."""
     (tmp_path / "splits.yaml").write_text(SPLITS, encoding="utf-8")
     config = RunConfig(
         case_paths=(str(tmp_path),),
@@ -204,11 +225,13 @@ def test_after_the_sample_the_target_with_the_most_work_left_runs_first(tmp_path
     order: list[str] = []
     execute(planned, config, io.StringIO(), on_result=lambda result: order.append(result.adapter))
     assert Counter(order[:120]) == {"slicer": 40, "snail": 40, "swift": 40}  # the sample
-    bulk = order[120:]
+    # then each target's checks of its sample: a tenth of its 20 items after it
+    assert Counter(order[120:126]) == {"slicer": 2, "snail": 2, "swift": 2}
+    bulk = order[126:]
     start = bulk.index("snail")
-    # one fast item was sent to the worker (the pool keeps two in flight) before the sample ended
+    # one fast item was sent to the worker (the pool keeps two in flight) before the checks ended
     assert start < 2
-    assert bulk[start : start + 20] == ["snail"] * 20
+    assert bulk[start : start + 18] == ["snail"] * 18
 
 
 def test_a_targets_largest_item_is_left_out_of_its_rate_but_not_a_death() -> None:
@@ -352,3 +375,22 @@ def test_a_replacement_worker_is_expected_to_pay_each_targets_first_item_again()
     assert progress.eta() == pytest.approx(without + 2.9, rel=0.01)
     _busy(progress, now, _on("b/r/d", 3000.0, pid=2))  # paid: only the rates are left
     assert progress.eta() == pytest.approx(2 * 0.1 + 7 * 0.1, rel=0.01)
+
+
+def test_a_worker_pays_an_adapters_set_up_once_for_all_its_routes() -> None:
+    """The set-up a worker's first item carries is its adapter's (importing and starting the
+    backend): a worker that has run one route of an adapter runs its other routes without it.
+    Counted per route, the ETA promised TensorFlow's set-up again for its eager route, to the end
+    of a -j 1 run, to a worker that had run its function route."""
+    now = [0.0]
+    remaining = Counter({"a/one/d": 10, "a/two/d": 10, "b/r/d": 10})
+    progress = ProgressLine(30, io.StringIO(), remaining=remaining, clock=lambda: now[0])
+    for pid, target in ((1, "a/one/d"), (2, "a/two/d")):  # pid 2 replaced pid 1
+        _busy(progress, now, _on(target, 4000.0, pid=pid))  # imports a's backend
+        _busy(progress, now, _on(target, 100.0, pid=pid))
+        _busy(progress, now, _on(target, 100.0, pid=pid))
+    # pid 2 runs a/one's 7 items left and a/two's at their rates; b's 10 at the mean rate
+    assert progress.eta() == pytest.approx((7 + 7 + 10) * 0.1, rel=0.01)
+    _busy(progress, now, _on("b/r/d", 2000.0, pid=3))  # a replacement, which has not run a
+    # pid 3 will pay a's set-up (4 s less a rate of 0.1 s) once for a's routes together
+    assert progress.eta() == pytest.approx((7 + 7 + 9) * 0.1 + 3.9, rel=0.01)

@@ -77,10 +77,10 @@ class ProgressLine:
         #: worker's last result came
         self._previous = self.started
         self._arrived: dict[int, float] = {}
-        #: what a worker's first item of each rate class took, in all and how many, and the
-        #: workers that sent results lately, most recent last (see :meth:`_first_items_left`)
-        self._first_spent: dict[str, float] = defaultdict(float)
-        self._first_seen: Counter[str] = Counter()
+        #: per set-up (see :meth:`_setup`), the rate class and seconds of each worker's first item
+        #: of it, and the workers that sent results lately, most recent last (see
+        #: :meth:`_first_items_left`)
+        self._firsts: dict[str, list[tuple[str, float]]] = defaultdict(list)
         self._recent: deque[int] = deque()
 
     def update(self, result: Result) -> None:
@@ -93,8 +93,8 @@ class ProgressLine:
         if result.worker is not None:
             pid = result.worker["pid"]
             seconds = self._worker_seconds(pid, result.worker["elapsed_ms"] / 1000, now)
-            first = (pid, kind) not in self._loaded
-            self._loaded.add((pid, kind))
+            first = (pid, self._setup(kind)) not in self._loaded
+            self._loaded.add((pid, self._setup(kind)))
             self._note_worker(pid, kind, seconds if first else None)
             # A worker's first item of a target carries the backend's import (a large item
             # before it may have been refused before any import), seconds the target's other
@@ -143,23 +143,34 @@ class ProgressLine:
         while len(self._recent) > self.workers:
             self._recent.popleft()
         if first_s is not None:
-            self._first_spent[kind] += first_s
-            self._first_seen[kind] += 1
+            self._firsts[self._setup(kind)].append((kind, first_s))
+
+    def _setup(self, kind: str) -> str:
+        """What a worker sets up once for the items of ``kind``: their adapter, whose backend it
+        imports and starts on its first item of any of the adapter's routes (TensorFlow's eager
+        route in a worker that has run its function route pays no import: counted per target,
+        the ETA promised 1.9 s for it to the end of a -j 1 run, 55 % too long from 40 % on); a
+        large class is its own."""
+        return kind if kind in self._large_kinds else kind.split("/", 1)[0]
 
     def _first_items_left(self, rates: Mapping[str, float]) -> float:
         """Seconds the current workers will spend beyond the usual rate on their first item of each
-        target they have not served yet (the backend's set-up in that process: seconds for
+        adapter they have not served yet (the backend's set-up in that process: seconds for
         TensorFlow or torch.export). A worker that replaces a crashed one pays them all again, so a
         run's last targets, after the crashes of the ones before, cost more than their rates say:
         left out, the ETA promised the last tenth of a -j 2 run in half the time it took."""
+        left: Counter[str] = Counter()
+        for kind, count in self.remaining.items():
+            if count and kind not in self._large_kinds:
+                left[self._setup(kind)] += count
         extra = 0.0
-        for kind, left in self.remaining.items():
-            seen = self._first_seen[kind]
-            if not left or not seen or kind in self._large_kinds:
+        for setup, count in left.items():
+            firsts = self._firsts.get(setup)
+            if not firsts:
                 continue
-            cost = max(0.0, self._first_spent[kind] / seen - rates.get(kind, 0.0))
-            newcomers = sum((pid, kind) not in self._loaded for pid in self._recent)
-            extra += cost * min(newcomers, left)
+            cost = sum(max(0.0, seconds - rates.get(kind, 0.0)) for kind, seconds in firsts) / len(firsts)
+            newcomers = sum((pid, setup) not in self._loaded for pid in self._recent)
+            extra += cost * min(newcomers, count)
         return extra
 
     def _charge(
