@@ -75,9 +75,11 @@ class Strata:
     predicts the rest from the wrong cases; each sample item instead stands for its stratum,
     the items up to the next sample item. The sample also runs in the run's first seconds,
     beside the imports (ONNX Runtime's items took 2.5 ms then against 1.4 ms after): each
-    target's bulk items, as they come, say by how much its sample over-stated them, and the
-    targets that have not started are corrected by what those that have show for a sample of
-    their speed (its square root: see :meth:`_calibration`). Replaying seven full runs' results
+    target's bulk items, as they come, say by how much its sample over-stated them. A full run
+    checks every target's sample right after it (:func:`conformance.run.runner.checks_of_each`),
+    so each is corrected by its own bulk from early on; a target with too few checks is
+    corrected by what the started ones show for a sample of its speed (its square root: see
+    :meth:`_calibration`). Replaying seven full runs' results
     (one at -j 1), the ETA's worst error from 10 % on was 15-33 % (22 % on average) against
     11-76 % (36 %) with each target's mean."""
 

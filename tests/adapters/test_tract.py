@@ -239,10 +239,22 @@ def test_prepare_keeps_backtraces_out_of_tract_s_errors(tmp_path: Path) -> None:
     assert done.stdout.strip() == "TractError False", done.stderr[-2000:]
 
 
+#: A slice of every kind of request the route's known issues are about: the invalid requests (most
+#: of its panics), the malformed graphs and the explorer's, the 2^31 lengths, the graph options and the
+#: documents' examples. 800 of 3,459 items, where all 16 entries claim a failure, in 20 s against 33 s
+#: for the whole at -j 2 here (its 240 panics each cost a worker); ``nox -s extra_targets`` holds every
+#: item to the same.
+SLICE = "invalid or past-2-31 or graph- or doc or malformed or explore"
+
+
 @pytest.mark.slow
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
-    """Every onnx.* item through real workers, raw: each failure (crashes included) claimed, none stale."""
-    results = raw_run(tmp_path, "tract", ops=("onnx.*",), targets=("tract/*",), jobs=2)
-    assert len(results) > 3000 and {result.target_id for result in results} == {"tract/onnx/cpu"}
+    """A slice of onnx.* items through real workers, raw: each failure (crashes included) claimed,
+    none stale, and every entry claiming one."""
+    results = raw_run(tmp_path, "tract", ops=("onnx.*",), targets=("tract/*",), keyword=SLICE, jobs=2)
+    assert len(results) > 700 and {result.target_id for result in results} == {"tract/onnx/cpu"}
     assert not [result.key for result in results if result.defect is not None]
     assert_every_failure_claimed(results, ISSUES)
+    judged = [known_issues.apply(result, ISSUES) for result in results]
+    claimed = {r.known_issue["id"] for r in judged if r.status == "xfail" and r.known_issue is not None}
+    assert claimed == {issue.id for issue in ISSUES}, "an entry the slice no longer shows"
