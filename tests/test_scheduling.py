@@ -394,3 +394,20 @@ def test_a_worker_pays_an_adapters_set_up_once_for_all_its_routes() -> None:
     _busy(progress, now, _on("b/r/d", 2000.0, pid=3))  # a replacement, which has not run a
     # pid 3 will pay a's set-up (4 s less a rate of 0.1 s) once for a's routes together
     assert progress.eta() == pytest.approx((7 + 7 + 9) * 0.1 + 3.9, rel=0.01)
+
+
+def test_a_route_with_its_own_set_up_is_expected_to_pay_it_in_a_worker_that_has_its_adapter() -> None:
+    """Keras imports itself again for each backend: its routes' first items cost seconds even in a
+    worker that has run another of them. What a route's first item took in workers that had its
+    adapter is what a worker with the adapter is expected to pay for it."""
+    now = [0.0]
+    remaining = Counter({"k/one/d": 10, "k/two/d": 10})
+    progress = ProgressLine(20, io.StringIO(), remaining=remaining, clock=lambda: now[0])
+    for target, first in (("k/one/d", 4000.0), ("k/two/d", 1000.0)):  # pid 1: two's first, a re-import
+        _busy(progress, now, _on(target, first, pid=1))
+        _busy(progress, now, _on(target, 100.0, pid=1))
+        _busy(progress, now, _on(target, 100.0, pid=1))
+    _busy(progress, now, _on("k/one/d", 4000.0, pid=2))  # a replacement: k's set-up, then one's items
+    _busy(progress, now, _on("k/one/d", 100.0, pid=2))
+    # one: 5 left, two: 7 left, at 0.1 s; pid 2 will pay two's re-import (1 s less its 0.1 s rate)
+    assert progress.eta() == pytest.approx((5 + 7) * 0.1 + 0.9, rel=0.01)

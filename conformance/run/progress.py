@@ -77,10 +77,10 @@ class ProgressLine:
         #: worker's last result came
         self._previous = self.started
         self._arrived: dict[int, float] = {}
-        #: per set-up (see :meth:`_setup`), the rate class and seconds of each worker's first item
-        #: of it, and the workers that sent results lately, most recent last (see
-        #: :meth:`_first_items_left`)
-        self._firsts: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        #: the rate class and seconds of workers' first items: (adapter, True) for a worker's first
+        #: of the adapter, (class, False) for its first of a class whose adapter it had, and the
+        #: workers that sent results lately, most recent last (see :meth:`_first_items_left`)
+        self._firsts: dict[tuple[str, bool], list[tuple[str, float]]] = defaultdict(list)
         self._recent: deque[int] = deque()
 
     def update(self, result: Result) -> None:
@@ -93,9 +93,12 @@ class ProgressLine:
         if result.worker is not None:
             pid = result.worker["pid"]
             seconds = self._worker_seconds(pid, result.worker["elapsed_ms"] / 1000, now)
-            first = (pid, self._setup(kind)) not in self._loaded
-            self._loaded.add((pid, self._setup(kind)))
-            self._note_worker(pid, kind, seconds if first else None)
+            first = (pid, kind) not in self._loaded
+            fresh = (pid, _adapter(kind)) not in self._loaded
+            self._loaded.add((pid, kind))
+            if kind not in self._large_kinds:  # a large item may be refused before any import
+                self._loaded.add((pid, _adapter(kind)))
+            self._note_worker(pid, kind, seconds if first else None, fresh)
             # A worker's first item of a target carries the backend's import (a large item
             # before it may have been refused before any import), seconds the target's other
             # items will not pay again; a large item's own seconds dwarf it.
@@ -135,42 +138,39 @@ class ProgressLine:
         self._arrived[pid] = now
         return elapsed_s if since is None else now - since
 
-    def _note_worker(self, pid: int, kind: str, first_s: float | None) -> None:
-        """Keep the worker among the recent ones and, for its first item of ``kind``, what it took."""
+    def _note_worker(self, pid: int, kind: str, first_s: float | None, fresh: bool) -> None:
+        """Keep the worker among the recent ones and, for its first item of ``kind``, what it took
+        (``fresh``: its first of the adapter too)."""
         if pid in self._recent:
             self._recent.remove(pid)
         self._recent.append(pid)
         while len(self._recent) > self.workers:
             self._recent.popleft()
-        if first_s is not None:
-            self._firsts[self._setup(kind)].append((kind, first_s))
-
-    def _setup(self, kind: str) -> str:
-        """What a worker sets up once for the items of ``kind``: their adapter, whose backend it
-        imports and starts on its first item of any of the adapter's routes (TensorFlow's eager
-        route in a worker that has run its function route pays no import: counted per target,
-        the ETA promised 1.9 s for it to the end of a -j 1 run, 55 % too long from 40 % on); a
-        large class is its own."""
-        return kind if kind in self._large_kinds else kind.split("/", 1)[0]
+        if first_s is not None and kind not in self._large_kinds:  # a large item's seconds are its own
+            self._firsts[(_adapter(kind), True) if fresh else (kind, False)].append((kind, first_s))
 
     def _first_items_left(self, rates: Mapping[str, float]) -> float:
         """Seconds the current workers will spend beyond the usual rate on their first item of each
-        adapter they have not served yet (the backend's set-up in that process: seconds for
-        TensorFlow or torch.export). A worker that replaces a crashed one pays them all again, so a
-        run's last targets, after the crashes of the ones before, cost more than their rates say:
-        left out, the ETA promised the last tenth of a -j 2 run in half the time it took."""
-        left: Counter[str] = Counter()
-        for kind, count in self.remaining.items():
-            if count and kind not in self._large_kinds:
-                left[self._setup(kind)] += count
+        target they have not served yet. The backend's set-up (seconds for TensorFlow or
+        torch.export) is paid on a worker's first item of its adapter; a further route of an
+        adapter it has costs what that route's first items cost in workers that had the adapter:
+        nothing for TensorFlow's eager route after its function route (counted per target, the ETA
+        promised 1.9 s for it to the end of a -j 1 run, 55 % too long from 40 % on), Keras's
+        import again for each of its backends. A worker that replaces a crashed one pays them all
+        again, so a run's last targets, after the crashes of the ones before, cost more than their
+        rates say: left out, the ETA promised the last tenth of a -j 2 run in half the time it took."""
         extra = 0.0
-        for setup, count in left.items():
-            firsts = self._firsts.get(setup)
-            if not firsts:
-                continue
-            cost = sum(max(0.0, seconds - rates.get(kind, 0.0)) for kind, seconds in firsts) / len(firsts)
-            newcomers = sum((pid, setup) not in self._loaded for pid in self._recent)
-            extra += cost * min(newcomers, count)
+        for pid in self._recent:
+            adapters: set[str] = set()  # those this worker is expected to set up, once each
+            for kind, count in self.remaining.items():
+                if not count or kind in self._large_kinds or (pid, kind) in self._loaded:
+                    continue
+                adapter = _adapter(kind)
+                fresh = (pid, adapter) not in self._loaded and adapter not in adapters
+                adapters.add(adapter)
+                firsts = self._firsts.get((adapter, True) if fresh else (kind, False), [])
+                beyond = [max(0.0, seconds - rates.get(each, 0.0)) for each, seconds in firsts]
+                extra += sum(beyond) / len(beyond) if beyond else 0.0
         return extra
 
     def _charge(
@@ -310,3 +310,8 @@ def exit_status(results: Iterable[Result]) -> int:
     if any(result.defect is not None for result in kept):
         return DEFECT_EXIT
     return 0 if green(kept) and nothing_judged(kept) is None else 1
+
+
+def _adapter(kind: str) -> str:
+    """The adapter of a rate class (``adapter/route/device``, or that and `` (large)``)."""
+    return kind.split("/", 1)[0]
