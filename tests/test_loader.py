@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -712,3 +713,47 @@ def test_lengths_and_axis_are_kept_exactly(
     (loaded,) = load_file(path)
     assert loaded.form == Form("lengths", tuple(lengths))
     assert loaded.axis == axis
+
+
+def test_the_inlined_schema_says_what_the_shipped_one_says() -> None:
+    """The loader checks case files against the schema with its references inlined (0.2 s of the
+    corpus's 0.46 s of checking went on resolving them): the same verdicts, word for word, on the
+    whole corpus and on broken cases of every kind of mistake."""
+    from jsonschema import Draft202012Validator
+
+    from conformance.corpus import schema as case_schema
+
+    shipped = case_schema.case_file_schema()
+    inlined = case_schema.inlined(shipped)
+    references = re.compile(r'"\$ref": "([^"]+)"')
+    assert len(references.findall(json.dumps(shipped))) > 50
+    assert set(references.findall(json.dumps(inlined))) == {"#/$defs/valueTree"}  # it nests: kept
+    broken = [
+        {"cases": [{"id": "x", "title": "t", "lenghts": [1], "data": {"shape": [2, "a"], "dtype": "f32"}}]},
+        {"cases": [{"id": 3, "parts": -1, "expect": {"error": 7}, "graph": {"nope": 1}}], "defaults": []},
+        {
+            "cases": [
+                {
+                    "id": "v",
+                    "title": "t",
+                    "source": "s",
+                    "data": {"shape": [2], "dtype": "float32", "values": [[1, "a"], {"b": 2}]},
+                    "axis": 0,
+                    "parts": 2,
+                }
+            ]
+        },
+        {"defaults": {"ops": "x"}, "cases": []},
+    ]
+    cases = Path(__file__).resolve().parent.parent / "cases"
+    corpus = [read_yaml(path.read_text(encoding="utf-8")).data for path in sorted(cases.rglob("*.yaml"))]
+    for data in broken + corpus:
+        said = [
+            sorted(
+                (tuple(map(str, e.absolute_path)), e.message)
+                for e in Draft202012Validator(schema).iter_errors(data)
+            )
+            for schema in (shipped, inlined)
+        ]
+        assert said[0] == said[1]
+    assert all(list(Draft202012Validator(shipped).iter_errors(data)) for data in broken)

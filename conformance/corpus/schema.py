@@ -53,8 +53,54 @@ def _is_integer(_checker: object, instance: object) -> bool:
 def _validator() -> Validator:
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
     cls = extend(Draft202012Validator, type_checker=checker)  # type: ignore[no-untyped-call]
-    validator: Validator = cls(case_file_schema())
+    validator: Validator = cls(inlined(case_file_schema()))
     return validator
+
+
+def inlined(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema with each reference to one of its ``$defs`` replaced by the definition itself,
+    except those that refer back to themselves (a value tree nests). The same rules: jsonschema
+    resolved 28,000 references for the corpus, 0.2 s of every load's 0.46 s of checking."""
+    definitions: Mapping[str, Any] = schema.get("$defs", {})
+    recursive = {name for name in definitions if name in _reached(name, definitions)}
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        name = _local_reference(node)
+        rest = {key: inline(value) for key, value in node.items() if key != "$ref" or name is None}
+        if name is None or name in recursive:
+            return {**rest, "$ref": node["$ref"]} if "$ref" in node else rest
+        target = inline(definitions[name])
+        return {**rest, "allOf": [target, *rest.get("allOf", [])]} if rest else target
+
+    result = inline(schema)
+    return result if isinstance(result, dict) else dict(schema)
+
+
+def _local_reference(node: Mapping[str, Any]) -> str | None:
+    reference = node.get("$ref")
+    prefix = "#/$defs/"
+    return reference[len(prefix) :] if isinstance(reference, str) and reference.startswith(prefix) else None
+
+
+def _reached(name: str, definitions: Mapping[str, Any]) -> set[str]:
+    """The definitions ``name`` refers to, directly or through others."""
+    found: set[str] = set()
+    stack = [definitions[name]]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            reference = _local_reference(node)
+            if reference is not None and reference not in found and reference in definitions:
+                found.add(reference)
+                stack.append(definitions[reference])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
 
 
 def schema_problems(data: Any) -> list[SchemaProblem]:
