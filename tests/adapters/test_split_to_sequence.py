@@ -116,20 +116,35 @@ def test_shape_inference_says_why_it_cannot_judge_a_sequence(suite: Suite) -> No
     assert refusal is not None and "no length" in refusal.reason
 
 
+#: (adapter, its entry point, a case the adapter's running target fails on by returning pieces)
+RUNNING = [
+    ("onnx", "conformance_onnx:OnnxToolsAdapter", "sts-lengths-sum-short"),
+    ("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter", "sts-runtime-lengths-empty"),
+]
+
+
 @pytest.mark.slow
+@pytest.mark.held_by_main_job  # both are default-run adapters: see tests/conftest.py
 def test_every_failure_on_the_running_targets_is_claimed(tmp_path: Path) -> None:
-    """Both running targets over every item of the op; then the snippets of their failures run."""
-    for adapter, entry, failing in (
-        ("onnx", "conformance_onnx:OnnxToolsAdapter", "sts-lengths-sum-short"),
-        ("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter", "sts-runtime-lengths-empty"),
-    ):
+    """Both running targets over every item of the op, raw: every failure claimed, none stale."""
+    for adapter, entry, _ in RUNNING:
         results = _full_run(tmp_path / adapter, adapter)
         assert {r.op for r in results} == {OP}
         assert all(r.status == "unsupported" for r in results if r.route == "shape-inference")
         running = [r for r in results if r.route != "shape-inference"]
         assert len(running) > 400 and sum(r.status == "pass" for r in running) > 250
         assert_every_failure_claimed(results, known_issues.shipped(adapter, entry))
-        _reproducer_prints_what_was_returned(next(r for r in running if r.case == failing))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("adapter", "failing"), [(adapter, failing) for adapter, _, failing in RUNNING])
+def test_the_snippet_of_a_failure_prints_what_the_backend_returned(
+    tmp_path: Path, adapter: str, failing: str
+) -> None:
+    """The reproducer the suite attaches to a failure, run alone, prints what the backend returned."""
+    results = raw_run(tmp_path, adapter, ops=(OP,), keyword=failing, jobs=1)
+    (failed,) = [r for r in results if r.case == failing and r.route != "shape-inference"]
+    _reproducer_prints_what_was_returned(failed)
 
 
 def _reproducer_prints_what_was_returned(result: Result) -> None:
