@@ -34,8 +34,9 @@ def _held_by_the_main_job(items: list[pytest.Item]) -> None:
     each is an adapter's own raw run of targets in the default run, judged with that adapter's
     known issues (every failure claimed, no entry stale), which the main job's test checks on the
     same items, with every adapter's known issues, in its one run. Run without it (``pytest
-    tests/adapters/test_onnx.py``) they do their own run. Together they cost a session 44 s here
-    (onnx, ONNX Runtime's default route, the hsplit family on torch and OpenVINO's PyTorch route)."""
+    tests/adapters/test_onnx.py``) they do their own run. Together they cost a session about 55 s here
+    (onnx, ONNX Runtime's default route, SplitToSequence on both, the hsplit family on torch and
+    OpenVINO's PyTorch route)."""
     if not any(item.path.name == LONGEST for item in items):
         return
     reason = f"held whole by {LONGEST} in this session (the same check, the same items)"
