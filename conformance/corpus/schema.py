@@ -70,14 +70,14 @@ def inlined(schema: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(node, dict):
             return node
         name = _local_reference(node)
-        rest = {key: inline(value) for key, value in node.items() if key != "$ref" or name is None}
         if name is None or name in recursive:
-            return {**rest, "$ref": node["$ref"]} if "$ref" in node else rest
+            return {key: inline(value) for key, value in node.items()}
+        rest = {key: inline(value) for key, value in node.items() if key != "$ref"}
         target = inline(definitions[name])
         return {**rest, "allOf": [target, *rest.get("allOf", [])]} if rest else target
 
-    result = inline(schema)
-    return result if isinstance(result, dict) else dict(schema)
+    result: dict[str, Any] = inline(dict(schema))
+    return result
 
 
 def _local_reference(node: Mapping[str, Any]) -> str | None:

@@ -41,7 +41,7 @@ class _SafeLoader(yaml.SafeLoader):
 #: PyYAML's reader in C (libyaml), where PyYAML was built with it (its wheels are): it composes the
 #: corpus's 41 files in 0.16 s against 0.96 s for the reader in Python, a second off every command
 #: that loads the corpus. The tree it gives is the same (the same nodes, tags and marks).
-_C_READER: type | None = getattr(yaml, "CSafeLoader", None) if yaml.__with_libyaml__ else None
+_C_READER: type | None = getattr(yaml, "CSafeLoader", None)  # only where PyYAML has libyaml
 
 
 class YamlLimitError(yaml.MarkedYAMLError):

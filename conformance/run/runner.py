@@ -419,14 +419,10 @@ def checks_of_each(bulk: list[Job], count: int = CHECKS) -> tuple[list[Job], lis
     fast ones, whose samples took about twice their later time) were priced by the slow ones
     that ran first, and the ETA was 40-75 % too long through the run's second half; with them,
     within 15 % at both -j."""
-    by_target: dict[str, list[Job]] = {}
-    for job in bulk:
-        if not job.large:
-            by_target.setdefault(job.target.id, []).append(job)
     chosen: set[int] = set()
-    for group in by_target.values():
-        picks = min(count, int(len(group) * CHECK_SHARE))
-        chosen.update(group[number * len(group) // picks].index for number in range(picks))
+    for group in _by_target(job for job in bulk if not job.large):
+        picks = _spread(len(group), min(count, int(len(group) * CHECK_SHARE)))
+        chosen.update(group[pick].index for pick in picks)
     return [job for job in bulk if job.index in chosen], [job for job in bulk if job.index not in chosen]
 
 
@@ -447,14 +443,23 @@ def sample_strata(jobs: list[Job], sample: int = SAMPLE) -> Strata:
 
 def _sampled(jobs: list[Job], sample: int) -> list[tuple[list[Job], list[int]]]:
     """Each target's jobs in plan order, with the positions of its sample among them."""
+    return [
+        (group, _spread(len(group), min(len(group), max(sample, round(SAMPLE_SHARE * len(group))))))
+        for group in _by_target(jobs)
+    ]
+
+
+def _by_target(jobs: Iterable[Job]) -> list[list[Job]]:
+    """The jobs grouped by target, each group in plan order."""
     by_target: dict[str, list[Job]] = {}
     for job in jobs:
         by_target.setdefault(job.target.id, []).append(job)
-    groups = []
-    for group in by_target.values():
-        count = min(len(group), max(sample, round(SAMPLE_SHARE * len(group))))
-        groups.append((group, sorted({number * len(group) // count for number in range(count)})))
-    return groups
+    return list(by_target.values())
+
+
+def _spread(size: int, count: int) -> list[int]:
+    """``count`` positions among ``size``, evenly spread from the first."""
+    return sorted({number * size // count for number in range(count)})
 
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
