@@ -90,6 +90,40 @@ def test_an_abort_is_a_crash_too(corpus: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_replacement_gets_its_job_before_the_next_standby_is_started(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # forking the standby from a zygote holding every backend takes milliseconds the replacement
+    # (the standby before it) would otherwise wait for
+    events: list[str] = []
+    start, dispatch, replace_dead = Pool._start, Pool._dispatch, Pool._replace_dead
+
+    def started(pool: Pool):  # type: ignore[no-untyped-def]
+        events.append("start")
+        return start(pool)
+
+    def dispatched(pool: Pool, index: int, job):  # type: ignore[no-untyped-def]
+        events.append("dispatch")
+        return dispatch(pool, index, job)
+
+    def died(pool: Pool, index: int) -> None:
+        events.append("death with a standby" if pool.standby is not None else "death")
+        replace_dead(pool, index)
+
+    monkeypatch.setattr(Pool, "_start", started)
+    monkeypatch.setattr(Pool, "_dispatch", dispatched)
+    monkeypatch.setattr(Pool, "_replace_dead", died)
+    outcome = run(corpus, "fake_adapters:Aborter", jobs=1, on="bad-*")
+    assert sorted(statuses(outcome).values()).count("crash") == 4
+    later = [
+        next(event for event in events[at + 1 :] if event in ("start", "dispatch"))
+        for at, event in enumerate(events)
+        if event == "death with a standby" and "dispatch" in events[at + 1 :]
+    ]
+    assert later and set(later) == {"dispatch"}, events
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
     # each worker has the next job waiting in its pipe: the one behind the hang must still run

@@ -185,6 +185,8 @@ class Pool:
         #: crash tend to crash again on neighbouring items, and a warm standby makes each
         #: replacement instant instead of a fresh start with every import redone
         self.standby: _Slot | None = None
+        #: a worker has been replaced: a standby is kept from then on (see _restock)
+        self._replaced = False
         #: the process new workers are forked from (started with the first jobs), if forking
         self.forking = forking
         self.zygote: Zygote | None = None
@@ -286,13 +288,19 @@ class Pool:
         return sorted(needed, key=lambda module: -needed[module])  # stable: first seen first on ties
 
     def _replace(self, index: int) -> _Slot:
-        """A fresh worker in the slot: the standby if there is one, and a new standby behind it."""
+        """A fresh worker in the slot: the standby if there is one, and a new standby behind it
+        once the slot has its next job (see _restock)."""
         _stop(self.slots[index], kill=True)
         self._start_zygote()
         self.slots[index], self.standby = self.standby or self._start(), None
-        if self.queue or self.large:
-            self.standby = self._start()
+        self._replaced = True
         return self.slots[index]
+
+    def _restock(self) -> None:
+        """Once a worker has been replaced, keep a standby, forked after the jobs are dispatched:
+        forked before, the replacement's first job waited for it (10 ms, 95 forks of a full run)."""
+        if self._replaced and self.standby is None and (self.queue or self.large):
+            self.standby = self._start()
 
     def _replace_dead(self, index: int) -> None:
         """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
@@ -345,6 +353,7 @@ class Pool:
                     taken = self._take(index)
                     if taken is None or not self._dispatch(index, taken):
                         break
+            self._restock()
             if self.zygote is not None and not self._draining:
                 self.zygote.resume()  # every worker that could fork at this stage has
             self._collect()
@@ -451,7 +460,7 @@ class Pool:
             _ask_to_stop(slot)
         for slot in slots:
             _stop(slot, kill=False)
-        self.slots, self.standby = [], None
+        self.slots, self.standby, self._replaced = [], None, False
         if self.zygote is not None:
             self.zygote.close()
             self.zygote = None
@@ -541,18 +550,12 @@ class Pool:
                 message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
                 self._died(job, "timeout", message, witness, slot)
 
-    def _requeue_waiting(self, slot: _Slot) -> None:
-        """The jobs sent behind the running one never started: back to the front of the queue."""
-        waiting = list(slot.inflight)[1:]
+    def _requeue_waiting(self, slot: _Slot, *, running_too: bool = False) -> None:
+        """The jobs sent behind the running one never started: back to the front of the queue
+        (``running_too``: the running one as well, for a worker that died before its first)."""
+        waiting = list(slot.inflight)[0 if running_too else 1 :]
         slot.inflight.clear()
         for job in reversed(waiting):
-            self._give_back(job)
-
-    def _requeue_waiting_all(self, slot: _Slot) -> None:
-        """Every job sent to the worker goes back to the front of the queue: none started."""
-        sent = list(slot.inflight)
-        slot.inflight.clear()
-        for job in reversed(sent):
             self._give_back(job)
 
     def _lost(self, index: int, job: Job) -> None:
@@ -569,7 +572,7 @@ class Pool:
                 f"warning: a worker died ({how}) in the adapter's prepare() for {targets}, before any "
                 f"item; workers start without prepare() from now on (its log: {slot.log})"
             )
-            self._requeue_waiting_all(slot)
+            self._requeue_waiting(slot, running_too=True)
             self._replace_dead(index)
             return
         witness = self._witness(slot, how)
@@ -584,7 +587,7 @@ class Pool:
         then the run stops (see :func:`conformance.run.deaths.unstarted`)."""
         slot = self.slots[index]
         self._unstarted += 1
-        self._requeue_waiting_all(slot)
+        self._requeue_waiting(slot, running_too=True)
         if self._unstarted >= UNSTARTED_LIMIT:
             self._unstarted = 0  # a front door that goes on (pytest) tries afresh
             raise unstarted(how, slot.log)

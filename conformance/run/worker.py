@@ -16,7 +16,7 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
@@ -27,7 +27,7 @@ from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import journal, memory, phase, scratch
+from conformance.run import case_wire, journal, memory, phase, scratch
 from conformance.statuses import Defect, Judged
 
 if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
@@ -75,6 +75,27 @@ class Job:
     @property
     def preload(self) -> Preload:
         return Preload(self.adapter, self.option_key, self.target)
+
+    def __reduce__(self) -> tuple[Callable[..., Job], tuple[object, ...]]:
+        """Pickled with its case as bytes made once per case (see :mod:`conformance.run.case_wire`),
+        and without what it caches (``key``, ``large``: asked again in the worker if needed)."""
+        fields = (self.target, case_wire.wire(self.case), self.op, self.repeat, self.options, self.judged)
+        return (_job, (self.index, self.adapter, *fields, self.imports))
+
+
+def _job(
+    index: int,
+    adapter: str,
+    target: Target,
+    case: bytes,
+    op: str,
+    repeat: int,
+    options: dict[str, str],
+    judged: Judged,
+    imports: tuple[str, ...],
+) -> Job:
+    """A job as a worker receives it (see Job.__reduce__)."""
+    return Job(index, adapter, target, case_wire.case_of(case), op, repeat, options, judged, imports)
 
 
 def peak_rss_kib() -> int:
