@@ -1,9 +1,10 @@
 """A pool of worker processes with per-job deadlines and replacement of dead workers.
 
-The parent never runs backend code. It hands each worker one job at a time, waits on the
-workers' pipes and process sentinels together, and turns a worker that dies into a ``crash``
-result and one that overruns its deadline into a ``timeout`` result (the worker is killed);
-either way a fresh worker takes the slot and the run goes on.
+The parent never runs backend code. It keeps each worker's next few jobs waiting in its pipe
+(see :data:`conformance.run.slot.DEPTH`), waits on the workers' pipes and process sentinels
+together, and turns a worker that dies into a ``crash`` result and one that overruns its deadline
+into a ``timeout`` result (the worker is killed); either way a fresh worker takes the slot and the
+run goes on.
 
 Large jobs (gigabytes each, see :attr:`Job.large`) go to the first worker alone, one after the
 other: they run one at a time on the machine anyway (a second worker given one would wait for
@@ -12,20 +13,15 @@ the first's memory), and in a row the worker makes their shared input once.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import multiprocessing
-import os
-import signal
 import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Protocol
 
 from conformance.results.result import Result
 from conformance.run import phase, scratch, worker
@@ -40,6 +36,7 @@ from conformance.run.deaths import (
     unstarted,
 )
 from conformance.run.journal import line as journal_line
+from conformance.run.slot import DEPTH, Slot, ask_to_stop, readable, stop_worker
 from conformance.run.worker import Job, Preload
 from conformance.run.zygote import Zygote
 
@@ -48,69 +45,6 @@ _CONTEXT = multiprocessing.get_context("spawn")
 _FORKS = sys.platform.startswith("linux")
 #: How often, at most, the pool looks whether a busy worker is still alive (see _collect).
 POLL_S = 1.0
-
-
-class _Process(Protocol):
-    """What the pool uses of a worker process, spawned or forked."""
-
-    @property
-    def pid(self) -> int | None: ...
-    @property
-    def sentinel(self) -> int: ...
-    @property
-    def exitcode(self) -> int | None: ...
-    def is_alive(self) -> bool: ...
-    def join(self, timeout: float | None = None) -> None: ...
-    def kill(self) -> None: ...
-    def close(self) -> None: ...
-
-
-@dataclass
-class _Slot:
-    process: _Process
-    connection: Connection
-    log: Path | None
-    #: jobs sent and not answered yet, the running one first; the next one already waits in the
-    #: pipe, so the worker starts it the moment it has sent a result (it never waits for the parent)
-    inflight: deque[Job] = field(default_factory=deque)
-    #: when the running job's time is up
-    deadline: float = 0.0
-    served: int = 0
-    log_offset: int = 0
-    #: the worker holds more memory than the pool allows between jobs: replace it when idle
-    retire: bool = False
-    #: the targets it prepares before its first job, and whether it has said it is done
-    preload: tuple[Preload, ...] = ()
-    prepared: bool = False
-    #: the jobs it has finished, oldest first: what the crash review replays if it dies
-    history: list[Job] = field(default_factory=list)
-    #: its private temporary folder, removed once it has ended (see conformance.run.scratch)
-    scratch: Path | None = None
-    #: while it replaces a worker that died and has no result yet: when it took the place, or got
-    #: its first job if that came later (see Pool.lost_s)
-    replaced_at: float | None = None
-    #: forked between the zygote's stages: the last stage it has (it takes only jobs that need no
-    #: later one); None: it has every module the zygote will import, or imports what it needs
-    stage: int | None = None
-
-    @property
-    def job(self) -> Job | None:
-        """The job the worker is running (the first sent and not answered)."""
-        return self.inflight[0] if self.inflight else None
-
-    def started_next(self, timeout: float) -> None:
-        """A job sent to an idle worker starts now (its output starts at the log's end)."""
-        self.deadline = time.monotonic() + timeout
-        self.log_offset = self.log.stat().st_size if self.log and self.log.exists() else 0
-
-    def log_tail(self, lines: int = 15) -> str:
-        """What the worker printed since its current job started (native crash messages land here)."""
-        if self.log is None or not self.log.exists():
-            return ""
-        with self.log.open("rb") as stream:
-            stream.seek(self.log_offset)
-            text = stream.read().decode("utf-8", "replace")
-        return "\n".join(text.strip().splitlines()[-lines:])
 
 
 #: A run of this many jobs starts the zygote before its first workers and forks them from it, not
@@ -175,16 +109,16 @@ class Pool:
         #: while a worker's memory stayed near 500 MiB over 10,000 jobs of every target.
         self.recycle_after = recycle_after
         self.recycle_above_kib = recycle_above_mib * 1024
-        #: jobs in flight per worker: the running one and one waiting in its pipe
-        self.depth = 2
-        self.slots: list[_Slot] = []
+        #: jobs in flight per worker: the running one and those waiting in its pipe (see Slot.takes)
+        self.depth = DEPTH
+        self.slots: list[Slot] = []
         self.queue: deque[Job] = deque()
         #: the large jobs, for the first slot alone
         self.large: deque[Job] = deque()
         #: a worker started ahead of need once a replacement has been needed: backends that
         #: crash tend to crash again on neighbouring items, and a warm standby makes each
         #: replacement instant instead of a fresh start with every import redone
-        self.standby: _Slot | None = None
+        self.standby: Slot | None = None
         #: a worker has been replaced: a standby is kept from then on (see _restock)
         self._replaced = False
         #: the process new workers are forked from (started with the first jobs), if forking
@@ -231,7 +165,7 @@ class Pool:
             self._needs[job.imports] = need
         return need
 
-    def _start(self) -> _Slot:
+    def _start(self) -> Slot:
         self._started += 1
         log = None
         if self.log_dir is not None:
@@ -251,7 +185,7 @@ class Pool:
         args = (self.threads, str(log) if log else None, preload, self.memory_budget, str(folder))
         forked = zygote.fork(args) if zygote is not None else None  # None: it cannot fork now
         if forked is not None:
-            return _Slot(forked[0], forked[1], log, preload=preload, scratch=folder, stage=stage)
+            return Slot(forked[0], forked[1], log, preload=preload, scratch=folder, stage=stage)
         parent, child = _CONTEXT.Pipe()
         process = _CONTEXT.Process(
             target=worker.main, args=(child, *args), daemon=True, name=f"conformance-worker-{self._started}"
@@ -259,7 +193,7 @@ class Pool:
         with worker.thread_environment(self.threads):
             process.start()
         child.close()
-        return _Slot(process, parent, log, preload=preload, scratch=folder, stage=stage)
+        return Slot(process, parent, log, preload=preload, scratch=folder, stage=stage)
 
     def _start_zygote(self, *, staged: bool = False) -> None:
         """Start the zygote with every module the jobs' routes list: once a worker needs
@@ -287,10 +221,10 @@ class Pool:
             needed.update(job.imports)
         return sorted(needed, key=lambda module: -needed[module])  # stable: first seen first on ties
 
-    def _replace(self, index: int) -> _Slot:
+    def _replace(self, index: int) -> Slot:
         """A fresh worker in the slot: the standby if there is one, and a new standby behind it
         once the slot has its next job (see _restock)."""
-        _stop(self.slots[index], kill=True)
+        stop_worker(self.slots[index], kill=True)
         self._start_zygote()
         self.slots[index], self.standby = self.standby or self._start(), None
         self._replaced = True
@@ -444,7 +378,7 @@ class Pool:
         """Replace an idle worker with one forked now (milliseconds), which has the modules the
         zygote has imported since the first was forked."""
         old = self.slots[index]
-        _stop(old, kill=True)
+        stop_worker(old, kill=True)
         self.slots[index] = self._start()
         self.slots[index].replaced_at = old.replaced_at
 
@@ -457,9 +391,9 @@ class Pool:
         (one at a time, backends' teardown took 3 s of a full run's end)."""
         slots = [*self.slots, *([self.standby] if self.standby else [])]
         for slot in slots:
-            _ask_to_stop(slot)
+            ask_to_stop(slot)
         for slot in slots:
-            _stop(slot, kill=False)
+            stop_worker(slot, kill=False)
         self.slots, self.standby, self._replaced = [], None, False
         if self.zygote is not None:
             self.zygote.close()
@@ -476,6 +410,9 @@ class Pool:
                 self._give_back(job)
                 return False
             slot = self._replace(index)
+        if not slot.takes(job, self.depth):  # behind enough work, or too large to wait in the pipe
+            self._give_back(job)
+            return False
         if not slot.inflight and slot.replaced_at is not None:
             # a replacement's loss runs from when it has work: a slot idle for want of jobs (the
             # pytest plugin, explore) loses nothing to the death before it
@@ -529,6 +466,7 @@ class Pool:
                     self._unstarted = 0
                     continue
                 result = Result.from_json(json.loads(line))
+                slot.pace_ms = result.worker["elapsed_ms"] if result.worker else 0.0
                 if slot.replaced_at is not None:  # the replacement's first item has run
                     item_s = result.worker["elapsed_ms"] / 1000 if result.worker else 0.0
                     self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
@@ -540,7 +478,7 @@ class Pool:
                     slot.log_offset = log_end
                 self._report(result, line)
             elif slot.process.sentinel in ready or not slot.process.is_alive():
-                if _readable(slot):  # it sent a result before it died: read that first, next pass
+                if readable(slot):  # it sent a result before it died: read that first, next pass
                     continue
                 self._lost(index, job)
             elif time.monotonic() >= slot.deadline:
@@ -550,7 +488,7 @@ class Pool:
                 message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
                 self._died(job, "timeout", message, witness, slot)
 
-    def _requeue_waiting(self, slot: _Slot, *, running_too: bool = False) -> None:
+    def _requeue_waiting(self, slot: Slot, *, running_too: bool = False) -> None:
         """The jobs sent behind the running one never started: back to the front of the queue
         (``running_too``: the running one as well, for a worker that died before its first)."""
         waiting = list(slot.inflight)[0 if running_too else 1 :]
@@ -593,12 +531,12 @@ class Pool:
             raise unstarted(how, slot.log)
         self._replace_dead(index)
 
-    def _witness(self, slot: _Slot, how: str) -> Witness:
+    def _witness(self, slot: Slot, how: str) -> Witness:
         """What the dead (or overrunning) worker left to see: read before it is replaced."""
         name = slot.log.stem if slot.log is not None else None
         return Witness(name, slot.process.pid, how, phase.read(slot.log), slot.log_tail(), slot.log)
 
-    def _died(self, job: Job, status: DeathStatus, message: str, witness: Witness, slot: _Slot) -> None:
+    def _died(self, job: Job, status: DeathStatus, message: str, witness: Witness, slot: Slot) -> None:
         """Report the item a worker died on, with its evidence; keep it for the crash review."""
         # the dead worker's history, not a copy: its slot is replaced, so the list never grows again
         # (a copy per death cost a run with 329 deaths a list of up to 37,000 jobs each)
@@ -611,40 +549,3 @@ class Pool:
         if self.journal is not None:
             self.journal(line if line is not None else journal_line(result))
         self.on_result(result)
-
-
-def _readable(slot: _Slot) -> bool:
-    """Whether the worker's pipe holds something unread (a result, or the end of the stream).
-
-    A worker can send a result and die (on its next item) between the ``wait`` and the check that
-    finds it dead; its connection was not in the ``ready`` list, but its result is in the pipe.
-    Declaring the running job lost then would blame the item that finished (and passed) for the
-    death of the next one, with no item before it to name as the culprit."""
-    try:
-        return slot.connection.poll()
-    except (OSError, EOFError):
-        return False
-
-
-def _ask_to_stop(slot: _Slot) -> None:
-    """Tell the worker to exit after its current job (None is the end of its job stream)."""
-    if slot.process.is_alive():
-        with contextlib.suppress(OSError):  # gone already
-            slot.connection.send(None)
-
-
-def _stop(slot: _Slot, *, kill: bool) -> None:
-    """End the worker: let it exit (it was asked) for up to 5 s unless ``kill``, then kill it."""
-    if slot.process.is_alive() and not kill:
-        slot.process.join(timeout=5)
-    if slot.process.is_alive():
-        slot.process.kill()
-        slot.process.join(timeout=5)
-    # and whatever the worker started (it leads its own process group): no helper outlives it
-    if slot.process.pid is not None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(slot.process.pid, signal.SIGKILL)
-    with contextlib.suppress(ValueError):  # a spawned process still running cannot be closed
-        slot.process.close()
-    slot.connection.close()
-    scratch.remove(slot.scratch)

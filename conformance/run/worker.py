@@ -216,7 +216,7 @@ def main(
     phase.open_marker(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
-    # its own process group: whatever a backend starts is ended with the worker (see pool._stop)
+    # its own process group: whatever a backend starts is ended with it (see run.slot.stop_worker)
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     # Imported after the thread variables are set: backends read them when they load.

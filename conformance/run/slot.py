@@ -1,0 +1,148 @@
+"""A worker's place in the pool: its process, its pipe, the jobs it has been sent, and how it ends.
+
+The pool (:mod:`conformance.run.pool`) keeps one slot per worker; a slot is replaced whole when its
+worker dies, overruns or is retired.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Protocol
+
+from conformance.run import case_wire, scratch
+from conformance.run.worker import Job, Preload
+
+#: Jobs in flight per worker at most: the running one and up to seven waiting in its pipe. With one
+#: waiting, two workers of fast items waited for the parent before 30 % of their jobs (the parent
+#: serves both, and its turn comes late on two busy cores): 14,616 fast items took 6.3 s at -j 2
+#: against 5.2 s with seven waiting (3 waiting: 5.6 s; 15: 5.2 s).
+DEPTH = 8
+#: How much of a worker's work (by its last item's time) may wait in its pipe: a slow target's
+#: items wait one at a time as before, so that no worker holds seconds of jobs at a run's end
+#: while the other has none left.
+WAITING_MS = 5.0
+#: The bytes of cases that may wait in a worker's pipe behind its running job (a corpus job's case
+#: is at most 2 KB): past the pipe's buffer (64 KiB on Linux) the parent's send would block until
+#: the worker reads, which a worker hung on its item never does. A larger job waits for an idle worker.
+WAITING_BYTES = 16 * 1024
+
+
+class Process(Protocol):
+    """What the pool uses of a worker process, spawned or forked."""
+
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def sentinel(self) -> int: ...
+    @property
+    def exitcode(self) -> int | None: ...
+    def is_alive(self) -> bool: ...
+    def join(self, timeout: float | None = None) -> None: ...
+    def kill(self) -> None: ...
+    def close(self) -> None: ...
+
+
+@dataclass
+class Slot:
+    process: Process
+    connection: Connection
+    log: Path | None
+    #: jobs sent and not answered yet, the running one first; the next ones already wait in the
+    #: pipe, so the worker starts one the moment it has sent a result (see DEPTH)
+    inflight: deque[Job] = field(default_factory=deque)
+    #: its last item's time in ms (0: none yet), for the work let wait in its pipe (see takes)
+    pace_ms: float = 0.0
+    #: when the running job's time is up
+    deadline: float = 0.0
+    served: int = 0
+    log_offset: int = 0
+    #: the worker holds more memory than the pool allows between jobs: replace it when idle
+    retire: bool = False
+    #: the targets it prepares before its first job, and whether it has said it is done
+    preload: tuple[Preload, ...] = ()
+    prepared: bool = False
+    #: the jobs it has finished, oldest first: what the crash review replays if it dies
+    history: list[Job] = field(default_factory=list)
+    #: its private temporary folder, removed once it has ended (see conformance.run.scratch)
+    scratch: Path | None = None
+    #: while it replaces a worker that died and has no result yet: when it took the place, or got
+    #: its first job if that came later (see Pool.lost_s)
+    replaced_at: float | None = None
+    #: forked between the zygote's stages: the last stage it has (it takes only jobs that need no
+    #: later one); None: it has every module the zygote will import, or imports what it needs
+    stage: int | None = None
+
+    @property
+    def job(self) -> Job | None:
+        """The job the worker is running (the first sent and not answered)."""
+        return self.inflight[0] if self.inflight else None
+
+    def takes(self, job: Job, depth: int = DEPTH) -> bool:
+        """Whether ``job`` may be sent now: to an idle worker always; behind a running job while
+        fewer than ``depth`` are in flight, the work waiting stays within :data:`WAITING_MS` (one
+        job at least) and the cases waiting within :data:`WAITING_BYTES`."""
+        if not self.inflight:
+            return True
+        room = max(1, min(depth - 1, int(WAITING_MS / self.pace_ms))) if self.pace_ms > 0 else 1
+        if len(self.inflight) > room:
+            return False
+        waiting = sum(len(case_wire.wire(sent.case)) for sent in list(self.inflight)[1:])
+        return waiting + len(case_wire.wire(job.case)) <= WAITING_BYTES
+
+    def started_next(self, timeout: float) -> None:
+        """A job sent to an idle worker starts now (its output starts at the log's end)."""
+        self.deadline = time.monotonic() + timeout
+        self.log_offset = self.log.stat().st_size if self.log and self.log.exists() else 0
+
+    def log_tail(self, lines: int = 15) -> str:
+        """What the worker printed since its current job started (native crash messages land here)."""
+        if self.log is None or not self.log.exists():
+            return ""
+        with self.log.open("rb") as stream:
+            stream.seek(self.log_offset)
+            text = stream.read().decode("utf-8", "replace")
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def readable(slot: Slot) -> bool:
+    """Whether the worker's pipe holds something unread (a result, or the end of the stream).
+
+    A worker can send a result and die (on its next item) between the ``wait`` and the check that
+    finds it dead; its connection was not in the ``ready`` list, but its result is in the pipe.
+    Declaring the running job lost then would blame the item that finished (and passed) for the
+    death of the next one, with no item before it to name as the culprit."""
+    try:
+        return slot.connection.poll()
+    except (OSError, EOFError):
+        return False
+
+
+def ask_to_stop(slot: Slot) -> None:
+    """Tell the worker to exit after its current job (None is the end of its job stream)."""
+    if slot.process.is_alive():
+        with contextlib.suppress(OSError):  # gone already
+            slot.connection.send(None)
+
+
+def stop_worker(slot: Slot, *, kill: bool) -> None:
+    """End the worker: let it exit (it was asked) for up to 5 s unless ``kill``, then kill it."""
+    if slot.process.is_alive() and not kill:
+        slot.process.join(timeout=5)
+    if slot.process.is_alive():
+        slot.process.kill()
+        slot.process.join(timeout=5)
+    # and whatever the worker started (it leads its own process group): no helper outlives it
+    if slot.process.pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(slot.process.pid, signal.SIGKILL)
+    with contextlib.suppress(ValueError):  # a spawned process still running cannot be closed
+        slot.process.close()
+    slot.connection.close()
+    scratch.remove(slot.scratch)
