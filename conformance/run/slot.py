@@ -29,8 +29,9 @@ DEPTH = 8
 #: while the other has none left.
 WAITING_MS = 5.0
 #: The bytes of cases that may wait in a worker's pipe behind its running job (a corpus job's case
-#: is at most 2 KB): past the pipe's buffer (64 KiB on Linux) the parent's send would block until
-#: the worker reads, which a worker hung on its item never does. A larger job waits for an idle worker.
+#: is at most 2 KB): past the socket's buffer (208 KiB by default on Linux) the parent's send would
+#: block until the worker reads, which a worker hung on its item never does. A larger job waits for
+#: an idle worker.
 WAITING_BYTES = 16 * 1024
 
 

@@ -184,7 +184,14 @@ def test_the_reproducer_runs_with_onnx2tf_and_litert_alone(
 @pytest.mark.slow
 @needs_onnx2tf
 def test_every_non_pass_of_the_onnx_node_tests_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
+    """ONNX's node tests through onnx2tf, on the slice where its failures are: split sizes given
+    at run time, Split-18's uneven pieces, SplitToSequence, and the 1-D cases (passes among them).
+    All 34 failures of the 128 items are in these 74 (the other 54 pass: 0.3 s each, a
+    conversion), 12 s of worker time instead of 31; `nox -s extra_targets` runs the whole corpus
+    on the xnnpack device."""
     issues = known_issues.shipped("litert", "conformance_litert:LiteRTAdapter")
-    results = raw_run(tmp_path, "litert", ops=("onnx.*",), targets=("litert/onnx2tf/*",), keyword="onnx-node")
-    assert len(results) == 128 and {result.route for result in results} == {"onnx2tf"}
+    keyword = "onnx-node and (runtime or uneven or 1d or SplitToSequence)"
+    results = raw_run(tmp_path, "litert", ops=("onnx.*",), targets=("litert/onnx2tf/*",), keyword=keyword)
+    assert len(results) == 74 and {result.route for result in results} == {"onnx2tf"}
+    assert sum(result.status != "pass" for result in results) == 34  # the slice holds every failure
     assert_every_failure_claimed(results, issues)
