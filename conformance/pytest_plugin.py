@@ -234,7 +234,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 class _Streamed:
     """The run behind a pytest session: jobs handed to the pool in pytest's order, ``window``
-    ahead of the item pytest runs (each worker holds two: the running one and the next)."""
+    ahead of the item pytest runs (two a worker, shared out a level at a time: see Pool._fill)."""
 
     def __init__(
         self, execution: runner.Execution, order: list[Job], window: int, corpus: tuple[str, ...] = ()

@@ -3,6 +3,7 @@ the messages a full run sends carry about 1,200 cases in 33,000 jobs."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from multiprocessing.reduction import ForkingPickler
 
@@ -22,6 +23,21 @@ def _jobs(case: Case) -> list[Job]:
     return [
         Job(n, "numpy", target, case, "numpy.split", 3, {"o": "1"}, "values", ("numpy",))
         for n, target in enumerate(targets)
+    ]
+
+
+def test_every_field_of_a_job_is_sent() -> None:
+    # Job.__reduce__ lists the fields by hand: a new one must be added there (and to _jobs above)
+    assert [field.name for field in dataclasses.fields(Job)] == [
+        "index",
+        "adapter",
+        "target",
+        "case",
+        "op",
+        "repeat",
+        "options",
+        "judged",
+        "imports",
     ]
 
 

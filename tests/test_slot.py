@@ -4,10 +4,12 @@ parent's send could block on a worker that does not read (one hung on its item).
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
 from conformance.corpus.case import Case, DataSpec, Form, Location
 from conformance.plugin import Target
 from conformance.run import slot as slots
+from conformance.run.pool import Pool
 from conformance.run.slot import Slot
 from conformance.run.worker import Job
 
@@ -19,7 +21,8 @@ def _job(index: int, values: int = 4) -> Job:
 
 
 def _slot(*jobs: Job, pace_ms: float = 0.1) -> Slot:
-    return Slot(process=None, connection=None, log=None, inflight=deque(jobs), pace_ms=pace_ms)  # type: ignore[arg-type]
+    target = Target("numpy", "numpy", "cpu")
+    return Slot(None, None, None, inflight=deque(jobs), pace_ms=pace_ms, pace_of=target)  # type: ignore[arg-type]
 
 
 def _filled(slot: Slot) -> int:
@@ -27,6 +30,34 @@ def _filled(slot: Slot) -> int:
     while slot.takes(_job(len(slot.inflight))):
         slot.inflight.append(_job(len(slot.inflight)))
     return len(slot.inflight)
+
+
+def test_another_targets_job_waits_alone_whatever_the_last_items_pace() -> None:
+    fast = _slot(_job(0), pace_ms=0.1)
+    other = replace(_job(1), target=Target("numpy", "emulated", "cpu"))
+    assert fast.takes(other) and fast.takes(_job(1))
+    fast.inflight.append(_job(1))
+    assert not fast.takes(other) and fast.takes(_job(2))
+
+
+class _Pipe:
+    """A worker's end of the pipe that keeps what the pool sends."""
+
+    def __init__(self) -> None:
+        self.sent: list[object] = []
+
+    def send(self, job: object) -> None:
+        self.sent.append(job)
+
+
+def test_a_short_queue_is_shared_out_between_the_workers_not_taken_by_the_first() -> None:
+    pool = Pool(2, 60, lambda result: None)
+    pool.slots = [_slot(_job(n), pace_ms=0.1) for n in range(2)]
+    for slot in pool.slots:
+        slot.connection = _Pipe()  # type: ignore[assignment]
+    pool.queue = deque(_job(n) for n in range(10, 14))
+    pool._fill()
+    assert [len(slot.inflight) for slot in pool.slots] == [3, 3]  # not [5, 1]
 
 
 def test_fast_items_wait_behind_the_running_one_up_to_the_depth_slow_ones_one_at_a_time() -> None:

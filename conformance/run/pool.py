@@ -109,8 +109,10 @@ class Pool:
         #: while a worker's memory stayed near 500 MiB over 10,000 jobs of every target.
         self.recycle_after = recycle_after
         self.recycle_above_kib = recycle_above_mib * 1024
-        #: jobs in flight per worker: the running one and those waiting in its pipe (see Slot.takes)
-        self.depth = DEPTH
+        #: jobs in flight per worker: the running one and those waiting in its pipe (see Slot.takes).
+        #: Where workers are spawned (not Linux) over socket pairs of smaller buffers (macOS: some
+        #: 8 KiB), one waiting, as the byte limit was measured on Linux only.
+        self.depth = DEPTH if sys.platform.startswith("linux") else 2
         self.slots: list[Slot] = []
         self.queue: deque[Job] = deque()
         #: the large jobs, for the first slot alone
@@ -282,17 +284,26 @@ class Pool:
         is queued or in flight."""
         while self.queue or self.large or any(slot.job for slot in self.slots):
             self._draining = False
-            for index in range(len(self.slots)):
-                while len(self.slots[index].inflight) < self.depth:
-                    taken = self._take(index)
-                    if taken is None or not self._dispatch(index, taken):
-                        break
+            self._fill()
             self._restock()
             if self.zygote is not None and not self._draining:
                 self.zygote.resume()  # every worker that could fork at this stage has
             self._collect()
             if done():
                 return
+
+    def _fill(self) -> None:
+        """Send the workers their next jobs a level at a time (each its first, then each its
+        second ...), so that a short queue (the pytest plugin keeps two jobs a worker queued) is
+        shared out rather than taken whole by the first worker with room."""
+        full: set[int] = set()
+        for level in range(1, self.depth + 1):
+            for index in range(len(self.slots)):
+                if index in full or len(self.slots[index].inflight) >= level:
+                    continue
+                taken = self._take(index)
+                if taken is None or not self._dispatch(index, taken):
+                    full.add(index)
 
     def reorder(self, key: Callable[[Job], tuple[float, str]]) -> None:
         """Sort the jobs not yet sent to a worker by ``key``, keeping the order of equal keys (the
@@ -403,7 +414,8 @@ class Pool:
 
     def _dispatch(self, index: int, job: Job) -> bool:
         """Send ``job`` to the slot's worker; False (the job back in the queue) when the worker is
-        due for replacement and still has jobs in flight."""
+        due for replacement and still has jobs in flight, when the job is not to wait behind the
+        worker's (see Slot.takes), or when the send fails on a worker that died."""
         slot = self.slots[index]
         if slot.served >= self.recycle_after or slot.retire:
             if slot.inflight:
@@ -467,6 +479,7 @@ class Pool:
                     continue
                 result = Result.from_json(json.loads(line))
                 slot.pace_ms = result.worker["elapsed_ms"] if result.worker else 0.0
+                slot.pace_of = slot.inflight[0].target
                 if slot.replaced_at is not None:  # the replacement's first item has run
                     item_s = result.worker["elapsed_ms"] / 1000 if result.worker else 0.0
                     self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)

@@ -16,6 +16,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Protocol
 
+from conformance.plugin import Target
 from conformance.run import case_wire, scratch
 from conformance.run.worker import Job, Preload
 
@@ -58,8 +59,10 @@ class Slot:
     #: jobs sent and not answered yet, the running one first; the next ones already wait in the
     #: pipe, so the worker starts one the moment it has sent a result (see DEPTH)
     inflight: deque[Job] = field(default_factory=deque)
-    #: its last item's time in ms (0: none yet), for the work let wait in its pipe (see takes)
+    #: its last item's time in ms (0: none yet) and that item's target, for the work let wait in
+    #: its pipe (see takes)
     pace_ms: float = 0.0
+    pace_of: Target | None = None
     #: when the running job's time is up
     deadline: float = 0.0
     served: int = 0
@@ -88,10 +91,12 @@ class Slot:
     def takes(self, job: Job, depth: int = DEPTH) -> bool:
         """Whether ``job`` may be sent now: to an idle worker always; behind a running job while
         fewer than ``depth`` are in flight, the work waiting stays within :data:`WAITING_MS` (one
-        job at least) and the cases waiting within :data:`WAITING_BYTES`."""
+        job at least; one of another target than the last item's) and the cases waiting within
+        :data:`WAITING_BYTES`. A worker retired for its memory still runs the jobs waiting in its pipe."""
         if not self.inflight:
             return True
-        room = max(1, min(depth - 1, int(WAITING_MS / self.pace_ms))) if self.pace_ms > 0 else 1
+        paced = self.pace_ms > 0 and job.target == self.pace_of  # another target's pace says nothing
+        room = max(1, min(depth - 1, int(WAITING_MS / self.pace_ms))) if paced else 1
         if len(self.inflight) > room:
             return False
         waiting = sum(len(case_wire.wire(sent.case)) for sent in list(self.inflight)[1:])
