@@ -2,7 +2,7 @@
 
 A full run sends about 33,000 jobs made of about 1,200 cases, each case to some 27 jobs (one per
 target and op). Pickled with every job, the case was most of the job's cost: pickling a job of
-the corpus took 13.5 microseconds in the parent (4.5 now) and unpickling it 36 in the worker (11
+the corpus took 13.5 microseconds in the parent (5-6 now) and unpickling it 36 in the worker (11
 now), the parent's share paid on the cores the workers share at -j 2. Here the parent keeps each
 case's bytes and the worker each case rebuilt from them, keyed by those bytes: the same bytes
 are the same case, whatever process made them.

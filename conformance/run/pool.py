@@ -298,8 +298,8 @@ class Pool:
         shared out rather than taken whole by the first worker with room."""
         full: set[int] = set()
         for level in range(1, self.depth + 1):
-            for index in range(len(self.slots)):
-                if index in full or len(self.slots[index].inflight) >= level:
+            for index, slot in enumerate(self.slots):
+                if index in full or len(slot.inflight) >= level or not slot.has_room(self.depth):
                     continue
                 taken = self._take(index)
                 if taken is None or not self._dispatch(index, taken):

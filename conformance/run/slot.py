@@ -88,16 +88,24 @@ class Slot:
         """The job the worker is running (the first sent and not answered)."""
         return self.inflight[0] if self.inflight else None
 
+    def _room(self, depth: int) -> int:
+        """How many jobs of its last item's target may wait behind the running one: fewer than
+        ``depth`` in flight, within :data:`WAITING_MS` of work at its pace, one at least."""
+        return max(1, min(depth - 1, int(WAITING_MS / self.pace_ms))) if self.pace_ms > 0 else 1
+
+    def has_room(self, depth: int = DEPTH) -> bool:
+        """Whether any job could be sent now (see :meth:`takes`): asked before one is taken from
+        the queue, so that a full pipe costs no taking and giving back."""
+        return len(self.inflight) <= self._room(depth)
+
     def takes(self, job: Job, depth: int = DEPTH) -> bool:
         """Whether ``job`` may be sent now: to an idle worker always; behind a running job while
-        fewer than ``depth`` are in flight, the work waiting stays within :data:`WAITING_MS` (one
-        job at least; one of another target than the last item's) and the cases waiting within
-        :data:`WAITING_BYTES`. A worker retired for its memory still runs the jobs waiting in its pipe."""
+        the pipe has room (:meth:`_room`; one job for another target than the last item's, whose
+        pace says nothing of it) and the cases waiting stay within :data:`WAITING_BYTES`. A
+        worker retired for its memory still runs the jobs waiting in its pipe."""
         if not self.inflight:
             return True
-        paced = self.pace_ms > 0 and job.target == self.pace_of  # another target's pace says nothing
-        room = max(1, min(depth - 1, int(WAITING_MS / self.pace_ms))) if paced else 1
-        if len(self.inflight) > room:
+        if len(self.inflight) > (self._room(depth) if job.target == self.pace_of else 1):
             return False
         waiting = sum(len(case_wire.wire(sent.case)) for sent in list(self.inflight)[1:])
         return waiting + len(case_wire.wire(job.case)) <= WAITING_BYTES

@@ -17,9 +17,9 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from conformance import ids
 from conformance.corpus.case import Case
@@ -78,24 +78,14 @@ class Job:
 
     def __reduce__(self) -> tuple[Callable[..., Job], tuple[object, ...]]:
         """Pickled with its case as bytes made once per case (see :mod:`conformance.run.case_wire`),
-        and without what it caches (``key``, ``large``: asked again in the worker if needed)."""
-        fields = (self.target, case_wire.wire(self.case), self.op, self.repeat, self.options, self.judged)
-        return (_job, (self.index, self.adapter, *fields, self.imports))
+        its other fields as they are, and without what it caches (``key``, ``large``)."""
+        others = {each.name: getattr(self, each.name) for each in fields(self) if each.name != "case"}
+        return (_job, (case_wire.wire(self.case), others))
 
 
-def _job(
-    index: int,
-    adapter: str,
-    target: Target,
-    case: bytes,
-    op: str,
-    repeat: int,
-    options: dict[str, str],
-    judged: Judged,
-    imports: tuple[str, ...],
-) -> Job:
+def _job(case: bytes, others: dict[str, Any]) -> Job:
     """A job as a worker receives it (see Job.__reduce__)."""
-    return Job(index, adapter, target, case_wire.case_of(case), op, repeat, options, judged, imports)
+    return Job(case=case_wire.case_of(case), **others)
 
 
 def peak_rss_kib() -> int:
