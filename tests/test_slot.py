@@ -76,3 +76,35 @@ def test_a_large_case_goes_only_to_an_idle_worker() -> None:
     while busy.takes(_job(len(busy.inflight), values=300)):
         busy.inflight.append(_job(len(busy.inflight), values=300))
     assert 2 < len(busy.inflight) < slots.DEPTH
+
+
+def test_the_parent_naps_only_while_every_busy_worker_has_work_waiting() -> None:
+    supplied = _slot(_job(0), _job(1), _job(2), pace_ms=1.0)  # two waiting: 2 ms of work
+    assert slots.nap_s([supplied]) == 0.001  # half of it
+    running_dry = _slot(_job(3), pace_ms=1.0)  # nothing waiting behind its running job
+    assert slots.nap_s([supplied, running_dry]) == 0.0
+    slow = _slot(_job(4), _job(5), pace_ms=300.0)
+    assert slots.nap_s([slow]) == slots.NAP_MS / 1000  # never longer, however slow the items
+
+
+def test_every_result_waiting_in_a_pipe_is_read_in_one_pass() -> None:
+    """After a nap several results wait in a worker's pipe: all are taken at once, in order, each
+    ending its job (one a pass, the rest would wait for the next nap)."""
+    from multiprocessing import Pipe
+
+    from conformance.run.item import bare_result
+    from conformance.run.journal import line
+
+    reported: list[str] = []
+    pool = Pool(1, 60, lambda result: reported.append(result.case))
+    jobs = [_job(n) for n in range(4)]
+    parent, child = Pipe()
+    pool.slots = [_slot(*jobs)]
+    pool.slots[0].connection = parent
+    for job in jobs[:3]:
+        result = bare_result(job.case, job.op, job.target, "", "pass")
+        child.send((job.index, line(result), 0, 1024))
+    pool._receive(0)
+    assert reported == [job.case.id for job in jobs[:3]]
+    assert list(pool.slots[0].inflight) == jobs[3:]  # the fourth still runs
+    assert [job.index for job in pool.slots[0].history] == [0, 1, 2]

@@ -20,12 +20,12 @@ from conformance.corpus.case import Case, DataSpec
 from conformance.corpus.fill import make_data
 from conformance.oracle import reference
 from conformance.oracle.judging import Raised, judge
-from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
 from conformance.results import evidence
 from conformance.results.records import ActualRecord, CaseRunRecord
 from conformance.results.result import Result, Timing
 from conformance.run import hooks, memory, phase
+from conformance.run.answers import Answered, AnswerMemo, answered
 from conformance.run.attribution import attribute
 from conformance.run.input_cache import InputCache
 from conformance.statuses import Status
@@ -170,23 +170,32 @@ def bare_result(case: Case, op: str, target: Target, message: str, status: Statu
     )
 
 
-def pending_result(
-    case: Case, op: str, target: Target, answer: SpecAnswer | None = None, *, judged: Judged = "values"
-) -> Result:
+def pending_result(case: Case, op: str, target: Target, *, judged: Judged = "values") -> Result:
     """A result with everything known before execution: the parameters and the reference's answer.
 
     The executor fills in a crash or timeout from it when a worker cannot report.
     """
     try:
-        answer = answer or reference.answer(op, SplitRequest.of(case))
+        made = answered(case, op)
     except reference.TooManyPieces as error:
         return bare_result(case, op, target, f"not judged: {error}", "unsupported")
-    return replace(
-        bare_result(case, op, target, "", "pass"),
+    return _base(case, op, target, made, judged)
+
+
+def _base(case: Case, op: str, target: Target, made: Answered, judged: Judged) -> Result:
+    """The result an item starts from: a pass with the reference's answer to its first run."""
+    return Result(
+        case=case.id,
+        op=op,
+        adapter=target.adapter,
+        route=target.route,
+        device=target.device,
+        status="pass",
+        message="",
+        params=made.params,
+        expected=made.expected[0],
+        ambiguous=made.answers[0].ambiguous,
         judged=judged,
-        params=evidence.params(case),
-        expected=evidence.expected(answer, case.data.shape, case.data.dtype),
-        ambiguous=answer.ambiguous,
     )
 
 
@@ -199,21 +208,21 @@ def run_item(
     *,
     judged: Judged = "values",
     inputs: InputCache | None = None,
+    answers: AnswerMemo | None = None,
 ) -> Result:
     """Execute and judge one (case, op) on ``target``: every run against its own reference answer.
 
     ``adapter``: its checked hooks (what workers hold), or an adapter object, checked here;
     ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`);
-    ``inputs``, a worker's cache of its last large input (None: make the data afresh).
+    ``inputs``, a worker's cache of its last large input (None: make the data afresh);
+    ``answers``, its memo of the reference's answers (None: work them out afresh).
     """
     phase.mark("reference")
     try:
-        answers = [reference.answer(op, SplitRequest.of_run(case, run)) for run in case.all_runs]
+        made = (answered if answers is None else answers)(case, op)
     except reference.TooManyPieces as error:  # nothing is built or allocated for it
-        return pending_result(case, op, target, judged=judged).with_status(
-            "unsupported", f"not judged: {error}"
-        )
-    base = pending_result(case, op, target, answers[0], judged=judged)
+        return bare_result(case, op, target, f"not judged: {error}", "unsupported")
+    base = _base(case, op, target, made, judged)
     inputs = inputs or InputCache()
     with memory.reserved(case, inputs.held_bytes(case.data)) as too_big:
         if too_big:
@@ -223,11 +232,11 @@ def run_item(
         steady = 0 if large else repeat
         phase.mark("data")
         task = make_task(case, op, inputs.data(case.data, keep=large))
-        return _judged(hooks.of(adapter), target, task, steady, answers, base)
+        return _judged(hooks.of(adapter), target, task, steady, made, base)
 
 
 def _judged(
-    checked: hooks.Hooks, target: Target, task: Task, repeat: int, answers: list[SpecAnswer], base: Result
+    checked: hooks.Hooks, target: Target, task: Task, repeat: int, made: Answered, base: Result
 ) -> Result:
     case = task.case
     phase.mark("support")
@@ -239,9 +248,10 @@ def _judged(
         return base.with_status("unsupported", refusal.reason)
     attempts, timing = build_and_run(checked, target, task, repeat)
     phase.mark("judging")
+    values = base.judged == "values"
     outcomes = [
-        _outcome(run_task, answer, attempt, values=base.judged == "values")
-        for run_task, answer, attempt in zip(task.every_run, answers, attempts, strict=True)
+        _outcome(run_task, made, attempt, values=values)
+        for run_task, attempt in zip(task.every_run, attempts, strict=True)
     ]
     deciding = worst(outcomes)
     chosen = outcomes[deciding]
@@ -260,7 +270,7 @@ def _judged(
         actual=chosen["actual"],
         mismatch=chosen["mismatch"],
         reading=chosen.get("reading"),
-        ambiguous=answers[deciding].ambiguous,
+        ambiguous=made.answers[deciding].ambiguous,
         timing=timing,
         run=deciding + 1 if case.runs else None,
         runs=tuple(outcomes) if case.runs else (),
@@ -290,9 +300,10 @@ def worst(outcomes: list[CaseRunRecord]) -> int:
     return max(range(len(outcomes)), key=severity)
 
 
-def _outcome(task: Task, answer: SpecAnswer, attempt: Attempt, *, values: bool) -> CaseRunRecord:
+def _outcome(task: Task, made: Answered, attempt: Attempt, *, values: bool) -> CaseRunRecord:
     """One run judged against the reference's answer for its own request."""
-    judgement = judge(answer, task.data, attempt.outputs, attempt.raised, values=values)
+    number = task.run_number
+    judgement = judge(made.answers[number - 1], task.data, attempt.outputs, attempt.raised, values=values)
     mismatch = evidence.mismatch(judgement.mismatch) if judgement.mismatch else None
     if mismatch is not None and task.case.runs:
         mismatch["run"] = task.run_number
@@ -301,14 +312,13 @@ def _outcome(task: Task, answer: SpecAnswer, attempt: Attempt, *, values: bool) 
         if attempt.raised
         else {"outputs": evidence.outputs(attempt.outputs or [])}
     )
-    run = task.case.all_runs[task.run_number - 1]
     return {
-        "run": task.run_number,
+        "run": number,
         "label": task.run_label,
-        "request": evidence.request(run),
+        "request": made.requests[number - 1],
         "status": judgement.status,
         "message": judgement.message,
-        "expected": evidence.expected(answer, run.data.shape, run.data.dtype),
+        "expected": made.expected[number - 1],
         "actual": actual,
         "mismatch": mismatch,
         "reading": judgement.reading,

@@ -36,7 +36,7 @@ from conformance.run.deaths import (
     unstarted,
 )
 from conformance.run.journal import line as journal_line
-from conformance.run.slot import DEPTH, Slot, ask_to_stop, readable, stop_worker
+from conformance.run.slot import DEPTH, Slot, ask_to_stop, nap_s, readable, stop_worker
 from conformance.run.worker import Job, Preload
 from conformance.run.zygote import Zygote
 
@@ -453,6 +453,8 @@ class Pool:
         )
         if not busy and not stage:  # every send failed on a dead worker, now replaced: dispatch again
             return
+        if not stage:
+            time.sleep(nap_s([self.slots[index] for index in busy]))
         waiting = min((self.slots[index].deadline for index in busy), default=time.monotonic() + POLL_S)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
         # at most POLL_S: a worker's sentinel stays quiet if a process it started outlives it
@@ -468,28 +470,7 @@ class Pool:
             job = slot.job
             assert job is not None
             if slot.connection in ready:
-                try:
-                    number, line, log_end, resident = slot.connection.recv()
-                except (EOFError, OSError):
-                    self._lost(index, job)
-                    continue
-                if number < 0:  # the worker has prepared its targets; its first job runs now
-                    slot.prepared = True
-                    self._unstarted = 0
-                    continue
-                result = Result.from_json(json.loads(line))
-                slot.pace_ms = result.worker["elapsed_ms"] if result.worker else 0.0
-                slot.pace_of = slot.inflight[0].target
-                if slot.replaced_at is not None:  # the replacement's first item has run
-                    item_s = result.worker["elapsed_ms"] / 1000 if result.worker else 0.0
-                    self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
-                    slot.replaced_at = None
-                slot.history.append(slot.inflight.popleft())
-                slot.retire = slot.retire or (resident or 0) > self.recycle_above_kib
-                if slot.inflight:  # already running: its output starts where the worker said
-                    slot.deadline = time.monotonic() + self.timeout
-                    slot.log_offset = log_end
-                self._report(result, line)
+                self._receive(index)
             elif slot.process.sentinel in ready or not slot.process.is_alive():
                 if readable(slot):  # it sent a result before it died: read that first, next pass
                     continue
@@ -500,6 +481,40 @@ class Pool:
                 self._replace_dead(index)
                 message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
                 self._died(job, "timeout", message, witness, slot)
+
+    def _receive(self, index: int) -> None:
+        """Read what worker ``index`` has sent: every result waiting in its pipe (several, after a
+        nap: see _collect), or its end."""
+        slot = self.slots[index]
+        while (job := slot.job) is not None:
+            try:
+                number, line, log_end, resident = slot.connection.recv()
+            except (EOFError, OSError):
+                self._lost(index, job)
+                return
+            if number < 0:  # the worker has prepared its targets; its first job runs now
+                slot.prepared = True
+                self._unstarted = 0
+            else:
+                self._finished(slot, line, log_end, resident)
+            if not readable(slot):
+                return
+
+    def _finished(self, slot: Slot, line: str, log_end: int, resident: int | None) -> None:
+        """A result of the slot's running job, as its worker sent it."""
+        result = Result.from_json(json.loads(line))
+        slot.pace_ms = result.worker["elapsed_ms"] if result.worker else 0.0
+        slot.pace_of = slot.inflight[0].target
+        if slot.replaced_at is not None:  # the replacement's first item has run
+            item_s = result.worker["elapsed_ms"] / 1000 if result.worker else 0.0
+            self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
+            slot.replaced_at = None
+        slot.history.append(slot.inflight.popleft())
+        slot.retire = slot.retire or (resident or 0) > self.recycle_above_kib
+        if slot.inflight:  # already running: its output starts where the worker said
+            slot.deadline = time.monotonic() + self.timeout
+            slot.log_offset = log_end
+        self._report(result, line)
 
     def _requeue_waiting(self, slot: Slot, *, running_too: bool = False) -> None:
         """The jobs sent behind the running one never started: back to the front of the queue

@@ -211,6 +211,7 @@ def main(
         os.setpgid(0, 0)
     # Imported after the thread variables are set: backends read them when they load.
     from conformance.run import registry
+    from conformance.run.answers import AnswerMemo
     from conformance.run.input_cache import InputCache
     from conformance.run.item import run_item
 
@@ -218,7 +219,7 @@ def main(
     # the adapters' modules and backends live as long as the worker: its collections skip them
     # (see conformance.run.zygote, which freezes what it imported before it forks)
     _freeze()
-    inputs = InputCache()
+    inputs, answers = InputCache(), AnswerMemo()
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
     connection.send((-1, None, 0, None))
     while True:
@@ -247,6 +248,7 @@ def main(
                 job.repeat,
                 judged=job.judged,
                 inputs=inputs,
+                answers=answers,
             )
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
             result = _defect_result(job, error)

@@ -1,0 +1,47 @@
+"""A worker's memo of the reference's answers: the same result as working them out afresh, for
+every target that runs the item after the first."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fake_adapters import Answering, Liar
+from report_fixtures import corpus
+
+from conformance.corpus.catalogue import applicable_ops
+from conformance.plugin import Target
+from conformance.run.answers import AnswerMemo
+from conformance.run.item import run_item
+
+#: cases with further runs, an ambiguous point, a rejection and plain pieces
+CASES = ("indices-rank1", "lengths-minus1-alone")
+
+
+def _runs_case() -> str:
+    return next(case.id for case in corpus().cases if case.runs)
+
+
+def test_results_made_with_the_memo_are_those_made_without_it() -> None:
+    memo = AnswerMemo()
+    cases = [corpus().by_id(case_id) for case_id in (*CASES, _runs_case())]
+    for adapter in (Answering({}), Liar({}), Answering({"stale": "1"})):
+        target = Target(adapter.name, "graph", "cpu")
+        for case in cases:
+            for op in applicable_ops(case):
+                fresh = run_item(adapter, target, case, op, repeat=0)
+                kept = run_item(adapter, target, case, op, repeat=0, answers=memo)
+                assert replace(kept, timing=fresh.timing) == fresh, (case.id, op, adapter.name)
+    # one entry an item, whatever the targets that ran it
+    assert len(memo) == sum(len(applicable_ops(case)) for case in cases)
+
+
+def test_the_memo_answers_by_case_object_and_op() -> None:
+    memo = AnswerMemo(limit=2)
+    case = corpus().by_id("indices-rank1")
+    op = applicable_ops(case)[0]
+    first = memo(case, op)
+    assert memo(case, op) is first
+    copy = replace(case)  # equal, but another object: a case the worker received again
+    assert memo(copy, op) is not first and memo(copy, op) == first
+    memo(corpus().by_id("lengths-minus1-alone"), "onnx.Split-13")  # past the limit: starts again
+    assert len(memo) == 1 and memo(case, op) is not first
