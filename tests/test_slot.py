@@ -3,8 +3,11 @@ parent's send could block on a worker that does not read (one hung on its item).
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from dataclasses import replace
+
+import pytest
 
 from conformance.corpus.case import Case, DataSpec, Form, Location
 from conformance.plugin import Target
@@ -108,3 +111,44 @@ def test_every_result_waiting_in_a_pipe_is_read_in_one_pass() -> None:
     assert reported == [job.case.id for job in jobs[:3]]
     assert list(pool.slots[0].inflight) == jobs[3:]  # the fourth still runs
     assert [job.index for job in pool.slots[0].history] == [0, 1, 2]
+
+
+class _Alive:
+    """A worker process that lives on (what the pool asks of one between its jobs): its sentinel
+    is a pipe nothing is written to."""
+
+    pid = None
+
+    def __init__(self) -> None:
+        self.sentinel, self._open = os.pipe()
+
+    def is_alive(self) -> bool:
+        return True
+
+
+def test_a_result_that_comes_after_the_wait_and_past_the_deadline_is_read_not_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool waits, then checks each worker's deadline: a result sent in between was judged a
+    timeout, the worker killed and the item reported as hung while its result sat in the pipe."""
+    from multiprocessing import Pipe
+
+    from conformance.run import pool as pools
+    from conformance.run.item import bare_result
+    from conformance.run.journal import line
+
+    reported: list[str] = []
+    pool = Pool(1, 60, lambda result: reported.append(result.case))
+    job = _job(0)
+    parent, child = Pipe()
+    pool.slots = [_slot(job)]
+    pool.slots[0].connection, pool.slots[0].process, pool.slots[0].deadline = parent, _Alive(), 0.0  # type: ignore[assignment]
+    replaced: list[int] = []
+    monkeypatch.setattr(pool, "_replace_dead", replaced.append)
+    child.send((job.index, line(bare_result(job.case, job.op, job.target, "", "pass")), 0, 1024))
+    monkeypatch.setattr(pools, "wait", lambda handles, timeout: [])  # the wait returned before it came
+    pool._collect()
+    assert not pool.deaths and not replaced and not reported
+    monkeypatch.undo()
+    pool._collect()  # the next pass reads it
+    assert reported == [job.case.id] and not pool.deaths

@@ -476,6 +476,8 @@ class Pool:
                     continue
                 self._lost(index, job)
             elif time.monotonic() >= slot.deadline:
+                if readable(slot):  # its result came after the wait: read next pass, not a timeout
+                    continue
                 witness = self._witness(slot, f"killed after {self.timeout:g} s without a result")
                 self._requeue_waiting(slot)
                 self._replace_dead(index)
