@@ -523,3 +523,24 @@ def test_a_crash_in_prepare_is_not_blamed_on_an_item(
     assert (
         "a worker died (killed by SIGSEGV) in the adapter's prepare() for broken-prepare/slices/cpu" in said
     )
+
+
+@pytest.mark.slow
+def test_a_crash_writes_no_core_dump_where_the_shell_allows_them(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With core dumps allowed (``ulimit -c unlimited``) and the kernel's pattern a plain file name,
+    each crashed worker wrote its whole memory as ``core`` into the folder the run started in."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+    if hard != resource.RLIM_INFINITY and hard < 1 << 30:
+        pytest.skip(f"core dumps are capped at {hard} bytes here: the shell cannot allow them")
+    resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+    try:
+        monkeypatch.chdir(corpus)
+        outcome = run(corpus, "fake_adapters:Aborter", jobs=1, on="bad-0")
+    finally:
+        resource.setrlimit(resource.RLIMIT_CORE, (soft, hard))
+    assert statuses(outcome)["bad-0"] == "crash"
+    assert not [path.name for path in corpus.rglob("core*")]
