@@ -56,7 +56,7 @@ class _Timestamped(io.StringIO):
         return len(text)
 
 
-_PROGRESS = re.compile(r"^\[(\d+)/(\d+)\]\s+(\d+)%.*eta\s+(\d+) s")
+_PROGRESS = re.compile(r"^\[(\d+)/(\d+)\]\s+(\d+)%.*eta\s+(\d+(?:\.\d)?) s")
 
 
 def eta_errors(stream: _Timestamped, end: float) -> list[tuple[int, float, float]]:
@@ -89,8 +89,10 @@ def one_run(
     stream = _Timestamped()
     planned = plan(config)
     outcome = execute(planned, config, stream)
-    # the ETA promises the end of the items: the results file and reproducers come after
-    end = stream.lines[-1][0] if stream.lines else time.monotonic()
+    # the ETA promises the end of the items, the last progress line: the crash review's lines,
+    # the results file and reproducers come after
+    progress = [when for when, line in stream.lines if _PROGRESS.match(line)]
+    end = progress[-1] if progress else time.monotonic()
     return outcome, eta_errors(stream, end), {job.key for job in planned.jobs if job.large}
 
 
@@ -213,7 +215,7 @@ def main() -> int:
     for label, rows in (("-j 1", single_eta), ("-j 2", double_eta)):
         if rows:
             worst = max(abs(said - took) / took for _, said, took in rows if took > 0)
-            said_line = ", ".join(f"{pct}%: {said:.0f}/{took:.0f}" for pct, said, took in rows)
+            said_line = ", ".join(f"{pct}%: {said:g}/{took:.1f}" for pct, said, took in rows)
             print(f"ETA {label} (said/took s): {said_line}; worst error {worst:.0%} (target <= 25%)")
     for label, outcome in (("-j 1", single), ("-j 2", double)):
         peaks = worker_memory(outcome.results)

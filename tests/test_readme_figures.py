@@ -17,7 +17,7 @@ import pytest
 from report_fixtures import corpus
 
 from conformance.corpus.selection import select
-from conformance.run import collection, memory, pool, runner
+from conformance.run import collection, memory, pool, runner, slot
 
 ROOT = Path(__file__).resolve().parent.parent
 #: README.md with every run of white space made one space, so a sentence may be rewrapped
@@ -33,6 +33,7 @@ MAIN_JOB = r"the main job judges them on the ([\d,]+) targets of the default run
 EAGER = r"a run of ([\d,]+) items or more starts it before its first"
 SAMPLE = r"A sample of ([\d,]+) % of each target's items \(at least ([\d,]+)\) runs first"
 FREEZE = r"freezes what it keeps for the garbage collector every ([\d,]+) results"
+NAP = r"the run's process naps, at most ([\d,]+) ms"
 
 
 def stated(pattern: str, text: str = README) -> tuple[int, ...]:
@@ -62,11 +63,12 @@ def test_the_large_tag_counts() -> None:
 
 
 def test_the_run_order_and_forking_thresholds() -> None:
-    """The Speed paragraph's sample, early zygote and the run's freezes, against the constants that
-    set them."""
+    """The Speed paragraph's sample, early zygote, the run's freezes and its naps, against the
+    constants that set them."""
     assert stated(EAGER) == (pool.EAGER_ZYGOTE,)
     assert stated(SAMPLE) == (round(100 * runner.SAMPLE_SHARE), runner.SAMPLE)
     assert stated(FREEZE) == (collection.FREEZE_EVERY,)
+    assert stated(NAP) == (slot.NAP_MS,)
 
 
 @pytest.mark.slow

@@ -412,3 +412,21 @@ def test_a_route_with_its_own_set_up_is_expected_to_pay_it_in_a_worker_that_has_
     _busy(progress, now, _on("k/one/d", 100.0, pid=2))
     # one: 5 left, two: 7 left, at 0.1 s; pid 2 will pay two's re-import (1 s less its 0.1 s rate)
     assert progress.eta() == pytest.approx((5 + 7) * 0.1 + 0.9, rel=0.01)
+
+
+def test_the_last_seconds_of_the_eta_are_shown_in_tenths() -> None:
+    """Whole seconds put the end of a run up to a fifth off by rounding alone ("3 s" for 2.5 s)."""
+    from conformance.run.progress import eta_text
+
+    assert [eta_text(seconds) for seconds in (2.54, 9.94, 9.96, 123.4)] == [
+        "  2.5",
+        "  9.9",
+        "   10",
+        "  123",
+    ]
+    remaining = Counter({"fast/r/d": 30})
+    now = [0.0]
+    progress = ProgressLine(30, io.StringIO(), remaining=remaining, clock=lambda: now[0])
+    for _ in range(5):
+        _busy(progress, now, _result("fast/r/d", 100.0))
+    assert "eta   2.5 s" in progress.line()  # 25 items left at 0.1 s
