@@ -155,9 +155,19 @@ def build_and_run(
     return attempts, Timing(**timing)
 
 
-def bare_result(case: Case, op: str, target: Target, message: str, status: Status = "error") -> Result:
+def bare_result(
+    case: Case,
+    op: str,
+    target: Target,
+    message: str,
+    status: Status = "error",
+    *,
+    made: Answered | None = None,
+    judged: Judged = "values",
+) -> Result:
     """A result that asks nothing of the reference or the fills: what an item is reported with
-    when they fail on it themselves (so the worker lives on), and what every result starts from."""
+    when they fail on it themselves (so the worker lives on), and what every result starts from;
+    with ``made``, the reference's answers, it carries them (see :func:`pending_result`)."""
     return Result(
         case=case.id,
         op=op,
@@ -166,7 +176,12 @@ def bare_result(case: Case, op: str, target: Target, message: str, status: Statu
         device=target.device,
         status=status,
         message=message,
-        params={"title": case.title, "source": case.source, "location": str(case.location)},
+        params=made.params
+        if made is not None
+        else {"title": case.title, "source": case.source, "location": str(case.location)},
+        expected=made.expected[0] if made is not None else {},
+        ambiguous=made.answers[0].ambiguous if made is not None else False,
+        judged=judged if made is not None else "values",
     )
 
 
@@ -179,24 +194,7 @@ def pending_result(case: Case, op: str, target: Target, *, judged: Judged = "val
         made = answered(case, op)
     except reference.TooManyPieces as error:
         return bare_result(case, op, target, f"not judged: {error}", "unsupported")
-    return _base(case, op, target, made, judged)
-
-
-def _base(case: Case, op: str, target: Target, made: Answered, judged: Judged) -> Result:
-    """The result an item starts from: a pass with the reference's answer to its first run."""
-    return Result(
-        case=case.id,
-        op=op,
-        adapter=target.adapter,
-        route=target.route,
-        device=target.device,
-        status="pass",
-        message="",
-        params=made.params,
-        expected=made.expected[0],
-        ambiguous=made.answers[0].ambiguous,
-        judged=judged,
-    )
+    return bare_result(case, op, target, "", "pass", made=made, judged=judged)
 
 
 def run_item(
@@ -222,7 +220,7 @@ def run_item(
         made = (answered if answers is None else answers)(case, op)
     except reference.TooManyPieces as error:  # nothing is built or allocated for it
         return bare_result(case, op, target, f"not judged: {error}", "unsupported")
-    base = _base(case, op, target, made, judged)
+    base = bare_result(case, op, target, "", "pass", made=made, judged=judged)
     inputs = inputs or InputCache()
     with memory.reserved(case, inputs.held_bytes(case.data)) as too_big:
         if too_big:
