@@ -4,8 +4,11 @@ next target that runs the same item.
 A run sends each (case, op) to every target that takes its op: up to 17 items share one answer.
 Working it out again for each (the reference, then the parameters, the expected outputs and each
 run's request as result records) took about 70 us an item, against the few microseconds of a
-look-up. The records are shared by the results made from them: nothing in a worker changes a
-result's records after it is made (results are encoded and sent as they are).
+look-up. How often the next target of an item runs on the same worker is the run's order's to
+say: in a full run of the corpus, 21 % of the items at -j 1 and 9 % at -j 2 (each target's items
+run in a row, and a worker is replaced after a crash or forked again for a new stage of imports).
+The records are shared by the results made from them: nothing in a worker changes a result's
+records after it is made (results are encoded and sent as they are).
 """
 
 from __future__ import annotations
