@@ -305,3 +305,28 @@ def test_workers_forked_before_a_stage_that_starts_a_thread_live_on(
         pool.close()
     assert [result.status for result in finished] == ["pass"] * 6, [r.message for r in finished]
     assert not pool.deaths
+
+
+def _core_limit(pid: int) -> str:
+    """The soft core-file limit /proc shows for process ``pid``."""
+    line = next(row for row in Path(f"/proc/{pid}/limits").read_text().splitlines() if "core" in row)
+    return line.split()[-3]  # "Max core file size  <soft> <hard> bytes"
+
+
+def test_neither_the_zygote_nor_its_workers_would_write_a_core_dump(tmp_path: Path) -> None:
+    """The zygote imports every backend and its workers run them: a crash in either writes no core
+    into the folder the run started in (see conformance.run.worker.forgo_core_dumps)."""
+    zygote = Zygote(1, ("fake_adapters",), str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote), zygote.reason
+        forked = zygote.fork((1, None, ()))
+        assert forked is not None
+        process, connection = forked
+        assert connection.recv()[0] == -1  # prepared: past the worker's own limits
+        assert _core_limit(zygote.process.pid) == _core_limit(process.pid) == "1"
+        process.kill()
+        process.join(timeout=10)
+        process.close()
+        connection.close()
+    finally:
+        zygote.close()

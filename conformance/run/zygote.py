@@ -282,6 +282,7 @@ def main(
     fork workers on request: between stages until told to go on, after the last until told to
     stop."""
     worker.redirect_output(log_path)
+    worker.forgo_core_dumps()  # it imports every backend: a crash there dumps no core either
     # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker.set_thread_variables(threads, blas=1)
