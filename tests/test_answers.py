@@ -43,5 +43,23 @@ def test_the_memo_answers_by_case_object_and_op() -> None:
     assert memo(case, op) is first
     copy = replace(case)  # equal, but another object: a case the worker received again
     assert memo(copy, op) is not first and memo(copy, op) == first
-    memo(corpus().by_id("lengths-minus1-alone"), "onnx.Split-13")  # past the limit: starts again
-    assert len(memo) == 1 and memo(case, op) is not first
+    memo(corpus().by_id("lengths-minus1-alone"), "onnx.Split-13")  # past the limit: the oldest goes
+    assert len(memo) == 2 and memo(copy, op) == first and memo(case, op) is not first
+
+
+def test_an_item_whose_later_run_has_too_many_pieces_keeps_its_first_runs_answer() -> None:
+    """Not judged (``unsupported``: the reference does not list 65,537 pieces), but the result
+    still says what the case asked and what its first run should give."""
+    from conformance.corpus.case import Case, CaseRun, DataSpec, Form, Location
+    from conformance.oracle.reference import MAX_PIECES
+
+    count = MAX_PIECES + 1
+    where = Location("runs.yaml", 1)
+    many = CaseRun(2, DataSpec((count,), "uint8", "arange"), 0, Form("parts", count), where)
+    data = DataSpec((6,), "float32", "arange")
+    case = Case("later-run-too-many", "t", "s", data, Form("parts", 2), where, axis=0, runs=(many,))
+    target = Target("answering", "graph", "cpu")
+    result = run_item(Answering({}), target, case, "numpy.array_split", repeat=0, judged="shapes")
+    assert result.status == "unsupported" and f"{MAX_PIECES:,}" in result.message
+    assert result.params["data"]["shape"] == [6] and result.judged == "shapes"
+    assert [output["shape"] for output in result.expected["outputs"]] == [[3], [3]]

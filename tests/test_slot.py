@@ -152,3 +152,5 @@ def test_a_result_that_comes_after_the_wait_and_past_the_deadline_is_read_not_a_
     monkeypatch.undo()
     pool._collect()  # the next pass reads it
     assert reported == [job.case.id] and not pool.deaths
+    os.close(pool.slots[0].process.sentinel)
+    os.close(pool.slots[0].process._open)  # type: ignore[attr-defined]

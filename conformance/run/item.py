@@ -181,7 +181,7 @@ def bare_result(
         else {"title": case.title, "source": case.source, "location": str(case.location)},
         expected=made.expected[0] if made is not None else {},
         ambiguous=made.answers[0].ambiguous if made is not None else False,
-        judged=judged if made is not None else "values",
+        judged=judged,
     )
 
 
@@ -193,8 +193,21 @@ def pending_result(case: Case, op: str, target: Target, *, judged: Judged = "val
     try:
         made = answered(case, op)
     except reference.TooManyPieces as error:
-        return bare_result(case, op, target, f"not judged: {error}", "unsupported")
+        return _not_judged(case, op, target, error, judged)
     return bare_result(case, op, target, "", "pass", made=made, judged=judged)
+
+
+def _not_judged(case: Case, op: str, target: Target, error: Exception, judged: Judged) -> Result:
+    """An item one of whose runs asks for more pieces than the reference makes: ``unsupported``,
+    with the case's parameters and its first run's answer when that run is not the one."""
+    message = f"not judged: {error}"
+    try:
+        first = answered(replace(case, runs=()), op) if case.runs else None
+    except reference.TooManyPieces:
+        first = None
+    if first is None:
+        return bare_result(case, op, target, message, "unsupported")
+    return bare_result(case, op, target, message, "unsupported", made=first, judged=judged)
 
 
 def run_item(
@@ -219,7 +232,7 @@ def run_item(
     try:
         made = (answered if answers is None else answers)(case, op)
     except reference.TooManyPieces as error:  # nothing is built or allocated for it
-        return bare_result(case, op, target, f"not judged: {error}", "unsupported")
+        return _not_judged(case, op, target, error, judged)
     base = bare_result(case, op, target, "", "pass", made=made, judged=judged)
     inputs = inputs or InputCache()
     with memory.reserved(case, inputs.held_bytes(case.data)) as too_big:

@@ -140,8 +140,10 @@ def nap_s(busy: list[Slot]) -> float:
     A worker's send wakes a parent blocked on its pipe: on two cores a wake-up per result cost the
     parent's share of the CPU and each result's send time (the wake-up is the sender's work, a
     virtual machine's interrupt between its processors). A parent asleep while every worker has
-    jobs waiting reads their results several at a time, and no worker runs out meanwhile. Deaths
-    and overruns are seen that much later, never missed."""
+    jobs waiting reads their results several at a time. The work waiting is priced at each
+    worker's last item, so a worker whose waiting job is of a faster target may run out and idle
+    for the rest of the nap (2 ms at most). Deaths and overruns are seen that much later, never
+    missed."""
     slack = min((slot.slack_ms() for slot in busy), default=0.0)
     return min(slack / 2, NAP_MS) / 1000
 

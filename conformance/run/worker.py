@@ -128,7 +128,8 @@ def forgo_core_dumps() -> None:
     the folder the run was started in (the user's, overwriting a core of their own), and took 0.7 s
     instead of 0.08 s to die; a crash reporter (``|`` in core_pattern) was handed the same stream.
     A crash's evidence is its result, the worker's log and its reproducer, which runs the item in
-    a process of the user's own, with their limits."""
+    a process of the user's own, with their limits. Where core_pattern pipes to a reporter, the
+    kernel logs a line for each crash it skips so ("RLIMIT_CORE is set to 1, aborting core")."""
     with contextlib.suppress(ValueError, OSError):
         hard = resource.getrlimit(resource.RLIMIT_CORE)[1]  # RLIM_INFINITY is -1 here: no min()
         soft = NO_CORE if hard == resource.RLIM_INFINITY else min(NO_CORE, hard)
