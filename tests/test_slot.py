@@ -6,12 +6,17 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import replace
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection
 
 import pytest
 
 from conformance.corpus.case import Case, DataSpec, Form, Location
 from conformance.plugin import Target
+from conformance.run import pool as pools
 from conformance.run import slot as slots
+from conformance.run.item import bare_result
+from conformance.run.journal import line
 from conformance.run.pool import Pool
 from conformance.run.slot import Slot
 from conformance.run.worker import Job
@@ -90,14 +95,14 @@ def test_the_parent_naps_only_while_every_busy_worker_has_work_waiting() -> None
     assert slots.nap_s([slow]) == slots.NAP_MS / 1000  # never longer, however slow the items
 
 
+def _send_pass(worker_end: Connection, job: Job) -> None:
+    """Send what a worker sends when ``job`` has passed."""
+    worker_end.send((job.index, line(bare_result(job.case, job.op, job.target, "", "pass")), 0, 1024))
+
+
 def test_every_result_waiting_in_a_pipe_is_read_in_one_pass() -> None:
     """After a nap several results wait in a worker's pipe: all are taken at once, in order, each
     ending its job (one a pass, the rest would wait for the next nap)."""
-    from multiprocessing import Pipe
-
-    from conformance.run.item import bare_result
-    from conformance.run.journal import line
-
     reported: list[str] = []
     pool = Pool(1, 60, lambda result: reported.append(result.case))
     jobs = [_job(n) for n in range(4)]
@@ -105,8 +110,7 @@ def test_every_result_waiting_in_a_pipe_is_read_in_one_pass() -> None:
     pool.slots = [_slot(*jobs)]
     pool.slots[0].connection = parent
     for job in jobs[:3]:
-        result = bare_result(job.case, job.op, job.target, "", "pass")
-        child.send((job.index, line(result), 0, 1024))
+        _send_pass(child, job)
     pool._receive(0)
     assert reported == [job.case.id for job in jobs[:3]]
     assert list(pool.slots[0].inflight) == jobs[3:]  # the fourth still runs
@@ -131,12 +135,6 @@ def test_a_result_that_comes_after_the_wait_and_past_the_deadline_is_read_not_a_
 ) -> None:
     """The pool waits, then checks each worker's deadline: a result sent in between was judged a
     timeout, the worker killed and the item reported as hung while its result sat in the pipe."""
-    from multiprocessing import Pipe
-
-    from conformance.run import pool as pools
-    from conformance.run.item import bare_result
-    from conformance.run.journal import line
-
     reported: list[str] = []
     pool = Pool(1, 60, lambda result: reported.append(result.case))
     job = _job(0)
@@ -145,7 +143,7 @@ def test_a_result_that_comes_after_the_wait_and_past_the_deadline_is_read_not_a_
     pool.slots[0].connection, pool.slots[0].process, pool.slots[0].deadline = parent, _Alive(), 0.0  # type: ignore[assignment]
     replaced: list[int] = []
     monkeypatch.setattr(pool, "_replace_dead", replaced.append)
-    child.send((job.index, line(bare_result(job.case, job.op, job.target, "", "pass")), 0, 1024))
+    _send_pass(child, job)
     monkeypatch.setattr(pools, "wait", lambda handles, timeout: [])  # the wait returned before it came
     pool._collect()
     assert not pool.deaths and not replaced and not reported

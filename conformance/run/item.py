@@ -22,7 +22,7 @@ from conformance.oracle import reference
 from conformance.oracle.judging import Raised, judge
 from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
 from conformance.results import evidence
-from conformance.results.records import ActualRecord, CaseRunRecord
+from conformance.results.records import ActualRecord, CaseRunRecord, ExpectedRecord, ParamsRecord
 from conformance.results.result import Result, Timing
 from conformance.run import hooks, memory, phase
 from conformance.run.answers import Answered, AnswerMemo, answered
@@ -168,6 +168,11 @@ def bare_result(
     """A result that asks nothing of the reference or the fills: what an item is reported with
     when they fail on it themselves (so the worker lives on), and what every result starts from;
     with ``made``, the reference's answers, it carries them (see :func:`pending_result`)."""
+    params: ParamsRecord = {"title": case.title, "source": case.source, "location": str(case.location)}
+    expected: ExpectedRecord = {}
+    ambiguous = False
+    if made is not None:
+        params, expected, ambiguous = made.params, made.expected[0], made.answers[0].ambiguous
     return Result(
         case=case.id,
         op=op,
@@ -176,11 +181,9 @@ def bare_result(
         device=target.device,
         status=status,
         message=message,
-        params=made.params
-        if made is not None
-        else {"title": case.title, "source": case.source, "location": str(case.location)},
-        expected=made.expected[0] if made is not None else {},
-        ambiguous=made.answers[0].ambiguous if made is not None else False,
+        params=params,
+        expected=expected,
+        ambiguous=ambiguous,
         judged=judged,
     )
 
@@ -317,7 +320,7 @@ def _outcome(task: Task, made: Answered, attempt: Attempt, *, values: bool) -> C
     judgement = judge(made.answers[number - 1], task.data, attempt.outputs, attempt.raised, values=values)
     mismatch = evidence.mismatch(judgement.mismatch) if judgement.mismatch else None
     if mismatch is not None and task.case.runs:
-        mismatch["run"] = task.run_number
+        mismatch["run"] = number
     actual: ActualRecord = (
         {"raised": evidence.raised(attempt.raised)}
         if attempt.raised

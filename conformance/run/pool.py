@@ -453,8 +453,9 @@ class Pool:
         )
         if not busy and not stage:  # every send failed on a dead worker, now replaced: dispatch again
             return
-        if not stage:
-            time.sleep(nap_s([self.slots[index] for index in busy]))
+        nap = 0.0 if stage else nap_s([self.slots[index] for index in busy])
+        if nap:  # not a sleep(0) on every pass: that is a system call too
+            time.sleep(nap)
         waiting = min((self.slots[index].deadline for index in busy), default=time.monotonic() + POLL_S)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
         # at most POLL_S: a worker's sentinel stays quiet if a process it started outlives it
