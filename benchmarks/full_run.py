@@ -12,8 +12,9 @@ the ETA within 25 % from 10 % on. The harness share counts everything outside bu
 runs as the harness's; a second figure counts two more costs as the backends': loading an adapter
 inside an item (one its worker had not loaded before its first job: the adapters of a worker's
 first targets load before it, and count between items), and the backends' crashes (the item
-that died, and the time until a replacement worker, which imports the backend again, starts its
-first item).
+that died, before its backend's phases, and the time until a replacement worker, which imports
+the backend again, starts its first item; the backend's time on the item until it died is the
+backend's in both figures: its crash result carries it).
 
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
@@ -105,7 +106,8 @@ def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, 
     backends' loading and their deaths counted as theirs: the suite's own code and processes."""
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000
-    items_s = sum(r.worker["elapsed_ms"] for r in results if r.worker) / 1000
+    # an item whose worker died has no worker record; its backend's time until then was in it too
+    items_s = sum(r.worker["elapsed_ms"] if r.worker else r.timing.backend_ms for r in results) / 1000
     large_s = (
         sum(r.worker["elapsed_ms"] - r.timing.backend_ms for r in results if r.worker and r.key in large)
         / 1000

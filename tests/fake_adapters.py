@@ -83,10 +83,19 @@ class Segfaulter(Slicer):
 
 
 class Aborter(Slicer):
+    """Aborts on the cases named by ``on``: in ``run`` after ``seconds`` (0 unless given), or in
+    ``support``, outside the backend's phases, with the option ``in=support``."""
+
     name = "aborter"
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        if self.options.get("in") == "support" and self.chosen(task):
+            os.abort()
+        return super().support(task, target)
 
     def misbehave(self, task: Task) -> None:
         if self.chosen(task):
+            time.sleep(float(self.options.get("seconds", "0")))
             os.abort()
 
 

@@ -90,6 +90,21 @@ def test_an_abort_is_a_crash_too(corpus: Path) -> None:
 
 
 @pytest.mark.slow
+def test_a_crash_in_the_backend_carries_the_backends_time_and_one_outside_none(corpus: Path) -> None:
+    # the time a backend spent on an item until it died is the backend's: lost with the worker's
+    # result, it was counted the harness's
+    in_run = run(corpus, "fake_adapters:Aborter", jobs=1, on="bad-0", seconds="0.2")
+    crash = next(r for r in in_run.results if r.case == "bad-0")
+    assert crash.status == "crash" and crash.crash is not None and crash.crash["phase"] == "run"
+    assert crash.timing.refused_ms is not None and crash.timing.refused_ms >= 200
+    assert crash.timing.backend_ms == crash.timing.refused_ms
+    in_support = run(corpus, "fake_adapters:Aborter", jobs=1, on="bad-0", **{"in": "support"})
+    crash = next(r for r in in_support.results if r.case == "bad-0")
+    assert crash.status == "crash" and crash.crash is not None and crash.crash["phase"] == "support"
+    assert crash.timing.backend_ms == 0 and crash.timing.refused_ms is None
+
+
+@pytest.mark.slow
 def test_a_replacement_gets_its_job_before_the_next_standby_is_started(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -106,9 +121,9 @@ def test_a_replacement_gets_its_job_before_the_next_standby_is_started(
         events.append("dispatch")
         return dispatch(pool, index, job)
 
-    def died(pool: Pool, index: int) -> None:
+    def died(pool: Pool, index: int, backend_s: float = 0.0) -> None:
         events.append("death with a standby" if pool.standby is not None else "death")
-        replace_dead(pool, index)
+        replace_dead(pool, index, backend_s)
 
     monkeypatch.setattr(Pool, "_start", started)
     monkeypatch.setattr(Pool, "_dispatch", dispatched)
@@ -132,7 +147,11 @@ def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
     assert statuses(outcome)["bad-2"] == "timeout"
     assert sum(status == "pass" for status in statuses(outcome).values()) == 7
     assert time.monotonic() - started < 60
-    assert outcome.lost_s >= 3  # its worker ran the item 3 s before it was killed
+    # its backend hung in the item 3 s before the worker was killed: the backend's time, which
+    # its result carries, not the harness's loss
+    hung = next(r for r in outcome.results if r.case == "bad-2")
+    assert hung.timing.backend_ms >= 3000
+    assert outcome.lost_s < 3
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from conformance import dtypes
 from conformance.corpus.case import DataSpec
+from conformance.corpus.repeated import repeated
 
 Array = npt.NDArray[Any]
 
@@ -102,9 +103,19 @@ def arange(dtype: str, count: int) -> Array:
     raise ValueError(f"unknown dtype {dtype!r}")
 
 
+#: From this size on a periodic tensor is one block mapped again and again (read-only), not
+#: written out: the ``large`` cases' 2 GiB input (see :mod:`conformance.corpus.repeated`).
+REPEATED_FROM_BYTES: Final = 256 << 20
+
+
 def _tiled(pattern: Array, count: int) -> Array:
-    """``count`` elements repeating ``pattern``, written in place (np.resize builds it through
+    """``count`` elements repeating ``pattern``: from :data:`REPEATED_FROM_BYTES` on, mapped
+    (read-only) where the platform allows; else written in place (np.resize builds it through
     concatenated copies, several times slower on a multi-GiB tensor)."""
+    if count * pattern.itemsize >= REPEATED_FROM_BYTES:
+        mapped = repeated(pattern, count)
+        if mapped is not None:
+            return mapped
     out = np.empty(count, dtype=pattern.dtype)
     period = len(pattern)
     if period:

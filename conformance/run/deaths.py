@@ -20,7 +20,7 @@ from typing import Literal
 
 from conformance.errors import WorkerStartError
 from conformance.results.records import CrashRecord
-from conformance.results.result import Result
+from conformance.results.result import Result, Timing
 from conformance.run import phase
 from conformance.run.item import pending_result
 from conformance.run.worker import Job
@@ -67,6 +67,8 @@ class Witness:
     phase: str | None
     last_output: str
     log: Path | None
+    #: how long its backend had been at the item when it was seen dead (see phase.backend_seconds)
+    backend_s: float = 0.0
 
 
 def death(job: Job, status: DeathStatus, message: str, witness: Witness, before: Sequence[Job]) -> Death:
@@ -84,9 +86,12 @@ def death(job: Job, status: DeathStatus, message: str, witness: Witness, before:
     }
     output = witness.last_output
     said = f"\nlast output of the worker ({witness.log}):\n{output}" if output else ""
+    # the backend's time on the item until it died is the backend's, as a refusal's is
+    timing = Timing(refused_ms=witness.backend_s * 1000) if witness.backend_s else Timing()
     result = replace(
         pending_result(job.case, job.op, job.target, judged=job.judged).with_status(status, message + said),
         crash=record,
+        timing=timing,
     )
     return Death(job, status, before, result)
 

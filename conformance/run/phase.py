@@ -4,14 +4,21 @@ A crash result must say where the worker died: loading the adapter, making the d
 backend's build, compile or run, judging, or between items (a backend's thread dying after
 the item had returned). The worker cannot say so once it is dead, so it says so beforehand: it
 writes the phase's name at the start of a small file beside its log at every transition (one
-``pwrite`` of 24 bytes, about a microsecond, eight times an item), and the parent reads that
+``pwrite`` of 24 bytes, 32 at the build, about a microsecond, eight times an item), and the parent reads that
 file when the worker is gone. Without a log folder there is no file, and the phase is unknown.
+
+The mark of an item's build also writes when it began (the system's monotonic clock, which the
+parent shares), after the name. Every phase from there to the release is the backend's, so a
+worker that dies in one of them leaves the time its backend spent on the item: the parent counts
+it the backend's (see :func:`backend_seconds`), where it was lost with the worker's result.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import struct
+import time
 from pathlib import Path
 
 #: The width every phase name is padded to, so a shorter name overwrites a longer one whole.
@@ -43,6 +50,8 @@ def mark(phase: str) -> None:
     written = _PADDED.get(phase)
     if written is None:
         written = _PADDED[phase] = phase.encode("ascii", "replace")[:_WIDTH].ljust(_WIDTH)
+    if phase == _BUILD:  # the backend's phases start: when, for a death in them
+        written += struct.pack("d", time.monotonic())
     try:  # noqa: SIM105 (a context manager here cost more than the write)
         os.pwrite(_descriptor, written, 0)
     except OSError:  # no phase then; never a reason to lose the worker
@@ -51,6 +60,10 @@ def mark(phase: str) -> None:
 
 #: each phase's name as written: ASCII, padded to :data:`_WIDTH`
 _PADDED: dict[str, bytes] = {}
+#: the first of the backend's phases (conformance.run.item.build_and_run), and the others: the
+#: steady runs, each further run of a case with runs ("run 2", ...) and freeing the model
+_BUILD = "build"
+_BACKEND = frozenset({_BUILD, "compile", "run", "steady runs", "release"})
 
 
 def read(log: Path | None) -> str | None:
@@ -62,3 +75,21 @@ def read(log: Path | None) -> str | None:
     except OSError:
         return None
     return text or None
+
+
+def backend_seconds(log: Path | None, now: float) -> float:
+    """In the parent, for a worker seen dead (or killed) at ``now`` (``time.monotonic()``): how long
+    its backend had been at the item, from the build's start, if it died in the backend's phases
+    (0.0 otherwise, or without a phase file). It includes the dying process's own end (the kernel
+    freeing its memory before the parent can see it gone): a few ms of the tens a death costs."""
+    if log is None:
+        return 0.0
+    try:
+        written = path_for(log).read_bytes()
+    except OSError:
+        return 0.0
+    name = written[:_WIDTH].decode("ascii", "replace").strip()
+    if len(written) < _WIDTH + 8 or not (name in _BACKEND or name.startswith("run ")):
+        return 0.0
+    since: float = struct.unpack("d", written[_WIDTH : _WIDTH + 8])[0]
+    return max(0.0, now - since)

@@ -141,9 +141,11 @@ class Pool:
         #: the folder the workers' private temporary folders are made in, once one starts
         self._scratch: Path | None = None
         #: worker-seconds lost to deaths: from when each item a worker died on (or overran) became
-        #: its running job until its replacement started its first item. Crashes are backends' (known
-        #: issues most of them), and so is most of this time: the item that died, and importing the
-        #: backend again in the replacement. The benchmark reports it apart from the harness's work.
+        #: its running job until its replacement started its first item, less the backend's own
+        #: time on the item, which its crash result carries. Crashes are backends' (known issues
+        #: most of them), and so is most of this time: the item's data and reference before the
+        #: backend, and importing the backend again in the replacement. The benchmark reports it
+        #: apart from the harness's work.
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
@@ -238,14 +240,15 @@ class Pool:
         if self._replaced and self.standby is None and (self.queue or self.large):
             self.standby = self._start()
 
-    def _replace_dead(self, index: int) -> None:
+    def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
         """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
         the start of the item it died on (or from when it took a dead worker's place, if it never
         finished an item) until its successor starts its first item (the first result's arrival
-        less that item's own time, see _collect)."""
+        less that item's own time, see _collect); less ``backend_s``, the backend's own time on
+        the item, which its crash result carries (see Witness.backend_s)."""
         dead, now = self.slots[index], time.monotonic()
         since = dead.replaced_at if dead.replaced_at is not None else dead.deadline - self.timeout
-        self.lost_s += max(0.0, now - since)
+        self.lost_s += max(0.0, now - since - backend_s)
         self._replace(index).replaced_at = now
 
     def process(self, jobs: Iterable[Job]) -> None:
@@ -481,7 +484,7 @@ class Pool:
                     continue
                 witness = self._witness(slot, f"killed after {self.timeout:g} s without a result")
                 self._requeue_waiting(slot)
-                self._replace_dead(index)
+                self._replace_dead(index, witness.backend_s)
                 message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
                 self._died(job, "timeout", message, witness, slot)
 
@@ -546,7 +549,7 @@ class Pool:
             return
         witness = self._witness(slot, how)
         self._requeue_waiting(slot)
-        self._replace_dead(index)
+        self._replace_dead(index, witness.backend_s)
         message = f"the worker died ({how}) while running this item; it was replaced"
         self._died(job, "crash", message, witness, slot)
 
@@ -564,8 +567,9 @@ class Pool:
 
     def _witness(self, slot: Slot, how: str) -> Witness:
         """What the dead (or overrunning) worker left to see: read before it is replaced."""
-        name = slot.log.stem if slot.log is not None else None
-        return Witness(name, slot.process.pid, how, phase.read(slot.log), slot.log_tail(), slot.log)
+        name, log = (slot.log.stem if slot.log is not None else None), slot.log
+        backend_s = phase.backend_seconds(log, time.monotonic())
+        return Witness(name, slot.process.pid, how, phase.read(log), slot.log_tail(), log, backend_s)
 
     def _died(self, job: Job, status: DeathStatus, message: str, witness: Witness, slot: Slot) -> None:
         """Report the item a worker died on, with its evidence; keep it for the crash review."""

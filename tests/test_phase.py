@@ -1,0 +1,49 @@
+"""The phase file a worker leaves: the parent reads where it died and how long its backend ran."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.run import phase
+
+
+@pytest.fixture
+def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A worker's log path with its phase file open in this process (as in a worker)."""
+    monkeypatch.setattr(phase, "_descriptor", None)
+    path = tmp_path / "worker-1.log"
+    phase.open_marker(str(path))
+    yield path
+    assert phase._descriptor is not None
+    os.close(phase._descriptor)
+
+
+@pytest.mark.parametrize("dying_in", ["build", "compile", "run", "steady runs", "run 2", "release"])
+def test_a_death_in_the_backends_phases_counts_from_the_build(log: Path, dying_in: str) -> None:
+    phase.mark("reference")
+    before = time.monotonic()
+    phase.mark("build")
+    phase.mark(dying_in)  # "build" again: the time is the later build's
+    after = time.monotonic()
+    now = after + 5.0
+    assert phase.read(log) == dying_in
+    assert now - after <= phase.backend_seconds(log, now) <= now - before
+
+
+@pytest.mark.parametrize("dying_in", ["judging", "between items", "reference", "data", "support"])
+def test_a_death_outside_them_leaves_the_backend_no_time(log: Path, dying_in: str) -> None:
+    phase.mark("build")
+    phase.mark(dying_in)  # a shorter write: the build's time stays in the file, and is not read
+    assert phase.backend_seconds(log, time.monotonic() + 5.0) == 0.0
+
+
+def test_before_any_build_or_without_a_file_nothing_is_counted(log: Path) -> None:
+    phase.mark("run")  # a file that never had a build's time in it
+    assert phase.backend_seconds(log, time.monotonic()) == 0.0
+    assert phase.backend_seconds(None, time.monotonic()) == 0.0
+    assert phase.backend_seconds(log.with_name("nobody.log"), time.monotonic()) == 0.0
