@@ -14,7 +14,8 @@ inside an item (one its worker had not loaded before its first job: the adapters
 first targets load before it, and count between items), and the backends' crashes (the item
 that died, before its backend's phases, and the time until a replacement worker, which imports
 the backend again, starts its first item; the backend's time on the item until it died is the
-backend's in both figures: its crash result carries it).
+backend's in both figures: its crash result carries it). It prints the CPU seconds of the run's
+own process too: at -j 2 that process, which serves both workers, shares the two cores with them.
 
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
@@ -32,6 +33,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
@@ -70,10 +72,19 @@ def eta_errors(stream: _Timestamped, end: float) -> list[tuple[int, float, float
     return rows
 
 
-def one_run(
-    args: argparse.Namespace, jobs: int, out: Path
-) -> tuple[ExecutionOutcome, list[tuple[int, float, float]], set[str]]:
-    """One run of the selection: its outcome, the ETA's errors and the keys of its large items."""
+class Run(NamedTuple):
+    """One run of the selection: its outcome, the ETA's errors, the keys of its large items and
+    the CPU seconds of the run's own process (which serves every worker: at -j 2 it shares the
+    two cores with them)."""
+
+    outcome: ExecutionOutcome
+    eta: list[tuple[int, float, float]]
+    large: set[str]
+    parent_cpu_s: float
+
+
+def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
+    """One run of the selection, with -j ``jobs``."""
     config = RunConfig(
         case_paths=tuple(args.cases),
         adapters=tuple(args.adapter),
@@ -89,12 +100,20 @@ def one_run(
     print(f"-- run with -j {jobs}", file=sys.stderr)
     stream = _Timestamped()
     planned = plan(config)
+    cpu = time.process_time()
     outcome = execute(planned, config, stream)
+    cpu = time.process_time() - cpu
     # the ETA promises the end of the items, the last progress line: the crash review's lines,
     # the results file and reproducers come after
     progress = [when for when, line in stream.lines if _PROGRESS.match(line)]
     end = progress[-1] if progress else time.monotonic()
-    return outcome, eta_errors(stream, end), {job.key for job in planned.jobs if job.large}
+    return Run(outcome, eta_errors(stream, end), {job.key for job in planned.jobs if job.large}, cpu)
+
+
+def worker_s(result: Result) -> float:
+    """The worker time of one item: its worker's record, or for an item its worker died on (which
+    has none) its backend's time until then (the rest of that death is the pool's ``lost_s``)."""
+    return (result.worker["elapsed_ms"] if result.worker else result.timing.backend_ms) / 1000
 
 
 def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, float]:
@@ -106,8 +125,7 @@ def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, 
     backends' loading and their deaths counted as theirs: the suite's own code and processes."""
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000
-    # an item whose worker died has no worker record; its backend's time until then was in it too
-    items_s = sum(r.worker["elapsed_ms"] if r.worker else r.timing.backend_ms for r in results) / 1000
+    items_s = sum(worker_s(r) for r in results)
     large_s = (
         sum(r.worker["elapsed_ms"] - r.timing.backend_ms for r in results if r.worker and r.key in large)
         / 1000
@@ -140,7 +158,7 @@ def per_target(results: list[Result]) -> list[tuple[str, int, float, float, floa
         grouped[result.target_id].append(result)
     rows = []
     for target, items in sorted(grouped.items()):
-        elapsed_s = sum((r.worker or {}).get("elapsed_ms", 0.0) for r in items) / 1000
+        elapsed_s = sum(worker_s(r) for r in items)
         backend_s = sum(r.timing.backend_ms for r in items) / 1000
         rate = len(items) / elapsed_s if elapsed_s else 0.0
         rows.append((target, len(items), rate, backend_s, (elapsed_s - backend_s) / len(items) * 1000))
@@ -192,8 +210,9 @@ def main() -> int:
     args = parser.parse_args()
     args.cases = args.cases or ["cases"]
     with tempfile.TemporaryDirectory() as scratch:
-        single, single_eta, large = one_run(args, 1, Path(scratch) / "j1")
-        double, double_eta, _ = one_run(args, 2, Path(scratch) / "j2")
+        first, second = one_run(args, 1, Path(scratch) / "j1"), one_run(args, 2, Path(scratch) / "j2")
+    single, single_eta, large = first.outcome, first.eta, first.large
+    double, double_eta = second.outcome, second.eta
     one, two = figures(single, 1, large), figures(double, 2, large)
     print(f"items: {one['items']:.0f}")
     print(f"{'':<28}{'-j 1':>10}{'-j 2':>10}")
@@ -206,6 +225,7 @@ def main() -> int:
     print(f"{'  between items (s)':<28}{one['between_s']:>10.1f}{two['between_s']:>10.1f}")
     print(f"{'    of which lost to deaths':<28}{one['lost_s']:>10.1f}{two['lost_s']:>10.1f}")
     print(f"{'share, those two as backends':<28}{one['own_share']:>10.1%}{two['own_share']:>10.1%}")
+    print(f"{'run process CPU (s)':<28}{first.parent_cpu_s:>10.1f}{second.parent_cpu_s:>10.1f}")
     speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
     print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x")
     # two workers on two cores slow each backend down: the ceiling is what -j 2 could reach with

@@ -1,0 +1,29 @@
+"""The full-run benchmark's accounting: an item whose worker died is the backend's time until then."""
+
+from __future__ import annotations
+
+from benchmarks import full_run
+from conformance.results.result import Result, Timing
+from conformance.run.runner import ExecutionOutcome
+
+
+def _result(case: str, timing: Timing, elapsed_ms: float | None) -> Result:
+    worker = None if elapsed_ms is None else {"pid": 1, "peak_rss_kib": 1, "elapsed_ms": elapsed_ms}
+    return Result(
+        case=case, op="onnx.Split-18", adapter="a", route="r", device="cpu", status="pass", message="",
+        timing=timing, worker=worker,
+    )  # fmt: skip
+
+
+def test_a_crash_counts_its_backends_time_in_its_target_and_in_the_items() -> None:
+    # a passing item (4 ms, 3 of them the backend's) and one whose worker died 10 ms into its run
+    passed = _result("a", Timing(first_run_ms=3.0), 4.0)
+    crashed = _result("b", Timing(refused_ms=10.0), None).with_status("crash", "died")
+    ((target, items, _, backend_s, harness_ms),) = full_run.per_target([passed, crashed])
+    assert (target, items) == ("a/r/cpu", 2)
+    assert abs(backend_s - 0.013) < 1e-9
+    assert abs(harness_ms - 0.5) < 1e-9  # (14 ms of worker time - 13 of backend) / 2 items, not negative
+    outcome = ExecutionOutcome([passed, crashed], [], False, 0.02, [], [], 0.001)
+    figures = full_run.figures(outcome, 1, set())
+    assert abs(figures["in_items_s"] - 0.001) < 1e-9
+    assert abs(figures["between_s"] - 0.006) < 1e-9
