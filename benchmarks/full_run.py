@@ -20,22 +20,28 @@ own process too: at -j 2 that process, which serves both workers, shares the two
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
     python benchmarks/full_run.py --adapter tvm --target 'tvm/*'   # an extra target's cost
+    python benchmarks/full_run.py --phases             # and where each target's harness time goes
+
+``--phases`` has the workers keep a phase profile (:mod:`conformance.run.phase_profile`) and
+prints, per target, the microseconds an item spends in each of the harness's phases.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
 import re
 import statistics
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
 from conformance.results.result import Result
+from conformance.run import phase_profile
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import ExecutionOutcome, execute
 
@@ -81,6 +87,8 @@ class Run(NamedTuple):
     eta: list[tuple[int, float, float]]
     large: set[str]
     parent_cpu_s: float
+    #: the workers' phase profile, summed (see conformance.run.phase_profile.totals), if asked for
+    phases: tuple[Counter[str], dict[str, Counter[str]]] | None = None
 
 
 def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
@@ -100,14 +108,47 @@ def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
     print(f"-- run with -j {jobs}", file=sys.stderr)
     stream = _Timestamped()
     planned = plan(config)
+    profiled = out.with_name(f"{out.name}-phases")  # the run's own folder takes no files of others
+    if args.phases:
+        profiled.mkdir(parents=True)
+        os.environ[phase_profile.VARIABLE] = str(profiled)
     cpu = time.process_time()
-    outcome = execute(planned, config, stream)
+    try:
+        outcome = execute(planned, config, stream)
+    finally:
+        os.environ.pop(phase_profile.VARIABLE, None)
     cpu = time.process_time() - cpu
     # the ETA promises the end of the items, the last progress line: the crash review's lines,
     # the results file and reproducers come after
     progress = [when for when, line in stream.lines if _PROGRESS.match(line)]
     end = progress[-1] if progress else time.monotonic()
-    return Run(outcome, eta_errors(stream, end), {job.key for job in planned.jobs if job.large}, cpu)
+    large = {job.key for job in planned.jobs if job.large}
+    phases = phase_profile.totals(profiled) if args.phases else None
+    return Run(outcome, eta_errors(stream, end), large, cpu, phases)
+
+
+#: The harness's phases of an item (conformance.run.item and .worker), in the order they come
+HARNESS_PHASES = (
+    "reference",
+    "data",
+    "support",
+    "judging",
+    "reporting",
+    "between items",
+    "loading the adapter",
+)
+
+
+def print_phases(label: str, phases: tuple[Counter[str], dict[str, Counter[str]]]) -> None:
+    """The harness's phases per target (microseconds an item), with the collections in them."""
+    items, seconds = phases
+    for counter in seconds.values():
+        counter["gc"] = sum(counter[phase_profile.GC + name] for name in HARNESS_PHASES)
+    print(f"\nharness phases {label}, us per item (gc: collections in them; between items: reporting's")
+    print("send, waiting for the next job and reading it)")
+    print(phase_profile.table(items, seconds, (*HARNESS_PHASES, "gc")))
+    before = sum(seconds[phase_profile.NO_ITEM].values())
+    print(f"before workers' first items (starting, preparing, a standby's wait): {before:.1f} s")
 
 
 def worker_s(result: Result) -> float:
@@ -207,6 +248,7 @@ def main() -> int:
     parser.add_argument("-k", dest="keyword", default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--phases", action="store_true", help="print the harness's phases per target")
     args = parser.parse_args()
     args.cases = args.cases or ["cases"]
     with tempfile.TemporaryDirectory() as scratch:
@@ -246,6 +288,9 @@ def main() -> int:
                 f"peak worker memory {label}: max {max(peaks.values()):.0f} MiB, median "
                 f"{statistics.median(peaks.values()):.0f} MiB over {len(peaks)} workers (target < 1024 MiB)"
             )
+    for label, run in (("-j 1", first), ("-j 2", second)):
+        if run.phases is not None:
+            print_phases(label, run.phases)
     return 0
 
 

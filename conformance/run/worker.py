@@ -27,7 +27,7 @@ from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import case_wire, journal, memory, phase, scratch
+from conformance.run import case_wire, journal, memory, phase, phase_profile, scratch
 from conformance.statuses import Defect, Judged
 
 if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
@@ -225,25 +225,37 @@ def main(
     redirect_output(log_path)
     forgo_core_dumps()
     scratch.enter(scratch_folder)
+    profile = phase_profile.start()
     phase.open_marker(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
     # its own process group: whatever a backend starts is ended with it (see run.slot.stop_worker)
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
-    # Imported after the thread variables are set: backends read them when they load.
+    loaded = _prepared(preload)
+    # the adapters' modules and backends live as long as the worker: its collections skip them
+    # (see conformance.run.zygote, which freezes what it imported before it forks)
+    _freeze()
+    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
+    connection.send((-1, None, 0, None))
+    try:
+        _serve(connection, log_path, loaded, profile)
+    finally:
+        if profile is not None:  # the items it served (a worker killed writes nothing more)
+            profile.write()
+
+
+def _serve(
+    connection: Connection, log_path: str | None, loaded: Loaded, profile: phase_profile.PhaseProfile | None
+) -> None:
+    """Run jobs until the parent sends None or goes away (see :func:`main`)."""
+    # Imported here, after the thread variables are set: backends read them when they load.
     from conformance.run import registry
     from conformance.run.answers import AnswerMemo
     from conformance.run.input_cache import InputCache
     from conformance.run.item import run_item
 
-    loaded = _prepared(preload)
-    # the adapters' modules and backends live as long as the worker: its collections skip them
-    # (see conformance.run.zygote, which freezes what it imported before it forks)
-    _freeze()
     inputs, answers = InputCache(), AnswerMemo()
-    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
-    connection.send((-1, None, 0, None))
     while True:
         phase.mark("between items")
         try:
@@ -252,6 +264,8 @@ def main(
             return
         if job is None:
             return
+        if profile is not None:
+            profile.item(job.target.id)
         key = (job.adapter, job.option_key)
         inputs.keep_only(job.case.data)
         started = time.perf_counter()
