@@ -144,7 +144,8 @@ def test_a_result_that_comes_after_the_wait_and_past_the_deadline_is_read_not_a_
     replaced: list[int] = []
     monkeypatch.setattr(pool, "_replace_dead", replaced.append)
     _send_pass(child, job)
-    monkeypatch.setattr(pools, "wait", lambda handles, timeout: [])  # the wait returned before it came
+    # the wait returned before it came
+    monkeypatch.setattr(pools, "handles_ready", lambda handles, timeout: [])
     pool._collect()
     assert not pool.deaths and not replaced and not reported
     monkeypatch.undo()

@@ -20,7 +20,7 @@ import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from conformance.results.result import Result
@@ -36,6 +36,7 @@ from conformance.run.deaths import (
     unstarted,
 )
 from conformance.run.journal import line as journal_line
+from conformance.run.ready import ready as handles_ready
 from conformance.run.slot import DEPTH, Slot, ask_to_stop, nap_s, readable, stop_worker
 from conformance.run.worker import Job, Preload
 from conformance.run.zygote import Zygote
@@ -462,7 +463,7 @@ class Pool:
         waiting = min((self.slots[index].deadline for index in busy), default=time.monotonic() + POLL_S)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
         # at most POLL_S: a worker's sentinel stays quiet if a process it started outlives it
-        ready = wait([*handles, *stage], timeout=min(POLL_S, max(0.0, waiting - time.monotonic())))
+        ready = handles_ready([*handles, *stage], min(POLL_S, max(0.0, waiting - time.monotonic())))
         if zygote is not None:
             zygote.poll()
             if zygote.stalled(ZYGOTE_WAIT_S):

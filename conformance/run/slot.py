@@ -18,6 +18,7 @@ from typing import Protocol
 
 from conformance.plugin import Target
 from conformance.run import case_wire, scratch
+from conformance.run.ready import has_data
 from conformance.run.worker import Job, Preload
 
 #: Jobs in flight per worker at most: the running one and up to seven waiting in its pipe. With one
@@ -155,10 +156,7 @@ def readable(slot: Slot) -> bool:
     finds it dead; its connection was not in the ``ready`` list, but its result is in the pipe.
     Declaring the running job lost then would blame the item that finished (and passed) for the
     death of the next one, with no item before it to name as the culprit."""
-    try:
-        return slot.connection.poll()
-    except (OSError, EOFError):
-        return False
+    return has_data(slot.connection)
 
 
 def ask_to_stop(slot: Slot) -> None:
