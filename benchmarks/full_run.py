@@ -147,7 +147,9 @@ def print_phases(label: str, phases: tuple[Counter[str], dict[str, Counter[str]]
     print(f"\nharness phases {label}, us per item (gc: collections in them; between items: reporting's")
     print("send, waiting for the next job and reading it)")
     print(phase_profile.table(items, seconds, (*HARNESS_PHASES, "gc")))
-    before = sum(seconds[phase_profile.NO_ITEM].values())
+    # the phases alone: a collection's time is in the phase it interrupted already
+    first = seconds[phase_profile.NO_ITEM]
+    before = sum(spent for name, spent in first.items() if not name.startswith(("gc", phase_profile.GC)))
     print(f"before workers' first items (starting, preparing, a standby's wait): {before:.1f} s")
 
 
@@ -161,8 +163,9 @@ def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, 
     """The run's wall time and where its worker-seconds went: inside the backends, in the items
     around them (data, reference, judging; loading an adapter inside an item and the
     large items apart), and between items (worker starts and imports, waiting on the parent, and
-    what workers' deaths cost: the items that died and their replacements' start); ``large``: the
-    keys of the items of gigabytes (``Job.large``). ``own_share`` is the harness share with the
+    what workers' deaths cost: the items that died, but for their backend's time, which counts in
+    the items, and their replacements' start); ``large``: the keys of the items of gigabytes
+    (``Job.large``). ``own_share`` is the harness share with the
     backends' loading and their deaths counted as theirs: the suite's own code and processes."""
     results = outcome.results
     backend_s = sum(r.timing.backend_ms for r in results) / 1000

@@ -150,7 +150,8 @@ def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
     # its backend hung in the item 3 s before the worker was killed: the backend's time, which
     # its result carries, not the harness's loss
     hung = next(r for r in outcome.results if r.case == "bad-2")
-    assert hung.timing.backend_ms >= 3000
+    # (the deadline counts from the job's start, the backend's time from its build, a little later)
+    assert hung.timing.backend_ms >= 2500
     assert outcome.lost_s < 3
 
 

@@ -78,3 +78,11 @@ def test_make_data_maps_a_large_counter_and_writes_a_small_one(monkeypatch: pyte
     assert not mapped.flags.writeable
     assert mapped.shape == written.shape
     assert np.array_equal(mapped, written)
+
+
+def test_a_fill_that_writes_into_the_counter_gets_one_written_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the special fill puts its values into an arange: a mapped one would refuse the write
+    monkeypatch.setattr(fill, "REPEATED_FROM_BYTES", BLOCK_BYTES)
+    special = fill.make_data(DataSpec(shape=(3 * BLOCK_BYTES,), dtype="uint8", fill="special"))
+    assert special.flags.writeable
+    assert int(special[3]) == np.iinfo(np.uint8).max  # (0, high, ...) at every third position

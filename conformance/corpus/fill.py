@@ -69,23 +69,25 @@ def make_data(spec: DataSpec) -> Array:
         flat = _random(spec.dtype, count, spec.seed)
     elif spec.fill == "special":
         flat = _special(spec.dtype, count)
-    else:
-        flat = arange(spec.dtype, count)
+    else:  # a counter: nothing writes into it, so from REPEATED_FROM_BYTES on it may be mapped
+        flat = arange(spec.dtype, count, mapped=True)
     return flat.reshape(spec.shape)
 
 
 # --- arange -------------------------------------------------------------------------------------
 
 
-def arange(dtype: str, count: int) -> Array:
-    """``count`` distinct elements in C order (as long as the dtype has that many values)."""
+def arange(dtype: str, count: int, *, mapped: bool = False) -> Array:
+    """``count`` distinct elements in C order (as long as the dtype has that many values);
+    ``mapped``: an integer counter of :data:`REPEATED_FROM_BYTES` or more may come read-only,
+    mapped from one block (for a caller that writes nothing into it)."""
     if dtype in dtypes.INTEGER:
         # Wrap by unsigned arithmetic, then reinterpret: int8 holds the patterns of -128..127.
         # Past one full period the pattern repeats, so it is tiled rather than computed through a
         # uint64 index (which would take 8 bytes per element: 16 GiB for a [2^31] uint8 tensor).
         unsigned = np.dtype(f"uint{dtypes.numpy_dtype(dtype).itemsize * 8}")
         pattern = np.arange(min(count, 1 << (unsigned.itemsize * 8)), dtype=np.uint64).astype(unsigned)
-        return _tiled(pattern, count).view(dtypes.numpy_dtype(dtype))
+        return _tiled(pattern, count, mapped=mapped).view(dtypes.numpy_dtype(dtype))
     index = np.arange(count, dtype=np.uint64)
     if dtype == "bool":
         # Thue-Morse: parity of the popcount has no period, so a shifted slice never lines up.
@@ -103,19 +105,21 @@ def arange(dtype: str, count: int) -> Array:
     raise ValueError(f"unknown dtype {dtype!r}")
 
 
-#: From this size on a periodic tensor is one block mapped again and again (read-only), not
-#: written out: the ``large`` cases' 2 GiB input (see :mod:`conformance.corpus.repeated`).
-REPEATED_FROM_BYTES: Final = 256 << 20
+#: From this size on a counter handed to a backend is one block mapped again and again
+#: (read-only), not written out: the ``large`` cases' 2 GiB input (see
+#: :mod:`conformance.corpus.repeated`). An input this big makes its item large (the runner's
+#: memory check counts 1 GiB and more so), whose input a worker keeps read-only anyway.
+REPEATED_FROM_BYTES: Final = 1 << 30
 
 
-def _tiled(pattern: Array, count: int) -> Array:
-    """``count`` elements repeating ``pattern``: from :data:`REPEATED_FROM_BYTES` on, mapped
-    (read-only) where the platform allows; else written in place (np.resize builds it through
-    concatenated copies, several times slower on a multi-GiB tensor)."""
-    if count * pattern.itemsize >= REPEATED_FROM_BYTES:
-        mapped = repeated(pattern, count)
-        if mapped is not None:
-            return mapped
+def _tiled(pattern: Array, count: int, *, mapped: bool) -> Array:
+    """``count`` elements repeating ``pattern``: with ``mapped``, from :data:`REPEATED_FROM_BYTES`
+    on, mapped (read-only) where the platform allows; else written in place (np.resize builds it
+    through concatenated copies, several times slower on a multi-GiB tensor)."""
+    if mapped and count * pattern.itemsize >= REPEATED_FROM_BYTES:
+        tensor = repeated(pattern, count)
+        if tensor is not None:
+            return tensor
     out = np.empty(count, dtype=pattern.dtype)
     period = len(pattern)
     if period:

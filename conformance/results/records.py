@@ -90,7 +90,9 @@ class TimingRecord(TypedDict, total=False):
     steady_median_ms: float | None
     runs_ms: list[float | None]  # each further run of a case with runs, in order
     release_ms: float | None  # freeing the model and the compiled model after the runs
-    refused_ms: float  # the phases that raised, until each raised (absent when none did)
+    # the phases that raised, until each raised; a crash or timeout in the backend's phases: from
+    # the build until the worker was seen dead or killed (absent when none did)
+    refused_ms: float
 
 
 class KnownIssueRecord(TypedDict):

@@ -1,7 +1,7 @@
 """A worker's last multi-GiB input, kept for its next job when that job asks for the same data.
 
 The ``large`` cases share one input (a [2^31 + 8] uint8 counter) across ops and targets. It is
-mapped from one block of 2 MiB (:mod:`conformance.corpus.repeated`: 6 ms, where writing 2 GiB
+mapped from one block of 2 MiB (:mod:`conformance.corpus.repeated`: 22 ms, where writing 2 GiB
 out took 4.7 s on a virtual machine's fresh memory), so making it again would cost little; the
 runner still sends the large items one after another to one worker (see
 :class:`conformance.run.pool.Pool`), which hands the same array to each of them, as it would a

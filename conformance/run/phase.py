@@ -4,7 +4,7 @@ A crash result must say where the worker died: loading the adapter, making the d
 backend's build, compile or run, judging, or between items (a backend's thread dying after
 the item had returned). The worker cannot say so once it is dead, so it says so beforehand: it
 writes the phase's name at the start of a small file beside its log at every transition (one
-``pwrite`` of 24 bytes, 32 at the build, about a microsecond, eight times an item), and the parent reads that
+``pwrite`` of 24 bytes, 32 at the build, about a microsecond, ten times an item), and the parent reads that
 file when the worker is gone. Without a log folder there is no file, and the phase is unknown.
 
 The mark of an item's build also writes when it began (the system's monotonic clock, which the
@@ -94,6 +94,11 @@ def backend_seconds(log: Path | None, now: float) -> float:
         return 0.0
     try:
         written = path_for(log).read_bytes()
+        for _ in range(3):  # a worker still running (one overrunning, not killed yet) may be mid-write
+            again = path_for(log).read_bytes()
+            if again == written:
+                break
+            written = again
     except OSError:
         return 0.0
     name = written[:_WIDTH].decode("ascii", "replace").strip()

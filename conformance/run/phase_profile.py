@@ -7,7 +7,7 @@ data, support, the backend's build to release, judging, reporting, between items
 was in, for the target of its current item, and the time of each garbage collection to the phase
 it interrupted; it writes its totals to ``<folder>/<pid>.json`` every :data:`WRITE_EVERY` items
 and when it ends. A worker killed or crashed loses what it had not written (its last items at
-most). ``python benchmarks/phases.py`` runs a selection so and prints the table.
+most). ``python benchmarks/full_run.py --phases`` runs a selection so and prints the table.
 
 The time before a worker's first item (starting, preparing its targets, and a standby's wait to
 be needed, which is no run's loss) is kept under the target :data:`NO_ITEM` yet. Off, it costs
