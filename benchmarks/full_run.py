@@ -142,14 +142,16 @@ HARNESS_PHASES = (
 def print_phases(label: str, phases: tuple[Counter[str], dict[str, Counter[str]]]) -> None:
     """The harness's phases per target (microseconds an item), with the collections in them."""
     items, seconds = phases
-    for counter in seconds.values():
-        counter["gc"] = sum(counter[phase_profile.GC + name] for name in HARNESS_PHASES)
+    shown = {
+        target: Counter(spent, gc=sum(spent[phase_profile.GC + name] for name in HARNESS_PHASES))
+        for target, spent in seconds.items()
+    }
     print(f"\nharness phases {label}, us per item (gc: collections in them; between items: reporting's")
     print("send, waiting for the next job and reading it)")
-    print(phase_profile.table(items, seconds, (*HARNESS_PHASES, "gc")))
+    print(phase_profile.table(items, shown, (*HARNESS_PHASES, "gc")))
     # the phases alone: a collection's time is in the phase it interrupted already
     first = seconds[phase_profile.NO_ITEM]
-    before = sum(spent for name, spent in first.items() if not name.startswith(("gc", phase_profile.GC)))
+    before = sum(spent for name, spent in first.items() if not name.startswith(phase_profile.GC))
     print(f"before workers' first items (starting, preparing, a standby's wait): {before:.1f} s")
 
 

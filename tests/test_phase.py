@@ -31,19 +31,20 @@ def test_a_death_in_the_backends_phases_counts_from_the_build(log: Path, dying_i
     phase.mark(dying_in)  # "build" again: the time is the later build's
     after = time.monotonic()
     now = after + 5.0
-    assert phase.read(log) == dying_in
-    assert now - after <= phase.backend_seconds(log, now) <= now - before
+    said, backend_s = phase.left(log, now)
+    assert said == phase.read(log) == dying_in
+    assert now - after <= backend_s <= now - before
 
 
 @pytest.mark.parametrize("dying_in", ["judging", "between items", "reference", "data", "support"])
 def test_a_death_outside_them_leaves_the_backend_no_time(log: Path, dying_in: str) -> None:
     phase.mark("build")
     phase.mark(dying_in)  # a shorter write: the build's time stays in the file, and is not read
-    assert phase.backend_seconds(log, time.monotonic() + 5.0) == 0.0
+    assert phase.left(log, time.monotonic() + 5.0) == (dying_in, 0.0)
 
 
 def test_before_any_build_or_without_a_file_nothing_is_counted(log: Path) -> None:
     phase.mark("run")  # a file that never had a build's time in it
-    assert phase.backend_seconds(log, time.monotonic()) == 0.0
-    assert phase.backend_seconds(None, time.monotonic()) == 0.0
-    assert phase.backend_seconds(log.with_name("nobody.log"), time.monotonic()) == 0.0
+    assert phase.left(log, time.monotonic()) == ("run", 0.0)
+    assert phase.left(None, time.monotonic()) == (None, 0.0)
+    assert phase.left(log.with_name("nobody.log"), time.monotonic()) == (None, 0.0)

@@ -67,7 +67,7 @@ class Witness:
     phase: str | None
     last_output: str
     log: Path | None
-    #: how long its backend had been at the item when it was seen dead (see phase.backend_seconds)
+    #: how long its backend had been at the item when it was seen dead (see phase.left)
     backend_s: float = 0.0
 
 

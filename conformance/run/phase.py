@@ -10,7 +10,7 @@ file when the worker is gone. Without a log folder there is no file, and the pha
 The mark of an item's build also writes when it began (the system's monotonic clock, which the
 parent shares), after the name. Every phase from there to the release is the backend's, so a
 worker that dies in one of them leaves the time its backend spent on the item: the parent counts
-it the backend's (see :func:`backend_seconds`), where it was lost with the worker's result.
+it the backend's (see :func:`left`), where it was lost with the worker's result.
 """
 
 from __future__ import annotations
@@ -76,33 +76,39 @@ _BACKEND = frozenset({_BUILD, "compile", "run", "steady runs", "release"})
 
 def read(log: Path | None) -> str | None:
     """In the parent: the phase the worker whose log is ``log`` said last, or None."""
-    if log is None:
-        return None
-    try:
-        text = path_for(log).read_bytes()[:_WIDTH].decode("ascii", "replace").strip()
-    except OSError:
-        return None
-    return text or None
+    return _name(_written(log))
 
 
-def backend_seconds(log: Path | None, now: float) -> float:
-    """In the parent, for a worker seen dead (or killed) at ``now`` (``time.monotonic()``): how long
-    its backend had been at the item, from the build's start, if it died in the backend's phases
-    (0.0 otherwise, or without a phase file). It includes the dying process's own end (the kernel
-    freeing its memory before the parent can see it gone): a few ms of the tens a death costs."""
+def left(log: Path | None, now: float) -> tuple[str | None, float]:
+    """In the parent, for a worker seen dead (or overrunning) at ``now`` (``time.monotonic()``): the
+    phase it said last, and how long its backend had been at the item, from the build's start, if
+    that phase is one of the backend's (0.0 otherwise, or without a phase file). The time includes
+    the dying process's own end (the kernel freeing its memory before the parent can see it gone):
+    a few ms of the tens a death costs."""
+    written = _written(log)
+    name = _name(written)
+    if name is None or len(written) < _WIDTH + 8 or not (name in _BACKEND or name.startswith("run ")):
+        return name, 0.0
+    since: float = struct.unpack("d", written[_WIDTH : _WIDTH + 8])[0]
+    return name, max(0.0, now - since)
+
+
+def _written(log: Path | None) -> bytes:
+    """The phase file's bytes (none without one), read until two reads agree: a worker still
+    running (one overrunning, not killed yet) may be in the middle of writing it."""
     if log is None:
-        return 0.0
+        return b""
     try:
         written = path_for(log).read_bytes()
-        for _ in range(3):  # a worker still running (one overrunning, not killed yet) may be mid-write
+        for _ in range(3):
             again = path_for(log).read_bytes()
             if again == written:
                 break
             written = again
     except OSError:
-        return 0.0
-    name = written[:_WIDTH].decode("ascii", "replace").strip()
-    if len(written) < _WIDTH + 8 or not (name in _BACKEND or name.startswith("run ")):
-        return 0.0
-    since: float = struct.unpack("d", written[_WIDTH : _WIDTH + 8])[0]
-    return max(0.0, now - since)
+        return b""
+    return written
+
+
+def _name(written: bytes) -> str | None:
+    return written[:_WIDTH].decode("ascii", "replace").strip() or None

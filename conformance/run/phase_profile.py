@@ -44,6 +44,7 @@ class PhaseProfile:
         self.clock = clock
         self.seconds: dict[tuple[str, str], float] = defaultdict(float)
         self.items: Counter[str] = Counter()
+        self.served = 0
         self.target = NO_ITEM
         self.phase: str | None = None
         self.since = clock()
@@ -61,7 +62,8 @@ class PhaseProfile:
         self.enter(self.phase or "between items")
         self.target = target
         self.items[target] += 1
-        if self.folder is not None and sum(self.items.values()) % WRITE_EVERY == 0:
+        self.served += 1
+        if self.served % WRITE_EVERY == 0:
             self.write()
 
     def collected(self, stage: str, _info: dict[str, Any]) -> None:

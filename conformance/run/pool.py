@@ -569,8 +569,8 @@ class Pool:
     def _witness(self, slot: Slot, how: str) -> Witness:
         """What the dead (or overrunning) worker left to see: read before it is replaced."""
         name, log = (slot.log.stem if slot.log is not None else None), slot.log
-        backend_s = phase.backend_seconds(log, time.monotonic())
-        return Witness(name, slot.process.pid, how, phase.read(log), slot.log_tail(), log, backend_s)
+        said, backend_s = phase.left(log, time.monotonic())
+        return Witness(name, slot.process.pid, how, said, slot.log_tail(), log, backend_s)
 
     def _died(self, job: Job, status: DeathStatus, message: str, witness: Witness, slot: Slot) -> None:
         """Report the item a worker died on, with its evidence; keep it for the crash review."""
