@@ -88,6 +88,21 @@ def test_a_written_result_fits_the_schema_and_reads_back_equal(tmp_path: Path) -
     assert read == results
 
 
+def test_a_document_is_utf8_one_result_a_line_whatever_characters_its_messages_hold() -> None:
+    """The writer joins bytes, not text: a result with a character beyond the Basic Multilingual
+    Plane (as a hostile case's message can carry) and one beyond Latin-1 are written as UTF-8 on a
+    line each, unescaped, and read back equal, next to an ASCII one."""
+    results = [{"message": "plain"}, {"message": "bad \U0001f642 \x00 \u2192 é"}, {"message": "\u2192"}]
+    body = {"schema": "s", "results": results, "empty": [], "note": "\u00e9"}
+    text = document.encoded(body).decode("utf-8")
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert lines[1:4] == [' "schema": "s",', ' "results": [', '  {"message": "plain"},']
+    assert lines[4] == '  {"message": "bad \U0001f642 \\u0000 \u2192 é"},'
+    assert lines[5:8] == ['  {"message": "\u2192"}', " ],", ' "empty": [],']
+    assert json.loads(text) == body
+
+
 @pytest.mark.parametrize(
     ("mangle", "complaint"),
     [
