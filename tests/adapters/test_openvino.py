@@ -175,6 +175,9 @@ def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:
     assert info.options["build"] == ov.get_version()
     assert info.options["inference_precision"] == "f32"
     assert adapter.config("CPU")["INFERENCE_PRECISION_HINT"] == "f32"
+    assert info.options["cpu_pinning"] == "NO"
+    assert adapter.config("CPU")["ENABLE_CPU_PINNING"] == "NO"
+    assert "ENABLE_CPU_PINNING" not in adapter.config("AUTO:CPU")  # the CPU plugin's own property
     assert [(route.name, route.default) for route in info.routes] == [
         ("native", True),
         ("onnx", True),
@@ -199,8 +202,26 @@ def test_options_are_checked() -> None:
         "NUM_STREAMS": "1",
         "PERF_COUNT": "NO",
         "INFERENCE_PRECISION_HINT": "f32",
+        "ENABLE_CPU_PINNING": "NO",
     }
     assert adapter.info().options["properties"] == "NUM_STREAMS=1;PERF_COUNT=NO"
+    pinned = OpenVINOAdapter({"properties": "ENABLE_CPU_PINNING=YES"})
+    assert pinned.config("CPU")["ENABLE_CPU_PINNING"] == "YES"
+    assert pinned.info().options["cpu_pinning"] == "YES"
+
+
+def test_a_compiled_cpu_model_runs_unpinned(adapter: OpenVINOAdapter) -> None:
+    """What the plugin itself reports for a model the adapter compiles: the property is taken."""
+    compiled = ov.Core().compile_model(_tiny_model(), "CPU", adapter.config("CPU"))
+    assert compiled.get_property("ENABLE_CPU_PINNING") is False
+    assert compiled.get_property("INFERENCE_PRECISION_HINT") == ov.Type.f32
+
+
+def _tiny_model() -> ov.Model:
+    """A Split of a [4, 6] float tensor along its last axis into two parts."""
+    data = ov.opset1.parameter([4, 6], np.float32)
+    split = ov.opset1.split(data, ov.opset1.constant(np.int64(1)), 2)
+    return ov.Model(split.outputs(), [data])
 
 
 def test_registered_entry_point_and_known_issues() -> None:
