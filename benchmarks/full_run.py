@@ -15,7 +15,9 @@ first targets load before it, and count between items), and the backends' crashe
 that died, before its backend's phases, and the time until a replacement worker, which imports
 the backend again, starts its first item; the backend's time on the item until it died is the
 backend's in both figures: its crash result carries it). It prints the CPU seconds of the run's
-own process too: at -j 2 that process, which serves both workers, shares the two cores with them.
+own process too: at -j 2 that process, which serves both workers, shares the two cores with them;
+and the crash review's seconds, with the harness share without them when a review ran (a death no
+known issue foresaw has the review replay items for minutes).
 
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import re
 import statistics
@@ -89,6 +92,8 @@ class Run(NamedTuple):
     parent_cpu_s: float
     #: the workers' phase profile, summed (see conformance.run.phase_profile.totals), if asked for
     phases: tuple[Counter[str], dict[str, Counter[str]]] | None = None
+    #: the crash review's seconds (deaths no known issue foresaw, run again and replayed)
+    review_s: float = 0.0
 
 
 def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
@@ -124,7 +129,23 @@ def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
     end = progress[-1] if progress else time.monotonic()
     large = {job.key for job in planned.jobs if job.large}
     phases = phase_profile.totals(profiled) if args.phases else None
-    return Run(outcome, eta_errors(stream, end), large, cpu, phases)
+    return Run(outcome, eta_errors(stream, end), large, cpu, phases, review_seconds(outcome))
+
+
+def review_seconds(outcome: ExecutionOutcome) -> float:
+    """What the run's crash review took, as its results file records it (0: none ran)."""
+    if not outcome.written:
+        return 0.0
+    run = json.loads(outcome.written[0].read_text(encoding="utf-8"))["run"]
+    return float(run.get("crash_review", {}).get("spent_s", 0.0))
+
+
+def without_review(figures_: dict[str, float], review_s: float, jobs: int) -> float:
+    """The harness share with the crash review's wall time left out: a death no known issue
+    foresaw (a flaky backend) has the review run and replay items for minutes, which says nothing
+    of what the harness costs a run that meets none."""
+    capacity_s = (figures_["wall_s"] - review_s) * jobs
+    return 1 - figures_["backend_s"] / capacity_s if capacity_s > 0 else 0.0
 
 
 #: The harness's phases of an item (conformance.run.item and .worker), in the order they come
@@ -273,6 +294,12 @@ def main() -> int:
     print(f"{'    of which lost to deaths':<28}{one['lost_s']:>10.1f}{two['lost_s']:>10.1f}")
     print(f"{'share, those two as backends':<28}{one['own_share']:>10.1%}{two['own_share']:>10.1%}")
     print(f"{'run process CPU (s)':<28}{first.parent_cpu_s:>10.1f}{second.parent_cpu_s:>10.1f}")
+    print(f"{'crash review (s)':<28}{first.review_s:>10.1f}{second.review_s:>10.1f}")
+    if first.review_s or second.review_s:
+        shares = [
+            without_review(f, run.review_s, jobs) for f, run, jobs in ((one, first, 1), (two, second, 2))
+        ]
+        print(f"{'share without the review':<28}{shares[0]:>10.1%}{shares[1]:>10.1%}")
     speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
     print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x")
     # two workers on two cores slow each backend down: the ceiling is what -j 2 could reach with
