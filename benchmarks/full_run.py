@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import re
 import statistics
@@ -92,8 +91,6 @@ class Run(NamedTuple):
     parent_cpu_s: float
     #: the workers' phase profile, summed (see conformance.run.phase_profile.totals), if asked for
     phases: tuple[Counter[str], dict[str, Counter[str]]] | None = None
-    #: the crash review's seconds (deaths no known issue foresaw, run again and replayed)
-    review_s: float = 0.0
 
 
 def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
@@ -129,15 +126,7 @@ def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
     end = progress[-1] if progress else time.monotonic()
     large = {job.key for job in planned.jobs if job.large}
     phases = phase_profile.totals(profiled) if args.phases else None
-    return Run(outcome, eta_errors(stream, end), large, cpu, phases, review_seconds(outcome))
-
-
-def review_seconds(outcome: ExecutionOutcome) -> float:
-    """What the run's crash review took, as its results file records it (0: none ran)."""
-    if not outcome.written:
-        return 0.0
-    run = json.loads(outcome.written[0].read_text(encoding="utf-8"))["run"]
-    return float(run.get("crash_review", {}).get("spent_s", 0.0))
+    return Run(outcome, eta_errors(stream, end), large, cpu, phases)
 
 
 def without_review(figures_: dict[str, float], review_s: float, jobs: int) -> float:
@@ -294,11 +283,10 @@ def main() -> int:
     print(f"{'    of which lost to deaths':<28}{one['lost_s']:>10.1f}{two['lost_s']:>10.1f}")
     print(f"{'share, those two as backends':<28}{one['own_share']:>10.1%}{two['own_share']:>10.1%}")
     print(f"{'run process CPU (s)':<28}{first.parent_cpu_s:>10.1f}{second.parent_cpu_s:>10.1f}")
-    print(f"{'crash review (s)':<28}{first.review_s:>10.1f}{second.review_s:>10.1f}")
-    if max(first.review_s, second.review_s) >= 0.1:  # one that ran items (one with none: milliseconds)
-        shares = [
-            without_review(f, run.review_s, jobs) for f, run, jobs in ((one, first, 1), (two, second, 2))
-        ]
+    reviews = (single.review_s, double.review_s)
+    print(f"{'crash review (s)':<28}{reviews[0]:>10.1f}{reviews[1]:>10.1f}")
+    if max(reviews) >= 0.1:  # one that ran items (one with none: milliseconds)
+        shares = [without_review(one, reviews[0], 1), without_review(two, reviews[1], 2)]
         print(f"{'share without the review':<28}{shares[0]:>10.1%}{shares[1]:>10.1%}")
     speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
     print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x")

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from benchmarks import full_run
 from conformance.results.result import Result, Timing
 from conformance.run.runner import ExecutionOutcome
@@ -32,13 +29,17 @@ def test_a_crash_counts_its_backends_time_in_its_target_and_in_the_items() -> No
     assert abs(figures["between_s"] - 0.006) < 1e-9
 
 
-def test_the_crash_reviews_time_is_read_from_the_results_file_and_can_be_left_out(tmp_path: Path) -> None:
-    written = tmp_path / "results.json"
-    written.write_text(json.dumps({"run": {"crash_review": {"spent_s": 146.0}}}), encoding="utf-8")
-    outcome = ExecutionOutcome([], [], False, 232.2, [written], [], 0.0)
-    assert full_run.review_seconds(outcome) == 146.0
-    written.write_text(json.dumps({"run": {}}), encoding="utf-8")  # no death to review
-    assert full_run.review_seconds(outcome) == 0.0
+def test_the_crash_reviews_time_can_be_left_out_of_the_harness_share() -> None:
     # 136.8 s in the backends over 232.2 s on two workers, 146 of them the review's
     share = full_run.without_review({"wall_s": 232.2, "backend_s": 136.8}, 146.0, 2)
     assert abs(share - (1 - 136.8 / (2 * 86.2))) < 1e-9
+    assert (
+        full_run.without_review({"wall_s": 10.0, "backend_s": 9.0}, 0.0, 1)
+        == full_run.figures(
+            ExecutionOutcome(
+                [_result("a", Timing(first_run_ms=9000.0), 9000.0)], [], False, 10.0, [], [], 0.0
+            ),
+            1,
+            set(),
+        )["harness_share"]
+    )

@@ -101,6 +101,7 @@ def test_the_item_that_broke_the_worker_is_named_and_the_victim_is_not_a_crash(
         assert "died once on it in the run: killed by SIGFPE" in victim.message
     document = json.loads((corpus / "reports" / "results.json").read_text(encoding="utf-8"))
     review = document["run"]["crash_review"]
+    assert outcome.review_s == review["spent_s"] > 0  # what the benchmark reports apart
     found = len(crashes)
     assert (review["reruns"], review["replays"], review["culprits"], review["unconfirmed"]) == (
         found,

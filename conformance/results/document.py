@@ -245,52 +245,59 @@ def _make_checker(node: Mapping[str, Any]) -> _Checker:
 
 
 class _Members:
-    """What a node asks of an object's keys or an array's items; the children's checks are looked
-    up on the first value (a node's children may refer back to it)."""
+    """What a node asks of an object's keys or an array's items; the children's checks are made on
+    the first value (a node's children may refer back to it)."""
 
     def __init__(self, node: Mapping[str, Any]) -> None:
         self.node = node
         self.required = tuple(node.get("required", ()))
-        extra, items = node.get("additionalProperties"), node.get("items")
-        self.extra = extra if isinstance(extra, dict) else None
-        self.items: Mapping[str, Any] | None = items
+        items = node.get("items")
         kind = items.get("type") if items is not None else None
         one_kind = items is not None and len(items) == 1 and isinstance(kind, str)
         self.scalar = _SCALAR_ITEMS.get(kind) if one_kind else None
-        self.asks = bool(self.required or node.get("properties") or self.extra or items is not None)
-        self.properties: list[tuple[str, tuple[type, ...] | None, _Checker]] | None = None
+        extra = isinstance(node.get("additionalProperties"), dict)
+        self.asks = bool(self.required or node.get("properties") or extra or items is not None)
+        self.children: _Children | None = None
 
     def check(self, value: dict[str, Any] | list[Any]) -> None:
-        if self.properties is None:
-            simple = _simple()
-            given = self.node.get("properties", {}).items()
-            self.properties = [(key, simple.get(id(child)), _checker(child)) for key, child in given]
+        children = self.children = self.children or _Children(self.node)
         key: str | int = ""
         try:
             if isinstance(value, dict):
                 missing = [name for name in self.required if name not in value]
                 if missing:
                     raise _Mismatch(f"lacks {', '.join(missing)}")
-                for key, types, check in self.properties:
+                for key, types, check in children.properties:
                     if key in value:
                         found = value[key]
                         if types is None or not isinstance(found, types) or found.__class__ is bool:
                             check(found)  # a structure, or a mismatch to describe
-                if self.extra is not None:
-                    extra = _checker(self.extra)
+                if children.extra is not None:
                     for key in value:
-                        extra(value[key])
-            elif self.items is not None:
+                        children.extra(value[key])
+            elif children.items is not None:
                 scalar = self.scalar
                 if scalar is not None and all(item.__class__ is scalar for item in value):
                     return  # a shape, a list of tags: the common case, checked in one pass
-                each = _checker(self.items)
                 for key, item in enumerate(value):  # noqa: B007 (the except clause reads key)
-                    each(item)
+                    children.items(item)
         except _Mismatch as mismatch:
             if key != "":
                 mismatch.path.append(str(key))
             raise
+
+
+class _Children:
+    """The checks of a node's children: each property's (with the scalar types it is checked
+    against inline, see :func:`_simple`), the other keys', an array's items'."""
+
+    def __init__(self, node: Mapping[str, Any]) -> None:
+        simple = _simple()
+        given = node.get("properties", {}).items()
+        self.properties = [(key, simple.get(id(child)), _checker(child)) for key, child in given]
+        extra, items = node.get("additionalProperties"), node.get("items")
+        self.extra = _checker(extra) if isinstance(extra, dict) else None
+        self.items = _checker(items) if items is not None else None
 
 
 def _json_name(value: Any) -> str:

@@ -73,6 +73,8 @@ class ExecutionOutcome:
     findings: list[FindingRecord]
     #: worker-seconds lost to workers' deaths (see Pool.lost_s): what the benchmark reports apart
     lost_s: float = 0.0
+    #: the crash review's seconds (its record's ``spent_s``; 0.0 when none ran)
+    review_s: float = 0.0
 
 
 def _header(plan_: Plan, config: RunConfig) -> JSON:
@@ -306,13 +308,14 @@ class Execution:
         written, found = write_results(
             self.plan, self.config, results, self.started, wall_s, interrupted, self.review_record
         )
+        spent = (self.pool.lost_s, self.review_record["spent_s"] if self.review_record else 0.0)
         if interrupted:
             kept = f"{len(results)} of {len(self.plan.jobs)} results kept in {self.journal.path}"
             print(f"interrupted: {kept}", file=self.stream)
-            return ExecutionOutcome(results, [], interrupted, wall_s, written, found, self.pool.lost_s)
+            return ExecutionOutcome(results, [], interrupted, wall_s, written, found, *spent)
         self.journal.path.unlink(missing_ok=True)
         stale = known_issues.stale(self.plan.issues, results)
-        return ExecutionOutcome(results, stale, interrupted, wall_s, written, found, self.pool.lost_s)
+        return ExecutionOutcome(results, stale, interrupted, wall_s, written, found, *spent)
 
 
 def merged_review(

@@ -131,6 +131,11 @@ _TRAILING_NUL: Final = (
 )
 
 
+def _base_device(device: str) -> str:
+    """The device a name stands on: ``CPU`` for ``CPU.0``, ``AUTO`` for ``AUTO:CPU``."""
+    return device.split(":")[0].split(".")[0]
+
+
 def _installed(package: str) -> str:
     """The version of the distribution that installed import package ``package`` (TensorFlow comes
     as ``tensorflow``, ``tensorflow-cpu`` ...), ``name version`` when the names differ."""
@@ -191,7 +196,7 @@ class OpenVINOAdapter:
         self.devices = parsed.devices
         available = list(self._core.available_devices)
         for device in self.devices:
-            base = device.split(":")[0].split(".")[0]
+            base = _base_device(device)
             if device not in available and base not in available and base not in _VIRTUAL_DEVICES:
                 known = ", ".join(available)
                 raise UsageError(f"openvino device {device!r} is not available (available: {known})")
@@ -225,7 +230,7 @@ class OpenVINOAdapter:
     @staticmethod
     def _is_plain_cpu(device: str) -> bool:
         """The CPU device itself (``CPU``, ``CPU.0``), not a virtual device that may use it."""
-        return device.split(":")[0].split(".")[0].upper() == "CPU"
+        return _base_device(device).upper() == "CPU"
 
     def info(self) -> AdapterInfo:
         ov = self._ov
@@ -239,8 +244,9 @@ class OpenVINOAdapter:
             options["properties"] = ";".join(f"{key}={value}" for key, value in self.properties.items())
         if any(self._is_cpu(device) for device in self.devices):
             options["inference_precision"] = PRECISION
-        if any(self._is_plain_cpu(device) for device in self.devices):
-            options["cpu_pinning"] = self.properties.get(PINNING_KEY, PINNING)
+        pinning = [self.config(device)[PINNING_KEY] for device in self.devices if self._is_plain_cpu(device)]
+        if pinning:
+            options["cpu_pinning"] = pinning[0]
         # what the conversion routes read from: the packages that write the models they convert
         for frontend_input in ("onnx", "torch", "tensorflow", "ai_edge_litert"):
             options[f"{frontend_input}_version"] = _installed(frontend_input)
