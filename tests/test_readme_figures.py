@@ -17,7 +17,7 @@ import pytest
 from report_fixtures import corpus
 
 from conformance.corpus.selection import select
-from conformance.run import collection, memory, pool, runner, slot
+from conformance.run import collection, memory, pool, sampling, slot
 
 ROOT = Path(__file__).resolve().parent.parent
 #: README.md with every run of white space made one space, so a sentence may be rewrapped
@@ -66,7 +66,7 @@ def test_the_run_order_and_forking_thresholds() -> None:
     """The Speed paragraph's sample, early zygote, the run's freezes and its naps, against the
     constants that set them."""
     assert stated(EAGER) == (pool.EAGER_ZYGOTE,)
-    assert stated(SAMPLE) == (round(100 * runner.SAMPLE_SHARE), runner.SAMPLE)
+    assert stated(SAMPLE) == (round(100 * sampling.SAMPLE_SHARE), sampling.SAMPLE)
     assert stated(FREEZE) == (collection.FREEZE_EVERY,)
     assert stated(NAP) == (slot.NAP_MS,)
 

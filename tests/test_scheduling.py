@@ -15,13 +15,15 @@ from conformance.corpus.case import Case, DataSpec, Form, Location
 from conformance.corpus.loader import load_paths
 from conformance.plugin import Target, Task
 from conformance.results.result import Result
+from conformance.run import known_issues
 from conformance.run.input_cache import InputCache
 from conformance.run.item import run_item
 from conformance.run.planning import RunConfig, plan
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine
 from conformance.run.rates import Rates, Strata, fitted
-from conformance.run.runner import checks_of_each, execute, sample_of_each, sample_strata
+from conformance.run.runner import execute
+from conformance.run.sampling import checks_of_each, foreseen_deaths, sample_of_each, sample_strata
 from conformance.run.slot import DEPTH
 from conformance.run.worker import Job
 
@@ -103,6 +105,51 @@ def test_a_spread_sample_of_every_target_runs_first_then_the_rest() -> None:
     assert sorted(job.index for job in sample + rest) == list(range(9))  # nothing lost
     many = [_job(i, "big/r/d") for i in range(2000)]
     assert len(sample_of_each(many)[0]) == 100  # a large target's sample: 5 % of its items
+
+
+def test_the_sample_and_the_checks_pass_over_items_a_known_issue_says_kill_their_worker() -> None:
+    """A pick whose item is listed as a crash (or a timeout) moves on to the next item of its
+    stratum: a death prices nothing, and one in a run's first seconds is replaced by a worker that
+    imports its backends itself. An item listed as failing is sampled as before; a stratum whose
+    every item dies keeps its pick; the strata the ETA uses follow the moved picks."""
+    listed = known_issues.parse(
+        """
+known_issues:
+  - id: dies
+    targets: "t/*"
+    statuses: [crash, timeout]
+    items: ["c0::*", "c1::*", "c10::*", "c11::*", "c12::*", "c13::*", "c14::*", "c15::*", "c16::*"]
+    reason: the backend aborts
+    link: https://example.org/dies
+  - id: wrong
+    targets: "t/*"
+    statuses: [fail]
+    items: ["c8::*"]
+    reason: the backend returns wrong pieces
+    link: https://example.org/wrong
+""",
+        "ki.yaml",
+        "t",
+    )
+    dies = foreseen_deaths(known_issues.ByTarget(listed))
+    jobs = [_job(i, "t/r/d") for i in range(40)]
+    assert [job.index for job in jobs if dies(job)] == [0, 1, *range(10, 17)]
+    sample, rest = sample_of_each(jobs, sample=4, dies=dies)  # spread: 0, 10, 20, 30
+    assert [job.index for job in sample] == [2, 17, 20, 30]
+    assert sorted(job.index for job in sample + rest) == list(range(40))
+    # item 2 prices the stratum of items 0-9, item 17 that of items 10-19, the dying ones too;
+    # items 20-39 are not priced yet (their class's rate)
+    strata = sample_strata(jobs, sample=4, dies=dies)
+    strata.add(jobs[2].key, 0.015, 0.01, counted=True, death=False)
+    strata.add(jobs[17].key, 0.005, 0.01, counted=True, death=False)
+    assert strata.work_left("t/r/d", 0.01) == pytest.approx(9 * 0.015 + 9 * 0.005 + 20 * 0.01)
+    assert [job.index for job in sample_of_each(jobs, sample=5)[0]] == [0, 8, 16, 24, 32]  # none foreseen
+    doomed = [_job(i, "t/r/d") for i in range(10, 17)]
+    assert [job.index for job in sample_of_each(doomed, sample=1, dies=dies)[0]] == [
+        10
+    ]  # nothing else to take
+    checks, _ = checks_of_each(jobs, count=4, dies=dies)  # a tenth of 40: spread 0, 10, 20, 30
+    assert [job.index for job in checks] == [2, 17, 20, 30]
 
 
 def test_checks_of_each_target_are_spread_over_its_items_after_the_sample() -> None:

@@ -1,7 +1,7 @@
 """Each target's time per item, as the progress line's ETA needs it.
 
 Why a target's largest item is left out of its rate: until a target's turn comes, its rate is
-its sample's (:func:`conformance.run.runner.sample_of_each`: 5 % of its items, at least 40),
+its sample's (:func:`conformance.run.sampling.sample_of_each`: 5 % of its items, at least 40),
 and one pause among them (a collection, a library paged in, a process starting beside the
 worker) weighs on all of the target's thousands of items to come. In a full run at -j 1, one
 0.56 s item among 40 of an ONNX Runtime route put it at 11 ms an item against 0.8 ms after;
@@ -69,14 +69,14 @@ class Strata:
     """Each target's items left, costed by the sample items that stand for them.
 
     Why: a target's sample is spread evenly over its items (see
-    :func:`conformance.run.runner.sample_of_each`), and its items run in plan order after it,
+    :func:`conformance.run.sampling.sample_of_each`), and its items run in plan order after it,
     where their cost is not uniform (OpenVINO's PyTorch route takes 27 ms an item on its first
     800 cases and 6 ms on its hsplit ones after). A mean over the items done so far then
     predicts the rest from the wrong cases; each sample item instead stands for its stratum,
     the items up to the next sample item. The sample also runs in the run's first seconds,
     beside the imports (ONNX Runtime's items took 2.5 ms then against 1.4 ms after): each
     target's bulk items, as they come, say by how much its sample over-stated them. A full run
-    checks every target's sample right after it (:func:`conformance.run.runner.checks_of_each`),
+    checks every target's sample right after it (:func:`conformance.run.sampling.checks_of_each`),
     so each is corrected by its own bulk from early on; a target with too few checks is
     corrected by what the started ones show for a sample of its speed (its square root: see
     :meth:`_calibration`). Replaying seven full runs' results

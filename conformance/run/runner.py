@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import itertools
 import os
 import platform
 import sys
@@ -54,7 +53,7 @@ from conformance.run.known_issues import KnownIssue
 from conformance.run.planning import Plan, RunConfig
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine, rate_class
-from conformance.run.rates import CALIBRATED_AFTER, Strata, Stratum
+from conformance.run.sampling import checks_of_each, foreseen_deaths, sample_of_each, sample_strata
 from conformance.run.worker import Job
 from conformance.statuses import REPRODUCIBLE
 
@@ -144,9 +143,10 @@ def execute(
     usage error naming this one."""
     with Execution(plan_, config, stream, on_result) as run:
         with stopping() as stop:
-            sample, bulk = sample_of_each(run.pending)
-            checks, bulk = checks_of_each(bulk)
-            run.progress.strata = sample_strata(run.pending)
+            dies = foreseen_deaths(run.issues)  # no sample or check: they run in the bulk
+            sample, bulk = sample_of_each(run.pending, dies=dies)
+            checks, bulk = checks_of_each(bulk, dies=dies)
+            run.progress.strata = sample_strata(run.pending, dies=dies)
             run.add(sample + checks + bulk)
             run.progress.restart()  # the first workers of a long run waited for the zygote
             run.serve(until=run.awaiting(job.key for job in sample))
@@ -372,97 +372,6 @@ def _review(
     for result in outcome.changed.values():
         amend(result)
     return outcome.record
-
-
-#: Items of each target run first, so that every target's rate is measured early in the run:
-#: at least this many, and at least :data:`SAMPLE_SHARE` of the target's items.
-SAMPLE = 40
-SAMPLE_SHARE = 0.05
-
-
-def sample_of_each(jobs: list[Job], sample: int = SAMPLE) -> tuple[list[Job], list[Job]]:
-    """A sample of each target's jobs (``sample`` of them, or :data:`SAMPLE_SHARE` of them if
-    more), spread evenly over its jobs, and the rest in plan order (to be run after the sample).
-
-    Targets differ in speed by two orders of magnitude and the plan groups them, so without a
-    sample of each the progress line could only guess the slow ones' rate until they start (the
-    ETA said 56 s at 10 % of a run with 200 s to go). The sample is spread over the target's
-    jobs because the corpus is not uniform: a target's first cases (documentation examples,
-    ambiguous points) are not its typical ones, and a rate taken from them over-promised the end
-    of a run by half. It grows with the target: 40 items of OpenVINO's 3,459 ran during the
-    run's first crashes (a replacement and the zygote starting beside the worker) and put the
-    route at 36 ms an item against 14 ms after. The rest keeps each target's jobs in a row
-    (:meth:`Execution.heaviest_first` orders the targets): a worker replaced after a crash then
-    imports only the backend it meets next. Results keep the plan's order (``Job.index``). Large
-    jobs run before all of these, on the first worker (see :class:`conformance.run.pool.Pool`).
-    """
-    chosen: set[int] = set()
-    first: list[Job] = []
-    for group, picks in _sampled(jobs, sample):
-        first.extend(group[pick] for pick in picks)
-        chosen.update(group[pick].index for pick in picks)
-    return first, [job for job in jobs if job.index not in chosen]
-
-
-#: The share of a target's jobs after its sample that may run as checks of it (see
-#: :func:`checks_of_each`): the rest keeps the order :meth:`Execution.heaviest_first` gives it.
-CHECK_SHARE = 0.1
-#: Checks of each target: more than the CALIBRATED_AFTER its own calibration needs, since a check
-#: counts only where its sample item priced its stratum (not one that carried a worker's set-up or
-#: died). With exactly 30, four targets had 29 and the ETA kept pricing them by the others.
-CHECKS = CALIBRATED_AFTER + 10
-
-
-def checks_of_each(bulk: list[Job], count: int = CHECKS) -> tuple[list[Job], list[Job]]:
-    """``count`` of each target's bulk jobs (those after :func:`sample_of_each`'s sample; at most
-    :data:`CHECK_SHARE` of them, large ones never), spread evenly over them, and the rest in plan
-    order. Run right after the sample, once the imports are done, they tell by how much each
-    target's sample, which ran beside the imports, over-states its items (see
-    :class:`conformance.run.rates.Strata`). Without them, the targets that end a -j 1 run (the
-    fast ones, whose samples took about twice their later time) were priced by the slow ones
-    that ran first, and the ETA was 40-75 % too long through the run's second half; with them,
-    within 15 % at both -j."""
-    chosen: set[int] = set()
-    for group in _by_target(job for job in bulk if not job.large):
-        picks = _spread(len(group), min(count, int(len(group) * CHECK_SHARE)))
-        chosen.update(group[pick].index for pick in picks)
-    return [job for job in bulk if job.index in chosen], [job for job in bulk if job.index not in chosen]
-
-
-def sample_strata(jobs: list[Job], sample: int = SAMPLE) -> Strata:
-    """The strata :func:`sample_of_each`'s sample stands for: each sample item and the target's
-    items after it, up to the next one (what the progress line prices the items left by; large
-    items are priced apart, as their own rate class)."""
-    stratum_of: dict[str, Stratum] = {}
-    chosen: set[str] = set()
-    for group, picks in _sampled(jobs, sample):
-        chosen.update(group[pick].key for pick in picks)
-        for number, (start, end) in enumerate(itertools.pairwise([*picks, len(group)])):
-            stratum_of.update(
-                (job.key, (rate_class(job), number)) for job in group[start:end] if not job.large
-            )
-    return Strata(stratum_of, chosen)
-
-
-def _sampled(jobs: list[Job], sample: int) -> list[tuple[list[Job], list[int]]]:
-    """Each target's jobs in plan order, with the positions of its sample among them."""
-    return [
-        (group, _spread(len(group), min(len(group), max(sample, round(SAMPLE_SHARE * len(group))))))
-        for group in _by_target(jobs)
-    ]
-
-
-def _by_target(jobs: Iterable[Job]) -> list[list[Job]]:
-    """The jobs grouped by target, each group in plan order."""
-    by_target: dict[str, list[Job]] = {}
-    for job in jobs:
-        by_target.setdefault(job.target.id, []).append(job)
-    return list(by_target.values())
-
-
-def _spread(size: int, count: int) -> list[int]:
-    """``count`` positions among ``size``, evenly spread from the first."""
-    return sorted({number * size // count for number in range(count)})
 
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
