@@ -15,12 +15,12 @@ from conformance.run import phase
 @pytest.fixture
 def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A worker's log path with its phase file open in this process (as in a worker)."""
-    monkeypatch.setattr(phase, "_descriptor", None)
+    monkeypatch.setattr(phase, "_mapped", None)
     path = tmp_path / "worker-1.log"
     phase.open_marker(str(path))
     yield path
-    assert phase._descriptor is not None
-    os.close(phase._descriptor)
+    assert phase._mapped is not None
+    phase._mapped.close()
 
 
 @pytest.mark.parametrize("dying_in", ["build", "compile", "run", "steady runs", "run 2", "release"])
@@ -48,3 +48,20 @@ def test_before_any_build_or_without_a_file_nothing_is_counted(log: Path) -> Non
     assert phase.left(log, time.monotonic()) == ("run", 0.0)
     assert phase.left(None, time.monotonic()) == (None, 0.0)
     assert phase.left(log.with_name("nobody.log"), time.monotonic()) == (None, 0.0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks a process to kill it")
+def test_the_phase_a_killed_process_marked_last_is_still_in_its_file(tmp_path: Path) -> None:
+    """The marks are stores into a shared mapping of the file, not writes: the kernel keeps them
+    when the process dies without a word (SIGKILL, as a backend's abort or the pool's kill)."""
+    log = tmp_path / "worker-2.log"
+    child = os.fork()
+    if child == 0:  # pragma: no cover (the child never returns to pytest)
+        phase.open_marker(str(log))
+        phase.mark("build")
+        phase.mark("compile")
+        os.kill(os.getpid(), 9)
+    _, status = os.waitpid(child, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9
+    said, backend_s = phase.left(log, time.monotonic())
+    assert said == "compile" and 0.0 < backend_s < 60.0
