@@ -47,6 +47,16 @@ def test_the_memo_answers_by_case_object_and_op() -> None:
     assert len(memo) == 2 and memo(copy, op) == first and memo(case, op) is not first
 
 
+def test_the_memo_makes_a_cases_parameters_record_once_for_its_ops_in_a_row() -> None:
+    """The record of the case's request, graph, tags and title is the same under every op: a
+    target's jobs run the case's ops in a row, and the memo makes it once for them."""
+    memo = AnswerMemo()
+    case, other = corpus().by_id("indices-rank1"), corpus().by_id("lengths-minus1-alone")
+    first, second = applicable_ops(case)[:2]
+    assert memo(case, first).params is memo(case, second).params
+    assert memo(other, applicable_ops(other)[0]).params is not memo(case, first).params
+
+
 def test_an_item_whose_later_run_has_too_many_pieces_keeps_its_first_runs_answer() -> None:
     """Not judged (``unsupported``: the reference does not list 65,537 pieces), but the result
     still says what the case asked and what its first run should give."""

@@ -8,14 +8,16 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fake_adapters import Slicer
+from report_fixtures import corpus
 
 from conformance.corpus.case import Case, DataSpec, Form, Location
 from conformance.corpus.loader import load_paths
 from conformance.plugin import Target, Task
 from conformance.results.result import Result
-from conformance.run import known_issues
+from conformance.run import input_cache, known_issues
 from conformance.run.input_cache import InputCache
 from conformance.run.item import run_item
 from conformance.run.planning import RunConfig, plan
@@ -360,6 +362,34 @@ def test_a_worker_makes_a_large_input_once_for_items_in_a_row(tmp_path: Path) ->
     assert inputs.held_bytes(suite.by_id("large-2").data) == 2**28
     inputs.keep_only(suite.by_id("small-0").data)  # another job: the input is freed first
     assert inputs.held_bytes(suite.by_id("large-2").data) == 0
+
+
+def test_jobs_in_a_row_of_one_case_make_its_small_input_once_and_each_gets_its_own_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A target runs a case under each of its ops in a row: the input is made once and kept
+    read-only, and every item gets a fresh copy, so what a backend writes into its input reaches
+    no other item. An input over SMALL_BYTES is made afresh for each item."""
+    made: list[DataSpec] = []
+    real = input_cache.make_data
+    monkeypatch.setattr(input_cache, "make_data", lambda spec: made.append(spec) or real(spec))
+    given: list[np.ndarray] = []
+
+    class Scribbling(Slicer):
+        def misbehave(self, task: Task) -> None:
+            given.append(task.data.copy())
+            task.data[...] = 0
+
+    case = corpus().by_id("indices-rank1")
+    target, inputs = Target("slicer", "slices", "cpu"), InputCache()
+    for op in ("numpy.array_split", "torch.tensor_split"):
+        run_item(Scribbling({}), target, case, op, 0, inputs=inputs)
+    pristine = real(case.data)
+    assert len(given) == 2 and all(np.array_equal(data, pristine) for data in given) and pristine.any()
+    assert made == [case.data]
+    big = DataSpec((input_cache.SMALL_BYTES // 4 + 1,), "float32")
+    first, second = inputs.data(big, keep=False), inputs.data(big, keep=False)
+    assert made == [case.data, big, big] and not np.shares_memory(first, second)
 
 
 def test_the_eta_scales_by_the_recent_wall_time_per_item_second() -> None:

@@ -38,13 +38,14 @@ class Answered:
     expected: tuple[ExpectedRecord, ...]
 
 
-def answered(case: Case, op: str) -> Answered:
-    """Work out the answers to ``case`` under ``op`` (reference.TooManyPieces: none is judged)."""
+def answered(case: Case, op: str, params: ParamsRecord | None = None) -> Answered:
+    """Work out the answers to ``case`` under ``op`` (reference.TooManyPieces: none is judged);
+    ``params``: the case's parameters record, when already made (it is the same for every op)."""
     runs = case.all_runs
     answers = tuple(reference.answer(op, SplitRequest.of_run(case, run)) for run in runs)
     return Answered(
         answers=answers,
-        params=evidence.params(case),
+        params=evidence.params(case) if params is None else params,
         requests=tuple(evidence.request(run) for run in runs),
         expected=tuple(
             evidence.expected(answer, run.data.shape, run.data.dtype)
@@ -61,12 +62,17 @@ class AnswerMemo:
     def __init__(self, limit: int = LIMIT) -> None:
         self.limit = limit
         self._kept: dict[tuple[int, str], tuple[Case, Answered]] = {}
+        #: the last case's parameters record: a target's jobs run a case under each of its ops in
+        #: a row, and the record (the case's request, graph, tags, title ...) is the same for all
+        self._params: tuple[Case, ParamsRecord] | None = None
 
     def __call__(self, case: Case, op: str) -> Answered:
         kept = self._kept.get((id(case), op))
         if kept is not None and kept[0] is case:
             return kept[1]
-        made = answered(case, op)  # an exception (too many pieces) is raised again next time
+        if self._params is None or self._params[0] is not case:
+            self._params = (case, evidence.params(case))
+        made = answered(case, op, self._params[1])  # an exception (too many pieces) is raised again next time
         if len(self._kept) >= self.limit:  # the oldest first: a target's items run in a row
             del self._kept[next(iter(self._kept))]
         self._kept[id(case), op] = (case, made)

@@ -228,7 +228,7 @@ def run_item(
 
     ``adapter``: its checked hooks (what workers hold), or an adapter object, checked here;
     ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`);
-    ``inputs``, a worker's cache of its last large input (None: make the data afresh);
+    ``inputs``, a worker's cache of its inputs (None: make the data afresh);
     ``answers``, its memo of the reference's answers (None: work them out afresh).
     """
     phase.mark("reference")
@@ -245,7 +245,7 @@ def run_item(
         # Steady-state timing of a multi-GiB item would only repeat seconds of copying.
         steady = 0 if large else repeat
         phase.mark("data")
-        task = make_task(case, op, inputs.data(case.data, keep=large))
+        task = make_task(case, op, inputs.data(case.data, keep=large), fill=inputs.fresh)
         return _judged(hooks.of(adapter), target, task, steady, made, base)
 
 
