@@ -4,6 +4,7 @@ prints the output shapes the backend gives, which for these passing items are th
 from __future__ import annotations
 
 import ast
+import base64
 import subprocess
 import sys
 from pathlib import Path
@@ -100,6 +101,15 @@ def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("size", [0, 1, 71, 72, 73, 3000])
+def test_an_embedded_model_is_its_base64_in_lines_of_96_characters(size: int) -> None:
+    data = bytes(range(256)) * (size // 256) + bytes(range(size % 256))
+    text = reproducers.wrapped_base64(data)
+    lines = text.split("\n") if text else []
+    assert all(len(line) == 96 for line in lines[:-1]) and all(0 < len(line) <= 96 for line in lines)
+    assert base64.b64decode(text) == data
+
+
 def test_data_a_snippet_embeds_is_the_case_fill() -> None:
     case = load_paths([CASES]).by_id("doc-readme-6-into-4")
     small = reproducers.snippet_data(case.data)

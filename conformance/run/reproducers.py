@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import shlex
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -63,10 +62,17 @@ def _command(
     return parts
 
 
+#: The characters of base64 on each line of a snippet
+BASE64_LINE = 96
+
+
 def wrapped_base64(data: bytes) -> str:
-    """``data`` (a serialized model) in base64, in lines of 96 characters: the text a snippet puts
-    between ``base64.b64decode('''`` and ``''')`` to rebuild it byte for byte."""
-    return "\n".join(textwrap.wrap(base64.b64encode(data).decode("ascii"), 96))
+    """``data`` (a serialized model) in base64, in lines of :data:`BASE64_LINE` characters: the
+    text a snippet puts between ``base64.b64decode('''`` and ``''')`` to rebuild it byte for byte.
+    Cut by slicing: base64 has no spaces to break at, and ``textwrap`` took 367 us for a 3 KB
+    model (against 5), 0.3 s of a full run's end for its 1,419 reproducers."""
+    text = base64.b64encode(data).decode("ascii")
+    return "\n".join(text[start : start + BASE64_LINE] for start in range(0, len(text), BASE64_LINE))
 
 
 def array_code(array: np.ndarray, name: str = "data") -> str:
