@@ -158,6 +158,37 @@ def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:
     assert "workers are spawned" in (tmp_path / "zygote.log").read_text(encoding="utf-8")
 
 
+def test_a_worker_asked_for_is_received_when_the_zygote_says_so_and_runs_jobs(tmp_path: Path) -> None:
+    """The pool asks for a standby and goes on serving its workers; the zygote's connection turns
+    readable once the worker is forked, and receiving it then takes no wait. A zygote between
+    stages takes no such request (its connection also says when a stage is done)."""
+    job = _jobs(tmp_path, "fake_adapters:Slicer")[0]
+    staged = Zygote(1, (), str(tmp_path / "staged.log"), stages=((), ("fake_adapters",)))
+    zygote = Zygote(1, ("fake_adapters",), str(tmp_path / "zygote.log"))
+    try:
+        assert staged.forkable(wait=60) and staged.usable is None  # paused after its first stage
+        assert not staged.ask((1, None, ()))
+        assert _until_decided(zygote), zygote.reason
+        assert zygote.ask((1, None, ())) and zygote.ask((1, None, ()))  # two, answered in order
+        workers = []
+        for _ in range(2):
+            assert zygote.connection.poll(60)
+            forked = zygote.forked()
+            assert forked is not None
+            workers.append(forked)
+        assert len({process.pid for process, _ in workers}) == 2
+        for process, connection in workers:
+            assert connection.recv()[0] == -1
+            connection.send(job)
+            assert connection.recv()[0] == job.index
+            process.kill()
+            process.join(timeout=10)
+            connection.close()
+    finally:
+        zygote.close()
+        staged.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("imports", [(), ("thread_at_import",)], ids=["forked", "spawned"])
 def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(

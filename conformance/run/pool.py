@@ -20,6 +20,7 @@ import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -39,7 +40,7 @@ from conformance.run.journal import line as journal_line
 from conformance.run.ready import ready as handles_ready
 from conformance.run.slot import DEPTH, Slot, ask_to_stop, nap_s, readable, stop_worker
 from conformance.run.worker import Job, Preload
-from conformance.run.zygote import Zygote
+from conformance.run.zygote import Forked, Zygote
 
 _CONTEXT = multiprocessing.get_context("spawn")
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
@@ -68,6 +69,19 @@ ZYGOTE_WAIT_S = 120.0
 #: How far down the queue a worker forked between stages looks for a job it can run, when the
 #: next one needs a later stage (a target's sample is 40 to 173 jobs in a row).
 LOOK_AHEAD = 512
+
+
+@dataclass(frozen=True)
+class _Start:
+    """What a worker is started with: its log, the targets it prepares before its first job, its
+    private folder, the zygote's stage it is held to (see Slot.stage), and ``worker.main``'s
+    arguments after its connection."""
+
+    log: Path | None
+    preload: tuple[Preload, ...]
+    folder: Path
+    stage: int | None
+    args: tuple[object, ...]
 
 
 class Pool:
@@ -122,6 +136,8 @@ class Pool:
         #: crash tend to crash again on neighbouring items, and a warm standby makes each
         #: replacement instant instead of a fresh start with every import redone
         self.standby: Slot | None = None
+        #: the standby asked of the zygote and not received yet (see _restock)
+        self._ordered: _Start | None = None
         #: a worker has been replaced: a standby is kept from then on (see _restock)
         self._replaced = False
         #: the process new workers are forked from (started with the first jobs), if forking
@@ -171,6 +187,14 @@ class Pool:
         return need
 
     def _start(self) -> Slot:
+        """A new worker: forked from the zygote, or spawned where it cannot fork now."""
+        self._receive_standby()  # the zygote answers in order: a standby asked for comes first
+        start = self._next_start()
+        forked = self.zygote.fork(start.args) if self.zygote is not None else None
+        return self._slot(start, forked)
+
+    def _next_start(self) -> _Start:
+        """What the next worker is started with: its log, the targets it prepares, its folder."""
         self._started += 1
         log = None
         if self.log_dir is not None:
@@ -188,17 +212,33 @@ class Pool:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
         args = (self.threads, str(log) if log else None, preload, self.memory_budget, str(folder))
-        forked = zygote.fork(args) if zygote is not None else None  # None: it cannot fork now
+        return _Start(log, preload, folder, stage, args)
+
+    def _slot(self, start: _Start, forked: tuple[Forked, Connection] | None) -> Slot:
+        """The slot of a worker the zygote forked, or of one spawned now (``forked`` None: the
+        zygote could not fork it)."""
         if forked is not None:
-            return Slot(forked[0], forked[1], log, preload=preload, scratch=folder, stage=stage)
+            return Slot(
+                forked[0],
+                forked[1],
+                start.log,
+                preload=start.preload,
+                scratch=start.folder,
+                stage=start.stage,
+            )
         parent, child = _CONTEXT.Pipe()
         process = _CONTEXT.Process(
-            target=worker.main, args=(child, *args), daemon=True, name=f"conformance-worker-{self._started}"
+            target=worker.main,
+            args=(child, *start.args),
+            daemon=True,
+            name=f"conformance-worker-{self._started}",
         )
         with worker.thread_environment(self.threads):
             process.start()
         child.close()
-        return Slot(process, parent, log, preload=preload, scratch=folder, stage=stage)
+        return Slot(
+            process, parent, start.log, preload=start.preload, scratch=start.folder, stage=start.stage
+        )
 
     def _start_zygote(self, *, staged: bool = False) -> None:
         """Start the zygote with every module the jobs' routes list: once a worker needs
@@ -231,6 +271,7 @@ class Pool:
         once the slot has its next job (see _restock)."""
         stop_worker(self.slots[index], kill=True)
         self._start_zygote()
+        self._receive_standby()
         self.slots[index], self.standby = self.standby or self._start(), None
         self._replaced = True
         return self.slots[index]
@@ -238,8 +279,23 @@ class Pool:
     def _restock(self) -> None:
         """Once a worker has been replaced, keep a standby, forked after the jobs are dispatched:
         forked before, the replacement's first job waited for it (10 ms, 95 forks of a full run)."""
-        if self._replaced and self.standby is None and (self.queue or self.large):
-            self.standby = self._start()
+        if not self._replaced or self.standby is not None or self._ordered is not None:
+            return
+        if not (self.queue or self.large):
+            return
+        start = self._next_start()
+        if self.zygote is not None and self.zygote.ask(start.args):
+            self._ordered = start  # received when the zygote says it has forked it (see _collect)
+        else:
+            self.standby = self._slot(
+                start, self.zygote.fork(start.args) if self.zygote is not None else None
+            )
+
+    def _receive_standby(self) -> None:
+        """Take the standby asked of the zygote (waiting for it, if it has not said yet)."""
+        if self._ordered is not None:
+            start, self._ordered = self._ordered, None
+            self.standby = self._slot(start, self.zygote.forked() if self.zygote is not None else None)
 
     def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
         """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
@@ -404,6 +460,7 @@ class Pool:
     def close(self) -> None:
         """Stop every worker (the standby too): all are asked at once, then each is waited for
         (one at a time, backends' teardown took 3 s of a full run's end)."""
+        self._receive_standby()
         slots = [*self.slots, *([self.standby] if self.standby else [])]
         for slot in slots:
             ask_to_stop(slot)
@@ -455,6 +512,7 @@ class Pool:
         stage: list[Connection | int] = (
             [zygote.connection] if zygote is not None and not zygote.paused else []
         )
+        ordered = [self.zygote.connection] if self._ordered is not None and self.zygote is not None else []
         if not busy and not stage:  # every send failed on a dead worker, now replaced: dispatch again
             return
         nap = 0.0 if stage else nap_s([self.slots[index] for index in busy])
@@ -463,7 +521,9 @@ class Pool:
         waiting = min((self.slots[index].deadline for index in busy), default=time.monotonic() + POLL_S)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
         # at most POLL_S: a worker's sentinel stays quiet if a process it started outlives it
-        ready = handles_ready([*handles, *stage], min(POLL_S, max(0.0, waiting - time.monotonic())))
+        ready = handles_ready([*handles, *stage, *ordered], min(POLL_S, max(0.0, waiting - time.monotonic())))
+        if ordered and ordered[0] in ready:
+            self._receive_standby()
         if zygote is not None:
             zygote.poll()
             if zygote.stalled(ZYGOTE_WAIT_S):

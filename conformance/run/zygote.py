@@ -210,10 +210,30 @@ class Zygote:
     def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
         """A new worker running ``worker.main(connection, *args)``, with the modules of the stages
         imported so far (:attr:`stage`); None when the zygote cannot fork now."""
-        if not self.forkable():
-            return None
+        return self.forked() if self.forkable() and self._send(args) else None
+
+    def ask(self, args: tuple[Any, ...]) -> bool:
+        """Ask for a worker (see :meth:`fork`) without waiting for it: :meth:`forked` receives it,
+        once :attr:`connection` is readable or when it is needed. Only once every stage is in
+        (False otherwise, or when the zygote has gone): between stages the connection also says
+        when a stage is done. A fork takes the zygote 20 ms on average while two workers keep the
+        cores busy (100 forks of a full -j 2 run took 2.0 s); waited for, the pool served no
+        worker meanwhile, and a worker of 14 ms items has 5 ms of work waiting in its pipe."""
+        return self.usable is True and self._send(args)
+
+    def _send(self, args: tuple[Any, ...]) -> bool:
+        """Send a fork request; False (and no forks from now on) if the zygote has gone."""
         try:
             self._connection.send(args)
+        except OSError as error:
+            self.usable, self.reason = False, f"the zygote went away ({error})"
+            return False
+        return True
+
+    def forked(self) -> tuple[Forked, Connection] | None:
+        """The worker asked for first and not received yet (waiting for it); None if the zygote
+        refused or went away (the pool spawns from then on)."""
+        try:
             said, pid = self._connection.recv()
             if said != "forked":
                 self.usable, self.reason = False, str(pid)
