@@ -16,6 +16,7 @@ from conformance.run import phase
 def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A worker's log path with its phase file open in this process (as in a worker)."""
     monkeypatch.setattr(phase, "_mapped", None)
+    monkeypatch.setattr(phase, "_descriptor", None)
     path = tmp_path / "worker-1.log"
     phase.open_marker(str(path))
     yield path
@@ -57,11 +58,45 @@ def test_the_phase_a_killed_process_marked_last_is_still_in_its_file(tmp_path: P
     log = tmp_path / "worker-2.log"
     child = os.fork()
     if child == 0:  # pragma: no cover (the child never returns to pytest)
-        phase.open_marker(str(log))
-        phase.mark("build")
-        phase.mark("compile")
-        os.kill(os.getpid(), 9)
+        try:
+            phase.open_marker(str(log))
+            phase.mark("build")
+            phase.mark("compile")
+            os.kill(os.getpid(), 9)
+        finally:
+            os._exit(1)  # only if the marks raised: never back into pytest
     _, status = os.waitpid(child, 0)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9
     said, backend_s = phase.left(log, time.monotonic())
     assert said == "compile" and 0.0 < backend_s < 60.0
+
+
+def test_a_file_cleared_and_never_marked_names_no_phase(tmp_path: Path) -> None:
+    """The file is sized and cleared to zeros before the first mark: a worker that died in
+    between (or a previous run's longer file) leaves no phase and no backend time."""
+    log = tmp_path / "worker-3.log"
+    phase.path_for(log).write_bytes(b"compile".ljust(24) + bytes(8) + b"old run's tail")
+    assert phase.read(log) == "compile"
+    phase.path_for(log).write_bytes(bytes(32))
+    assert phase.left(log, time.monotonic()) == (None, 0.0)
+
+
+def test_without_a_shared_mapping_the_marks_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system that cannot map the file shared still gets every mark, by ``pwrite``."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("no shared mapping here")
+
+    monkeypatch.setattr(phase.mmap, "mmap", refuse)
+    monkeypatch.setattr(phase, "_mapped", None)
+    monkeypatch.setattr(phase, "_descriptor", None)
+    log = tmp_path / "worker-4.log"
+    phase.open_marker(str(log))
+    assert phase._mapped is None and phase._descriptor is not None
+    try:
+        phase.mark("judging")
+        assert phase.read(log) == "judging"
+    finally:
+        os.close(phase._descriptor)

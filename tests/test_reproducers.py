@@ -7,6 +7,7 @@ import ast
 import base64
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -100,16 +101,18 @@ def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
     assert f"np.arange({task.data.size})" in body
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("size", [0, 1, 71, 72, 73, 3000])
 def test_an_embedded_model_is_its_base64_in_lines_of_96_characters(size: int) -> None:
+    """Cut by slicing, as textwrap cut it (base64 has no spaces to break at): the same text."""
     data = bytes(range(256)) * (size // 256) + bytes(range(size % 256))
     text = reproducers.wrapped_base64(data)
     lines = text.split("\n") if text else []
     assert all(len(line) == 96 for line in lines[:-1]) and all(0 < len(line) <= 96 for line in lines)
     assert base64.b64decode(text) == data
+    assert text == "\n".join(textwrap.wrap(base64.b64encode(data).decode("ascii"), 96))
 
 
+@pytest.mark.slow
 def test_data_a_snippet_embeds_is_the_case_fill() -> None:
     case = load_paths([CASES]).by_id("doc-readme-6-into-4")
     small = reproducers.snippet_data(case.data)

@@ -374,10 +374,12 @@ def test_jobs_in_a_row_of_one_case_make_its_small_input_once_and_each_gets_its_o
     real = input_cache.make_data
     monkeypatch.setattr(input_cache, "make_data", lambda spec: made.append(spec) or real(spec))
     given: list[np.ndarray] = []
+    writeable: list[bool] = []
 
     class Scribbling(Slicer):
         def misbehave(self, task: Task) -> None:
             given.append(task.data.copy())
+            writeable.append(task.data.flags.writeable)  # its own copy, not the kept input
             task.data[...] = 0
 
     case = corpus().by_id("indices-rank1")
@@ -386,6 +388,7 @@ def test_jobs_in_a_row_of_one_case_make_its_small_input_once_and_each_gets_its_o
         run_item(Scribbling({}), target, case, op, 0, inputs=inputs)
     pristine = real(case.data)
     assert len(given) == 2 and all(np.array_equal(data, pristine) for data in given) and pristine.any()
+    assert writeable == [True, True]
     assert made == [case.data]
     big = DataSpec((input_cache.SMALL_BYTES // 4 + 1,), "float32")
     first, second = inputs.data(big, keep=False), inputs.data(big, keep=False)

@@ -169,16 +169,17 @@ def test_a_worker_asked_for_is_received_when_the_zygote_says_so_and_runs_jobs(tm
         assert staged.forkable(wait=60) and staged.usable is None  # paused after its first stage
         assert not staged.ask((1, None, ()))
         assert _until_decided(zygote), zygote.reason
-        assert zygote.ask((1, None, ())) and zygote.ask((1, None, ()))  # two, answered in order
+        logs = [tmp_path / "first.log", tmp_path / "second.log"]
+        assert all(zygote.ask((1, str(log), ())) for log in logs)  # two, answered in order
         workers = []
-        for _ in range(2):
+        for _ in logs:
             assert zygote.connection.poll(60)
             forked = zygote.forked()
             assert forked is not None
             workers.append(forked)
-        assert len({process.pid for process, _ in workers}) == 2
-        for process, connection in workers:
-            assert connection.recv()[0] == -1
+        for (process, connection), log in zip(workers, logs, strict=True):
+            assert connection.recv()[0] == -1  # prepared: its output goes to its own log by now
+            assert os.readlink(f"/proc/{process.pid}/fd/1") == str(log)
             connection.send(job)
             assert connection.recv()[0] == job.index
             process.kill()

@@ -17,7 +17,6 @@ it the backend's (see :func:`left`), where it was lost with the worker's result.
 
 from __future__ import annotations
 
-import contextlib
 import mmap
 import os
 import struct
@@ -30,8 +29,11 @@ if TYPE_CHECKING:
 
 #: The width every phase name is padded to, so a shorter name overwrites a longer one whole.
 _WIDTH = 24
-#: the phase file, mapped: the name, then at an item's build the clock when it began
+#: the phase file, mapped: the name, then at an item's build the clock when it began; where the
+#: file cannot be mapped (a file system without shared writable mappings), its descriptor, written
+#: with ``pwrite``
 _mapped: mmap.mmap | None = None
+_descriptor: int | None = None
 #: the worker's phase profile, when the run asked for one (see conformance.run.phase_profile)
 profile: PhaseProfile | None = None
 
@@ -43,16 +45,22 @@ def path_for(log: Path) -> Path:
 
 def open_marker(log_path: str | None) -> None:
     """In the worker, before its first job: create its phase file (or none without a log)."""
-    global _mapped
+    global _mapped, _descriptor
     if log_path is None:
         return
-    with contextlib.suppress(OSError, ValueError):  # no phase then; never a reason to lose the worker
-        descriptor = os.open(path_for(Path(log_path)), os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.ftruncate(descriptor, _WIDTH + 8)
-            _mapped = mmap.mmap(descriptor, _WIDTH + 8)  # shared: what it holds is the file's
-        finally:
-            os.close(descriptor)
+    try:
+        descriptor = os.open(path_for(Path(log_path)), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:  # no phase then; never a reason to lose the worker
+        return
+    try:
+        # sized before it is mapped (a store past a file's end is a SIGBUS), then cleared through
+        # the mapping: never truncated to nothing under a process that may map it still
+        os.ftruncate(descriptor, _WIDTH + 8)
+        _mapped = mmap.mmap(descriptor, _WIDTH + 8)  # shared: what it holds is the file's
+        _mapped[:] = bytes(_WIDTH + 8)
+        os.close(descriptor)
+    except (OSError, ValueError):
+        _mapped, _descriptor = None, descriptor
     mark("starting")
 
 
@@ -61,14 +69,20 @@ def mark(phase: str) -> None:
     an item: each phase's bytes are made once."""
     if profile is not None:
         profile.enter(phase)
-    if _mapped is None:
+    if _mapped is None and _descriptor is None:
         return
     written = _PADDED.get(phase)
     if written is None:
         written = _PADDED[phase] = phase.encode("ascii", "replace")[:_WIDTH].ljust(_WIDTH)
     if phase == _BUILD:  # the backend's phases start: when, for a death in them
         written += struct.pack("d", time.monotonic())
-    _mapped[: len(written)] = written
+    if _mapped is not None:
+        _mapped[: len(written)] = written
+    elif _descriptor is not None:
+        try:  # noqa: SIM105 (a context manager here cost more than the write)
+            os.pwrite(_descriptor, written, 0)
+        except OSError:  # no phase then; never a reason to lose the worker
+            pass
 
 
 #: each phase's name as written: ASCII, padded to :data:`_WIDTH`
@@ -95,7 +109,8 @@ def left(log: Path | None, now: float) -> tuple[str | None, float]:
     if name is None or len(written) < _WIDTH + 8 or not (name in _BACKEND or name.startswith("run ")):
         return name, 0.0
     since: float = struct.unpack("d", written[_WIDTH : _WIDTH + 8])[0]
-    return name, max(0.0, now - since) if since > 0 else 0.0
+    # zeros: no build marked since the file was cleared
+    return name, (max(0.0, now - since) if since > 0 else 0.0)
 
 
 def _written(log: Path | None) -> bytes:
@@ -116,4 +131,6 @@ def _written(log: Path | None) -> bytes:
 
 
 def _name(written: bytes) -> str | None:
-    return written[:_WIDTH].decode("ascii", "replace").strip() or None
+    """The phase name at the file's start; None for a file never marked (empty, or the zeros it is
+    cleared to)."""
+    return written[:_WIDTH].decode("ascii", "replace").strip(" \x00") or None

@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import multiprocessing
 import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 from conformance.results.result import Result
-from conformance.run import phase, scratch, worker
+from conformance.run import phase, scratch
 from conformance.run.deaths import (
     UNSTARTED_LIMIT,
     Death,
@@ -38,11 +36,10 @@ from conformance.run.deaths import (
 )
 from conformance.run.journal import line as journal_line
 from conformance.run.ready import ready as handles_ready
-from conformance.run.slot import DEPTH, Slot, ask_to_stop, nap_s, readable, stop_worker
+from conformance.run.slot import DEPTH, Slot, Start, ask_to_stop, nap_s, readable, slot_of, stop_worker
 from conformance.run.worker import Job, Preload
 from conformance.run.zygote import Forked, Zygote
 
-_CONTEXT = multiprocessing.get_context("spawn")
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
 _FORKS = sys.platform.startswith("linux")
 #: How often, at most, the pool looks whether a busy worker is still alive (see _collect).
@@ -69,19 +66,6 @@ ZYGOTE_WAIT_S = 120.0
 #: How far down the queue a worker forked between stages looks for a job it can run, when the
 #: next one needs a later stage (a target's sample is 40 to 173 jobs in a row).
 LOOK_AHEAD = 512
-
-
-@dataclass(frozen=True)
-class _Start:
-    """What a worker is started with: its log, the targets it prepares before its first job, its
-    private folder, the zygote's stage it is held to (see Slot.stage), and ``worker.main``'s
-    arguments after its connection."""
-
-    log: Path | None
-    preload: tuple[Preload, ...]
-    folder: Path
-    stage: int | None
-    args: tuple[object, ...]
 
 
 class Pool:
@@ -137,7 +121,7 @@ class Pool:
         #: replacement instant instead of a fresh start with every import redone
         self.standby: Slot | None = None
         #: the standby asked of the zygote and not received yet (see _restock)
-        self._ordered: _Start | None = None
+        self._ordered: Start | None = None
         #: a worker has been replaced: a standby is kept from then on (see _restock)
         self._replaced = False
         #: the process new workers are forked from (started with the first jobs), if forking
@@ -193,7 +177,7 @@ class Pool:
         forked = self.zygote.fork(start.args) if self.zygote is not None else None
         return self._slot(start, forked)
 
-    def _next_start(self) -> _Start:
+    def _next_start(self) -> Start:
         """What the next worker is started with: its log, the targets it prepares, its folder."""
         self._started += 1
         log = None
@@ -212,33 +196,11 @@ class Pool:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
         args = (self.threads, str(log) if log else None, preload, self.memory_budget, str(folder))
-        return _Start(log, preload, folder, stage, args)
+        return Start(self._started, log, preload, folder, stage, args)
 
-    def _slot(self, start: _Start, forked: tuple[Forked, Connection] | None) -> Slot:
-        """The slot of a worker the zygote forked, or of one spawned now (``forked`` None: the
-        zygote could not fork it)."""
-        if forked is not None:
-            return Slot(
-                forked[0],
-                forked[1],
-                start.log,
-                preload=start.preload,
-                scratch=start.folder,
-                stage=start.stage,
-            )
-        parent, child = _CONTEXT.Pipe()
-        process = _CONTEXT.Process(
-            target=worker.main,
-            args=(child, *start.args),
-            daemon=True,
-            name=f"conformance-worker-{self._started}",
-        )
-        with worker.thread_environment(self.threads):
-            process.start()
-        child.close()
-        return Slot(
-            process, parent, start.log, preload=start.preload, scratch=start.folder, stage=start.stage
-        )
+    def _slot(self, start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
+        """The slot of a worker the zygote forked, or of one spawned now (``forked`` None)."""
+        return slot_of(start, forked, self.threads)
 
     def _start_zygote(self, *, staged: bool = False) -> None:
         """Start the zygote with every module the jobs' routes list: once a worker needs
@@ -277,8 +239,9 @@ class Pool:
         return self.slots[index]
 
     def _restock(self) -> None:
-        """Once a worker has been replaced, keep a standby, forked after the jobs are dispatched:
-        forked before, the replacement's first job waited for it (10 ms, 95 forks of a full run)."""
+        """Once a worker has been replaced, keep a standby, started after the jobs are dispatched
+        (started before, the replacement's first job waited for it) and asked of the zygote
+        without waiting for it (see Zygote.ask), once the zygote has every stage."""
         if not self._replaced or self.standby is not None or self._ordered is not None:
             return
         if not (self.queue or self.large):
@@ -291,11 +254,20 @@ class Pool:
                 start, self.zygote.fork(start.args) if self.zygote is not None else None
             )
 
-    def _receive_standby(self) -> None:
-        """Take the standby asked of the zygote (waiting for it, if it has not said yet)."""
-        if self._ordered is not None:
-            start, self._ordered = self._ordered, None
-            self.standby = self._slot(start, self.zygote.forked() if self.zygote is not None else None)
+    def _receive_standby(self, wait_s: float | None = None) -> None:
+        """Take the standby asked of the zygote (waiting for it, if it has not said yet); spawned
+        instead if the zygote refused or went away. With ``wait_s`` (the pool closing), none is
+        spawned, and one not forked within that time is left: the socket that would have carried
+        it is closed, so the forked worker reads the end of its job stream and exits."""
+        if self._ordered is None:
+            return
+        start, self._ordered = self._ordered, None
+        zygote = self.zygote
+        if wait_s is None:
+            self.standby = self._slot(start, zygote.forked() if zygote is not None else None)
+        elif zygote is not None and zygote.connection.poll(wait_s):
+            forked = zygote.forked()
+            self.standby = self._slot(start, forked) if forked is not None else None
 
     def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
         """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
@@ -460,7 +432,7 @@ class Pool:
     def close(self) -> None:
         """Stop every worker (the standby too): all are asked at once, then each is waited for
         (one at a time, backends' teardown took 3 s of a full run's end)."""
-        self._receive_standby()
+        self._receive_standby(wait_s=5.0)
         slots = [*self.slots, *([self.standby] if self.standby else [])]
         for slot in slots:
             ask_to_stop(slot)

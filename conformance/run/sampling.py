@@ -35,17 +35,27 @@ def never(job: Job) -> bool:
 
 def foreseen_deaths(issues: ByTarget) -> Dies:
     """Whether a known issue claims ``job``'s death: its result as a crash (or a timeout), made
-    from what is known before it runs, would be an ``xfail``. Asked of a sample's few hundred
-    picks only: each works out the item's reference answer in the parent (0.1 ms)."""
+    from what is known before it runs, would be an ``xfail``. Asked of the sample's and the
+    checks' picks (and of the items after a pick that dies) of the targets whose known issues
+    list deaths, once each: each works out the item's reference answer in the parent."""
+    said: dict[int, bool] = {}
 
     def dies(job: Job) -> bool:
-        entries = issues(job.target.id)
-        if not any(status in entry.statuses for entry in entries for status in DEATHS):
-            return False
-        pending = pending_result(job.case, job.op, job.target, judged=job.judged)
-        return any(issues.apply(pending.with_status(status, "")).status == "xfail" for status in DEATHS)
+        if job.index not in said:
+            said[job.index] = _dies(issues, job)
+        return said[job.index]
 
     return dies
+
+
+def _dies(issues: ByTarget, job: Job) -> bool:
+    """See :func:`foreseen_deaths`; an item no entry for a death names the op of needs no answer."""
+    entries = issues(job.target.id)
+    deaths = (entry for entry in entries if any(status in entry.statuses for status in DEATHS))
+    if not any(entry.names_op(job.op) for entry in deaths):
+        return False
+    pending = pending_result(job.case, job.op, job.target, judged=job.judged)
+    return any(issues.apply(pending.with_status(status, "")).status == "xfail" for status in DEATHS)
 
 
 #: Items of each target run first, so that every target's rate is measured early in the run:
@@ -93,9 +103,10 @@ def checks_of_each(
     bulk: list[Job], count: int = CHECKS, *, dies: Dies = never
 ) -> tuple[list[Job], list[Job]]:
     """``count`` of each target's bulk jobs (those after :func:`sample_of_each`'s sample; at most
-    :data:`CHECK_SHARE` of them, large ones never), spread evenly over them, and the rest in plan
-    order. Run right after the sample, once the imports are done, they tell by how much each
-    target's sample, which ran beside the imports, over-states its items (see
+    :data:`CHECK_SHARE` of them, large ones never), spread evenly over them (each moved past the
+    items foreseen to die, as the sample's are), and the rest in plan order. Run right after the
+    sample, once the imports are done, they tell by how much each target's sample, which ran
+    beside the imports, over-states its items (see
     :class:`conformance.run.rates.Strata`). Without them, the targets that end a -j 1 run (the
     fast ones, whose samples took about twice their later time) were priced by the slow ones
     that ran first, and the ETA was 40-75 % too long through the run's second half; with them,
@@ -134,12 +145,13 @@ def _sampled(jobs: list[Job], sample: int, dies: Dies) -> list[tuple[list[Job], 
 
 
 def _alive(group: list[Job], picks: list[int], dies: Dies) -> list[int]:
-    """Each pick moved on to the first job from it, before the next pick, that is not foreseen to
-    die (see :func:`foreseen_deaths`); a pick whose every job up to the next dies stays as it is
-    (its stratum keeps a sample item)."""
+    """Each pick moved on to the first job from it, before the next pick, that is neither large
+    (a large item prices no stratum: its class is its own) nor foreseen to die (see
+    :func:`foreseen_deaths`); a pick with no such job up to the next stays as it is."""
     moved = []
     for pick, end in itertools.pairwise([*picks, len(group)]):
-        moved.append(next((at for at in range(pick, end) if not dies(group[at])), pick))
+        fit = (at for at in range(pick, end) if not group[at].large and not dies(group[at]))
+        moved.append(next(fit, pick))
     return moved
 
 

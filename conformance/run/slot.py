@@ -7,6 +7,7 @@ worker dies, overruns or is retired.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import signal
 import time
@@ -17,9 +18,13 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.plugin import Target
-from conformance.run import case_wire, scratch
+from conformance.run import case_wire, scratch, worker
 from conformance.run.ready import has_data
 from conformance.run.worker import Job, Preload
+from conformance.run.zygote import Forked
+
+#: how workers are started where the zygote cannot fork them
+_CONTEXT = multiprocessing.get_context("spawn")
 
 #: Jobs in flight per worker at most: the running one and up to seven waiting in its pipe. With one
 #: waiting, two workers of fast items waited for the parent before 30 % of their jobs (the parent
@@ -132,6 +137,44 @@ class Slot:
             stream.seek(self.log_offset)
             text = stream.read().decode("utf-8", "replace")
         return "\n".join(text.strip().splitlines()[-lines:])
+
+
+@dataclass(frozen=True)
+class Start:
+    """What a worker is started with: its number, its log, the targets it prepares before its first
+    job, its private folder, the zygote's stage it is held to (see Slot.stage), and ``worker.main``'s
+    arguments after its connection."""
+
+    number: int
+    log: Path | None
+    preload: tuple[Preload, ...]
+    folder: Path
+    stage: int | None
+    args: tuple[object, ...]
+
+
+def slot_of(start: Start, forked: tuple[Forked, Connection] | None, threads: int) -> Slot:
+    """The slot of a worker the zygote forked (``forked``: its process and connection), or of one
+    spawned now where the zygote could not fork it (``threads``: its share of the cores, set in
+    the environment it starts with)."""
+    if forked is not None:
+        process: Process = forked[0]
+        connection = forked[1]
+    else:
+        connection, child = _CONTEXT.Pipe()
+        spawned = _CONTEXT.Process(
+            target=worker.main,
+            args=(child, *start.args),
+            daemon=True,
+            name=f"conformance-worker-{start.number}",
+        )
+        with worker.thread_environment(threads):
+            spawned.start()
+        child.close()
+        process = spawned
+    return Slot(
+        process, connection, start.log, preload=start.preload, scratch=start.folder, stage=start.stage
+    )
 
 
 def nap_s(busy: list[Slot]) -> float:

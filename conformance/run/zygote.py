@@ -146,7 +146,8 @@ class Zygote:
 
     @property
     def connection(self) -> Connection:
-        """Readable when the zygote has finished a stage (or gone): the pool waits on it."""
+        """Readable when the zygote has finished a stage, has forked a worker asked for (see
+        :meth:`ask`), or has gone: the pool waits on it."""
         return self._connection
 
     @property

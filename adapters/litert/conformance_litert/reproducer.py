@@ -110,16 +110,12 @@ if not dynamic:
 def onnx2tf_snippet(task: Task, *, delegates: bool, threads: int) -> str:
     """The ONNX model, its conversion by onnx2tf, the converted model's operators, signature and
     input shapes, and one invoke per run fed as the ONNX model declares its inputs."""
-    import base64
-    import textwrap
-
     from conformance.models import onnx_graphs
     from conformance_litert import onnx2tf_route
 
-    encoded = base64.b64encode(onnx_graphs.model_bytes(task)).decode("ascii")
     body = _ONNX2TF.format(
         op=task.op,
-        model="\n".join(textwrap.wrap(encoded, 96)),
+        model=reproducers.wrapped_base64(onnx_graphs.model_bytes(task)),
         keywords=", ".join(f"{key}={value}" for key, value in onnx2tf_route.SETTINGS.items()),
         resolver="AUTO" if delegates else "BUILTIN_WITHOUT_DEFAULT_DELEGATES",
         threads=threads,
