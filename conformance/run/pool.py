@@ -38,7 +38,7 @@ from conformance.run.journal import line as journal_line
 from conformance.run.ready import ready as handles_ready
 from conformance.run.slot import DEPTH, Slot, Start, ask_to_stop, nap_s, readable, slot_of, stop_worker
 from conformance.run.worker import Job, Preload
-from conformance.run.zygote import Forked, Zygote
+from conformance.run.zygote import Zygote
 
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
 _FORKS = sys.platform.startswith("linux")
@@ -173,9 +173,11 @@ class Pool:
     def _start(self) -> Slot:
         """A new worker: forked from the zygote, or spawned where it cannot fork now."""
         self._receive_standby()  # the zygote answers in order: a standby asked for comes first
-        start = self._next_start()
-        forked = self.zygote.fork(start.args) if self.zygote is not None else None
-        return self._slot(start, forked)
+        return self._launch(self._next_start())
+
+    def _launch(self, start: Start) -> Slot:
+        """The worker ``start`` describes, forked from the zygote now, or spawned where it cannot."""
+        return slot_of(start, self.zygote.fork(start.args) if self.zygote is not None else None)
 
     def _next_start(self) -> Start:
         """What the next worker is started with: its log, the targets it prepares, its folder."""
@@ -195,12 +197,7 @@ class Pool:
         if self._scratch is None:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
-        args = (self.threads, str(log) if log else None, preload, self.memory_budget, str(folder))
-        return Start(self._started, log, preload, folder, stage, args)
-
-    def _slot(self, start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
-        """The slot of a worker the zygote forked, or of one spawned now (``forked`` None)."""
-        return slot_of(start, forked, self.threads)
+        return Start(self._started, log, preload, folder, stage, self.threads, self.memory_budget)
 
     def _start_zygote(self, *, staged: bool = False) -> None:
         """Start the zygote with every module the jobs' routes list: once a worker needs
@@ -250,9 +247,7 @@ class Pool:
         if self.zygote is not None and self.zygote.ask(start.args):
             self._ordered = start  # received when the zygote says it has forked it (see _collect)
         else:
-            self.standby = self._slot(
-                start, self.zygote.fork(start.args) if self.zygote is not None else None
-            )
+            self.standby = self._launch(start)
 
     def _receive_standby(self, wait_s: float | None = None) -> None:
         """Take the standby asked of the zygote (waiting for it, if it has not said yet); spawned
@@ -264,10 +259,10 @@ class Pool:
         start, self._ordered = self._ordered, None
         zygote = self.zygote
         if wait_s is None:
-            self.standby = self._slot(start, zygote.forked() if zygote is not None else None)
+            self.standby = slot_of(start, zygote.forked() if zygote is not None else None)
         elif zygote is not None and zygote.connection.poll(wait_s):
             forked = zygote.forked()
-            self.standby = self._slot(start, forked) if forked is not None else None
+            self.standby = slot_of(start, forked) if forked is not None else None
 
     def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
         """Replace a worker that died or overran, counting the time its slot loses (lost_s): from

@@ -142,21 +142,28 @@ class Slot:
 @dataclass(frozen=True)
 class Start:
     """What a worker is started with: its number, its log, the targets it prepares before its first
-    job, its private folder, the zygote's stage it is held to (see Slot.stage), and ``worker.main``'s
-    arguments after its connection."""
+    job, its private folder, the zygote's stage it is held to (see Slot.stage), its share of the
+    cores and the memory an item may take (``worker.main``'s ``memory_budget``)."""
 
     number: int
     log: Path | None
     preload: tuple[Preload, ...]
     folder: Path
     stage: int | None
-    args: tuple[object, ...]
+    threads: int
+    memory_budget: int | None
+
+    @property
+    def args(self) -> tuple[object, ...]:
+        """``worker.main``'s arguments after its connection (what the zygote forks a worker with)."""
+        log = str(self.log) if self.log else None
+        return (self.threads, log, self.preload, self.memory_budget, str(self.folder))
 
 
-def slot_of(start: Start, forked: tuple[Forked, Connection] | None, threads: int) -> Slot:
+def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
     """The slot of a worker the zygote forked (``forked``: its process and connection), or of one
-    spawned now where the zygote could not fork it (``threads``: its share of the cores, set in
-    the environment it starts with)."""
+    spawned now where the zygote could not fork it (its thread variables set in the environment
+    it starts with)."""
     if forked is not None:
         process: Process = forked[0]
         connection = forked[1]
@@ -168,7 +175,7 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None, threads: int
             daemon=True,
             name=f"conformance-worker-{start.number}",
         )
-        with worker.thread_environment(threads):
+        with worker.thread_environment(start.threads):
             spawned.start()
         child.close()
         process = spawned
