@@ -12,6 +12,7 @@ import argparse
 from typing import TypeAlias
 
 from conformance import __version__, options
+from conformance.errors import exit_epilog
 from conformance.explore import space
 from conformance.results import versions
 
@@ -31,15 +32,20 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
 Verbs: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
+def _verb(verbs: Verbs, name: str, **declared: object) -> argparse.ArgumentParser:
+    """A verb, whose ``--help`` ends on the table of its exit statuses."""
+    return verbs.add_parser(
+        name, epilog=exit_epilog(name), formatter_class=argparse.RawDescriptionHelpFormatter, **declared
+    )  # type: ignore[arg-type]
+
+
 def _corpus_verbs(verbs: Verbs) -> None:
     """The verbs over the corpus alone: validate, list."""
-    validate = verbs.add_parser(
-        "validate", help="check case files: format, ids, and expectations vs the reference"
+    validate = _verb(verbs, "validate", help="check case files: format, ids, and expectations vs the reference"
     )
     _paths_argument(validate)
 
-    listing = verbs.add_parser(
-        "list", help="list the applicable (case, op) pairs, with totals per op and tag"
+    listing = _verb(verbs, "list", help="list the applicable (case, op) pairs, with totals per op and tag"
     )
     _paths_argument(listing)
     options.add(listing, ("op", "tag", "keyword"))
@@ -48,19 +54,13 @@ def _corpus_verbs(verbs: Verbs) -> None:
 
 def _running_verbs(verbs: Verbs) -> None:
     """The verbs that run adapters: run, explore, adapters."""
-    run = verbs.add_parser(
-        "run",
-        help="run the cases through the adapters and judge every result",
-        description="Exit status: 0 when every result is pass, xfail or unsupported, 1 otherwise, "
-        "2 for bad input, 130 when interrupted (what finished is written; it prints how to finish).",
-    )
+    run = _verb(verbs, "run", help="run the cases through the adapters and judge every result")
     run_arguments(run)
 
-    exploring = verbs.add_parser(
+    exploring = _verb(
+        verbs,
         "explore",
         help="draw requests from each op's parameter space, judge them, shrink and write the findings",
-        description="Exit status: 0 when every disagreement found is a known issue, 1 when one is not, "
-        "2 for bad input, 130 when interrupted (what was found is written).",
     )
     limits = space.Limits()
     options.add(
@@ -72,13 +72,12 @@ def _running_verbs(verbs: Verbs) -> None:
         max_pieces=limits.pieces,
     )
 
-    verbs.add_parser("adapters", help="list installed adapters: versions, routes, devices, options")
+    _verb(verbs, "adapters", help="list installed adapters: versions, routes, devices, options")
 
 
 def _results_verbs(verbs: Verbs) -> None:
     """The verbs over results files: report, diff, merge, versions."""
-    reporting = verbs.add_parser(
-        "report", help="write the HTML report of one or more results files (merged into one view)"
+    reporting = _verb(verbs, "report", help="write the HTML report of one or more results files (merged into one view)"
     )
     reporting.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files of one corpus")
     reporting.add_argument(
@@ -89,8 +88,7 @@ def _results_verbs(verbs: Verbs) -> None:
         help="default: reports/index.html (replaces only a page the suite wrote)",
     )
 
-    diffing = verbs.add_parser(
-        "diff", help="compare two runs: new failures, fixes, status changes, timing regressions"
+    diffing = _verb(verbs, "diff", help="compare two runs: new failures, fixes, status changes, timing regressions"
     )
     diffing.add_argument("old", metavar="OLD", help="results.json of the earlier run")
     diffing.add_argument("new", metavar="NEW", help="results.json of the later run")
@@ -109,11 +107,10 @@ def _results_verbs(verbs: Verbs) -> None:
 
 
 def _merge_verb(verbs: Verbs) -> None:
-    merging = verbs.add_parser(
+    merging = _verb(
+        verbs,
         "merge",
         help="join results files (shards, machines, devices) of one corpus into one results file and report",
-        description="Exit status: 0 merged, 1 merged but incomplete (a shard missing, a run interrupted), "
-        "2 refused (different suite digests, conflicting results or targets).",
     )
     merging.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files of one corpus")
     merging.add_argument(
@@ -127,7 +124,8 @@ def _merge_verb(verbs: Verbs) -> None:
 
 
 def _versions_verb(verbs: Verbs) -> None:
-    versions_verb = verbs.add_parser(
+    versions_verb = _verb(
+        verbs,
         "versions",
         aliases=["compat"],  # its first name, kept for scripts; "compatibility" is the report's view
         help="compare runs of several versions of a backend: what each release introduced or fixed",
@@ -144,11 +142,8 @@ def _versions_verb(verbs: Verbs) -> None:
 
 
 def _certify_verb(verbs: Verbs) -> None:
-    certifying = verbs.add_parser(
-        "certify",
-        help="run a profile's required cases on one adapter and write its certificate",
-        description="Exit status: 0 certified (or verified), 1 not, 2 for bad input, 130 when "
-        "interrupted (the results so far are written, no certificate; it prints how to finish).",
+    certifying = _verb(
+        verbs, "certify", help="run a profile's required cases on one adapter and write its certificate"
     )
     options.add(certifying, options.CERTIFY, shown={"out": "reports/certify/ADAPTER-PROFILE/"}, out=None)
 

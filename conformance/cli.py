@@ -1,13 +1,12 @@
 """The ``conformance`` command line: a thin front door over the engine.
 
-Exit status: 0 when all is well, 1 when the suite has defects (or, for ``run``, a result
-outside pass / xfail / unsupported: conformance.statuses.GREEN, or nothing judged at all), 3 for
-``run`` when an adapter or the suite failed on an item (conformance.statuses.DEFECT_EXIT), 2 when
-the input cannot be used (a broken case file, a bad option, an output folder holding others'
-files, two results files with no result in common for ``diff``: any
-conformance.errors.ConformanceError), 130 when Ctrl-C stopped a verb (what finished is written:
-conformance.run.interruption). Every message about a case names its file and line. Input is
-refused before any work starts or anything about it is printed.
+Exit status: one table for every verb (conformance.errors.Exit, each verb's rows in its
+``--help`` and docs/results.md): 0 done and green, 1 findings, 2 unusable input (any
+conformance.errors.ConformanceError), 3 an adapter or the suite failed on an item, 4 the
+machine stopped the verb, 5 two runs ``diff`` cannot compare, 128 + the signal when Ctrl-C,
+SIGTERM or SIGHUP stopped it (what finished is written: conformance.run.interruption). A run
+that did not judge its whole selection never exits 0. Every message about a case names its file
+and line. Input is refused before any work starts or anything about it is printed.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
 from conformance.corpus import builtin, catalogue
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import Item, select
-from conformance.errors import ConformanceError, UsageError
+from conformance.errors import ConformanceError, Exit, UsageError
 from conformance.explore import session, space, writing
 from conformance.explore import summary as explore_summary
 from conformance.oracle.corpus_check import check_corpus
@@ -35,10 +34,10 @@ from conformance.report import certificate_page, diff_page, versions_page
 from conformance.results import diff as run_diff
 from conformance.results import document as results_file
 from conformance.results import findings, merge, versions
-from conformance.run import interruption, out_folder, planning, registry, resumption, runner
+from conformance.run import interruption, out_folder, planning, registry, resumption, runner, streams
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
-from conformance.run.progress import exit_status, nothing_judged, summary_table
+from conformance.run.progress import exit_status, nothing_judged, summary_table, verdict
 
 
 def _load(paths: Sequence[str]) -> Suite:
@@ -96,7 +95,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     with interruption.boundary(lambda: resumption.advice(config.command, config.out)) as verb:
         outcome = runner.execute(plan, config)
         verb.ended(outcome.interrupted)
-        verb.status = _run_summary(outcome)
+        verb.status = _run_summary(outcome, len(plan.jobs))
     return verb.status
 
 
@@ -121,11 +120,11 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
     )
 
 
-def _run_summary(outcome: runner.ExecutionOutcome) -> int:
-    """The report and the terminal summary of a run (an interrupted one's too); its exit status."""
+def _run_summary(outcome: runner.ExecutionOutcome, selected: int) -> int:
+    """The report and the terminal summary of a run (an interrupted one's too): the table, the
+    files written, the verdict line and the findings below it; its exit status."""
     page = publishing.run_report(outcome.written[0])
     print(summary_table(outcome.results))
-    print(findings.terminal(outcome.findings))
     for issue in outcome.stale:
         print(
             f"warning: known issue {issue.id} ({issue.source}) matched no result; remove it if fixed",
@@ -138,6 +137,8 @@ def _run_summary(outcome: runner.ExecutionOutcome) -> int:
     why = nothing_judged(outcome.results)
     if why:
         print(f"conformance run: {why}", file=sys.stderr)
+    print(verdict(outcome.results, selected, outcome.interrupted))
+    print(findings.terminal(outcome.findings))
     return exit_status(outcome.results)
 
 
@@ -361,20 +362,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one verb; its exit status (conformance.errors.Exit, or 128 + a stopping signal).
+
+    The terminal streams survive their reader (:mod:`conformance.run.streams`) and SIGTERM and
+    SIGHUP stop a verb as Ctrl-C does (:func:`conformance.run.interruption.signals`), so neither a
+    closed pipe nor a CI system's cancel can lose results or read as green."""
     given = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(given)
-    #: the command as typed (recorded in results; ``run --resume`` restores a run's options from it)
-    args.command = ("conformance", *given)
-    again = f"interrupted; to start again: {shlex.join(args.command)}"
-    try:  # a verb that runs anything has its own boundary, saying how to finish; this one is for the rest
-        with interruption.boundary(lambda: again) as verb:
-            verb.status = int(args.handler(args))
-        return verb.status
-    except ConformanceError as error:  # the one place user-input errors become exit status 2
-        print(f"conformance {args.verb}: {error}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # `conformance list | head`
-        return 0
+    # as the program itself (no argv), the process ends with the verb: its handlers stay
+    with streams.guarded(), interruption.signals(restore=argv is not None):
+        args = build_parser().parse_args(given)
+        #: the command as typed (recorded in results; ``run --resume`` restores a run's options from it)
+        args.command = ("conformance", *given)
+        again = f"to start again: {shlex.join(args.command)}"
+        try:  # a verb that runs anything has its own boundary, saying how to finish; this one is for the rest
+            with interruption.boundary(lambda: again) as verb:
+                verb.status = int(args.handler(args))
+            return verb.status
+        except ConformanceError as error:  # the one place user-input errors become exit status 2
+            print(f"conformance {args.verb}: {error}", file=sys.stderr)
+            return Exit.USAGE
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@ script merging results files, say) can catch just that one.
 
 from __future__ import annotations
 
+import enum
+import textwrap
+
 
 class ConformanceError(Exception):
     """Input the suite cannot use; the message is meant for the user as it stands."""
@@ -54,3 +57,111 @@ class WorkerStartError(ConformanceError):
     """Workers that die before their first job, again and again: the environment they start in
     cannot run the suite (its main script cannot be imported again, a broken install); the
     message says how they ended."""
+
+
+class EnvironmentFailure(Exception):
+    """The machine stopped a verb, not its input or the backend: the disk is full, memory ran
+    out, the output folder cannot be written. Not a ConformanceError (exit 2 would blame the
+    input): the front door ends the verb with :attr:`Exit.ENVIRONMENT`, one line naming the cause
+    and how to finish, and the journal written so far intact."""
+
+
+class Exit(enum.IntEnum):
+    """Every exit status of the command line, one meaning each for every verb, so a CI job can
+    branch on it. A stopping signal ends a verb with 128 + the signal (:data:`SIGNAL_EXITS`)."""
+
+    #: the verb did all it was asked, and found nothing unexplained (run: every result pass,
+    #: xfail or unsupported, and something judged)
+    GREEN = 0
+    #: the verb did its work and found problems (run: an unexplained finding, or nothing judged;
+    #: diff: a new failure; certify: not certified; validate: a defect in the corpus)
+    FINDINGS = 1
+    #: the input cannot be used: arguments, a case file, an adapter, a results file
+    USAGE = 2
+    #: an adapter's own code or the suite failed on an item: no verdict on the backend
+    DEFECTS = 3
+    #: the machine stopped the verb: disk full, out of memory, an output folder not writable
+    ENVIRONMENT = 4
+    #: diff: the two results files cannot be compared as a gate (a side interrupted, different
+    #: selections, known issues applied on one side only)
+    NOT_COMPARABLE = 5
+
+
+#: what each stopping signal ends a verb with (128 + the signal, as a shell reports it): Ctrl-C,
+#: a CI system's cancel or time-out, a closed terminal
+SIGNAL_EXITS: dict[str, int] = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+
+#: what each exit status means, as ``--help`` and docs/results.md say it (what 0 and 1 mean is
+#: each verb's own: :data:`BY_VERB`)
+EXIT_MEANINGS: dict[int, str] = {
+    Exit.GREEN: "done, and nothing unexplained found",
+    Exit.FINDINGS: "done, with findings",
+    Exit.USAGE: "unusable input: an option, a case file, an adapter, a results file, an output "
+    "folder holding others' files",
+    Exit.DEFECTS: "an adapter or the suite failed on an item: no verdict on the backend",
+    Exit.ENVIRONMENT: "the machine stopped the verb (disk full, out of memory, a folder not "
+    "writable); what finished is in the journal",
+    Exit.NOT_COMPARABLE: "the two runs cannot be compared (a side interrupted, different "
+    "selections, known issues on one side only)",
+    **{
+        code: f"stopped by {name}: what finished is written (a run's results marked interrupted); "
+        "it prints how to go on"
+        for name, code in SIGNAL_EXITS.items()
+    },
+}
+#: what exit statuses 0 and 1 mean for each verb, where it says more than "done"
+BY_VERB: dict[tuple[str, int], str] = {
+    ("validate", 1): "the corpus has defects (listed)",
+    ("run", 0): "green: the whole selection was judged, every result pass, xfail or unsupported",
+    ("run", 1): "an unexplained finding (fail, error, crash, timeout, xpass), or nothing judged",
+    ("explore", 1): "a disagreement that is no known issue",
+    ("adapters", 1): "an installed adapter cannot be loaded",
+    ("diff", 0): "no new failure, and the two runs compare",
+    ("diff", 1): "a new failure: an item failing in NEW that did not fail in OLD",
+    ("merge", 1): "merged, but incomplete (a shard missing, a run interrupted)",
+    ("certify", 0): "certified (or the certificate verifies)",
+    ("certify", 1): "not certified (or the certificate does not verify)",
+}
+#: the exit statuses of each verb, in the order its ``--help`` lists them
+_STOPPED = tuple(SIGNAL_EXITS.values())
+VERB_EXITS: dict[str, tuple[int, ...]] = {
+    verb: (*codes, 4, *_STOPPED)
+    for verb, codes in {
+        "validate": (0, 1, 2),
+        "list": (0, 2),
+        "run": (0, 1, 2, 3),
+        "explore": (0, 1, 2),
+        "adapters": (0, 1, 2),
+        "report": (0, 2),
+        "diff": (0, 1, 2, 5),
+        "merge": (0, 1, 2),
+        "versions": (0, 2),
+        "certify": (0, 1, 2, 3),
+    }.items()
+}
+
+
+def exit_table(verb: str) -> list[tuple[int, str]]:
+    """The exit statuses ``verb`` can end with, and what each means for it."""
+    return [(code, BY_VERB.get((verb, code), EXIT_MEANINGS[code])) for code in VERB_EXITS[verb]]
+
+
+def exit_epilog(verb: str) -> str:
+    """The exit statuses of ``verb``, for its ``--help``."""
+    rows = (
+        textwrap.fill(meaning, 96, initial_indent=f"  {code:>3}  ", subsequent_indent=" " * 7)
+        for code, meaning in exit_table(verb)
+    )
+    return "exit status:\n" + "\n".join(rows)
+
+
+def exit_markdown() -> str:
+    """The exit statuses of every verb as the Markdown table docs/results.md holds (a test keeps
+    the two equal)."""
+    rows = ["| status | meaning | verbs |", "| --- | --- | --- |"]
+    for code, meaning in EXIT_MEANINGS.items():
+        verbs = [verb for verb, codes in VERB_EXITS.items() if code in codes]
+        own = [f"`{verb}`: {BY_VERB[(verb, code)]}" for verb in verbs if (verb, code) in BY_VERB]
+        said = "; ".join([meaning, *own])
+        rows.append(f"| {code} | {said} | {', '.join(f'`{verb}`' for verb in verbs)} |")
+    return "\n".join(rows)

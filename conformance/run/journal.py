@@ -4,16 +4,18 @@ One JSON object per line. The first line is a header naming the suite digest and
 ``--resume`` accepts a journal only when both match, then skips the results it already holds.
 The header also keeps the command that started the run, so that ``conformance run --resume``
 alone can restore its options (:func:`command`).
-Each line is flushed as it is written, so Ctrl-C, a killed parent or a crash keeps every
-finished result; a line cut short by a kill is ignored on resume.
+Each line is written with one system call as it comes, so Ctrl-C, a killed parent or a crash
+keeps every finished result; a line cut short by a kill is ignored on resume, and one a full
+disk cut short is taken back at once.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, TextIO, cast
+from typing import TextIO, cast
 
 from conformance.errors import JournalError
 from conformance.results.document import result_problem
@@ -27,18 +29,20 @@ _HEADER_LIMIT = 1 << 20
 
 
 class Journal:
-    def __init__(self, path: Path, handle: IO[str]) -> None:
+    def __init__(self, path: Path, fd: int) -> None:
+        """The journal at ``path``, open for appending as the descriptor ``fd``."""
         self.path = path
-        self._handle = handle
+        self._fd = fd
+        #: the bytes of whole lines written: what a write the disk refused is cut back to
+        self._size = os.fstat(fd).st_size
 
     @classmethod
     def start(cls, path: Path, header: JSON, command: Sequence[str] = ()) -> Journal:
         """A new journal; ``header`` must match on resume, ``command`` is kept to restore options."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle = path.open("w", encoding="utf-8")
-        handle.write(json.dumps({"schema": SCHEMA, **header, "command": list(command)}) + "\n")
-        handle.flush()
-        return cls(path, handle)
+        journal = cls(path, os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644))
+        journal.append_line(json.dumps({"schema": SCHEMA, **header, "command": list(command)}))
+        return journal
 
     @classmethod
     def resume(cls, path: Path, header: JSON, warn: TextIO | None = None) -> tuple[Journal, list[Result]]:
@@ -74,10 +78,10 @@ class Journal:
                 what = f"not a result ({problem})"
             if warn is not None:
                 print(f"warning: {path}: line {number} is {what}; dropped, its item runs again", file=warn)
-        handle = path.open("a", encoding="utf-8")
+        journal = cls(path, os.open(path, os.O_WRONLY | os.O_APPEND))
         if content and not content.endswith(b"\n"):
-            handle.write("\n")
-        return cls(path, handle), results
+            journal._write(b"\n")
+        return journal, results
 
     @staticmethod
     def check(path: Path, header: JSON) -> None:
@@ -112,11 +116,25 @@ class Journal:
 
     def append_line(self, text: str) -> None:
         """Keep one result given as its JSON line (see :func:`line`), at once on disk."""
-        self._handle.write(text + "\n")
-        self._handle.flush()
+        self._write((text + "\n").encode("utf-8"))
+
+    def _write(self, data: bytes) -> None:
+        """Append ``data`` whole, or raise with the journal as it was before: a write the disk
+        refuses (full, quota) or cuts short leaves no torn line, so the run ends there and
+        ``--resume`` finishes it once there is room."""
+        try:
+            written = os.write(self._fd, data)
+            while written < len(data):  # a short write: the disk filled up during it
+                written += os.write(self._fd, data[written:])
+        except OSError:
+            os.ftruncate(self._fd, self._size)
+            raise
+        self._size += written
 
     def close(self) -> None:
-        self._handle.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def line(result: Result) -> str:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from conformance.errors import UsageError
+from conformance.errors import EnvironmentFailure, UsageError
 
 MARKER = ".conformance-run"
 #: the files a run, explore, merge or certify writes at the top of its folder
@@ -85,8 +85,8 @@ def mark(out: Path, option: str = "--out") -> None:
             text = _ABOUT.format(names=", ".join(OWN_NAMES))
             marker = json.dumps({"schema": "conformance.out/1", "about": text}, indent=1)
             (out / MARKER).write_text(marker + "\n", encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"{option} {out}: cannot be written: {error.strerror or error}") from None
+    except OSError as error:  # the machine's refusal (read-only, full, permissions), not the input's
+        raise EnvironmentFailure(f"{option} {out}: cannot be written: {error.strerror or error}") from None
 
 
 def clear_worker_logs(out: Path) -> None:

@@ -424,18 +424,19 @@ class Pool:
         """A job sent but never started goes back to the front of its queue."""
         (self.large if job.large and not self.in_order else self.queue).appendleft(job)
 
-    def close(self) -> None:
+    def close(self, at_once: bool = False) -> None:
         """Stop every worker (the standby too): all are asked at once, then each is waited for
-        (one at a time, backends' teardown took 3 s of a full run's end)."""
-        self._receive_standby(wait_s=5.0)
+        (one at a time, backends' teardown took 3 s of a full run's end); ``at_once`` (a run
+        interrupted) kills them without waiting. Closing again does nothing."""
+        self._receive_standby(wait_s=0.0 if at_once else 5.0)
         slots = [*self.slots, *([self.standby] if self.standby else [])]
         for slot in slots:
             ask_to_stop(slot)
         for slot in slots:
-            stop_worker(slot, kill=False)
+            stop_worker(slot, kill=at_once)
         self.slots, self.standby, self._replaced = [], None, False
         if self.zygote is not None:
-            self.zygote.close()
+            self.zygote.close(at_once)
             self.zygote = None
         scratch.remove(self._scratch)
         self._scratch = None

@@ -16,7 +16,7 @@ from typing import TextIO
 from conformance.results.result import Result
 from conformance.run.rates import Rates, Strata
 from conformance.run.worker import Job
-from conformance.statuses import DEFECT_EXIT, GREEN, NOT_JUDGED, STATUSES
+from conformance.statuses import DEFECT_EXIT, FAILING, GREEN, NOT_JUDGED, STATUSES
 
 #: How far back the ETA looks for the wall time a second of item time takes.
 WINDOW_S = 30.0
@@ -309,6 +309,38 @@ def exit_status(results: Iterable[Result]) -> int:
     if any(result.defect is not None for result in kept):
         return DEFECT_EXIT
     return 0 if green(kept) and nothing_judged(kept) is None else 1
+
+
+def verdict(results: Iterable[Result], selected: int, interrupted: bool) -> str:
+    """The one line a run ends on: GREEN only when the whole selection of ``selected`` items was
+    judged and exits 0; else RED, with what made it so. The counts follow either way, so a CI
+    log says at a glance what a vendor run and a green one share and where they part."""
+    kept = list(results)
+    counts = Counter(
+        "defect" if result.defect else "stale" if result.status == "xpass" else result.status
+        for result in kept
+    )
+    unexplained = sum(counts[status] for status in FAILING)
+    missing = max(0, selected - len(kept))
+    parts = [
+        f"{unexplained} unexplained findings",
+        f"{counts['xfail']} known issues",
+        f"{counts['defect']} adapter or harness defects",
+        f"{counts['unsupported'] + missing} results not judged"
+        + (f" ({missing} not run)" if missing else ""),
+    ]
+    if counts["stale"]:
+        parts.append(f"{counts['stale']} known issues that passed (xpass)")
+    green_ = not interrupted and not missing and exit_status(kept) == 0
+    why = "" if green_ else _why_red(kept, interrupted, missing, selected)
+    return f"{'GREEN' if green_ else 'RED'}{why}: {len(kept)} results; " + ", ".join(parts)
+
+
+def _why_red(results: list[Result], interrupted: bool, missing: int, selected: int) -> str:
+    """The reason a run is RED when no finding says it: stopped early, or nothing judged."""
+    if interrupted or missing:
+        return f" (not finished: {selected - missing} of {selected} items judged)"
+    return " (nothing judged)" if nothing_judged(results) else ""
 
 
 def _adapter(kind: str) -> str:

@@ -299,7 +299,11 @@ class Execution:
 
     def outcome(self, interrupted: bool) -> ExecutionOutcome:
         """Write the results of the jobs that ran (``interrupted``: the run did not finish, its
-        journal is kept for ``--resume``) and say what the run produced."""
+        journal is kept for ``--resume``) and say what the run produced. An interrupted run ends
+        its workers at once: what they were running would be discarded, and a backend that hangs
+        must not hold up a CI system's cancel (which sends SIGKILL a few seconds later)."""
+        if interrupted:
+            self.pool.close(at_once=True)
         self._stack.close()  # the pool, the progress line and the journal
         order = {job.key: job.index for job in self.plan.jobs}
         results = sorted(self.finished.values(), key=lambda result: order.get(result.key, len(order)))
@@ -446,8 +450,9 @@ def write_results(
         "wall_s": round(wall_s, 3),
         "interrupted": interrupted,
         "selection": _header(plan_, config)["selection"],
-        "memcpy": memcpy_baseline(),
     }
+    with contextlib.suppress(MemoryError):  # a measurement beside the results, never worth them
+        run["memcpy"] = memcpy_baseline()
     if crash_review is not None:
         run["crash_review"] = crash_review
     if config.label is not None:  # after known issues and reproducers, which use the real name

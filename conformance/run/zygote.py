@@ -246,13 +246,14 @@ class Zygote:
             return None
         return Forked(pid, exit_pipe), Connection(worker_end)
 
-    def close(self) -> None:
+    def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has; one
-        still importing (a run stopped early) reads no request, and is killed at once."""
+        still importing (a run stopped early) reads no request, and is killed at once, as it is
+        ``at_once`` (a run interrupted)."""
         with contextlib.suppress(OSError):
             self._connection.send(None)
         self.poll()  # reads whether it finished importing, if it has said so
-        self.process.join(timeout=5 if self.usable or self.paused else 0)
+        self.process.join(timeout=5 if (self.usable or self.paused) and not at_once else 0)
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=5)
