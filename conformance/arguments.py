@@ -13,7 +13,7 @@ from typing import TypeAlias
 
 from conformance import __version__, options
 from conformance.explore import space
-from conformance.results import versions
+from conformance.results import comparable, versions
 
 
 def _paths_argument(parser: argparse.ArgumentParser) -> None:
@@ -75,6 +75,24 @@ def _running_verbs(verbs: Verbs) -> None:
     verbs.add_parser("adapters", help="list installed adapters: versions, routes, devices, options")
 
 
+#: ``diff --help``'s list of its exit statuses (docs/results.md, "Comparing two runs", says the same)
+DIFF_EXIT_STATUS = f"""\
+exit status:
+  0    the runs compare, and NEW has no new failure
+  1    the runs compare, and NEW has a new failure
+  2    bad input: a file that is no results file, a bad option, or two files
+       that share no result
+  {comparable.NOT_VALID}    the comparison is not valid, whatever else it found:
+       - a run was interrupted (run.interrupted in its results.json);
+       - the selections differ: a result in one file only (--allow-new-items
+         accepts results only in NEW, never results missing from NEW);
+       - one run applied known issues the other did not (--no-known-issues,
+         a --known-issues FILE given to one run only)
+  130  interrupted (Ctrl-C)
+the CI gate on new regressions: docs/results.md, section "Comparing two runs"
+"""
+
+
 def _results_verbs(verbs: Verbs) -> None:
     """The verbs over results files: report, diff, merge, versions."""
     reporting = verbs.add_parser(
@@ -90,10 +108,23 @@ def _results_verbs(verbs: Verbs) -> None:
     )
 
     diffing = verbs.add_parser(
-        "diff", help="compare two runs: new failures, fixes, status changes, timing regressions"
+        "diff",
+        help="compare two runs: new failures, fixes, status changes, timing regressions",
+        description="Compares NEW with the baseline OLD, result by result (item on target). A new "
+        "failure is a result that is fail, error, crash or timeout in NEW and none of those in OLD "
+        "(or absent from OLD, with --allow-new-items).",
+        epilog=DIFF_EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    diffing.add_argument("old", metavar="OLD", help="results.json of the earlier run")
+    diffing.add_argument("old", metavar="OLD", help="results.json of the earlier run (the baseline)")
     diffing.add_argument("new", metavar="NEW", help="results.json of the later run")
+    diffing.add_argument(
+        "--allow-new-items",
+        action="store_true",
+        help="results only in NEW (cases added to the corpus) do not make the comparison invalid: "
+        "they are judged as new results, and a failing one is a new failure; results only in OLD "
+        "still do",
+    )
     diffing.add_argument("--html", metavar="FILE", help="also write the diff as an HTML page")
     diffing.add_argument(
         "--ratio", type=float, default=1.5, help="timing: new/old steady median above this (default 1.5)"
