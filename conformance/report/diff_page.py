@@ -109,7 +109,7 @@ def render(diff: Diff) -> str:
 
 def _validity(diff: Diff) -> Html:
     """Why the runs do not compare, first on the page, and the notes that do not stop it."""
-    parts = []
+    parts: list[Html] = []
     if diff.problems:
         parts.append(tag("h2", "The comparison is not valid"))
         parts.append(tag("ul", [tag("li", problem) for problem in diff.problems]))

@@ -153,13 +153,15 @@ def issues_for(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) ->
 
 
 def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = None) -> Plan:
-    """Load the corpus (and the adapters, unless ``loaded`` are given) and list every job."""
+    """Load the corpus (and the adapters, unless ``loaded`` are given) and list every job;
+    UsageError for a selector value that matches nothing (:func:`unmatched`) beside others that
+    select jobs."""
     suite = load_paths(config.case_paths)
     adapters = list(loaded) if loaded is not None else load_adapters(config)
     items = select(suite.cases, config.ops, config.tags, None, config.items)
     jobs = _jobs(config, adapters, items)
-    problems = unmatched(config, suite, adapters)
-    if jobs and problems:  # an empty selection is explained by the front door (nothing_selected)
+    # an empty selection is left to the front door, which says why in its terms (nothing_selected)
+    if jobs and (problems := unmatched(config, suite, adapters)):
         raise UsageError("every value of a selector must match something: " + "; ".join(problems))
     issues = issues_for(config, adapters)
     if config.shard is None:
