@@ -88,10 +88,26 @@ def _results_verbs(verbs: Verbs) -> None:
         help="default: reports/index.html (replaces only a page the suite wrote)",
     )
 
-    diffing = _verb(verbs, "diff", help="compare two runs: new failures, fixes, status changes, timing regressions"
+    diffing = _verb(
+        verbs,
+        "diff",
+        help="compare two runs: new failures, fixes, status changes, timing regressions",
+        description="Compares NEW with the baseline OLD, result by result (item on target). A new "
+        "failure is a result that is fail, error, crash or timeout in NEW and none of those in OLD "
+        "(or absent from OLD, with --allow-new-items). The comparison is not valid (exit 5) when a "
+        "run was interrupted, when a result is in one file only (--allow-new-items accepts results "
+        "only in NEW), or when one run applied known issues the other did not. The CI gate on new "
+        "regressions: docs/results.md, section 'Gating CI on new regressions'.",
     )
-    diffing.add_argument("old", metavar="OLD", help="results.json of the earlier run")
+    diffing.add_argument("old", metavar="OLD", help="results.json of the earlier run (the baseline)")
     diffing.add_argument("new", metavar="NEW", help="results.json of the later run")
+    diffing.add_argument(
+        "--allow-new-items",
+        action="store_true",
+        help="results only in NEW (cases added to the corpus) do not make the comparison invalid: "
+        "they are judged as new results, and a failing one is a new failure; results only in OLD "
+        "still do",
+    )
     diffing.add_argument("--html", metavar="FILE", help="also write the diff as an HTML page")
     diffing.add_argument(
         "--ratio", type=float, default=1.5, help="timing: new/old steady median above this (default 1.5)"

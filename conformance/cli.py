@@ -231,21 +231,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    if args.ratio <= 1 or args.floor_ms < 0 or args.min_runs < 1:
-        raise UsageError("--ratio must be above 1, --floor-ms at least 0 and --min-runs at least 1")
     rule = run_diff.NoiseRule(ratio=args.ratio, floor_ms=args.floor_ms, min_runs=args.min_runs)
     if args.html:
         out_folder.check_page(Path(args.html), "--html")
-    found = run_diff.read(Path(args.old), Path(args.new), rule)
-    if not found.compared:
-        raise UsageError(
-            f"{args.old} and {args.new} share no result (no item on the same target in both): "
-            "nothing to compare; diff two runs of the same targets"
-        )
+    found = run_diff.read(Path(args.old), Path(args.new), rule, args.allow_new_items)
     print(run_diff.terminal(found))
     if args.html:
         print(f"wrote {diff_page.write(found, Path(args.html))}")
-    return 1 if found.gate_fails else 0
+    return found.exit_status
 
 
 def cmd_versions(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ greppable, and the same in the CLI, the pytest plugin, results files and reports
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -46,7 +47,7 @@ def select(
     """
     wanted_ops = set(catalogue.match(op_patterns)) if op_patterns else None
     if op_patterns and not wanted_ops:
-        raise UsageError(f"--op {' '.join(op_patterns)} matches no op; known: {', '.join(catalogue.OPS)}")
+        raise UsageError("; ".join(unmatched_ops(op_patterns)))
     matches = keywords.compile_keyword(keyword) if keyword else None
     chosen = []
     for case in cases:
@@ -62,3 +63,48 @@ def select(
                 continue
             chosen.append(item)
     return chosen
+
+
+def close_to(value: str, choices: Iterable[str]) -> str:
+    """``did you mean a, b?`` for the choices closest to a mistyped ``value``; empty when none is close."""
+    close = difflib.get_close_matches(value, list(choices), n=3)
+    return f"did you mean {', '.join(close)}?" if close else ""
+
+
+def unmatched_ops(patterns: Sequence[str]) -> list[str]:
+    """A problem for each ``--op`` id or glob that names no op of the catalogue."""
+    known = "known: " + ", ".join(catalogue.OPS)
+    return [
+        f"--op {pattern!r} matches no op; {close_to(pattern, catalogue.OPS) or known}"
+        for pattern in patterns
+        if not catalogue.match([pattern])
+    ]
+
+
+def unmatched_tags(tags: Sequence[str], cases: Iterable[Case]) -> list[str]:
+    """A problem for each ``--tag`` no case has (tags are matched exactly, as :func:`select` does)."""
+    known = sorted({tag for case in cases for tag in case.tags})
+    return [
+        f"--tag {tag!r}: no case has it; {close_to(tag, known) or 'tags: ' + ', '.join(known)}"
+        for tag in tags
+        if tag not in known
+    ]
+
+
+def missing_items(wanted: Sequence[str], cases: Iterable[Case]) -> list[str]:
+    """What is wrong with each ``--item`` that names no item: the case (with close case ids) or
+    the op (with the case's ops)."""
+    ops_of: dict[str, list[str]] = {}
+    for item in select(cases):
+        ops_of.setdefault(item.case.id, []).append(item.op)
+    problems = []
+    for one in wanted:
+        case, _, op = one.partition("::")
+        if case not in ops_of:
+            hint = close_to(case, ops_of) or "`conformance list` shows the items"
+            problems.append(f"--item {one!r}: no case {case!r} in the corpus; {hint}")
+        elif op not in ops_of[case]:
+            hint = close_to(op, ops_of[case])
+            only = f"--item {one!r}: case {case!r} has items for {', '.join(ops_of[case])} only"
+            problems.append(f"{only}; {hint}" if hint else only)
+    return problems

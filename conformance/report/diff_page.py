@@ -77,7 +77,7 @@ def _timings(title: str, changes: list[TimingChange]) -> Html:
 def render(diff: Diff) -> str:
     """The diff page."""
     generated = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    verdict = f"{len(diff.new_failures)} new failure(s)" if diff.gate_fails else "no new failures"
+    verdict = diff.verdict()
     header = tag(
         "header",
         [
@@ -91,6 +91,7 @@ def render(diff: Diff) -> str:
     )
     body = join(
         [
+            _validity(diff),
             _facts(diff),
             _rules(diff),
             _changes("New failures", diff.new_failures, True),
@@ -104,6 +105,17 @@ def render(diff: Diff) -> str:
         ]
     )
     return page.document(TITLE, header, body)
+
+
+def _validity(diff: Diff) -> Html:
+    """Why the runs do not compare, first on the page, and the notes that do not stop it."""
+    parts: list[Html] = []
+    if diff.problems:
+        parts.append(tag("h2", "The comparison is not valid"))
+        parts.append(tag("ul", [tag("li", problem) for problem in diff.problems]))
+    if diff.notes:
+        parts.append(tag("ul", [tag("li", f"Note: {note}") for note in diff.notes]))
+    return tag("section", parts, {"class": "diff-validity"}) if parts else join([])
 
 
 def _facts(diff: Diff) -> Html:

@@ -1,10 +1,11 @@
 """Run-to-run diff: new failures, fixes, other status changes, and timing regressions beyond noise.
 
-CI gates on it (``conformance diff OLD NEW`` exits 1 when NEW has a failure OLD did not have),
-so its categories are defined once, here:
+CI gates on it (``conformance diff OLD NEW`` exits 1 when NEW has a failure OLD did not have,
+and 4 when the two runs do not compare at all: :mod:`conformance.results.comparable`), so its
+categories are defined once, here:
 
 - a *new failure* is a result that is fail, error, crash or timeout in NEW and was none of those
-  in OLD (or did not exist in OLD);
+  in OLD (or did not exist in OLD: a new item, allowed with ``--allow-new-items``);
 - a *fix* is a result that was fail, error, crash, timeout or xfail in OLD and passes in NEW
   (pass, or xpass: a known issue that no longer happens);
 - every other difference of status is a *status change* (pass to unsupported, fail to crash, …);
@@ -23,8 +24,10 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance.errors import UsageError
+from conformance.results import comparable
 from conformance.results import document as results_file
-from conformance.results.records import SuiteRecord
+from conformance.results.records import RunInfoRecord, SuiteRecord
 from conformance.results.result import Result, Timing
 from conformance.statuses import DEVIATING, FAILING, PASSING
 
@@ -42,6 +45,10 @@ class NoiseRule:
     ratio: float = 1.5
     floor_ms: float = 0.1
     min_runs: int = 3
+
+    def __post_init__(self) -> None:
+        if self.ratio <= 1 or self.floor_ms < 0 or self.min_runs < 1:
+            raise UsageError("--ratio must be above 1, --floor-ms at least 0 and --min-runs at least 1")
 
     def describe(self) -> str:
         return (
@@ -118,6 +125,10 @@ class Diff:
     #: results of NEW whose worker died once on them, but not when they ran alone
     died_once: list[Result] = field(default_factory=list)
     compared: int = 0
+    #: why the runs do not compare (conformance.results.comparable); empty when they do
+    problems: list[str] = field(default_factory=list)
+    #: differences that do not stop the comparison (new items allowed, selections recorded apart)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def same_suite(self) -> bool:
@@ -129,6 +140,22 @@ class Diff:
         """True when NEW brings a failure: what CI gates on."""
         return bool(self.new_failures)
 
+    @property
+    def exit_status(self) -> int:
+        """``conformance diff``'s status: NOT_VALID when the runs do not compare (whatever else
+        it found), 1 on a new failure, 0 otherwise."""
+        if self.problems:
+            return comparable.NOT_VALID
+        return 1 if self.gate_fails else 0
+
+    def verdict(self) -> str:
+        """The last line of the terminal output, and the page's verdict."""
+        if self.problems:
+            return f"NOT VALID: the runs do not compare ({len(self.problems)} reason(s)); no verdict"
+        if self.gate_fails:
+            return f"FAILED: {len(self.new_failures)} new failure(s)"
+        return "OK: no new failures"
+
 
 def compare(
     old: list[Result],
@@ -138,11 +165,20 @@ def compare(
     new_label: str = "new",
     old_suite: SuiteRecord | None = None,
     new_suite: SuiteRecord | None = None,
+    old_run: RunInfoRecord | None = None,
+    new_run: RunInfoRecord | None = None,
+    allow_new_items: bool = False,
 ) -> Diff:
-    """Every difference between two runs' results, matched by key (item on target)."""
+    """Every difference between two runs' results, matched by key (item on target), and
+    whether the runs compare at all (:mod:`conformance.results.comparable`)."""
     diff = Diff(old_label, new_label, old_suite, new_suite, rule or NoiseRule())
     before = {result.key: result for result in old}
     after = {result.key: result for result in new}
+    diff.problems, diff.notes = comparable.problems(
+        comparable.Side(f"OLD ({old_label})", old_run, before),
+        comparable.Side(f"NEW ({new_label})", new_run, after),
+        allow_new_items,
+    )
     for key, result in after.items():
         previous = before.get(key)
         if previous is None:
@@ -172,11 +208,15 @@ def _classify(diff: Diff, key: str, old: Result, new: Result) -> None:
         diff.improvements.append(TimingChange(key, old.timing, new.timing))
 
 
-def read(old_path: Path, new_path: Path, rule: NoiseRule | None = None) -> Diff:
-    """Compare two results files; ResultsFileError (naming the file) for one that is not a results file."""
+def read(
+    old_path: Path, new_path: Path, rule: NoiseRule | None = None, allow_new_items: bool = False
+) -> Diff:
+    """Compare two results files; ResultsFileError (naming the file) for one that is not a
+    results file, UsageError for two that share no result (nothing was compared, which CI must
+    not read as green)."""
     old_body, old_results = results_file.read(old_path)
     new_body, new_results = results_file.read(new_path)
-    return compare(
+    found = compare(
         old_results,
         new_results,
         rule,
@@ -184,7 +224,16 @@ def read(old_path: Path, new_path: Path, rule: NoiseRule | None = None) -> Diff:
         str(new_path),
         old_body["suite"],
         new_body["suite"],
+        old_body["run"],
+        new_body["run"],
+        allow_new_items,
     )
+    if not found.compared:
+        raise UsageError(
+            f"{old_path} and {new_path} share no result (no item on the same target in both): "
+            "nothing to compare; diff two runs of the same targets"
+        )
+    return found
 
 
 def digest(suite: SuiteRecord | None) -> str:
@@ -210,6 +259,7 @@ def terminal(diff: Diff, limit: int = 50) -> str:
             f"note: the case corpora differ ({digest(diff.old_suite)} -> "
             f"{digest(diff.new_suite)}); results of changed cases may not compare"
         )
+    lines.extend(f"note: {note}" for note in diff.notes)
 
     def block(title: str, entries: list[str]) -> None:
         lines.append(f"{title}: {len(entries)}")
@@ -236,6 +286,8 @@ def terminal(diff: Diff, limit: int = 50) -> str:
             title,
             [f"  {t.old_ms:10.4g} ms -> {t.new_ms:10.4g} ms  x{t.ratio:<6.2f} {t.key}" for t in entries],
         )
-    verdict = f"FAILED: {len(diff.new_failures)} new failure(s)" if diff.gate_fails else "OK: no new failures"
-    lines.append(verdict)
+    if diff.problems:
+        lines.append(f"the comparison is not valid: {len(diff.problems)} reason(s)")
+        lines.extend(f"  - {problem}" for problem in diff.problems)
+    lines.append(diff.verdict())
     return "\n".join(lines)

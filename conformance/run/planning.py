@@ -7,15 +7,22 @@ one selection rule decides what runs whichever way the suite is driven.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.corpus import catalogue, keywords
 from conformance.corpus.loader import Suite, load_paths
-from conformance.corpus.selection import Item, select
+from conformance.corpus.selection import (
+    Item,
+    close_to,
+    missing_items,
+    select,
+    unmatched_ops,
+    unmatched_tags,
+)
 from conformance.errors import PluginError, UsageError
 from conformance.plugin import Target
 from conformance.run import known_issues, registry
@@ -73,12 +80,32 @@ class Plan:
 
 def load_adapters(config: RunConfig) -> list[registry.LoadedAdapter]:
     """The adapters the run names (every installed one by default), constructed with their options."""
-    names = config.adapters or tuple(sorted(registry.installed()))
+    installed = registry.installed()
+    names = config.adapters or tuple(sorted(installed))
     if not names:
         raise PluginError("no adapter is installed; install one (see README) or pass --adapter module:Class")
     if config.label is not None:
         check_label(config.label, names)
-    return [registry.load(name, config.options.get(name, {})) for name in names]
+    unknown = [name for name in names if ":" not in name and name not in installed]
+    if unknown:  # before any adapter is imported: a typo among several is refused as one alone is
+        listing = "installed: " + (", ".join(sorted(installed)) or "none")
+        said = [f"no adapter named {n!r} is installed; {close_to(n, installed) or listing}" for n in unknown]
+        raise UsageError("; ".join(said) + " (name an entry point or give module:attribute)")
+    return [_load(name, config.options.get(name, {})) for name in names]
+
+
+def _load(name: str, options: Mapping[str, str]) -> registry.LoadedAdapter:
+    """The adapter ``name``; a ``module:attribute`` reference whose module imported but lacks the
+    attribute is refused with the module's closest names (the registry's message has none)."""
+    try:
+        return registry.load(name, options)
+    except PluginError as error:
+        module, _, attribute = name.partition(":")
+        imported = sys.modules.get(module) if attribute and "." not in attribute else None
+        if imported is None or hasattr(imported, attribute):
+            raise
+        hint = close_to(attribute, [n for n in dir(imported) if not n.startswith("_")])
+        raise UsageError(f"--adapter {name!r}: {error}" + (f"; {hint}" if hint else "")) from None
 
 
 @dataclass(frozen=True)
@@ -126,10 +153,25 @@ def issues_for(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) ->
 
 
 def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = None) -> Plan:
-    """Load the corpus (and the adapters, unless ``loaded`` are given) and list every job."""
+    """Load the corpus (and the adapters, unless ``loaded`` are given) and list every job;
+    UsageError for a selector value that matches nothing (:func:`unmatched`) beside others that
+    select jobs."""
     suite = load_paths(config.case_paths)
     adapters = list(loaded) if loaded is not None else load_adapters(config)
     items = select(suite.cases, config.ops, config.tags, None, config.items)
+    jobs = _jobs(config, adapters, items)
+    # an empty selection is left to the front door, which says why in its terms (nothing_selected)
+    if jobs and (problems := unmatched(config, suite, adapters)):
+        raise UsageError("every value of a selector must match something: " + "; ".join(problems))
+    issues = issues_for(config, adapters)
+    if config.shard is None:
+        return Plan(suite, adapters, jobs, issues)
+    # Job.index stays the position in the whole run, so a shard's results keep the run's order.
+    return Plan(suite, adapters, config.shard.select(jobs), issues, unsharded=len(jobs))
+
+
+def _jobs(config: RunConfig, adapters: Sequence[registry.LoadedAdapter], items: Sequence[Item]) -> list[Job]:
+    """Every (item, target) job the selection holds, in the run's order."""
     matches = keywords.compile_keyword(config.keyword) if config.keyword else None
     jobs: list[Job] = []
     for station in stations(config, adapters):
@@ -151,11 +193,7 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
             )
             if config.keys is None or job.key in config.keys:
                 jobs.append(job)
-    issues = issues_for(config, adapters)
-    if config.shard is None:
-        return Plan(suite, adapters, jobs, issues)
-    # Job.index stays the position in the whole run, so a shard's results keep the run's order.
-    return Plan(suite, adapters, config.shard.select(jobs), issues, unsharded=len(jobs))
+    return jobs
 
 
 def _served_without_keyword(config: RunConfig, plan_: Plan) -> bool:
@@ -165,21 +203,28 @@ def _served_without_keyword(config: RunConfig, plan_: Plan) -> bool:
     return any(item.op in station.ops for station in chosen for item in items)
 
 
+def unmatched(config: RunConfig, suite: Suite, adapters: Sequence[registry.LoadedAdapter]) -> list[str]:
+    """A problem for each value of a selector that matches nothing on its own, with the closest
+    choices: an ``--op`` no op of the catalogue has, a ``--target`` glob no target of the adapters
+    matches, a ``--tag`` no case has, an ``--item`` that does not exist. Repeated selectors
+    select the union of their values, so a typo among good values would otherwise just narrow
+    the run; :func:`plan` and :func:`nothing_selected` both refuse what this finds."""
+    available = [target.id for adapter in adapters for target in adapter.targets()]
+    problems = unmatched_ops(config.ops)
+    for glob in config.targets:
+        if not any(fnmatch.fnmatchcase(target, glob) for target in available):
+            hint = close_to(glob, available)
+            listed = f"--target {glob!r} matches none of the targets: {', '.join(available)}"
+            problems.append(f"{listed}; {hint}" if hint else listed)
+    problems += unmatched_tags(config.tags, suite.cases)
+    return problems + (missing_items(config.items, suite.cases) if config.items else [])
+
+
 def nothing_selected(config: RunConfig, plan_: Plan) -> str:
-    """Why a selection holds no job, naming the option at fault and the choices it had: a glob
-    that matches no target, a tag no case has, an item that does not exist, a ``-k`` that
-    matches nothing, or ops and targets that do not meet."""
-    available = [target.id for adapter in plan_.loaded for target in adapter.targets()]
-    problems = [
-        f"--target {glob!r} matches none of the targets: {', '.join(available)}"
-        for glob in config.targets
-        if not any(fnmatch.fnmatchcase(target, glob) for target in available)
-    ]
-    tags = sorted({tag for case in plan_.suite.cases for tag in case.tags})
-    problems += [
-        f"--tag {tag!r}: no case has it; tags: {', '.join(tags)}" for tag in config.tags if tag not in tags
-    ]
-    problems += _missing_items(config.items, select(plan_.suite.cases)) if config.items else []
+    """Why a selection holds no job, naming the option at fault and the choices it had: a value
+    that matches nothing (:func:`unmatched`), a ``-k`` that matches nothing, or ops and targets
+    that do not meet."""
+    problems = unmatched(config, plan_.suite, plan_.loaded)
     if not problems and config.keyword and _served_without_keyword(config, plan_):
         problems.append(
             f"-k {config.keyword!r} matches none of the items the other options select "
@@ -193,24 +238,6 @@ def nothing_selected(config: RunConfig, plan_: Plan) -> str:
             f"the items selected have no op the targets selected run (targets: {targets}; ops: {served})"
         )
     return "the selection matches no (case, op, target): " + "; ".join(problems)
-
-
-def _missing_items(wanted: Sequence[str], items: Sequence[Item]) -> list[str]:
-    """What is wrong with each ``--item`` that names no item: the case (with close case ids) or
-    the op (with the case's ops)."""
-    ops_of: dict[str, list[str]] = {}
-    for item in items:
-        ops_of.setdefault(item.case.id, []).append(item.op)
-    problems = []
-    for one in wanted:
-        case, _, op = one.partition("::")
-        if case not in ops_of:
-            close = difflib.get_close_matches(case, list(ops_of), n=3)
-            hint = f"did you mean {', '.join(close)}?" if close else "`conformance list` shows the items"
-            problems.append(f"--item {one!r}: no case {case!r} in the corpus; {hint}")
-        elif op not in ops_of[case]:
-            problems.append(f"--item {one!r}: case {case!r} has items for {', '.join(ops_of[case])} only")
-    return problems
 
 
 def check_label(label: str, adapters: Sequence[str]) -> None:
