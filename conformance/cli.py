@@ -25,7 +25,7 @@ from conformance.certify import certification
 from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
 from conformance.corpus import builtin, catalogue
 from conformance.corpus.loader import Suite, load_paths
-from conformance.corpus.selection import Item, select
+from conformance.corpus.selection import Item, select, unmatched_ops, unmatched_tags
 from conformance.errors import ConformanceError, Exit, UsageError
 from conformance.explore import session, space, writing
 from conformance.explore import summary as explore_summary
@@ -45,6 +45,11 @@ def _load(paths: Sequence[str]) -> Suite:
 
 
 def _select(args: argparse.Namespace, suite: Suite) -> list[Item]:
+    """The items ``list`` shows; a value of ``--op`` or ``--tag`` that matches nothing is refused
+    (among good ones, it would only narrow the listing)."""
+    problems = unmatched_ops(args.op or ()) + unmatched_tags(args.tag or (), suite.cases)
+    if problems:
+        raise UsageError("; ".join(problems))
     return select(suite.cases, args.op or (), args.tag or (), args.keyword)
 
 

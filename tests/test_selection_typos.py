@@ -88,3 +88,12 @@ def test_two_good_values_run_the_union(run: list[str], selector: str) -> None:
     assert len(seen) == 2, seen  # each value selected something
     if selector in ("op", "tag", "item"):
         assert seen == set(values)
+
+
+@pytest.mark.parametrize("selector", ["op", "tag"])
+def test_list_refuses_a_typo_beside_a_good_value(
+    run: list[str], capsys: pytest.CaptureFixture[str], selector: str
+) -> None:
+    good, typo, meant = SELECTORS[selector]
+    assert main(["list", run[2], *good[:2], f"--{selector}", typo]) == 2
+    assert meant in capsys.readouterr().err.partition("did you mean")[2]
