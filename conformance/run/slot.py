@@ -170,7 +170,7 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
     else:
         connection, child = _CONTEXT.Pipe()
         spawned = _CONTEXT.Process(
-            target=worker.main,
+            target=worker.spawned_main,
             args=(child, *start.args),
             daemon=True,
             name=f"conformance-worker-{start.number}",

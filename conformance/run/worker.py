@@ -27,7 +27,7 @@ from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import case_wire, journal, memory, phase, phase_profile, scratch
+from conformance.run import case_wire, journal, lifeline, memory, phase, phase_profile, scratch
 from conformance.statuses import Defect, Judged
 
 if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
@@ -229,9 +229,11 @@ def main(
     phase.open_marker(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
-    # its own process group: whatever a backend starts is ended with it (see run.slot.stop_worker)
+    # its own process group: whatever a backend starts is ended with it (see run.slot.stop_worker),
+    # and a helper its main thread forks ends with it even if the pool is gone
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
+    lifeline.tie_forks()
     loaded = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     # (see conformance.run.zygote, which freezes what it imported before it forks)
@@ -243,6 +245,13 @@ def main(
     finally:
         if profile is not None:  # the items it served (a worker killed writes nothing more)
             profile.write()
+
+
+def spawned_main(connection: Connection, *args: Any) -> None:
+    """:func:`main` in a worker started afresh (not forked by the zygote), tied first to the process
+    that started it (see :mod:`conformance.run.lifeline`)."""
+    lifeline.tie_to_spawner()
+    main(connection, *args)
 
 
 def _serve(
