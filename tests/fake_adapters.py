@@ -172,6 +172,20 @@ class SlowLoader(Slicer):
         time.sleep(0.2)
 
 
+class SlowStart(Slicer):
+    """Takes ``load`` seconds to load and ``prepare`` seconds in prepare() (0 unless given), like a
+    backend importing its framework: neither is any item's time."""
+
+    name = "slow-start"
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        super().__init__(options)
+        time.sleep(float(self.options.get("load", "0")))
+
+    def prepare(self, target: Target) -> None:
+        time.sleep(float(self.options.get("prepare", "0")))
+
+
 class GcReporter(Slicer):
     """Prints, on every item, how many objects the garbage collector leaves alone for good
     (``gc.freeze``): what the worker had loaded before the item."""

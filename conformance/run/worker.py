@@ -33,8 +33,10 @@ from conformance.statuses import Defect, Judged
 if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
     from conformance.run.registry import LoadedAdapter
 
-#: the adapters a worker has loaded, by name and options
-Loaded = dict[tuple[str, tuple[tuple[str, str], ...]], "LoadedAdapter"]
+#: an adapter as a worker loads it: its name and options
+AdapterKey = tuple[str, tuple[tuple[str, str], ...]]
+#: the adapters a worker has loaded
+Loaded = dict[AdapterKey, "LoadedAdapter"]
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
 #: backend assuming it owns them all (which makes -j 2 slower, not faster).
@@ -238,8 +240,9 @@ def main(
     # the adapters' modules and backends live as long as the worker: its collections skip them
     # (see conformance.run.zygote, which freezes what it imported before it forks)
     _freeze()
-    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
-    connection.send((-1, None, 0, None))
+    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost), and the first
+    # job's own time starts now (see Slot.ready)
+    connection.send((-1, tuple(loaded), 0, None))
     try:
         _serve(connection, log_path, loaded, profile)
     finally:
@@ -285,6 +288,7 @@ def _serve(
                 loaded[key] = registry.load(job.adapter, job.options)
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
+                connection.send((-1, (key,), 0, None))  # loaded: the item's own time starts now
             result = run_item(
                 loaded[key].hooks,
                 job.target,
