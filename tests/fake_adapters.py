@@ -138,6 +138,30 @@ class Hanger(Slicer):
             time.sleep(3600)
 
 
+class Stubborn(Slicer):
+    """Hangs on the cases named by ``on`` ignoring SIGTERM (only SIGKILL ends it), with a helper
+    process it forked hanging too, once it has written its pid to the ``hung`` file; segfaults on
+    those named by ``crash`` (a worker replaced: the zygote starts, and forks the next
+    replacements); sleeps ``seconds`` on the others."""
+
+    name = "stubborn"
+
+    def misbehave(self, task: Task) -> None:
+        if fnmatch.fnmatchcase(task.case.id, self.options.get("crash", "")):
+            ctypes.string_at(0)
+        if not self.chosen(task):
+            time.sleep(float(self.options.get("seconds", "0")))
+            return
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if os.fork() == 0:
+            while True:
+                time.sleep(3600)
+        with open(self.options["hung"], "a", encoding="utf-8") as hung:
+            hung.write(f"{os.getpid()}\n")
+        while True:
+            time.sleep(3600)
+
+
 class SlowLoader(Slicer):
     """Takes 0.2 s to load, like a backend importing its framework."""
 
@@ -146,6 +170,20 @@ class SlowLoader(Slicer):
     def __init__(self, options: Mapping[str, str]) -> None:
         super().__init__(options)
         time.sleep(0.2)
+
+
+class SlowStart(Slicer):
+    """Takes ``load`` seconds to load and ``prepare`` seconds in prepare() (0 unless given), like a
+    backend importing its framework: neither is any item's time."""
+
+    name = "slow-start"
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        super().__init__(options)
+        time.sleep(float(self.options.get("load", "0")))
+
+    def prepare(self, target: Target) -> None:
+        time.sleep(float(self.options.get("prepare", "0")))
 
 
 class GcReporter(Slicer):

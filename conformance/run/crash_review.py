@@ -183,7 +183,15 @@ def _rerun_all(
         pool.process([died.job for died in chosen])
     finally:
         pool.close()
-    return {died.job.key: _judged_again(died, collected.get(died.job.key), budget) for died in deaths}
+    unrun = f"not run again alone, the crash review's {budget.seconds:g} s were spent"
+    slow = f"not run again alone: its fresh worker did not start within {pool.start_limit:g} s"
+    # a worker too slow to start says nothing of the item, which never ran (see Pool._overran_start)
+    return {
+        died.job.key: _judged_again(died, None, slow)
+        if died.job.key in pool.slow_starts
+        else _judged_again(died, collected.get(died.job.key), unrun)
+        for died in deaths
+    }
 
 
 def _summary(record: CrashReviewRecord) -> str:
@@ -196,14 +204,13 @@ def _summary(record: CrashReviewRecord) -> str:
     )
 
 
-def _judged_again(died: Death, again: Result | None, budget: Budget) -> Result:
-    """The dead item's result once it ran again alone (``again``; None: the budget did not
-    allow it): confirmed, not reproduced (the rerun's verdict), or left unconfirmed."""
+def _judged_again(died: Death, again: Result | None, unrun: str) -> Result:
+    """The dead item's result once it ran again alone (``again``): confirmed, not reproduced (the
+    rerun's verdict), or, None (``unrun`` says why it did not run), left unconfirmed."""
     crashed, evidence = died.result, died.result.crash
     assert evidence is not None
     if again is None:
-        note = f"\nunconfirmed: not run again alone, the crash review's {budget.seconds:g} s were spent"
-        return replace(crashed, message=crashed.message + note)
+        return replace(crashed, message=f"{crashed.message}\nunconfirmed: {unrun}")
     if again.status in DEATHS:
         said = again.crash["exit"] if again.crash else again.status
         message = f"{crashed.message}\nconfirmed: run again alone in a fresh worker, it died again ({said})"

@@ -1,5 +1,6 @@
 """A worker's death on an item: the evidence the crash or timeout result carries, and what the
-crash review needs to run the item again and to look for the item that broke the worker.
+crash review needs to run the item again and to look for the item that broke the worker; and the
+result of an item whose worker never got to it (see :func:`overran_start`).
 
 A worker that dies on an item may have been broken by an earlier one (a backend that corrupts
 its heap on one request and dies on the next). So a crash result says, beyond how the worker
@@ -94,6 +95,20 @@ def death(job: Job, status: DeathStatus, message: str, witness: Witness, before:
         timing=timing,
     )
     return Death(job, status, before, result)
+
+
+def overran_start(job: Job, limit_s: float, said: str | None, log: Path | None, *, started: bool) -> Result:
+    """The result of ``job`` when its worker did not start (spawned or forked, its adapters loaded
+    and their prepare() called) within ``limit_s`` seconds, or, ``started``, did not load the job's
+    adapter in that time: no verdict on the item, which never ran, but the adapter's defect. Never
+    a timeout, which the crash review would run again in a fresh worker, slow to start again."""
+    what = "loading the adapter" if started else "the worker's start (loading the adapter, its prepare())"
+    message = (
+        f"{what} took longer than {limit_s:g} s{f' (phase {said})' if said else ''}, before this item "
+        f"could run: the adapter's problem, not the item's; the worker was killed and replaced"
+        f"{f' (its log: {log})' if log else ''}"
+    )
+    return pending_result(job.case, job.op, job.target, judged=job.judged).with_defect("adapter", message)
 
 
 def died_preparing(preparing: bool, log: Path | None) -> bool:

@@ -3,7 +3,8 @@
 The parent never runs backend code. It keeps each worker's next few jobs waiting in its pipe
 (see :data:`conformance.run.slot.DEPTH`), waits on the workers' pipes and process sentinels
 together, and turns a worker that dies into a ``crash`` result and one that overruns its deadline
-into a ``timeout`` result (the worker is killed); either way a fresh worker takes the slot and the
+into a ``timeout`` result (the worker is killed; the deadline counts from when it was ready for the
+item, its start has a limit of its own: :data:`START_S`); a fresh worker takes the slot and the
 run goes on.
 
 Large jobs (gigabytes each, see :attr:`Job.large`) go to the first worker alone, one after the
@@ -32,6 +33,7 @@ from conformance.run.deaths import (
     death,
     describe_exit,
     died_preparing,
+    overran_start,
     unstarted,
 )
 from conformance.run.journal import line as journal_line
@@ -44,6 +46,14 @@ from conformance.run.zygote import Zygote
 _FORKS = sys.platform.startswith("linux")
 #: How often, at most, the pool looks whether a busy worker is still alive (see _collect).
 POLL_S = 1.0
+#: The limit on a worker's start (its spawn or fork, loading its adapters, their prepare()) and on
+#: loading an adapter for an item: this many seconds, or START_TIMEOUTS times --timeout if longer.
+#: Neither is an item's time (--timeout starts once the worker has said it is ready), and running
+#: over it is the adapter's error on the job that waited, never a timeout: timed as the item, a
+#: backend's import (TensorFlow: seconds) made the first item of each worker a timeout that the
+#: crash review "confirmed" in a fresh worker, which had to import it again.
+START_S = 60.0
+START_TIMEOUTS = 10
 
 
 #: A run of this many jobs starts the zygote before its first workers and forks them from it, not
@@ -97,6 +107,9 @@ class Pool:
         self.log_dir = log_dir
         self._started = 0
         self.timeout = timeout
+        self.start_limit = max(START_S, START_TIMEOUTS * timeout)
+        #: the jobs whose worker did not start within start_limit (see _overran_start)
+        self.slow_starts: set[str] = set()
         self.on_result = on_result
         #: receives each result's JSON line before ``on_result`` receives the result: a worker's
         #: as the worker encoded it, a death's as the pool made it (the run's journal)
@@ -271,7 +284,7 @@ class Pool:
         less that item's own time, see _collect); less ``backend_s``, the backend's own time on
         the item, which its crash result carries (see Witness.backend_s)."""
         dead, now = self.slots[index], time.monotonic()
-        since = dead.replaced_at if dead.replaced_at is not None else dead.deadline - self.timeout
+        since = dead.replaced_at if dead.replaced_at is not None else dead.began
         self.lost_s += max(0.0, now - since - backend_s)
         self._replace(index).replaced_at = now
 
@@ -460,7 +473,7 @@ class Pool:
             slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
         if len(slot.inflight) == 1:
-            slot.started_next(self.timeout)
+            slot.started_next(self.timeout, self.start_limit)
         slot.served += 1
         try:
             slot.connection.send(job)
@@ -511,6 +524,9 @@ class Pool:
             elif time.monotonic() >= slot.deadline:
                 if readable(slot):  # its result came after the wait: read next pass, not a timeout
                     continue
+                if slot.starting:
+                    self._overran_start(index, job)
+                    continue
                 witness = self._witness(slot, f"killed after {self.timeout:g} s without a result")
                 self._requeue_waiting(slot)
                 self._replace_dead(index, witness.backend_s)
@@ -527,8 +543,8 @@ class Pool:
             except (EOFError, OSError):
                 self._lost(index, job)
                 return
-            if number < 0:  # the worker has prepared its targets; its first job runs now
-                slot.prepared = True
+            if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
+                slot.ready(line, self.timeout, self.start_limit)
                 self._unstarted = 0
             else:
                 self._finished(slot, line, log_end, resident)
@@ -547,8 +563,7 @@ class Pool:
         slot.history.append(slot.inflight.popleft())
         slot.retire = slot.retire or (resident or 0) > self.recycle_above_kib
         if slot.inflight:  # already running: its output starts where the worker said
-            slot.deadline = time.monotonic() + self.timeout
-            slot.log_offset = log_end
+            slot.started_next(self.timeout, self.start_limit, log_end)
         self._report(result, line)
 
     def _requeue_waiting(self, slot: Slot, *, running_too: bool = False) -> None:
@@ -581,6 +596,24 @@ class Pool:
         self._replace_dead(index, witness.backend_s)
         message = f"the worker died ({how}) while running this item; it was replaced"
         self._died(job, "crash", message, witness, slot)
+
+    def _overran_start(self, index: int, job: Job) -> None:
+        """The worker did not start, or load ``job``'s adapter, within :attr:`start_limit`: the job is
+        the adapter's error (see deaths.overran_start), those behind it go back to the queue, and
+        if it was in prepare(), workers start without it from now on, as after a crash there."""
+        slot = self.slots[index]
+        said = phase.read(slot.log)
+        if not slot.prepared and died_preparing(bool(slot.preload), slot.log):
+            self.prepare_broken = True
+            targets = ", ".join(entry.target.id for entry in slot.preload)
+            self.warn(
+                f"warning: the adapter's prepare() for {targets} took longer than {self.start_limit:g} s; "
+                f"workers start without prepare() from now on (its log: {slot.log})"
+            )
+        self._requeue_waiting(slot)
+        self._replace_dead(index)
+        self.slow_starts.add(job.key)
+        self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.prepared))
 
     def _not_started(self, index: int, how: str) -> None:
         """A worker died before it said it was ready for its first job: its jobs go back to the

@@ -20,7 +20,7 @@ from typing import Protocol
 from conformance.plugin import Target
 from conformance.run import case_wire, scratch, worker
 from conformance.run.ready import has_data
-from conformance.run.worker import Job, Preload
+from conformance.run.worker import AdapterKey, Job, Preload
 from conformance.run.zygote import Forked
 
 #: how workers are started where the zygote cannot fork them
@@ -73,8 +73,9 @@ class Slot:
     #: its pipe (see takes)
     pace_ms: float = 0.0
     pace_of: Target | None = None
-    #: when the running job's time is up
+    #: when the running job's time is up (see clock), and since when it has been the running job
     deadline: float = 0.0
+    began: float = 0.0
     served: int = 0
     log_offset: int = 0
     #: the worker holds more memory than the pool allows between jobs: replace it when idle
@@ -82,6 +83,9 @@ class Slot:
     #: the targets it prepares before its first job, and whether it has said it is done
     preload: tuple[Preload, ...] = ()
     prepared: bool = False
+    #: when it was started, and the adapters it has said it has loaded (see clock)
+    born: float = field(default_factory=time.monotonic)
+    loaded: set[AdapterKey] = field(default_factory=set)
     #: the jobs it has finished, oldest first: what the crash review replays if it dies
     history: list[Job] = field(default_factory=list)
     #: its private temporary folder, removed once it has ended (see conformance.run.scratch)
@@ -124,10 +128,38 @@ class Slot:
         """The work waiting in its pipe behind the running job, at its pace (0: none waiting)."""
         return (len(self.inflight) - 1) * self.pace_ms
 
-    def started_next(self, timeout: float) -> None:
-        """A job sent to an idle worker starts now (its output starts at the log's end)."""
-        self.deadline = time.monotonic() + timeout
-        self.log_offset = self.log.stat().st_size if self.log and self.log.exists() else 0
+    def started_next(self, timeout: float, start_limit: float, log_end: int | None = None) -> None:
+        """Its next job is its running job from now: sent to it idle (its output starts at the log's
+        end), or ``log_end`` where the worker said its last one's output ended."""
+        self.began = time.monotonic()
+        self.clock(timeout, start_limit)
+        if log_end is None:
+            log_end = self.log.stat().st_size if self.log and self.log.exists() else 0
+        self.log_offset = log_end
+
+    @property
+    def starting(self) -> bool:
+        """Whether the running job waits for the worker's start (its spawn or fork, loading its
+        adapters and their prepare()) or for its adapter's loading, rather than running."""
+        job = self.job
+        return not self.prepared or (job is not None and (job.adapter, job.option_key) not in self.loaded)
+
+    def clock(self, timeout: float, start_limit: float) -> None:
+        """Time the running job: ``timeout`` from now for the item itself; while the worker starts,
+        ``start_limit`` from its start, and while it loads the job's adapter, from now (neither is
+        the item's time: see conformance.run.pool.START_S)."""
+        if not self.prepared:
+            self.deadline = self.born + start_limit
+        else:
+            self.deadline = time.monotonic() + (start_limit if self.starting else timeout)
+
+    def ready(self, loaded: tuple[AdapterKey, ...], timeout: float, start_limit: float) -> None:
+        """The worker says it has loaded the adapters ``loaded`` (and, the first time, prepared its
+        targets): its running job's own time starts now."""
+        self.prepared = True
+        self.loaded.update(loaded)
+        if self.inflight:
+            self.clock(timeout, start_limit)
 
     def log_tail(self, lines: int = 15) -> str:
         """What the worker printed since its current job started (native crash messages land here)."""
@@ -170,7 +202,7 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
     else:
         connection, child = _CONTEXT.Pipe()
         spawned = _CONTEXT.Process(
-            target=worker.main,
+            target=worker.spawned_main,
             args=(child, *start.args),
             daemon=True,
             name=f"conformance-worker-{start.number}",

@@ -27,14 +27,16 @@ from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import case_wire, journal, memory, phase, phase_profile, scratch
+from conformance.run import case_wire, journal, lifeline, memory, phase, phase_profile, scratch
 from conformance.statuses import Defect, Judged
 
 if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
     from conformance.run.registry import LoadedAdapter
 
-#: the adapters a worker has loaded, by name and options
-Loaded = dict[tuple[str, tuple[tuple[str, str], ...]], "LoadedAdapter"]
+#: an adapter as a worker loads it: its name and options
+AdapterKey = tuple[str, tuple[tuple[str, str], ...]]
+#: the adapters a worker has loaded
+Loaded = dict[AdapterKey, "LoadedAdapter"]
 
 #: Threading variables set in each worker so that N workers share the cores instead of each
 #: backend assuming it owns them all (which makes -j 2 slower, not faster).
@@ -229,20 +231,30 @@ def main(
     phase.open_marker(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
-    # its own process group: whatever a backend starts is ended with it (see run.slot.stop_worker)
+    # its own process group: whatever a backend starts is ended with it (see run.slot.stop_worker),
+    # and a helper its main thread forks ends with it even if the pool is gone
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
+    lifeline.tie_forks()
     loaded = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     # (see conformance.run.zygote, which freezes what it imported before it forks)
     _freeze()
-    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost)
-    connection.send((-1, None, 0, None))
+    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost), and the first
+    # job's own time starts now (see Slot.ready)
+    connection.send((-1, tuple(loaded), 0, None))
     try:
         _serve(connection, log_path, loaded, profile)
     finally:
         if profile is not None:  # the items it served (a worker killed writes nothing more)
             profile.write()
+
+
+def spawned_main(connection: Connection, *args: Any) -> None:
+    """:func:`main` in a worker started afresh (not forked by the zygote), tied first to the process
+    that started it (see :mod:`conformance.run.lifeline`)."""
+    lifeline.tie_to_spawner()
+    main(connection, *args)
 
 
 def _serve(
@@ -276,6 +288,7 @@ def _serve(
                 loaded[key] = registry.load(job.adapter, job.options)
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
+                connection.send((-1, (key,), 0, None))  # loaded: the item's own time starts now
             result = run_item(
                 loaded[key].hooks,
                 job.target,

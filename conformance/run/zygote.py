@@ -51,7 +51,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, NoReturn
 
 from conformance import plugin
-from conformance.run import worker
+from conformance.run import lifeline, worker
 
 #: What every worker imports, whatever its targets.
 HARNESS = (
@@ -302,7 +302,8 @@ def main(
 ) -> None:
     """Import stage by stage, checking after each that this process is single-threaded, then
     fork workers on request: between stages until told to go on, after the last until told to
-    stop."""
+    stop. It ends with the run (see :mod:`conformance.run.lifeline`), and its workers with it."""
+    lifeline.tie_to_spawner()
     worker.redirect_output(log_path)
     worker.forgo_core_dumps()  # it imports every backend: a crash there dumps no core either
     # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
@@ -400,10 +401,12 @@ class _Server:
 def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int], own: list[int]) -> None:
     worker_end, child_end = socket.socketpair()
     exit_read, exit_write = os.pipe()  # the zygote writes the worker's exit code here
+    zygote = os.getpid()
     pid = os.fork()
     if pid == 0:  # the worker: keep only its own end of its pipe, and never return into the loop
         code = 1
         try:
+            lifeline.tie(zygote)  # first: a zygote that ends leaves no worker behind
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
