@@ -60,8 +60,8 @@ def test_the_package_keeps_its_import_contracts() -> None:
         ("run/runner.py", "from conformance import report", "conformance.run.runner -> conformance.report"),
         # certification and the report are siblings: neither may import the other
         ("certify/certificate.py", "from conformance.report import markup", "conformance.certify"),
-        # the engine using an alias kept only for vendors
-        ("run/item.py", "from conformance import case", "conformance.run.item -> conformance.case"),
+        # the engine using the facade kept only for vendors
+        ("run/item.py", "from conformance import reproducers", "conformance.run.item -> conformance.reproducers"),
         # the adapter interface reaching into the oracle
         ("plugin.py", "from conformance.oracle import judging", "conformance.plugin -> conformance.oracle"),
     ],
