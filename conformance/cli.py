@@ -105,14 +105,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
-    """What a run says before it starts: what it resumes or replaces, and how many jobs."""
+    """What a run says before it starts: what it resumes or replaces (refused, before a word,
+    when that is the complete run of another selection: runner.check_replacing), and how many
+    jobs."""
+    runner.check_replacing(plan, config)
     if config.resume:
         journaled = Journal.command(config.out / JOURNAL)
         print(f"resuming: {shlex.join(journaled or config.command)}", file=sys.stderr)
     elif (config.out / results_file.FILE_NAME).exists():
         print(
-            f"note: this run replaces the results and report in {config.out}/ "
-            "(give --out DIR to keep them beside it)",
+            f"note: this run replaces the results and report in {config.out}/; they move to "
+            f"{config.out / out_folder.PREVIOUS}/ as it starts (give --out DIR to leave them in place)",
             file=sys.stderr,
         )
     targets = sorted({job.target.id for job in plan.jobs})

@@ -167,6 +167,13 @@ _ENTRIES: Final[tuple[Option, ...]] = (
         "DIR|JOURNAL",
         extra={"nargs": "?", "const": ""},
     ),
+    Option(
+        ("--replace",),
+        "replace",
+        "replace the results in --out even when they are a complete run of another selection (other "
+        "items, targets, case files, adapters or shard); without it such a run is refused",
+        action="store_true",
+    ),
     Option(("--no-junit",), "no_junit", "do not write junit.xml", action="store_true"),
     Option(("--seed",), "seed", "the same seed draws the same requests (default 0)", "N", COUNT, 0),
     Option(("--budget",), "budget", "time for the whole search in seconds, shared by the ops", "S", SECONDS),
@@ -225,6 +232,7 @@ RUN: Final = (
     "item",
     "repeat",
     "resume",
+    "replace",
     "no_junit",
     "crash_budget",
     "memory_budget",
@@ -357,6 +365,7 @@ def run_config(value: Values, command: Sequence[str], **overrides: Any) -> plann
         memory_budget_mib=value("memory_budget"),
         shard=None if shard is None else Shard.parse(shard),
         command=tuple(command),
+        replace=bool(value("replace")),
     )
     present = {"repeat": value("repeat"), "crash_budget_s": value("crash_budget")}
     return replace(config, **{key: given for key, given in present.items() if given is not None}, **overrides)

@@ -162,6 +162,25 @@ class Stubborn(Slicer):
             time.sleep(3600)
 
 
+class Flaky(Slicer):
+    """Dies (SIGKILL) on the cases the ``on`` option names the first time one runs anywhere (the
+    ``flag`` file says it has, across processes), then passes after ``seconds``: a death that
+    does not come back when the crash review runs the item again, in a review slow enough to
+    stop with Ctrl-C."""
+
+    name = "flaky"
+
+    def misbehave(self, task: Task) -> None:
+        if not self.chosen(task):
+            return
+        flag = self.options["flag"]
+        if not os.path.exists(flag):
+            with open(flag, "w"):
+                pass
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(float(self.options.get("seconds", "0")))
+
+
 class SlowLoader(Slicer):
     """Takes 0.2 s to load, like a backend importing its framework."""
 

@@ -12,12 +12,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
+from processes import default_sigint
 
 from conformance import publishing
 from conformance.report.crashes_section import counted
@@ -210,3 +214,62 @@ def test_the_reports_crash_heading_counts_outcomes_in_words_not_plurals() -> Non
     counts = Counter({"known": 311, "not reproduced": 2, "culprit": 2, "confirmed": 1, "unconfirmed": 0})
     assert counted(counts) == "1 confirmed, 2 culprits, 2 not reproduced, 311 known"
     assert counted(Counter({"culprit": 1, "not reproduced": 1})) == "1 culprit, 1 not reproduced"
+
+
+def _conformance(corpus: Path, *args: str) -> subprocess.Popen[str]:
+    """``conformance ARGS`` in ``corpus`` as a terminal starts it (Ctrl-C reaches it)."""
+    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    environment = {**os.environ, "PYTHONPATH": path}
+    return subprocess.Popen(
+        [sys.executable, "-m", "conformance.cli", *args],
+        cwd=corpus,
+        env=environment,
+        preexec_fn=default_sigint,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _reviewed(out: Path) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+    """Each result's verdict and what the review made of it, and the review's counts."""
+    document = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    said = ("outcome", "rerun", "search", "ran_before")
+    verdicts = [
+        (r["case"], r["status"], *((r.get("crash") or {}).get(k) for k in said)) for r in document["results"]
+    ]
+    review = {k: v for k, v in document["run"]["crash_review"].items() if k != "spent_s"}
+    return verdicts, review
+
+
+@pytest.mark.slow
+def test_a_review_stopped_by_ctrl_c_is_finished_by_resume_as_if_it_had_not_stopped(corpus: Path) -> None:
+    """The death of bad-1 does not come back alone: reviewed, it passes (exit 0); stopped in its
+    review and resumed, the run reviews it all the same (it once stayed an unconfirmed crash)."""
+
+    def run_command(out: str) -> list[str]:
+        flaky = "fake_adapters:Flaky"
+        options = ["on=bad-1", f"flag={corpus / out}.flag", "seconds=1.5"]
+        given = [word for option in options for word in ("--option", f"{flaky}.{option}")]
+        return ["run", "--cases", "cases", "--adapter", flaky, *given, "--repeat", "0", "--out", out]
+
+    whole = _conformance(corpus, *run_command("whole"))
+    _, err = whole.communicate(timeout=300)
+    assert whole.returncode == 0, err
+    stopped = _conformance(corpus, *run_command("stopped"))
+    journal, deadline = corpus / "stopped" / "journal.jsonl", time.monotonic() + 120
+    while "crash review started" not in (journal.read_text() if journal.exists() else ""):
+        assert stopped.poll() is None and time.monotonic() < deadline, stopped.communicate()
+        time.sleep(0.05)
+    stopped.send_signal(signal.SIGINT)
+    _, err = stopped.communicate(timeout=120)
+    assert stopped.returncode == 130, err
+    assert "crash review ended" not in journal.read_text()  # stopped inside the review
+    resumed = _conformance(corpus, "run", "--resume", "--out", "stopped")
+    _, err = resumed.communicate(timeout=300)
+    assert "resuming: 1 item(s) died in the run and no crash review of them finished" in err
+    assert "resuming: 8 results already journaled, 0 to go" in err
+    assert resumed.returncode == whole.returncode, err
+    assert _reviewed(corpus / "stopped") == _reviewed(corpus / "whole")
+    (bad,) = (verdict for verdict in _reviewed(corpus / "whole")[0] if verdict[0] == "bad-1")
+    assert bad[1:3] == ("pass", "not reproduced")  # a death that did not come back, reviewed

@@ -281,3 +281,32 @@ def test_resume_takes_the_folder_or_a_journal_an_earlier_version_moved_aside(
     assert f"moved {moved} to {folder / 'journal.jsonl'}" in capsys.readouterr().err
     document, results = results_file.read(folder / "results.json")
     assert len(results) == 8 and document["run"]["interrupted"] is False
+
+
+@pytest.mark.slow
+def test_a_run_killed_in_a_folder_of_results_leaves_none_that_look_current(corpus: Path) -> None:
+    """A new run moves the folder's results, JUnit XML and report into previous/ as it starts:
+    killed before its end (SIGKILL: nothing of its own is written), it once left the earlier
+    run's complete files looking like its own."""
+    command = ["conformance", "run", "--cases", "cases", *SLEEPER, "--repeat", "0", "--out", "out"]
+    first = follow(corpus, shlex.join(command))
+    assert first.returncode == 0, first.stderr
+    out = corpus / "out"
+    earlier = (out / "results.json").read_bytes()
+    process = start(corpus, *command)
+    deadline = time.monotonic() + 120
+    while not (out / "journal.jsonl").is_file() or len((out / "journal.jsonl").read_text().splitlines()) < 3:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=60)
+    assert [name for name in ("results.json", "junit.xml", "index.html") if (out / name).exists()] == []
+    assert (out / "previous" / "results.json").read_bytes() == earlier
+    assert {path.name for path in (out / "previous").iterdir()} == {
+        "results.json", "junit.xml", "index.html", ".conformance-run"
+    }
+    done = follow(corpus, "conformance run --resume --out out")
+    assert done.returncode == 0, done.stderr
+    document, results = results_file.read(out / "results.json")
+    assert document["run"]["interrupted"] is False and len(results) == 8
+    assert (out / "previous" / "results.json").read_bytes() == earlier  # a resume replaces nothing else

@@ -13,6 +13,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.errors import UsageError
+from conformance.results import document as results_file
 from conformance.run import out_folder
 
 CASES = """\
@@ -166,3 +167,36 @@ def test_pages_replace_only_pages_the_suite_wrote(corpus: Path, capsys: pytest.C
     assert main(["report", results, "-o", str(page)]) == 0
     assert main(["report", results, "-o", str(page)]) == 0  # its own page: replaced
     assert main(["diff", results, results, "--html", str(page)]) == 0
+
+
+RUN_FILES = ("results.json", "junit.xml", "index.html")
+
+
+def test_a_run_of_another_selection_does_not_replace_a_complete_run(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reproducer command of one result, typed into the main job's folder, once replaced its
+    34,104 results with one: a narrower run there is refused, a rerun of the same selection is
+    not, and ``--replace`` says to replace."""
+    out = corpus / "reports"
+    assert run(corpus, out) == 0
+    kept = {name: (out / name).read_bytes() for name in RUN_FILES}
+    capsys.readouterr()
+    assert run(corpus, out, "--item", "fine::numpy.array_split") == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"conformance run: --out {out}: holds the complete run of every item of 1 case file on liar "
+        "(results.json and its report); this run selects --item fine::numpy.array_split of 1 case file "
+        f"on liar and would replace it. Give another folder, e.g. --out {out / 'fine_numpy.array_split'}, "
+        "or --replace to replace it\n"
+    )
+    assert {name: (out / name).read_bytes() for name in RUN_FILES} == kept  # untouched
+    assert not (out / "journal.jsonl").exists() and not (out / "previous").exists()
+
+    assert run(corpus, out, "--item", "fine::numpy.array_split", "--out", str(out / "one")) == 0
+    assert run(corpus, out) == 0  # the same selection again: a rerun replaces it
+    assert run(corpus, out, "--item", "fine::numpy.array_split", "--replace") == 0
+    _, results = results_file.read(out / "results.json")
+    assert [result.case for result in results] == ["fine"]
+    _, previous = results_file.read(out / "previous" / "results.json")  # what it replaced
+    assert sorted(result.case for result in previous) == ["also-fine", "fine"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -16,7 +17,9 @@ from conformance.corpus.loader import load_paths
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
 from conformance.run import registry, reproducers
-from conformance.run.item import make_task
+from conformance.run.item import bare_result, make_task
+from conformance.run.planning import RunConfig, plan
+from conformance.run.runner import with_reproducers
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 
@@ -173,3 +176,24 @@ def test_writing_every_targets_reproducers_imports_no_backend_into_the_parent(tm
     targets, written = map(int, counts.split())
     assert targets >= 10 and written > targets  # every target of the default run, several items each
     assert imported.startswith("new:") and not set(imported.split()[1:]) & set(BACKEND_PACKAGES)
+
+
+def test_the_command_writes_into_a_folder_of_its_own_never_the_runs(tmp_path: Path) -> None:
+    """Typed as the report shows it, the command once replaced the main job's 34,104 results with
+    its one: it carries an ``--out`` of its own, one folder per result (item and target)."""
+    (tmp_path / "few.yaml").write_text(
+        "defaults: {source: reproducer tests, data: {dtype: float32}}\ncases:\n"
+        "  - {id: one.case_1, title: t, data: {shape: [6, 2]}, axis: 0, indices: [2]}\n",
+        encoding="utf-8",
+    )
+    cases = (str(tmp_path / "few.yaml"),)
+    config = RunConfig(case_paths=cases, adapters=("fake_adapters:Liar",), out=tmp_path)
+    planned = plan(config)
+    failed = [bare_result(job.case, job.op, job.target, "made up", "fail") for job in planned.jobs]
+    written = with_reproducers(planned, failed)
+    commands = [result.reproducer["command"] for result in written if result.reproducer]
+    outs = [words[words.index("--out") + 1] for words in map(shlex.split, commands)]
+    assert len(commands) == 2 and sorted(outs) == [
+        "reports/repro/one.case_1_numpy.array_split_liar_slices_cpu",
+        "reports/repro/one.case_1_torch.tensor_split_liar_slices_cpu",
+    ]

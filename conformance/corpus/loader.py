@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -79,12 +80,16 @@ class Suite:
     """The loaded cases and a digest of the files they came from.
 
     The digest lets two runs (or a results file and a checkout) tell whether they used the same
-    corpus without comparing the files themselves.
+    corpus without comparing the files themselves. ``case_digests`` tells it case by case, from
+    each case's content rather than its file's bytes (:func:`case_digest`), so that ``run
+    --resume`` after an edit runs again only the cases that changed.
     """
 
     cases: tuple[Case, ...]
     files: tuple[str, ...]
     digest: str
+    #: each case's :func:`case_digest`, by case id (empty for a suite not loaded from files)
+    case_digests: Mapping[str, str] = field(default_factory=dict)
 
     @cached_property
     def _by_id(self) -> dict[str, Case]:
@@ -132,6 +137,7 @@ def load_paths(paths: Iterable[Path | str]) -> Suite:
     cases: list[Case] = []
     files: list[str] = []
     digest_items: list[tuple[str, bytes]] = []
+    case_digests: dict[str, str] = {}
     for given in paths:
         for file, relative in _expand(Path(given), errors):
             if file.resolve() in seen_files:
@@ -151,10 +157,11 @@ def load_paths(paths: Iterable[Path | str]) -> Suite:
                 continue
             loaded = _FileLoader(display, document, seen_ids)
             cases.extend(loaded.cases)
+            case_digests.update(loaded.digests)
             errors.extend(loaded.errors)
     if errors:
         raise CaseFileErrors(errors)
-    return Suite(tuple(cases), tuple(files), _digest(digest_items))
+    return Suite(tuple(cases), tuple(files), _digest(digest_items), case_digests)
 
 
 #: Directories under a case directory that hold other YAML, not cases: certification profiles
@@ -209,6 +216,16 @@ def _digest(items: list[tuple[str, bytes]]) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
+def case_digest(merged: Mapping[str, Any]) -> str:
+    """A digest of one case as its file's defaults make it (:func:`_merge`): its content, not
+    its text, so a comment, a blank line, quoting, flow or block style and key order change
+    nothing, and a case whose own keys and defaults are untouched keeps its digest whatever else
+    its file gains. 16 hex digits: enough to tell an edit, small enough for a journal to keep
+    one per case."""
+    text = json.dumps(merged, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def _parse(file: str, content: bytes) -> YamlDocument | CaseFileError:
     """The file's YAML document, or the one error that stops it from being read at all."""
     try:
@@ -249,6 +266,8 @@ class _FileLoader:
         self.file = file
         self.errors: list[CaseFileError] = []
         self.cases: list[Case] = []
+        #: each case's :func:`case_digest`, by id
+        self.digests: dict[str, str] = {}
         self._doc = document
         self._seen_ids = seen_ids
         self._load(document.data)
@@ -273,9 +292,12 @@ class _FileLoader:
                 self._check_unique(raw["id"], index)
             if None in blocked or index in blocked:
                 continue
-            case = _CaseBuilder(self, index, _merge(defaults, raw)).build()
+            merged = _merge(defaults, raw)
+            digest = case_digest(merged)  # before the builder reads it
+            case = _CaseBuilder(self, index, merged).build()
             if case is not None:
                 self.cases.append(case)
+                self.digests[case.id] = digest
 
     def _check_unique(self, case_id: str, index: int) -> None:
         here = Location(self.file, self.line(("cases", index)) or 0)

@@ -353,6 +353,37 @@ def read_document(path: Path) -> ResultsDocument:
     return cast(ResultsDocument, body)
 
 
+#: the most a results file's entries before its results may take (a few KB in practice)
+HEAD_LIMIT = 4 << 20
+
+
+def read_head(path: Path) -> dict[str, Any] | None:
+    """The document's top-level entries before its results (schema, suite, run, adapters), read
+    without the results, which take all but a few KB of a full run's 65 MB: :func:`encoded` puts
+    each top-level key on a line of its own, with one leading space. None when ``path`` is not
+    such a file (missing, unreadable, another layout): a caller that needs more reads it whole."""
+    lines: list[bytes] = []
+    size = 0
+    try:
+        with path.open("rb") as stream:
+            if stream.readline().strip() != b"{":
+                return None
+            for line in stream:
+                if line.startswith((b' "results": ', b' "findings": ')):
+                    break
+                lines.append(line)
+                size += len(line)
+                if size > HEAD_LIMIT:
+                    return None
+    except OSError:
+        return None
+    try:
+        head = json.loads(b"{" + b"".join(lines).rstrip().rstrip(b",") + b"}")
+    except (ValueError, RecursionError):
+        return None
+    return head if isinstance(head, dict) and head.get("schema") in SCHEMA_NAMES else None
+
+
 def read_documents(paths: Sequence[Path]) -> list[ResultsDocument]:
     return [read_document(Path(path)) for path in paths]
 

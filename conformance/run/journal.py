@@ -1,9 +1,13 @@
 """The run journal: results appended as they finish, so an interrupted run loses nothing.
 
-One JSON object per line. The first line is a header naming the suite digest and the selection;
-``--resume`` accepts a journal only when both match, then skips the results it already holds.
-The header also keeps the command that started the run, so that ``conformance run --resume``
-alone can restore its options (:func:`command`).
+One JSON object per line. The first line is a header naming the selection, the targets and a
+digest of each case (by id); ``--resume`` accepts a journal only when the selection and targets
+match, then keeps the results it holds of the cases whose digest is unchanged (see
+:mod:`conformance.run.resumption`). A header written before the cases' digests were kept must
+match the whole suite's digest instead. The header also keeps the command that started the
+run, so that ``conformance run --resume`` alone can restore its options (:func:`command`).
+Other lines are results, or marks (``{"mark": NAME, ...}``) of what the run did between them:
+the crash review's start and end, so a resumed run knows which deaths no review finished.
 Each line is written with one system call as it comes, so Ctrl-C, a killed parent or a crash
 keeps every finished result; a line cut short by a kill is ignored on resume, and one a full
 disk cut short is taken back at once.
@@ -14,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO, cast
 
@@ -24,8 +29,22 @@ from conformance.results.result import JSON, Result
 
 SCHEMA = "conformance.journal/1"
 FILE_NAME = "journal.jsonl"
-#: the header line is a few hundred bytes; reading no more keeps a damaged file harmless
-_HEADER_LIMIT = 1 << 20
+#: the header line is about 40 bytes a case (60 KB for the 1,271 cases of the corpus); reading
+#: no more keeps a damaged file harmless
+_HEADER_LIMIT = 16 << 20
+#: the header key of the cases' digests, which the caller compares case by case
+CASES = "cases"
+
+
+@dataclass
+class Journaled:
+    """What a journal holds: its header, its results in the order they were written (an item's
+    later line replaces its earlier one), and its marks, each with the number of results
+    written before it."""
+
+    header: JSON
+    results: list[Result] = field(default_factory=list)
+    marks: list[tuple[int, JSON]] = field(default_factory=list)
 
 
 class Journal:
@@ -45,8 +64,9 @@ class Journal:
         return journal
 
     @classmethod
-    def resume(cls, path: Path, header: JSON, warn: TextIO | None = None) -> tuple[Journal, list[Result]]:
-        """Reopen ``path`` for appending, with the results it holds.
+    def resume(cls, path: Path, header: JSON, warn: TextIO | None = None) -> tuple[Journal, Journaled]:
+        """Reopen ``path`` for appending, with what it holds (refused unless its header matches
+        ``header``, see :func:`_check_header`).
 
         Read as bytes, line by line: a kill or a full disk can cut the last line anywhere, even
         inside a multi-byte character. A line that is not a whole result (the torn last one, or
@@ -63,7 +83,7 @@ class Journal:
         except ValueError:
             first = None
         _check_header(path, first, header)
-        results = []
+        held = Journaled(cast(JSON, first))
         for number, line in enumerate(lines[1:], start=2):
             try:
                 record = _json_line(line)
@@ -71,9 +91,12 @@ class Journal:
                 torn = number == len(lines) and not content.endswith(b"\n")
                 what = "cut short (the run was killed while writing it)" if torn else "not JSON"
             else:
+                if isinstance(record, dict) and isinstance(record.get("mark"), str):
+                    held.marks.append((len(held.results), record))
+                    continue
                 problem = result_problem(record)
                 if problem is None:
-                    results.append(Result.from_json(cast(ResultRecord, record)))
+                    held.results.append(Result.from_json(cast(ResultRecord, record)))
                     continue
                 what = f"not a result ({problem})"
             if warn is not None:
@@ -81,7 +104,7 @@ class Journal:
         journal = cls(path, os.open(path, os.O_WRONLY | os.O_APPEND))
         if content and not content.endswith(b"\n"):
             journal._write(b"\n")
-        return journal, results
+        return journal, held
 
     @staticmethod
     def check(path: Path, header: JSON) -> None:
@@ -113,6 +136,10 @@ class Journal:
 
     def append(self, result: Result) -> None:
         self.append_line(line(result))
+
+    def mark(self, name: str, **fields: object) -> None:
+        """Keep a mark of what the run did at this point (see the module's docstring)."""
+        self.append_line(json.dumps({"mark": name, **fields}, ensure_ascii=False))
 
     def append_line(self, text: str) -> None:
         """Keep one result given as its JSON line (see :func:`line`), at once on disk."""
@@ -149,10 +176,14 @@ def encoded(record: ResultRecord) -> str:
 
 
 def _check_header(path: Path, first: object, header: JSON) -> None:
-    """JournalError unless ``first`` is a journal header matching ``header`` key by key."""
+    """JournalError unless ``first`` is a journal header matching ``header`` key by key, but for
+    the cases' digests (:data:`CASES`, compared case by case by the caller) and, in a header
+    that has those, the whole suite's digest (an edit of one case changes it)."""
     if not isinstance(first, dict) or first.get("schema") != SCHEMA:
         raise JournalError(f"{path} is not a run journal (its first line is not a journal header)")
     for key, value in header.items():
+        if key == CASES or (key == "digest" and CASES in first):
+            continue
         if first.get(key) != value:
             raise JournalError(
                 f"{path} was written for a different {key} ({first.get(key)!r}, now {value!r}); "

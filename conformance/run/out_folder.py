@@ -1,4 +1,5 @@
-"""The output folder: the suite writes only where it cannot destroy a file it did not write.
+"""The output folder: the suite writes only where it cannot destroy a file it did not write,
+nor a run it was not asked to replace.
 
 A run replaces its results, report, journal and worker logs, and ``--out .`` once deleted a
 user's ``workers/notes.txt`` and overwrote their ``index.html``. So a folder is written only
@@ -7,18 +8,29 @@ every folder it writes. Even in a marked folder the suite replaces or removes on
 own names (:data:`OWN_NAMES`, the worker logs) and leaves any other file alone. Every check
 here reads only, so a front door can refuse before it plans or runs anything; :func:`claim`
 creates and marks the folder when the work starts.
+
+A run of one item (the reproducer command a report shows) once replaced the main job's 34,104
+results with its one: a run whose selection differs from the complete run in its folder is
+refused unless told to replace it (:func:`check_replacing`). A run that may replace the folder's
+results moves them into ``previous/`` as it starts (:func:`set_aside_results`), so that a run
+killed before its end leaves no results file that looks current.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+import shlex
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.errors import EnvironmentFailure, UsageError
+from conformance.results import document as results_file
 
 MARKER = ".conformance-run"
 #: the files a run, explore, merge or certify writes at the top of its folder
@@ -41,6 +53,12 @@ REVIEW = "review"
 SET_ASIDE = "interrupted-{stamp}"
 #: foreign files a refusal names
 NAMED = 4
+#: what a run writes at its end (results file, JUnit XML, report: conformance.publishing's
+#: index.html), moved into :data:`PREVIOUS` when the next run starts
+RESULTS = ("results.json", "junit.xml", "index.html")
+PREVIOUS = "previous"
+#: adapters a refusal names (then "...")
+NAMED_ADAPTERS = 3
 
 _ABOUT = (
     "This folder holds the output of the conformance suite (`conformance run`, `explore`, "
@@ -100,6 +118,103 @@ def clear_worker_logs(out: Path) -> None:
                 entry.unlink(missing_ok=True)
         with contextlib.suppress(OSError):  # not empty: something else lives there
             folder.rmdir()
+
+
+def set_aside_results(out: Path) -> list[Path]:
+    """Move the previous run's results file, JUnit XML and report into ``previous/`` (marked;
+    the set an earlier run left there is replaced), the results file first: a run killed before
+    it writes its own then leaves none that claims to be current, and the previous ones stay
+    readable there (``conformance diff previous/results.json results.json``). Where ``previous``
+    is not the suite's to write (a file, someone's folder), they are removed instead. Returns
+    where they went."""
+    present = [out / name for name in RESULTS if (out / name).is_file()]
+    if not present:
+        return []
+    folder = out / PREVIOUS
+    try:
+        claim(folder)
+    except UsageError:
+        for path in present:
+            path.unlink(missing_ok=True)
+        return []
+    for name in RESULTS:  # one run's set, never two runs' files mixed
+        (folder / name).unlink(missing_ok=True)
+    for path in present:
+        os.replace(path, folder / path.name)
+    return [folder / path.name for path in present]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What a run covers, as far as replacing another goes: its selection (``run.selection`` of
+    its results file), its case files and the names of its adapters."""
+
+    selection: Mapping[str, Any]
+    files: tuple[str, ...]
+    adapters: frozenset[str]
+
+    def covers(self, other: Coverage) -> bool:
+        """Whether this run replaces ``other`` with no less: the same selection, and at least its
+        case files and adapters (a case file or a backend added since is fine)."""
+        return (
+            self.selection == other.selection
+            and set(other.files) <= set(self.files)
+            and other.adapters <= self.adapters
+        )
+
+    def brief(self) -> str:
+        """In a few words: the options that narrow it, how many case files, which adapters."""
+        named = sorted(self.adapters)[:NAMED_ADAPTERS]
+        more = len(self.adapters) > len(named)
+        adapters = ", ".join(named) + (f", ... ({len(self.adapters)} adapters)" if more else "")
+        files = f"{len(self.files)} case file{'s' if len(self.files) != 1 else ''}"
+        return f"{shlex.join(self.words()) or 'every item'} of {files} on {adapters or 'no adapter'}"
+
+    def words(self) -> list[str]:
+        """The options of the selection, as typed."""
+        flags = (("ops", "--op"), ("tags", "--tag"), ("items", "--item"), ("targets", "--target"))
+        given = [(flag, value) for key, flag in flags for value in self.selection.get(key) or ()]
+        words = [word for pair in given for word in pair]
+        words += ["-k", self.selection["keyword"]] if self.selection.get("keyword") else []
+        return words + (["--shard", self.selection["shard"]] if self.selection.get("shard") else [])
+
+
+def complete_run(out: Path) -> Coverage | None:
+    """What the complete run whose results are in ``out`` covered; None when there is none (no
+    results file, an interrupted run's, or one that does not say)."""
+    head = results_file.read_head(out / results_file.FILE_NAME) or {}
+    run, suite, adapters = head.get("run"), head.get("suite"), head.get("adapters")
+    if not (isinstance(run, dict) and isinstance(suite, dict) and isinstance(adapters, list)):
+        return None
+    selection = run.get("selection")
+    if run.get("interrupted", False) or not isinstance(selection, dict):
+        return None
+    names = frozenset(str(entry.get("name")) for entry in adapters if isinstance(entry, dict))
+    return Coverage(selection, tuple(map(str, suite.get("files") or ())), names)
+
+
+def check_replacing(out: Path, run: Coverage) -> None:
+    """Refuse (UsageError) a run that would replace the complete run of another selection in
+    ``out`` (see :meth:`Coverage.covers`); a rerun of the same selection replaces it."""
+    there = complete_run(out)
+    if there is None or run.covers(there):
+        return
+    folder = out / (path_safe("-".join(run.words()[1::2])) or "other-run")
+    raise UsageError(
+        f"--out {out}: holds the complete run of {there.brief()} (results.json and its report); "
+        f"this run selects {run.brief()} and would replace it. Give another folder, e.g. --out "
+        f"{folder}, or --replace to replace it"
+    )
+
+
+def path_safe(text: str, limit: int = 80) -> str:
+    """``text`` as one folder name: runs of characters other than letters, digits, ``.``, ``_``
+    and ``-`` become ``_``; a longer name is cut and ends with a hash of the whole, so two long
+    names stay apart."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._-")
+    if len(name) <= limit:
+        return name
+    return f"{name[: limit - 9]}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
 
 
 def set_aside(journal: Path) -> Path:

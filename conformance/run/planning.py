@@ -66,6 +66,9 @@ class RunConfig:
     #: seconds the crash review may spend rerunning dead items and looking for the items that
     #: broke their workers (``--crash-budget``; see conformance.run.crash_review)
     crash_budget_s: float = 300.0
+    #: replace the complete run of another selection in ``out`` (``--replace``; see
+    #: conformance.run.out_folder.check_replacing)
+    replace: bool = False
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,9 @@ Two per result: the ``conformance run`` command that reruns exactly that item on
 target, and a standalone Python snippet that uses only the backend (written by the adapter's
 optional ``reproducer(task, target)`` method, from the pieces here), so a backend developer can
 reproduce a finding without installing the suite.
+
+The command writes into a folder of its own (:func:`folder`, ``--out reports/repro/<result
+key>``): typed as shown, it once replaced the main job's 34,104 results with its one.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import base64
 import shlex
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -18,15 +22,28 @@ from conformance import dtypes, ids
 from conformance.corpus.case import Case, DataSpec
 from conformance.corpus.fill import make_data
 from conformance.plugin import Target, Task
-from conformance.run import memory
+from conformance.run import memory, out_folder
 
 #: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
 EMBED_LIMIT = 48 * 1024
 
 
-def command(case: Case, op: str, adapter_spec: str, target: Target, options: Mapping[str, str]) -> str:
-    """The shell command that reruns one item on one target."""
-    return shlex.join(_command([(case, op)], adapter_spec, target, options))
+#: the folder the reproducer commands write into, one folder each: the same whatever the run's
+#: ``--out`` (shards run in several folders give the results the unsharded run gives)
+REPRO = Path("reports") / "repro"
+
+
+def folder(case: Case, op: str, target: Target) -> Path:
+    """Where the reproducer command of an item on a target writes: a folder of its own, named
+    for the result, so that it replaces neither the run's results nor another reproducer's."""
+    return REPRO / out_folder.path_safe(ids.result_key(ids.item_id(case.id, op), target.id))
+
+
+def command(
+    case: Case, op: str, adapter_spec: str, target: Target, options: Mapping[str, str], out: Path
+) -> str:
+    """The shell command that reruns one item on one target, into ``out`` (see :func:`folder`)."""
+    return shlex.join(_command([(case, op)], adapter_spec, target, options, out))
 
 
 def sequence_command(
@@ -34,6 +51,7 @@ def sequence_command(
     adapter_spec: str,
     target: Target,
     options: Mapping[str, str],
+    out: Path,
     *,
     suite_order: bool,
 ) -> str:
@@ -42,14 +60,18 @@ def sequence_command(
     The suite runs a selection in its own order; where that is not the order given
     (``suite_order`` False), the command says so on a comment line above it (the Python
     reproducer keeps the order)."""
-    line = shlex.join([*_command(items, adapter_spec, target, options), "-j", "1"])
+    line = shlex.join([*_command(items, adapter_spec, target, options, out), "-j", "1"])
     if suite_order:
         return line
     return f"# the suite runs these in its own order, not this one: the Python reproducer keeps it\n{line}"
 
 
 def _command(
-    items: Sequence[tuple[Case, str]], adapter_spec: str, target: Target, options: Mapping[str, str]
+    items: Sequence[tuple[Case, str]],
+    adapter_spec: str,
+    target: Target,
+    options: Mapping[str, str],
+    out: Path,
 ) -> list[str]:
     parts = ["conformance", "run"]
     for file in dict.fromkeys(case.location.file for case, _ in items):
@@ -59,7 +81,7 @@ def _command(
         parts += ["--item", ids.item_id(case.id, op)]
     for key, value in sorted(options.items()):
         parts += ["--option", f"{adapter_spec}.{key}={value}"]
-    return parts
+    return [*parts, "--out", str(out)]
 
 
 #: The characters of base64 on each line of a snippet

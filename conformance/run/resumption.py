@@ -1,4 +1,11 @@
-"""Finishing an interrupted run: which journal, and the exact command that finishes it.
+"""Finishing an interrupted run: which journal, what of it still holds, and the exact command
+that finishes it.
+
+What a journal holds is kept case by case (:func:`resumed`): the results of a case whose digest
+(:func:`conformance.corpus.loader.case_digest`) is what the journal recorded are kept, those of
+a case edited since run again, those of a case gone are dropped, and the run says which. The
+deaths no crash review finished (the run stopped before its review, or during it) are reviewed
+by the run that resumes it, as they would have been had the run not stopped.
 
 Every message that says "finish with" is made here, from the command the journal kept, so the
 advice printed is the command that works: ``conformance run --resume --out DIR`` for a run,
@@ -12,14 +19,27 @@ anything is planned or printed.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from conformance.errors import JournalError, UsageError
+from conformance.results.records import CrashRecord, CrashReviewRecord, ParamsRecord
+from conformance.results.result import Result
 from conformance.run import out_folder
+from conformance.run.crash_review import DEATHS
+from conformance.run.deaths import Death, DeathStatus
+from conformance.run.journal import CASES, Journal, Journaled
 from conformance.run.journal import FILE_NAME as JOURNAL
-from conformance.run.journal import Journal
+from conformance.run.planning import Plan
+from conformance.run.worker import Job
+
+#: the journal's marks of a crash review (conformance.run.runner.Execution.review writes them)
+REVIEW_STARTED = "crash review started"
+REVIEW_ENDED = "crash review ended"
+#: the cases a note of a resume names (then "..."): enough to find them, short enough to read
+NAMED_CASES = 3
 
 
 def finish_command(command: Sequence[str], out: Path) -> str | None:
@@ -107,3 +127,122 @@ def _without_out(command: list[str]) -> list[str]:
         elif not word.startswith("--out="):
             kept.append(word)
     return kept
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a resumed run keeps of its journal: the results (by key, as the workers or the crash
+    review gave them), the deaths no review finished, the records of the reviews that did, and
+    what it says about the cases that changed."""
+
+    results: dict[str, Result]
+    deaths: list[Death]
+    reviews: list[CrashReviewRecord]
+    notes: list[str]
+
+
+def resumed(held: Journaled, plan_: Plan) -> Resumed:
+    """What of the journal ``held`` the run of ``plan_`` keeps (see the module's docstring)."""
+    jobs = {job.key: job for job in plan_.jobs}
+    kept, notes = _kept(held, plan_, jobs)
+    deaths = _unreviewed(held, kept, jobs)
+    if deaths:
+        notes.append(
+            f"resuming: {len(deaths)} item(s) died in the run and no crash review of them finished: "
+            "the review runs once the items left have run"
+        )
+    reviews = [
+        cast(CrashReviewRecord, mark["record"])
+        for _, mark in held.marks
+        if mark["mark"] == REVIEW_ENDED and isinstance(mark.get("record"), dict)
+    ]
+    return Resumed(kept, deaths, reviews, notes)
+
+
+def _kept(held: Journaled, plan_: Plan, jobs: Mapping[str, Job]) -> tuple[dict[str, Result], list[str]]:
+    """The journal's results of the plan's items whose case is unchanged (each the item's last
+    line, placed where its case now is), and the notes on the cases changed, gone or new. A
+    journal with no cases' digests matched the whole suite's digest (see journal._check_header)."""
+    recorded = held.header.get(CASES)
+    now = plan_.suite.case_digests
+    located = {job.case.id: str(job.case.location) for job in plan_.jobs}
+    changed: dict[str, list[Result]] = {}
+    gone: dict[str, list[Result]] = {}
+    kept: dict[str, Result] = {}
+    for key, result in {result.key: result for result in held.results}.items():
+        edited = isinstance(recorded, dict) and recorded.get(result.case) != now.get(result.case)
+        if key in jobs and not edited:
+            kept[key] = _placed(result, located[result.case])
+        else:
+            (changed if result.case in located else gone).setdefault(result.case, []).append(result)
+    notes = []
+    if changed:
+        named = _named({case: located[case] for case in changed})
+        again = sum(map(len, changed.values()))
+        notes.append(
+            f"resuming: {len(changed)} case(s) changed since the journal was written ({named}): "
+            f"their {again} journaled result(s) run again"
+        )
+    if gone:
+        named = _named({case: results[0].params.get("location", "?") for case, results in gone.items()})
+        dropped = sum(map(len, gone.values()))
+        notes.append(
+            f"resuming: {len(gone)} case(s) of the journal are no longer in the run ({named}): "
+            f"their {dropped} result(s) are dropped"
+        )
+    fresh = {case: at for case, at in located.items() if isinstance(recorded, dict) and case not in recorded}
+    if fresh:
+        items = sum(1 for job in plan_.jobs if job.case.id in fresh)
+        notes.append(f"resuming: {len(fresh)} new case(s) ({_named(fresh)}): their {items} item(s) run")
+    return kept, notes
+
+
+def _named(where: Mapping[str, str]) -> str:
+    """The first few cases, each with where it is written (``case in file:line``)."""
+    named = [f"{case} in {place}" for case, place in list(where.items())[:NAMED_CASES]]
+    return ", ".join(named) + (", ..." if len(where) > NAMED_CASES else "")
+
+
+def _placed(result: Result, location: str) -> Result:
+    """A kept result with its case's place as it is now: a comment added above a case moves it
+    down a line without changing the case."""
+    if result.params.get("location", location) == location:
+        return result
+    return replace(result, params=cast(ParamsRecord, {**result.params, "location": location}))
+
+
+def _unreviewed(held: Journaled, kept: Mapping[str, Result], jobs: Mapping[str, Job]) -> list[Death]:
+    """The deaths written after the last crash review that ended (the run stopped before its
+    review or during it), each with the items its worker ran before it, as the run's review
+    would have had them: a death the pool journaled, not yet confirmed or rerun, and still the
+    item's last line."""
+    ended = max((at for at, mark in held.marks if mark["mark"] == REVIEW_ENDED), default=0)
+    last = {result.key: index for index, result in enumerate(held.results)}
+    by_pid: dict[int, list[tuple[int, str]]] = {}  # each worker's results: (line, key), in order
+    for index, result in enumerate(held.results):
+        if result.worker:
+            by_pid.setdefault(result.worker["pid"], []).append((index, result.key))
+    deaths = []
+    for index in range(ended, len(held.results)):
+        result = held.results[index]
+        crash = result.crash
+        if last[result.key] != index or result.key not in kept or crash is None:
+            continue
+        if result.status not in DEATHS or crash["outcome"] != "unconfirmed" or "rerun" in crash:
+            continue
+        ran = [key for at, key in by_pid.get(crash["pid"] or -1, []) if at < index]
+        status: DeathStatus = "crash" if result.status == "crash" else "timeout"
+        deaths.append(Death(jobs[result.key], status, _history(ran, crash, jobs), kept[result.key]))
+    return deaths
+
+
+def _history(ran: Sequence[str], crash: CrashRecord, jobs: Mapping[str, Job]) -> list[Job]:
+    """The jobs the dead worker ran before its item, oldest first: of the results its process
+    gave before it (``ran``, by pid), as many as the crash record counts, ending with the ten it
+    names. Where they do not agree (a line lost to a kill), the ten it names: a shorter search
+    for a culprit."""
+    count, named = crash["ran_before"], crash["before"]
+    keys = list(ran[len(ran) - count :]) if count <= len(ran) else []
+    if len(keys) != count or keys[len(keys) - len(named) :] != named:
+        keys = list(named)
+    return [jobs[key] for key in keys if key in jobs]

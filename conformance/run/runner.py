@@ -47,8 +47,8 @@ from conformance.run.bandwidth import memcpy_baseline
 from conformance.run.deaths import Death
 from conformance.run.interruption import stopping
 from conformance.run.item import make_task
+from conformance.run.journal import CASES, Journal
 from conformance.run.journal import FILE_NAME as JOURNAL
-from conformance.run.journal import Journal
 from conformance.run.known_issues import KnownIssue
 from conformance.run.planning import Plan, RunConfig
 from conformance.run.pool import Pool
@@ -76,18 +76,27 @@ class ExecutionOutcome:
     review_s: float = 0.0
 
 
+def _selection(config: RunConfig) -> JSON:
+    """The run's selection, as its journal and its results file record it."""
+    return {
+        "ops": list(config.ops),
+        "tags": list(config.tags),
+        "keyword": config.keyword,
+        "items": list(config.items),
+        "targets": list(config.targets),
+        "shard": str(config.shard) if config.shard else None,
+    }
+
+
 def _header(plan_: Plan, config: RunConfig) -> JSON:
+    """The journal's header: what a resume must match, and each case's digest (conformance.run.journal)."""
+    digests = plan_.suite.case_digests
+    cases = dict.fromkeys(job.case.id for job in plan_.jobs)
     return {
         "digest": plan_.suite.digest,
-        "selection": {
-            "ops": list(config.ops),
-            "tags": list(config.tags),
-            "keyword": config.keyword,
-            "items": list(config.items),
-            "targets": list(config.targets),
-            "shard": str(config.shard) if config.shard else None,
-        },
+        "selection": _selection(config),
         "targets": sorted({job.target.id for job in plan_.jobs}),
+        CASES: {case: digests[case] for case in cases if case in digests},
     }
 
 
@@ -113,21 +122,38 @@ def _host() -> JSON:
     }
 
 
-def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journal, list[Result]]:
+def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journal, resumption.Resumed]:
+    """The run's journal, and what it keeps of the journal it resumes. A new run first moves the
+    previous run's results out of the way (out_folder.set_aside_results): until it writes its own,
+    the journal is the folder's live record, and a run killed before its end leaves none that
+    looks current."""
     path = config.out / JOURNAL
     header = _header(plan_, config)
     if config.resume:
-        return Journal.resume(path, header, warn=stream)
+        journal, held = Journal.resume(path, header, warn=stream)
+        return journal, resumption.resumed(held, plan_)
     out_folder.clear_worker_logs(config.out)  # the previous run's
     if path.exists():  # an unfinished run: keep its results where --resume finishes it
         print(resumption.set_aside_note(out_folder.set_aside(path)), file=stream)
-    return Journal.start(path, header, config.command), []
+    out_folder.set_aside_results(config.out)
+    return Journal.start(path, header, config.command), resumption.Resumed({}, [], [], [])
 
 
 def check_resumable(plan_: Plan, config: RunConfig) -> None:
     """Refuse (JournalError) a ``--resume`` whose journal does not match the plan, before the
     front door prints anything about the run."""
     Journal.check(config.out / JOURNAL, _header(plan_, config))
+
+
+def check_replacing(plan_: Plan, config: RunConfig) -> None:
+    """Refuse (UsageError) a new run that would replace the complete run of another selection in
+    its folder (out_folder.check_replacing), unless ``--replace`` says to; before the front door
+    prints anything about the run."""
+    if config.resume or config.replace:
+        return
+    names = frozenset(config.label or loaded.info.name for loaded in plan_.loaded)
+    run = out_folder.Coverage(_selection(config), plan_.suite.files, names)
+    out_folder.check_replacing(config.out, run)
 
 
 def execute(
@@ -186,6 +212,8 @@ class Execution:
         self.raw: dict[str, Result] = {}
         self.review_record: CrashReviewRecord | None = None
         self._reviewed = 0
+        #: deaths a resumed run's journal holds that no review finished (see resumption.resumed)
+        self._unreviewed: list[Death] = []
         #: the jobs whose results :meth:`awaiting` waits for
         self._awaited: set[str] = set()
         self._lock = contextlib.ExitStack()
@@ -197,12 +225,16 @@ class Execution:
         # the plan and the results kept out of the full collections' walks (see run.collection)
         self.frozen = self._lock.enter_context(collection.Frozen())
         self._lock.callback(self._stack.close)
-        self.journal, done = _open_journal(self.plan, config, self.stream)
+        self.journal, resumed = _open_journal(self.plan, config, self.stream)
         self._stack.callback(self.journal.close)
-        self.raw = {result.key: result for result in done}
+        done = resumed.results
+        self.raw = dict(done)
         # Known issues are applied as results arrive, so the progress line counts xfail, not fail;
         # the journal keeps each result as judged, so a resumed run re-applies the current list.
-        self.finished = {result.key: self.issues.apply(result) for result in done}
+        self.finished = {key: self.issues.apply(result) for key, result in done.items()}
+        self._unreviewed = resumed.deaths
+        for record in resumed.reviews:
+            self.review_record = merged_review(self.review_record, record, config.crash_budget_s)
         self.pending = [job for job in self.plan.jobs if job.key not in self.finished]
         self.progress = ProgressLine(
             len(self.plan.jobs),
@@ -213,6 +245,8 @@ class Execution:
             workers=config.jobs,
         )
         self._stack.callback(self.progress.close)
+        for note in resumed.notes:
+            print(note, file=self.stream)
         if done:
             to_go = f"{len(self.pending)} to go"
             print(f"resuming: {len(done)} results already journaled, {to_go}", file=self.stream)
@@ -284,17 +318,20 @@ class Execution:
     def review(self) -> None:
         """The crash review of the deaths not reviewed yet, within what is left of the budget;
         their results are replaced by the review's."""
-        deaths = self.pool.deaths[self._reviewed :]
-        self._reviewed = len(self.pool.deaths)
+        deaths = [*self._unreviewed, *self.pool.deaths[self._reviewed :]]
+        self._unreviewed, self._reviewed = [], len(self.pool.deaths)
         if not deaths:
             return
         self.progress.close()
         spent = self.review_record["spent_s"] if self.review_record else 0.0
         budget = self.config.crash_budget_s
         left = budget if budget <= 0 else max(budget - spent, 1e-9)
+        # the marks say whether the review finished: a run resumed after Ctrl-C in it reviews again
+        self.journal.mark(resumption.REVIEW_STARTED, deaths=len(deaths))
         record = _review(
             deaths, self.config, left, self.raw, self.issues, self.threads, self.stream, self._amend
         )
+        self.journal.mark(resumption.REVIEW_ENDED, record=record)
         self.review_record = merged_review(self.review_record, record, budget)
 
     def outcome(self, interrupted: bool) -> ExecutionOutcome:
@@ -380,7 +417,8 @@ def _review(
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
     """Attach to each result worth reproducing the command and the adapter's Python snippet; a
-    culprit's (conformance.run.crash_review) run it, then the item that died after it."""
+    culprit's (conformance.run.crash_review) run it, then the item that died after it. Each
+    command writes into a folder of its own (reproducers.folder)."""
     jobs = {job.key: job for job in plan_.jobs}
     adapters = {loaded.requested: loaded for loaded in plan_.loaded}
     attached = []
@@ -398,14 +436,16 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
             python = reproducers.header(
                 result.item_id, job.target, reproducers.describe_expected(result.expected)
             ) + then.join(body or "" for body in bodies)
+        into = reproducers.folder(job.case, job.op, job.target)
         if victim is None:
-            line = reproducers.command(job.case, job.op, job.adapter, job.target, job.options)
+            line = reproducers.command(job.case, job.op, job.adapter, job.target, job.options, into)
         else:
             line = reproducers.sequence_command(
                 [(each.case, each.op) for each in sequence],
                 job.adapter,
                 job.target,
                 job.options,
+                into,
                 suite_order=job.index < victim.index,
             )
         attached.append(replace(result, reproducer={"command": line, "python": python}))
@@ -449,7 +489,7 @@ def write_results(
         "repeat": config.repeat,
         "wall_s": round(wall_s, 3),
         "interrupted": interrupted,
-        "selection": _header(plan_, config)["selection"],
+        "selection": _selection(config),
     }
     with contextlib.suppress(MemoryError):  # a measurement beside the results, never worth them
         run["memcpy"] = memcpy_baseline()
