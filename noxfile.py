@@ -47,6 +47,9 @@ ADAPTERS = (
     "tract",
     "tvm",
     "iree",
+    # CuPy's route is off the default run and its wheel an extra: installed without it, the adapter
+    # loads and answers `unsupported` ("no CUDA device"), and the default run is unchanged
+    "cupy",
 )
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
@@ -64,6 +67,7 @@ ADAPTER_INSTALL = {
     "tract": "adapters/tract",
     "tvm": "adapters/tvm",
     "iree": "adapters/iree",
+    "cupy": "adapters/cupy",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins

@@ -216,7 +216,12 @@ def cmd_adapters(args: argparse.Namespace) -> int:
             continue
         info = loaded.info
         print(f"{name}  {info.backend} {info.version}  ({found[name]})")
-        print(f"  devices: {', '.join(info.devices)}")
+        others = (
+            f"  (also: {', '.join(info.other_devices)}, with --option {name}.device=...)"
+            if info.other_devices
+            else ""
+        )
+        print(f"  devices: {', '.join(info.devices)}{others}")
         for key, value in sorted(info.options.items()):
             print(f"  option {key} = {value}")
         for route in info.routes:

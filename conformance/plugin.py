@@ -141,6 +141,9 @@ class AdapterInfo:
     routes: tuple[Route, ...]
     devices: tuple[str, ...]  # the devices this run targets (from the "device" option, or the default)
     options: Mapping[str, str] = field(default_factory=dict)  # resolved options, e.g. precision hints
+    #: devices the adapter also accepts through its ``device`` option, which ``conformance adapters``
+    #: lists (JAX's ``gpu``): not targets of this run, and not recorded in results
+    other_devices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

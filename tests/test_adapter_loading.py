@@ -36,6 +36,7 @@ HEAVY = (
     "tf2onnx",
     "onnx2tf",
     "ai_edge_litert",
+    "cupy",
 )
 #: What loading each adapter may import of them: its own backend, which the adapter reports on.
 OWN = {

@@ -183,6 +183,8 @@ def test_adapters_lists_the_installed_ones() -> None:
     assert done.returncode == 0, done.stdout
     for name in registry.installed():
         assert f"\n{name}  " in f"\n{done.stdout}"
+    if "jax" in registry.installed():  # devices a run may ask for besides its own (AdapterInfo.other_devices)
+        assert "  devices: cpu, cpu-x64  (also: gpu, gpu-x64, with --option jax.device=...)\n" in done.stdout
 
 
 @pytest.mark.slow

@@ -86,6 +86,7 @@ def test_every_shipped_profile_loads_and_selects(name: str, suite: object) -> No
 
 def test_the_shipped_profiles(suite: object) -> None:
     assert profiles.available(PROFILES) == [
+        "cupy-split",
         "litert-split",
         "numpy-split",
         "onnx-split13",

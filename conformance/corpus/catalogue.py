@@ -291,6 +291,10 @@ OPS: dict[str, OpEntry] = {
             inputs=(("lengths", _LENGTHS),),
         ),
         _later_op("keras.ops.split", _PARTS_OR_INDICES, _NO_STRINGS, "keras-keras.ops.split"),
+        # CuPy's functions (NumPy's texts, on a GPU): eager calls on a cupy.ndarray, no graph to feed
+        _later_op("cupy.split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.split"),
+        _later_op("cupy.array_split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.array_split"),
+        *_directional("cupy", "cupy-cupy", _NO_STRINGS),
     )
 }
 

@@ -7,48 +7,109 @@ sizes as a list (a tuple where ``jax.jit`` needs a hashable static argument), th
 the case states one. Nothing here checks a request: refusing one is JAX's part.
 
 JAX is imported only inside the functions, so that the run's main process, which imports this
-package for ``info()``, never pays for it; :func:`load` pins JAX to its CPU platform before its
-first use in the process.
+package for ``info()``, never pays for it; :func:`load` chooses JAX's platforms before its first use
+in the process (the CPU's alone, unless the run asked for a GPU device), and :func:`device` is the
+JAX device each of the adapter's devices names.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from conformance import dtypes
-from conformance.plugin import Task
+from conformance.plugin import AdapterError, Task, distributions_by_package
 
 if TYPE_CHECKING:
     import jax
 
-#: The device whose items run with ``jax_enable_x64`` on; ``cpu`` is JAX's default 32-bit mode.
-X64_DEVICE = "cpu-x64"
-DEVICES = ("cpu", X64_DEVICE)
-_PLATFORM = "cpu"
+#: The devices whose names end so run with ``jax_enable_x64`` on; the others in JAX's default 32-bit mode.
+X64_SUFFIX = "-x64"
+#: Each device is a platform of JAX's (its first device) and a mode: ``gpu`` is JAX's name for a CUDA
+#: or ROCm GPU, whichever plugin is installed.
+DEVICES = ("cpu", "cpu-x64", "gpu", "gpu-x64")
+#: What a run judges without a ``device`` option: the CPU, in both modes.
+DEFAULT_DEVICES = ("cpu", "cpu-x64")
+GPU = "gpu"
 
 Value = int | list[int] | tuple[int, ...]
 Pieces = Sequence["jax.Array"]
 
 
-def load() -> Any:
-    """The ``jax`` module, its platform pinned to the CPU: the adapter judges JAX's CPU build, and
-    without the pin JAX would look for GPU and TPU plugins at its first use. The setting only acts
-    before JAX's backends start; later (another target in the same worker) it changes nothing."""
+def load(gpu: bool = False) -> Any:
+    """The ``jax`` module, its platforms chosen for the run: the CPU's alone unless the run asked for
+    a GPU device (without the pin JAX would look for GPU and TPU plugins at its first use); with
+    ``gpu``, every backend JAX has, and no preallocation of GPU memory, since each of the run's
+    workers starts its own GPU client and JAX's default (75 % of the memory each) would leave none
+    for the second. Both settings act only before JAX's backends start in the process, which is why
+    the adapter calls this with the same ``gpu`` from every method."""
     import jax
 
     config: Any = jax.config  # its options are set and read by name: untyped
-    if config.jax_platforms != _PLATFORM:
-        config.update("jax_platforms", _PLATFORM)
+    wanted = None if gpu else "cpu"
+    if gpu:
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    if config.jax_platforms != wanted:
+        config.update("jax_platforms", wanted)
     return jax
 
 
 def x64(device: str) -> bool:
     """Whether items of ``device`` run in JAX's 64-bit mode."""
-    return device == X64_DEVICE
+    return device.endswith(X64_SUFFIX)
+
+
+def platform(device: str) -> str:
+    """The JAX platform a device runs on: ``cpu`` or ``gpu``."""
+    return device.removesuffix(X64_SUFFIX)
+
+
+def device(device_name: str) -> Any:
+    """The JAX device items of ``device_name`` run on: the first of its platform's."""
+    return _jax().devices(platform(device_name))[0]
+
+
+def gpu_problem() -> str | None:
+    """Why JAX has no GPU here (no GPU plugin, no device it can see, a plugin that fails to start),
+    or None. Starts JAX's backends in the calling process: asked only when a run names a GPU device."""
+    jax = load(gpu=True)
+    try:
+        jax.devices(GPU)
+    except RuntimeError as error:
+        return f"JAX {jax.__version__} has no GPU backend here ({error})"
+    return None
+
+
+def gpu_description() -> str:
+    """The GPU a run judges and the JAX plugin that drives it, for the results and certificates:
+    ``cuda NVIDIA H200 (jax-cuda13-plugin 0.11.2, ...)``."""
+    first = device(GPU)
+    # JAX finds its plugins in the namespace package jax_plugins: the distributions that fill it
+    names = sorted(set(distributions_by_package().get("jax_plugins", ())))
+    plugins = ", ".join(f"{name} {metadata.version(name)}" for name in names) or "no jax_plugins distribution"
+    return f"{first.platform} {first.device_kind} ({plugins})"
+
+
+def check_placement(pieces: Pieces, device_name: str) -> None:
+    """Every piece on the device the target names: a piece elsewhere would make the verdict one on
+    another device's answer, the adapter's defect to report rather than a result to record."""
+    expected = device(device_name)
+    strays = {found for piece in pieces for found in piece.devices()} - {expected}
+    if strays:
+        where = ", ".join(sorted(map(str, strays)))
+        raise AdapterError(f"pieces of a {device_name} item are on {where}, not on {expected}")
+
+
+def _jax() -> Any:
+    """The ``jax`` module as :func:`load` left it (the helpers below never choose its platforms)."""
+    import jax
+
+    return jax
 
 
 def function(op: str) -> Callable[..., Pieces]:
@@ -86,7 +147,7 @@ def traced_value(task: Task) -> np.ndarray:
 def jitted(task: Task) -> Any:
     """``jax.jit`` of the task's split: the value a static argument, or a traced one when the case
     feeds it at run time; the axis always static."""
-    backend = load()
+    backend = _jax()
     split = function(task.op)
 
     def call(data: jax.Array, value: Any, axis: int | None) -> Pieces:
@@ -99,7 +160,7 @@ def jitted(task: Task) -> Any:
 def lower_arguments(task: Task) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """What ``lower`` takes for the task: the data's shape and dtype (the dtype as the current x64
     mode makes it) and the traced value's, or the static value; the axis always."""
-    backend = load()
+    backend = _jax()
     data = backend.ShapeDtypeStruct(task.data.shape, task.data.dtype)
     if traced(task):
         given = traced_value(task)
@@ -116,7 +177,7 @@ def to_jax(array: np.ndarray) -> jax.Array:
     """A JAX array of ``array``, as ``jnp.asarray`` makes it: the bytes unchanged, except that the
     32-bit mode narrows 64-bit types (int64 to int32 by wrapping, float64 to float32 by rounding),
     which is JAX's behaviour being judged."""
-    converted: jax.Array = load().numpy.asarray(array)
+    converted: jax.Array = _jax().numpy.asarray(array)
     return converted
 
 

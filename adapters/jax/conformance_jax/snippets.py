@@ -16,14 +16,16 @@ _DATA_SPEC = "jax.ShapeDtypeStruct(data.shape, data.dtype)"
 _PRINT = "print([(tuple(piece.shape), str(piece.dtype)) for piece in pieces])\n"
 
 
-def _mode_code(x64: bool) -> str:
-    """JAX on its CPU platform, in the device's mode (stated even when it is the default)."""
-    mode = "64-bit mode (device cpu-x64)" if x64 else "default 32-bit mode (device cpu)"
-    return (
-        "import jax\n\n"
-        'jax.config.update("jax_platforms", "cpu")\n'
-        f'jax.config.update("jax_enable_x64", {x64})  # JAX\'s {mode}\n'
-    )
+def _mode_code(device: str) -> str:
+    """JAX on the device's platform (the CPU alone, or JAX's first GPU made the default device), in
+    the device's mode (stated even when it is the default)."""
+    x64 = calls.x64(device)
+    mode = f"64-bit mode (device {device})" if x64 else f"default 32-bit mode (device {device})"
+    if calls.platform(device) == calls.GPU:
+        platform = 'jax.config.update("jax_default_device", jax.devices("gpu")[0])  # JAX\'s first GPU\n'
+    else:
+        platform = 'jax.config.update("jax_platforms", "cpu")\n'
+    return f'import jax\n\n{platform}jax.config.update("jax_enable_x64", {x64})  # JAX\'s {mode}\n'
 
 
 def _call_code(task: Task, data: str, value: str) -> str:
@@ -65,7 +67,7 @@ def _jit(task: Task) -> str:
     return body
 
 
-def reproducer(task: Task, route: str, x64: bool) -> str:
-    """The snippet for ``route`` in the device's mode: an eager call per run, or one jitted
+def reproducer(task: Task, route: str, device: str) -> str:
+    """The snippet for ``route`` on the device and in its mode: an eager call per run, or one jitted
     function compiled once and called with each run's inputs."""
-    return _mode_code(x64) + (_eager(task) if route == "eager" else _jit(task))
+    return _mode_code(device) + (_eager(task) if route == "eager" else _jit(task))

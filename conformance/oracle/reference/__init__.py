@@ -17,6 +17,7 @@ from conformance.oracle.reference import (
     keras_ops,
     library_ops,
     litert_ops,
+    numpy_namesakes,
     onnx_ops,
     onnx_sequence_ops,
     openvino_ops,
@@ -64,13 +65,10 @@ _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
     "torch.hsplit": partial(directional_ops.torch_directional, directional_ops.HSPLIT),
     "torch.vsplit": partial(directional_ops.torch_directional, directional_ops.VSPLIT),
     "torch.dsplit": partial(directional_ops.torch_directional, directional_ops.DSPLIT),
-    "jax.numpy.split": jax_ops.numpy_split,
-    "jax.numpy.array_split": jax_ops.numpy_array_split,
-    "jax.numpy.hsplit": jax_ops.numpy_hsplit,
-    "jax.numpy.vsplit": jax_ops.numpy_vsplit,
-    "jax.numpy.dsplit": jax_ops.numpy_dsplit,
+    **numpy_namesakes.every("jax.numpy"),
     "jax.lax.split": jax_ops.lax_split,
     "keras.ops.split": keras_ops.split,
+    **numpy_namesakes.every("cupy"),
 }
 
 

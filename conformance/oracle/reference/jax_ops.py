@@ -1,9 +1,8 @@
 """JAX's split functions (docs/specs.md: ``jax-jax.numpy.split`` and its siblings, ``jax-jax.lax.split``).
 
 ``jax.numpy``'s pages present each function as JAX's implementation of the NumPy function of the
-same name, so each is judged by NumPy's text (``numpy.split``, ``numpy.array_split``,
-``numpy.hsplit``, ...), as tf.experimental.numpy.split is. Where JAX's own page states a difference
-from NumPy, docs/specs.md records it; none of them changes a rule.
+same name, so each is judged by NumPy's text (:mod:`numpy_namesakes`), as
+tf.experimental.numpy.split is.
 
 ``jax.lax.split`` is JAX's own primitive: ``sizes`` (no ``-1`` to infer) summing to the dimension.
 Its page says nothing of negative axes; docs/specs.md lists that as an ambiguous point.
@@ -11,7 +10,6 @@ Its page says nothing of negative axes; docs/specs.md lists that as an ambiguous
 
 from __future__ import annotations
 
-from conformance.oracle.reference import directional_ops
 from conformance.oracle.reference.answer import (
     Pieces,
     Reading,
@@ -20,7 +18,6 @@ from conformance.oracle.reference.answer import (
     SpecOutcome,
     SplitRequest,
 )
-from conformance.oracle.reference.library_ops import sections_or_indices
 from conformance.oracle.reference.rules import RuleViolation, exact_lengths, normalize_axis
 
 LAX_SPLIT = "jax.lax.split"
@@ -30,32 +27,6 @@ LAX_NEGATIVE_AXIS_AMBIGUITY = (
     "the jax.lax.split page calls axis 'the axis along which to split' and neither defines nor forbids "
     "negative values, where the jax.numpy pages count them from the back as NumPy does"
 )
-
-
-def numpy_split(request: SplitRequest) -> Pieces:
-    return sections_or_indices(request, "jax.numpy.split (numpy.split's text)", must_divide=True)
-
-
-def numpy_array_split(request: SplitRequest) -> Pieces:
-    return sections_or_indices(request, "jax.numpy.array_split (numpy.array_split's text)", must_divide=False)
-
-
-def numpy_hsplit(request: SplitRequest) -> Pieces:
-    return directional_ops.numpy_directional(
-        directional_ops.HSPLIT, request, "jax.numpy.hsplit (numpy.hsplit's text)"
-    )
-
-
-def numpy_vsplit(request: SplitRequest) -> Pieces:
-    return directional_ops.numpy_directional(
-        directional_ops.VSPLIT, request, "jax.numpy.vsplit (numpy.vsplit's text)"
-    )
-
-
-def numpy_dsplit(request: SplitRequest) -> Pieces:
-    return directional_ops.numpy_directional(
-        directional_ops.DSPLIT, request, "jax.numpy.dsplit (numpy.dsplit's text)"
-    )
 
 
 def lax_split(request: SplitRequest) -> SpecAnswer | Pieces:
