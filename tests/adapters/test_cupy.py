@@ -11,9 +11,11 @@ real items run through CuPy (``benchmarks/gpu_check.sh`` runs that test on a GPU
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import metadata
@@ -34,9 +36,13 @@ from conformance.corpus import catalogue  # noqa: E402
 from conformance.corpus.selection import select  # noqa: E402
 from conformance.oracle.reference import SplitRequest, answer  # noqa: E402
 from conformance.plugin import ENTRY_POINT_GROUP, Target  # noqa: E402
+from conformance.results import document as results_file  # noqa: E402
 from conformance.run import known_issues  # noqa: E402
 from conformance.run.item import make_task, run_item  # noqa: E402
 from conformance.run.planning import RunConfig, plan  # noqa: E402
+
+#: what the GPU check brought back (tests/data)
+DATA = Path(__file__).resolve().parent.parent / "data"
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = Target("cupy", "cupy", "cuda")
@@ -210,9 +216,20 @@ def test_the_reproducer_uses_cupy_alone(tmp_path: Path) -> None:
     assert done.stdout.splitlines()[-1] == str([piece.shape for piece in np.hsplit(task.data, 2)])
 
 
-def test_the_known_issues_file_loads() -> None:
-    issues = known_issues.shipped("cupy", "conformance_cupy:CupyAdapter")
-    assert [issue.id for issue in issues] == ["cupy-vsplit-refuses-1d"]
+def test_the_known_issues_claim_every_departure_the_gpu_check_found_and_no_pass(tmp_path: Path) -> None:
+    """The raw results (--no-known-issues) of the whole corpus through cupy-cuda13x 14.2.0 on an
+    NVIDIA H200 (docs/gpu.md, the GPU check): each departure is claimed by an entry, and no result
+    that passed is selected (it would turn xpass)."""
+    raw = tmp_path / "results.json"
+    with gzip.open(DATA / "cupy-14.2-h200-raw.json.gz", "rt", encoding="utf-8") as packed:
+        raw.write_text(packed.read(), encoding="utf-8")
+    _, results = results_file.read(raw)
+    by_target = known_issues.ByTarget(known_issues.shipped("cupy", "conformance_cupy:CupyAdapter"))
+    judged = [by_target.apply(result) for result in results]
+    assert len(judged) == 1011 and {result.status for result in judged} == {"pass", "xfail"}
+    claimed = Counter(result.known_issue["id"] for result in judged if result.known_issue)
+    assert sum(claimed.values()) == sum(result.status != "pass" for result in results) == 57
+    assert len(claimed) == 4  # every entry selects something: none is stale
 
 
 @pytest.mark.slow
