@@ -76,7 +76,7 @@ def _running_verbs(verbs: Verbs) -> None:
 
 
 def _results_verbs(verbs: Verbs) -> None:
-    """The verbs over results files: report, diff, merge, versions."""
+    """The verbs over results files: report, diff, merge, versions, compat."""
     reporting = _verb(verbs, "report", help="write the HTML report of one or more results files (merged into one view)"
     )
     reporting.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files of one corpus")
@@ -120,6 +120,7 @@ def _results_verbs(verbs: Verbs) -> None:
     )
     _merge_verb(verbs)
     _versions_verb(verbs)
+    _compat_verb(verbs)
 
 
 def _merge_verb(verbs: Verbs) -> None:
@@ -143,7 +144,6 @@ def _versions_verb(verbs: Verbs) -> None:
     versions_verb = _verb(
         verbs,
         "versions",
-        aliases=["compat"],  # its first name, kept for scripts; "compatibility" is the report's view
         help="compare runs of several versions of a backend: what each release introduced or fixed",
     )
     versions_verb.add_argument(
@@ -154,6 +154,29 @@ def _versions_verb(verbs: Verbs) -> None:
     )
     versions_verb.add_argument(
         "--rows", type=int, default=versions.TERMINAL_ROWS, metavar="N", help="items printed per route"
+    )
+
+
+def _compat_verb(verbs: Verbs) -> None:
+    about = (
+        "write the compatibility page: Split's behaviours by framework, what each spec says and "
+        "which backends depart"
+    )
+    compat = _verb(verbs, "compat", help=about, description=f"{about[0].upper()}{about[1:]} (docs/compat.md).")
+    compat.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files of one corpus")
+    compat.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="page.html (self-contained) or page.md (GitHub Markdown); give -o twice for both",
+    )
+    compat.add_argument(
+        "--report",
+        metavar="LINK",
+        help="the report each row links to, as a path or URL relative to the page (default: the "
+        "index.html beside the first results file, when there is one)",
     )
 
 

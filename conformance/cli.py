@@ -34,6 +34,8 @@ from conformance.report import certificate_page, diff_page, versions_page
 from conformance.results import diff as run_diff
 from conformance.results import document as results_file
 from conformance.results import findings, merge, versions
+from conformance.results.combined import combine
+from conformance.results.document import read_documents
 from conformance.run import interruption, out_folder, planning, registry, resumption, runner, streams
 from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.journal import Journal
@@ -264,6 +266,21 @@ def cmd_versions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compat(args: argparse.Namespace) -> int:
+    """The compatibility page over results files, as HTML and/or Markdown (by each -o's suffix)."""
+    paths = [Path(path) for path in args.results]
+    outputs = [Path(path) for path in args.output]
+    for out in outputs:
+        publishing.check_compat_output(out)
+    combined = combine(read_documents(paths), [str(path) for path in paths])
+    for out in outputs:
+        link = args.report if args.report is not None else publishing.report_beside(paths[0], out)
+        report.write_compat(combined, out, link)
+        said = f"rows link to {link}" if link else "no report beside the results to link to"
+        print(f"wrote {out} ({said})")
+    return 0
+
+
 def cmd_certify(args: argparse.Namespace) -> int:
     if args.verify:  # without a corpus, the certificate is checked but its scope is not re-derived
         results = Path(args.results) if args.results else None
@@ -356,6 +373,7 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "diff": cmd_diff,
     "merge": cmd_merge,
     "versions": cmd_versions,
+    "compat": cmd_compat,
     "certify": cmd_certify,
 }
 

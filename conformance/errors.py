@@ -136,6 +136,7 @@ VERB_EXITS: dict[str, tuple[int, ...]] = {
         "diff": (0, 1, 2, 5),
         "merge": (0, 1, 2),
         "versions": (0, 2),
+        "compat": (0, 2),
         "certify": (0, 1, 2, 3),
     }.items()
 }

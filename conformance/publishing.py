@@ -2,24 +2,84 @@
 
 The engine writes results files and certificates (JSON, the contract); the pages are views of
 them, written here by the front doors that ran the engine (``conformance run``, ``merge``,
-``certify``, the pytest plugin). A page that cannot be written costs a warning, never the
-results it shows, which are already on disk.
+``certify``, the pytest plugin): the report, and beside it the compatibility page (Split's
+behaviours by framework, :mod:`conformance.results.compat`) as HTML and as Markdown, from the
+same parsed results, so the second page costs its own rendering (a second or two for the main
+job's 34,000 results) and no second read. A page that cannot be written costs a warning, never
+the results it shows, which are already on disk.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from conformance import report
+from conformance.errors import UsageError
+from conformance.report.compat_markdown import MARKER
+from conformance.results.combined import CombinedResults, combine
+from conformance.results.document import read_documents
+from conformance.run.out_folder import check_page
 
 REPORT_NAME = "index.html"
+#: The compatibility page's files, written beside the report (the Markdown for a README or docs).
+COMPAT_NAMES = ("compat.html", "compat.md")
 
 
 def run_report(results_path: Path) -> Path | None:
-    """``index.html`` beside ``results_path``; None (after a warning) when it could not be written."""
+    """``index.html`` beside ``results_path``; None (after a warning) when it could not be written.
+    The compatibility pages are written beside it (:func:`compat_pages`)."""
     try:
-        return report.write([results_path], results_path.with_name(REPORT_NAME))
+        combined = combine(read_documents([results_path]), [str(results_path)])
+        written = report.write_combined(combined, results_path.with_name(REPORT_NAME))
     except Exception as error:  # a view must never cost the results
         print(f"warning: the HTML report was not written: {type(error).__name__}: {error}", file=sys.stderr)
         return None
+    compat_pages(combined, results_path.parent)
+    return written
+
+
+def compat_pages(combined: CombinedResults, folder: Path) -> list[Path]:
+    """The compatibility page as ``compat.html`` and ``compat.md`` in ``folder``, linking to the
+    report beside them; a file of those names that the suite did not write is left alone."""
+    written = []
+    for name in COMPAT_NAMES:
+        out = folder / name
+        try:
+            check_compat_output(out, "the compatibility page")
+            written.append(report.write_compat(combined, out, REPORT_NAME))
+        except Exception as error:  # a view must never cost the results
+            print(f"warning: {out} was not written: {type(error).__name__}: {error}", file=sys.stderr)
+    return written
+
+
+def report_beside(results_path: Path, page: Path) -> str | None:
+    """The link from ``page`` to the report beside ``results_path`` (``index.html`` in its
+    folder), relative to the page's folder; None when there is no report there."""
+    found = results_path.with_name(REPORT_NAME)
+    if not found.is_file():
+        return None
+    relative = os.path.relpath(found.resolve(), page.resolve().parent)
+    return quote(Path(relative).as_posix())
+
+
+def check_compat_output(out: Path, option: str = "-o") -> None:
+    """Refuse (UsageError) an output the compatibility page may not be written to: another
+    suffix than .html or .md, or an existing file that is not a page the suite wrote."""
+    if out.suffix.lower() not in report.COMPAT_FORMATS:
+        raise UsageError(f"{option} {out}: the page is written as .html or .md; give a file name ending so")
+    if out.suffix.lower() == ".html" or not out.is_file():
+        check_page(out, option)
+        return
+    try:
+        with out.open("rb") as stream:
+            ours = stream.read(len(MARKER)).decode("utf-8", "replace") == MARKER
+    except OSError:
+        return  # the writer names what is wrong with it
+    if not ours:
+        raise UsageError(
+            f"{option} {out}: the file exists and is not a page the suite wrote; the suite replaces "
+            "only its own pages: give a new file name"
+        )

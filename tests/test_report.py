@@ -279,7 +279,7 @@ def test_every_run_writes_the_report_and_a_broken_report_costs_nothing(
     def broken(*args: object, **kwargs: object) -> Path:
         raise RuntimeError("renderer exploded")
 
-    monkeypatch.setattr(report, "write", broken)
+    monkeypatch.setattr(report, "render_combined", broken)
     (tmp_path / "out" / "index.html").unlink()
     assert main(argv) == 0
     captured = capsys.readouterr()

@@ -116,7 +116,7 @@ def test_versions_verb_prints_the_verdicts_and_writes_a_page(
     assert "<script" not in html and "fixed in 1.24.4" in html
 
 
-def test_versions_verb_under_its_old_name_refuses_mixed_corpora(
+def test_versions_verb_refuses_mixed_corpora(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second = _matrix()[:2]
@@ -125,7 +125,7 @@ def test_versions_verb_under_its_old_name_refuses_mixed_corpora(
     for name, body in (("a.json", first), ("b.json", second)):
         (tmp_path / name).write_text(json.dumps(body))
         paths.append(str(tmp_path / name))
-    assert cli.main(["compat", *paths]) == 2
+    assert cli.main(["versions", *paths]) == 2
     assert "suite digests differ" in capsys.readouterr().err
 
 

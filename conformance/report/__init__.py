@@ -7,6 +7,7 @@ JSON and the page builds only what is on screen.
 
     render(documents) -> str              # results documents (parsed results.json) to HTML
     write([Path("reports/results.json")], Path("reports/index.html"))
+    write_compat(combined, Path("reports/compat.html"), "index.html")   # the compatibility page
 
 Several results files (e.g. one per adapter) are combined into one view; files from different
 case corpora (suite digests) are refused with a
@@ -20,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.report import (
+    compat_markdown,
+    compat_page,
     compatibility,
     page,
     summary,
@@ -30,13 +33,14 @@ from conformance.report import (
     viewdata,
 )
 from conformance.report.markup import Html, join, tag
+from conformance.results import compat
 from conformance.results.combined import CombinedResults, combine
 from conformance.results.document import no_gc, read_documents, write_atomically
 from conformance.results.records import ResultsDocument
 from conformance.results.versions import Series, compare, has_versions
 from conformance.statuses import MEANINGS, STATUSES
 
-__all__ = ["render", "write"]
+__all__ = ["render", "render_combined", "write", "write_combined", "write_compat"]
 
 TITLE = "Split conformance report"
 VIEWS = (("summary", "Summary"), ("matrix", "Matrix"), ("compat", "Compatibility"), ("timing", "Timing"))
@@ -111,7 +115,12 @@ def render(documents: Sequence[ResultsDocument], names: Sequence[str] | None = N
     documents themselves (case titles and notes included): no case file needs to be at hand.
     """
     with no_gc():
-        combined = combine(documents, names)
+        return render_combined(combine(documents, names))
+
+
+def render_combined(combined: CombinedResults) -> str:
+    """The report page for results already combined (:func:`conformance.results.combined.combine`)."""
+    with no_gc():
         data = viewdata.view_data(combined)
         found = compare(combined) if has_versions(combined) else []
         views = (*VIEWS, VERSIONS_VIEW) if found else VIEWS
@@ -122,4 +131,23 @@ def write(results_paths: Sequence[Path], out: Path) -> Path:
     """Render the results files into ``out`` (written atomically) and return ``out``."""
     paths = [Path(path) for path in results_paths]
     write_atomically(out, render(read_documents(paths), [str(path) for path in paths]))
+    return out
+
+
+def write_combined(combined: CombinedResults, out: Path) -> Path:
+    """:func:`write` for results already read and combined (so that other pages share them)."""
+    write_atomically(out, render_combined(combined))
+    return out
+
+
+#: The compatibility page's formats, by the output's suffix.
+COMPAT_FORMATS = {".html": compat_page.render, ".md": compat_markdown.render}
+
+
+def write_compat(combined: CombinedResults, out: Path, report: str | None) -> Path:
+    """The compatibility page (Split's behaviours by framework) as HTML or Markdown, by ``out``'s
+    suffix; ``report`` is the report's path or URL relative to the page, None for no links."""
+    with no_gc():
+        built = compat.build(combined)
+        write_atomically(out, COMPAT_FORMATS[out.suffix.lower()](built, report))
     return out

@@ -18,8 +18,9 @@ from typing import Any, Final
 #: extra fields in ``D.extra`` (-1: none).
 RESULT: Final = ("item", "target", "status", "message", "actual", "actual_text", "timing", "extra")
 #: An item, a (case, op) pair (``D.items``): case (into ``D.cases``), op (into ``D.ops``), the
-#: reference's answer (into ``D.exp``) and its one-line text (into ``D.s``), 1 when ambiguous.
-ITEM: Final = ("case", "op", "expected", "expected_text", "ambiguous")
+#: reference's answer (into ``D.exp``) and its one-line text (into ``D.s``), 1 when ambiguous, and
+#: the behaviours the request falls in (into ``D.bsets``, lists of indices into ``D.behaviours``).
+ITEM: Final = ("case", "op", "expected", "expected_text", "ambiguous", "behaviours")
 #: A result's timing, in milliseconds (null for a phase that did not happen).
 TIMING: Final = ("build", "compile", "first", "steady")
 #: For a case with runs, the expectation of the run that decided (``extra.re``).

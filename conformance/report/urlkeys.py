@@ -19,6 +19,7 @@ KEYS: Final = (
     "view",
     "op",
     "tag",
+    "behaviour",
     "dtype",
     "status",
     "target",
@@ -30,7 +31,7 @@ KEYS: Final = (
     "open",
 )
 #: The filters (keys that narrow the results), as the controls list them.
-FILTERS: Final = ("op", "tag", "dtype", "status", "target", "known", "defect")
+FILTERS: Final = ("op", "tag", "behaviour", "dtype", "status", "target", "known", "defect")
 #: Values of ``defect``: each kind of defect (conformance.statuses.DEFECTS: the adapter's own
 #: code failed, or the suite did), or ``none``: the result is the backend's own verdict.
 DEFECTS: Final = (*DEFECT_KINDS, "none")

@@ -19,6 +19,7 @@ from conformance import dtypes, ids
 from conformance.corpus.case import GraphSpec
 from conformance.corpus.catalogue import op_order
 from conformance.report import layout, urlkeys
+from conformance.results.behaviours import BEHAVIOURS, Classifier
 from conformance.results.combined import CombinedResults, CombinedTarget, SourcedRun
 from conformance.results.records import (
     ExpectedRecord,
@@ -164,7 +165,9 @@ def view_data(combined: CombinedResults) -> JSON:
 
     - ``s``: the string table; ``cases[i]``: ``{id, t (title), n (note), d (dtype), g (tags),
       x (request text), p (params)}`` with strings as indices into ``s``;
-    - ``items[i]``: an item (case, op) as ``layout.ITEM``;
+    - ``items[i]``: an item (case, op) as ``layout.ITEM``; ``behaviours``: every row of the
+      compatibility page (:mod:`conformance.results.behaviours`) as ``{slug, title}``, and
+      ``bsets``: the distinct lists of them an item's ``behaviours`` field points at;
     - ``res[i]``: a result as ``layout.RESULT``, sorted by item then target; its timing is
       ``layout.TIMING`` in ms, or 0;
     - ``extra[i]``: only what some results have: ``mm`` mismatch, ``ki`` known issue (into
@@ -176,6 +179,7 @@ def view_data(combined: CombinedResults) -> JSON:
       ``layout.RUN``, one per run; ``sh`` 1 when the route is judged on shapes only.
     """
     tables = _Tables()
+    classifier = Classifier()
     cases = _case_table(combined.results, tables.strings)
     op_list = sorted({result["op"] for result in combined.results}, key=op_order)
     op_index = {op: number for number, op in enumerate(op_list)}
@@ -188,7 +192,7 @@ def view_data(combined: CombinedResults) -> JSON:
     extras: list[JSON] = []
     for result, key in zip(combined.results, keys, strict=True):
         number = item_index[key]
-        _describe_item(items[number], result, tables)
+        _describe_item(items[number], result, tables, classifier)
         extra = _extra(result, tables)
         if extra:
             extras.append(extra)
@@ -225,6 +229,8 @@ def view_data(combined: CombinedResults) -> JSON:
         "s": tables.strings.values,
         "cases": cases.cases,
         "items": [layout.pack(layout.ITEM, **item) for item in items],
+        "behaviours": [{"slug": row.slug, "title": row.title} for row in BEHAVIOURS],
+        "bsets": tables.bsets.values,
         "exp": tables.expected.values,
         "act": tables.actual.values,
         "known": tables.known.values,
@@ -261,12 +267,14 @@ def op_families(op_list: Sequence[str]) -> dict[str, list[int]]:
 
 @dataclass
 class _Tables:
-    """The interned tables of the page's data: strings, expected and actual answers, known issues."""
+    """The interned tables of the page's data: strings, expected and actual answers, known issues,
+    and the lists of behaviours items fall in."""
 
     strings: Interner = field(default_factory=Interner)
     expected: Interner = field(default_factory=Interner)
     actual: Interner = field(default_factory=Interner)
     known: Interner = field(default_factory=Interner)
+    bsets: Interner = field(default_factory=Interner)
 
 
 @dataclass
@@ -319,11 +327,12 @@ def _case_table(results: Sequence[ResultRecord], strings: Interner) -> _Cases:
     return _Cases(cases, index, tag_list, dtype_list)
 
 
-def _describe_item(item: JSON, result: ResultRecord, tables: _Tables) -> None:
-    """Fill in an item's expectation from its first result. The item's expectation is its case's
-    own request (run 1): a result decided by a later run carries that run's in its extra."""
+def _describe_item(item: JSON, result: ResultRecord, tables: _Tables, classifier: Classifier) -> None:
+    """Fill in an item's expectation and behaviours from its first result. The item's expectation
+    is its case's own request (run 1): a result decided by a later run carries that run's in its extra."""
     if "expected" in item:
         return
+    item["behaviours"] = tables.bsets(list(classifier.rows(result["case"], result["op"], result["params"])))
     runs = result.get("runs") or []
     own = runs[0]["expected"] if runs else result.get("expected") or {}
     dtype = result["params"].get("data", {}).get("dtype", "?")

@@ -28,7 +28,8 @@ function buildControls() {
   const show = select("show", "show");
   show.classList.add("compat-only");
   form.addEventListener("submit", (event) => event.preventDefault());
-  form.replaceChildren(select("op", "op"), select("tag", "tag"), select("dtype", "dtype"), select("status", "status"),
+  form.replaceChildren(select("op", "op"), select("tag", "tag"), select("behaviour", "behaviour"),
+    select("dtype", "dtype"), select("status", "status"),
     select("target", "target"), select("known", "known issue"), select("defect", "defect"), show,
     el("label", null, ["search ", search]), clear,
     el("span", { id: "f-count", class: "count", "aria-live": "polite" }),
@@ -49,6 +50,7 @@ function renderControls(f) {
   const counts = facetCounts(f);
   fillSelect(controls.op, opEntries(counts), state.op);
   fillSelect(controls.tag, D.tags.map((t, i) => [t, t, counts.tag[i]]), state.tag);
+  fillSelect(controls.behaviour, BEHAVIOURS.map((b, i) => [b.slug, b.title, counts.behaviour[i]]), state.behaviour);
   fillSelect(controls.dtype, D.dtypes.map((t, i) => [t, t, counts.dtype[i]]), state.dtype);
   const statusEntries = STATUS.map((s, i) => [s, LETTER[i] + " " + s, counts.status[i]]);
   for (const group of Object.keys(GROUPS)) {
@@ -104,6 +106,7 @@ function renderAll() {
   renderControls(f);
   if (state.view === "matrix") renderMatrix(f);
   else renderCompat(f);
+  revealOpen = false;
 }
 
 // Table headers stick just below the sticky filter bar, whatever height it wraps to.
@@ -126,9 +129,11 @@ function boot() {
   });
   window.addEventListener("hashchange", () => {
     state = readHash();
+    revealOpen = true;
     renderAll();
   });
   state = readHash();
+  revealOpen = true;
   renderAll();
   document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = "1";

@@ -40,7 +40,7 @@ function compatCases(f, show) {
     if (show === "ambiguous" && !facts.ambiguous) continue;
     shown.push([c, facts]);
   }
-  return shown;
+  return bySearchRank(shown, (entry) => entry[0], f);
 }
 
 function compatCell(r) {
@@ -58,14 +58,36 @@ function compatCell(r) {
   return el("td", { class: "st-" + status + (deviates ? " deviates" : "") }, link);
 }
 
+// The header: the op and its reference first (they stay in view, sticky, while the targets
+// scroll sideways), then the targets grouped under their adapter, whose name sticks too.
+function compatHead(columns) {
+  const adapters = [];
+  for (const t of columns) {
+    const [adapter, ...rest] = TARGETS[t].id.split("/");
+    if (!adapters.length || adapters[adapters.length - 1].name !== adapter) adapters.push({ name: adapter, targets: [] });
+    adapters[adapters.length - 1].targets.push([t, rest]);
+  }
+  const top = el("tr", null, [
+    el("th", { scope: "col", rowspan: "2", class: "op" }, "op"),
+    el("th", { scope: "col", rowspan: "2", class: "ref" }, "reference (the op's spec)"),
+    adapters.map((a) => el("th", { scope: "colgroup", colspan: String(a.targets.length), class: "adapter" },
+      el("span", { class: "adapter-name" }, a.name))),
+  ]);
+  const second = el("tr", null, adapters.map((a) => a.targets.map(([t, rest]) => {
+    const target = TARGETS[t];
+    return el("th", { scope: "col", class: "target", title: target.id + " — " + target.backend + " " + target.version },
+      rest.map((p, i) => [i ? el("br") : null, el("span", null, p)]));
+  })));
+  return [top, second];
+}
+
 function compatBlock(c, facts, columns) {
   const kase = CASES[c];
   const badges = [];
   if (facts.differ) badges.push(el("span", { class: "flag differ" }, "ops answer differently: " + facts.answers.size + " answers"));
   if (facts.deviates) badges.push(el("span", { class: "flag deviate" }, facts.deviates + " result(s) depart from their op's reference"));
   if (facts.ambiguous) badges.push(el("span", { class: "flag ambiguous" }, "ambiguous spec point"));
-  const head = el("tr", null, [el("th", { scope: "col" }, "op"), el("th", { scope: "col" }, "reference (the op's spec)"),
-    columns.map((t) => targetHeader(TARGETS[t]))]);
+  const head = compatHead(columns);
   const rows = [];
   for (let it = CASE_START[c]; it < CASE_START[c + 1]; it++) {
     const item = ITEMS[it];
@@ -73,7 +95,7 @@ function compatBlock(c, facts, columns) {
     const cells = new Map();
     for (let r = ITEM_START[it]; r < ITEM_START[it + 1]; r++) cells.set(RES[r][RES_AT.target], r);
     rows.push(el("tr", null, [
-      el("th", { scope: "row" }, el("code", null, D.ops[item[ITEM_AT.op]])),
+      el("th", { scope: "row", class: "op" }, el("code", null, D.ops[item[ITEM_AT.op]])),
       el("td", { class: "ref" + (facts.differ ? " g" + (group % 6) : "") },
         [facts.differ ? el("b", { class: "group" }, String.fromCharCode(65 + group) + " ") : null,
         str(item[ITEM_AT.expected_text])]),

@@ -11,6 +11,9 @@ const RES = D.res;
 const ITEMS = D.items;
 const CASES = D.cases;
 const TARGETS = D.targets;
+// The compatibility page's rows (conformance/results/behaviours.py) and the lists of them items fall in.
+const BEHAVIOURS = D.behaviours;
+const BSETS = D.bsets;
 // The compact arrays' fields by name (conformance/report/layout.py): row[RES_AT.status], never row[2].
 const RES_AT = D.fields.res;
 const ITEM_AT = D.fields.items;
@@ -142,6 +145,7 @@ function allowedValues(key) {
   switch (key) {
     case "op": return D.ops.concat(Object.keys(FAMILIES));
     case "tag": return D.tags;
+    case "behaviour": return BEHAVIOURS.map((b) => b.slug);
     case "dtype": return D.dtypes;
     case "status": return STATUS.concat(Object.keys(GROUPS));
     case "target": return TARGETS.map((t) => t.id);
@@ -236,13 +240,50 @@ function compileFilter(s) {
   return {
     ops: !s.op ? null : new Set(FAMILIES[s.op] || [D.ops.indexOf(s.op)]),
     tag: s.tag ? D.tags.indexOf(s.tag) : -1,
+    behaviour: s.behaviour ? BEHAVIOURS.findIndex((b) => b.slug === s.behaviour) : -1,
     dtype: s.dtype ? D.dtypes.indexOf(s.dtype) : -1,
     target: s.target ? TARGETS.findIndex((t) => t.id === s.target) : -1,
     status: status,
     known: s.known ? new Set(KNOWN_IDS.get(s.known) || []) : null,
     defect: s.defect ? DEFECTS.indexOf(s.defect) : -1,
     terms: (s.q || "").toLowerCase().split(/\s+/).filter(Boolean),
+    phrase: phraseOf(s.q),
   };
+}
+
+// The search as a phrase: its words in order, bounded by non-word characters, so that
+// "7 elements into 3 pieces" is not found inside "17 elements into 3 pieces".
+function phraseOf(q) {
+  const words = (q || "").toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) return null;
+  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
+  return new RegExp("(?:^|[^a-z0-9])" + escaped + "(?:$|[^a-z0-9])");
+}
+
+// How well case c matches the search, best first: 0 its title or id is the search, 1 its title
+// holds it as a phrase, 2 its id, request or tags hold the phrase, 3 only its words match.
+// The matrix and the compatibility view list the best first, in corpus order within each rank.
+function searchRank(c, f) {
+  if (!f.phrase) return 3;
+  const kase = CASES[c];
+  const title = lower(kase.t);
+  const query = f.terms.join(" ");
+  if (title.replace(/\s+/g, " ").trim() === query || lower(kase.id) === query) return 0;
+  if (f.phrase.test(title)) return 1;
+  const text = [lower(kase.id), lower(kase.x), kase.g.map((g) => D.tags[g]).join(" ")].join("\n");
+  return f.phrase.test(text) ? 2 : 3;
+}
+
+// `entries` ordered by the search rank of each one's case (stable: corpus order within a rank).
+function bySearchRank(entries, caseOf, f) {
+  if (!f.phrase) return entries;
+  const ranks = new Map();
+  const rank = (entry) => {
+    const c = caseOf(entry);
+    if (!ranks.has(c)) ranks.set(c, searchRank(c, f));
+    return ranks.get(c);
+  };
+  return entries.slice().sort((a, b) => rank(a) - rank(b));
 }
 
 function textMatches(r, terms) {
@@ -274,6 +315,7 @@ function dimensionMatches(r, f) {
   const m = new Array(DIMENSIONS.length);
   m[DIM.op] = f.ops === null || f.ops.has(item[ITEM_AT.op]);
   m[DIM.tag] = f.tag < 0 || kase.g.includes(f.tag);
+  m[DIM.behaviour] = f.behaviour < 0 || BSETS[item[ITEM_AT.behaviours]].includes(f.behaviour);
   m[DIM.dtype] = f.dtype < 0 || kase.d === f.dtype;
   m[DIM.status] = f.status === null || f.status.has(row[RES_AT.status]);
   m[DIM.target] = f.target < 0 || row[RES_AT.target] === f.target;
@@ -291,6 +333,7 @@ function facetCounts(f) {
   const counts = {
     op: new Int32Array(D.ops.length),
     tag: new Int32Array(D.tags.length),
+    behaviour: new Int32Array(BEHAVIOURS.length),
     dtype: new Int32Array(D.dtypes.length),
     status: new Int32Array(STATUS.length),
     target: new Int32Array(TARGETS.length),
@@ -309,6 +352,7 @@ function facetCounts(f) {
     if (misses === 0) total++;
     if (misses === 0 || !m[DIM.op]) counts.op[item[ITEM_AT.op]]++;
     if (misses === 0 || !m[DIM.tag]) kase.g.forEach((g) => counts.tag[g]++);
+    if (misses === 0 || !m[DIM.behaviour]) BSETS[item[ITEM_AT.behaviours]].forEach((b) => counts.behaviour[b]++);
     if (misses === 0 || !m[DIM.dtype]) counts.dtype[kase.d]++;
     if (misses === 0 || !m[DIM.status]) counts.status[row[RES_AT.status]]++;
     if (misses === 0 || !m[DIM.target]) counts.target[row[RES_AT.target]]++;
@@ -333,7 +377,7 @@ function emptyText(s) {
     const meaning = D.defects[s.defect].meaning;
     what.push(s.defect === "none" ? "is " + meaning : (/^[aeiou]/.test(meaning) ? "is an " : "is a ") + meaning);
   }
-  const where = ["op", "tag", "dtype", "target", "q"].filter((k) => s[k]).map((k) => k + "=" + s[k]);
+  const where = ["op", "tag", "behaviour", "dtype", "target", "q"].filter((k) => s[k]).map((k) => k + "=" + s[k]);
   let text = !what.length ? "No result matches " + (where.join(", ") || "these filters")
     : "No result" + (where.length ? " with " + where.join(", ") : "") + " " + what.join(" and ");
   const statuses = s.status ? Array.from(GROUPS[s.status] || [STATUS.indexOf(s.status)]) : [];

@@ -4,7 +4,7 @@ function visibleTargets(f) {
   return f.target >= 0 ? [f.target] : TARGETS.map((_, i) => i);
 }
 
-// Items with at least one result that passes every filter, in corpus order.
+// Items with at least one result that passes every filter, in corpus order (best search matches first).
 function matrixRows(f) {
   const rows = [];
   for (let it = 0; it < ITEMS.length; it++) {
@@ -15,7 +15,7 @@ function matrixRows(f) {
       }
     }
   }
-  return rows;
+  return bySearchRank(rows, (it) => ITEMS[it][ITEM_AT.case], f);
 }
 
 function pager(total, perPage, page, noun) {
@@ -117,6 +117,21 @@ function renderMatrix(f) {
     openDetail(openCell.tr, openCell.r, columns.length + 3);
   }
   fitGrid(box);
+  if (openCell && revealOpen) reveal(openCell.tr, openCell.button, table);
+}
+
+// A result opened by the address (a link with open=) is scrolled into view, its row just below
+// the sticky filter bar and the table's header, and its details take the focus. Set when the
+// address changes (boot.js), cleared once the views are drawn.
+let revealOpen = false;
+function reveal(tr, button, table) {
+  const bar = document.getElementById("controls").offsetHeight;
+  const head = table.tHead ? table.tHead.offsetHeight : 0;
+  tr.style.scrollMarginTop = bar + head + 4 + "px";
+  tr.scrollIntoView({ block: "start" });
+  button.scrollIntoView({ block: "nearest", inline: "nearest" }); // its column, in a wide matrix
+  const panel = tr.nextElementSibling && tr.nextElementSibling.querySelector(".panel");
+  if (panel) panel.focus({ preventScroll: true });
 }
 
 // A matrix wider than the page (many targets) scrolls inside its own box, its header sticking to
