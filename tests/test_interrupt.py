@@ -20,7 +20,7 @@ import pytest
 from processes import default_sigint
 
 from conformance.results import document as results_file
-from conformance.run import interruption
+from conformance.run import interruption, out_folder
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import ExecutionOutcome, execute
 
@@ -300,10 +300,10 @@ def test_a_run_killed_in_a_folder_of_results_leaves_none_that_look_current(corpu
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=60)
-    assert [name for name in ("results.json", "junit.xml", "index.html") if (out / name).exists()] == []
+    assert [name for name in out_folder.RESULTS if (out / name).exists()] == []
     assert (out / "previous" / "results.json").read_bytes() == earlier
     assert {path.name for path in (out / "previous").iterdir()} == {
-        "results.json", "junit.xml", "index.html", ".conformance-run"
+        *out_folder.RESULTS, ".conformance-run"
     }
     done = follow(corpus, "conformance run --resume --out out")
     assert done.returncode == 0, done.stderr

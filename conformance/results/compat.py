@@ -40,6 +40,7 @@ FRAMEWORKS: dict[str, str] = {
     "tflite": "LiteRT",
     "jax": "JAX",
     "keras": "Keras",
+    "cupy": "CuPy",
 }
 #: Example requests a row shows (the first in the overview, all in its section).
 EXAMPLES = 2

@@ -38,6 +38,8 @@ OWN_NAMES = (
     "results.json",
     "junit.xml",
     "index.html",
+    "compat.html",
+    "compat.md",
     "journal.jsonl",
     "certificate.json",
     "certificate.html",
@@ -53,9 +55,9 @@ REVIEW = "review"
 SET_ASIDE = "interrupted-{stamp}"
 #: foreign files a refusal names
 NAMED = 4
-#: what a run writes at its end (results file, JUnit XML, report: conformance.publishing's
-#: index.html), moved into :data:`PREVIOUS` when the next run starts
-RESULTS = ("results.json", "junit.xml", "index.html")
+#: what a run writes at its end (results file, JUnit XML, report and compatibility pages:
+#: conformance.publishing's names), moved into :data:`PREVIOUS` when the next run starts
+RESULTS = ("results.json", "junit.xml", "index.html", "compat.html", "compat.md")
 PREVIOUS = "previous"
 #: adapters a refusal names (then "...")
 NAMED_ADAPTERS = 3
