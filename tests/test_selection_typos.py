@@ -97,3 +97,14 @@ def test_list_refuses_a_typo_beside_a_good_value(
     good, typo, meant = SELECTORS[selector]
     assert main(["list", run[2], *good[:2], f"--{selector}", typo]) == 2
     assert meant in capsys.readouterr().err.partition("did you mean")[2]
+
+
+@pytest.mark.parametrize(
+    "typo", [["--op", "numpy.split", "--op", "numpy.splt"], ["--target", "numpy/*", "--target", "nmpy/*"]]
+)
+def test_explore_refuses_a_typo_beside_a_good_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], typo: list[str]
+) -> None:
+    given = ["explore", "--adapter", "numpy", *typo, "--max-examples", "1", "--out", str(tmp_path / "out")]
+    assert main(given) == 2
+    assert "did you mean" in capsys.readouterr().err

@@ -22,6 +22,7 @@ from typing import TextIO
 from conformance.corpus import catalogue
 from conformance.corpus.case import Case
 from conformance.corpus.loader import Suite, load_paths
+from conformance.corpus.selection import unmatched_ops
 from conformance.errors import UsageError
 from conformance.explore import generated, space
 from conformance.explore.search import OpSearch, ShrunkDisagreement
@@ -205,6 +206,9 @@ def _explore(config: ExploreConfig, stream: TextIO | None) -> ExploreOutcome:
     stream = stream or sys.stderr
     run = config.run
     adapters = planning.load_adapters(run)
+    unmatched = unmatched_ops(run.ops) + planning.unmatched_targets(run.targets, adapters)
+    if unmatched:  # among good values, a typo would only narrow the search
+        raise UsageError("; ".join(unmatched))
     stations = planning.stations(run, adapters)
     ops = _ops(run, stations)
     corpus = _corpus(run, stream)

@@ -212,15 +212,21 @@ def unmatched(config: RunConfig, suite: Suite, adapters: Sequence[registry.Loade
     matches, a ``--tag`` no case has, an ``--item`` that does not exist. Repeated selectors
     select the union of their values, so a typo among good values would otherwise just narrow
     the run; :func:`plan` and :func:`nothing_selected` both refuse what this finds."""
+    problems = unmatched_ops(config.ops) + unmatched_targets(config.targets, adapters)
+    problems += unmatched_tags(config.tags, suite.cases)
+    return problems + (missing_items(config.items, suite.cases) if config.items else [])
+
+
+def unmatched_targets(globs: Sequence[str], adapters: Sequence[registry.LoadedAdapter]) -> list[str]:
+    """A problem for each ``--target`` glob that matches no target of the loaded adapters."""
     available = [target.id for adapter in adapters for target in adapter.targets()]
-    problems = unmatched_ops(config.ops)
-    for glob in config.targets:
+    problems = []
+    for glob in globs:
         if not any(fnmatch.fnmatchcase(target, glob) for target in available):
             hint = close_to(glob, available)
             listed = f"--target {glob!r} matches none of the targets: {', '.join(available)}"
             problems.append(f"{listed}; {hint}" if hint else listed)
-    problems += unmatched_tags(config.tags, suite.cases)
-    return problems + (missing_items(config.items, suite.cases) if config.items else [])
+    return problems
 
 
 def nothing_selected(config: RunConfig, plan_: Plan) -> str:
