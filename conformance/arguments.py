@@ -17,12 +17,6 @@ from conformance.explore import space
 from conformance.results import versions
 
 
-def _paths_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths", nargs="*", metavar="PATH", help="case files or directories (default: cases/)"
-    )
-
-
 def run_arguments(run: argparse.ArgumentParser) -> None:
     """``run``'s options (``run --resume`` reads a journaled command with them again)."""
     options.add(run, options.RUN)
@@ -43,12 +37,11 @@ def _corpus_verbs(verbs: Verbs) -> None:
     """The verbs over the corpus alone: validate, list."""
     validate = _verb(verbs, "validate", help="check case files: format, ids, and expectations vs the reference"
     )
-    _paths_argument(validate)
+    options.add(validate, options.VALIDATE)
 
     listing = _verb(verbs, "list", help="list the applicable (case, op) pairs, with totals per op and tag"
     )
-    _paths_argument(listing)
-    options.add(listing, ("op", "tag", "keyword"))
+    options.add(listing, options.LIST)
     listing.add_argument("--totals", action="store_true", help="print only the totals")
 
 

@@ -42,8 +42,9 @@ from conformance.run.journal import Journal
 from conformance.run.progress import exit_status, nothing_judged, summary_table, verdict
 
 
-def _load(paths: Sequence[str]) -> Suite:
-    return load_paths(paths or [str(builtin.default_cases())])
+def _load(cases: Sequence[str] | None) -> Suite:
+    """The case files of ``--cases`` (repeatable, as every verb takes them), or the corpus."""
+    return load_paths(cases or [str(builtin.default_cases())])
 
 
 def _select(args: argparse.Namespace, suite: Suite) -> list[Item]:
@@ -56,7 +57,7 @@ def _select(args: argparse.Namespace, suite: Suite) -> list[Item]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    suite = _load(args.paths)
+    suite = _load(args.cases)
     defects = check_corpus(suite.cases)
     for defect in defects:
         print(defect, file=sys.stderr)
@@ -73,7 +74,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    suite = _load(args.paths)
+    suite = _load(args.cases)
     items = _select(args, suite)
     if not args.totals:
         width = max((len(item.id) for item in items), default=0)

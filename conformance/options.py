@@ -224,6 +224,10 @@ EXECUTION: Final = (
     "known_issues",
     "no_known_issues",
 )
+#: ``validate``'s options: the case files, taken as every verb takes them
+VALIDATE: Final = ("cases",)
+#: ``list``'s options (and its own ``--totals``)
+LIST: Final = ("cases", "op", "tag", "keyword")
 #: ``run``'s options
 RUN: Final = (
     *EXECUTION,

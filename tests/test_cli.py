@@ -30,7 +30,7 @@ cases:
 
 @pytest.mark.slow
 def test_validate_the_real_corpus(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["validate", str(ROOT / "cases")]) == 0
+    assert main(["validate", "--cases", str(ROOT / "cases")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ok: ") and "sha256:" in out
 
@@ -39,7 +39,7 @@ def test_validate_reports_a_disagreeing_pin_with_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = write(tmp_path / "pins.yaml", GOOD.replace("[[2], [2], [2]]", "[[2], [2], [1], [1]]"))
-    assert main(["validate", str(bad)]) == 1
+    assert main(["validate", "--cases", str(bad)]) == 1
     err = capsys.readouterr().err
     assert (
         f"{bad.as_posix()}:4: case 'six-in-three': expect disagrees with the reference for torch.chunk" in err
@@ -50,14 +50,14 @@ def test_validate_reports_a_broken_file_with_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = write(tmp_path / "broken.yaml", GOOD.replace("lengths: [2, 4]", "lenghts: [2, 4]"))
-    assert main(["validate", str(bad)]) == 2
+    assert main(["validate", "--cases", str(bad)]) == 2
     err = capsys.readouterr().err
     assert f"{bad.as_posix()}:3: case 'six-in-two': unknown key 'lenghts'" in err
 
 
 def test_list_shows_pairs_and_totals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = write(tmp_path / "good.yaml", GOOD)
-    assert main(["list", str(good)]) == 0
+    assert main(["list", "--cases", str(good)]) == 0
     out = capsys.readouterr().out
     assert "six-in-two::openvino.VariadicSplit-1" in out
     assert "six-in-three::torch.chunk" in out
@@ -68,15 +68,15 @@ def test_list_shows_pairs_and_totals(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_list_filters_by_op_tag_and_keyword(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = write(tmp_path / "good.yaml", GOOD)
-    assert main(["list", str(good), "--op", "numpy.*", "-k", "three and not numpy.split"]) == 0
+    assert main(["list", "--cases", str(good), "--op", "numpy.*", "-k", "three and not numpy.split"]) == 0
     lines = [line.split()[0] for line in capsys.readouterr().out.splitlines() if "::" in line]
     assert lines == ["six-in-three::numpy.array_split"]
-    assert main(["list", str(good), "--op", "nothing.*"]) == 2
+    assert main(["list", "--cases", str(good), "--op", "nothing.*"]) == 2
 
 
 @pytest.mark.slow
 def test_list_on_the_real_corpus_covers_every_op(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["list", "--totals", str(ROOT / "cases")]) == 0
+    assert main(["list", "--totals", "--cases", str(ROOT / "cases")]) == 0
     out = capsys.readouterr().out
     for op in ops.OPS:
         assert f"  {op} " in out
@@ -86,7 +86,7 @@ def test_list_on_the_real_corpus_covers_every_op(capsys: pytest.CaptureFixture[s
 def test_console_script_runs_from_a_clean_process(tmp_path: Path) -> None:
     good = write(tmp_path / "good.yaml", GOOD)
     done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "validate", str(good)],
+        [sys.executable, "-m", "conformance.cli", "validate", "--cases", str(good)],
         capture_output=True,
         text=True,
         check=False,

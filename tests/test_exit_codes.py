@@ -98,7 +98,7 @@ def test_closed_streams_and_an_encoding_without_the_characters_change_nothing(co
     assert closed.returncode == Exit.GREEN
     assert len(results(corpus / "out")[1]) == 8
     ascii_only = subprocess.run(
-        [*_conformance("list", "--totals", "cases"), "-k", "item"],
+        [*_conformance("list", "--totals", "--cases", "cases"), "-k", "item"],
         cwd=corpus,
         env=_env(PYTHONIOENCODING="ascii"),
         capture_output=True,

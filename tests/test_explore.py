@@ -140,7 +140,7 @@ def test_written_cases_validate_and_reproduce_with_run(
 ) -> None:
     _, out = planted_run
     checked = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "validate", str(out / "cases")],
+        [sys.executable, "-m", "conformance.cli", "validate", "--cases", str(out / "cases")],
         capture_output=True,
         text=True,
         check=False,

@@ -29,7 +29,13 @@ def _declared(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
 
 
 @pytest.mark.parametrize(
-    "verb, dests", [("run", options.RUN), ("explore", options.EXPLORE), ("certify", options.CERTIFY)]
+    "verb, dests",
+    [
+        ("validate", options.VALIDATE),
+        ("run", options.RUN),
+        ("explore", options.EXPLORE),
+        ("certify", options.CERTIFY),
+    ],
 )
 def test_each_verb_declares_exactly_its_table_entries(verb: str, dests: tuple[str, ...]) -> None:
     declared = _declared(_verb(verb))
@@ -44,11 +50,23 @@ def test_each_verb_declares_exactly_its_table_entries(verb: str, dests: tuple[st
         )
 
 
+@pytest.mark.parametrize("verb", ["validate", "list", "run", "explore", "certify"])
+def test_every_verb_takes_case_files_as_repeatable_cases(verb: str) -> None:
+    """One way to name case files: ``--cases PATH``, repeatable, on every verb that reads them
+    (validate and list took them as positional arguments before)."""
+    parser = _verb(verb)
+    assert [action.dest for action in parser._actions if not action.option_strings] == []
+    cases = _declared(parser)["cases"]
+    assert tuple(cases.option_strings) == options.TABLE["cases"].flags
+    assert isinstance(cases, argparse._AppendAction)
+    assert parser.parse_args(["--cases", "a.yaml", "--cases", "b"]).cases == ["a.yaml", "b"]
+
+
 def test_one_name_one_meaning_across_the_verbs() -> None:
     """A flag is declared with one dest, type and help wherever it appears (explore's largest
     input is --max-data, not a second --memory-budget)."""
     seen: dict[str, tuple[object, ...]] = {}
-    for verb in ("run", "explore", "certify", "list"):
+    for verb in ("validate", "list", "run", "explore", "certify"):
         for action in _declared(_verb(verb)).values():
             for flag in action.option_strings:
                 shape = (action.dest, action.type, action.metavar)

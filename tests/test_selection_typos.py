@@ -95,7 +95,7 @@ def test_list_refuses_a_typo_beside_a_good_value(
     run: list[str], capsys: pytest.CaptureFixture[str], selector: str
 ) -> None:
     good, typo, meant = SELECTORS[selector]
-    assert main(["list", run[2], *good[:2], f"--{selector}", typo]) == 2
+    assert main(["list", "--cases", run[2], *good[:2], f"--{selector}", typo]) == 2
     assert meant in capsys.readouterr().err.partition("did you mean")[2]
 
 
