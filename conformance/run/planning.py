@@ -237,7 +237,7 @@ def nothing_selected(config: RunConfig, plan_: Plan) -> str:
     if not problems and config.keyword and _served_without_keyword(config, plan_):
         problems.append(
             f"-k {config.keyword!r} matches none of the items the other options select "
-            "(what it matches: README, 'Selecting items')"
+            "(what it matches: docs/running.md, 'Selecting items')"
         )
     if not problems:
         chosen = stations(config, plan_.loaded)

@@ -6,7 +6,7 @@ string data and SplitToSequence must be unsupported with the reason; deliberatel
 must fail, proving the comparison is live; a compiler refusal must be IREE's answer, not an adapter
 defect; the reproducer must run with IREE, onnx and NumPy alone. The last test runs a representative
 slice of the onnx.* corpus through the workers and holds known_issues.yaml to it: every failure
-claimed, no entry stale (the whole corpus takes about 25 minutes on two shared cores: README.md).
+claimed, no entry stale (the whole corpus takes about 25 minutes on two shared cores).
 """
 
 from __future__ import annotations

@@ -250,7 +250,7 @@ def test_the_entry_point_loads_the_adapter_and_info_reports_the_installed_jax() 
 
 
 def test_the_routes_run_only_when_a_target_selects_them() -> None:
-    """Both routes cost more than a default route may (README.md): a run must ask for them."""
+    """Both routes cost more than a default route may (docs/performance.md): a run must ask for them."""
     cases = (str(ROOT / "cases" / "jax.yaml"),)
     assert plan(RunConfig(case_paths=cases, adapters=("jax", "numpy"), ops=("jax.*",))).jobs == []
     chosen = plan(RunConfig(case_paths=cases, adapters=("jax",), targets=("jax/eager/*",))).jobs

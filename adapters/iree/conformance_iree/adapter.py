@@ -1,6 +1,6 @@
 """The IREE adapter: the ``onnx.*`` ops (Split, SplitToSequence) imported, compiled and run by IREE.
 
-Route ``onnx`` (off the default run: compiling costs about 500 ms per item, see README.md), device
+Route ``onnx`` (off the default run: compiling costs about 500 ms per item, see docs/performance.md), device
 ``local-task``. The model is the one :func:`conformance.models.onnx_graphs.build_model` builds,
 the same bytes ONNX Runtime's and OpenVINO's routes are handed, and it goes through IREE's ONNX
 path as IREE's ONNX guide lays it out (:mod:`conformance_iree.toolchain`):

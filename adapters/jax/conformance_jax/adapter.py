@@ -58,7 +58,7 @@ _OPS = ("jax.*",)
 
 #: Neither route is in the default run: JAX compiles an XLA computation for every new request, eager
 #: calls included (one per primitive, shape and static parameters), which costs 40 to 100 ms per item
-#: on two cores (README.md), past the 20 ms a default route may spend. Select them with --target.
+#: on two cores (docs/performance.md), past the 20 ms a default route may spend. Select them with --target.
 ROUTES = (
     Route(
         "eager",

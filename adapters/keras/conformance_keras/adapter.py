@@ -52,7 +52,7 @@ OPS: Final = ("keras.ops.split",)
 #: then does not import it again when Keras loads its backend.
 _IMPORTS: Final = (__name__,)
 _BACKEND_IMPORTS: Final = {"tensorflow": ("tensorflow",), "torch": ("torch",), "jax": ("jax",)}
-#: Routes that cost more than 20 ms an item (measured: README), left out of the default run.
+#: Routes that cost more than 20 ms an item (measured: docs/performance.md), left out of the default run.
 _SLOW: Final = frozenset({"jax", "openvino"})
 _X64: Final = ("off", "on")
 _WIDE: Final = frozenset({"int64", "uint64", "float64", "complex128"})

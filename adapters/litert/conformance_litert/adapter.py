@@ -1,6 +1,6 @@
 """The LiteRT adapter: what a TensorFlow function becomes once converted to a LiteRT model.
 
-Route ``converter`` (off the default run: conversion costs about 65 ms per item, see README.md):
+Route ``converter`` (off the default run: conversion costs about 65 ms per item, see docs/performance.md):
 the task's ``tf.function``, traced with ``TensorSpec`` inputs by
 :mod:`conformance.models.tf_functions`, converted by ``tf.lite.TFLiteConverter`` with its
 defaults (builtin operators only, no optimizations: :func:`conformance.models.tflite_models.convert`)

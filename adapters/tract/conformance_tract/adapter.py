@@ -20,7 +20,7 @@ What is refused as unsupported, and why only that:
   ``DatumType`` has neither), so the model cannot be loaded at all;
 - a ``split`` fed at run time: tract takes Split-13/18's ``split`` input only as a constant, and
   Split-1's lengths only as the attribute; it refuses every such model whatever the values, which
-  would likewise score every invalid request a pass (a finding all the same: see README.md);
+  would likewise score every invalid request a pass (a finding all the same: see docs/adapters.md);
 - string tensors fed at run time: tract has a String type, but its Python bindings cannot build a
   string tensor from NumPy (``Tensor.from_numpy`` takes fixed-size elements only).
 

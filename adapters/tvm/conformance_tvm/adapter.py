@@ -19,7 +19,7 @@ What is refused as unsupported, and why only that:
 - a Split-13/18 or SplitToSequence ``split`` fed at run time: the frontend's converters take the
   ``split`` input only as a constant and refuse any other ("Dynamic Split not yet supported", "Only
   constant split supported for SplitToSequence") whatever its values, so judging it would score
-  every invalid request a pass for the wrong reason (a limitation all the same: see README.md).
+  every invalid request a pass for the wrong reason (a limitation all the same: see docs/adapters.md).
   Split-1's runtime ``split`` is handed over: the converter ignores it, which is a finding.
 
 Everything else is handed to TVM, including what a version's spec forbids: a refusal of something
