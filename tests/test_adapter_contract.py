@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+import figures
 import numpy as np
 import pytest
 from fake_adapters import Slicer
@@ -228,9 +229,7 @@ def test_a_run_with_an_adapter_defect_exits_3(tmp_path: Path) -> None:
 
 
 def test_the_readme_states_the_minimal_adapters_length() -> None:
-    stated = re.search(r"a complete adapter in (\d+) lines", (ROOT / "README.md").read_text(encoding="utf-8"))
-    assert stated is not None
-    assert int(stated.group(1)) == len(minimal_adapter().strip().splitlines())
+    assert figures.stated("adapter-lines") == len(minimal_adapter().strip().splitlines())
 
 
 @pytest.mark.slow

@@ -33,11 +33,60 @@ def test_every_document_the_catalogue_cites_is_described() -> None:
     assert sorted(name for name in names if f"| `{name}` |" not in SPECS) == []
 
 
+#: the README a newcomer reads: what the suite is, set-up, common tasks; details live in docs/
+README_LINES = 200
+
+PAGES = [
+    ROOT / "README.md",
+    ROOT / "cases" / "README.md",
+    ROOT / "examples" / "acme-adapter" / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+]
+#: a relative link to a Markdown page, with or without an anchor, or an anchor on the same page
+LINK = re.compile(r"\]\((?![a-z]+:)([^)#\s]*\.md)?(?:#([^)\s]+))?\)")
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors a page's headings make on GitHub: the heading's text in lower case, punctuation
+    dropped, spaces as hyphens, and ``-1``, ``-2`` ... for repeats (GitHub reads no ``{#id}``)."""
+    made: set[str] = set()
+    fenced = False
+    for line in text.splitlines():
+        fenced ^= line.startswith("```")
+        heading = None if fenced else re.match(r"#{1,6} (.*)$", line)
+        if heading is None:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+        repeat = 0
+        while (slug if repeat == 0 else f"{slug}-{repeat}") in made:
+            repeat += 1
+        made.add(slug if repeat == 0 else f"{slug}-{repeat}")
+    return made
+
+
+def test_the_readme_stays_short() -> None:
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= README_LINES
+
+
 def test_links_between_the_documents_resolve() -> None:
-    pages = [ROOT / "README.md", ROOT / "cases" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    """Every relative link to a page resolves, and so does its anchor (or one on the same page)."""
     broken = []
-    for page in pages:
-        for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
-            if not (page.parent / target).is_file():
+    for page in PAGES:
+        for target, anchor in LINK.findall(page.read_text(encoding="utf-8")):
+            linked = page.parent / target if target else page
+            if not linked.is_file():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
+            elif anchor and anchor not in anchors(linked.read_text(encoding="utf-8")):
+                broken.append(f"{page.relative_to(ROOT)} -> {target}#{anchor}")
     assert broken == []
+
+
+def test_an_anchor_is_made_as_github_makes_it() -> None:
+    text = "# Set-up\n## A worked certification: ONNX Runtime's EP\n```\n# not a heading\n```\n## Set-up\n"
+    text += "## Exit statuses {#exit-statuses}\n"
+    assert anchors(text) == {
+        "set-up",
+        "a-worked-certification-onnx-runtimes-ep",
+        "set-up-1",
+        "exit-statuses-exit-statuses",
+    }
