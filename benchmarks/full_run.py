@@ -221,7 +221,7 @@ def per_target(results: list[Result]) -> list[tuple[str, int, float, float, floa
     return rows
 
 
-#: a route costing more than this per item (worker time) leaves the default run (README, "nox sessions")
+#: a route costing more than this per item (worker time) leaves the default run (docs/performance.md, "What each route costs")
 DEFAULT_RUN_MS = 20.0
 
 

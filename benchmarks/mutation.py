@@ -276,7 +276,7 @@ def check(seed: int, count: int, timeout_s: float = 20.0, folder: Path | None = 
         commands = []
         for name, content in mutants(seed, count):
             (where / name).write_bytes(content)
-            commands.append((name, ["validate", str(where / name)]))
+            commands.append((name, ["validate", "--cases", str(where / name)]))
         return run_commands(commands, timeout_s)
 
 
