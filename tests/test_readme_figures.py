@@ -1,6 +1,6 @@
 """The counts README.md states, against the code that counts them: the corpus's cases and items,
 the cases of the tag ``large`` (and the 2 GiB ones among them), the main job's results and
-targets, and the run's sample, early-zygote and freezing thresholds. Each figure is read from the README's
+targets, and the run's sample and early-zygote thresholds. Each figure is read from the README's
 own sentence, so a change to the corpus, the adapters' default routes or the README fails here
 until both sides agree again.
 
@@ -17,7 +17,7 @@ import pytest
 from report_fixtures import corpus
 
 from conformance.corpus.selection import select
-from conformance.run import collection, memory, pool, sampling, slot
+from conformance.run import memory, pool, sampling, slot
 
 ROOT = Path(__file__).resolve().parent.parent
 #: README.md with every run of white space made one space, so a sentence may be rewrapped
@@ -32,7 +32,6 @@ HUGE = r"([\d,]+) of them \(`cases/large\.yaml`\) split tensors of 2 GiB"
 MAIN_JOB = r"the main job judges them on the ([\d,]+) targets of the default run: ([\d,]+) results"
 EAGER = r"a run of ([\d,]+) items or more starts it before its first"
 SAMPLE = r"A sample of ([\d,]+) % of each target's items \(at least ([\d,]+)\) runs first"
-FREEZE = r"freezes what it keeps for the garbage collector every ([\d,]+) results"
 NAP = r"the run's process naps, at most ([\d,]+) ms"
 
 
@@ -63,11 +62,10 @@ def test_the_large_tag_counts() -> None:
 
 
 def test_the_run_order_and_forking_thresholds() -> None:
-    """The Speed paragraph's sample, early zygote, the run's freezes and its naps, against the
-    constants that set them."""
+    """The Speed paragraph's sample, early zygote and the run's naps, against the constants that
+    set them."""
     assert stated(EAGER) == (pool.EAGER_ZYGOTE,)
     assert stated(SAMPLE) == (round(100 * sampling.SAMPLE_SHARE), sampling.SAMPLE)
-    assert stated(FREEZE) == (collection.FREEZE_EVERY,)
     assert stated(NAP) == (slot.NAP_MS,)
 
 

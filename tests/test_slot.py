@@ -3,6 +3,8 @@ parent's send could block on a worker that does not read (one hung on its item).
 
 from __future__ import annotations
 
+import pickle
+
 import os
 from collections import deque
 from dataclasses import replace
@@ -54,8 +56,8 @@ class _Pipe:
     def __init__(self) -> None:
         self.sent: list[object] = []
 
-    def send(self, job: object) -> None:
-        self.sent.append(job)
+    def send_bytes(self, job: bytes) -> None:
+        self.sent.append(pickle.loads(job))
 
 
 def test_a_short_queue_is_shared_out_between_the_workers_not_taken_by_the_first() -> None:
@@ -79,11 +81,12 @@ def test_a_large_case_goes_only_to_an_idle_worker() -> None:
     large = _job(1, values=slots.WAITING_BYTES // 4)  # a few bytes a value: over the limit
     assert not _slot(_job(0)).takes(large)
     assert _slot().takes(large)
-    # small ones queue until the bytes waiting would pass the limit
+    # small ones queue up to the depth: DEPTH - 1 of the largest allowed stay within the socket's buffer
     busy = _slot(_job(0), pace_ms=0.01)
     while busy.takes(_job(len(busy.inflight), values=300)):
         busy.inflight.append(_job(len(busy.inflight), values=300))
-    assert 2 < len(busy.inflight) < slots.DEPTH
+    assert len(busy.inflight) == slots.DEPTH
+    assert (slots.DEPTH - 1) * slots.WAITING_BYTES < 208 * 1024
 
 
 def test_the_parent_naps_only_while_every_busy_worker_has_work_waiting() -> None:
@@ -145,7 +148,7 @@ def test_a_result_that_comes_after_the_wait_and_past_the_deadline_is_read_not_a_
     monkeypatch.setattr(pool, "_replace_dead", replaced.append)
     _send_pass(child, job)
     # the wait returned before it came
-    monkeypatch.setattr(pools, "handles_ready", lambda handles, timeout: [])
+    monkeypatch.setattr(pools, "wait", lambda handles, timeout: [])
     pool._collect()
     assert not pool.deaths and not replaced and not reported
     monkeypatch.undo()

@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import signal
 import time
+from multiprocessing.reduction import ForkingPickler
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -18,8 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.plugin import Target
-from conformance.run import case_wire, scratch, worker
-from conformance.run.ready import has_data
+from conformance.run import scratch, worker
 from conformance.run.worker import AdapterKey, Job, Preload
 from conformance.run.zygote import Forked
 
@@ -28,17 +28,16 @@ _CONTEXT = multiprocessing.get_context("spawn")
 
 #: Jobs in flight per worker at most: the running one and up to seven waiting in its pipe. With one
 #: waiting, two workers of fast items waited for the parent before 30 % of their jobs (the parent
-#: serves both, and its turn comes late on two busy cores): 14,616 fast items took 6.3 s at -j 2
-#: against 5.2 s with seven waiting (3 waiting: 5.6 s; 15: 5.2 s).
+#: serves both, and its turn comes late on two busy cores).
 DEPTH = 8
 #: How much of a worker's work (by its last item's time) may wait in its pipe: a slow target's
 #: items wait one at a time as before, so that no worker holds seconds of jobs at a run's end
 #: while the other has none left.
 WAITING_MS = 5.0
-#: The bytes of cases that may wait in a worker's pipe behind its running job (a corpus job's case
-#: is at most 2 KB): past the socket's buffer (208 KiB by default on Linux) the parent's send would
-#: block until the worker reads, which a worker hung on its item never does. A larger job waits for
-#: an idle worker.
+#: The largest job (pickled) that may wait in a worker's pipe behind its running job (a corpus
+#: job is a few KB): DEPTH - 1 of them stay within the socket's buffer (208 KiB by default on
+#: Linux), past which the parent's send would block until the worker reads, which a worker hung
+#: on its item never does. A larger job waits for an idle worker.
 WAITING_BYTES = 16 * 1024
 
 #: The longest the parent leaves results unread while every busy worker has work waiting in its
@@ -93,9 +92,8 @@ class Slot:
     #: while it replaces a worker that died and has no result yet: when it took the place, or got
     #: its first job if that came later (see Pool.lost_s)
     replaced_at: float | None = None
-    #: forked between the zygote's stages: the last stage it has (it takes only jobs that need no
-    #: later one); None: it has every module the zygote will import, or imports what it needs
-    stage: int | None = None
+    #: forked before the zygote had imported every module: replaced once it has (see Pool._fill)
+    early: bool = False
 
     @property
     def job(self) -> Job | None:
@@ -112,17 +110,16 @@ class Slot:
         the queue, so that a full pipe costs no taking and giving back."""
         return len(self.inflight) <= self._room(depth)
 
-    def takes(self, job: Job, depth: int = DEPTH) -> bool:
-        """Whether ``job`` may be sent now: to an idle worker always; behind a running job while
-        the pipe has room (:meth:`_room`; one job for another target than the last item's, whose
-        pace says nothing of it) and the cases waiting stay within :data:`WAITING_BYTES`. A
-        worker retired for its memory still runs the jobs waiting in its pipe."""
+    def takes(self, job: Job, depth: int = DEPTH, size: int | None = None) -> bool:
+        """Whether ``job`` (``size`` bytes pickled, if known) may be sent now: to an idle worker always;
+        behind a running job while the pipe has room (:meth:`_room`; one job for another target
+        than the last item's, whose pace says nothing of it) and the job is within
+        :data:`WAITING_BYTES`. A worker retired for its memory still runs the jobs in its pipe."""
         if not self.inflight:
             return True
         if len(self.inflight) > (self._room(depth) if job.target == self.pace_of else 1):
             return False
-        waiting = sum(len(case_wire.wire(sent.case)) for sent in list(self.inflight)[1:])
-        return waiting + len(case_wire.wire(job.case)) <= WAITING_BYTES
+        return (len(pickled(job)) if size is None else size) <= WAITING_BYTES
 
     def slack_ms(self) -> float:
         """The work waiting in its pipe behind the running job, at its pace (0: none waiting)."""
@@ -174,14 +171,13 @@ class Slot:
 @dataclass(frozen=True)
 class Start:
     """What a worker is started with: its number, its log, the targets it prepares before its first
-    job, its private folder, the zygote's stage it is held to (see Slot.stage), its share of the
-    cores and the memory an item may take (``worker.main``'s ``memory_budget``)."""
+    job, its private folder, its share of the cores and the memory an item may take
+    (``worker.main``'s ``memory_budget``)."""
 
     number: int
     log: Path | None
     preload: tuple[Preload, ...]
     folder: Path
-    stage: int | None
     threads: int
     memory_budget: int | None
 
@@ -192,10 +188,10 @@ class Start:
         return (self.threads, log, self.preload, self.memory_budget, str(self.folder))
 
 
-def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
-    """The slot of a worker the zygote forked (``forked``: its process and connection), or of one
-    spawned now where the zygote could not fork it (its thread variables set in the environment
-    it starts with)."""
+def slot_of(start: Start, forked: tuple[Forked, Connection] | None, early: bool = False) -> Slot:
+    """The slot of a worker the zygote forked (``forked``: its process and connection; ``early``:
+    before the zygote had every module), or of one spawned now where the zygote could not fork
+    it (its thread variables set in the environment it starts with)."""
     if forked is not None:
         process: Process = forked[0]
         connection = forked[1]
@@ -211,9 +207,7 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
             spawned.start()
         child.close()
         process = spawned
-    return Slot(
-        process, connection, start.log, preload=start.preload, scratch=start.folder, stage=start.stage
-    )
+    return Slot(process, connection, start.log, preload=start.preload, scratch=start.folder, early=early)
 
 
 def nap_s(busy: list[Slot]) -> float:
@@ -238,7 +232,15 @@ def readable(slot: Slot) -> bool:
     finds it dead; its connection was not in the ``ready`` list, but its result is in the pipe.
     Declaring the running job lost then would blame the item that finished (and passed) for the
     death of the next one, with no item before it to name as the culprit."""
-    return has_data(slot.connection)
+    try:
+        return slot.connection.poll()
+    except (OSError, EOFError):  # closed here
+        return False
+
+
+def pickled(job: Job) -> bytes:
+    """The job as its worker's ``recv`` reads it (what ``Connection.send`` would make of it)."""
+    return bytes(ForkingPickler.dumps(job))
 
 
 def ask_to_stop(slot: Slot) -> None:
