@@ -1,19 +1,19 @@
 """Benchmark of a full run: where the time goes, how -j scales, how much memory workers take.
 
-Runs the corpus through the chosen adapters twice, with -j 1 and -j 2, and prints figures:
-wall time, time inside the backends (build, compile, runs), the harness's own share of the
-wall time, items per second and the cost per item of each target (against the 20 ms rule that
-keeps a route in the default run), peak memory per worker, the -j 2 speed-up and its efficiency:
-the speed-up over the contended ceiling, 2 x backend time at -j 1 / backend time at -j 2 (two
-backends on two cores slow each other down, so 2x is out of reach). It also checks the progress
-line's ETA: every estimate printed from 10 % of the run on, against the time the run really took
-from there. Targets on a 2-core machine: harness share at most 20 % (-j 1) and 25 % (-j 2),
-efficiency at least 90 %, the ETA within 35 % from 10 % on. The harness share counts everything outside build, compile and
+Runs the corpus through the chosen adapters twice, with -j 1 and -j 2, and prints figures: wall
+time, time inside the backends (build, compile, runs), the harness's own share of the wall time,
+items per second and the cost per item of each target (against the 20 ms rule that keeps a route
+in the default run), peak memory per worker, the -j 2 speed-up and its efficiency: the speed-up
+over the contended ceiling, 2 x backend time at -j 1 / backend time at -j 2 (two backends on two
+cores slow each other down, so 2x is out of reach). It also checks the progress line's ETA: every
+estimate printed from 10 % of the run on, against the time the run really took from there. Targets
+on a 2-core machine: harness share at most 20 % (-j 1) and 25 % (-j 2), efficiency at least 90 %,
+the ETA within 35 % from 10 % on. The harness share counts everything outside build, compile and
 runs as the harness's; a second figure counts two more costs as the backends': loading an adapter
 inside an item (one its worker had not loaded before its first job: the adapters of a worker's
-first targets load before it, and count between items), and the backends' crashes (the item
-that died, before its backend's phases, and the time until a replacement worker, which imports
-the backend again, starts its first item; the backend's time on the item until it died is the
+first targets load before it, and count between items), and the backends' crashes (the item that
+died, before its backend's phases, and the time until a replacement worker, which imports the
+backend again, starts its first item; the backend's time on the item until it died is the
 backend's in both figures: its crash result carries it). It prints the CPU seconds of the run's
 own process too: at -j 2 that process, which serves both workers, shares the two cores with them;
 and the crash review's seconds, with the harness share without them when a review ran (a death no
@@ -272,7 +272,9 @@ def main() -> int:
     parser.add_argument("-k", dest="keyword", default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
-    parser.add_argument("--jobs", type=int, action="append", choices=(1, 2), help="only these -j (default: 1 and 2)")
+    parser.add_argument(
+        "--jobs", type=int, action="append", choices=(1, 2), help="only these -j (default: 1 and 2)"
+    )
     args = parser.parse_args()
     args.cases = args.cases or ["cases"]
     runs: dict[int, Run] = {}

@@ -126,7 +126,8 @@ def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Pa
     for hoarding, workers in ((False, 1), (True, 2)):
         results: list[Result] = []
         pool = Pool(1, 60, results.append, recycle_above_mib=300)
-        pool.limits = replace(pool.limits, depth=2)  # one job waiting in its pipe: it is replaced after that one (else up to DEPTH - 1)
+        # one job waiting in its pipe: it is replaced after that one (else up to depth - 1)
+        pool.limits = replace(pool.limits, depth=2)
         pool.process(jobs if hoarding else [replace(job, options={}) for job in jobs])
         assert [r.status for r in results] == ["pass"] * 8
         pids = [r.worker["pid"] for r in results if r.worker]

@@ -17,7 +17,8 @@ import pytest
 from report_fixtures import corpus
 
 from conformance.corpus.selection import select
-from conformance.run import memory, pool, sampling, slot
+from conformance.run import memory
+from conformance.run.settings import ENGINE
 
 ROOT = Path(__file__).resolve().parent.parent
 #: README.md with every run of white space made one space, so a sentence may be rewrapped
@@ -64,9 +65,9 @@ def test_the_large_tag_counts() -> None:
 def test_the_run_order_and_forking_thresholds() -> None:
     """The Speed paragraph's sample, early zygote and the run's naps, against the constants that
     set them."""
-    assert stated(EAGER) == (pool.EAGER_ZYGOTE,)
-    assert stated(SAMPLE) == (round(100 * sampling.SAMPLE_SHARE), sampling.SAMPLE)
-    assert stated(NAP) == (slot.NAP_MS,)
+    assert stated(EAGER) == (ENGINE.eager_zygote,)
+    assert stated(SAMPLE) == (round(100 * ENGINE.sample_share), ENGINE.sample)
+    assert stated(NAP) == (ENGINE.nap_ms,)
 
 
 @pytest.mark.slow

@@ -3,9 +3,8 @@ parent's send could block on a worker that does not read (one hung on its item).
 
 from __future__ import annotations
 
-import pickle
-
 import os
+import pickle
 from collections import deque
 from dataclasses import replace
 from multiprocessing import Pipe
@@ -20,6 +19,7 @@ from conformance.run import slot as slots
 from conformance.run.item import bare_result
 from conformance.run.journal import line
 from conformance.run.pool import Pool
+from conformance.run.settings import ENGINE
 from conformance.run.slot import Slot
 from conformance.run.worker import Job
 
@@ -71,22 +71,22 @@ def test_a_short_queue_is_shared_out_between_the_workers_not_taken_by_the_first(
 
 
 def test_fast_items_wait_behind_the_running_one_up_to_the_depth_slow_ones_one_at_a_time() -> None:
-    assert _filled(_slot(_job(0), pace_ms=0.3)) == slots.DEPTH
-    assert _filled(_slot(_job(0), pace_ms=2.0)) == 1 + int(slots.WAITING_MS / 2.0)
+    assert _filled(_slot(_job(0), pace_ms=0.3)) == ENGINE.depth
+    assert _filled(_slot(_job(0), pace_ms=2.0)) == 1 + int(ENGINE.waiting_ms / 2.0)
     assert _filled(_slot(_job(0), pace_ms=300.0)) == 2  # one waiting, as for a worker with no result yet
     assert _filled(_slot(_job(0), pace_ms=0.0)) == 2
 
 
 def test_a_large_case_goes_only_to_an_idle_worker() -> None:
-    large = _job(1, values=slots.WAITING_BYTES // 4)  # a few bytes a value: over the limit
+    large = _job(1, values=ENGINE.waiting_bytes // 4)  # a few bytes a value: over the limit
     assert not _slot(_job(0)).takes(large)
     assert _slot().takes(large)
     # small ones queue up to the depth: DEPTH - 1 of the largest allowed stay within the socket's buffer
     busy = _slot(_job(0), pace_ms=0.01)
     while busy.takes(_job(len(busy.inflight), values=300)):
         busy.inflight.append(_job(len(busy.inflight), values=300))
-    assert len(busy.inflight) == slots.DEPTH
-    assert (slots.DEPTH - 1) * slots.WAITING_BYTES < 208 * 1024
+    assert len(busy.inflight) == ENGINE.depth
+    assert (ENGINE.depth - 1) * ENGINE.waiting_bytes < 208 * 1024
 
 
 def test_the_parent_naps_only_while_every_busy_worker_has_work_waiting() -> None:
@@ -95,7 +95,7 @@ def test_the_parent_naps_only_while_every_busy_worker_has_work_waiting() -> None
     running_dry = _slot(_job(3), pace_ms=1.0)  # nothing waiting behind its running job
     assert slots.nap_s([supplied, running_dry]) == 0.0
     slow = _slot(_job(4), _job(5), pace_ms=300.0)
-    assert slots.nap_s([slow]) == slots.NAP_MS / 1000  # never longer, however slow the items
+    assert slots.nap_s([slow]) == ENGINE.nap_ms / 1000  # never longer, however slow the items
 
 
 def _send_pass(worker_end: Connection, job: Job) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
+from conformance.run import settings
 from conformance.run.pool import Pool
 from conformance.run.worker import Job
 from conformance.run.zygote import Forked, Zygote
@@ -46,6 +47,7 @@ def _until_decided(zygote: Zygote) -> bool:
     while zygote.usable is not False and not zygote.complete:
         assert time.monotonic() < deadline, "the zygote said nothing within 60 s"
         zygote.forkable(0.05)
+        zygote.go_on()  # no worker to fork first
         zygote.poll()
     return bool(zygote.usable)
 
@@ -198,9 +200,9 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
 def test_a_long_run_starts_the_zygote_with_its_first_workers(
     tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A run of EAGER_ZYGOTE jobs or more (6 here) starts the zygote at once and forks its first
+    """A run of ``eager_zygote`` jobs or more (6 here) starts the zygote at once and forks its first
     workers from it; a shorter one without a crash never starts it (its workers are spawned)."""
-    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     finished: list[Result] = []
     logs = tmp_path / "workers"
     pool = Pool(2, 60, finished.append, log_dir=logs)
@@ -236,7 +238,7 @@ def test_a_long_runs_first_workers_start_before_the_zygote_has_every_module_and_
     """The zygote forks the first workers once it has the harness, and imports a slow module
     (let through by the first result) after: the first result needs no wait for it, and the
     workers forked before it are replaced by ones forked after, which have it."""
-    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
@@ -271,7 +273,7 @@ def test_workers_forked_before_a_stage_that_starts_a_thread_live_on(
     """A later stage starts a thread: the zygote forks no more but stays to report its workers'
     exits (gone, it would read as their end, and they would be killed); they finish their jobs
     and import that module themselves for the jobs that need it."""
-    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     gate = tmp_path / "gate"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     # items of half a second: the workers are busy when the zygote meets the thread

@@ -5,9 +5,8 @@ backend's build, compile or run, judging, or between items (a backend's thread d
 the item had returned). The worker cannot say so once it is dead, so it says so beforehand: it
 writes the phase's name at the start of a small file beside its log at every transition, and the
 parent reads that file when the worker is gone. Without a log folder there is no file, and the
-phase is unknown. The worker writes through a shared mapping of the file: a store into memory
-the kernel keeps (and the file shows) whatever becomes of the process, 0.15 us a mark against
-1.2 us for a ``pwrite`` system call, ten times an item.
+phase is unknown. Each mark is one ``pwrite`` at the file's start: what the kernel has been
+given stays in the file whatever becomes of the process.
 
 The mark of an item's build also writes when it began (the system's monotonic clock, which the
 parent shares), after the name. Every phase from there to the release is the backend's, so a
@@ -55,7 +54,7 @@ def mark(phase: str) -> None:
         written = _PADDED[phase] = phase.encode("ascii", "replace")[:_WIDTH].ljust(_WIDTH)
     if phase == _BUILD:  # the backend's phases start: when, for a death in them
         written += struct.pack("d", time.monotonic())
-    try:  # noqa: SIM105 (a context manager here cost more than the write)
+    try:  # noqa: SIM105 (ten times an item: a plain try costs least)
         os.pwrite(_descriptor, written, 0)
     except OSError:  # no phase then; never a reason to lose the worker
         pass

@@ -1,10 +1,10 @@
 """A pool of worker processes with per-job deadlines and replacement of dead workers.
 
 The parent never runs backend code. It keeps each worker's next few jobs waiting in its pipe
-(see :data:`conformance.run.slot.DEPTH`), waits on the workers' pipes and process sentinels
+(see :class:`conformance.run.settings.EngineSettings`), waits on the workers' pipes and process sentinels
 together, and turns a worker that dies into a ``crash`` result and one that overruns its deadline
 into a ``timeout`` result (the worker is killed; the deadline counts from when it was ready for the
-item, its start has a limit of its own: :data:`START_S`); a fresh worker takes the slot and the
+item, its start has a limit of its own); a fresh worker takes the slot and the
 run goes on. :class:`Starter` starts the workers: forked from the zygote, or spawned.
 
 Large jobs (gigabytes each, see :attr:`Job.large`) go to the first worker alone, one after the
@@ -24,7 +24,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 from conformance.results.result import Result
-from conformance.run import phase, scratch
+from conformance.run import phase, scratch, settings
 from conformance.run.deaths import (
     UNSTARTED_LIMIT,
     Death,
@@ -38,7 +38,6 @@ from conformance.run.deaths import (
 )
 from conformance.run.journal import line as journal_line
 from conformance.run.slot import (
-    DEPTH,
     Slot,
     Start,
     ask_to_stop,
@@ -53,22 +52,6 @@ from conformance.run.zygote import Zygote
 
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
 _FORKS = sys.platform.startswith("linux")
-#: How often, at most, the pool looks whether a busy worker is still alive: a worker's sentinel
-#: stays quiet if a process it started outlives it.
-POLL_S = 1.0
-#: The limit on a worker's start (its spawn or fork, loading its adapters, their prepare()) and on
-#: loading an adapter for an item: this many seconds, or START_TIMEOUTS times --timeout if longer.
-#: Neither is an item's time (--timeout starts once the worker has said it is ready): timed as the
-#: item, a backend's import made the first item of each worker a timeout.
-START_S = 60.0
-START_TIMEOUTS = 10
-#: A run of this many jobs starts the zygote with its first workers (it will replace workers with
-#: near certainty); a smaller run starts it at its first replacement, and never pays for its
-#: imports if it needs none.
-EAGER_ZYGOTE = 1000
-#: How long the first workers wait for the zygote's harness before they are spawned instead.
-ZYGOTE_WAIT_S = 120.0
-
 
 @dataclass(frozen=True)
 class Limits:
@@ -80,10 +63,9 @@ class Limits:
     recycle_above_kib: int
     #: run the jobs exactly in the order given, the large ones too (the crash review's replays)
     in_order: bool
-    #: jobs in flight per worker: the running one and those waiting in its pipe (see Slot.takes).
-    #: Where workers are spawned (not Linux) over socket pairs of smaller buffers (macOS: some
-    #: 8 KiB), one waiting.
-    depth: int = DEPTH if _FORKS else 2
+    #: jobs in flight per worker (see Slot.takes); where workers are spawned (not Linux) over
+    #: socket pairs of smaller buffers (macOS: some 8 KiB), one waiting
+    depth: int
 
 
 class Starter:
@@ -141,6 +123,11 @@ class Starter:
             why = self.zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
+    def go_on(self) -> None:
+        """Let the zygote import the routes' modules: the workers needed now are forked."""
+        if self.zygote is not None:
+            self.zygote.go_on()
+
     def importing(self) -> Connection | None:
         """The zygote's connection while it imports (readable when it is done), else None."""
         zygote = self.zygote
@@ -159,10 +146,10 @@ class Pool:
 
     ``journal`` receives each result's JSON line before ``on_result`` receives the result (a
     worker's as the worker encoded it, a death's as the pool made it). A worker is replaced after
-    ``recycle_after`` jobs, or once it holds more than ``recycle_above_mib`` after a job (what a
-    long-lived backend may accumulate); not by count alone, as each replacement imports its
-    backends again. ``memory_budget``: the bytes an item may need (--memory-budget). ``in_order``:
-    run the jobs exactly in the order given (the crash review's replays).
+    ``recycle_after`` jobs, or once it holds more than ``recycle_above_mib`` after a job (by
+    default the engine's settings). ``memory_budget``: the bytes an item may need
+    (--memory-budget). ``in_order``: run the jobs exactly in the order given (the crash review's
+    replays).
     """
 
     def __init__(
@@ -171,8 +158,8 @@ class Pool:
         timeout: float,
         on_result: Callable[[Result], None],
         threads_per_worker: int = 1,
-        recycle_after: int = 50_000,
-        recycle_above_mib: int = 2048,
+        recycle_after: int | None = None,
+        recycle_above_mib: int | None = None,
         log_dir: Path | None = None,
         forking: bool = _FORKS,
         memory_budget: int | None = None,
@@ -181,8 +168,15 @@ class Pool:
         journal: Callable[[str], None] | None = None,
     ) -> None:
         self.size = max(1, size)
-        start_limit = max(START_S, START_TIMEOUTS * timeout)
-        self.limits = Limits(timeout, start_limit, recycle_after, recycle_above_mib * 1024, in_order)
+        engine = settings.ENGINE
+        self.limits = Limits(
+            timeout,
+            max(engine.start_s, engine.start_timeouts * timeout),
+            engine.recycle_after if recycle_after is None else recycle_after,
+            (engine.recycle_above_mib if recycle_above_mib is None else recycle_above_mib) * 1024,
+            in_order,
+            engine.depth if _FORKS else 2,
+        )
         self.on_result, self.journal, self.warn = on_result, journal, warn
         self.starter = Starter(threads_per_worker, log_dir, memory_budget, forking, warn)
         #: every item a worker died on or overran, with what that worker ran before it
@@ -228,6 +222,7 @@ class Pool:
         stop_worker(self.slots[index], kill=True)
         self.starter.start_zygote()
         self.slots[index] = self._start()
+        self.starter.go_on()
         return self.slots[index]
 
     def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
@@ -262,10 +257,11 @@ class Pool:
         for given in added:
             (self.large if given.large and not self.limits.in_order else self.queue).append(given)
         self.starter.imports.update(module for job in added for module in job.imports)
-        if not self.slots and len(self.queue) >= EAGER_ZYGOTE:
-            self.starter.start_zygote(wait_s=ZYGOTE_WAIT_S)
+        if not self.slots and len(self.queue) >= settings.ENGINE.eager_zygote:
+            self.starter.start_zygote(wait_s=settings.ENGINE.zygote_wait_s)
         while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
+        self.starter.go_on()
 
     def serve_until(self, done: Callable[[], bool]) -> None:
         """Dispatch and collect until ``done()`` says so (checked after each collection) or no job
@@ -362,7 +358,7 @@ class Pool:
         return True
 
     def _collect(self) -> None:
-        """Wait for a result, a death or a deadline (at most :data:`POLL_S`), and handle what came."""
+        """Wait for a result, a death or a deadline (at most ``poll_s``), and handle what came."""
         busy = [index for index, slot in enumerate(self.slots) if slot.job is not None]
         importing = self.starter.importing()
         if not busy:  # every send failed on a dead worker, now replaced: dispatch again
@@ -372,7 +368,8 @@ class Pool:
             time.sleep(nap)
         waiting = min(self.slots[index].deadline for index in busy)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
-        ready = wait([*handles, *([importing] if importing else [])], min(POLL_S, max(0.0, waiting - time.monotonic())))
+        timeout = min(settings.ENGINE.poll_s, max(0.0, waiting - time.monotonic()))
+        ready = wait([*handles, *([importing] if importing else [])], timeout)
         if importing is not None and importing in ready and self.starter.zygote is not None:
             self.starter.zygote.poll()
         for index in busy:

@@ -9,16 +9,14 @@ cases (documentation examples, ambiguous points) are not its typical ones.
 
 from __future__ import annotations
 
+from conformance.run import settings
 from conformance.run.worker import Job
 
-#: Items of each target run first: at least this many, and at least :data:`SAMPLE_SHARE` of them.
-SAMPLE = 40
-SAMPLE_SHARE = 0.05
 
-
-def sample_of_each(jobs: list[Job], sample: int = SAMPLE) -> tuple[list[Job], list[Job]]:
-    """A sample of each target's jobs (``sample`` of them, or :data:`SAMPLE_SHARE` of them if
-    more), spread evenly over its jobs and none of them large, and the rest in plan order (each
+def sample_of_each(jobs: list[Job], sample: int | None = None) -> tuple[list[Job], list[Job]]:
+    """A sample of each target's jobs (``sample`` of them, by default the engine's, or its
+    ``sample_share`` of them if more), spread evenly over its jobs and none of them large, and
+    the rest in plan order (each
     target's jobs in a row: a worker replaced after a crash imports only the backend it meets
     next). Results keep the plan's order (``Job.index``)."""
     by_target: dict[str, list[Job]] = {}
@@ -26,8 +24,10 @@ def sample_of_each(jobs: list[Job], sample: int = SAMPLE) -> tuple[list[Job], li
         if not job.large:
             by_target.setdefault(job.target.id, []).append(job)
     chosen: set[int] = set()
+    engine = settings.ENGINE
     for group in by_target.values():
-        count = min(len(group), max(sample, round(SAMPLE_SHARE * len(group))))
+        wanted = max(engine.sample if sample is None else sample, round(engine.sample_share * len(group)))
+        count = min(len(group), wanted)
         chosen.update(group[number * len(group) // count].index for number in range(count))
     first = [job for job in jobs if job.index in chosen]
     return first, [job for job in jobs if job.index not in chosen]

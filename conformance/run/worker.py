@@ -88,7 +88,7 @@ def peak_rss_kib() -> int:
 def resident_kib() -> int | None:
     """This process's resident memory now (not its peak), or None where /proc is not there. Asked
     after every item: the file stays open and is read again from its start (the system writes it
-    afresh on each read), 2 microseconds against 13 for opening it each time."""
+    afresh on each read), rather than opened each time."""
     global _statm
     for _ in range(2):  # a descriptor an item closed (or reused for another file) is opened afresh
         try:
@@ -115,10 +115,10 @@ NO_CORE = 1
 
 def forgo_core_dumps() -> None:
     """Let a crash of this worker write no core dump. Where the user's shell allows them (``ulimit
-    -c unlimited``, usual where backends are developed), each of the crashes a run meets (89 in the
-    corpus, on known backend bugs) wrote the worker's whole memory, about 550 MB, as ``core`` into
-    the folder the run was started in (the user's, overwriting a core of their own), and took 0.7 s
-    instead of 0.08 s to die; a crash reporter (``|`` in core_pattern) was handed the same stream.
+    -c unlimited``, usual where backends are developed), each of the crashes a run meets (dozens in
+    the corpus, on known backend bugs) wrote the worker's whole memory, hundreds of MB, as ``core``
+    into the folder the run was started in (the user's, overwriting a core of their own), and took
+    ten times as long to die; a crash reporter (``|`` in core_pattern) was handed the same stream.
     A crash's evidence is its result, the worker's log and its reproducer, which runs the item in
     a process of the user's own, with their limits. Where core_pattern pipes to a reporter, the
     kernel logs a line for each crash it skips so ("RLIMIT_CORE is set to 1, aborting core")."""
@@ -246,8 +246,9 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None
     """Run jobs until the parent sends None or goes away (see :func:`main`)."""
     # Imported here, after the thread variables are set: backends read them when they load.
     from conformance.run import registry
-    from conformance.run.item import run_item
+    from conformance.run.item import LargeInput, run_item
 
+    kept = LargeInput()
     while True:
         phase.mark("between items")
         try:
@@ -257,6 +258,7 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None
         if job is None:
             return
         key = (job.adapter, job.option_key)
+        kept.keep_only(job.case.data if job.large else None)
         started = time.perf_counter()
         load_ms = 0.0
         try:
@@ -266,7 +268,8 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
                 connection.send((-1, (key,), 0, None))  # loaded: the item's own time starts now
-            result = run_item(loaded[key].hooks, job.target, job.case, job.op, job.repeat, judged=job.judged)
+            hooks = loaded[key].hooks
+            result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
             result = _defect_result(job, error)
         # the whole item: data, reference, backend and judging
@@ -276,14 +279,16 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None
         # where the next job's output will start in the log: the parent quotes the log from there
         # if that job kills the worker (it may start before the parent has read this result)
         log_end = _settle_output(log_path)
-        # the memory the pool bounds: what the worker has accumulated
-        connection.send((job.index, line, log_end, resident_kib()))
+        # the memory the pool bounds: what the worker accumulates, not the input it keeps on purpose
+        resident = resident_kib()
+        accumulated = None if resident is None else resident - kept.held(job.case.data) // 1024
+        connection.send((job.index, line, log_end, accumulated))
 
 
 def _journal_line(result: Result, elapsed_ms: float, load_ms: float) -> str:
     """The result with this worker's record, as the JSON line the run's journal keeps: the parent,
-    which serves every worker, writes it as it is instead of encoding the result again (60 us of
-    its 300 a result). ``load_ms``: the adapter loaded in this item (0: it had been)."""
+    which serves every worker, writes it as it is instead of encoding the result again on the
+    cores the workers share. ``load_ms``: the adapter loaded in this item (0: it had been)."""
     usage: WorkerRecord = {
         "pid": os.getpid(),
         "peak_rss_kib": peak_rss_kib(),
@@ -292,7 +297,7 @@ def _journal_line(result: Result, elapsed_ms: float, load_ms: float) -> str:
     if load_ms:  # one the worker had not prepared before its first job
         usage["load_ms"] = round(load_ms, 3)
     body = result.to_json()
-    body["worker"] = usage  # not through dataclasses.replace: 7 microseconds an item
+    body["worker"] = usage  # into the encoded body: a dataclasses.replace per item costs more
     return journal.encoded(body)
 
 

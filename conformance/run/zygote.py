@@ -14,9 +14,10 @@ BLAS), imports only the modules routes list in :attr:`conformance.plugin.Route.i
 that start no thread), and counts its threads after each import and before every fork: with
 more than one it refuses, and the pool spawns workers instead.
 
-It forks as soon as the harness is imported, then imports the routes' modules one at a time,
-answering fork requests between two imports: a worker forked early imports what it lacks itself,
-and the pool replaces it once the zygote has them all (see ``Pool``). The standard library's
+It forks as soon as the harness is imported; once the pool has its first workers it says so
+(:meth:`Zygote.go_on`), and the zygote imports the routes' modules one at a time, answering fork
+requests between two imports: a worker forked early imports what it lacks itself, and the pool
+replaces it once the zygote has them all (see ``Pool``). The standard library's
 forkserver with ``set_forkserver_preload`` forks as fast, but it is one server per process with
 one preload list (a second run in the same process, as the pytest plugin's and the tests', could
 not add its modules), it imports every preload before its first fork, and it never looks at its
@@ -121,6 +122,7 @@ class Zygote:
         self.complete = False
         #: why it cannot fork (said once in its log and in the run's)
         self.reason = ""
+        self._going_on = False
 
     @property
     def connection(self) -> Connection:
@@ -175,6 +177,14 @@ class Zygote:
             return None
         return Forked(int(detail), exit_pipe), Connection(worker_end)
 
+    def go_on(self) -> None:
+        """Let the zygote import the routes' modules (once): the pool has forked the workers it
+        needs now, which a fork request waiting behind a long import would have held up."""
+        if not self._going_on and self.usable:
+            self._going_on = True
+            with contextlib.suppress(OSError):
+                self._connection.send("continue")
+
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has; one
         still importing reads no request until its import ends, and is killed after a moment, as
@@ -226,9 +236,9 @@ def _import(names: Iterable[str]) -> None:
 
 
 def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:
-    """Import the harness, then each of ``imports``, forking workers on request between two
-    imports and after the last, until told to stop; after each import check that this process
-    is single-threaded. It ends with the run (see :mod:`conformance.run.lifeline`), and its
+    """Import the harness, fork workers on request until told to go on, then import each of
+    ``imports``, forking workers on request between two imports and after the last, until told
+    to stop; after each import check that this process is single-threaded. It ends with the run (see :mod:`conformance.run.lifeline`), and its
     workers with it."""
     lifeline.tie_to_spawner()
     worker.redirect_output(log_path)
@@ -240,32 +250,35 @@ def main(connection: Connection, threads: int, imports: tuple[str, ...], log_pat
     preload(())
     for number, module in enumerate(("", *imports)):
         if number:
-            if not server.serve(block=False):
+            if not server.serve(block=number == 1):  # the first waits for the pool to say go on
                 _leave()
             _import((module,))
         running = thread_count()
         if running != 1:
             names = ", ".join(sorted(_thread_names()))
-            reason = f"{running} threads ({names}) after importing {module or 'the harness'}: workers are spawned"
+            imported = module or "the harness"
+            reason = f"{running} threads ({names}) after importing {imported}: workers are spawned"
             print(f"zygote: {reason}", file=sys.stderr, flush=True)
             connection.send(("unsafe", reason))
             # no more forks, but the workers forked before go on: their exit codes are still
             # this process's to report (leaving now would read as its end, and kill them)
-            server.serve(block=True, fork=False)
+            while server.serve(block=True, fork=False):
+                pass
             _leave()
         # what it imported is never collected, in the zygote or a worker: a worker's collections
         # would walk (and, writing to each object's header, copy) the memory it shares with it
         gc.freeze()
         if number == 0 or number == len(imports):
             connection.send(("ready", number == len(imports)))
-    server.serve(block=True)
+    while server.serve(block=True):  # a late "go on" changes nothing
+        pass
     _leave()
 
 
 def _leave() -> NoReturn:
     """End the zygote without the interpreter's teardown: it holds no state worth saving, and
-    tearing down the backends it imported (TensorFlow, torch, OpenVINO) took 1.4 s that the
-    pool waits for at the end of every run that started it."""
+    tearing down the backends it imported (TensorFlow, torch, OpenVINO) takes seconds that the
+    pool would wait for at the end of every run that started it."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -290,8 +303,8 @@ class _Server:
         self.own = [connection.fileno(), self.wake_read, wake_write]
 
     def serve(self, *, block: bool, fork: bool = True) -> bool:
-        """Fork on request (refuse, unless ``fork``) until told to stop (False), or, unless
-        ``block``, until no request is waiting (True)."""
+        """Fork on request (refuse, unless ``fork``) until told to stop (False) or to go on
+        (True), or, unless ``block``, until no request is waiting (True)."""
         while True:
             ready = wait([self.connection, self.wake_read], None if block else 0)
             if self.wake_read in ready:
@@ -313,6 +326,8 @@ class _Server:
                 return False
             if request is None:
                 return False
+            if request == "continue":
+                return True
             if not fork or thread_count() != 1:  # never fork with a second thread
                 self.connection.send(("unsafe", f"{thread_count()} threads in the zygote"))
                 continue

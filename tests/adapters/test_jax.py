@@ -406,6 +406,7 @@ def test_the_routes_imports_start_no_thread_so_workers_fork(tmp_path: Path) -> N
     try:
         while zygote.usable is not False and not zygote.complete:
             zygote.forkable(0.1)
+            zygote.go_on()
             zygote.poll()
         assert zygote.usable, zygote.reason
     finally:
