@@ -1,19 +1,19 @@
 """Benchmark of a full run: where the time goes, how -j scales, how much memory workers take.
 
-Runs the corpus through the chosen adapters twice, with -j 1 and -j 2, and prints figures:
-wall time, time inside the backends (build, compile, runs), the harness's own share of the
-wall time, items per second and the cost per item of each target (against the 20 ms rule that
-keeps a route in the default run), peak memory per worker, the -j 2 speed-up and its efficiency:
-the speed-up over the contended ceiling, 2 x backend time at -j 1 / backend time at -j 2 (two
-backends on two cores slow each other down, so 2x is out of reach). It also checks the progress
-line's ETA: every estimate printed from 10 % of the run on, against the time the run really took
-from there. Targets on a 2-core machine: harness share at most 10 %, efficiency at least 95 %,
-the ETA within 25 % from 10 % on. The harness share counts everything outside build, compile and
+Runs the corpus through the chosen adapters twice, with -j 1 and -j 2, and prints figures: wall
+time, time inside the backends (build, compile, runs), the harness's own share of the wall time,
+items per second and the cost per item of each target (against the 20 ms rule that keeps a route
+in the default run), peak memory per worker, the -j 2 speed-up and its efficiency: the speed-up
+over the contended ceiling, 2 x backend time at -j 1 / backend time at -j 2 (two backends on two
+cores slow each other down, so 2x is out of reach). It also checks the progress line's ETA: every
+estimate printed from 10 % of the run on, against the time the run really took from there. Targets
+on a 2-core machine: harness share at most 20 % (-j 1) and 25 % (-j 2), efficiency at least 90 %,
+the ETA within 35 % from 10 % on. The harness share counts everything outside build, compile and
 runs as the harness's; a second figure counts two more costs as the backends': loading an adapter
 inside an item (one its worker had not loaded before its first job: the adapters of a worker's
-first targets load before it, and count between items), and the backends' crashes (the item
-that died, before its backend's phases, and the time until a replacement worker, which imports
-the backend again, starts its first item; the backend's time on the item until it died is the
+first targets load before it, and count between items), and the backends' crashes (the item that
+died, before its backend's phases, and the time until a replacement worker, which imports the
+backend again, starts its first item; the backend's time on the item until it died is the
 backend's in both figures: its crash result carries it). It prints the CPU seconds of the run's
 own process too: at -j 2 that process, which serves both workers, shares the two cores with them;
 and the crash review's seconds, with the harness share without them when a review ran (a death no
@@ -22,28 +22,26 @@ known issue foresaw has the review replay items for minutes).
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
     python benchmarks/full_run.py --adapter tvm --target 'tvm/*'   # an extra target's cost
-    python benchmarks/full_run.py --phases             # and where each target's harness time goes
+    python benchmarks/full_run.py --jobs 2             # -j 2 alone (no speed-up figures then)
 
-``--phases`` has the workers keep a phase profile (:mod:`conformance.run.phase_profile`) and
-prints, per target, the microseconds an item spends in each of the harness's phases.
+The workers' phase profile (``--phases``) went with the engine's hook for it: ``perf`` or
+``py-spy`` on a worker says where its time goes without a hook in every item.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import os
 import re
 import statistics
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
 from conformance.results.result import Result
-from conformance.run import phase_profile
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import ExecutionOutcome, execute
 
@@ -89,8 +87,6 @@ class Run(NamedTuple):
     eta: list[tuple[int, float, float]]
     large: set[str]
     parent_cpu_s: float
-    #: the workers' phase profile, summed (see conformance.run.phase_profile.totals), if asked for
-    phases: tuple[Counter[str], dict[str, Counter[str]]] | None = None
 
 
 def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
@@ -110,23 +106,15 @@ def one_run(args: argparse.Namespace, jobs: int, out: Path) -> Run:
     print(f"-- run with -j {jobs}", file=sys.stderr)
     stream = _Timestamped()
     planned = plan(config)
-    profiled = out.with_name(f"{out.name}-phases")  # the run's own folder takes no files of others
-    if args.phases:
-        profiled.mkdir(parents=True)
-        os.environ[phase_profile.VARIABLE] = str(profiled)
     cpu = time.process_time()
-    try:
-        outcome = execute(planned, config, stream)
-    finally:
-        os.environ.pop(phase_profile.VARIABLE, None)
+    outcome = execute(planned, config, stream)
     cpu = time.process_time() - cpu
     # the ETA promises the end of the items, the last progress line: the crash review's lines,
     # the results file and reproducers come after
     progress = [when for when, line in stream.lines if _PROGRESS.match(line)]
     end = progress[-1] if progress else time.monotonic()
     large = {job.key for job in planned.jobs if job.large}
-    phases = phase_profile.totals(profiled) if args.phases else None
-    return Run(outcome, eta_errors(stream, end), large, cpu, phases)
+    return Run(outcome, eta_errors(stream, end), large, cpu)
 
 
 def without_review(figures_: dict[str, float], review_s: float, jobs: int) -> float:
@@ -135,34 +123,6 @@ def without_review(figures_: dict[str, float], review_s: float, jobs: int) -> fl
     of what the harness costs a run that meets none."""
     capacity_s = (figures_["wall_s"] - review_s) * jobs
     return 1 - figures_["backend_s"] / capacity_s if capacity_s > 0 else 0.0
-
-
-#: The harness's phases of an item (conformance.run.item and .worker), in the order they come
-HARNESS_PHASES = (
-    "reference",
-    "data",
-    "support",
-    "judging",
-    "reporting",
-    "between items",
-    "loading the adapter",
-)
-
-
-def print_phases(label: str, phases: tuple[Counter[str], dict[str, Counter[str]]]) -> None:
-    """The harness's phases per target (microseconds an item), with the collections in them."""
-    items, seconds = phases
-    shown = {
-        target: Counter(spent, gc=sum(spent[phase_profile.GC + name] for name in HARNESS_PHASES))
-        for target, spent in seconds.items()
-    }
-    print(f"\nharness phases {label}, us per item (gc: collections in them; between items: reporting's")
-    print("send, waiting for the next job and reading it)")
-    print(phase_profile.table(items, shown, (*HARNESS_PHASES, "gc")))
-    # the phases alone: a collection's time is in the phase it interrupted already
-    first = seconds[phase_profile.NO_ITEM]
-    before = sum(spent for name, spent in first.items() if not name.startswith(phase_profile.GC))
-    print(f"before workers' first items (starting, preparing, a standby's wait): {before:.1f} s")
 
 
 def worker_s(result: Result) -> float:
@@ -252,6 +212,55 @@ def worker_memory(results: list[Result]) -> dict[int, float]:
     return peaks
 
 
+def report(runs: dict[int, Run]) -> None:
+    """Print the figures of the runs made (-j 1, -j 2 or both; speed-up and efficiency need both)."""
+    large = next(iter(runs.values())).large
+    shown = {jobs: figures(run.outcome, jobs, large) for jobs, run in runs.items()}
+    print(f"items: {next(iter(shown.values()))['items']:.0f}")
+    print(f"{'':<28}" + "".join(f"{f'-j {jobs}':>10}" for jobs in shown))
+    rows = (
+        ("wall time (s)", "wall_s", ".1f"),
+        ("inside backends (s)", "backend_s", ".1f"),
+        ("harness share of wall", "harness_share", ".1%"),
+        ("  in items (s)", "in_items_s", ".1f"),
+        ("    of which loading adapters", "load_s", ".1f"),
+        ("    of which large items", "large_s", ".1f"),
+        ("  between items (s)", "between_s", ".1f"),
+        ("    of which lost to deaths", "lost_s", ".1f"),
+        ("share, those two as backends", "own_share", ".1%"),
+    )
+    for label, key, form in rows:
+        print(f"{label:<28}" + "".join(f"{format(one[key], form):>10}" for one in shown.values()))
+    print(f"{'run process CPU (s)':<28}" + "".join(f"{run.parent_cpu_s:>10.1f}" for run in runs.values()))
+    reviews = {jobs: run.outcome.review_s for jobs, run in runs.items()}
+    print(f"{'crash review (s)':<28}" + "".join(f"{review:>10.1f}" for review in reviews.values()))
+    if max(reviews.values()) >= 0.1:  # one that ran items (one with none: milliseconds)
+        shares = [without_review(shown[jobs], reviews[jobs], jobs) for jobs in shown]
+        print(f"{'share without the review':<28}" + "".join(f"{share:>10.1%}" for share in shares))
+    if 1 in shown and 2 in shown:
+        one, two = shown[1], shown[2]
+        speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
+        print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x")
+        # two workers on two cores slow each backend down: the ceiling is what -j 2 could reach
+        # with the backends as slow as they are when two run at once, and the harness adding nothing
+        ceiling = 2 * one["backend_s"] / two["backend_s"] if two["backend_s"] else 0.0
+        efficiency = speedup / ceiling if ceiling else 0.0
+        print(f"efficiency of -j 2: {efficiency:.0%} of the contended ceiling {ceiling:.2f}x (target >= 90%)")
+        print_per_target(runs[1].outcome.results, runs[2].outcome.results)
+    for jobs, run in runs.items():
+        if run.eta:
+            worst = max(abs(said - took) / took for _, said, took in run.eta if took > 0)
+            said_line = ", ".join(f"{pct}%: {said:g}/{took:.1f}" for pct, said, took in run.eta)
+            print(f"ETA -j {jobs} (said/took s): {said_line}; worst error {worst:.0%} (target <= 35%)")
+    for jobs, run in runs.items():
+        peaks = worker_memory(run.outcome.results)
+        if peaks:
+            print(
+                f"peak worker memory -j {jobs}: max {max(peaks.values()):.0f} MiB, median "
+                f"{statistics.median(peaks.values()):.0f} MiB over {len(peaks)} workers (target < 1024 MiB)"
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -263,54 +272,16 @@ def main() -> int:
     parser.add_argument("-k", dest="keyword", default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
-    parser.add_argument("--phases", action="store_true", help="print the harness's phases per target")
+    parser.add_argument(
+        "--jobs", type=int, action="append", choices=(1, 2), help="only these -j (default: 1 and 2)"
+    )
     args = parser.parse_args()
     args.cases = args.cases or ["cases"]
+    runs: dict[int, Run] = {}
     with tempfile.TemporaryDirectory() as scratch:
-        first, second = one_run(args, 1, Path(scratch) / "j1"), one_run(args, 2, Path(scratch) / "j2")
-    single, single_eta, large = first.outcome, first.eta, first.large
-    double, double_eta = second.outcome, second.eta
-    one, two = figures(single, 1, large), figures(double, 2, large)
-    print(f"items: {one['items']:.0f}")
-    print(f"{'':<28}{'-j 1':>10}{'-j 2':>10}")
-    print(f"{'wall time (s)':<28}{one['wall_s']:>10.1f}{two['wall_s']:>10.1f}")
-    print(f"{'inside backends (s)':<28}{one['backend_s']:>10.1f}{two['backend_s']:>10.1f}")
-    print(f"{'harness share of wall':<28}{one['harness_share']:>10.1%}{two['harness_share']:>10.1%}")
-    print(f"{'  in items (s)':<28}{one['in_items_s']:>10.1f}{two['in_items_s']:>10.1f}")
-    print(f"{'    of which loading adapters':<28}{one['load_s']:>10.1f}{two['load_s']:>10.1f}")
-    print(f"{'    of which large items':<28}{one['large_s']:>10.1f}{two['large_s']:>10.1f}")
-    print(f"{'  between items (s)':<28}{one['between_s']:>10.1f}{two['between_s']:>10.1f}")
-    print(f"{'    of which lost to deaths':<28}{one['lost_s']:>10.1f}{two['lost_s']:>10.1f}")
-    print(f"{'share, those two as backends':<28}{one['own_share']:>10.1%}{two['own_share']:>10.1%}")
-    print(f"{'run process CPU (s)':<28}{first.parent_cpu_s:>10.1f}{second.parent_cpu_s:>10.1f}")
-    reviews = (single.review_s, double.review_s)
-    print(f"{'crash review (s)':<28}{reviews[0]:>10.1f}{reviews[1]:>10.1f}")
-    if max(reviews) >= 0.1:  # one that ran items (one with none: milliseconds)
-        shares = [without_review(one, reviews[0], 1), without_review(two, reviews[1], 2)]
-        print(f"{'share without the review':<28}{shares[0]:>10.1%}{shares[1]:>10.1%}")
-    speedup = one["wall_s"] / two["wall_s"] if two["wall_s"] else 0.0
-    print(f"speed-up of -j 2 over -j 1: {speedup:.2f}x")
-    # two workers on two cores slow each backend down: the ceiling is what -j 2 could reach with
-    # the backends as slow as they are when two run at once, and the harness adding nothing
-    ceiling = 2 * one["backend_s"] / two["backend_s"] if two["backend_s"] else 0.0
-    efficiency = speedup / ceiling if ceiling else 0.0
-    print(f"efficiency of -j 2: {efficiency:.0%} of the contended ceiling {ceiling:.2f}x (target >= 95%)")
-    print_per_target(single.results, double.results)
-    for label, rows in (("-j 1", single_eta), ("-j 2", double_eta)):
-        if rows:
-            worst = max(abs(said - took) / took for _, said, took in rows if took > 0)
-            said_line = ", ".join(f"{pct}%: {said:g}/{took:.1f}" for pct, said, took in rows)
-            print(f"ETA {label} (said/took s): {said_line}; worst error {worst:.0%} (target <= 25%)")
-    for label, outcome in (("-j 1", single), ("-j 2", double)):
-        peaks = worker_memory(outcome.results)
-        if peaks:
-            print(
-                f"peak worker memory {label}: max {max(peaks.values()):.0f} MiB, median "
-                f"{statistics.median(peaks.values()):.0f} MiB over {len(peaks)} workers (target < 1024 MiB)"
-            )
-    for label, run in (("-j 1", first), ("-j 2", second)):
-        if run.phases is not None:
-            print_phases(label, run.phases)
+        for jobs in sorted(set(args.jobs or (1, 2))):
+            runs[jobs] = one_run(args, jobs, Path(scratch) / f"j{jobs}")
+    report(runs)
     return 0
 
 

@@ -6,7 +6,6 @@ must go on; an interrupted run must keep every finished result and finish on --r
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import signal
@@ -22,7 +21,7 @@ from processes import default_sigint
 from conformance.errors import UsageError
 from conformance.results import document as results_file
 from conformance.results.result import Result
-from conformance.run import collection, registry
+from conformance.run import registry
 from conformance.run.journal import line as journal_line
 from conformance.run.planning import RunConfig, parse_options, plan
 from conformance.run.pool import Pool
@@ -105,42 +104,6 @@ def test_a_crash_in_the_backend_carries_the_backends_time_and_one_outside_none(c
 
 
 @pytest.mark.slow
-def test_a_replacement_gets_its_job_before_the_next_standby_is_started(
-    corpus: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # forking the standby from a zygote holding every backend takes milliseconds the replacement
-    # (the standby before it) would otherwise wait for; every worker's start, the standby asked of
-    # the zygote too, begins with _next_start
-    events: list[str] = []
-    start, dispatch, replace_dead = Pool._next_start, Pool._dispatch, Pool._replace_dead
-
-    def started(pool: Pool):  # type: ignore[no-untyped-def]
-        events.append("start")
-        return start(pool)
-
-    def dispatched(pool: Pool, index: int, job):  # type: ignore[no-untyped-def]
-        events.append("dispatch")
-        return dispatch(pool, index, job)
-
-    def died(pool: Pool, index: int, backend_s: float = 0.0) -> None:
-        standby = pool.standby is not None or pool._ordered is not None  # forked, or asked for
-        events.append("death with a standby" if standby else "death")
-        replace_dead(pool, index, backend_s)
-
-    monkeypatch.setattr(Pool, "_next_start", started)
-    monkeypatch.setattr(Pool, "_dispatch", dispatched)
-    monkeypatch.setattr(Pool, "_replace_dead", died)
-    outcome = run(corpus, "fake_adapters:Aborter", jobs=1, on="bad-*")
-    assert sorted(statuses(outcome).values()).count("crash") == 4
-    later = [
-        next(event for event in events[at + 1 :] if event in ("start", "dispatch"))
-        for at, event in enumerate(events)
-        if event == "death with a standby" and "dispatch" in events[at + 1 :]
-    ]
-    assert later and set(later) == {"dispatch"}, events
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_hang_becomes_a_timeout(corpus: Path, jobs: int) -> None:
     # each worker has the next job waiting in its pipe: the one behind the hang must still run
@@ -163,7 +126,8 @@ def test_a_worker_that_holds_too_much_memory_is_replaced_between_jobs(corpus: Pa
     for hoarding, workers in ((False, 1), (True, 2)):
         results: list[Result] = []
         pool = Pool(1, 60, results.append, recycle_above_mib=300)
-        pool.depth = 2  # one job waiting in its pipe: it is replaced after that one (else up to DEPTH - 1)
+        # one job waiting in its pipe: it is replaced after that one (else up to depth - 1)
+        pool.limits = replace(pool.limits, depth=2)
         pool.process(jobs if hoarding else [replace(job, options={}) for job in jobs])
         assert [r.status for r in results] == ["pass"] * 8
         pids = [r.worker["pid"] for r in results if r.worker]
@@ -260,22 +224,6 @@ def test_the_time_until_a_backend_refuses_is_timed_as_the_backends(corpus: Path)
     assert len(outcome.results) == 8
     _, results = results_file.read(corpus / "reports" / "results.json")  # and the file keeps it
     assert all((r.timing.refused_ms or 0) >= 50 for r in results)
-
-
-def test_the_runs_process_keeps_its_results_out_of_full_collections_and_lets_them_go_after(
-    corpus: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # the parent keeps every result to the end; full collections that walked them all paused it
-    # for up to 0.3 s while the workers waited for their next jobs
-    monkeypatch.setattr(collection, "FREEZE_EVERY", 2)
-    frozen: list[int] = []
-    config = configured(corpus, "fake_adapters:Slicer", jobs=1)
-    before = gc.get_freeze_count()
-    outcome = execute(plan(config), config, on_result=lambda result: frozen.append(gc.get_freeze_count()))
-    assert len(outcome.results) == len(frozen) == 8
-    assert frozen[0] > before == 0  # frozen once the run started
-    assert frozen[-1] > frozen[1] > frozen[0]  # and again as results came (every second one here)
-    assert gc.get_freeze_count() == 0  # and unfrozen at the end
 
 
 def test_a_wrong_answer_fails_with_the_mismatch(corpus: Path) -> None:

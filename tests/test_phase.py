@@ -15,13 +15,12 @@ from conformance.run import phase
 @pytest.fixture
 def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A worker's log path with its phase file open in this process (as in a worker)."""
-    monkeypatch.setattr(phase, "_mapped", None)
     monkeypatch.setattr(phase, "_descriptor", None)
     path = tmp_path / "worker-1.log"
     phase.open_marker(str(path))
     yield path
-    assert phase._mapped is not None
-    phase._mapped.close()
+    assert phase._descriptor is not None
+    os.close(phase._descriptor)
 
 
 @pytest.mark.parametrize("dying_in", ["build", "compile", "run", "steady runs", "run 2", "release"])
@@ -79,24 +78,3 @@ def test_a_file_cleared_and_never_marked_names_no_phase(tmp_path: Path) -> None:
     assert phase.read(log) == "compile"
     phase.path_for(log).write_bytes(bytes(32))
     assert phase.left(log, time.monotonic()) == (None, 0.0)
-
-
-def test_without_a_shared_mapping_the_marks_are_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A file system that cannot map the file shared still gets every mark, by ``pwrite``."""
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("no shared mapping here")
-
-    monkeypatch.setattr(phase.mmap, "mmap", refuse)
-    monkeypatch.setattr(phase, "_mapped", None)
-    monkeypatch.setattr(phase, "_descriptor", None)
-    log = tmp_path / "worker-4.log"
-    phase.open_marker(str(log))
-    assert phase._mapped is None and phase._descriptor is not None
-    try:
-        phase.mark("judging")
-        assert phase.read(log) == "judging"
-    finally:
-        os.close(phase._descriptor)

@@ -4,6 +4,7 @@ parent's send could block on a worker that does not read (one hung on its item).
 from __future__ import annotations
 
 import os
+import pickle
 from collections import deque
 from dataclasses import replace
 from multiprocessing import Pipe
@@ -18,6 +19,7 @@ from conformance.run import slot as slots
 from conformance.run.item import bare_result
 from conformance.run.journal import line
 from conformance.run.pool import Pool
+from conformance.run.settings import ENGINE
 from conformance.run.slot import Slot
 from conformance.run.worker import Job
 
@@ -54,8 +56,8 @@ class _Pipe:
     def __init__(self) -> None:
         self.sent: list[object] = []
 
-    def send(self, job: object) -> None:
-        self.sent.append(job)
+    def send_bytes(self, job: bytes) -> None:
+        self.sent.append(pickle.loads(job))
 
 
 def test_a_short_queue_is_shared_out_between_the_workers_not_taken_by_the_first() -> None:
@@ -69,21 +71,22 @@ def test_a_short_queue_is_shared_out_between_the_workers_not_taken_by_the_first(
 
 
 def test_fast_items_wait_behind_the_running_one_up_to_the_depth_slow_ones_one_at_a_time() -> None:
-    assert _filled(_slot(_job(0), pace_ms=0.3)) == slots.DEPTH
-    assert _filled(_slot(_job(0), pace_ms=2.0)) == 1 + int(slots.WAITING_MS / 2.0)
+    assert _filled(_slot(_job(0), pace_ms=0.3)) == ENGINE.depth
+    assert _filled(_slot(_job(0), pace_ms=2.0)) == 1 + int(ENGINE.waiting_ms / 2.0)
     assert _filled(_slot(_job(0), pace_ms=300.0)) == 2  # one waiting, as for a worker with no result yet
     assert _filled(_slot(_job(0), pace_ms=0.0)) == 2
 
 
 def test_a_large_case_goes_only_to_an_idle_worker() -> None:
-    large = _job(1, values=slots.WAITING_BYTES // 4)  # a few bytes a value: over the limit
+    large = _job(1, values=ENGINE.waiting_bytes // 4)  # a few bytes a value: over the limit
     assert not _slot(_job(0)).takes(large)
     assert _slot().takes(large)
-    # small ones queue until the bytes waiting would pass the limit
+    # small ones queue up to the depth: DEPTH - 1 of the largest allowed stay within the socket's buffer
     busy = _slot(_job(0), pace_ms=0.01)
     while busy.takes(_job(len(busy.inflight), values=300)):
         busy.inflight.append(_job(len(busy.inflight), values=300))
-    assert 2 < len(busy.inflight) < slots.DEPTH
+    assert len(busy.inflight) == ENGINE.depth
+    assert (ENGINE.depth - 1) * ENGINE.waiting_bytes < 208 * 1024
 
 
 def test_the_parent_naps_only_while_every_busy_worker_has_work_waiting() -> None:
@@ -92,7 +95,7 @@ def test_the_parent_naps_only_while_every_busy_worker_has_work_waiting() -> None
     running_dry = _slot(_job(3), pace_ms=1.0)  # nothing waiting behind its running job
     assert slots.nap_s([supplied, running_dry]) == 0.0
     slow = _slot(_job(4), _job(5), pace_ms=300.0)
-    assert slots.nap_s([slow]) == slots.NAP_MS / 1000  # never longer, however slow the items
+    assert slots.nap_s([slow]) == ENGINE.nap_ms / 1000  # never longer, however slow the items
 
 
 def _send_pass(worker_end: Connection, job: Job) -> None:
@@ -145,7 +148,7 @@ def test_a_result_that_comes_after_the_wait_and_past_the_deadline_is_read_not_a_
     monkeypatch.setattr(pool, "_replace_dead", replaced.append)
     _send_pass(child, job)
     # the wait returned before it came
-    monkeypatch.setattr(pools, "handles_ready", lambda handles, timeout: [])
+    monkeypatch.setattr(pools, "wait", lambda handles, timeout: [])
     pool._collect()
     assert not pool.deaths and not replaced and not reported
     monkeypatch.undo()

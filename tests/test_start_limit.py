@@ -1,5 +1,5 @@
 """--timeout times the item, not the worker's start: a worker's spawn or fork, loading its adapter
-and the adapter's prepare() have a limit of their own (conformance.run.pool.START_S), and running
+and the adapter's prepare() have a limit of their own (conformance.run.settings.EngineSettings.start_s), and running
 over it is the adapter's error on the item that waited, never a timeout.
 
 Timed as the item, TensorFlow's import at ``--timeout 3`` turned the first item of each worker into
@@ -18,8 +18,7 @@ import pytest
 import test_executor as executor
 
 from conformance.results.result import Result
-from conformance.run import crash_review
-from conformance.run import pool as pool_module
+from conformance.run import crash_review, settings
 from conformance.run.deaths import Witness, death, overran_start
 from conformance.run.planning import plan
 from conformance.run.pool import Pool
@@ -45,8 +44,7 @@ def test_loading_an_adapter_for_an_item_is_timed_as_a_start(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the worker prepared the first adapter; each of the others is loaded when its first item comes
-    monkeypatch.setattr(pool_module, "START_S", 4.0)
-    monkeypatch.setattr(pool_module, "START_TIMEOUTS", 1)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, start_s=4.0, start_timeouts=1))
     slicer = plan(executor.configured(corpus, "fake_adapters:Slicer")).jobs[:2]
     (slow, stuck) = plan(executor.configured(corpus, "fake_adapters:SlowStart")).jobs[:2]
     slow, stuck = replace(slow, options={"load": "2"}), replace(stuck, options={"load": "60"})
@@ -63,8 +61,7 @@ def test_loading_an_adapter_for_an_item_is_timed_as_a_start(
 def test_a_prepare_past_the_start_limit_is_the_adapters_error_and_is_left_out_after(
     corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(pool_module, "START_S", 4.0)
-    monkeypatch.setattr(pool_module, "START_TIMEOUTS", 1)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, start_s=4.0, start_timeouts=1))
     outcome = executor.run(corpus, "fake_adapters:SlowStart", jobs=1, timeout=1, prepare="60")
     (stuck,) = [result for result in outcome.results if result.status != "pass"]
     assert stuck.status == "error" and stuck.defect == "adapter" and stuck.crash is None

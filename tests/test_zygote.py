@@ -15,6 +15,7 @@ import pytest
 
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
+from conformance.run import settings
 from conformance.run.pool import Pool
 from conformance.run.worker import Job
 from conformance.run.zygote import Forked, Zygote
@@ -41,10 +42,13 @@ def _jobs(tmp_path: Path, adapter: str, **options: str) -> list[Job]:
 
 
 def _until_decided(zygote: Zygote) -> bool:
+    """Whether the zygote imported every module (True) or refused to fork (False)."""
     deadline = time.monotonic() + 60
-    while not zygote.ready() and zygote.usable is None:
+    while zygote.usable is not False and not zygote.complete:
         assert time.monotonic() < deadline, "the zygote said nothing within 60 s"
-        time.sleep(0.05)
+        zygote.forkable(0.05)
+        zygote.go_on()  # no worker to fork first
+        zygote.poll()
     return bool(zygote.usable)
 
 
@@ -138,21 +142,16 @@ def test_a_workers_collections_leave_what_it_and_the_zygote_loaded_alone(tmp_pat
     assert frozen > 10_000  # the harness, NumPy and the adapter's module
 
 
-def test_the_zygote_freezes_each_stages_objects_before_it_forks(
+def test_the_zygote_freezes_what_it_imported_before_it_forks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # what a stage imported is frozen before the workers fork: their collections never walk it
+    # what the harness imported is frozen before the next import: the workers' collections never walk it
     probe = tmp_path / "frozen"
     monkeypatch.setenv("FREEZE_PROBE_FILE", str(probe))
-    zygote = Zygote(1, (), str(tmp_path / "zygote.log"), stages=((), ("freeze_probe",)))
+    zygote = Zygote(1, ("freeze_probe",), str(tmp_path / "zygote.log"))
     try:
-        deadline = time.monotonic() + 60
-        while not probe.exists():
-            assert time.monotonic() < deadline, "the zygote never imported its second stage"
-            zygote.poll()
-            if zygote.paused:
-                zygote.resume()
-            time.sleep(0.02)
+        assert _until_decided(zygote), zygote.reason
+        assert probe.exists()
     finally:
         zygote.close()
     assert int(probe.read_text(encoding="utf-8")) > 10_000  # the harness and NumPy, frozen
@@ -167,38 +166,6 @@ def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:
     finally:
         zygote.close()
     assert "workers are spawned" in (tmp_path / "zygote.log").read_text(encoding="utf-8")
-
-
-def test_a_worker_asked_for_is_received_when_the_zygote_says_so_and_runs_jobs(tmp_path: Path) -> None:
-    """The pool asks for a standby and goes on serving its workers; the zygote's connection turns
-    readable once the worker is forked, and receiving it then takes no wait. A zygote between
-    stages takes no such request (its connection also says when a stage is done)."""
-    job = _jobs(tmp_path, "fake_adapters:Slicer")[0]
-    staged = Zygote(1, (), str(tmp_path / "staged.log"), stages=((), ("fake_adapters",)))
-    zygote = Zygote(1, ("fake_adapters",), str(tmp_path / "zygote.log"))
-    try:
-        assert staged.forkable(wait=60) and staged.usable is None  # paused after its first stage
-        assert not staged.ask((1, None, ()))
-        assert _until_decided(zygote), zygote.reason
-        logs = [tmp_path / "first.log", tmp_path / "second.log"]
-        assert all(zygote.ask((1, str(log), ())) for log in logs)  # two, answered in order
-        workers = []
-        for _ in logs:
-            assert zygote.connection.poll(60)
-            forked = zygote.forked()
-            assert forked is not None
-            workers.append(forked)
-        for (process, connection), log in zip(workers, logs, strict=True):
-            assert connection.recv()[0] == -1  # prepared: its output goes to its own log by now
-            assert os.readlink(f"/proc/{process.pid}/fd/1") == str(log)
-            connection.send(job)
-            assert _answer(connection)[0] == job.index
-            process.kill()
-            process.join(timeout=10)
-            connection.close()
-    finally:
-        zygote.close()
-        staged.close()
 
 
 @pytest.mark.slow
@@ -217,7 +184,7 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
 
     pool.on_result = record
     # the pool starts its zygote at the first replacement; started here, it is ready before then
-    pool.zygote = Zygote(1, imports, str(tmp_path / "zygote.log"))
+    pool.starter.zygote = Zygote(1, imports, str(tmp_path / "zygote.log"))
     assert _until_decided(pool.zygote) is not bool(imports)
     pool.process(jobs)
     assert {r.case: r.status for r in results} == {
@@ -233,9 +200,9 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
 def test_a_long_run_starts_the_zygote_with_its_first_workers(
     tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A run of EAGER_ZYGOTE jobs or more (6 here) starts the zygote at once and forks its first
+    """A run of ``eager_zygote`` jobs or more (6 here) starts the zygote at once and forks its first
     workers from it; a shorter one without a crash never starts it (its workers are spawned)."""
-    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     finished: list[Result] = []
     logs = tmp_path / "workers"
     pool = Pool(2, 60, finished.append, log_dir=logs)
@@ -265,59 +232,39 @@ def test_the_zygote_ends_without_tearing_down_what_it_imported(
     assert not marker.exists()
 
 
-def test_a_long_runs_first_workers_run_what_the_zygotes_first_stages_hold_while_it_imports_the_rest(
+def test_a_long_runs_first_workers_start_before_the_zygote_has_every_module_and_are_replaced_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The zygote imports a slow module (a later stage) only once a result has arrived: the jobs
-    that need none ran meanwhile, in workers forked before it, though they come after those that
-    need it in the queue; the jobs that need it run in workers forked after it, and no worker
-    imported it itself."""
-    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    """The zygote forks the first workers once it has the harness, and imports a slow module
+    (let through by the first result) after: the first result needs no wait for it, and the
+    workers forked before it are replaced by ones forked after, which have it."""
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    jobs = _jobs(tmp_path, "fake_adapters:Slicer")
-    jobs[:3] = [replace(job, imports=("gated_import",)) for job in jobs[:3]]
+    # items of a fifth of a second: the zygote has the module before the jobs are all sent
+    jobs = _jobs(tmp_path, "fake_adapters:Sleeper", seconds="0.2")
+    jobs[3:] = [replace(job, imports=("gated_import",)) for job in jobs[3:]]
     finished: list[tuple[Result, bool]] = []
 
     def record(result: Result) -> None:
         finished.append((result, imported.exists()))
         gate.touch()
 
-    pool = Pool(2, 60, record, log_dir=tmp_path / "workers")
+    pool = Pool(1, 60, record, log_dir=tmp_path / "workers")
     try:
         pool.add(jobs)
-        assert pool.zygote is not None and pool.zygote.stages == ((), ("gated_import",))
+        assert pool.zygote is not None and pool.zygote.imports == ("gated_import",)
+        first = pool.slots[0].process.pid
         pool.serve_until(lambda: False)
         zygote_pid = pool.zygote.process.pid
     finally:
         pool.close()
     assert [result.status for result, _ in finished] == ["pass"] * 6
     assert not finished[0][1]  # the first result came before the zygote had the slow module
-    gated = {job.key for job in jobs[:3]}
-    assert finished[0][0].key not in gated
-    first = {result.worker["pid"] for result, _ in finished if result.worker and result.key not in gated}
-    later = {result.worker["pid"] for result, _ in finished if result.worker and result.key in gated}
-    assert first and later and not first & later  # forked again for the later stage
-    assert imported.read_text(encoding="utf-8").split() == [str(zygote_pid)]
-
-
-def test_a_long_runs_zygote_imports_first_what_most_of_its_jobs_need(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # the cheap items are the many: their modules first, the frameworks few items need last
-    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
-    jobs = _jobs(tmp_path, "fake_adapters:Slicer")
-    jobs = [
-        replace(job, imports=("json",) if number < 2 else ("csv", "json") if number < 3 else ("csv",))
-        for number, job in enumerate(jobs)
-    ]
-    pool = Pool(1, 60, lambda result: None, log_dir=tmp_path / "workers")
-    try:
-        pool.add(jobs)
-        assert pool.zygote is not None and pool.zygote.stages == ((), ("csv",), ("json",))
-    finally:
-        pool.close()
+    pids = [result.worker["pid"] for result, _ in finished if result.worker]
+    assert pids[0] == first and pids[-1] != first  # replaced once the zygote had it
+    assert str(zygote_pid) in imported.read_text(encoding="utf-8").split()
 
 
 def test_workers_forked_before_a_stage_that_starts_a_thread_live_on(
@@ -326,7 +273,7 @@ def test_workers_forked_before_a_stage_that_starts_a_thread_live_on(
     """A later stage starts a thread: the zygote forks no more but stays to report its workers'
     exits (gone, it would read as their end, and they would be killed); they finish their jobs
     and import that module themselves for the jobs that need it."""
-    monkeypatch.setattr("conformance.run.pool.EAGER_ZYGOTE", 6)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     gate = tmp_path / "gate"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     # items of half a second: the workers are busy when the zygote meets the thread

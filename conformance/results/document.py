@@ -203,7 +203,7 @@ def _check(value: Any, node: Mapping[str, Any]) -> None:
 
 #: Checks a value against one schema node (see :func:`_checker`).
 _Checker: TypeAlias = Callable[[Any], None]
-#: each node's checker, by the node's identity (the node is kept with it, as in case_wire)
+#: each node's checker, by the node's identity (the node is kept with it, so its identity is not reused)
 _checkers: dict[int, tuple[Mapping[str, Any], _Checker]] = {}
 
 

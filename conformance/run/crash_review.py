@@ -105,7 +105,7 @@ def review(
     """Rerun each death alone, then look for the culprits of those that did not reproduce.
     ``raw``: a result of the run by key, as the worker gave it (before known issues); ``known``:
     the known issue that claims a result, if any (such a death is not run again: the entry
-    already says the item crashes, and rerunning a backend's 240 known panics took 96 s)."""
+    already says the item crashes)."""
     budget = Budget(budget_s)
     changed = {died.job.key: _known(died, issue) for died in deaths if (issue := known(died.result))}
     unclaimed = [died for died in deaths if died.job.key not in changed]

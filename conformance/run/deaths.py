@@ -121,9 +121,9 @@ def died_preparing(preparing: bool, log: Path | None) -> bool:
 
 def unstarted(how: str, log: Path | None) -> WorkerStartError:
     """Why the run stops once :data:`UNSTARTED_LIMIT` workers in a row died before their first job
-    (``how``: the last one's end). Reported as the jobs' crashes, such a run once gave 12,696
-    "confirmed" crashes of every backend in 341 s: it was started from a script read from
-    standard input, which a spawned process imports again before anything else, and cannot."""
+    (``how``: the last one's end). Reported as the jobs' crashes, such a run would "confirm" a
+    crash of every item: a run started from a script read from standard input is one, as a
+    spawned process imports the main script again before anything else, and cannot."""
     main = getattr(sys.modules.get("__main__"), "__file__", None)
     hint = (
         f" A worker started afresh imports the run's main script again, and {main} is none:"

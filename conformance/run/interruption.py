@@ -15,8 +15,8 @@ outside an engine's work (while adapters load, while the report is written) ends
 the boundary the same way, without a traceback; whatever finished is in the journal by then.
 
 A Ctrl-C whose KeyboardInterrupt is raised inside a garbage-collector callback or a ``__del__``
-(Hypothesis, which explore draws with, has such a callback) is swallowed by Python, "ignored":
-an exploration once ran on for its whole 300 s budget after one. Within either context manager
+(Hypothesis, which explore draws with, has such a callback) is swallowed by Python, "ignored",
+and the verb would run on to its end. Within either context manager
 a swallowed Ctrl-C is delivered again (:func:`_not_swallowed`), so one Ctrl-C always stops.
 
 The boundary also ends a verb the machine stopped (a full disk, memory exhausted, an output

@@ -19,16 +19,48 @@ from conformance import ids
 from conformance.corpus.case import Case, DataSpec
 from conformance.corpus.fill import make_data
 from conformance.oracle import reference
+from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.oracle.judging import Raised, judge
 from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
 from conformance.results import evidence
-from conformance.results.records import ActualRecord, CaseRunRecord, ExpectedRecord, ParamsRecord
+from conformance.results.records import (
+    ActualRecord,
+    CaseRunRecord,
+    ExpectedRecord,
+    ParamsRecord,
+    RequestParams,
+)
 from conformance.results.result import Result, Timing
 from conformance.run import hooks, memory, phase
-from conformance.run.answers import Answered, AnswerMemo, answered
 from conformance.run.attribution import attribute
-from conformance.run.input_cache import InputCache
 from conformance.statuses import Status
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The reference's answer to each run of a (case, op), the case's first, with the records a
+    result carries: the case's parameters and, per run, its request and the expected outcome."""
+
+    answers: tuple[SpecAnswer, ...]
+    params: ParamsRecord
+    requests: tuple[RequestParams, ...]
+    expected: tuple[ExpectedRecord, ...]
+
+
+def answered(case: Case, op: str, params: ParamsRecord | None = None) -> Answered:
+    """Work out the answers to ``case`` under ``op`` (reference.TooManyPieces: none is judged);
+    ``params``: the case's parameters record, when already made (it is the same for every op)."""
+    runs = case.all_runs
+    answers = tuple(reference.answer(op, SplitRequest.of_run(case, run)) for run in runs)
+    return Answered(
+        answers=answers,
+        params=evidence.params(case) if params is None else params,
+        requests=tuple(evidence.request(run) for run in runs),
+        expected=tuple(
+            evidence.expected(answer, run.data.shape, run.data.dtype)
+            for answer, run in zip(answers, runs, strict=True)
+        ),
+    )
 
 
 def make_task(
@@ -147,7 +179,7 @@ def build_and_run(
     if refused:
         timing["refused_ms"] = refused
     # Freeing the model is the backend's work too (destructors of compiled models, thread pools,
-    # traced modules): 1.5 to 3 ms per item on OpenVINO, which was counted as the harness's.
+    # traced modules): timed apart, it is not counted as the harness's.
     phase.mark("release")
     start = time.perf_counter_ns()
     del compiled, model
@@ -213,6 +245,31 @@ def _not_judged(case: Case, op: str, target: Target, error: Exception, judged: J
     return bare_result(case, op, target, message, "unsupported", made=first, judged=judged)
 
 
+class LargeInput:
+    """A worker's input of its last large item, kept for the next with the same data: the large
+    items run in a row on one worker and share one input, which costs about a thousand mappings
+    to make and as many to free. Handed over read-only, so no item changes the next one's data."""
+
+    def __init__(self) -> None:
+        self.spec: DataSpec | None = None
+        self.array: np.ndarray | None = None
+
+    def keep_only(self, spec: DataSpec | None) -> None:
+        """Free the input unless the next job's data is ``spec`` (None: free it anyway)."""
+        if spec is None or spec != self.spec:
+            self.spec, self.array = None, None
+
+    def held(self, spec: DataSpec) -> int:
+        """The bytes of ``spec``'s input in memory already (not to be found again)."""
+        return self.array.nbytes if self.array is not None and spec == self.spec else 0
+
+    def data(self, spec: DataSpec) -> np.ndarray:
+        if self.array is None or spec != self.spec:
+            self.spec, self.array = spec, make_data(spec)
+            self.array.flags.writeable = False
+        return self.array
+
+
 def run_item(
     adapter: AnyAdapter | hooks.Hooks,
     target: Target,
@@ -221,31 +278,28 @@ def run_item(
     repeat: int = 3,
     *,
     judged: Judged = "values",
-    inputs: InputCache | None = None,
-    answers: AnswerMemo | None = None,
+    kept: LargeInput | None = None,
 ) -> Result:
     """Execute and judge one (case, op) on ``target``: every run against its own reference answer.
 
     ``adapter``: its checked hooks (what workers hold), or an adapter object, checked here;
     ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`);
-    ``inputs``, a worker's cache of its inputs (None: make the data afresh);
-    ``answers``, its memo of the reference's answers (None: work them out afresh).
+    ``kept``: a worker's large input, kept for its next large item.
     """
     phase.mark("reference")
     try:
-        made = (answered if answers is None else answers)(case, op)
+        made = answered(case, op)
     except reference.TooManyPieces as error:  # nothing is built or allocated for it
         return _not_judged(case, op, target, error, judged)
     base = bare_result(case, op, target, "", "pass", made=made, judged=judged)
-    inputs = inputs or InputCache()
-    with memory.reserved(case, inputs.held_bytes(case.data)) as too_big:
+    with memory.reserved(case, kept.held(case.data) if kept is not None else 0) as too_big:
         if too_big:
             return base.with_status("unsupported", f"not attempted: {too_big}")
         large = memory.is_large(case)
         # Steady-state timing of a multi-GiB item would only repeat seconds of copying.
         steady = 0 if large else repeat
         phase.mark("data")
-        task = make_task(case, op, inputs.data(case.data, keep=large), fill=inputs.fresh)
+        task = make_task(case, op, kept.data(case.data) if large and kept is not None else None)
         return _judged(hooks.of(adapter), target, task, steady, made, base)
 
 

@@ -271,8 +271,8 @@ def from_file(path: Path, adapter: str = "*") -> list[KnownIssue]:
 
 class ByTarget:
     """A run's entries, looked up by target: a run applies them to every result as it arrives,
-    and matching each result against every entry (most of them for other targets) cost the
-    parent a few seconds of a full run that the workers needed."""
+    and matching each result against every entry (most of them for other targets) costs the
+    parent time the workers need."""
 
     def __init__(self, issues: Sequence[KnownIssue]) -> None:
         self.issues = tuple(issues)
@@ -287,7 +287,7 @@ class ByTarget:
 
     def apply(self, result: Result) -> Result:
         """:func:`apply` with the entries for ``result``'s target and op (most entries name their
-        ops: a result was matched against 14 entries of its target on average, 2 of its op)."""
+        ops, so this leaves few to match)."""
         place = (result.target_id, result.op)
         found = self._by_op.get(place)
         if found is None:

@@ -5,9 +5,8 @@ backend's build, compile or run, judging, or between items (a backend's thread d
 the item had returned). The worker cannot say so once it is dead, so it says so beforehand: it
 writes the phase's name at the start of a small file beside its log at every transition, and the
 parent reads that file when the worker is gone. Without a log folder there is no file, and the
-phase is unknown. The worker writes through a shared mapping of the file: a store into memory
-the kernel keeps (and the file shows) whatever becomes of the process, 0.15 us a mark against
-1.2 us for a ``pwrite`` system call, ten times an item.
+phase is unknown. Each mark is one ``pwrite`` at the file's start: what the kernel has been
+given stays in the file whatever becomes of the process.
 
 The mark of an item's build also writes when it began (the system's monotonic clock, which the
 parent shares), after the name. Every phase from there to the release is the backend's, so a
@@ -17,25 +16,15 @@ it the backend's (see :func:`left`), where it was lost with the worker's result.
 
 from __future__ import annotations
 
-import mmap
 import os
 import struct
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from conformance.run.phase_profile import PhaseProfile
 
 #: The width every phase name is padded to, so a shorter name overwrites a longer one whole.
 _WIDTH = 24
-#: the phase file, mapped: the name, then at an item's build the clock when it began; where the
-#: file cannot be mapped (a file system without shared writable mappings), its descriptor, written
-#: with ``pwrite``
-_mapped: mmap.mmap | None = None
+#: the phase file's descriptor: the name, then at an item's build the clock when it began
 _descriptor: int | None = None
-#: the worker's phase profile, when the run asked for one (see conformance.run.phase_profile)
-profile: PhaseProfile | None = None
 
 
 def path_for(log: Path) -> Path:
@@ -45,47 +34,33 @@ def path_for(log: Path) -> Path:
 
 def open_marker(log_path: str | None) -> None:
     """In the worker, before its first job: create its phase file (or none without a log)."""
-    global _mapped, _descriptor
+    global _descriptor
     if log_path is None:
         return
     try:
-        descriptor = os.open(path_for(Path(log_path)), os.O_RDWR | os.O_CREAT, 0o644)
+        _descriptor = os.open(path_for(Path(log_path)), os.O_RDWR | os.O_CREAT, 0o644)
+        os.pwrite(_descriptor, bytes(_WIDTH + 8), 0)  # cleared in place, never truncated to nothing
     except OSError:  # no phase then; never a reason to lose the worker
         return
-    try:
-        # sized before it is mapped (a store past a file's end is a SIGBUS), then cleared through
-        # the mapping: never truncated to nothing under a process that may map it still
-        os.ftruncate(descriptor, _WIDTH + 8)
-        _mapped = mmap.mmap(descriptor, _WIDTH + 8)  # shared: what it holds is the file's
-        _mapped[:] = bytes(_WIDTH + 8)
-        os.close(descriptor)
-    except (OSError, ValueError):
-        _mapped, _descriptor = None, descriptor
     mark("starting")
 
 
 def mark(phase: str) -> None:
-    """Say that the worker is entering ``phase`` (a no-op outside a worker with a log). Ten times
-    an item: each phase's bytes are made once."""
-    if profile is not None:
-        profile.enter(phase)
-    if _mapped is None and _descriptor is None:
+    """Say that the worker is entering ``phase`` (a no-op outside a worker with a log)."""
+    if _descriptor is None:
         return
     written = _PADDED.get(phase)
     if written is None:
         written = _PADDED[phase] = phase.encode("ascii", "replace")[:_WIDTH].ljust(_WIDTH)
     if phase == _BUILD:  # the backend's phases start: when, for a death in them
         written += struct.pack("d", time.monotonic())
-    if _mapped is not None:
-        _mapped[: len(written)] = written
-    elif _descriptor is not None:
-        try:  # noqa: SIM105 (a context manager here cost more than the write)
-            os.pwrite(_descriptor, written, 0)
-        except OSError:  # no phase then; never a reason to lose the worker
-            pass
+    try:  # noqa: SIM105 (ten times an item: a plain try costs least)
+        os.pwrite(_descriptor, written, 0)
+    except OSError:  # no phase then; never a reason to lose the worker
+        pass
 
 
-#: each phase's name as written: ASCII, padded to :data:`_WIDTH`
+#: each phase's name as written (ASCII, padded to :data:`_WIDTH`), made once
 _PADDED: dict[str, bytes] = {}
 #: the first of the backend's phases (conformance.run.item.build_and_run), and the others: the
 #: steady runs, each further run of a case with runs ("run 2", ...) and freeing the model

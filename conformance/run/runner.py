@@ -35,7 +35,6 @@ from conformance.results.records import (
 )
 from conformance.results.result import JSON, Result
 from conformance.run import (
-    collection,
     crash_review,
     known_issues,
     out_folder,
@@ -53,7 +52,7 @@ from conformance.run.known_issues import KnownIssue
 from conformance.run.planning import Plan, RunConfig
 from conformance.run.pool import Pool
 from conformance.run.progress import ProgressLine, rate_class
-from conformance.run.sampling import checks_of_each, foreseen_deaths, sample_of_each, sample_strata
+from conformance.run.sampling import sample_of_each
 from conformance.run.worker import Job
 from conformance.statuses import REPRODUCIBLE
 
@@ -169,15 +168,9 @@ def execute(
     usage error naming this one."""
     with Execution(plan_, config, stream, on_result) as run:
         with stopping() as stop:
-            dies = foreseen_deaths(run.issues)  # no sample or check: they run in the bulk
-            sample, bulk = sample_of_each(run.pending, dies=dies)
-            checks, bulk = checks_of_each(bulk, dies=dies)
-            run.progress.strata = sample_strata(run.pending, dies=dies)
-            run.add(sample + checks + bulk)
+            sample, bulk = sample_of_each(run.pending)
+            run.add(sample + bulk)
             run.progress.restart()  # the first workers of a long run waited for the zygote
-            run.serve(until=run.awaiting(job.key for job in sample))
-            run.serve(until=run.awaiting(job.key for job in checks))
-            run.heaviest_first()
             run.serve()
             run.review()
         return run.outcome(stop.happened)
@@ -187,8 +180,8 @@ class Execution:
     """One run of a plan held open, for front doors that hand its jobs over as they go: the pytest
     plugin adds each item's job as pytest reaches it and waits for that job's result, so pytest's
     ``-x``, ``--maxfail`` and Ctrl-C stop the run itself. :func:`execute` is the same run with
-    every job added at once, a sample of each target first and then the targets with the most
-    work left (the order only :func:`execute`, which has every job from the start, can choose).
+    every job added at once, a sample of each target first (the order only :func:`execute`,
+    which has every job from the start, can choose).
 
     Entering takes the output folder's lock, opens the journal (or resumes it) and starts the
     pool; :meth:`outcome` closes them and writes the results of the jobs that ran; leaving
@@ -214,16 +207,12 @@ class Execution:
         self._reviewed = 0
         #: deaths a resumed run's journal holds that no review finished (see resumption.resumed)
         self._unreviewed: list[Death] = []
-        #: the jobs whose results :meth:`awaiting` waits for
-        self._awaited: set[str] = set()
         self._lock = contextlib.ExitStack()
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Execution:
         config = self.config
         self._lock.enter_context(out_lock.locked(config.out, config.command or ("(unknown command)",)))
-        # the plan and the results kept out of the full collections' walks (see run.collection)
-        self.frozen = self._lock.enter_context(collection.Frozen())
         self._lock.callback(self._stack.close)
         self.journal, resumed = _open_journal(self.plan, config, self.stream)
         self._stack.callback(self.journal.close)
@@ -242,7 +231,6 @@ class Execution:
             done=len(self.plan.jobs) - len(self.pending),
             remaining=Counter(rate_class(job) for job in self.pending),
             classes={job.key: rate_class(job) for job in self.pending if job.large},
-            workers=config.jobs,
         )
         self._stack.callback(self.progress.close)
         for note in resumed.notes:
@@ -279,9 +267,7 @@ class Execution:
 
     def _record(self, result: Result) -> None:
         """A result from the pool, which has journaled it."""
-        self._awaited.discard(result.key)
         result = self._keep(result)
-        self.frozen.tick()
         self.progress.update(result)
         if self.on_result:
             self.on_result(result)
@@ -290,25 +276,9 @@ class Execution:
         """Queue jobs on the pool, in the order given."""
         self.pool.add(jobs)
 
-    def awaiting(self, keys: Iterable[str]) -> Callable[[], bool]:
-        """A condition for :meth:`serve`: whether every job of ``keys`` has a result."""
-        self._awaited = set(keys) - self.finished.keys()
-        return lambda: not self._awaited
-
     def serve(self, until: Callable[[], bool] = lambda: False) -> None:
         """Run the queued jobs until ``until()`` or none is queued or in flight."""
         self.pool.serve_until(until)
-
-    def heaviest_first(self) -> None:
-        """Queue the targets with the most work left first, by the rates measured so far (the
-        sample's, see :func:`sample_of_each`), each target's jobs kept in a row. The ETA is then
-        wrong for longest only about the targets whose errors cost least: a sample's rate can be
-        half or twice the target's later one (a worker's first items in a process, other
-        processes starting beside it), and a slow target's error is seconds where a fast one's
-        is milliseconds. At -j 2 the run then ends on cheap items the two workers share, not on
-        one slow target's last ones beside an idle worker."""
-        work = self.progress.work_left()
-        self.pool.reorder(lambda job: (-work.get(rate_class(job), 0.0), rate_class(job)))
 
     def stop_early(self) -> None:
         """Run no job not yet sent to a worker; those sent finish, so the results are what ran."""

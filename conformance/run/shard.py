@@ -17,12 +17,9 @@ what makes it safe to scatter and gather:
   every target is spread over every shard, which hashing the whole key (target included) does:
   each target's jobs split binomially, within a few per cent of 1/N for the hundreds of jobs a
   target has, and one expensive case on several targets does not pile up in one shard.
-  Measured on a full run (13,930 jobs, 8 targets, item times from the workers), 3 shards: the
-  slowest shard holds 1.027 times the mean item time (round robin over the job list: 1.031);
-  per adapter, as the CI matrix runs them, OpenVINO (153 s of items) 1.07 (round robin 1.03)
-  and torch (24 s, decided by the two 1.6 s items that load torch in a fresh worker) 1.22
-  (round robin 1.29). Round robin balances counts exactly but not time any better, and buys
-  that with the reshuffling above. With only a few dozen jobs, shards can differ by half.
+  On a full run in 3 shards the slowest shard held 1.03 times the mean item time, as round
+  robin over the job list did: round robin balances counts exactly but not time any better,
+  and buys that with the reshuffling above. With only a few dozen jobs, shards can differ by half.
 
 Python's ``hash()`` is salted per process, hence SHA-256: every machine agrees.
 """

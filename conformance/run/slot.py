@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import signal
 import time
+from multiprocessing.reduction import ForkingPickler
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -18,33 +19,12 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.plugin import Target
-from conformance.run import case_wire, scratch, worker
-from conformance.run.ready import has_data
+from conformance.run import scratch, settings, worker
 from conformance.run.worker import AdapterKey, Job, Preload
 from conformance.run.zygote import Forked
 
 #: how workers are started where the zygote cannot fork them
 _CONTEXT = multiprocessing.get_context("spawn")
-
-#: Jobs in flight per worker at most: the running one and up to seven waiting in its pipe. With one
-#: waiting, two workers of fast items waited for the parent before 30 % of their jobs (the parent
-#: serves both, and its turn comes late on two busy cores): 14,616 fast items took 6.3 s at -j 2
-#: against 5.2 s with seven waiting (3 waiting: 5.6 s; 15: 5.2 s).
-DEPTH = 8
-#: How much of a worker's work (by its last item's time) may wait in its pipe: a slow target's
-#: items wait one at a time as before, so that no worker holds seconds of jobs at a run's end
-#: while the other has none left.
-WAITING_MS = 5.0
-#: The bytes of cases that may wait in a worker's pipe behind its running job (a corpus job's case
-#: is at most 2 KB): past the socket's buffer (208 KiB by default on Linux) the parent's send would
-#: block until the worker reads, which a worker hung on its item never does. A larger job waits for
-#: an idle worker.
-WAITING_BYTES = 16 * 1024
-
-#: The longest the parent leaves results unread while every busy worker has work waiting in its
-#: pipe (see :func:`nap_s`).
-NAP_MS = 2.0
-
 
 class Process(Protocol):
     """What the pool uses of a worker process, spawned or forked."""
@@ -67,7 +47,7 @@ class Slot:
     connection: Connection
     log: Path | None
     #: jobs sent and not answered yet, the running one first; the next ones already wait in the
-    #: pipe, so the worker starts one the moment it has sent a result (see DEPTH)
+    #: pipe, so the worker starts one the moment it has sent a result (see EngineSettings.depth)
     inflight: deque[Job] = field(default_factory=deque)
     #: its last item's time in ms (0: none yet) and that item's target, for the work let wait in
     #: its pipe (see takes)
@@ -93,9 +73,8 @@ class Slot:
     #: while it replaces a worker that died and has no result yet: when it took the place, or got
     #: its first job if that came later (see Pool.lost_s)
     replaced_at: float | None = None
-    #: forked between the zygote's stages: the last stage it has (it takes only jobs that need no
-    #: later one); None: it has every module the zygote will import, or imports what it needs
-    stage: int | None = None
+    #: forked before the zygote had imported every module: replaced once it has (see Pool._fill)
+    early: bool = False
 
     @property
     def job(self) -> Job | None:
@@ -104,25 +83,26 @@ class Slot:
 
     def _room(self, depth: int) -> int:
         """How many jobs of its last item's target may wait behind the running one: fewer than
-        ``depth`` in flight, within :data:`WAITING_MS` of work at its pace, one at least."""
-        return max(1, min(depth - 1, int(WAITING_MS / self.pace_ms))) if self.pace_ms > 0 else 1
+        ``depth`` in flight, within ``waiting_ms`` of work at its pace, one at least."""
+        waiting_ms = settings.ENGINE.waiting_ms
+        return max(1, min(depth - 1, int(waiting_ms / self.pace_ms))) if self.pace_ms > 0 else 1
 
-    def has_room(self, depth: int = DEPTH) -> bool:
+    def has_room(self, depth: int | None = None) -> bool:
         """Whether any job could be sent now (see :meth:`takes`): asked before one is taken from
         the queue, so that a full pipe costs no taking and giving back."""
-        return len(self.inflight) <= self._room(depth)
+        return len(self.inflight) <= self._room(depth or settings.ENGINE.depth)
 
-    def takes(self, job: Job, depth: int = DEPTH) -> bool:
-        """Whether ``job`` may be sent now: to an idle worker always; behind a running job while
-        the pipe has room (:meth:`_room`; one job for another target than the last item's, whose
-        pace says nothing of it) and the cases waiting stay within :data:`WAITING_BYTES`. A
-        worker retired for its memory still runs the jobs waiting in its pipe."""
+    def takes(self, job: Job, depth: int | None = None, size: int | None = None) -> bool:
+        """Whether ``job`` (``size`` bytes pickled, if known) may be sent now: to an idle worker always;
+        behind a running job while the pipe has room (:meth:`_room`; one job for another target
+        than the last item's, whose pace says nothing of it) and the job is within
+        ``waiting_bytes``. A worker retired for its memory still runs the jobs in its pipe."""
         if not self.inflight:
             return True
-        if len(self.inflight) > (self._room(depth) if job.target == self.pace_of else 1):
+        room = self._room(depth or settings.ENGINE.depth) if job.target == self.pace_of else 1
+        if len(self.inflight) > room:
             return False
-        waiting = sum(len(case_wire.wire(sent.case)) for sent in list(self.inflight)[1:])
-        return waiting + len(case_wire.wire(job.case)) <= WAITING_BYTES
+        return (len(pickled(job)) if size is None else size) <= settings.ENGINE.waiting_bytes
 
     def slack_ms(self) -> float:
         """The work waiting in its pipe behind the running job, at its pace (0: none waiting)."""
@@ -147,7 +127,7 @@ class Slot:
     def clock(self, timeout: float, start_limit: float) -> None:
         """Time the running job: ``timeout`` from now for the item itself; while the worker starts,
         ``start_limit`` from its start, and while it loads the job's adapter, from now (neither is
-        the item's time: see conformance.run.pool.START_S)."""
+        the item's time: see EngineSettings.start_s)."""
         if not self.prepared:
             self.deadline = self.born + start_limit
         else:
@@ -174,14 +154,13 @@ class Slot:
 @dataclass(frozen=True)
 class Start:
     """What a worker is started with: its number, its log, the targets it prepares before its first
-    job, its private folder, the zygote's stage it is held to (see Slot.stage), its share of the
-    cores and the memory an item may take (``worker.main``'s ``memory_budget``)."""
+    job, its private folder, its share of the cores and the memory an item may take
+    (``worker.main``'s ``memory_budget``)."""
 
     number: int
     log: Path | None
     preload: tuple[Preload, ...]
     folder: Path
-    stage: int | None
     threads: int
     memory_budget: int | None
 
@@ -192,10 +171,10 @@ class Start:
         return (self.threads, log, self.preload, self.memory_budget, str(self.folder))
 
 
-def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
-    """The slot of a worker the zygote forked (``forked``: its process and connection), or of one
-    spawned now where the zygote could not fork it (its thread variables set in the environment
-    it starts with)."""
+def slot_of(start: Start, forked: tuple[Forked, Connection] | None, early: bool = False) -> Slot:
+    """The slot of a worker the zygote forked (``forked``: its process and connection; ``early``:
+    before the zygote had every module), or of one spawned now where the zygote could not fork
+    it (its thread variables set in the environment it starts with)."""
     if forked is not None:
         process: Process = forked[0]
         connection = forked[1]
@@ -211,14 +190,12 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
             spawned.start()
         child.close()
         process = spawned
-    return Slot(
-        process, connection, start.log, preload=start.preload, scratch=start.folder, stage=start.stage
-    )
+    return Slot(process, connection, start.log, preload=start.preload, scratch=start.folder, early=early)
 
 
 def nap_s(busy: list[Slot]) -> float:
     """How long the parent may sleep before it looks at the ``busy`` workers' pipes: half the
-    work the least supplied of them has waiting, at most :data:`NAP_MS` (0 when one has none).
+    work the least supplied of them has waiting, at most ``nap_ms`` (0 when one has none).
 
     A worker's send wakes a parent blocked on its pipe: on two cores a wake-up per result cost the
     parent's share of the CPU and each result's send time (the wake-up is the sender's work, a
@@ -228,7 +205,7 @@ def nap_s(busy: list[Slot]) -> float:
     for the rest of the nap (2 ms at most). Deaths and overruns are seen that much later, never
     missed."""
     slack = min((slot.slack_ms() for slot in busy), default=0.0)
-    return min(slack / 2, NAP_MS) / 1000
+    return min(slack / 2, settings.ENGINE.nap_ms) / 1000
 
 
 def readable(slot: Slot) -> bool:
@@ -238,7 +215,15 @@ def readable(slot: Slot) -> bool:
     finds it dead; its connection was not in the ``ready`` list, but its result is in the pipe.
     Declaring the running job lost then would blame the item that finished (and passed) for the
     death of the next one, with no item before it to name as the culprit."""
-    return has_data(slot.connection)
+    try:
+        return slot.connection.poll()
+    except (OSError, EOFError):  # closed here
+        return False
+
+
+def pickled(job: Job) -> bytes:
+    """The job as its worker's ``recv`` reads it (what ``Connection.send`` would make of it)."""
+    return bytes(ForkingPickler.dumps(job))
 
 
 def ask_to_stop(slot: Slot) -> None:

@@ -17,7 +17,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import case_wire, journal, lifeline, memory, phase, phase_profile, scratch
+from conformance.run import journal, lifeline, memory, phase, scratch
 from conformance.statuses import Defect, Judged
 
 if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
@@ -78,16 +78,6 @@ class Job:
     def preload(self) -> Preload:
         return Preload(self.adapter, self.option_key, self.target)
 
-    def __reduce__(self) -> tuple[Callable[..., Job], tuple[object, ...]]:
-        """Pickled with its case as bytes made once per case (see :mod:`conformance.run.case_wire`),
-        its other fields as they are, and without what it caches (``key``, ``large``)."""
-        others = {each.name: getattr(self, each.name) for each in fields(self) if each.name != "case"}
-        return (_job, (case_wire.wire(self.case), others))
-
-
-def _job(case: bytes, others: dict[str, Any]) -> Job:
-    """A job as a worker receives it (see Job.__reduce__)."""
-    return Job(case=case_wire.case_of(case), **others)
 
 
 def peak_rss_kib() -> int:
@@ -98,7 +88,7 @@ def peak_rss_kib() -> int:
 def resident_kib() -> int | None:
     """This process's resident memory now (not its peak), or None where /proc is not there. Asked
     after every item: the file stays open and is read again from its start (the system writes it
-    afresh on each read), 2 microseconds against 13 for opening it each time."""
+    afresh on each read), rather than opened each time."""
     global _statm
     for _ in range(2):  # a descriptor an item closed (or reused for another file) is opened afresh
         try:
@@ -125,10 +115,10 @@ NO_CORE = 1
 
 def forgo_core_dumps() -> None:
     """Let a crash of this worker write no core dump. Where the user's shell allows them (``ulimit
-    -c unlimited``, usual where backends are developed), each of the crashes a run meets (89 in the
-    corpus, on known backend bugs) wrote the worker's whole memory, about 550 MB, as ``core`` into
-    the folder the run was started in (the user's, overwriting a core of their own), and took 0.7 s
-    instead of 0.08 s to die; a crash reporter (``|`` in core_pattern) was handed the same stream.
+    -c unlimited``, usual where backends are developed), each of the crashes a run meets (dozens in
+    the corpus, on known backend bugs) wrote the worker's whole memory, hundreds of MB, as ``core``
+    into the folder the run was started in (the user's, overwriting a core of their own), and took
+    ten times as long to die; a crash reporter (``|`` in core_pattern) was handed the same stream.
     A crash's evidence is its result, the worker's log and its reproducer, which runs the item in
     a process of the user's own, with their limits. Where core_pattern pipes to a reporter, the
     kernel logs a line for each crash it skips so ("RLIMIT_CORE is set to 1, aborting core")."""
@@ -227,7 +217,6 @@ def main(
     redirect_output(log_path)
     forgo_core_dumps()
     scratch.enter(scratch_folder)
-    profile = phase_profile.start()
     phase.open_marker(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
@@ -243,11 +232,7 @@ def main(
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost), and the first
     # job's own time starts now (see Slot.ready)
     connection.send((-1, tuple(loaded), 0, None))
-    try:
-        _serve(connection, log_path, loaded, profile)
-    finally:
-        if profile is not None:  # the items it served (a worker killed writes nothing more)
-            profile.write()
+    _serve(connection, log_path, loaded)
 
 
 def spawned_main(connection: Connection, *args: Any) -> None:
@@ -257,17 +242,13 @@ def spawned_main(connection: Connection, *args: Any) -> None:
     main(connection, *args)
 
 
-def _serve(
-    connection: Connection, log_path: str | None, loaded: Loaded, profile: phase_profile.PhaseProfile | None
-) -> None:
+def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None:
     """Run jobs until the parent sends None or goes away (see :func:`main`)."""
     # Imported here, after the thread variables are set: backends read them when they load.
     from conformance.run import registry
-    from conformance.run.answers import AnswerMemo
-    from conformance.run.input_cache import InputCache
-    from conformance.run.item import run_item
+    from conformance.run.item import LargeInput, run_item
 
-    inputs, answers = InputCache(), AnswerMemo()
+    kept = LargeInput()
     while True:
         phase.mark("between items")
         try:
@@ -276,10 +257,8 @@ def _serve(
             return
         if job is None:
             return
-        if profile is not None:
-            profile.item(job.target.id)
         key = (job.adapter, job.option_key)
-        inputs.keep_only(job.case.data)
+        kept.keep_only(job.case.data if job.large else None)
         started = time.perf_counter()
         load_ms = 0.0
         try:
@@ -289,16 +268,8 @@ def _serve(
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
                 connection.send((-1, (key,), 0, None))  # loaded: the item's own time starts now
-            result = run_item(
-                loaded[key].hooks,
-                job.target,
-                job.case,
-                job.op,
-                job.repeat,
-                judged=job.judged,
-                inputs=inputs,
-                answers=answers,
-            )
+            hooks = loaded[key].hooks
+            result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
             result = _defect_result(job, error)
         # the whole item: data, reference, backend and judging
@@ -310,14 +281,14 @@ def _serve(
         log_end = _settle_output(log_path)
         # the memory the pool bounds: what the worker accumulates, not the input it keeps on purpose
         resident = resident_kib()
-        accumulated = None if resident is None else resident - inputs.size // 1024
+        accumulated = None if resident is None else resident - kept.held(job.case.data) // 1024
         connection.send((job.index, line, log_end, accumulated))
 
 
 def _journal_line(result: Result, elapsed_ms: float, load_ms: float) -> str:
     """The result with this worker's record, as the JSON line the run's journal keeps: the parent,
-    which serves every worker, writes it as it is instead of encoding the result again (60 us of
-    its 300 a result). ``load_ms``: the adapter loaded in this item (0: it had been)."""
+    which serves every worker, writes it as it is instead of encoding the result again on the
+    cores the workers share. ``load_ms``: the adapter loaded in this item (0: it had been)."""
     usage: WorkerRecord = {
         "pid": os.getpid(),
         "peak_rss_kib": peak_rss_kib(),
@@ -326,7 +297,7 @@ def _journal_line(result: Result, elapsed_ms: float, load_ms: float) -> str:
     if load_ms:  # one the worker had not prepared before its first job
         usage["load_ms"] = round(load_ms, 3)
     body = result.to_json()
-    body["worker"] = usage  # not through dataclasses.replace: 7 microseconds an item
+    body["worker"] = usage  # into the encoded body: a dataclasses.replace per item costs more
     return journal.encoded(body)
 
 

@@ -3,30 +3,25 @@ then forks each new worker from itself.
 
 Why: a worker started afresh ("spawn") imports everything again: about 0.4 s for the harness,
 1.5 s for torch, 1.5 s more for ``torch._dynamo``. A full run starts dozens of workers (each
-backend crash costs one, and the next worker meets the same backend), so on two cores those
-imports were most of the harness's share of the wall time. A forked worker has them already.
+backend crash costs one), so on two cores those imports were most of the harness's share of the
+wall time. A forked worker has them already.
 
 Why it is safe: ``fork`` copies only the calling thread, so a process with other threads may
 be forked while one of them holds a lock that the child then waits for forever (a hang that
 would be reported as the backend's timeout). The zygote is started afresh, sets the thread
-variables before anything loads (NumPy's OpenBLAS then starts no thread pool), imports only the
-modules routes list in :attr:`conformance.plugin.Route.imports` (those that start no thread),
-and loads NumPy's OpenBLAS with one thread whatever the workers' share (the suite's NumPy work
-uses no BLAS; torch and OpenVINO size their pools from the variables later, in each worker),
-and counts its threads before every fork: with more than one it refuses, and the pool spawns
-workers as before. Backends that start threads when imported (ONNX Runtime) load in each
-worker, after the fork; OpenVINO's adapter imports it without the one thread it would start
-(``conformance_openvino.preload``). The zygote runs no backend code; it never touches a case.
+variables before anything loads (NumPy's OpenBLAS with one thread: the suite's NumPy work uses no
+BLAS), imports only the modules routes list in :attr:`conformance.plugin.Route.imports` (those
+that start no thread), and counts its threads after each import and before every fork: with
+more than one it refuses, and the pool spawns workers instead.
 
-Why not the standard library's forkserver with ``set_forkserver_preload``, which forks from a
-preloaded server too: it is as fast (measured here with torch preloaded: 9.0 ms median per worker
-start over 8 starts, against 0.96 s for spawn; this zygote is ready in 0.93 s, torch included,
-and then forks in milliseconds), but it cannot give the guarantees above. It is one server per
-process, started once with one preload list, so a second run in the same process (the pytest
-plugin, ``explore``, the tests) with other routes cannot add its modules; it ignores a preload
-that fails to import, and never looks at its own threads before forking, so a module that starts
-a thread would give the deadlocks this zygote refuses to risk; and it inherits the parent's
-environment when it starts, so the thread variables would have to be set in the parent's own.
+It forks as soon as the harness is imported; once the pool has its first workers it says so
+(:meth:`Zygote.go_on`), and the zygote imports the routes' modules one at a time, answering fork
+requests between two imports: a worker forked early imports what it lacks itself, and the pool
+replaces it once the zygote has them all (see ``Pool``). The standard library's
+forkserver with ``set_forkserver_preload`` forks as fast, but it is one server per process with
+one preload list (a second run in the same process, as the pytest plugin's and the tests', could
+not add its modules), it imports every preload before its first fork, and it never looks at its
+own threads.
 
 The pool sees a forked worker as a :class:`Forked`: the same surface as a spawned
 ``multiprocessing`` process (a sentinel to wait on, ``exitcode``, ``kill``, ``join``, ``close``).
@@ -42,7 +37,6 @@ import os
 import signal
 import socket
 import sys
-import time
 import traceback
 from collections.abc import Iterable, Sequence
 from multiprocessing import reduction
@@ -58,7 +52,6 @@ HARNESS = (
     "conformance.run.worker",
     "conformance.run.registry",
     "conformance.run.item",
-    "conformance.run.input_cache",
 )
 
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -110,150 +103,95 @@ class Forked:
 class Zygote:
     """The parent's handle on the zygote process."""
 
-    def __init__(
-        self,
-        threads: int,
-        imports: Sequence[str],
-        log_path: str | None,
-        *,
-        stages: Sequence[Sequence[str]] | None = None,
-    ) -> None:
-        """``imports`` in one stage, or ``stages``: the modules in the order the run needs them.
-        After each stage but the last the zygote waits: the pool forks the workers whose next
-        jobs need no more, then lets it go on (:meth:`resume`)."""
-        self.threads = threads
-        self.stages = tuple(tuple(stage) for stage in stages) if stages else (tuple(imports),)
+    def __init__(self, threads: int, imports: Sequence[str], log_path: str | None) -> None:
+        """Start the zygote; it imports the harness, then ``imports`` one at a time."""
+        self.imports = tuple(imports)
         self._connection, child = _CONTEXT.Pipe(duplex=True)  # a socket pair: it carries descriptors
         self.process: BaseProcess = _CONTEXT.Process(
             target=main,
-            args=(child, threads, self.stages, log_path),
+            args=(child, threads, self.imports, log_path),
             daemon=True,
             name="conformance-zygote",
         )
         with worker.thread_environment(threads, blas=1):
             self.process.start()
         child.close()
-        #: None while the zygote imports; True once every stage is in, or False for good
+        #: None while it imports the harness; True once it can fork, False for good
         self.usable: bool | None = None
-        #: why the zygote cannot fork (said once in its log and in the run's)
+        #: whether it has imported every module (a worker forked now has them all)
+        self.complete = False
+        #: why it cannot fork (said once in its log and in the run's)
         self.reason = ""
-        #: the last stage whose modules the zygote has imported (-1: none yet)
-        self.stage = -1
-        #: whether it waits between two stages, for forks or :meth:`resume`, and since when it
-        #: has been importing its current stage
-        self.paused = False
-        self._since = time.monotonic()
+        self._going_on = False
 
     @property
     def connection(self) -> Connection:
-        """Readable when the zygote has finished a stage, has forked a worker asked for (see
-        :meth:`ask`), or has gone: the pool waits on it."""
+        """Readable when the zygote has something to say: the pool waits on it while it imports."""
         return self._connection
 
-    @property
-    def importing(self) -> bool:
-        """Whether stages are still to come (a stage may be waiting for :meth:`resume`)."""
-        return self.usable is None
-
-    def _read(self, wait: float) -> bool:
-        """Read one message within ``wait`` seconds (the stage finished, or why it cannot fork)."""
-        if self.usable is not None or self.paused or not self._connection.poll(wait):
+    def _read(self, wait_s: float) -> bool:
+        """Read one message within ``wait_s`` seconds: how far it has imported, or why it cannot fork."""
+        if self.usable is False or not self._connection.poll(wait_s):
             return False
         try:
             said, detail = self._connection.recv()
         except (EOFError, OSError):
             said, detail = "gone", "the zygote exited"
-        if said == "stage":
-            self.stage, self._since = int(detail), time.monotonic()
-            self.usable = True if self.stage == len(self.stages) - 1 else None
-            self.paused = self.usable is None
+        if said == "ready":
+            self.usable, self.complete = True, bool(detail)
         else:
             self.usable, self.reason = False, str(detail)
         return True
-
-    def stalled(self, limit_s: float) -> bool:
-        """Whether the zygote has been importing one stage for more than ``limit_s`` seconds."""
-        return self.importing and not self.paused and time.monotonic() - self._since > limit_s
-
-    def give_up(self, reason: str) -> None:
-        """Fork nothing more from it (it took too long): the pool spawns workers from now on, and
-        the workers forked before import what they need themselves."""
-        if self.usable is not False:
-            self.usable, self.reason, self.paused = False, reason, False
 
     def poll(self) -> None:
         """Take in what the zygote has said, without waiting."""
         while self._read(0.0):
             pass
 
-    def resume(self) -> None:
-        """Let a zygote waiting between stages import the next one."""
-        if self.paused:
-            self.paused, self._since = False, time.monotonic()
-            with contextlib.suppress(OSError):
-                self._connection.send("continue")
-
-    def ready(self, wait: float = 0.0) -> bool:
-        """Whether every stage is imported (workers fork with all of them), after waiting up to
-        ``wait`` seconds for it, letting the zygote go on past each stage."""
-        deadline = time.monotonic() + wait
-        while True:
-            self.resume()
-            if not self._read(max(0.0, deadline - time.monotonic())):
-                return bool(self.usable)
-
-    def forkable(self, wait: float = 0.0) -> bool:
-        """Whether a worker can be forked now: the zygote waits between stages or has them all
-        (after waiting up to ``wait`` seconds for either)."""
-        self._read(wait)
-        return self.usable is True or (self.usable is None and self.paused)
+    def forkable(self, wait_s: float = 0.0) -> bool:
+        """Whether a worker can be forked (after waiting up to ``wait_s`` for the harness)."""
+        if self.usable is None:
+            self._read(wait_s)
+        return self.usable is True
 
     def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
-        """A new worker running ``worker.main(connection, *args)``, with the modules of the stages
-        imported so far (:attr:`stage`); None when the zygote cannot fork now."""
-        return self.forked() if self.forkable() and self._send(args) else None
-
-    def ask(self, args: tuple[Any, ...]) -> bool:
-        """Ask for a worker (see :meth:`fork`) without waiting for it: :meth:`forked` receives it,
-        once :attr:`connection` is readable or when it is needed. Only once every stage is in
-        (False otherwise, or when the zygote has gone): between stages the connection also says
-        when a stage is done. A fork takes the zygote 20 ms on average while two workers keep the
-        cores busy (100 forks of a full -j 2 run took 2.0 s); waited for, the pool served no
-        worker meanwhile, and a worker of 14 ms items has 5 ms of work waiting in its pipe."""
-        return self.usable is True and self._send(args)
-
-    def _send(self, args: tuple[Any, ...]) -> bool:
-        """Send a fork request; False (and no forks from now on) if the zygote has gone."""
+        """A new worker running ``worker.main(connection, *args)``; None when the zygote cannot
+        fork (the pool spawns it instead)."""
+        if not self.forkable():
+            return None
         try:
             self._connection.send(args)
-        except OSError as error:
-            self.usable, self.reason = False, f"the zygote went away ({error})"
-            return False
-        return True
-
-    def forked(self) -> tuple[Forked, Connection] | None:
-        """The worker asked for first and not received yet (waiting for it); None if the zygote
-        refused or went away (the pool spawns from then on)."""
-        try:
-            said, pid = self._connection.recv()
-            if said != "forked":
-                self.usable, self.reason = False, str(pid)
+            while True:  # what it said before it forked comes first
+                said, detail = self._connection.recv()
+                if said == "forked":
+                    break
+                if said == "ready":
+                    self.usable, self.complete = True, bool(detail)
+                    continue
+                self.usable, self.reason = False, str(detail)
                 return None
             with socket.socket(fileno=os.dup(self._connection.fileno())) as carrier:
                 worker_end, exit_pipe = reduction.recvfds(carrier, 2)
         except (EOFError, OSError) as error:  # the zygote died: spawn from now on
             self.usable, self.reason = False, f"the zygote went away ({error})"
             return None
-        return Forked(pid, exit_pipe), Connection(worker_end)
+        return Forked(int(detail), exit_pipe), Connection(worker_end)
+
+    def go_on(self) -> None:
+        """Let the zygote import the routes' modules (once): the pool has forked the workers it
+        needs now, which a fork request waiting behind a long import would have held up."""
+        if not self._going_on and self.usable:
+            self._going_on = True
+            with contextlib.suppress(OSError):
+                self._connection.send("continue")
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has; one
-        still importing (a run stopped early) reads no request, and is killed at once, as it is
-        ``at_once`` (a run interrupted)."""
+        still importing reads no request until its import ends, and is killed after a moment, as
+        it is at once when ``at_once`` (a run interrupted)."""
         with contextlib.suppress(OSError):
             self._connection.send(None)
-        self.poll()  # reads whether it finished importing, if it has said so
-        self.process.join(timeout=5 if (self.usable or self.paused) and not at_once else 0)
+        self.process.join(timeout=0 if at_once else (5 if self.complete else 0.2))
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=5)
@@ -297,12 +235,11 @@ def _import(names: Iterable[str]) -> None:
             traceback.print_exc()
 
 
-def main(
-    connection: Connection, threads: int, stages: tuple[tuple[str, ...], ...], log_path: str | None
-) -> None:
-    """Import stage by stage, checking after each that this process is single-threaded, then
-    fork workers on request: between stages until told to go on, after the last until told to
-    stop. It ends with the run (see :mod:`conformance.run.lifeline`), and its workers with it."""
+def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:
+    """Import the harness, fork workers on request until told to go on, then import each of
+    ``imports``, forking workers on request between two imports and after the last, until told
+    to stop; after each import check that this process is single-threaded. It ends with the run (see :mod:`conformance.run.lifeline`), and its
+    workers with it."""
     lifeline.tie_to_spawner()
     worker.redirect_output(log_path)
     worker.forgo_core_dumps()  # it imports every backend: a crash there dumps no core either
@@ -310,38 +247,38 @@ def main(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker.set_thread_variables(threads, blas=1)
     server = _Server(connection)
-    for number, modules in enumerate(stages):
+    preload(())
+    for number, module in enumerate(("", *imports)):
         if number:
-            _import(modules)
-        else:
-            preload(modules)
+            if not server.serve(block=number == 1):  # the first waits for the pool to say go on
+                _leave()
+            _import((module,))
         running = thread_count()
         if running != 1:
-            names = sorted(_thread_names())
-            imported = (
-                ", ".join(module for stage in stages[: number + 1] for module in stage) or "the harness"
-            )
-            reason = f"{running} threads ({', '.join(names)}) after importing {imported}: workers are spawned"
+            names = ", ".join(sorted(_thread_names()))
+            imported = module or "the harness"
+            reason = f"{running} threads ({names}) after importing {imported}: workers are spawned"
             print(f"zygote: {reason}", file=sys.stderr, flush=True)
             connection.send(("unsafe", reason))
             # no more forks, but the workers forked before go on: their exit codes are still
             # this process's to report (leaving now would read as its end, and kill them)
-            server.serve(last=True)
+            while server.serve(block=True, fork=False):
+                pass
             _leave()
-        # what the stage imported is never collected, in the zygote or a worker: a worker's full
-        # collection walked the zygote's half a million objects (260 ms) and, writing to each
-        # one's header, copied 118 MiB of the memory it shared with the zygote
+        # what it imported is never collected, in the zygote or a worker: a worker's collections
+        # would walk (and, writing to each object's header, copy) the memory it shares with it
         gc.freeze()
-        connection.send(("stage", number))
-        if not server.serve(last=number == len(stages) - 1):
-            break
+        if number == 0 or number == len(imports):
+            connection.send(("ready", number == len(imports)))
+    while server.serve(block=True):  # a late "go on" changes nothing
+        pass
     _leave()
 
 
 def _leave() -> NoReturn:
     """End the zygote without the interpreter's teardown: it holds no state worth saving, and
-    tearing down the backends it imported (TensorFlow, torch, OpenVINO) took 1.4 s that the
-    pool waits for at the end of every run that started it."""
+    tearing down the backends it imported (TensorFlow, torch, OpenVINO) takes seconds that the
+    pool would wait for at the end of every run that started it."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -350,9 +287,8 @@ def _leave() -> NoReturn:
 
 class _Server:
     """Forks workers on request and reaps them, reporting each one's exit code. Set up before the
-    first import: a worker that ends while the zygote imports a later stage (seconds, for
-    TensorFlow) is reaped by the signal handler at once, so the pool learns how it ended without
-    waiting for the stage."""
+    first import: a worker that ends while the zygote imports (seconds, for TensorFlow) is reaped
+    by the signal handler at once, so the pool learns how it ended without waiting for the import."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
@@ -366,11 +302,11 @@ class _Server:
         signal.signal(signal.SIGCHLD, lambda *_: _reap(self.children) if os.getpid() == zygote else None)
         self.own = [connection.fileno(), self.wake_read, wake_write]
 
-    def serve(self, *, last: bool) -> bool:
-        """Fork on request until told to go on to the next stage (True; never when ``last``) or
-        to stop (False)."""
+    def serve(self, *, block: bool, fork: bool = True) -> bool:
+        """Fork on request (refuse, unless ``fork``) until told to stop (False) or to go on
+        (True), or, unless ``block``, until no request is waiting (True)."""
         while True:
-            ready = wait([self.connection, self.wake_read])
+            ready = wait([self.connection, self.wake_read], None if block else 0)
             if self.wake_read in ready:
                 os.read(self.wake_read, 512)
             # the handler reaps too: never in the middle of this call (it would report a worker
@@ -381,7 +317,9 @@ class _Server:
             finally:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
             if self.connection not in ready:
-                continue
+                if block:
+                    continue
+                return True
             try:
                 request = self.connection.recv()
             except (EOFError, OSError):
@@ -389,10 +327,8 @@ class _Server:
             if request is None:
                 return False
             if request == "continue":
-                if not last:
-                    return True
-                continue
-            if thread_count() != 1:  # defensive: nothing here starts a thread, but never fork with one
+                return True
+            if not fork or thread_count() != 1:  # never fork with a second thread
                 self.connection.send(("unsafe", f"{thread_count()} threads in the zygote"))
                 continue
             _fork(self.connection, request, self.children, self.own)

@@ -404,8 +404,10 @@ def test_the_routes_imports_start_no_thread_so_workers_fork(tmp_path: Path) -> N
     assert "jax" in imports
     zygote = Zygote(1, imports, str(tmp_path / "zygote.log"))
     try:
-        while zygote.usable is None and not zygote.ready():
-            zygote.process.join(timeout=0.1)
+        while zygote.usable is not False and not zygote.complete:
+            zygote.forkable(0.1)
+            zygote.go_on()
+            zygote.poll()
         assert zygote.usable, zygote.reason
     finally:
         zygote.close()
