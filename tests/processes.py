@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+#: the tests' folder: on a child's path, it finds the fake adapters by import reference
+TESTS = Path(__file__).resolve().parent
 
 
 def default_sigint() -> None:
@@ -12,3 +20,18 @@ def default_sigint() -> None:
     from a background job (as CI may do) would send Ctrl-C to a process that cannot hear it.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_cli(cwd: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
+    """``conformance ARGS`` in ``cwd`` as a terminal starts it (Ctrl-C reaches it), its output
+    piped unless ``popen`` says otherwise."""
+    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    options: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
+    return subprocess.Popen(
+        [sys.executable, "-m", "conformance.cli", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": path},
+        preexec_fn=default_sigint,
+        text=True,
+        **options,
+    )

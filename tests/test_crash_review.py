@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from processes import default_sigint
+from processes import start_cli
 
 from conformance import publishing
 from conformance.report.crashes_section import counted
@@ -216,21 +216,6 @@ def test_the_reports_crash_heading_counts_outcomes_in_words_not_plurals() -> Non
     assert counted(Counter({"culprit": 1, "not reproduced": 1})) == "1 culprit, 1 not reproduced"
 
 
-def _conformance(corpus: Path, *args: str) -> subprocess.Popen[str]:
-    """``conformance ARGS`` in ``corpus`` as a terminal starts it (Ctrl-C reaches it)."""
-    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
-    environment = {**os.environ, "PYTHONPATH": path}
-    return subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli", *args],
-        cwd=corpus,
-        env=environment,
-        preexec_fn=default_sigint,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def _reviewed(out: Path) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
     """Each result's verdict and what the review made of it, and the review's counts."""
     document = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -253,10 +238,10 @@ def test_a_review_stopped_by_ctrl_c_is_finished_by_resume_as_if_it_had_not_stopp
         given = [word for option in options for word in ("--option", f"{flaky}.{option}")]
         return ["run", "--cases", "cases", "--adapter", flaky, *given, "--repeat", "0", "--out", out]
 
-    whole = _conformance(corpus, *run_command("whole"))
+    whole = start_cli(corpus, *run_command("whole"))
     _, err = whole.communicate(timeout=300)
     assert whole.returncode == 0, err
-    stopped = _conformance(corpus, *run_command("stopped"))
+    stopped = start_cli(corpus, *run_command("stopped"))
     journal, deadline = corpus / "stopped" / "journal.jsonl", time.monotonic() + 120
     while "crash review started" not in (journal.read_text() if journal.exists() else ""):
         assert stopped.poll() is None and time.monotonic() < deadline, stopped.communicate()
@@ -265,7 +250,7 @@ def test_a_review_stopped_by_ctrl_c_is_finished_by_resume_as_if_it_had_not_stopp
     _, err = stopped.communicate(timeout=120)
     assert stopped.returncode == 130, err
     assert "crash review ended" not in journal.read_text()  # stopped inside the review
-    resumed = _conformance(corpus, "run", "--resume", "--out", "stopped")
+    resumed = start_cli(corpus, "run", "--resume", "--out", "stopped")
     _, err = resumed.communicate(timeout=300)
     assert "resuming: 1 item(s) died in the run and no crash review of them finished" in err
     assert "resuming: 8 results already journaled, 0 to go" in err

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import default_sigint
+from processes import start_cli
 
 from conformance import errors
 from conformance.errors import Exit
@@ -56,14 +56,6 @@ def _conformance(*args: str) -> list[str]:
     return [sys.executable, "-m", "conformance.cli", *args]
 
 
-def start(corpus: Path, *args: str, **popen: object) -> subprocess.Popen[str]:
-    """``conformance ARGS`` in ``corpus`` as a CI system starts it (its own session, like a job)."""
-    options: dict[str, object] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
-    return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
-        _conformance(*args), cwd=corpus, env=_env(), preexec_fn=default_sigint, text=True, **options
-    )
-
-
 def wait_for(journal: Path, lines: int) -> None:
     deadline = time.monotonic() + 120
     while not (journal.exists() and len(journal.read_text().splitlines()) > lines):
@@ -79,7 +71,7 @@ def results(folder: Path) -> tuple[dict[str, object], list[Result]]:
 def test_a_reader_that_stops_early_costs_the_output_not_the_run(corpus: Path) -> None:
     """``conformance run ... 2>&1 | head -1``: the run goes on to its end and its exit status."""
     args = ("run", "--cases", "cases", *FAST, "--repeat", "0", "-j", "1", "--out", "out")
-    process = start(corpus, *args, stderr=subprocess.STDOUT)
+    process = start_cli(corpus, *args, stderr=subprocess.STDOUT)
     assert process.stdout is not None
     process.stdout.readline()
     process.stdout.close()  # what `head -1` does once it has its line
@@ -111,7 +103,7 @@ def test_closed_streams_and_an_encoding_without_the_characters_change_nothing(co
 @pytest.mark.slow
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_stopping_signal_takes_the_ctrl_c_path(corpus: Path, stop: signal.Signals) -> None:
-    process = start(corpus, "run", "--cases", "cases", *SLEEPER, "--repeat", "0", "--out", "out")
+    process = start_cli(corpus, "run", "--cases", "cases", *SLEEPER, "--repeat", "0", "--out", "out")
     wait_for(corpus / "out" / "journal.jsonl", 3)
     process.send_signal(stop)
     out, err = process.communicate(timeout=120)
@@ -130,7 +122,7 @@ def test_a_cancel_with_a_hung_backend_ends_at_once(corpus: Path) -> None:
     within seconds with its results written (it waited 5 s per hung worker before)."""
     hanger = ("--adapter", "fake_adapters:Hanger", "--option", "fake_adapters:Hanger.on=item-[4-7]")
     args = ("run", "--cases", "cases", *hanger, "--repeat", "0", "-j", "2", "--timeout", "600")
-    process = start(corpus, *args, "--out", "out")
+    process = start_cli(corpus, *args, "--out", "out")
     wait_for(corpus / "out" / "journal.jsonl", 4)
     time.sleep(0.5)  # both workers in a hanging item
     began = time.monotonic()

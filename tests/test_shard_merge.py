@@ -14,7 +14,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 import yaml
-from processes import default_sigint
+from processes import start_cli
 
 from conformance.cli import build_parser, main
 from conformance.corpus.loader import load_paths
@@ -50,21 +49,8 @@ FAKE_OPTIONS = ("--option", "fake_adapters:Liar.on=c1*", "--repeat", "1")
 NUMPY = ("--adapter", "numpy", "--op", "numpy.array_split", "--op", "torch.chunk", "-k", "not large")
 
 
-def _start(cwd: Path, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli", *args],
-        cwd=cwd,
-        preexec_fn=default_sigint,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    process = _start(cwd, *args)
+    process = start_cli(cwd, *args)
     out, err = process.communicate(timeout=300)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
@@ -75,7 +61,7 @@ def _run_all(cwd: Path, out: Path, *args: str, shards: int = 3) -> None:
         ("--shard", f"{index}/{shards}", "--out", str(out / f"shard-{index}"))
         for index in range(1, shards + 1)
     ]
-    processes = [_start(cwd, "run", *args, *extra) for extra in runs]
+    processes = [start_cli(cwd, "run", *args, *extra) for extra in runs]
     for process in processes:
         _, err = process.communicate(timeout=300)
         assert process.returncode in (0, 1), err  # 1: a red (but complete) run
@@ -273,7 +259,7 @@ def test_a_shard_resumes_only_as_the_same_shard(corpus: Path) -> None:
         "--shard",
         "1/3",
     )
-    process = _start(
+    process = start_cli(
         corpus, "run", *args, "--option", f"fake_adapters:Hanger.on={mine[-1]}", "--timeout", "60"
     )
     assert len(mine) >= 2
