@@ -78,11 +78,22 @@ def minimal_adapter() -> str:
     return guide_examples()[0]
 
 
-def test_the_minimal_adapter_is_at_most_40_lines_and_has_three_methods() -> None:
+def test_the_minimal_adapter_is_at_most_40_lines_with_its_route_and_reproducer() -> None:
     source = minimal_adapter()
     assert len(source.strip().splitlines()) <= 40
-    methods = re.findall(r"^    def (\w+)", source, re.MULTILINE)
-    assert methods == ["__init__", "info", "build", "run"]
+    assert re.findall(r"^    def (\w+)", source, re.MULTILINE) == ["__init__", "info"]
+    assert {"build", "run", "reproducer"} <= set(re.findall(r"^def (\w+)", source, re.MULTILINE))
+
+
+def test_the_guide_names_every_concept_in_at_most_eight_rows() -> None:
+    """The concepts table opens the guide: at most eight rows, and every public name of
+    conformance.plugin that a vendor writes appears in it."""
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text.split("## What a vendor meets", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| concept", "| ---"))]
+    assert len(rows) <= 8
+    vendor_names = set(plugin.__all__) - {"ENTRY_POINT_GROUP", "Judged", "AnyAdapter", "comma_list", "Adapter", "OptionalHooks"}
+    assert [name for name in sorted(vendor_names) if name not in section] == []
 
 
 @pytest.mark.slow
