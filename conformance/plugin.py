@@ -129,7 +129,7 @@ class Route:
     reproducer: Callable[[Task, Target], str | None] | None = field(default=None, kw_only=True)
     judged: Judged = field(default="values", kw_only=True)
     default: bool = field(default=True, kw_only=True)
-    #: (the form before routes carried their calls; until the engine learns its imports itself)
+    #: ignored: the form before routes carried their calls; the engine learns imports itself
     imports: tuple[str, ...] = field(default=(), kw_only=True)
 
 

@@ -109,7 +109,6 @@ class _Executor:
             0,
             dict(station.options),
             station.judged,
-            station.imports,
         )
 
     def __call__(self, op: str, case: Case, targets: Sequence[str] | None, record: bool) -> dict[str, Result]:

@@ -121,7 +121,6 @@ class Station:
     options: Mapping[str, str]
     judged: Judged
     ops: frozenset[str]
-    imports: tuple[str, ...] = ()
 
 
 def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[Station]:
@@ -139,7 +138,7 @@ def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> l
             if wanted:
                 options = dict(config.options.get(adapter.requested, {}))
                 ops = frozenset(catalogue.match(route.ops))
-                found.append(Station(adapter.requested, target, options, route.judged, ops, route.imports))
+                found.append(Station(adapter.requested, target, options, route.judged, ops))
     return found
 
 
@@ -192,7 +191,6 @@ def _jobs(config: RunConfig, adapters: Sequence[registry.LoadedAdapter], items: 
                 config.repeat,
                 dict(station.options),
                 station.judged,
-                station.imports,
             )
             if config.keys is None or job.key in config.keys:
                 jobs.append(job)

@@ -83,8 +83,8 @@ class Starter:
         self.threads, self.log_dir, self.memory_budget = threads, log_dir, memory_budget
         self.forking, self.warn = forking, warn
         self.zygote: Zygote | None = None
-        #: what the zygote imports: every module the routes of the jobs added so far list
-        self.imports: set[str] = set()
+        #: the modules workers found thread-free, passed on to the zygote (see Zygote.learn)
+        self.learned: set[str] = set()
         #: a worker died in an adapter's prepare(): from then on workers start without it
         self.prepare_broken = False
         self._started = 0
@@ -106,32 +106,31 @@ class Starter:
         zygote = self.zygote
         if zygote is None:
             return slot_of(start, None)
-        forked = zygote.fork(start.args)
-        return slot_of(start, forked, early=forked is not None and not zygote.complete)
+        return slot_of(start, zygote.fork(start.args))
 
     def start_zygote(self, wait_s: float = 0.0) -> None:
-        """Start the zygote with every module the jobs' routes list (once, where workers fork);
-        ``wait_s``: how long to wait for its harness, after which workers are spawned."""
+        """Start the zygote (once, where workers fork); ``wait_s``: how long to wait for its
+        harness, after which workers are spawned."""
         if not self.forking or self.zygote is not None:
             return
         log = None
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             log = str(self.log_dir / "zygote.log")
-        self.zygote = Zygote(self.threads, sorted(self.imports), log)
+        self.zygote = Zygote(self.threads, log)
+        if self.learned:  # what the workers started before it found
+            self.zygote.learn(sorted(self.learned))
         if wait_s and not self.zygote.forkable(wait_s):
             why = self.zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
-    def go_on(self) -> None:
-        """Let the zygote import the routes' modules: the workers needed now are forked."""
-        if self.zygote is not None:
-            self.zygote.go_on()
-
-    def importing(self) -> Connection | None:
-        """The zygote's connection while it imports (readable when it is done), else None."""
-        zygote = self.zygote
-        return zygote.connection if zygote is not None and zygote.usable and not zygote.complete else None
+    def learn(self, modules: tuple[str, ...] | None) -> None:
+        """Pass on to the zygote the modules a worker found thread-free that it has not had (kept
+        for it until it starts)."""
+        new = sorted(set(modules or ()) - self.learned)
+        self.learned.update(new)
+        if new and self.zygote is not None:
+            self.zygote.learn(new)
 
     def close(self, at_once: bool) -> None:
         if self.zygote is not None:
@@ -222,7 +221,6 @@ class Pool:
         stop_worker(self.slots[index], kill=True)
         self.starter.start_zygote()
         self.slots[index] = self._start()
-        self.starter.go_on()
         return self.slots[index]
 
     def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
@@ -256,12 +254,10 @@ class Pool:
         added = list(jobs)
         for given in added:
             (self.large if given.large and not self.limits.in_order else self.queue).append(given)
-        self.starter.imports.update(module for job in added for module in job.imports)
         if not self.slots and len(self.queue) >= settings.ENGINE.eager_zygote:
             self.starter.start_zygote(wait_s=settings.ENGINE.zygote_wait_s)
         while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
             self.slots.append(self._start())
-        self.starter.go_on()
 
     def serve_until(self, done: Callable[[], bool]) -> None:
         """Dispatch and collect until ``done()`` says so (checked after each collection) or no job
@@ -326,9 +322,6 @@ class Pool:
         before the zygote had every module is replaced once it has them (forking is milliseconds;
         the worker would import each backend it meets itself)."""
         slot, limits = self.slots[index], self.limits
-        zygote = self.starter.zygote
-        if slot.early and zygote is not None and zygote.complete:
-            slot.retire = True
         if slot.served >= limits.recycle_after or slot.retire:
             if slot.inflight:
                 self._give_back(job)
@@ -360,7 +353,6 @@ class Pool:
     def _collect(self) -> None:
         """Wait for a result, a death or a deadline (at most ``poll_s``), and handle what came."""
         busy = [index for index, slot in enumerate(self.slots) if slot.job is not None]
-        importing = self.starter.importing()
         if not busy:  # every send failed on a dead worker, now replaced: dispatch again
             return
         nap = nap_s([self.slots[index] for index in busy])
@@ -369,9 +361,7 @@ class Pool:
         waiting = min(self.slots[index].deadline for index in busy)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
         timeout = min(settings.ENGINE.poll_s, max(0.0, waiting - time.monotonic()))
-        ready = wait([*handles, *([importing] if importing else [])], timeout)
-        if importing is not None and importing in ready and self.starter.zygote is not None:
-            self.starter.zygote.poll()
+        ready = wait(handles, timeout)
         for index in busy:
             self._look_at(index, ready)
 
@@ -410,6 +400,7 @@ class Pool:
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
+                self.starter.learn(resident)
                 self._unstarted = 0
             else:
                 self._finished(slot, line, log_end, resident)

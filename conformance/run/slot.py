@@ -73,8 +73,6 @@ class Slot:
     #: while it replaces a worker that died and has no result yet: when it took the place, or got
     #: its first job if that came later (see Pool.lost_s)
     replaced_at: float | None = None
-    #: forked before the zygote had imported every module: replaced once it has (see Pool._fill)
-    early: bool = False
 
     @property
     def job(self) -> Job | None:
@@ -171,10 +169,10 @@ class Start:
         return (self.threads, log, self.preload, self.memory_budget, str(self.folder))
 
 
-def slot_of(start: Start, forked: tuple[Forked, Connection] | None, early: bool = False) -> Slot:
-    """The slot of a worker the zygote forked (``forked``: its process and connection; ``early``:
-    before the zygote had every module), or of one spawned now where the zygote could not fork
-    it (its thread variables set in the environment it starts with)."""
+def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
+    """The slot of a worker the zygote forked (``forked``: its process and connection), or of one
+    spawned now where the zygote could not fork it (its thread variables set in the environment
+    it starts with)."""
     if forked is not None:
         process: Process = forked[0]
         connection = forked[1]
@@ -190,7 +188,7 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None, early: bool 
             spawned.start()
         child.close()
         process = spawned
-    return Slot(process, connection, start.log, preload=start.preload, scratch=start.folder, early=early)
+    return Slot(process, connection, start.log, preload=start.preload, scratch=start.folder)
 
 
 def nap_s(busy: list[Slot]) -> float:

@@ -56,8 +56,6 @@ class Job:
     options: dict[str, str] = field(default_factory=dict)
     #: what the target's route is judged on (see conformance.plugin.Route)
     judged: Judged = "values"
-    #: the route's thread-free modules, imported once in the zygote (see conformance.run.zygote)
-    imports: tuple[str, ...] = ()
 
     @functools.cached_property
     def key(self) -> str:
@@ -225,13 +223,14 @@ def main(
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     lifeline.tie_forks()
+    before = set(sys.modules)
     loaded = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     # (see conformance.run.zygote, which freezes what it imported before it forks)
     _freeze()
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost), and the first
-    # job's own time starts now (see Slot.ready)
-    connection.send((-1, tuple(loaded), 0, None))
+    # job's own time starts now (see Slot.ready); the modules it took go to the zygote
+    connection.send((-1, tuple(loaded), 0, learned(before)))
     _serve(connection, log_path, loaded)
 
 
@@ -264,10 +263,11 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None
         try:
             if key not in loaded:
                 phase.mark("loading the adapter")
+                before = set(sys.modules)
                 loaded[key] = registry.load(job.adapter, job.options)
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
-                connection.send((-1, (key,), 0, None))  # loaded: the item's own time starts now
+                connection.send((-1, (key,), 0, learned(before)))  # loaded: the item's own time starts now
             hooks = loaded[key].hooks
             result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
@@ -307,6 +307,37 @@ def _freeze() -> None:
     in a worker forked from the zygote: what it inherited is frozen already."""
     gc.collect()
     gc.freeze()
+
+
+def thread_count() -> int:
+    """Threads in this process (Linux); 1 where /proc cannot say, as fork is then never chosen."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def thread_names() -> list[str]:
+    """The threads' names as the system knows them (for the message when there are several)."""
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/comm", encoding="utf-8") as comm:
+            names.append(comm.read().strip())
+    return names
+
+
+def learned(before: set[str]) -> tuple[str, ...]:
+    """The modules imported since ``before``, if this process is still single-threaded: none of
+    them started a thread, so the zygote may import them for the workers it forks next (see
+    :mod:`conformance.run.zygote`). Only modules importable under their own name are named."""
+    if thread_count() != 1:
+        return ()
+    names = []
+    for name in set(sys.modules) - before:
+        spec = getattr(sys.modules.get(name), "__spec__", None)
+        if spec is not None and spec.name == name:
+            names.append(name)
+    return tuple(sorted(names))
 
 
 def _prepared(preload: tuple[Preload, ...]) -> Loaded:

@@ -10,18 +10,18 @@ Why it is safe: ``fork`` copies only the calling thread, so a process with other
 be forked while one of them holds a lock that the child then waits for forever (a hang that
 would be reported as the backend's timeout). The zygote is started afresh, sets the thread
 variables before anything loads (NumPy's OpenBLAS with one thread: the suite's NumPy work uses no
-BLAS), imports only the modules routes list in :attr:`conformance.plugin.Route.imports` (those
-that start no thread), and counts its threads after each import and before every fork: with
+BLAS), imports the harness, and counts its threads after each import and before every fork: with
 more than one it refuses, and the pool spawns workers instead.
 
-It forks as soon as the harness is imported; once the pool has its first workers it says so
-(:meth:`Zygote.go_on`), and the zygote imports the routes' modules one at a time, answering fork
-requests between two imports: a worker forked early imports what it lacks itself, and the pool
-replaces it once the zygote has them all (see ``Pool``). The standard library's
-forkserver with ``set_forkserver_preload`` forks as fast, but it is one server per process with
-one preload list (a second run in the same process, as the pytest plugin's and the tests', could
-not add its modules), it imports every preload before its first fork, and it never looks at its
-own threads.
+Which backends it imports, it learns: a worker that is still single-threaded once it has loaded
+and prepared its adapters sends the modules that took (see :func:`worker.learned`), the pool
+passes on those it has not passed on before (:meth:`Zygote.learn`), and the zygote imports them
+one at a time, answering fork requests between two imports. So the first worker of a backend
+imports it itself and every worker forked afterwards (a replacement after a crash) has it; a
+backend that starts a thread when imported or prepared (OpenVINO, ONNX Runtime) is never learned,
+and each worker imports it. Adapters declare nothing for this. The standard library's forkserver
+with ``set_forkserver_preload`` forks as fast, but its preload list is fixed before its first
+fork and it never looks at its own threads.
 
 The pool sees a forked worker as a :class:`Forked`: the same surface as a spawned
 ``multiprocessing`` process (a sentinel to wait on, ``exitcode``, ``kill``, ``join``, ``close``).
@@ -38,7 +38,8 @@ import signal
 import socket
 import sys
 import traceback
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Iterable
 from multiprocessing import reduction
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -103,34 +104,22 @@ class Forked:
 class Zygote:
     """The parent's handle on the zygote process."""
 
-    def __init__(self, threads: int, imports: Sequence[str], log_path: str | None) -> None:
-        """Start the zygote; it imports the harness, then ``imports`` one at a time."""
-        self.imports = tuple(imports)
+    def __init__(self, threads: int, log_path: str | None) -> None:
+        """Start the zygote; it imports the harness, then what it is asked to learn."""
         self._connection, child = _CONTEXT.Pipe(duplex=True)  # a socket pair: it carries descriptors
         self.process: BaseProcess = _CONTEXT.Process(
-            target=main,
-            args=(child, threads, self.imports, log_path),
-            daemon=True,
-            name="conformance-zygote",
+            target=main, args=(child, threads, log_path), daemon=True, name="conformance-zygote"
         )
         with worker.thread_environment(threads, blas=1):
             self.process.start()
         child.close()
         #: None while it imports the harness; True once it can fork, False for good
         self.usable: bool | None = None
-        #: whether it has imported every module (a worker forked now has them all)
-        self.complete = False
         #: why it cannot fork (said once in its log and in the run's)
         self.reason = ""
-        self._going_on = False
-
-    @property
-    def connection(self) -> Connection:
-        """Readable when the zygote has something to say: the pool waits on it while it imports."""
-        return self._connection
 
     def _read(self, wait_s: float) -> bool:
-        """Read one message within ``wait_s`` seconds: how far it has imported, or why it cannot fork."""
+        """Read one message within ``wait_s`` seconds: that it can fork, or why it cannot."""
         if self.usable is False or not self._connection.poll(wait_s):
             return False
         try:
@@ -138,7 +127,7 @@ class Zygote:
         except (EOFError, OSError):
             said, detail = "gone", "the zygote exited"
         if said == "ready":
-            self.usable, self.complete = True, bool(detail)
+            self.usable = True
         else:
             self.usable, self.reason = False, str(detail)
         return True
@@ -160,14 +149,9 @@ class Zygote:
         if not self.forkable():
             return None
         try:
-            self._connection.send(args)
-            while True:  # what it said before it forked comes first
-                said, detail = self._connection.recv()
-                if said == "forked":
-                    break
-                if said == "ready":
-                    self.usable, self.complete = True, bool(detail)
-                    continue
+            self._connection.send(("fork", args))
+            said, detail = self._connection.recv()
+            if said != "forked":
                 self.usable, self.reason = False, str(detail)
                 return None
             with socket.socket(fileno=os.dup(self._connection.fileno())) as carrier:
@@ -177,50 +161,30 @@ class Zygote:
             return None
         return Forked(int(detail), exit_pipe), Connection(worker_end)
 
-    def go_on(self) -> None:
-        """Let the zygote import the routes' modules (once): the pool has forked the workers it
-        needs now, which a fork request waiting behind a long import would have held up."""
-        if not self._going_on and self.usable:
-            self._going_on = True
+    def learn(self, modules: Iterable[str]) -> None:
+        """Have the zygote import ``modules`` (a worker found them thread-free), between forks."""
+        if self.usable is not False:
             with contextlib.suppress(OSError):
-                self._connection.send("continue")
+                self._connection.send(("import", tuple(modules)))
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has; one
-        still importing reads no request until its import ends, and is killed after a moment, as
-        it is at once when ``at_once`` (a run interrupted)."""
+        in the middle of an import reads no request until it ends, and is killed after a moment,
+        as it is at once when ``at_once`` (a run interrupted)."""
         with contextlib.suppress(OSError):
             self._connection.send(None)
-        self.process.join(timeout=0 if at_once else (5 if self.complete else 0.2))
+        self.process.join(timeout=0 if at_once else 1)
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=5)
         self._connection.close()
 
 
-def thread_count() -> int:
-    """Threads in this process (Linux); 1 where /proc cannot say, as fork is then never chosen."""
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return 1
-
-
-def _thread_names() -> list[str]:
-    """The threads' names as the system knows them (for the message when there are several)."""
-    names = []
-    for task in os.listdir("/proc/self/task"):
-        with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/comm", encoding="utf-8") as comm:
-            names.append(comm.read().strip())
-    return names
-
-
-def preload(imports: Iterable[str]) -> None:
-    """Import the harness and ``imports``, as the zygote does before it checks its threads (a test
-    imports each adapter's route imports this way and counts the threads), and read the installed
-    distributions' index, which adapters' ``info()`` asks for their backends' versions
-    (:func:`conformance.plugin.distributions_by_package`): each forked worker then has both."""
-    _import((*HARNESS, *imports))
+def preload() -> None:
+    """Import the harness, and read the installed distributions' index, which adapters' ``info()``
+    asks for their backends' versions (:func:`conformance.plugin.distributions_by_package`): each
+    forked worker then has both."""
+    _import(HARNESS)
     try:
         plugin.distributions_by_package()
     except Exception:  # unreadable metadata: each worker meets it when an adapter asks, and says so
@@ -231,47 +195,55 @@ def _import(names: Iterable[str]) -> None:
     for name in names:
         try:
             importlib.import_module(name)
-        except Exception:  # not installed or broken: the worker meets it and reports it on an item
-            traceback.print_exc()
+        except Exception as error:  # not importable by name: a worker that needs it imports it
+            print(f"zygote: not imported {name}: {type(error).__name__}: {error}", file=sys.stderr)
 
 
-def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:
-    """Import the harness, fork workers on request until told to go on, then import each of
-    ``imports``, forking workers on request between two imports and after the last, until told
-    to stop; after each import check that this process is single-threaded. It ends with the run (see :mod:`conformance.run.lifeline`), and its
-    workers with it."""
+def _single_threaded(connection: Connection, server: _Server, imported: str) -> bool:
+    """Whether the zygote still has one thread after importing ``imported``; if not, it says why,
+    forks no more, and serves its workers' exits until told to stop."""
+    running = worker.thread_count()
+    if running == 1:
+        return True
+    names = ", ".join(sorted(worker.thread_names()))
+    reason = f"{running} threads ({names}) after importing {imported}: workers are spawned"
+    print(f"zygote: {reason}", file=sys.stderr, flush=True)
+    connection.send(("unsafe", reason))
+    # the workers forked before go on: their exit codes are still this process's to report
+    # (leaving now would read as its end, and kill them)
+    while server.serve(block=True, fork=False):
+        pass
+    return False
+
+
+def main(connection: Connection, threads: int, log_path: str | None) -> None:
+    """Import the harness, then fork workers on request and import the modules the pool passes
+    on, one at a time between forks, until told to stop; after each import check that this
+    process is single-threaded. It ends with the run (see :mod:`conformance.run.lifeline`), and
+    its workers with it."""
     lifeline.tie_to_spawner()
     worker.redirect_output(log_path)
-    worker.forgo_core_dumps()  # it imports every backend: a crash there dumps no core either
+    worker.forgo_core_dumps()  # it imports backends: a crash there dumps no core either
     # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker.set_thread_variables(threads, blas=1)
     server = _Server(connection)
-    preload(())
-    for number, module in enumerate(("", *imports)):
-        if number:
-            if not server.serve(block=number == 1):  # the first waits for the pool to say go on
-                _leave()
+    preload()
+    if not _single_threaded(connection, server, "the harness"):
+        _leave()
+    # what it imported is never collected, in the zygote or a worker: a worker's collections
+    # would walk (and, writing to each object's header, copy) the memory it shares with it
+    gc.freeze()
+    connection.send(("ready", None))
+    pending: deque[str] = deque()
+    while server.serve(block=not pending, learned=pending):
+        if pending:
+            module = pending.popleft()
             _import((module,))
-        running = thread_count()
-        if running != 1:
-            names = ", ".join(sorted(_thread_names()))
-            imported = module or "the harness"
-            reason = f"{running} threads ({names}) after importing {imported}: workers are spawned"
-            print(f"zygote: {reason}", file=sys.stderr, flush=True)
-            connection.send(("unsafe", reason))
-            # no more forks, but the workers forked before go on: their exit codes are still
-            # this process's to report (leaving now would read as its end, and kill them)
-            while server.serve(block=True, fork=False):
-                pass
-            _leave()
-        # what it imported is never collected, in the zygote or a worker: a worker's collections
-        # would walk (and, writing to each object's header, copy) the memory it shares with it
-        gc.freeze()
-        if number == 0 or number == len(imports):
-            connection.send(("ready", number == len(imports)))
-    while server.serve(block=True):  # a late "go on" changes nothing
-        pass
+            if not _single_threaded(connection, server, module):
+                break
+            if not pending:
+                gc.freeze()
     _leave()
 
 
@@ -302,9 +274,10 @@ class _Server:
         signal.signal(signal.SIGCHLD, lambda *_: _reap(self.children) if os.getpid() == zygote else None)
         self.own = [connection.fileno(), self.wake_read, wake_write]
 
-    def serve(self, *, block: bool, fork: bool = True) -> bool:
-        """Fork on request (refuse, unless ``fork``) until told to stop (False) or to go on
-        (True), or, unless ``block``, until no request is waiting (True)."""
+    def serve(self, *, block: bool, fork: bool = True, learned: deque[str] | None = None) -> bool:
+        """Fork on request (refuse, unless ``fork``) until told to stop (False), or to import
+        modules (True, added to ``learned``), or, unless ``block``, until no request is waiting
+        (True)."""
         while True:
             ready = wait([self.connection, self.wake_read], None if block else 0)
             if self.wake_read in ready:
@@ -326,12 +299,16 @@ class _Server:
                 return False
             if request is None:
                 return False
-            if request == "continue":
-                return True
-            if not fork or thread_count() != 1:  # never fork with a second thread
-                self.connection.send(("unsafe", f"{thread_count()} threads in the zygote"))
+            kind, detail = request
+            if kind == "import":
+                if learned is not None:
+                    learned.extend(detail)
+                    return True
                 continue
-            _fork(self.connection, request, self.children, self.own)
+            if not fork or worker.thread_count() != 1:  # never fork with a second thread
+                self.connection.send(("unsafe", f"{worker.thread_count()} threads in the zygote"))
+                continue
+            _fork(self.connection, detail, self.children, self.own)
 
 
 def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int], own: list[int]) -> None:
