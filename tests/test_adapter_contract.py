@@ -65,8 +65,9 @@ def test_the_plugin_docstring_example_is_an_adapter_that_loads_and_passes() -> N
     exec("from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task\n", namespace)
     exec(compile(docstring_example(), "conformance/plugin.py:docstring", "exec"), namespace)
     adapter = namespace["NumpySplit"]({})
-    checked = hooks.check("docstring example", adapter)
-    assert (checked.support, checked.compile, checked.prepare, checked.reproducer) == (None,) * 4
+    checked = hooks.check("docstring example", adapter, adapter.info())
+    route = checked.routes["eager"]
+    assert (route.support, route.compile, route.reproducer, checked.prepare) == (None,) * 4
     case = corpus().by_id("onnx-node-split-1d-uneven-split")
     result = run_item(adapter, Target("npsplit", "eager", "cpu"), case, "numpy.array_split", repeat=0)
     assert result.status == "pass", result.message
@@ -141,7 +142,8 @@ class Helpers(ThreeMethods):
 
 def test_a_three_method_adapter_loads_and_its_items_pass() -> None:
     loaded = registry.load(f"{__name__}:ThreeMethods")
-    assert loaded.hooks.support is None and loaded.hooks.compile is None
+    route = loaded.hooks.routes["slices"]
+    assert route.support is None and route.compile is None
     case = corpus().by_id("opinfo-tensor-split-indices-1-2-3")
     result = run_item(loaded.hooks, Target("three", "slices", "cpu"), case, "numpy.array_split", repeat=1)
     assert result.status == "pass", result.message
@@ -159,7 +161,7 @@ def test_a_three_method_adapter_loads_and_its_items_pass() -> None:
         (
             NotCallableHook,
             r"'test_adapter_contract:NotCallableHook'.*"
-            r"compile is a str, not a method compile\(model, target\)",
+            r"route 'slices': compile is a str, not a call compile\(model, target\)",
         ),
     ],
 )
