@@ -54,7 +54,9 @@ def _mx() -> Any:
 def _support(task: Task, target: Target) -> Unsupported | None:
     """complex128 has no MLX type: ``mx.array`` would narrow it to complex64, not refuse it."""
     if task.dtype == "complex128":
-        return Unsupported(f"MLX has no complex128 (its Data Types page lists complex64 only): {DATA_TYPES_PAGE}")
+        return Unsupported(
+            f"MLX has no complex128 (its Data Types page lists complex64 only): {DATA_TYPES_PAGE}"
+        )
     return None
 
 
@@ -102,7 +104,9 @@ def _reproducer(task: Task, target: Target) -> str:
     axis = "".join(f", axis={value}" for value in _axis_keyword(task).values())
     bfloat16 = task.dtype == "bfloat16"
     kind = _MLX_NAMES.get(task.dtype, task.dtype)
-    to_mlx = "mx.array(data.view(np.uint16)).view(mx.bfloat16)" if bfloat16 else f"mx.array(data, dtype=mx.{kind})"
+    to_mlx = f"mx.array(data, dtype=mx.{kind})"
+    if bfloat16:
+        to_mlx = "mx.array(data.view(np.uint16)).view(mx.bfloat16)"
     return "import mlx.core as mx\n\n" + "".join(
         f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
         f"pieces = mx.split({to_mlx}, {_argument(run)!r}{axis}, stream=mx.cpu)\n"

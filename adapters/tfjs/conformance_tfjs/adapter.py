@@ -54,12 +54,18 @@ def _support(task: Task, target: Target) -> Unsupported | None:
     if problem is not None:
         return Unsupported(problem)
     if task.dtype not in (*CARRIED, "string"):
-        return Unsupported(f"TF.js has no {task.dtype} (its DataType: float32, int32, bool, complex64, string): {DTYPE_PAGE}")
+        return Unsupported(
+            f"TF.js has no {task.dtype} (its DataType: float32, int32, bool, complex64, string): {DTYPE_PAGE}"
+        )
     if task.dtype == "complex64" and target.device == "wasm":
-        return Unsupported(f"TF.js's WASM backend registers no Complex kernel, so it makes no complex64 tensor: {WASM_KERNELS}")
+        return Unsupported(
+            f"TF.js's WASM backend registers no Complex kernel, so makes no complex64 tensor: {WASM_KERNELS}"
+        )
     numbers = [*task.form.values, *([] if task.axis is None else [task.axis])]
     if any(abs(value) > SAFE_INTEGER for value in numbers):
-        return Unsupported("a JavaScript number holds integers exactly only up to 2^53 - 1 (Number.MAX_SAFE_INTEGER)")
+        return Unsupported(
+            "a JavaScript number holds integers exactly only up to 2^53 - 1 (Number.MAX_SAFE_INTEGER)"
+        )
     return None
 
 

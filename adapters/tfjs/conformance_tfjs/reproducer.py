@@ -37,7 +37,8 @@ def script(task: Task, backend: str) -> str:
         "import '@tensorflow/tfjs-backend-cpu';\n"
         "import '@tensorflow/tfjs-backend-wasm';\n\n"
         f"await tf.setBackend({backend!r});\n"
-        "function show(pieces) { pieces.forEach((p) => console.log(JSON.stringify(p.shape), p.arraySync())); }\n"
+        "function show(pieces) {\n"
+        "  pieces.forEach((p) => console.log(JSON.stringify(p.shape), p.arraySync()));\n}\n"
         f"{body}"
     )
 
@@ -58,7 +59,8 @@ def _run(task: Task) -> str:
     return (
         f"{heading}{{\n  const shape = {json.dumps(list(task.data.shape))};\n{data}"
         f"  const x = {make};\n"
-        f"  try {{ show(tf.split(x, {split}{axis})); }} catch (error) {{ console.log(`${{error.name}}: ${{error.message}}`); }}\n}}\n"
+        f"  try {{ show(tf.split(x, {split}{axis})); }}\n"
+        "  catch (error) { console.log(`${error.name}: ${error.message}`); }\n}\n"
     )
 
 
