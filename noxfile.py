@@ -50,6 +50,9 @@ ADAPTERS = (
     # CuPy's route is off the default run and its wheel an extra: installed without it, the adapter
     # loads and answers `unsupported` ("no CUDA device"), and the default run is unchanged
     "cupy",
+    "mlx",
+    # TF.js runs in Node.js: installing the adapter also runs `npm ci` in its node folder (_tfjs_node)
+    "tfjs",
 )
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
@@ -68,6 +71,8 @@ ADAPTER_INSTALL = {
     "tvm": "adapters/tvm",
     "iree": "adapters/iree",
     "cupy": "adapters/cupy",
+    "mlx": "adapters/mlx",
+    "tfjs": "adapters/tfjs",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins
@@ -151,9 +156,30 @@ def _install_all(session: nox.Session, *extra: str) -> None:
     specs = installed_adapters(session)
     editable = [arg for spec in specs for arg in ("-e", spec)]
     session.install(*CONSTRAINTS, "-e", ".", *editable, *extra)
-    _install_without_dependencies(
-        session, [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
-    )
+    names = [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
+    _install_without_dependencies(session, names)
+    _tfjs_node(session, names)
+
+
+#: The tfjs adapter's Node.js side: package.json and the package-lock.json that pins TF.js.
+TFJS_NODE = "adapters/tfjs/conformance_tfjs/node"
+
+
+def _tfjs_node(session: nox.Session, adapters: list[str]) -> None:
+    """TF.js for the tfjs adapter: `npm ci` in its node folder (about 66 MB of npm packages), after
+    Debian's nodejs and npm where no `node` is on PATH (as Chromium, by apt-get as root or sudo)."""
+    if "tfjs" not in adapters:
+        return
+    if not shutil.which("node") and shutil.which("apt-get") and not os.environ.get("CONFORMANCE_NO_APT"):
+        sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+        session.log("no Node.js for the tfjs adapter: installing Debian's nodejs and npm with apt-get")
+        session.run(*sudo, "apt-get", "update", "-q", external=True)
+        session.run(*sudo, "apt-get", "install", "-y", "-q", "nodejs", "npm", external=True)
+    if not shutil.which("npm"):
+        session.warn("no npm: the tfjs adapter's items will be unsupported (install Node.js 20 and npm)")
+        return
+    with session.chdir(TFJS_NODE):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
 
 
 def _install_without_dependencies(session: nox.Session, adapters: list[str]) -> None:
@@ -387,6 +413,7 @@ def conformance(session: nox.Session, adapter: str) -> None:
     """The suite on one adapter, in a venv holding the project and only that adapter."""
     session.install(*CONSTRAINTS, "-e", ".", "-e", ADAPTER_INSTALL[adapter])
     _install_without_dependencies(session, [adapter])
+    _tfjs_node(session, [adapter])
     session.run("conformance", "adapters")
     session.run(
         "conformance", "run", "--adapter", adapter, "-j", "2", "--out", f"reports/{adapter}", *session.posargs

@@ -37,6 +37,7 @@ HEAVY = (
     "onnx2tf",
     "ai_edge_litert",
     "cupy",
+    "mlx",
 )
 #: What loading each adapter may import of them: its own backend, which the adapter reports on.
 OWN = {

@@ -295,6 +295,11 @@ OPS: dict[str, OpEntry] = {
         _later_op("cupy.split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.split"),
         _later_op("cupy.array_split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.array_split"),
         *_directional("cupy", "cupy-cupy", _NO_STRINGS),
+        # MLX and TensorFlow.js: eager calls, no graph to feed. Both convert a host array of a type
+        # they lack (MLX's complex128, TF.js's all but five) rather than refusing it, so their
+        # adapters refuse those types (unsupported); only MLX's strings cannot be handed at all.
+        _later_op("mlx.core.split", _PARTS_OR_INDICES, _NO_STRINGS, "mlx-mlx.core.split"),
+        _later_op("tfjs.split", _LENGTHS_OR_PARTS, _ALL_TYPES, "tfjs-tf.split"),
     )
 }
 
