@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import bare_result, make_task
+from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
-from conformance.run import registry, reproducers
-from conformance.run.item import bare_result, make_task
+from conformance.run import reproducers
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import with_reproducers
 
@@ -148,7 +149,7 @@ _WRITE_REPRODUCERS = """
 import sys
 from dataclasses import replace
 from pathlib import Path
-from conformance.run.item import bare_result
+from conformance.engine.item import bare_result
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import with_reproducers
 

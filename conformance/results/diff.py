@@ -10,7 +10,7 @@ categories are defined once, here:
   (pass, or xpass: a known issue that no longer happens);
 - every other difference of status is a *status change* (pass to unsupported, fail to crash, …);
 - a *crash that did not reproduce* is a result of NEW whose worker died on it in the run but not
-  when it ran alone (conformance.run.crash_review): it carries the rerun's verdict and is listed
+  when it ran alone (conformance.verdict.crash_review): it carries the rerun's verdict and is listed
   apart, whatever its status, so a pass after a death is never read as a plain pass.
 
 Timing is noisy, tiny Split runs most of all, so a regression must clear three bars, each

@@ -21,8 +21,9 @@ import numpy as np
 from conformance import dtypes, ids
 from conformance.corpus.case import Case, DataSpec
 from conformance.corpus.fill import make_data
+from conformance.engine import memory
 from conformance.plugin import Target, Task
-from conformance.run import memory, out_folder
+from conformance.storage import out_folder
 
 #: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
 EMBED_LIMIT = 48 * 1024

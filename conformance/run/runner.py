@@ -23,6 +23,14 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from conformance import __version__
+from conformance.engine.bandwidth import memcpy_baseline
+from conformance.engine.deaths import Death
+from conformance.engine.interruption import stopping
+from conformance.engine.item import make_task
+from conformance.engine.pool import Pool
+from conformance.engine.progress import ProgressLine, rate_class
+from conformance.engine.sampling import sample_of_each
+from conformance.engine.worker import Job
 from conformance.plugin import Target, Task
 from conformance.results import document as results_file
 from conformance.results import junit
@@ -34,27 +42,14 @@ from conformance.results.records import (
     TargetRecord,
 )
 from conformance.results.result import JSON, Result
-from conformance.run import (
-    crash_review,
-    known_issues,
-    out_folder,
-    out_lock,
-    reproducers,
-    resumption,
-)
-from conformance.run.bandwidth import memcpy_baseline
-from conformance.run.deaths import Death
-from conformance.run.interruption import stopping
-from conformance.run.item import make_task
-from conformance.run.journal import CASES, Journal
-from conformance.run.journal import FILE_NAME as JOURNAL
-from conformance.run.known_issues import KnownIssue
+from conformance.run import reproducers, resumption
 from conformance.run.planning import Plan, RunConfig
-from conformance.run.pool import Pool
-from conformance.run.progress import ProgressLine, rate_class
-from conformance.run.sampling import sample_of_each
-from conformance.run.worker import Job
 from conformance.statuses import REPRODUCIBLE
+from conformance.storage import out_folder, out_lock
+from conformance.storage.journal import CASES, Journal
+from conformance.storage.journal import FILE_NAME as JOURNAL
+from conformance.verdict import crash_review, known_issues
+from conformance.verdict.known_issues import KnownIssue
 
 
 @dataclass(frozen=True)
@@ -88,7 +83,7 @@ def _selection(config: RunConfig) -> JSON:
 
 
 def _header(plan_: Plan, config: RunConfig) -> JSON:
-    """The journal's header: what a resume must match, and each case's digest (conformance.run.journal)."""
+    """The journal's header: what a resume must match, and each case's digest (conformance.storage.journal)."""
     digests = plan_.suite.case_digests
     cases = dict.fromkeys(job.case.id for job in plan_.jobs)
     return {
@@ -163,8 +158,8 @@ def execute(
 ) -> ExecutionOutcome:
     """Run the plan and write the results. On Ctrl-C the run stops, writes what finished (marked
     interrupted) and returns with ``interrupted`` set, keeping its journal (see
-    :mod:`conformance.run.interruption`). The output folder is checked and marked
-    (:mod:`conformance.run.out_folder`) and locked throughout: a second run on it stops with a
+    :mod:`conformance.engine.interruption`). The output folder is checked and marked
+    (:mod:`conformance.storage.out_folder`) and locked throughout: a second run on it stops with a
     usage error naming this one."""
     with Execution(plan_, config, stream, on_result) as run:
         with stopping() as stop:
@@ -355,7 +350,7 @@ def _review(
     stream: TextIO,
     amend: Callable[[Result], object],
 ) -> CrashReviewRecord:
-    """Run the crash review (conformance.run.crash_review) on the run's deaths and record the
+    """Run the crash review (conformance.verdict.crash_review) on the run's deaths and record the
     results it changed in place of the run's (journaled, then judged with the known issues)."""
 
     def pool(on_result: Callable[[Result], None], replay: bool) -> Pool:
@@ -387,7 +382,7 @@ def _review(
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
     """Attach to each result worth reproducing the command and the adapter's Python snippet; a
-    culprit's (conformance.run.crash_review) run it, then the item that died after it. Each
+    culprit's (conformance.verdict.crash_review) run it, then the item that died after it. Each
     command writes into a folder of its own (reproducers.folder)."""
     jobs = {job.key: job for job in plan_.jobs}
     adapters = {loaded.requested: loaded for loaded in plan_.loaded}

@@ -48,7 +48,7 @@ OWN_NAMES = (
 )
 WORKERS = "workers"
 #: the worker logs in ``workers/``: ``worker-<n>.log`` and ``zygote.log``, and each worker's
-#: phase file (conformance.run.phase), there and in ``workers/review/`` (the crash review's)
+#: phase file (conformance.engine.phase), there and in ``workers/review/`` (the crash review's)
 WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.(log|phase)")
 REVIEW = "review"
 #: the folder an unfinished run's journal is set aside in (see :func:`set_aside`)

@@ -79,7 +79,7 @@ def tie_forks() -> None:
     process: it ends with the worker rather than living on under init. A child another thread
     forks is left alone (it would be killed when that thread ends), and so is one started by
     ``subprocess`` or native code, which runs no Python in the child: the pool ends those with
-    the worker's process group (see :func:`conformance.run.slot.stop_worker`)."""
+    the worker's process group (see :func:`conformance.engine.slot.stop_worker`)."""
     if not sys.platform.startswith("linux"):
         return
     worker, main = os.getpid(), threading.get_ident()

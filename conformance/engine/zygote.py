@@ -45,13 +45,13 @@ from multiprocessing.process import BaseProcess
 from typing import Any, NoReturn
 
 from conformance import plugin
-from conformance.run import lifeline, worker
+from conformance.engine import lifeline, worker
 
 #: What every worker imports, whatever its targets.
 HARNESS = (
-    "conformance.run.worker",
-    "conformance.run.registry",
-    "conformance.run.item",
+    "conformance.engine.worker",
+    "conformance.loading.registry",
+    "conformance.engine.item",
 )
 
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -238,7 +238,7 @@ def _import(names: Iterable[str]) -> None:
 def main(connection: Connection, threads: int, imports: tuple[str, ...], log_path: str | None) -> None:
     """Import the harness, fork workers on request until told to go on, then import each of
     ``imports``, forking workers on request between two imports and after the last, until told
-    to stop; after each import check that this process is single-threaded. It ends with the run (see :mod:`conformance.run.lifeline`), and its
+    to stop; after each import check that this process is single-threaded. It ends with the run (see :mod:`conformance.engine.lifeline`), and its
     workers with it."""
     lifeline.tie_to_spawner()
     worker.redirect_output(log_path)

@@ -13,8 +13,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
+from conformance.engine.worker import Job
 from conformance.results.result import Result
-from conformance.run.worker import Job
 from conformance.statuses import DEFECT_EXIT, FAILING, GREEN, NOT_JUDGED, STATUSES
 
 

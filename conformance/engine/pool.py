@@ -1,7 +1,7 @@
 """A pool of worker processes with per-job deadlines and replacement of dead workers.
 
 The parent never runs backend code. It keeps each worker's next few jobs waiting in its pipe
-(see :class:`conformance.run.settings.EngineSettings`), waits on the workers' pipes and process sentinels
+(see :class:`conformance.engine.settings.EngineSettings`), waits on the workers' pipes and process sentinels
 together, and turns a worker that dies into a ``crash`` result and one that overruns its deadline
 into a ``timeout`` result (the worker is killed; the deadline counts from when it was ready for the
 item, its start has a limit of its own); a fresh worker takes the slot and the
@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-from conformance.results.result import Result
-from conformance.run import phase, scratch, settings
-from conformance.run.deaths import (
+from conformance.engine import phase, settings
+from conformance.engine.deaths import (
     UNSTARTED_LIMIT,
     Death,
     DeathStatus,
@@ -36,8 +35,7 @@ from conformance.run.deaths import (
     overran_start,
     unstarted,
 )
-from conformance.run.journal import line as journal_line
-from conformance.run.slot import (
+from conformance.engine.slot import (
     Slot,
     Start,
     ask_to_stop,
@@ -47,8 +45,11 @@ from conformance.run.slot import (
     slot_of,
     stop_worker,
 )
-from conformance.run.worker import Job, Preload
-from conformance.run.zygote import Zygote
+from conformance.engine.worker import Job, Preload
+from conformance.engine.zygote import Zygote
+from conformance.results.result import Result
+from conformance.storage import scratch
+from conformance.storage.journal import line as journal_line
 
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
 _FORKS = sys.platform.startswith("linux")
@@ -483,7 +484,7 @@ class Pool:
     def _not_started(self, index: int, how: str) -> None:
         """A worker died before it said it was ready for its first job: its jobs go back to the
         queue and another worker takes its place, up to :data:`deaths.UNSTARTED_LIMIT` in a row;
-        then the run stops (see :func:`conformance.run.deaths.unstarted`)."""
+        then the run stops (see :func:`conformance.engine.deaths.unstarted`)."""
         slot = self.slots[index]
         self._unstarted += 1
         self._requeue_waiting(slot, running_too=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from conformance import dtypes
 from conformance.corpus.case import Case, DataSpec
-from conformance.run import scratch
+from conformance.storage import scratch
 
 #: Copies of each run's data alive at once, at worst: the input, the reference's pieces, the
 #: backend's outputs, and one more a backend makes on the way in or out (a feed, a tensor).

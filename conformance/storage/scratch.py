@@ -10,7 +10,7 @@ of its own inside the pool's folder, before any backend loads; the parent remove
 worker has ended however it ended, and the pool's folder when the pool closes. A user's own
 temporary folder then holds nothing of a run once it is over.
 
-The lock that keeps large items apart (:mod:`conformance.run.memory`) is shared by every worker
+The lock that keeps large items apart (:mod:`conformance.engine.memory`) is shared by every worker
 of every run, so it stays in the system's temporary folder: :data:`SYSTEM` is read at import,
 before a worker moves its own.
 """

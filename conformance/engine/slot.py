@@ -1,6 +1,6 @@
 """A worker's place in the pool: its process, its pipe, the jobs it has been sent, and how it ends.
 
-The pool (:mod:`conformance.run.pool`) keeps one slot per worker; a slot is replaced whole when its
+The pool (:mod:`conformance.engine.pool`) keeps one slot per worker; a slot is replaced whole when its
 worker dies, overruns or is retired.
 """
 
@@ -18,10 +18,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Protocol
 
+from conformance.engine import settings, worker
+from conformance.engine.worker import AdapterKey, Job, Preload
+from conformance.engine.zygote import Forked
 from conformance.plugin import Target
-from conformance.run import scratch, settings, worker
-from conformance.run.worker import AdapterKey, Job, Preload
-from conformance.run.zygote import Forked
+from conformance.storage import scratch
 
 #: how workers are started where the zygote cannot fork them
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -68,7 +69,7 @@ class Slot:
     loaded: set[AdapterKey] = field(default_factory=set)
     #: the jobs it has finished, oldest first: what the crash review replays if it dies
     history: list[Job] = field(default_factory=list)
-    #: its private temporary folder, removed once it has ended (see conformance.run.scratch)
+    #: its private temporary folder, removed once it has ended (see conformance.storage.scratch)
     scratch: Path | None = None
     #: while it replaces a worker that died and has no result yet: when it took the place, or got
     #: its first job if that came later (see Pool.lost_s)

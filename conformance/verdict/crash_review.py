@@ -30,11 +30,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TextIO
 
+from conformance.engine.deaths import Death
+from conformance.engine.pool import Pool
+from conformance.engine.worker import Job
 from conformance.results.records import CrashRecord, CrashReviewRecord
 from conformance.results.result import Result
-from conformance.run.deaths import Death
-from conformance.run.pool import Pool
-from conformance.run.worker import Job
 
 #: What starting a fresh worker and loading a backend costs, for the budget's estimates.
 START_S = 3.0
