@@ -328,7 +328,7 @@ class Pool:
         the worker would import each backend it meets itself)."""
         slot, limits = self.slots[index], self.limits
         zygote = self.starter.zygote
-        if slot.early and zygote is not None and zygote.complete:
+        if slot.readiness.early and zygote is not None and zygote.complete:
             slot.retire = True
         if slot.served >= limits.recycle_after or slot.retire:
             if slot.inflight:
@@ -444,12 +444,12 @@ class Pool:
         slot = self.slots[index]
         slot.process.join(timeout=5)
         how = describe_exit(slot.process.exitcode)
-        if not slot.prepared:  # no item is to blame
-            if not died_preparing(bool(slot.preload), slot.log):
+        if not slot.readiness.prepared:  # no item is to blame
+            if not died_preparing(bool(slot.readiness.preload), slot.log):
                 self._not_started(index, how)  # it never started: nor is any backend
                 return
             self.starter.prepare_broken = True  # it died in prepare()
-            targets = ", ".join(entry.target.id for entry in slot.preload)
+            targets = ", ".join(entry.target.id for entry in slot.readiness.preload)
             self.warn(
                 f"warning: a worker died ({how}) in the adapter's prepare() for {targets}, before any "
                 f"item; workers start without prepare() from now on (its log: {slot.log})"
@@ -469,9 +469,9 @@ class Pool:
         if it was in prepare(), workers start without it from now on, as after a crash there."""
         slot = self.slots[index]
         said = phase.read(slot.log)
-        if not slot.prepared and died_preparing(bool(slot.preload), slot.log):
+        if not slot.readiness.prepared and died_preparing(bool(slot.readiness.preload), slot.log):
             self.starter.prepare_broken = True
-            targets = ", ".join(entry.target.id for entry in slot.preload)
+            targets = ", ".join(entry.target.id for entry in slot.readiness.preload)
             self.warn(
                 f"warning: the adapter's prepare() for {targets} took longer than {self.start_limit:g} s; "
                 f"workers start without prepare() from now on (its log: {slot.log})"
@@ -479,7 +479,7 @@ class Pool:
         self._requeue_waiting(slot)
         self._replace_dead(index)
         self.slow_starts.add(job.key)
-        self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.prepared))
+        self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.readiness.prepared))
 
     def _not_started(self, index: int, how: str) -> None:
         """A worker died before it said it was ready for its first job: its jobs go back to the

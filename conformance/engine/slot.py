@@ -11,10 +11,10 @@ import multiprocessing
 import os
 import signal
 import time
-from multiprocessing.reduction import ForkingPickler
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Protocol
 
@@ -26,6 +26,7 @@ from conformance.storage import scratch
 
 #: how workers are started where the zygote cannot fork them
 _CONTEXT = multiprocessing.get_context("spawn")
+
 
 class Process(Protocol):
     """What the pool uses of a worker process, spawned or forked."""
@@ -40,6 +41,28 @@ class Process(Protocol):
     def join(self, timeout: float | None = None) -> None: ...
     def kill(self) -> None: ...
     def close(self) -> None: ...
+
+
+@dataclass
+class Readiness:
+    """How far a worker is from running items: what it does before its first job (the targets it
+    prepares, whether it has said it is done), when it was started, the adapters it has said it
+    has loaded, and whether it lacks modules the zygote imported after forking it. Apart from
+    the slot's pipe and clock: these change only while the worker starts or meets a new adapter."""
+
+    #: the targets it prepares before its first job, and whether it has said it is done
+    preload: tuple[Preload, ...] = ()
+    prepared: bool = False
+    #: when it was started, and the adapters it has said it has loaded (see Slot.clock)
+    born: float = field(default_factory=time.monotonic)
+    loaded: set[AdapterKey] = field(default_factory=set)
+    #: forked before the zygote had imported every module: replaced once it has (see Pool._fill)
+    early: bool = False
+
+    def waits_for(self, job: Job | None) -> bool:
+        """Whether ``job`` (the running one) waits for the worker's start (its spawn or fork,
+        loading its adapters and their prepare()) or for its adapter's loading, not running."""
+        return not self.prepared or (job is not None and (job.adapter, job.option_key) not in self.loaded)
 
 
 @dataclass
@@ -61,12 +84,8 @@ class Slot:
     log_offset: int = 0
     #: the worker holds more memory than the pool allows between jobs: replace it when idle
     retire: bool = False
-    #: the targets it prepares before its first job, and whether it has said it is done
-    preload: tuple[Preload, ...] = ()
-    prepared: bool = False
-    #: when it was started, and the adapters it has said it has loaded (see clock)
-    born: float = field(default_factory=time.monotonic)
-    loaded: set[AdapterKey] = field(default_factory=set)
+    #: how far the worker is from running items: its start, its prepare() and its adapters
+    readiness: Readiness = field(default_factory=Readiness)
     #: the jobs it has finished, oldest first: what the crash review replays if it dies
     history: list[Job] = field(default_factory=list)
     #: its private temporary folder, removed once it has ended (see conformance.storage.scratch)
@@ -74,8 +93,6 @@ class Slot:
     #: while it replaces a worker that died and has no result yet: when it took the place, or got
     #: its first job if that came later (see Pool.lost_s)
     replaced_at: float | None = None
-    #: forked before the zygote had imported every module: replaced once it has (see Pool._fill)
-    early: bool = False
 
     @property
     def job(self) -> Job | None:
@@ -122,23 +139,22 @@ class Slot:
     def starting(self) -> bool:
         """Whether the running job waits for the worker's start (its spawn or fork, loading its
         adapters and their prepare()) or for its adapter's loading, rather than running."""
-        job = self.job
-        return not self.prepared or (job is not None and (job.adapter, job.option_key) not in self.loaded)
+        return self.readiness.waits_for(self.job)
 
     def clock(self, timeout: float, start_limit: float) -> None:
         """Time the running job: ``timeout`` from now for the item itself; while the worker starts,
         ``start_limit`` from its start, and while it loads the job's adapter, from now (neither is
         the item's time: see EngineSettings.start_s)."""
-        if not self.prepared:
-            self.deadline = self.born + start_limit
+        if not self.readiness.prepared:
+            self.deadline = self.readiness.born + start_limit
         else:
             self.deadline = time.monotonic() + (start_limit if self.starting else timeout)
 
     def ready(self, loaded: tuple[AdapterKey, ...], timeout: float, start_limit: float) -> None:
         """The worker says it has loaded the adapters ``loaded`` (and, the first time, prepared its
         targets): its running job's own time starts now."""
-        self.prepared = True
-        self.loaded.update(loaded)
+        self.readiness.prepared = True
+        self.readiness.loaded.update(loaded)
         if self.inflight:
             self.clock(timeout, start_limit)
 
@@ -191,7 +207,8 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None, early: bool 
             spawned.start()
         child.close()
         process = spawned
-    return Slot(process, connection, start.log, preload=start.preload, scratch=start.folder, early=early)
+    readiness = Readiness(preload=start.preload, early=early)
+    return Slot(process, connection, start.log, readiness=readiness, scratch=start.folder)
 
 
 def nap_s(busy: list[Slot]) -> float:

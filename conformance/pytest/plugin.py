@@ -269,7 +269,7 @@ class _Streamed:
             upto = wanted + self.window + 1
             self.execution.add(self.order[self.sent : upto])
             self.sent = max(self.sent, upto)
-        finished = self.execution.finished
+        finished = self.execution.results.finished
         self.execution.serve(until=lambda: job.key in finished)
         if job.key in finished and finished[job.key].status in DIED:
             self.execution.review()
@@ -284,7 +284,7 @@ class _Streamed:
             if not interrupted:
                 self.execution.stop_early()
                 self.execution.review()
-        ran_all = len(self.execution.finished) == len(self.execution.plan.jobs)
+        ran_all = len(self.execution.results.finished) == len(self.execution.plan.jobs)
         try:
             self.outcome = self.execution.outcome(interrupted or stop.happened or not ran_all)
         finally:
@@ -306,7 +306,7 @@ def pytest_runtest_makereport(
     if call.when != "call":
         report.duration = 0.0
         return report
-    result = streamed.execution.finished.get(item.job.key)
+    result = streamed.execution.results.finished.get(item.job.key)
     if result is not None and result.worker:
         report.duration = result.worker["elapsed_ms"] / 1000
     if result is not None and xdist.is_worker(item.config):  # for the controller to write
@@ -342,7 +342,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if streamed is not None and streamed.outcome is None:
         outcome = streamed.finish(interrupted=interrupted)
         if xdist.is_worker(config):
-            xdist.hand_over(config, streamed.corpus, outcome, streamed.execution.review_record)
+            xdist.hand_over(config, streamed.corpus, outcome, streamed.execution.reviews.record)
             shutil.rmtree(streamed.execution.config.out, ignore_errors=True)
             return
         publishing.run_report(outcome.written[0])
