@@ -17,7 +17,7 @@ worker ties only what its main thread forks (a thread of a backend's pool may en
 worker goes on).
 
 Where there is no ``prctl`` (not Linux: workers are spawned there, never forked), a thread of
-the child looks every :data:`WATCH_S` seconds whether its parent has changed.
+the child looks every ``watch_s`` seconds (EngineSettings) whether its parent has changed.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ import sys
 import threading
 import time
 
+from conformance.engine import settings
+
 #: prctl's request to set the parent-death signal (linux/prctl.h)
 _PR_SET_PDEATHSIG = 1
-#: How often a child without the parent-death signal looks for its parent.
-WATCH_S = 0.5
 
 
 def _parent_death_signal() -> bool:
@@ -55,7 +55,7 @@ def _end() -> None:
 
 def _watch(parent: int) -> None:
     while os.getppid() == parent:
-        time.sleep(WATCH_S)
+        time.sleep(settings.ENGINE.watch_s)
     _end()
 
 

@@ -252,12 +252,13 @@ def ask_to_stop(slot: Slot) -> None:
 
 
 def stop_worker(slot: Slot, *, kill: bool) -> None:
-    """End the worker: let it exit (it was asked) for up to 5 s unless ``kill``, then kill it."""
+    """End the worker: let it exit (it was asked) for up to ``stop_s`` unless ``kill``, then kill it."""
+    stop_s = settings.ENGINE.stop_s
     if slot.process.is_alive() and not kill:
-        slot.process.join(timeout=5)
+        slot.process.join(timeout=stop_s)
     if slot.process.is_alive():
         slot.process.kill()
-        slot.process.join(timeout=5)
+        slot.process.join(timeout=stop_s)
     # and whatever the worker started (it leads its own process group): no helper outlives it
     if slot.process.pid is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
