@@ -6,7 +6,7 @@ optional ``reproducer(task, target)`` method, from the pieces here), so a backen
 reproduce a finding without installing the suite.
 
 The command writes into a folder of its own (:func:`folder`, ``--out reports/repro/<result
-key>``): typed as shown, it once replaced the main job's 34,104 results with its one.
+key>``), so that, typed as shown, it never replaces the results of the run it came from.
 """
 
 from __future__ import annotations

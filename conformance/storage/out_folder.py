@@ -9,7 +9,7 @@ own names (:data:`OWN_NAMES`, the worker logs) and leaves any other file alone. 
 here reads only, so a front door can refuse before it plans or runs anything; :func:`claim`
 creates and marks the folder when the work starts.
 
-A run of one item (the reproducer command a report shows) once replaced the main job's 34,104
+A run of one item (the reproducer command a report shows) would replace a complete run's
 results with its one: a run whose selection differs from the complete run in its folder is
 refused unless told to replace it (:func:`check_replacing`). A run that may replace the folder's
 results moves them into ``previous/`` as it starts (:func:`set_aside_results`), so that a run

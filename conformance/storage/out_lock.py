@@ -1,7 +1,7 @@
 """One run at a time per output folder.
 
 Two runs writing one ``--out`` would rename, append to and delete each other's journal and
-overwrite each other's results (a tester lost up to 5,001 results that way). A run holds an
+overwrite each other's results. A run holds an
 exclusive lock on ``<out>/.lock`` from before it opens the journal until its results are
 written; a second run on the same folder stops at once, with exit status 2 and the first run's
 process id and command. The lock is the operating system's (``flock``): it is released when the
