@@ -19,7 +19,7 @@ executor, in a worker process, times each phase of an item itself:
 A route may add ``support`` (refuse what the backend cannot be handed at all), ``compile`` (a
 separately timed load step) and ``reproducer`` (a standalone snippet for reports); the adapter
 may add ``prepare`` (untimed start-up per worker). The loader checks the parameters of every call
-and refuses a misspelt ``prepare`` (:mod:`conformance.run.hooks`), with a
+and refuses a misspelt ``prepare`` (:mod:`conformance.loading.hooks`), with a
 :class:`~conformance.errors.PluginError` naming the adapter, the route and the call.
 
 An exception from build, compile or run is judged by where it came from (the suite records
@@ -341,7 +341,7 @@ def distributions_by_package() -> Mapping[str, tuple[str, ...]]:
     """Which installed distributions provide each import package. Read once per process: it reads
     every installed distribution's file list (0.23 s here), which the OpenVINO adapter's four
     version look-ups made 0.9 s of every worker's adapter load, replacements after a crash
-    included. The zygote reads it before it forks (:func:`conformance.run.zygote.preload`), so
+    included. The zygote reads it before it forks (:func:`conformance.engine.zygote.preload`), so
     forked workers have it."""
     from importlib import metadata
 

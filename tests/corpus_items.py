@@ -8,9 +8,9 @@ from functools import cache
 from pathlib import Path
 
 from conformance.corpus.loader import Suite, load_paths
+from conformance.engine.item import make_task, run_item
 from conformance.plugin import AnyAdapter, Target, Task
 from conformance.results.result import Result
-from conformance.run.item import make_task, run_item
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 

@@ -23,11 +23,12 @@ from fake_adapters import Slicer
 from report_fixtures import corpus
 
 from conformance import plugin
+from conformance.engine.item import run_item
 from conformance.errors import PluginError, UsageError
+from conformance.loading import hooks, registry
 from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task
 from conformance.results import junit
-from conformance.run import hooks, known_issues, registry
-from conformance.run.item import run_item
+from conformance.verdict import known_issues
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "adapters.md"

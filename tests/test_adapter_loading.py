@@ -17,7 +17,8 @@ import sys
 import built_in
 import pytest
 
-from conformance.run import registry, worker
+from conformance.engine import worker
+from conformance.loading import registry
 
 #: each test starts an interpreter that imports a framework: seconds
 pytestmark = pytest.mark.slow
@@ -49,7 +50,7 @@ OWN = {
 
 PROBE = (
     "import json, sys\n"
-    "from conformance.run import registry\n"
+    "from conformance.loading import registry\n"
     "registry.load(sys.argv[1], {})\n"
     "print(json.dumps([name for name in json.loads(sys.argv[2]) if name in sys.modules]))\n"
 )

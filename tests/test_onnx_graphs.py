@@ -23,9 +23,9 @@ from conformance import dtypes  # noqa: E402
 from conformance.corpus.case import Case, DataSpec, Form, GraphSpec, Location  # noqa: E402
 from conformance.corpus.loader import load_paths  # noqa: E402
 from conformance.corpus.selection import select  # noqa: E402
+from conformance.engine.item import make_task  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Task  # noqa: E402
-from conformance.run.item import make_task  # noqa: E402
 
 VERSIONS = (1, 2, 11, 13, 18)
 

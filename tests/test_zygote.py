@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from conformance.engine import settings
+from conformance.engine.pool import Pool
+from conformance.engine.worker import Job
+from conformance.engine.zygote import Forked, Zygote
 from conformance.plugin import Target
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
-from conformance.run import settings
-from conformance.run.pool import Pool
-from conformance.run.worker import Job
-from conformance.run.zygote import Forked, Zygote
 from fake_adapters import Segfaulter
 
 CASES = """\
@@ -58,7 +58,7 @@ def _until_decided(zygote: Zygote, learn: tuple[str, ...] = ()) -> bool:
 
 def _answer(connection: Connection) -> tuple[int, str, int, int | None]:
     """The worker's answer to its job, past the note that it has loaded the job's adapter first
-    (the pool starts the item's time there: see conformance.run.slot.Slot.ready)."""
+    (the pool starts the item's time there: see conformance.engine.slot.Slot.ready)."""
     while (said := connection.recv())[0] == -1:
         pass
     return said  # type: ignore[no-any-return]
@@ -300,7 +300,7 @@ def _core_limit(pid: int) -> str:
 
 def test_neither_the_zygote_nor_its_workers_would_write_a_core_dump(tmp_path: Path) -> None:
     """The zygote imports every backend and its workers run them: a crash in either writes no core
-    into the folder the run started in (see conformance.run.worker.forgo_core_dumps)."""
+    into the folder the run started in (see conformance.engine.worker.forgo_core_dumps)."""
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote), zygote.reason

@@ -24,11 +24,13 @@ from claims import assert_every_failure_claimed, raw_run
 from conformance.corpus import catalogue
 from conformance.corpus.case import Form, GraphSpec
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import make_task
+from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import AdapterError, Target
 from conformance.results.result import Result
-from conformance.run import known_issues, registry, reproducers
-from conformance.run.item import make_task
+from conformance.run import reproducers
+from conformance.verdict import known_issues
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 NUMPY_OPS = ("numpy.hsplit", "numpy.vsplit", "numpy.dsplit")

@@ -30,7 +30,7 @@ from conformance_iree import IreeAdapter, toolchain
 
 from conformance.errors import UsageError
 from conformance.plugin import Target, Task
-from conformance.run import known_issues
+from conformance.verdict import known_issues
 
 TARGET = Target("iree", "onnx", "local-task")
 

@@ -19,8 +19,8 @@ pytest.importorskip("conformance_mlx")
 from conformance_mlx import MlxAdapter  # noqa: E402
 
 from conformance.plugin import Target  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+from conformance.engine.item import make_task  # noqa: E402
 
 TARGET = Target("mlx", "eager", "cpu")
 ISSUES = known_issues.shipped("mlx", "conformance_mlx:MlxAdapter")

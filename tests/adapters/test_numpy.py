@@ -20,9 +20,9 @@ from conformance_numpy.emulation import SpecViolation, emulate  # noqa: E402
 
 from conformance.corpus.case import Form, GraphSpec  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
-from conformance.run.item import run_item  # noqa: E402
 
 NUMPY_ITEMS = [
     "doc-readme-6-into-4::numpy.array_split",

@@ -29,10 +29,10 @@ pytest.importorskip("conformance_litert")
 from conformance_litert import LiteRTAdapter, onnx2tf_route
 
 from conformance.corpus.loader import Suite, load_paths
+from conformance.engine.item import make_task, run_item
 from conformance.models import tflite_models
 from conformance.plugin import Target
-from conformance.run import known_issues
-from conformance.run.item import make_task, run_item
+from conformance.verdict import known_issues
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_onnx2tf = pytest.mark.skipif(bool(onnx2tf_route.missing()), reason="onnx2tf is not installed")

@@ -24,10 +24,10 @@ pytest.importorskip("conformance_onnxruntime")
 from conformance_onnxruntime import OnnxRuntimeAdapter, optimizer_routes  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 ROUTES = tuple(optimizer_routes.TOOLS)

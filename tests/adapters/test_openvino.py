@@ -18,11 +18,11 @@ import pytest
 
 from conformance.corpus.case import Case
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import run_item
 from conformance.errors import UsageError
+from conformance.loading.registry import load
 from conformance.plugin import Target, Task
-from conformance.run import known_issues
-from conformance.run.item import run_item
-from conformance.run.registry import load
+from conformance.verdict import known_issues
 
 ov = pytest.importorskip("openvino")
 

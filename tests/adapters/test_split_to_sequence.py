@@ -27,11 +27,11 @@ from conformance_onnx import OnnxToolsAdapter  # noqa: E402
 from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
 from conformance.run.reproducers import header, snippet_data  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 OP = "onnx.SplitToSequence-11"

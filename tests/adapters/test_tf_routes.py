@@ -22,12 +22,14 @@ pytest.importorskip("openvino")
 pytest.importorskip("onnxruntime")
 
 from conformance.corpus.loader import Suite, load_paths
+from conformance.engine.item import make_task, run_item
+from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
 from conformance.results.result import Result
-from conformance.run import known_issues, registry, reproducers
-from conformance.run.item import make_task, run_item
+from conformance.run import reproducers
 from conformance.run.planning import RunConfig, plan
+from conformance.verdict import known_issues
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 OV_TF = "openvino/tensorflow/CPU"

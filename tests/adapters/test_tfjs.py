@@ -21,8 +21,8 @@ from conformance_tfjs import TfjsAdapter, node_process  # noqa: E402
 
 from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+from conformance.engine.item import make_task  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     node_process.setup_problem() is not None, reason=str(node_process.setup_problem())

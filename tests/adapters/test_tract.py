@@ -32,7 +32,7 @@ from conformance.errors import UsageError  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 TARGET = Target("tract", "onnx", "cpu")
 ISSUES = known_issues.shipped("tract", "conformance_tract:TractAdapter")

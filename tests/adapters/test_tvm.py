@@ -31,7 +31,7 @@ from conformance.errors import UsageError  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 TARGET = Target("tvm", "onnx", "llvm")
 ISSUES = known_issues.shipped("tvm", "conformance_tvm:TvmAdapter")

@@ -3,7 +3,7 @@
 Backends run here, never in the parent, so a segfault, an abort or a hang in a backend costs
 one worker (which the pool replaces) and one result, not the run. Workers are never forked from
 the parent (it may hold threads: forking it is unsafe); they are forked from the single-threaded
-zygote (:mod:`conformance.run.zygote`), or started afresh where it cannot fork.
+zygote (:mod:`conformance.engine.zygote`), or started afresh where it cannot fork.
 """
 
 from __future__ import annotations
@@ -23,15 +23,16 @@ from typing import TYPE_CHECKING, Any
 
 from conformance import ids
 from conformance.corpus.case import Case
+from conformance.engine import lifeline, memory, phase
 from conformance.errors import PluginError
 from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
-from conformance.run import journal, lifeline, memory, phase, scratch
 from conformance.statuses import Defect, Judged
+from conformance.storage import journal, scratch
 
 if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
-    from conformance.run.registry import LoadedAdapter
+    from conformance.loading.registry import LoadedAdapter
 
 #: an adapter as a worker loads it: its name and options
 AdapterKey = tuple[str, tuple[tuple[str, str], ...]]
@@ -67,7 +68,7 @@ class Job:
 
     @functools.cached_property
     def large(self) -> bool:
-        """Whether the item needs gigabytes (see :mod:`conformance.run.memory`): such items run
+        """Whether the item needs gigabytes (see :mod:`conformance.engine.memory`): such items run
         one at a time on the machine, so the pool gives them all to one worker. Kept once
         asked: the pool and the progress line ask seven times a job."""
         return memory.is_large(self.case)
@@ -210,8 +211,8 @@ def main(
     scratch_folder: str | None = None,
 ) -> None:
     """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
-    ``memory_budget``: the bytes an item may need (see :func:`conformance.run.memory.confine`);
-    ``scratch_folder``: its private temporary folder (see :mod:`conformance.run.scratch`)."""
+    ``memory_budget``: the bytes an item may need (see :func:`conformance.engine.memory.confine`);
+    ``scratch_folder``: its private temporary folder (see :mod:`conformance.storage.scratch`)."""
     redirect_output(log_path)
     forgo_core_dumps()
     scratch.enter(scratch_folder)
@@ -226,7 +227,7 @@ def main(
     before = set(sys.modules)
     loaded = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
-    # (see conformance.run.zygote, which freezes what it imported before it forks)
+    # (see conformance.engine.zygote, which freezes what it imported before it forks)
     _freeze()
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost), and the first
     # job's own time starts now (see Slot.ready); the modules it took go to the zygote
@@ -236,7 +237,7 @@ def main(
 
 def spawned_main(connection: Connection, *args: Any) -> None:
     """:func:`main` in a worker started afresh (not forked by the zygote), tied first to the process
-    that started it (see :mod:`conformance.run.lifeline`)."""
+    that started it (see :mod:`conformance.engine.lifeline`)."""
     lifeline.tie_to_spawner()
     main(connection, *args)
 
@@ -244,8 +245,8 @@ def spawned_main(connection: Connection, *args: Any) -> None:
 def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None:
     """Run jobs until the parent sends None or goes away (see :func:`main`)."""
     # Imported here, after the thread variables are set: backends read them when they load.
-    from conformance.run import registry
-    from conformance.run.item import LargeInput, run_item
+    from conformance.engine.item import LargeInput, run_item
+    from conformance.loading import registry
 
     kept = LargeInput()
     while True:
@@ -329,7 +330,7 @@ def thread_names() -> list[str]:
 def learned(before: set[str]) -> tuple[str, ...]:
     """The modules imported since ``before``, if this process is still single-threaded: none of
     them started a thread, so the zygote may import them for the workers it forks next (see
-    :mod:`conformance.run.zygote`). Only modules importable under their own name are named."""
+    :mod:`conformance.engine.zygote`). Only modules importable under their own name are named."""
     if thread_count() != 1:
         return ()
     names = []
@@ -343,7 +344,7 @@ def learned(before: set[str]) -> tuple[str, ...]:
 def _prepared(preload: tuple[Preload, ...]) -> Loaded:
     """The ``preload`` targets' adapters, loaded and prepared before the first job (what fails
     here is printed: the first job meets the same problem and reports it on its result)."""
-    from conformance.run import registry
+    from conformance.loading import registry
 
     loaded: Loaded = {}
     phase.mark("prepare")
@@ -363,7 +364,7 @@ def _prepared(preload: tuple[Preload, ...]) -> Loaded:
 def _defect_result(job: Job, error: Exception) -> Result:
     """The item's result when the suite or the adapter failed around it: the adapter's defect when
     it could not be loaded, the harness's failure otherwise (the reference, the fills, judging)."""
-    from conformance.run.item import bare_result, pending_result
+    from conformance.engine.item import bare_result, pending_result
 
     text = "".join(traceback.format_exception(error)).strip()
     defect: Defect = "adapter" if isinstance(error, PluginError) else "harness"

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
 
+from conformance.engine import settings
 from conformance.errors import EnvironmentFailure, Exit
 
 #: the exit status of a verb Ctrl-C interrupted (128 + SIGINT)
@@ -55,8 +56,6 @@ _MACHINE = {
     errno.EMFILE: "too many open files",
     errno.EIO: "an input/output error",
 }
-#: how long after a swallowed Ctrl-C it is delivered again, seconds
-_AGAIN_S = 0.05
 
 
 @dataclass
@@ -214,7 +213,7 @@ def _not_swallowed() -> Iterator[None]:
     def hook(unraisable: sys.UnraisableHookArgs) -> None:
         if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
             number, _received.signal = _received.signal or signal.SIGINT, None  # it must raise again
-            again = threading.Timer(_AGAIN_S, _thread.interrupt_main, (number,))
+            again = threading.Timer(settings.ENGINE.again_s, _thread.interrupt_main, (number,))
             again.daemon = True
             again.start()
             return

@@ -1,5 +1,6 @@
-"""The engine's settings, in one place: how the pool feeds, times and replaces its workers, and
-which items run first. What a user chooses is in the option table (:mod:`conformance.options`);
+"""The engine's settings, in one place: how the pool feeds, times, stops and replaces its workers,
+which items run first, what an item is reckoned to need in memory, and the crash review's and
+the progress line's pacing. What a user chooses is in the option table (:mod:`conformance.options`);
 docs/architecture.md lists these with their values.
 
 Each field says why it has its value. A test or a benchmark that needs another value replaces
@@ -53,6 +54,33 @@ class EngineSettings:
     #: target early: at least ``sample``, and at least ``sample_share`` of the target's items.
     sample: int = 40
     sample_share: float = 0.05
+    #: How long a worker asked to stop (or killed) may take to exit before the pool kills it (or
+    #: gives up waiting): a worker between jobs exits at once, one in a backend's teardown soon.
+    stop_s: float = 5.0
+    #: Outside Linux (no parent-death signal), how often a child looks whether its parent has
+    #: changed: the longest a worker outlives a run killed there.
+    watch_s: float = 0.5
+    #: The memory an item needs: its runs' data ``data_copies`` times over at worst (the input, the
+    #: reference's pieces, the backend's outputs, and one more a backend makes on the way in or
+    #: out). An item needing ``large_bytes`` or more runs alone on the machine, on the pool's first
+    #: worker, without steady-state repeats; one below ``checked_bytes`` is not checked against
+    #: the memory available (the check reads /proc for nothing).
+    data_copies: int = 4
+    large_bytes: int = 1 << 30
+    checked_bytes: int = 64 << 20
+    #: Address space a worker needs besides its items' data (the interpreter, the backends'
+    #: libraries, their thread stacks): with --memory-budget a worker is capped at the budget plus
+    #: this. Workers of every built-in backend peaked at 1.7 GB.
+    address_space_base: int = 4 << 30
+    #: What starting a fresh worker and loading a backend costs, for the crash review's estimates
+    #: of what its budget allows.
+    review_start_s: float = 3.0
+    #: The progress line is redrawn at most this often on a terminal: a redraw per result would
+    #: cost the parent more than the line is worth.
+    redraw_s: float = 0.1
+    #: How long after a swallowed Ctrl-C (raised where Python could only report it) it is
+    #: delivered again: long enough for the code that swallowed it to have returned.
+    again_s: float = 0.05
 
 
 ENGINE = EngineSettings()

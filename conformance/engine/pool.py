@@ -1,7 +1,7 @@
 """A pool of worker processes with per-job deadlines and replacement of dead workers.
 
 The parent never runs backend code. It keeps each worker's next few jobs waiting in its pipe
-(see :class:`conformance.run.settings.EngineSettings`), waits on the workers' pipes and process sentinels
+(see :class:`conformance.engine.settings.EngineSettings`), waits on the workers' pipes and process sentinels
 together, and turns a worker that dies into a ``crash`` result and one that overruns its deadline
 into a ``timeout`` result (the worker is killed; the deadline counts from when it was ready for the
 item, its start has a limit of its own); a fresh worker takes the slot and the
@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-from conformance.results.result import Result
-from conformance.run import phase, scratch, settings
-from conformance.run.deaths import (
+from conformance.engine import phase, settings
+from conformance.engine.deaths import (
     UNSTARTED_LIMIT,
     Death,
     DeathStatus,
@@ -36,8 +35,7 @@ from conformance.run.deaths import (
     overran_start,
     unstarted,
 )
-from conformance.run.journal import line as journal_line
-from conformance.run.slot import (
+from conformance.engine.slot import (
     Slot,
     Start,
     ask_to_stop,
@@ -47,8 +45,11 @@ from conformance.run.slot import (
     slot_of,
     stop_worker,
 )
-from conformance.run.worker import Job, Preload
-from conformance.run.zygote import Zygote
+from conformance.engine.worker import Job, Preload
+from conformance.engine.zygote import Zygote
+from conformance.results.result import Result
+from conformance.storage import scratch
+from conformance.storage.journal import line as journal_line
 
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
 _FORKS = sys.platform.startswith("linux")
@@ -434,12 +435,12 @@ class Pool:
         slot = self.slots[index]
         slot.process.join(timeout=5)
         how = describe_exit(slot.process.exitcode)
-        if not slot.prepared:  # no item is to blame
-            if not died_preparing(bool(slot.preload), slot.log):
+        if not slot.readiness.prepared:  # no item is to blame
+            if not died_preparing(bool(slot.readiness.preload), slot.log):
                 self._not_started(index, how)  # it never started: nor is any backend
                 return
             self.starter.prepare_broken = True  # it died in prepare()
-            targets = ", ".join(entry.target.id for entry in slot.preload)
+            targets = ", ".join(entry.target.id for entry in slot.readiness.preload)
             self.warn(
                 f"warning: a worker died ({how}) in the adapter's prepare() for {targets}, before any "
                 f"item; workers start without prepare() from now on (its log: {slot.log})"
@@ -459,9 +460,9 @@ class Pool:
         if it was in prepare(), workers start without it from now on, as after a crash there."""
         slot = self.slots[index]
         said = phase.read(slot.log)
-        if not slot.prepared and died_preparing(bool(slot.preload), slot.log):
+        if not slot.readiness.prepared and died_preparing(bool(slot.readiness.preload), slot.log):
             self.starter.prepare_broken = True
-            targets = ", ".join(entry.target.id for entry in slot.preload)
+            targets = ", ".join(entry.target.id for entry in slot.readiness.preload)
             self.warn(
                 f"warning: the adapter's prepare() for {targets} took longer than {self.start_limit:g} s; "
                 f"workers start without prepare() from now on (its log: {slot.log})"
@@ -469,12 +470,12 @@ class Pool:
         self._requeue_waiting(slot)
         self._replace_dead(index)
         self.slow_starts.add(job.key)
-        self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.prepared))
+        self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.readiness.prepared))
 
     def _not_started(self, index: int, how: str) -> None:
         """A worker died before it said it was ready for its first job: its jobs go back to the
         queue and another worker takes its place, up to :data:`deaths.UNSTARTED_LIMIT` in a row;
-        then the run stops (see :func:`conformance.run.deaths.unstarted`)."""
+        then the run stops (see :func:`conformance.engine.deaths.unstarted`)."""
         slot = self.slots[index]
         self._unstarted += 1
         self._requeue_waiting(slot, running_too=True)

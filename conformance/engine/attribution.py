@@ -38,6 +38,8 @@ _BAD_CALL = re.compile(
 )
 #: The suite's model builders: their own exceptions mean a request cannot be built.
 _BUILDERS = "conformance.models"
+#: The suite's own frames between the executor and the adapter: the engine and the hooks it calls.
+_HARNESS = ("conformance.engine.", "conformance.loading.")
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def attribute(error: BaseException, adapter_module: str) -> Attribution:
     if isinstance(error, _NEVER_REFUSALS):
         return Attribution("adapter", innermost)
     adapter_package = adapter_module.split(".")[0]
-    own = [tb for tb in frames if not _module(tb).startswith("conformance.run")]
+    own = [tb for tb in frames if not _module(tb).startswith(_HARNESS)]
     for tb in own:
         module = _module(tb)
         if module.startswith(_BUILDERS):

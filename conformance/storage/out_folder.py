@@ -9,7 +9,7 @@ own names (:data:`OWN_NAMES`, the worker logs) and leaves any other file alone. 
 here reads only, so a front door can refuse before it plans or runs anything; :func:`claim`
 creates and marks the folder when the work starts.
 
-A run of one item (the reproducer command a report shows) once replaced the main job's 34,104
+A run of one item (the reproducer command a report shows) would replace a complete run's
 results with its one: a run whose selection differs from the complete run in its folder is
 refused unless told to replace it (:func:`check_replacing`). A run that may replace the folder's
 results moves them into ``previous/`` as it starts (:func:`set_aside_results`), so that a run
@@ -48,7 +48,7 @@ OWN_NAMES = (
 )
 WORKERS = "workers"
 #: the worker logs in ``workers/``: ``worker-<n>.log`` and ``zygote.log``, and each worker's
-#: phase file (conformance.run.phase), there and in ``workers/review/`` (the crash review's)
+#: phase file (conformance.engine.phase), there and in ``workers/review/`` (the crash review's)
 WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.(log|phase)")
 REVIEW = "review"
 #: the folder an unfinished run's journal is set aside in (see :func:`set_aside`)

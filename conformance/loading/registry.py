@@ -16,8 +16,8 @@ from typing import Any
 
 from conformance.corpus import catalogue
 from conformance.errors import PluginError
+from conformance.loading import hooks
 from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Route, Target
-from conformance.run import hooks
 
 
 @dataclass(frozen=True)

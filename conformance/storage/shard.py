@@ -38,7 +38,7 @@ _FORM = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 
 class Keyed(Protocol):
-    """Anything with a job key (``conformance.run.worker.Job``, ``conformance.results.result.Result``)."""
+    """Anything with a job key (``conformance.engine.worker.Job``, ``conformance.results.result.Result``)."""
 
     @property
     def key(self) -> str: ...

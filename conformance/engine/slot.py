@@ -1,6 +1,6 @@
 """A worker's place in the pool: its process, its pipe, the jobs it has been sent, and how it ends.
 
-The pool (:mod:`conformance.run.pool`) keeps one slot per worker; a slot is replaced whole when its
+The pool (:mod:`conformance.engine.pool`) keeps one slot per worker; a slot is replaced whole when its
 worker dies, overruns or is retired.
 """
 
@@ -11,20 +11,22 @@ import multiprocessing
 import os
 import signal
 import time
-from multiprocessing.reduction import ForkingPickler
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Protocol
 
+from conformance.engine import settings, worker
+from conformance.engine.worker import AdapterKey, Job, Preload
+from conformance.engine.zygote import Forked
 from conformance.plugin import Target
-from conformance.run import scratch, settings, worker
-from conformance.run.worker import AdapterKey, Job, Preload
-from conformance.run.zygote import Forked
+from conformance.storage import scratch
 
 #: how workers are started where the zygote cannot fork them
 _CONTEXT = multiprocessing.get_context("spawn")
+
 
 class Process(Protocol):
     """What the pool uses of a worker process, spawned or forked."""
@@ -39,6 +41,26 @@ class Process(Protocol):
     def join(self, timeout: float | None = None) -> None: ...
     def kill(self) -> None: ...
     def close(self) -> None: ...
+
+
+@dataclass
+class Readiness:
+    """How far a worker is from running items: what it does before its first job (the targets it
+    prepares, whether it has said it is done), when it was started, the adapters it has said it
+    has loaded. Apart from the slot's pipe and clock: these change only while the worker starts
+    or meets a new adapter."""
+
+    #: the targets it prepares before its first job, and whether it has said it is done
+    preload: tuple[Preload, ...] = ()
+    prepared: bool = False
+    #: when it was started, and the adapters it has said it has loaded (see Slot.clock)
+    born: float = field(default_factory=time.monotonic)
+    loaded: set[AdapterKey] = field(default_factory=set)
+
+    def waits_for(self, job: Job | None) -> bool:
+        """Whether ``job`` (the running one) waits for the worker's start (its spawn or fork,
+        loading its adapters and their prepare()) or for its adapter's loading, not running."""
+        return not self.prepared or (job is not None and (job.adapter, job.option_key) not in self.loaded)
 
 
 @dataclass
@@ -60,15 +82,11 @@ class Slot:
     log_offset: int = 0
     #: the worker holds more memory than the pool allows between jobs: replace it when idle
     retire: bool = False
-    #: the targets it prepares before its first job, and whether it has said it is done
-    preload: tuple[Preload, ...] = ()
-    prepared: bool = False
-    #: when it was started, and the adapters it has said it has loaded (see clock)
-    born: float = field(default_factory=time.monotonic)
-    loaded: set[AdapterKey] = field(default_factory=set)
+    #: how far the worker is from running items: its start, its prepare() and its adapters
+    readiness: Readiness = field(default_factory=Readiness)
     #: the jobs it has finished, oldest first: what the crash review replays if it dies
     history: list[Job] = field(default_factory=list)
-    #: its private temporary folder, removed once it has ended (see conformance.run.scratch)
+    #: its private temporary folder, removed once it has ended (see conformance.storage.scratch)
     scratch: Path | None = None
     #: while it replaces a worker that died and has no result yet: when it took the place, or got
     #: its first job if that came later (see Pool.lost_s)
@@ -119,23 +137,22 @@ class Slot:
     def starting(self) -> bool:
         """Whether the running job waits for the worker's start (its spawn or fork, loading its
         adapters and their prepare()) or for its adapter's loading, rather than running."""
-        job = self.job
-        return not self.prepared or (job is not None and (job.adapter, job.option_key) not in self.loaded)
+        return self.readiness.waits_for(self.job)
 
     def clock(self, timeout: float, start_limit: float) -> None:
         """Time the running job: ``timeout`` from now for the item itself; while the worker starts,
         ``start_limit`` from its start, and while it loads the job's adapter, from now (neither is
         the item's time: see EngineSettings.start_s)."""
-        if not self.prepared:
-            self.deadline = self.born + start_limit
+        if not self.readiness.prepared:
+            self.deadline = self.readiness.born + start_limit
         else:
             self.deadline = time.monotonic() + (start_limit if self.starting else timeout)
 
     def ready(self, loaded: tuple[AdapterKey, ...], timeout: float, start_limit: float) -> None:
         """The worker says it has loaded the adapters ``loaded`` (and, the first time, prepared its
         targets): its running job's own time starts now."""
-        self.prepared = True
-        self.loaded.update(loaded)
+        self.readiness.prepared = True
+        self.readiness.loaded.update(loaded)
         if self.inflight:
             self.clock(timeout, start_limit)
 
@@ -188,7 +205,7 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
             spawned.start()
         child.close()
         process = spawned
-    return Slot(process, connection, start.log, preload=start.preload, scratch=start.folder)
+    return Slot(process, connection, start.log, readiness=Readiness(preload=start.preload), scratch=start.folder)
 
 
 def nap_s(busy: list[Slot]) -> float:
@@ -232,12 +249,13 @@ def ask_to_stop(slot: Slot) -> None:
 
 
 def stop_worker(slot: Slot, *, kill: bool) -> None:
-    """End the worker: let it exit (it was asked) for up to 5 s unless ``kill``, then kill it."""
+    """End the worker: let it exit (it was asked) for up to ``stop_s`` unless ``kill``, then kill it."""
+    stop_s = settings.ENGINE.stop_s
     if slot.process.is_alive() and not kill:
-        slot.process.join(timeout=5)
+        slot.process.join(timeout=stop_s)
     if slot.process.is_alive():
         slot.process.kill()
-        slot.process.join(timeout=5)
+        slot.process.join(timeout=stop_s)
     # and whatever the worker started (it leads its own process group): no helper outlives it
     if slot.process.pid is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -46,13 +46,13 @@ from multiprocessing.process import BaseProcess
 from typing import Any, NoReturn
 
 from conformance import plugin
-from conformance.run import lifeline, worker
+from conformance.engine import lifeline, worker
 
 #: What every worker imports, whatever its targets.
 HARNESS = (
-    "conformance.run.worker",
-    "conformance.run.registry",
-    "conformance.run.item",
+    "conformance.engine.worker",
+    "conformance.loading.registry",
+    "conformance.engine.item",
 )
 
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -219,7 +219,7 @@ def _single_threaded(connection: Connection, server: _Server, imported: str) -> 
 def main(connection: Connection, threads: int, log_path: str | None) -> None:
     """Import the harness, then fork workers on request and import the modules the pool passes
     on, one at a time between forks, until told to stop; after each import check that this
-    process is single-threaded. It ends with the run (see :mod:`conformance.run.lifeline`), and
+    process is single-threaded. It ends with the run (see :mod:`conformance.engine.lifeline`), and
     its workers with it."""
     lifeline.tie_to_spawner()
     worker.redirect_output(log_path)

@@ -13,8 +13,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
+from conformance.engine import settings
+from conformance.engine.worker import Job
 from conformance.results.result import Result
-from conformance.run.worker import Job
 from conformance.statuses import DEFECT_EXIT, FAILING, GREEN, NOT_JUDGED, STATUSES
 
 
@@ -89,7 +90,7 @@ class ProgressLine:
         now = self.clock()
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
-            if now - self._shown[0] >= 0.1 or self.done == self.total:
+            if now - self._shown[0] >= settings.ENGINE.redraw_s or self.done == self.total:
                 self.stream.write("\r" + self.line() + "\x1b[K")
                 self.stream.flush()
                 self._shown = (now, tenth)

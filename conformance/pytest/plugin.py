@@ -12,7 +12,7 @@ runs, and the results file holds exactly the items that ran. The same results fi
 written, and pytest's own JUnit XML gets each item's time in its worker.
 
 With pytest-xdist (``-n``), each of its workers runs its items through its own run and the
-controlling process writes the one results file (:mod:`conformance.pytest_xdist`).
+controlling process writes the one results file (:mod:`conformance.pytest.xdist`).
 
 The plugin is inert unless ``--adapter`` is given, so it never touches other test suites.
 """
@@ -29,15 +29,19 @@ from typing import Any
 
 import pytest
 
-from conformance import options, publishing, pytest_xdist
+from conformance import options, publishing
 from conformance.corpus import catalogue, keywords
 from conformance.corpus.loader import NOT_CASE_DIRECTORIES
+from conformance.engine import interruption
+from conformance.engine.worker import Job
 from conformance.errors import ConformanceError, WorkerStartError
+from conformance.loading import registry
+from conformance.pytest import xdist
 from conformance.results.result import Result
-from conformance.run import interruption, out_folder, planning, registry, runner
-from conformance.run.shard import Shard
-from conformance.run.worker import Job
+from conformance.run import planning, runner
 from conformance.statuses import GREEN, NOT_JUDGED
+from conformance.storage import out_folder
+from conformance.storage.shard import Shard
 
 #: statuses of an item whose worker died or overran: the crash review looks at it at once
 DIED = frozenset({"crash", "timeout"})
@@ -48,7 +52,7 @@ _SHARD = pytest.StashKey[Shard | None]()
 _MARKERS = pytest.StashKey[set[str]]()
 _NEXT = pytest.StashKey[Job | None]()
 _TURNED = pytest.StashKey[list[str]]()
-_GATHERED = pytest.StashKey[pytest_xdist.Gathered]()
+_GATHERED = pytest.StashKey[xdist.Gathered]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -79,8 +83,8 @@ def pytest_configure(config: pytest.Config) -> None:
         ]
     except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
-    if pytest_xdist.is_controller(config):  # the workers run the items; this process gathers them
-        config.stash[_GATHERED] = pytest_xdist.Gathered(config)
+    if xdist.is_controller(config):  # the workers run the items; this process gathers them
+        config.stash[_GATHERED] = xdist.Gathered(config)
         config.pluginmanager.register(config.stash[_GATHERED], "conformance-xdist")
 
 
@@ -217,7 +221,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     corpus = _corpus_paths(config, items)
     keys = frozenset(item.job.key for item in items)
-    private = pytest_xdist.is_worker(config)  # xdist's worker: the controller writes the results
+    private = xdist.is_worker(config)  # xdist's worker: the controller writes the results
     out = {"out": Path(tempfile.mkdtemp(prefix="conformance-xdist-"))} if private else {}
     run_config = _run_config(config, corpus, keys=keys, shard=config.stash.get(_SHARD, None), **out)
     try:
@@ -265,7 +269,7 @@ class _Streamed:
             upto = wanted + self.window + 1
             self.execution.add(self.order[self.sent : upto])
             self.sent = max(self.sent, upto)
-        finished = self.execution.finished
+        finished = self.execution.results.finished
         self.execution.serve(until=lambda: job.key in finished)
         if job.key in finished and finished[job.key].status in DIED:
             self.execution.review()
@@ -280,7 +284,7 @@ class _Streamed:
             if not interrupted:
                 self.execution.stop_early()
                 self.execution.review()
-        ran_all = len(self.execution.finished) == len(self.execution.plan.jobs)
+        ran_all = len(self.execution.results.finished) == len(self.execution.plan.jobs)
         try:
             self.outcome = self.execution.outcome(interrupted or stop.happened or not ran_all)
         finally:
@@ -302,11 +306,11 @@ def pytest_runtest_makereport(
     if call.when != "call":
         report.duration = 0.0
         return report
-    result = streamed.execution.finished.get(item.job.key)
+    result = streamed.execution.results.finished.get(item.job.key)
     if result is not None and result.worker:
         report.duration = result.worker["elapsed_ms"] / 1000
-    if result is not None and pytest_xdist.is_worker(item.config):  # for the controller to write
-        report.user_properties.append((pytest_xdist.PROPERTY, json.dumps(result.to_json())))
+    if result is not None and xdist.is_worker(item.config):  # for the controller to write
+        report.user_properties.append((xdist.PROPERTY, json.dumps(result.to_json())))
     return report
 
 
@@ -337,8 +341,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     streamed = config.stash.get(_RUN, None)
     if streamed is not None and streamed.outcome is None:
         outcome = streamed.finish(interrupted=interrupted)
-        if pytest_xdist.is_worker(config):
-            pytest_xdist.hand_over(config, streamed.corpus, outcome, streamed.execution.review_record)
+        if xdist.is_worker(config):
+            xdist.hand_over(config, streamed.corpus, outcome, streamed.execution.reviews.record)
             shutil.rmtree(streamed.execution.config.out, ignore_errors=True)
             return
         publishing.run_report(outcome.written[0])

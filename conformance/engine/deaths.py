@@ -4,9 +4,9 @@ result of an item whose worker never got to it (see :func:`overran_start`).
 
 A worker that dies on an item may have been broken by an earlier one (a backend that corrupts
 its heap on one request and dies on the next). So a crash result says, beyond how the worker
-died: which worker, what it was doing (:mod:`conformance.run.phase`), how many items it had run
+died: which worker, what it was doing (:mod:`conformance.engine.phase`), how many items it had run
 and the last of them, and its last output. The pool keeps the whole sequence the worker ran for
-the review (:mod:`conformance.run.crash_review`), which replays it in a fresh worker.
+the review (:mod:`conformance.verdict.crash_review`), which replays it in a fresh worker.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from conformance.engine import phase
+from conformance.engine.item import pending_result
+from conformance.engine.worker import Job
 from conformance.errors import WorkerStartError
 from conformance.results.records import CrashRecord
 from conformance.results.result import Result, Timing
-from conformance.run import phase
-from conformance.run.item import pending_result
-from conformance.run.worker import Job
 
 #: How many of the items a worker ran before it died a crash result names (all are replayed).
 NAMED_BEFORE = 10

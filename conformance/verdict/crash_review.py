@@ -30,14 +30,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TextIO
 
+from conformance.engine import settings
+from conformance.engine.deaths import Death
+from conformance.engine.pool import Pool
+from conformance.engine.worker import Job
 from conformance.results.records import CrashRecord, CrashReviewRecord
 from conformance.results.result import Result
-from conformance.run.deaths import Death
-from conformance.run.pool import Pool
-from conformance.run.worker import Job
 
-#: What starting a fresh worker and loading a backend costs, for the budget's estimates.
-START_S = 3.0
 DEATHS = ("crash", "timeout")
 
 
@@ -68,7 +67,7 @@ class Replayer:
     items: int = 0
 
     def estimate(self, jobs: Sequence[Job]) -> float:
-        return START_S + sum(self.cost(job) for job in jobs)
+        return settings.ENGINE.review_start_s + sum(self.cost(job) for job in jobs)
 
     def last_of(self, jobs: Sequence[Job]) -> Result:
         for slot in self.pool.slots:  # a fresh worker for every sequence
@@ -172,7 +171,7 @@ def _rerun_all(
     estimate = 0.0
     for died in deaths:
         overrun = pool.timeout if died.status == "timeout" else 0.0
-        estimate += (START_S + cost(died.job) + overrun) / workers
+        estimate += (settings.ENGINE.review_start_s + cost(died.job) + overrun) / workers
         if budget.allows(estimate):
             chosen.append(died)
     for died in chosen:

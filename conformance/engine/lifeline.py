@@ -17,7 +17,7 @@ worker ties only what its main thread forks (a thread of a backend's pool may en
 worker goes on).
 
 Where there is no ``prctl`` (not Linux: workers are spawned there, never forked), a thread of
-the child looks every :data:`WATCH_S` seconds whether its parent has changed.
+the child looks every ``watch_s`` seconds (EngineSettings) whether its parent has changed.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ import sys
 import threading
 import time
 
+from conformance.engine import settings
+
 #: prctl's request to set the parent-death signal (linux/prctl.h)
 _PR_SET_PDEATHSIG = 1
-#: How often a child without the parent-death signal looks for its parent.
-WATCH_S = 0.5
 
 
 def _parent_death_signal() -> bool:
@@ -55,7 +55,7 @@ def _end() -> None:
 
 def _watch(parent: int) -> None:
     while os.getppid() == parent:
-        time.sleep(WATCH_S)
+        time.sleep(settings.ENGINE.watch_s)
     _end()
 
 
@@ -79,7 +79,7 @@ def tie_forks() -> None:
     process: it ends with the worker rather than living on under init. A child another thread
     forks is left alone (it would be killed when that thread ends), and so is one started by
     ``subprocess`` or native code, which runs no Python in the child: the pool ends those with
-    the worker's process group (see :func:`conformance.run.slot.stop_worker`)."""
+    the worker's process group (see :func:`conformance.engine.slot.stop_worker`)."""
     if not sys.platform.startswith("linux"):
         return
     worker, main = os.getpid(), threading.get_ident()

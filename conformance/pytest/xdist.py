@@ -9,7 +9,7 @@ its crash review's figures). The controlling process runs no backend and writes 
 file, JUnit XML and report a ``conformance run`` of the same selection writes, with the same
 statuses.
 
-Registered by :mod:`conformance.pytest_plugin` in the controlling process only, when ``-n`` asks
+Registered by :mod:`conformance.pytest.plugin` in the controlling process only, when ``-n`` asks
 for workers.
 """
 
@@ -28,7 +28,8 @@ from conformance import publishing
 from conformance.errors import ConformanceError
 from conformance.results.records import CrashReviewRecord
 from conformance.results.result import Result
-from conformance.run import out_lock, planning, runner
+from conformance.run import planning, runner
+from conformance.storage import out_lock
 
 #: the name of a result in a report's user_properties, and of an outcome in workeroutput
 PROPERTY: Final = "conformance_result"

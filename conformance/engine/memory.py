@@ -20,28 +20,20 @@ from pathlib import Path
 
 from conformance import dtypes
 from conformance.corpus.case import Case, DataSpec
-from conformance.run import scratch
+from conformance.engine import settings
+from conformance.storage import scratch
 
-#: Copies of each run's data alive at once, at worst: the input, the reference's pieces, the
-#: backend's outputs, and one more a backend makes on the way in or out (a feed, a tensor).
-COPIES = 4
-#: Items below this need are never checked: the check reads /proc for nothing.
-SMALL_BYTES = 64 * 1024 * 1024
-#: Items from this need on run one at a time on the machine (see :func:`reserved`).
-LARGE_BYTES = 1024**3
 #: Bytes per element for types without a fixed width (strings: the object pointer and a short str).
 _STRING_BYTES = 64
-#: Address space a worker needs besides its items' data: the interpreter, the backends' libraries
-#: and their thread stacks (workers of every built-in backend peaked at 1.7 GB here).
-ADDRESS_SPACE_BASE = 4 << 30
 #: The memory an item may use in this process (``--memory-budget``), or None for what the machine has.
 _budget: int | None = None
 
 
 def confine(budget: int | None) -> None:
     """Set this worker's limits: with a budget, items needing more are refused before anything is
-    allocated, and the address space is capped at the budget plus :data:`ADDRESS_SPACE_BASE`, so a
-    backend that allocates without bound fails (MemoryError, or a crash) inside its own worker.
+    allocated, and the address space is capped at the budget plus ``address_space_base``
+    (EngineSettings), so a backend that allocates without bound fails (MemoryError, or a crash)
+    inside its own worker.
     Either way the worker offers itself first to the kernel's OOM killer, so that a machine out of
     memory loses a worker and one result, not the run that holds every other result."""
     global _budget
@@ -49,7 +41,7 @@ def confine(budget: int | None) -> None:
     with contextlib.suppress(OSError):
         Path("/proc/self/oom_score_adj").write_text("1000")
     if budget is not None:
-        limit = budget + ADDRESS_SPACE_BASE
+        limit = budget + settings.ENGINE.address_space_base
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -61,14 +53,14 @@ def data_bytes(spec: DataSpec) -> int:
 
 
 def needed_bytes(case: Case) -> int:
-    """Peak bytes an item of ``case`` may hold: every run's data, :data:`COPIES` times over."""
-    return COPIES * sum(data_bytes(run.data) for run in case.all_runs)
+    """Peak bytes an item of ``case`` may hold: every run's data, ``data_copies`` times over."""
+    return settings.ENGINE.data_copies * sum(data_bytes(run.data) for run in case.all_runs)
 
 
 def is_large(case: Case) -> bool:
-    """Whether an item of ``case`` needs :data:`LARGE_BYTES` or more: it runs alone on the machine,
-    on the pool's first worker, without steady-state repeats."""
-    return needed_bytes(case) >= LARGE_BYTES
+    """Whether an item of ``case`` needs ``large_bytes`` (EngineSettings) or more: it runs alone on
+    the machine, on the pool's first worker, without steady-state repeats."""
+    return needed_bytes(case) >= settings.ENGINE.large_bytes
 
 
 def available_bytes() -> int | None:
@@ -106,13 +98,14 @@ def shortfall(case: Case, held: int = 0) -> str | None:
     """Why an item of ``case`` must not be attempted here, or None when it fits (``held``: bytes of
     its input this process already holds, which MemAvailable no longer counts)."""
     needed = needed_bytes(case)
+    copies = settings.ENGINE.data_copies
     if _budget is not None and needed > _budget:
         return (
-            f"needs about {needed / 2**30:.1f} GiB ({COPIES} copies of its data), over the memory budget "
+            f"needs about {needed / 2**30:.1f} GiB ({copies} copies of its data), over the memory budget "
             f"of {_budget / 2**30:.1f} GiB; raise it with --memory-budget MIB, or leave it out with "
             "-k 'not large'"
         )
-    if needed < SMALL_BYTES:
+    if needed < settings.ENGINE.checked_bytes:
         return None
     free = available_bytes()
     if free is None:
@@ -121,7 +114,7 @@ def shortfall(case: Case, held: int = 0) -> str | None:
     if needed <= available:
         return None
     return (
-        f"needs about {needed / 2**30:.1f} GiB ({COPIES} copies of its data) and this machine has "
+        f"needs about {needed / 2**30:.1f} GiB ({copies} copies of its data) and this machine has "
         f"{available / 2**30:.1f} GiB available; run it where there is more memory, or leave it out "
         f"with -k 'not large'"
     )

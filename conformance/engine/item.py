@@ -18,6 +18,9 @@ import numpy as np
 from conformance import ids
 from conformance.corpus.case import Case, DataSpec
 from conformance.corpus.fill import make_data
+from conformance.engine import memory, phase
+from conformance.engine.attribution import attribute
+from conformance.loading import hooks
 from conformance.oracle import reference
 from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.oracle.judging import Raised, judge
@@ -31,8 +34,6 @@ from conformance.results.records import (
     RequestParams,
 )
 from conformance.results.result import Result, Timing
-from conformance.run import hooks, memory, phase
-from conformance.run.attribution import attribute
 from conformance.statuses import Status
 
 
@@ -347,7 +348,7 @@ def _judged(
 
 
 def _adapter_defect(outcome: CaseRunRecord) -> bool:
-    """Whether the run ended on an exception of the adapter's own code (conformance.run.attribution)."""
+    """Whether the run ended on an exception of the adapter's own code (conformance.engine.attribution)."""
     raised = outcome["actual"].get("raised")
     return outcome["status"] == "error" and raised is not None and raised.get("origin") == "adapter"
 

@@ -62,7 +62,7 @@ def mark(phase: str) -> None:
 
 #: each phase's name as written (ASCII, padded to :data:`_WIDTH`), made once
 _PADDED: dict[str, bytes] = {}
-#: the first of the backend's phases (conformance.run.item.build_and_run), and the others: the
+#: the first of the backend's phases (conformance.engine.item.build_and_run), and the others: the
 #: steady runs, each further run of a case with runs ("run 2", ...) and freeing the model
 _BUILD = "build"
 _BACKEND = frozenset({_BUILD, "compile", "run", "steady runs", "release"})

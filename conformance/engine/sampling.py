@@ -9,8 +9,8 @@ cases (documentation examples, ambiguous points) are not its typical ones.
 
 from __future__ import annotations
 
-from conformance.run import settings
-from conformance.run.worker import Job
+from conformance.engine import settings
+from conformance.engine.worker import Job
 
 
 def sample_of_each(jobs: list[Job], sample: int | None = None) -> tuple[list[Job], list[Job]]:

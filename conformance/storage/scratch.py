@@ -1,16 +1,15 @@
 """Each worker's private temporary folder, removed by the parent when the worker ends.
 
 Why: backends and converters write temporary files while they work, and a worker that dies or
-is killed for overrunning never removes its own. Measured on this project's machine before this
-module: every main job left 28 ``conformance-openvino-*`` folders in /tmp (items whose worker died
-inside a ``TemporaryDirectory``), 679 after a day's runs, and TensorFlow's AutoGraph leaves a
-``__autograph_generated_file*.py`` behind on every function it converts (133 of them). A worker
+is killed for overrunning never removes its own: an item whose worker dies inside a
+``TemporaryDirectory`` leaves the folder in /tmp, and TensorFlow's AutoGraph leaves a
+``__autograph_generated_file*.py`` behind on every function it converts. A worker
 now points ``TMPDIR`` (and ``TEMP``, ``TMP`` and Python's :data:`tempfile.tempdir`) at a folder
 of its own inside the pool's folder, before any backend loads; the parent removes it once the
 worker has ended however it ended, and the pool's folder when the pool closes. A user's own
 temporary folder then holds nothing of a run once it is over.
 
-The lock that keeps large items apart (:mod:`conformance.run.memory`) is shared by every worker
+The lock that keeps large items apart (:mod:`conformance.engine.memory`) is shared by every worker
 of every run, so it stays in the system's temporary folder: :data:`SYSTEM` is read at import,
 before a worker moves its own.
 """

@@ -171,7 +171,7 @@ def line(result: Result) -> str:
 
 def encoded(record: ResultRecord) -> str:
     """A result's record as its journal line: its JSON on one line. Workers send their results
-    so (see :mod:`conformance.run.worker`), and the pool journals the line a worker sent as it is."""
+    so (see :mod:`conformance.engine.worker`), and the pool journals the line a worker sent as it is."""
     return json.dumps(record, ensure_ascii=False)
 
 

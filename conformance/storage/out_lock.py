@@ -1,13 +1,13 @@
 """One run at a time per output folder.
 
 Two runs writing one ``--out`` would rename, append to and delete each other's journal and
-overwrite each other's results (a tester lost up to 5,001 results that way). A run holds an
+overwrite each other's results. A run holds an
 exclusive lock on ``<out>/.lock`` from before it opens the journal until its results are
 written; a second run on the same folder stops at once, with exit status 2 and the first run's
 process id and command. The lock is the operating system's (``flock``): it is released when the
 holder exits, however it exits, so a killed run never leaves a stale lock behind. Before the
 lock file is made, the folder is checked and marked as the suite's
-(:func:`conformance.run.out_folder.claim`): a folder holding someone else's files is refused.
+(:func:`conformance.storage.out_folder.claim`): a folder holding someone else's files is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from conformance.errors import UsageError
-from conformance.run import out_folder
+from conformance.storage import out_folder
 
 try:
     import fcntl
