@@ -46,7 +46,7 @@ SELECTIONS = [
         None,
         {"directional-split-index-below-symint-range"},
         id="torch-eager",
-        marks=pytest.mark.held_by_main_job,  # a default-run target: see tests/conftest.py
+        marks=pytest.mark.covered_by_main_job,  # a default-run target: see noxfile.py tests
     ),
     pytest.param(
         "torch",
@@ -55,7 +55,7 @@ SELECTIONS = [
         None,
         {"directional-split-index-below-symint-range"},
         id="torch-export",
-        marks=pytest.mark.held_by_main_job,  # a default-run target: see tests/conftest.py
+        marks=pytest.mark.covered_by_main_job,  # a default-run target: see noxfile.py tests
     ),
     pytest.param(
         "torch",
@@ -72,7 +72,7 @@ SELECTIONS = [
         None,
         {"pytorch-fe-no-directional-split-translator", "torch-directional-split-index-below-symint-range"},
         id="openvino-pytorch",
-        marks=pytest.mark.held_by_main_job,  # a default-run target: see tests/conftest.py
+        marks=pytest.mark.covered_by_main_job,  # a default-run target: see noxfile.py tests
     ),
     pytest.param(
         "openvino",

@@ -110,7 +110,7 @@ def test_what_a_checker_cannot_state_is_unsupported_with_the_reason(
 
 
 @pytest.mark.slow
-@pytest.mark.held_by_main_job  # the main job's test holds it whole: see tests/conftest.py
+@pytest.mark.covered_by_main_job  # the main job's test checks it whole: see noxfile.py tests
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("onnx", "conformance_onnx:OnnxToolsAdapter")
     assert issues, "known_issues.yaml is not shipped with the package"

@@ -124,7 +124,7 @@ RUNNING = [
 
 
 @pytest.mark.slow
-@pytest.mark.held_by_main_job  # both are default-run adapters: see tests/conftest.py
+@pytest.mark.covered_by_main_job  # both are default-run adapters: see noxfile.py tests
 def test_every_failure_on_the_running_targets_is_claimed(tmp_path: Path) -> None:
     """Both running targets over every item of the op, raw: every failure claimed, none stale."""
     for adapter, entry, _ in RUNNING:
