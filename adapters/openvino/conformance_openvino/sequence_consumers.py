@@ -18,25 +18,18 @@ reaches OpenVINO at all:
   the consumer got wrong; an answer where a rejection is due is an invalid request accepted,
   whatever it holds (and one where pieces are due fails by its count, unless one piece is due).
 
+The rule is recorded in every results file as the adapter option ``onnx_sequence_consumer``
+(:data:`conformance_openvino.adapter.SEQUENCE_CONSUMER`), and each reproducer names its consumer.
 ONNX operator pages: SequenceAt-11 (https://onnx.ai/onnx/operators/onnx__SequenceAt.html) and
 ConcatFromSequence-11 (https://onnx.ai/onnx/operators/onnx__ConcatFromSequence.html).
 """
 
 from __future__ import annotations
 
-from typing import Final
-
 from conformance.models import onnx_graphs
 from conformance.oracle import reference
 from conformance.oracle.reference import Rejection, SpecAnswer, SplitRequest
 from conformance.plugin import Task
-
-#: The rule, as the adapter records it in every results file (``info().options``).
-RULE: Final = (
-    "SplitToSequence is read through SequenceAt at positions 0..n-1 (n: the reference's piece "
-    "count, one for every run and reading), else through one ConcatFromSequence along the split axis "
-    "(the reference rejects every run, or its counts differ)"
-)
 
 
 def pieces(task: Task) -> int | None:
