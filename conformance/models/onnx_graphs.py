@@ -251,23 +251,26 @@ def consumed_sequence_model(task: Task, pieces: int | None) -> onnx.ModelProto:
     ``pieces - 1``, each a graph output ``output_<i>``, or, when ``pieces`` is None, one
     ``ConcatFromSequence`` that joins whatever the sequence holds along the split axis (with
     ``new_axis`` where ``keepdims=0`` dropped it), output ``output_0``. The positions are constant
-    int64 initializers; the outputs state the element type and no shape."""
+    int64 initializers; the outputs state the element type and the rank only, as Split's do."""
     model = build_model(task)
     graph = model.graph
     del graph.output[:]
-    element = ELEMENT_TYPES[task.dtype]
+    squeezed = task.graph.split_input == "omitted" and task.graph.keepdims == 0
+    rank = len(task.case.data.shape)
     names = [output_name(index) for index in range(1 if pieces is None else pieces)]
     if pieces is None:
-        squeezed = task.graph.split_input == "omitted" and task.graph.keepdims == 0
         node = helper.make_node(
             "ConcatFromSequence", [SEQUENCE], names, axis=task.axis or 0, new_axis=int(squeezed)
         )
         graph.node.append(node)
-    for index, name in enumerate(names if pieces is not None else ()):
-        position = f"position_{index}"
-        graph.initializer.append(numpy_helper.from_array(np.array(index, dtype=np.int64), position))
-        graph.node.append(helper.make_node("SequenceAt", [SEQUENCE, position], [name]))
-    graph.output.extend(helper.make_tensor_value_info(name, element, None) for name in names)
+    else:
+        rank -= int(squeezed)
+        for index, name in enumerate(names):
+            position = f"position_{index}"
+            graph.initializer.append(numpy_helper.from_array(np.array(index, dtype=np.int64), position))
+            graph.node.append(helper.make_node("SequenceAt", [SEQUENCE, position], [name]))
+    element = ELEMENT_TYPES[task.dtype]
+    graph.output.extend(helper.make_tensor_value_info(name, element, [None] * rank) for name in names)
     return model
 
 
