@@ -128,9 +128,14 @@ SEQUENCE_CONSUMER: Final = (
     "reading); else one ConcatFromSequence along the split axis (the reference rejects every run, "
     "or its counts differ)"
 )
-_NO_COMPLEX: Final = "OpenVINO has no complex element type (ov.Type has no complex64/complex128)"
-#: Routes whose frontend is handed complex models and converts them: their answer is judged.
-_COMPLEX_FRONTENDS: Final = frozenset({"tensorflow"})
+_NO_COMPLEX: Final = (
+    "OpenVINO has no complex element type: ov.Type / ov::element::Type_t lists none "
+    "(https://github.com/openvinotoolkit/openvino/blob/master/src/core/include/openvino/core/type/"
+    "element_type.hpp), so no Parameter or tensor of complex data can be built"
+)
+#: Routes whose frontend is handed complex data as its users would hand it (a model file, an example
+#: input) and answers for itself, converting it (tensorflow) or refusing it: their answer is judged.
+_COMPLEX_FRONTENDS: Final = frozenset({"tensorflow", "onnx", "pytorch"})
 #: Data from this size on is not converted by the pytorch route (see ``support``).
 _PYTORCH_EXAMPLE_LIMIT: Final = 1024**3
 _TRAILING_NUL: Final = (

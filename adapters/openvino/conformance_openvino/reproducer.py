@@ -267,6 +267,7 @@ ROUTES = {
 def snippet(task: Task, target: Target, config: Mapping[str, str]) -> str | None:
     """The reproducer of ``task`` on ``target``, compiled with the run's ``config``."""
     write = ROUTES.get(target.route)
-    if write is None or (task.dtype not in _ELEMENT_NAMES and target.route != "tensorflow"):
+    # complex data: only the model-file and TensorFlow snippets need no OpenVINO element type
+    if write is None or (task.dtype not in _ELEMENT_NAMES and target.route not in ("tensorflow", "onnx")):
         return None
     return write(task, target.device, config)
