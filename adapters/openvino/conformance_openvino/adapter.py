@@ -140,8 +140,9 @@ _COMPLEX_FRONTENDS: Final = frozenset({"tensorflow", "onnx", "pytorch"})
 _PYTORCH_EXAMPLE_LIMIT: Final = 1024**3
 _TRAILING_NUL: Final = (
     "OpenVINO's Python API passes string tensors through fixed-width NumPy bytes arrays "
-    "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters; "
-    "this data holds such a string"
+    "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters "
+    "(https://numpy.org/doc/stable/reference/arrays.scalars.html#numpy.bytes_); this data holds "
+    "such a string"
 )
 
 
