@@ -71,8 +71,9 @@ ROUTES: Final = (
     Route(
         "onnx",
         ("onnx.*",),
-        "ONNX model file read by OpenVINO's ONNX frontend (core.read_model)",
-        imports=(*_OWN, "onnx", "conformance.models.onnx_graphs"),
+        "ONNX model file read by OpenVINO's ONNX frontend (core.read_model); SplitToSequence through "
+        "the SequenceAt or ConcatFromSequence that consumes it",
+        imports=(*_OWN, "onnx", "conformance.models.onnx_graphs", "conformance_openvino.sequence_consumers"),
     ),
     Route(
         "pytorch",
@@ -119,15 +120,29 @@ PRECISION: Final = "f32"
 #: the CPU plugin's thread pinning, off unless the user's properties set it (see the module's text)
 PINNING_KEY: Final = "ENABLE_CPU_PINNING"
 PINNING: Final = "NO"
-_NO_COMPLEX: Final = "OpenVINO has no complex element type (ov.Type has no complex64/complex128)"
-#: Routes whose frontend is handed complex models and converts them: their answer is judged.
-_COMPLEX_FRONTENDS: Final = frozenset({"tensorflow"})
+#: How the onnx route reads a SplitToSequence (see conformance_openvino.sequence_consumers), recorded
+#: as the option ``onnx_sequence_consumer`` in every results file: the result's expected outcome
+#: says which consumer its model had.
+SEQUENCE_CONSUMER: Final = (
+    "SequenceAt at positions 0..n-1 (n: the reference's piece count, the same in every run and "
+    "reading); else one ConcatFromSequence along the split axis (the reference rejects every run, "
+    "or its counts differ)"
+)
+_NO_COMPLEX: Final = (
+    "OpenVINO has no complex element type: ov.Type / ov::element::Type_t lists none "
+    "(https://github.com/openvinotoolkit/openvino/blob/master/src/core/include/openvino/core/type/"
+    "element_type.hpp), so no Parameter or tensor of complex data can be built"
+)
+#: Routes whose frontend is handed complex data as its users would hand it (a model file, an example
+#: input) and answers for itself, converting it (tensorflow) or refusing it: their answer is judged.
+_COMPLEX_FRONTENDS: Final = frozenset({"tensorflow", "onnx", "pytorch"})
 #: Data from this size on is not converted by the pytorch route (see ``support``).
 _PYTORCH_EXAMPLE_LIMIT: Final = 1024**3
 _TRAILING_NUL: Final = (
     "OpenVINO's Python API passes string tensors through fixed-width NumPy bytes arrays "
-    "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters; "
-    "this data holds such a string"
+    "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters "
+    "(https://numpy.org/doc/stable/reference/arrays.scalars.html#numpy.bytes_); this data holds "
+    "such a string"
 )
 
 
@@ -244,6 +259,7 @@ class OpenVINOAdapter:
             options["properties"] = ";".join(f"{key}={value}" for key, value in self.properties.items())
         if any(self._is_cpu(device) for device in self.devices):
             options["inference_precision"] = PRECISION
+        options["onnx_sequence_consumer"] = SEQUENCE_CONSUMER
         pinning = [self.config(device)[PINNING_KEY] for device in self.devices if self._is_plain_cpu(device)]
         if pinning:
             options["cpu_pinning"] = pinning[0]

@@ -109,11 +109,14 @@ def _native(task: Task, device: str, config: Mapping[str, str]) -> str:
 
 def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import onnx_graphs
+    from conformance_openvino import sequence_consumers
 
-    model = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
+    model = reproducers.wrapped_base64(sequence_consumers.model_bytes(task))
+    read = f", read through {sequence_consumers.consumer(task)}" if onnx_graphs.is_sequence(task.op) else ""
     body = (
         "import base64\nimport os\nimport tempfile\n\nimport openvino as ov\n\n"
-        f"# {task.op}: one {onnx_graphs.operator_of(task.op)[0]} node, byte for byte as this run built it,\n"
+        f"# {task.op}: one {onnx_graphs.operator_of(task.op)[0]} node{read},\n"
+        "# byte for byte as this run built it,\n"
         "# written to a folder of its own (never over a file of yours)\n"
         "path = os.path.join(tempfile.mkdtemp(), 'split.onnx')\n"
         f"with open(path, 'wb') as file:\n    file.write(base64.b64decode('''\n{model}\n'''))\n"
@@ -264,6 +267,7 @@ ROUTES = {
 def snippet(task: Task, target: Target, config: Mapping[str, str]) -> str | None:
     """The reproducer of ``task`` on ``target``, compiled with the run's ``config``."""
     write = ROUTES.get(target.route)
-    if write is None or (task.dtype not in _ELEMENT_NAMES and target.route != "tensorflow"):
+    # complex data: only the model-file and TensorFlow snippets need no OpenVINO element type
+    if write is None or (task.dtype not in _ELEMENT_NAMES and target.route not in ("tensorflow", "onnx")):
         return None
     return write(task, target.device, config)
