@@ -9,7 +9,8 @@ never run here: run_item executes in this process.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from importlib import metadata
 from typing import Any
 
@@ -21,13 +22,12 @@ from conformance.corpus.loader import load_paths
 from conformance.engine.item import run_item
 from conformance.errors import UsageError
 from conformance.loading.registry import load
-from conformance.plugin import Target, Task
+from conformance.plugin import AdapterInfo, Route, Target, Task
 from conformance.verdict import known_issues
 
 ov = pytest.importorskip("openvino")
 
 from conformance_openvino import OpenVINOAdapter  # noqa: E402
-from conformance_openvino.adapter import Compiled  # noqa: E402
 
 # OpenVINO's PyTorch frontend traces modules with torch.jit.trace, which torch 2.13 deprecates.
 pytestmark = pytest.mark.filterwarnings("ignore:.*torch.jit.trace.*:DeprecationWarning")
@@ -117,23 +117,40 @@ def test_pytorch_route_passes(adapter: OpenVINOAdapter, cases: dict[str, Case], 
     assert _run(adapter, PYTORCH, cases, item)[0] == "pass"
 
 
-class _SwapsOutputs(OpenVINOAdapter):
-    """Returns the first two outputs in the wrong order."""
-
-    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        outputs = list(super().run(compiled, task))
-        outputs[0], outputs[1] = outputs[1], outputs[0]
-        return outputs
+def _swapped(outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The first two outputs in the wrong order."""
+    wrong = list(outputs)
+    wrong[0], wrong[1] = wrong[1], wrong[0]
+    return wrong
 
 
-class _FlipsABit(OpenVINOAdapter):
-    """Flips the lowest bit of the first element of the last output."""
+def _bit_flipped(outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The lowest bit of the first element of the last output flipped."""
+    wrong = [np.array(output, copy=True) for output in outputs]
+    bits = wrong[-1].reshape(-1).view(np.uint8)
+    bits[0] ^= 1
+    return wrong
 
-    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        outputs = [np.array(output, copy=True) for output in super().run(compiled, task)]
-        bits = outputs[-1].reshape(-1).view(np.uint8)
-        bits[0] ^= 1
-        return outputs
+
+def _returning(change: Callable[[Sequence[np.ndarray]], list[np.ndarray]]) -> type[OpenVINOAdapter]:
+    """The adapter with every route's outputs passed through ``change`` (a backend gone wrong)."""
+
+    class Wrong(OpenVINOAdapter):
+        def info(self) -> AdapterInfo:
+            info = super().info()
+
+            def wrapped(route: Route) -> Route:
+                run = route.run
+                assert run is not None
+                return replace(route, run=lambda compiled, task: change(run(compiled, task)))
+
+            return replace(info, routes=tuple(wrapped(route) for route in info.routes))
+
+    return Wrong
+
+
+_SwapsOutputs = _returning(_swapped)
+_FlipsABit = _returning(_bit_flipped)
 
 
 @pytest.mark.parametrize(

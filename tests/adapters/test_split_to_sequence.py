@@ -190,7 +190,7 @@ def openvino_results(tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
 
 
 @pytest.mark.slow
-@pytest.mark.held_by_main_job  # a default-run adapter: see tests/conftest.py
+@pytest.mark.covered_by_main_job  # a default-run adapter: see noxfile.py tests
 def test_openvino_is_judged_through_the_consumers(openvino_results: list[Result]) -> None:
     """Valid requests pass bit for bit, findings are claimed by their issue, nothing else is left:
     only complex data and strings ending in NUL stay unsupported, for the adapter's own reasons."""
