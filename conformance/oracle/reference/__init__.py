@@ -21,6 +21,7 @@ from conformance.oracle.reference import (
     onnx_ops,
     onnx_sequence_ops,
     openvino_ops,
+    paddle_ops,
     tensorflow_ops,
 )
 from conformance.oracle.reference.answer import (
@@ -69,6 +70,7 @@ _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
     "jax.lax.split": jax_ops.lax_split,
     "keras.ops.split": keras_ops.split,
     **numpy_namesakes.every("cupy"),
+    **paddle_ops.RULES,
 }
 
 
