@@ -142,6 +142,7 @@ ROUTES = (
         build=build_static,
         run=run_static,
         reproducer=static_reproducer,
+        default=False,  # tracing costs about 0.25 s an item: nox -s extra_targets runs it
     ),
 )
 
