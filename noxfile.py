@@ -53,6 +53,7 @@ ADAPTERS = (
     "mlx",
     # TF.js runs in Node.js: installing the adapter also runs `npm ci` in its node folder (_tfjs_node)
     "tfjs",
+    "paddle",
 )
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
@@ -73,13 +74,14 @@ ADAPTER_INSTALL = {
     "cupy": "adapters/cupy",
     "mlx": "adapters/mlx",
     "tfjs": "adapters/tfjs",
+    "paddle": "adapters/paddle",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins
 #: TensorFlow 2.19, onnx 1.19, onnxruntime 1.23, numpy 1.26; tf-keras asks for the GPU
 #: `tensorflow` wheel by name). What they really import comes with the adapter's extra, and
 #: tests/adapters/test_onnx2tf.py checks that the pins survived and the conversion runs.
-NO_DEPS = {"litert": ("onnx2tf", "tf-keras")}
+NO_DEPS = {"litert": ("onnx2tf", "tf-keras"), "paddle": ("paddlepaddle",)}  # paddlepaddle pins opt_einsum 3.3.0
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
 
@@ -343,6 +345,8 @@ EXTRA_TARGETS = (
     ("--target", "tvm/*"),
     # 0.5 s per item compiling: 3,459 items, about 25 minutes at -j 1
     ("--target", "iree/onnx/local-task"),
+    # about 0.25 s per item tracing with paddle.jit.to_static
+    ("--target", "paddle/static/*"),
 )
 
 

@@ -22,6 +22,7 @@ from conformance.oracle.reference import (
     onnx_ops,
     onnx_sequence_ops,
     openvino_ops,
+    paddle_ops,
     tensorflow_ops,
     tfjs_ops,
 )
@@ -73,6 +74,7 @@ _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
     **numpy_namesakes.every("cupy"),
     "mlx.core.split": mlx_ops.split,
     "tfjs.split": tfjs_ops.split,
+    **paddle_ops.RULES,
 }
 
 
