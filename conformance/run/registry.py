@@ -89,13 +89,14 @@ def load(spec: str, options: Mapping[str, str] | None = None) -> LoadedAdapter:
         adapter = factory(dict(options or {}))
     except Exception as error:
         raise PluginError(f"{where} could not be constructed: {type(error).__name__}: {error}") from error
-    checked = hooks.check(where, adapter)
+    if not callable(getattr(adapter, "info", None)):
+        raise PluginError(f"{where} lacks info(); see conformance.plugin.Adapter")
     try:
         info = adapter.info()
     except Exception as error:
         raise PluginError(f"{where}: info() raised {type(error).__name__}: {error}") from error
     _check_info(where, spec, reference, info)
-    return LoadedAdapter(spec, reference, adapter, info, checked)
+    return LoadedAdapter(spec, reference, adapter, info, hooks.check(where, adapter, info))
 
 
 def _check_info(where: str, spec: str, reference: str, info: object) -> None:
