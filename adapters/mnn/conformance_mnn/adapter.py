@@ -76,11 +76,11 @@ def compile_model(model: mnn_calls.Converted, target: Target) -> mnn_calls.Loade
     return mnn_calls.load(model)
 
 
-def run(loaded: mnn_calls.Loaded, task: Task) -> Sequence[np.ndarray]:
+def run(model: mnn_calls.Loaded, task: Task) -> Sequence[np.ndarray]:
     """Feeds this run's data (and runtime ``split``) and returns every output MNN gives."""
     from conformance.models import onnx_graphs
 
-    return mnn_calls.run(loaded, onnx_graphs.feeds(task))
+    return mnn_calls.run(model, onnx_graphs.feeds(task))
 
 
 def reproducer(task: Task, target: Target) -> str | None:
@@ -95,8 +95,13 @@ ROUTE: Final = Route(
     "onnx",
     ("onnx.Split-*", "onnx.SplitToSequence-11"),
     "the ONNX model converted by MNN's converter (mnnconvert -f ONNX), run by MNN's Express module on the CPU",
+    build=build,
+    compile=compile_model,
+    run=run,
+    support=support,
+    reproducer=reproducer,
+    # about 110 ms per item: the converter is a child process (see docs/performance.md)
     default=False,
-    imports=(__name__, "onnx", "conformance.models.onnx_graphs"),
 )
 
 
@@ -129,20 +134,3 @@ class MnnAdapter:
         """Load MNN's library (it probes the CPU's features once) before the first item is timed."""
         import MNN.expr  # type: ignore[import-untyped]  # noqa: F401
         import MNN.nn  # type: ignore[import-untyped]  # noqa: F401
-
-    # --- the old adapter form, until routes carry their own build and run -------------------------
-
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        return support(task, target)
-
-    def build(self, task: Task, target: Target) -> mnn_calls.Converted:
-        return build(task, target)
-
-    def compile(self, model: mnn_calls.Converted, target: Target) -> mnn_calls.Loaded:
-        return compile_model(model, target)
-
-    def run(self, compiled: mnn_calls.Loaded, task: Task) -> Sequence[np.ndarray]:
-        return run(compiled, task)
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        return reproducer(task, target)

@@ -53,9 +53,9 @@ def compile_model(model: pnnx_calls.Converted, target: Target) -> ncnn_calls.Loa
     return ncnn_calls.load(model)
 
 
-def run(loaded: ncnn_calls.Loaded, task: Task) -> Sequence[np.ndarray]:
+def run(model: ncnn_calls.Loaded, task: Task) -> Sequence[np.ndarray]:
     """This run's inputs through an extractor; every output the param file lists."""
-    return ncnn_calls.run(loaded, ncnn_calls.feeds(task))
+    return ncnn_calls.run(model, ncnn_calls.feeds(task))
 
 
 def reproducer(task: Task, target: Target) -> str | None:
@@ -69,15 +69,23 @@ PNNX: Final = Route(
     "pnnx",
     ("torch.*",),
     "the torch module traced by torch.jit.trace, converted by pnnx, run by ncnn on the CPU",
+    build=build_torch,
+    compile=compile_model,
+    run=run,
+    support=support,
+    reproducer=reproducer,
     default=False,
-    imports=(__name__, "torch", "conformance.models.torch_modules"),
 )
 ONNX: Final = Route(
     "onnx",
     ("onnx.*",),
     "the ONNX model converted by pnnx's ONNX import, run by ncnn on the CPU",
+    build=build_onnx,
+    compile=compile_model,
+    run=run,
+    support=support,
+    reproducer=reproducer,
     default=False,
-    imports=(__name__, "onnx", "conformance.models.onnx_graphs"),
 )
 
 
@@ -111,20 +119,3 @@ class NcnnAdapter:
 
         if target.route == PNNX.name:
             import torch  # noqa: F401
-
-    # --- the old adapter form, until routes carry their own build and run -------------------------
-
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        return support(task, target)
-
-    def build(self, task: Task, target: Target) -> pnnx_calls.Converted:
-        return build_onnx(task, target) if target.route == ONNX.name else build_torch(task, target)
-
-    def compile(self, model: pnnx_calls.Converted, target: Target) -> ncnn_calls.Loaded:
-        return compile_model(model, target)
-
-    def run(self, compiled: ncnn_calls.Loaded, task: Task) -> Sequence[np.ndarray]:
-        return run(compiled, task)
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        return reproducer(task, target)
