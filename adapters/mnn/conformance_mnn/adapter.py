@@ -68,7 +68,8 @@ def build(task: Task, target: Target) -> mnn_calls.Converted:
     from conformance.models import onnx_graphs
 
     inputs, outputs = _names(task)
-    return mnn_calls.Converted(mnn_calls.convert(onnx_graphs.model_bytes(task)), tuple(inputs), tuple(outputs))
+    converted = mnn_calls.convert(onnx_graphs.model_bytes(task))
+    return mnn_calls.Converted(converted, tuple(inputs), tuple(outputs))
 
 
 def compile_model(model: mnn_calls.Converted, target: Target) -> mnn_calls.Loaded:
@@ -94,7 +95,7 @@ def reproducer(task: Task, target: Target) -> str | None:
 ROUTE: Final = Route(
     "onnx",
     ("onnx.Split-*", "onnx.SplitToSequence-11"),
-    "the ONNX model converted by MNN's converter (mnnconvert -f ONNX), run by MNN's Express module on the CPU",
+    "the ONNX model converted by MNN's converter (mnnconvert -f ONNX), run by MNN's Express module",
     build=build,
     compile=compile_model,
     run=run,
@@ -124,7 +125,7 @@ class MnnAdapter:
             devices=self.options.devices,
             options={
                 **self.options.resolved,
-                "converter": "mnnconvert " + " ".join(mnn_calls.CONVERTER_ARGS) + " (its native entry, _tools.mnnconvert)",
+                "converter": f"mnnconvert {' '.join(mnn_calls.CONVERTER_ARGS)} (its native entry, _tools.mnnconvert)",
                 "load": mnn_calls.LOAD_CALL,
                 "onnx_version": onnx.__version__,
             },

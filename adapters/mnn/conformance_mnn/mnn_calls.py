@@ -46,9 +46,13 @@ from conformance.plugin import AdapterError, BackendRefusal, backend_calls
 #: The code the child Python runs: the converter's native entry, the console script's first step.
 CONVERTER_CODE: Final = "import sys, _tools; sys.exit(0 if _tools.mnnconvert(sys.argv) else 1)"
 #: The converter's arguments after the program name (the files are in the scratch folder).
-CONVERTER_ARGS: Final = ("-f", "ONNX", "--modelFile", "model.onnx", "--MNNModel", "model.mnn", "--bizCode", "conformance")
+CONVERTER_ARGS: Final = (
+    "-f", "ONNX", "--modelFile", "model.onnx", "--MNNModel", "model.mnn", "--bizCode", "conformance"
+)
 #: The load as recorded in every result's options.
-LOAD_CALL: Final = "MNN.nn.load_module_from_file(path, inputs, outputs): CPU, PrecisionMode.Normal, thread_num=1"
+LOAD_CALL: Final = (
+    "MNN.nn.load_module_from_file(path, inputs, outputs): CPU, PrecisionMode.Normal, thread_num=1"
+)
 
 #: The NumPy type and the MNN Express type a case's element type is fed as, for the types the
 #: converted model can take (see the module docstring).
@@ -61,7 +65,8 @@ CARRIERS: Final[Mapping[str, tuple[str, str]]] = {
 NOT_FED: Final[Mapping[str, str]] = {
     "int8": (
         "MNN's Python API cannot write int8 data: Var.write and expr.const refuse an int8 array ('does "
-        "not support this dtype'; pymnn's numpy conversion has no int8), though the converted model takes int8"
+        "not support this dtype'; pymnn's numpy conversion has no int8), though the converted model "
+        "takes int8"
     ),
     **dict.fromkeys(
         ("complex64", "complex128", "string"),

@@ -63,7 +63,8 @@ def executable() -> Path:
 
 def inputshape(shapes: Sequence[Sequence[int]]) -> str:
     """pnnx's ``inputshape`` argument for float32 inputs of these shapes."""
-    return "inputshape=" + ",".join("[" + ",".join(str(dim) for dim in shape) + "]" + FLOAT32 for shape in shapes)
+    bracketed = ("[" + ",".join(str(dim) for dim in shape) + "]" + FLOAT32 for shape in shapes)
+    return "inputshape=" + ",".join(bracketed)
 
 
 def command(source: str, shapes: Sequence[Sequence[int]]) -> list[str]:

@@ -58,7 +58,8 @@ def snippet(task: Task) -> str:
         from conformance.models import onnx_graphs
 
         encoded = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
-        source, name = f"model = base64.b64decode('''\n{encoded}\n''')\nopen('model.onnx', 'wb').write(model)\n", "model.onnx"
+        source = f"model = base64.b64decode('''\n{encoded}\n''')\nopen('model.onnx', 'wb').write(model)\n"
+        name = "model.onnx"
         shapes = [array.shape for array in onnx_graphs.feeds(task).values()]
     else:
         source, name, shapes = _torch_source(task), "model.pt", [task.data.shape]
