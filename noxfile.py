@@ -50,6 +50,9 @@ ADAPTERS = (
     # CuPy's route is off the default run and its wheel an extra: installed without it, the adapter
     # loads and answers `unsupported` ("no CUDA device"), and the default run is unchanged
     "cupy",
+    # converters in child processes, over 100 ms an item: every route is an extra target
+    "mnn",
+    "ncnn",
 )
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
@@ -68,13 +71,15 @@ ADAPTER_INSTALL = {
     "tvm": "adapters/tvm",
     "iree": "adapters/iree",
     "cupy": "adapters/cupy",
+    "mnn": "adapters/mnn",
+    "ncnn": "adapters/ncnn",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins
 #: TensorFlow 2.19, onnx 1.19, onnxruntime 1.23, numpy 1.26; tf-keras asks for the GPU
 #: `tensorflow` wheel by name). What they really import comes with the adapter's extra, and
 #: tests/adapters/test_onnx2tf.py checks that the pins survived and the conversion runs.
-NO_DEPS = {"litert": ("onnx2tf", "tf-keras")}
+NO_DEPS = {"litert": ("onnx2tf", "tf-keras"), "ncnn": ("pnnx",)}
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
 
@@ -314,6 +319,9 @@ EXTRA_TARGETS = (
     ("--target", "tvm/*"),
     # 0.5 s per item compiling: 3,459 items, about 25 minutes at -j 1
     ("--target", "iree/onnx/local-task"),
+    # a converter child process per item: about 0.1 s (MNN) and 1 to 2 s (pnnx)
+    ("--target", "mnn/*"),
+    ("--target", "ncnn/*"),
 )
 
 
