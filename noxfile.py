@@ -54,6 +54,9 @@ ADAPTERS = (
     # TF.js runs in Node.js: installing the adapter also runs `npm ci` in its node folder (_tfjs_node)
     "tfjs",
     "paddle",
+    # converters in child processes, over 100 ms an item: every route is an extra target
+    "mnn",
+    "ncnn",
 )
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
@@ -75,13 +78,19 @@ ADAPTER_INSTALL = {
     "mlx": "adapters/mlx",
     "tfjs": "adapters/tfjs",
     "paddle": "adapters/paddle",
+    "mnn": "adapters/mnn",
+    "ncnn": "adapters/ncnn",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins
 #: TensorFlow 2.19, onnx 1.19, onnxruntime 1.23, numpy 1.26; tf-keras asks for the GPU
 #: `tensorflow` wheel by name). What they really import comes with the adapter's extra, and
 #: tests/adapters/test_onnx2tf.py checks that the pins survived and the conversion runs.
-NO_DEPS = {"litert": ("onnx2tf", "tf-keras"), "paddle": ("paddlepaddle",)}  # paddlepaddle pins opt_einsum 3.3.0
+NO_DEPS = {
+    "litert": ("onnx2tf", "tf-keras"),
+    "paddle": ("paddlepaddle",),  # it pins opt_einsum 3.3.0
+    "ncnn": ("pnnx",),  # it pulls a CUDA build of torch
+}
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
 
@@ -347,6 +356,9 @@ EXTRA_TARGETS = (
     ("--target", "iree/onnx/local-task"),
     # about 0.25 s per item tracing with paddle.jit.to_static
     ("--target", "paddle/static/*"),
+    # a converter child process per item: about 0.1 s (MNN) and 1 to 2 s (pnnx)
+    ("--target", "mnn/*"),
+    ("--target", "ncnn/*"),
 )
 
 
