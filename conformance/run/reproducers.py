@@ -132,27 +132,51 @@ def snippet_data(spec: DataSpec) -> np.ndarray:
 def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:
     """Statements rebuilding a model's feeds, and the ``{'name': variable, ...}`` literal to pass
     them by input name (what every snippet of an ONNX model runs with)."""
+    statements, variables = _feed_statements(feeds)
+    return statements, feeds_literal(variables)
+
+
+def _feed_statements(feeds: Mapping[str, np.ndarray]) -> tuple[str, dict[str, str]]:
+    """Statements rebuilding ``feeds`` as ``feed_0``, ``feed_1`` ..., and those names by input name."""
     names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
-    statements = "\n".join(array_code(array, names[name]) for name, array in feeds.items())
-    literal = "{" + ", ".join(f"{name!r}: {variable}" for name, variable in names.items()) + "}"
-    return statements, literal
+    return "\n".join(array_code(array, names[name]) for name, array in feeds.items()), names
+
+
+def feeds_literal(variables: Mapping[str, str]) -> str:
+    """The ``{'name': variable, ...}`` literal that passes rebuilt feeds by input name."""
+    return "{" + ", ".join(f"{name!r}: {variable}" for name, variable in variables.items()) + "}"
+
+
+def feed_runs_code(
+    task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], call: Callable[[Mapping[str, str]], str]
+) -> str:
+    """For each run of ``task``: its heading, its feeds rebuilt as ``feed_0``, ``feed_1`` ... (in
+    the order ``feeds`` gives them), then ``call(variables by input name)``: the statements that run
+    the model on them and print what came out. Every snippet that feeds a model run after run
+    shares this; only the call differs from backend to backend."""
+    body = ""
+    for run in task.every_run:
+        statements, variables = _feed_statements(feeds(run))
+        body += f"{run_heading(run)}{statements}\n{call(variables)}"
+    return body
+
+
+def session_call(session: str, *, sequence: bool = False) -> Callable[[Mapping[str, str]], str]:
+    """The call of :func:`feed_runs_code` for a session fed by input name: ``outputs =
+    <session>.run(None, feeds by name)`` and one printed line of output shapes. ``sequence``: the
+    model's one output is a sequence (SplitToSequence), which comes back as a list of tensors, so
+    the line prints that list's shapes."""
+    outputs = "(pieces,)" if sequence else "outputs"
+    shapes = "[piece.shape for piece in pieces]" if sequence else "[output.shape for output in outputs]"
+    return lambda variables: f"{outputs} = {session}.run(None, {feeds_literal(variables)})\nprint({shapes})\n"
 
 
 def session_runs_code(
     task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], session: str, *, sequence: bool = False
 ) -> str:
-    """For each run of ``task``: its heading, its feeds rebuilt, ``outputs = <session>.run(None,
-    feeds by name)`` and one printed line of output shapes: how every snippet that feeds a model
-    by input name (ONNX Runtime, ONNX's evaluator, converted models) replays a case's runs.
-    ``sequence``: the model's one output is a sequence (SplitToSequence), which comes back as a
-    list of tensors, so the line prints that list's shapes."""
-    body = ""
-    outputs = "(pieces,)" if sequence else "outputs"
-    shapes = "[piece.shape for piece in pieces]" if sequence else "[output.shape for output in outputs]"
-    for run in task.every_run:
-        arrays, mapping = feeds_code(feeds(run))
-        body += f"{run_heading(run)}{arrays}\n{outputs} = {session}.run(None, {mapping})\nprint({shapes})\n"
-    return body
+    """Every run of ``task`` through :func:`session_call`: how every snippet that feeds a model by
+    input name (ONNX Runtime, ONNX's evaluator, converted models) replays a case's runs."""
+    return feed_runs_code(task, feeds, session_call(session, sequence=sequence))
 
 
 def run_heading(task: Task) -> str:
