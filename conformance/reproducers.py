@@ -64,6 +64,6 @@ def onnx_snippet(
         f"{variable} = base64.b64decode('''\n{encoded}\n''')\n"
     )
     if file is not None:
-        body += f"with open({file!r}, 'wb') as file:\n    file.write({variable})\n"
+        body += f'with open("{file}", "wb") as file:\n    file.write({variable})\n'
     body += load
     return body if call is None else body + feed_runs_code(task, onnx_graphs.feeds, call)
