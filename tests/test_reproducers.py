@@ -21,6 +21,7 @@ from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
 from conformance.run import reproducers
 from conformance.run.planning import RunConfig, plan
+from corpus_items import snippet
 from conformance.run.runner import with_reproducers
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
@@ -59,9 +60,8 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
 ) -> None:
     pytest.importorskip(f"conformance_{adapter}")
     case = load_paths([CASES]).by_id(case_id)
-    loaded = registry.load(adapter)
     target = Target(adapter, route, device)
-    body = loaded.adapter.reproducer(make_task(case, op, fill=reproducers.snippet_data), target)
+    body = snippet(target, make_task(case, op, fill=reproducers.snippet_data))
     assert body, f"{adapter}/{route} wrote no reproducer"
     script = tmp_path / "reproduce.py"
     script.write_text(reproducers.header(f"{case_id}::{op}", target, "test") + body, encoding="utf-8")
@@ -100,7 +100,7 @@ def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
     task = make_task(case, op, fill=reproducers.snippet_data)
     assert task.data.shape == case.data.shape and task.data.nbytes > 2**31
     assert set(task.data.strides) == {0}
-    body = registry.load(adapter).adapter.reproducer(task, Target(adapter, route, device))
+    body = snippet(Target(adapter, route, device), task)
     assert body is not None
     ast.parse(reproducers.header("x", Target(adapter, route, device), "test") + body)
     assert f"np.arange({task.data.size})" in body

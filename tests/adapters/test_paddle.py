@@ -19,7 +19,7 @@ pytest.importorskip("conformance_paddle")
 
 from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 ISSUES = known_issues.shipped("paddle", "conformance_paddle:PaddleAdapter")
 

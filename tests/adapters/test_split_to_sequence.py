@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,11 +29,13 @@ from conformance_onnx import OnnxToolsAdapter  # noqa: E402
 from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
-from conformance.engine.item import make_task, run_item  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run.reproducers import header, snippet_data  # noqa: E402
+from conformance.loading import hooks  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
+from conformance.run.reproducers import header, snippet_data  # noqa: E402
+from corpus_items import snippet, with_outputs  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 OP = "onnx.SplitToSequence-11"
@@ -82,39 +84,40 @@ def test_valid_requests_pass_bit_for_bit(suite: Suite, adapter: type, case_id: s
     assert "bit for bit" in result.message
 
 
-class ReversedPieces(OnnxRuntimeAdapter):
-    """Hands the sequence's tensors on in reverse order: right shapes as a set, wrong pieces."""
-
-    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
-        return list(reversed(super().run(compiled, task)))
+def _reversed(pieces: list[np.ndarray]) -> list[np.ndarray]:
+    """The sequence's tensors in reverse order: right shapes as a set, wrong pieces."""
+    return pieces[::-1]
 
 
-class StackedSequence(OnnxRuntimeAdapter):
-    """Returns the sequence as one stacked array, as a naive ``np.asarray`` of the output would."""
-
-    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
-        return [np.stack(list(super().run(compiled, task)))]
+def _stacked(pieces: list[np.ndarray]) -> list[np.ndarray]:
+    """The sequence as one stacked array, as a naive ``np.asarray`` of the output would give it."""
+    return [np.stack(pieces)]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("wrong", [ReversedPieces, StackedSequence])
-def test_a_wrongly_unpacked_sequence_fails(suite: Suite, wrong: type[OnnxRuntimeAdapter]) -> None:
+@pytest.mark.parametrize("change", [_reversed, _stacked])
+def test_a_wrongly_unpacked_sequence_fails(
+    suite: Suite, change: Callable[[list[np.ndarray]], list[np.ndarray]]
+) -> None:
     """The judgement sees the pieces: order and count both matter (pieces [2, 4] of [6, 4])."""
-    result = run_item(wrong({}), ORT, suite.by_id("sts-size-even"), OP, repeat=0)
+    wrong = with_outputs(OnnxRuntimeAdapter({}), change)
+    result = run_item(wrong, ORT, suite.by_id("sts-size-even"), OP, repeat=0)
     assert result.status == "fail", result.message
 
 
 def test_sequence_output_comes_back_as_its_tensors(suite: Suite) -> None:
     """ORT returns the sequence as a list; the adapter hands on its tensors, values untouched."""
-    adapter = OnnxRuntimeAdapter({})
+    checked = hooks.of(OnnxRuntimeAdapter({}))
+    route = checked.route(ORT)
+    assert route.build is not None and route.run is not None
     task = make_task(suite.by_id("sts-doc-with-split-2"), OP)
-    pieces = adapter.run(adapter.compile(adapter.build(task, ORT), ORT), task)
+    pieces = route.run(checked.compiled(route.build(task, ORT), ORT), task)
     assert [piece.shape for piece in pieces] == [(1, 6), (2, 6)]
     np.testing.assert_array_equal(np.concatenate(pieces), task.data)
 
 
 def test_shape_inference_says_why_it_cannot_judge_a_sequence(suite: Suite) -> None:
-    refusal = OnnxToolsAdapter({}).support(make_task(suite.by_id("sts-size-even"), OP), SHAPES)
+    refusal = hooks.of(OnnxToolsAdapter({})).unsupported(make_task(suite.by_id("sts-size-even"), OP), SHAPES)
     assert refusal is not None and "no length" in refusal.reason
 
 
@@ -237,11 +240,12 @@ def test_openvino_records_and_builds_its_consumers(suite: Suite) -> None:
         assert [output.name for output in model.graph.output] == [f"output_{i}" for i in range(len(ops) - 1)]
 
 
-@pytest.mark.parametrize(("adapter", "target"), [(OnnxToolsAdapter, REFERENCE), (OnnxRuntimeAdapter, ORT)])
-def test_reproducers_replay_every_run(suite: Suite, adapter: type, target: Target) -> None:
+@pytest.mark.parametrize("target", [REFERENCE, ORT])
+def test_reproducers_replay_every_run(suite: Suite, target: Target) -> None:
     """A case with runs: the snippet feeds each run and prints each run's pieces."""
     task = make_task(suite.by_id("sts-dynamic-runtime-lengths-runs"), OP, fill=snippet_data)
-    body = adapter({}).reproducer(task, target)
+    body = snippet(target, task)
+    assert body is not None
     ran = _snippet(header(task.item_id, target, "pieces") + body)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.strip().splitlines() == [
@@ -255,7 +259,7 @@ def test_the_shape_inference_snippet_shows_the_sequence_type_it_infers(suite: Su
     """Never attached (the route is unsupported), but callable: it prints the one element type that
     ONNX infers for every piece, without a count ([6, 4] by 4 gives pieces of 4 and 2: dim unknown)."""
     task = make_task(suite.by_id("sts-lengths-uneven"), OP, fill=snippet_data)
-    body = OnnxToolsAdapter({}).reproducer(task, SHAPES)
+    body = snippet(SHAPES, task)
     assert body is not None
     ran = _snippet(header(task.item_id, SHAPES, "pieces") + body)
     assert ran.returncode == 0, ran.stderr[-2000:]
