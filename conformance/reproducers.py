@@ -4,8 +4,9 @@
 :func:`run_heading` is the comment before each replayed run of a case with ``runs:`` (``for run
 in task.every_run``); :func:`feed_runs_code` replays every run, rebuilding its feeds and handing
 their variables to the backend's call (:func:`session_call` for a session fed by input name, which
-:func:`session_runs_code` puts together); :func:`wrapped_base64` embeds a serialized model, and
-:func:`onnx_snippet` writes the whole snippet of a route that reads the suite's ONNX model.
+:func:`session_runs_code` puts together); :func:`wrapped_base64` embeds a serialized model
+(:func:`conformance.models.onnx_graphs.snippet` writes the whole snippet of a route that reads
+the suite's ONNX model).
 
 The harness's side (the command that reruns one item, the header of every snippet) is
 :mod:`conformance.run.reproducers`.
@@ -114,33 +115,3 @@ def run_heading(task: Task) -> str:
     """The comment a snippet puts before each run of a case with ``runs:`` (none for a single run),
     so a reader can tell which printed line belongs to which request."""
     return f"# {task.run_label}\n" if task.case.runs else ""
-
-
-def onnx_snippet(
-    task: Task,
-    imports: str,
-    load: str,
-    call: Callable[[Mapping[str, str]], str] | None,
-    *,
-    variable: str = "model",
-    file: str | None = None,
-) -> str:
-    """The snippet of a route that hands the backend the suite's one-node ONNX model
-    (:mod:`conformance.models.onnx_graphs`, the bytes ONNX Runtime, ONNX's tools, OpenVINO's ONNX
-    frontend, tract, TVM, IREE and onnx2tf are all handed): ``imports``, the model embedded byte for
-    byte as bytes in ``variable`` (and saved as ``file`` in the working directory, for a backend
-    that reads a path), the backend's ``load`` statements, then each run of the case with its feeds
-    rebuilt and ``call`` on their variables (see :func:`feed_runs_code`); ``call`` None for a
-    route that runs nothing (a checker judges the model alone)."""
-    from conformance.models import onnx_graphs
-
-    encoded = wrapped_base64(onnx_graphs.model_bytes(task))
-    operator = onnx_graphs.operator_of(task.op)[0]
-    body = (
-        f"{imports}# {task.op}: one {operator} node, byte for byte as this run built it\n"
-        f"{variable} = base64.b64decode('''\n{encoded}\n''')\n"
-    )
-    if file is not None:
-        body += f'with open("{file}", "wb") as file:\n    file.write({variable})\n'
-    body += load
-    return body if call is None else body + feed_runs_code(task, onnx_graphs.feeds, call)

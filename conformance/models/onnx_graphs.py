@@ -36,6 +36,7 @@ rank, and that is the backend's to apply.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -43,7 +44,7 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, GraphProto, TensorProto, ValueInfoProto, helper, numpy_helper
 
-from conformance import dtypes
+from conformance import dtypes, reproducers
 from conformance.plugin import Task
 
 #: The IR version every model is stamped with (ONNX 1.13: opsets up to 18).
@@ -315,3 +316,31 @@ def check(model: onnx.ModelProto) -> None:
     finding, whether onnx itself would have refused the model.
     """
     onnx.checker.check_model(model, full_check=True)
+
+
+def snippet(
+    task: Task,
+    imports: str,
+    load: str,
+    call: Callable[[Mapping[str, str]], str] | None,
+    *,
+    variable: str = "model",
+    file: str | None = None,
+) -> str:
+    """The snippet of a route that hands the backend the suite's one-node ONNX model
+    (:mod:`conformance.models.onnx_graphs`, the bytes ONNX Runtime, ONNX's tools, OpenVINO's ONNX
+    frontend, tract, TVM, IREE and onnx2tf are all handed): ``imports``, the model embedded byte for
+    byte as bytes in ``variable`` (and saved as ``file`` in the working directory, for a backend
+    that reads a path), the backend's ``load`` statements, then each run of the case with its feeds
+    rebuilt and ``call`` on their variables (see :func:`conformance.reproducers.feed_runs_code`); ``call`` None for a
+    route that runs nothing (a checker judges the model alone)."""
+    encoded = reproducers.wrapped_base64(model_bytes(task))
+    operator = operator_of(task.op)[0]
+    body = (
+        f"{imports}# {task.op}: one {operator} node, byte for byte as this run built it\n"
+        f"{variable} = base64.b64decode('''\n{encoded}\n''')\n"
+    )
+    if file is not None:
+        body += f'with open("{file}", "wb") as file:\n    file.write({variable})\n'
+    body += load
+    return body if call is None else body + reproducers.feed_runs_code(task, feeds, call)

@@ -52,7 +52,7 @@ def snippet(task: Task, target: Target) -> str:
         flags=list(toolchain.COMPILE_FLAGS), driver=toolchain.DRIVER, function=model.graph.name
     )
     call = functools.partial(_call, [value.name for value in model.graph.input])
-    return reproducers.onnx_snippet(task, _TOOLS, pipeline, call, file="model.onnx")
+    return onnx_graphs.snippet(task, _TOOLS, pipeline, call, file="model.onnx")
 
 
 def _call(inputs: Sequence[str], variables: Mapping[str, str]) -> str:

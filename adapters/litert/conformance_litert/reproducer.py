@@ -111,6 +111,8 @@ if not dynamic:
 def onnx2tf_snippet(task: Task, *, delegates: bool, threads: int) -> str:
     """The ONNX model, its conversion by onnx2tf, the converted model's operators, signature and
     input shapes, and one invoke per run fed as the ONNX model declares its inputs."""
+    from conformance.models import onnx_graphs
+
     from conformance_litert import onnx2tf_route
 
     load = _ONNX2TF.format(
@@ -119,7 +121,7 @@ def onnx2tf_snippet(task: Task, *, delegates: bool, threads: int) -> str:
         threads=threads,
         names=onnx2tf_route.output_names(task),
     )
-    return reproducers.onnx_snippet(task, _ONNX2TF_IMPORTS, load, _onnx2tf_call, variable="original")
+    return onnx_graphs.snippet(task, _ONNX2TF_IMPORTS, load, _onnx2tf_call, variable="original")
 
 
 def _onnx2tf_call(variables: Mapping[str, str]) -> str:

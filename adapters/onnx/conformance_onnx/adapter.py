@@ -144,7 +144,7 @@ def _evaluator_reproducer(task: Task, target: Target) -> str:
 
     load = f"{_LOAD}from onnx.reference import ReferenceEvaluator\n\nevaluator = ReferenceEvaluator(model)\n"
     call = reproducers.session_call("evaluator", sequence=onnx_graphs.is_sequence(task.op))
-    return reproducers.onnx_snippet(task, "import onnx\n\n", load, call)
+    return onnx_graphs.snippet(task, "import onnx\n\n", load, call)
 
 
 def _shapes_reproducer(task: Task, target: Target) -> str:
@@ -162,7 +162,7 @@ def _shapes_reproducer(task: Task, target: Target) -> str:
         "inferred = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, "
         "data_prop=True)\n"
     )
-    return reproducers.onnx_snippet(task, "import onnx\n\n", _LOAD + check + shown, None)
+    return onnx_graphs.snippet(task, "import onnx\n\n", _LOAD + check + shown, None)
 
 
 _IMPORTS: Final = (__name__, "onnx", "onnx.reference", "conformance.models.onnx_graphs")

@@ -238,7 +238,7 @@ def _reproducer(settings: Settings, task: Task, target: Target) -> str:
     from conformance.models import onnx_graphs
 
     call = reproducers.session_call("session", sequence=onnx_graphs.is_sequence(task.op))
-    return reproducers.onnx_snippet(task, "import onnxruntime as ort\n\n", settings.session_code(task), call)
+    return onnx_graphs.snippet(task, "import onnxruntime as ort\n\n", settings.session_code(task), call)
 
 
 def _default_route(settings: Settings) -> Route:

@@ -229,4 +229,4 @@ def _reproducer(route: str, settings: Settings, task: Task, target: Target) -> s
     )
     imports = f"import onnx\nimport onnxruntime as ort\nimport {route}\n\n"
     call = reproducers.session_call("session", sequence=onnx_graphs.is_sequence(task.op))
-    return reproducers.onnx_snippet(task, imports, load, call, variable="original")
+    return onnx_graphs.snippet(task, imports, load, call, variable="original")

@@ -121,7 +121,9 @@ def _reproducer(task: Task, target: Target) -> str:
     """The model byte for byte, saved as ``model.onnx`` (tract's bindings load from a path),
     tract's three calls as :mod:`conformance_tract.loading` makes them, and each run's feeds in
     tract's input order (the graph's: ``data``, then a runtime ``split``): tract and NumPy only."""
-    return reproducers.onnx_snippet(task, "import tract\n\n", _LOAD, _call, file="model.onnx")
+    from conformance.models import onnx_graphs
+
+    return onnx_graphs.snippet(task, "import tract\n\n", _LOAD, _call, file="model.onnx")
 
 
 def _call(variables: Mapping[str, str]) -> str:

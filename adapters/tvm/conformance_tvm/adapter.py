@@ -132,7 +132,9 @@ def _reproducer(task: Task, target: Target) -> str:
     TVM's import, compile and VM calls as :mod:`conformance_tvm.loading` makes them, and each run's
     feeds in the model's input order (a SplitToSequence's sequence comes back as a tuple of
     tensors, printed as its pieces): TVM, onnx and NumPy only."""
-    return reproducers.onnx_snippet(task, _IMPORTS, _LOAD, _call, file="model.onnx")
+    from conformance.models import onnx_graphs
+
+    return onnx_graphs.snippet(task, _IMPORTS, _LOAD, _call, file="model.onnx")
 
 
 def _call(variables: Mapping[str, str]) -> str:
