@@ -51,6 +51,10 @@ ADAPTERS = (
     # loads and answers `unsupported` ("no CUDA device"), and the default run is unchanged
     "cupy",
 )
+#: Built-in adapters none of whose targets is in the default run: installed by ``tests`` and
+#: ``extra_targets`` only, so that ``suite`` does not install a backend it never runs (ExecuTorch's
+#: wheel brings about 450 MB of dependencies).
+EXTRA_ADAPTERS = ("executorch",)
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
 #: torch modules, traced tf.functions and .tflite files; ONNX Runtime's conversion routes torch and tf2onnx).
@@ -68,6 +72,7 @@ ADAPTER_INSTALL = {
     "tvm": "adapters/tvm",
     "iree": "adapters/iree",
     "cupy": "adapters/cupy",
+    "executorch": "adapters/executorch",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins
@@ -76,7 +81,7 @@ ADAPTER_INSTALL = {
 #: tests/adapters/test_onnx2tf.py checks that the pins survived and the conversion runs.
 NO_DEPS = {"litert": ("onnx2tf", "tf-keras")}
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
-TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
+TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in (*ADAPTERS, *EXTRA_ADAPTERS)))
 
 #: The backend-version matrix: released versions per backend, oldest first, each with the pins it
 #: needs beyond the backend itself and why (checked against the wheels' metadata).
@@ -125,20 +130,22 @@ NEEDS = {"litert": frozenset({"tensorflow"})}
 LEAVE_OUT = "CONFORMANCE_LEAVE_OUT"
 
 
-def installed_adapters(session: nox.Session) -> list[str]:
+def installed_adapters(session: nox.Session, *, extra: bool = False) -> list[str]:
     """The adapters to install: every built-in one but those $CONFORMANCE_LEAVE_OUT names, each with
-    the extras the left-out backends would bring in dropped (``adapters/openvino[onnx]``)."""
+    the extras the left-out backends would bring in dropped (``adapters/openvino[onnx]``); with
+    ``extra``, the EXTRA_ADAPTERS too."""
+    names = (*ADAPTERS, *EXTRA_ADAPTERS) if extra else ADAPTERS
     leave = {name.strip() for name in os.environ.get(LEAVE_OUT, "").split(",") if name.strip()}
     # an adapter whose backend needs a left-out one goes too (LiteRT's converter is TensorFlow's)
     leave |= {name for name, needs in NEEDS.items() if needs & leave}
-    unknown = sorted(leave - set(ADAPTERS))
+    unknown = sorted(leave - {*ADAPTERS, *EXTRA_ADAPTERS})
     if unknown:
-        session.error(f"{LEAVE_OUT} names {', '.join(unknown)}; built-in adapters: {', '.join(ADAPTERS)}")
+        session.error(f"{LEAVE_OUT} names {', '.join(unknown)}; built-in adapters: {', '.join(names)}")
     dropped = frozenset().union(*(HEAVY_EXTRAS.get(name, frozenset()) for name in leave))
     if leave:
         session.log(f"leaving out {', '.join(sorted(leave))} ({LEAVE_OUT})")
     specs = []
-    for name in ADAPTERS:
+    for name in names:
         if name in leave:
             continue
         path, _, extras = ADAPTER_INSTALL[name].partition("[")
@@ -147,8 +154,8 @@ def installed_adapters(session: nox.Session) -> list[str]:
     return specs
 
 
-def _install_all(session: nox.Session, *extra: str) -> None:
-    specs = installed_adapters(session)
+def _install_all(session: nox.Session, *extra: str, extra_adapters: bool = False) -> None:
+    specs = installed_adapters(session, extra=extra_adapters)
     editable = [arg for spec in specs for arg in ("-e", spec)]
     session.install(*CONSTRAINTS, "-e", ".", *editable, *extra)
     _install_without_dependencies(
@@ -266,7 +273,7 @@ def tests(session: nox.Session) -> None:
     The venv holds every built-in adapter and the example vendor adapter. The report's browser tests
     need Chromium: where none is found, apt installs it when it can, which may upgrade installed
     system packages (``_chromium`` logs them first; ``CONFORMANCE_NO_APT=1`` leaves apt alone)."""
-    _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter")
+    _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter", extra_adapters=True)
     _chromium(session)
     # two pytest workers (pytest-xdist): most tests wait on the suite's own worker processes, so two
     # run side by side in about 0.58 of the serial time here (216 s against 375 s, 2 cores)
@@ -314,6 +321,8 @@ EXTRA_TARGETS = (
     ("--target", "tvm/*"),
     # 0.5 s per item compiling: 3,459 items, about 25 minutes at -j 1
     ("--target", "iree/onnx/local-task"),
+    # about 1 s per item exporting and lowering, on both devices (XNNPACK claims no split operator)
+    ("--target", "executorch/edge/*"),
 )
 
 
@@ -330,7 +339,7 @@ def extra_targets(session: nox.Session) -> None:
     """The targets the default run leaves out (conversion routes, OpenVINO's virtual devices);
     results in reports/extra/ (about 46 minutes at -j 2 here; CI runs it in EXTRA_SHARDS parts,
     each with ``-- --shard I/N``)."""
-    _install_all(session)
+    _install_all(session, extra_adapters=True)
     selection = [arg for pair in EXTRA_TARGETS for arg in pair]
     session.run("conformance", "run", *selection, "-j", "2", "--out", "reports/extra", *session.posargs)
 

@@ -101,7 +101,7 @@ class ExecuTorchAdapter:
             name=NAME,
             backend="executorch",
             version=executorch[1],
-            routes=(Route("edge", ("torch.*",), DESCRIPTION),),
+            routes=(Route("edge", ("torch.*",), DESCRIPTION, default=False),),
             devices=self.options.devices,
             options={**self.options.resolved, "exporter": " ".join(torch)},
         )
