@@ -50,6 +50,13 @@ ADAPTERS = (
     # CuPy's route is off the default run and its wheel an extra: installed without it, the adapter
     # loads and answers `unsupported` ("no CUDA device"), and the default run is unchanged
     "cupy",
+    "mlx",
+    # TF.js runs in Node.js: installing the adapter also runs `npm ci` in its node folder (_tfjs_node)
+    "tfjs",
+    "paddle",
+    # converters in child processes, over 100 ms an item: every route is an extra target
+    "mnn",
+    "ncnn",
 )
 #: Built-in adapters none of whose targets is in the default run: installed by ``tests`` and
 #: ``extra_targets`` only, so that ``suite`` does not install a backend it never runs (ExecuTorch's
@@ -72,6 +79,11 @@ ADAPTER_INSTALL = {
     "tvm": "adapters/tvm",
     "iree": "adapters/iree",
     "cupy": "adapters/cupy",
+    "mlx": "adapters/mlx",
+    "tfjs": "adapters/tfjs",
+    "paddle": "adapters/paddle",
+    "mnn": "adapters/mnn",
+    "ncnn": "adapters/ncnn",
     "executorch": "adapters/executorch",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
@@ -79,7 +91,11 @@ ADAPTER_INSTALL = {
 #: TensorFlow 2.19, onnx 1.19, onnxruntime 1.23, numpy 1.26; tf-keras asks for the GPU
 #: `tensorflow` wheel by name). What they really import comes with the adapter's extra, and
 #: tests/adapters/test_onnx2tf.py checks that the pins survived and the conversion runs.
-NO_DEPS = {"litert": ("onnx2tf", "tf-keras")}
+NO_DEPS = {
+    "litert": ("onnx2tf", "tf-keras"),
+    "paddle": ("paddlepaddle",),  # it pins opt_einsum 3.3.0
+    "ncnn": ("pnnx",),  # it pulls a CUDA build of torch
+}
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in (*ADAPTERS, *EXTRA_ADAPTERS)))
 
@@ -158,9 +174,30 @@ def _install_all(session: nox.Session, *extra: str, extra_adapters: bool = False
     specs = installed_adapters(session, extra=extra_adapters)
     editable = [arg for spec in specs for arg in ("-e", spec)]
     session.install(*CONSTRAINTS, "-e", ".", *editable, *extra)
-    _install_without_dependencies(
-        session, [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
-    )
+    names = [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
+    _install_without_dependencies(session, names)
+    _tfjs_node(session, names)
+
+
+#: The tfjs adapter's Node.js side: package.json and the package-lock.json that pins TF.js.
+TFJS_NODE = "adapters/tfjs/conformance_tfjs/node"
+
+
+def _tfjs_node(session: nox.Session, adapters: list[str]) -> None:
+    """TF.js for the tfjs adapter: `npm ci` in its node folder (about 66 MB of npm packages), after
+    Debian's nodejs and npm where no `node` is on PATH (as Chromium, by apt-get as root or sudo)."""
+    if "tfjs" not in adapters:
+        return
+    if not shutil.which("node") and shutil.which("apt-get") and not os.environ.get("CONFORMANCE_NO_APT"):
+        sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+        session.log("no Node.js for the tfjs adapter: installing Debian's nodejs and npm with apt-get")
+        session.run(*sudo, "apt-get", "update", "-q", external=True)
+        session.run(*sudo, "apt-get", "install", "-y", "-q", "nodejs", "npm", external=True)
+    if not shutil.which("npm"):
+        session.warn("no npm: the tfjs adapter's items will be unsupported (install Node.js 20 and npm)")
+        return
+    with session.chdir(TFJS_NODE):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
 
 
 def _install_without_dependencies(session: nox.Session, adapters: list[str]) -> None:
@@ -278,8 +315,11 @@ def tests(session: nox.Session) -> None:
     # two pytest workers (pytest-xdist): most tests wait on the suite's own worker processes, so two
     # run side by side in about 0.58 of the serial time here (216 s against 375 s, 2 cores)
     parallel = [] if any(arg.startswith(("-n", "--numprocesses")) for arg in session.posargs) else ["-n", "2"]
+    # the adapters' own raw runs of default-run targets re-check what the main job's test checks on
+    # the same items (test_main_job.py): left out by name here, run when selected alone
+    chosen = [] if any(arg == "-m" or arg.startswith("-m") for arg in session.posargs) else ["-m", "not covered_by_main_job"]
     # -rs: a skipped test says why in the summary (a browser test without Chromium, above all)
-    session.run("python", "-m", "pytest", "-rs", *parallel, *session.posargs)
+    session.run("python", "-m", "pytest", "-rs", *parallel, *chosen, *session.posargs)
 
 
 @nox.session(python=None)
@@ -321,6 +361,11 @@ EXTRA_TARGETS = (
     ("--target", "tvm/*"),
     # 0.5 s per item compiling: 3,459 items, about 25 minutes at -j 1
     ("--target", "iree/onnx/local-task"),
+    # about 0.25 s per item tracing with paddle.jit.to_static
+    ("--target", "paddle/static/*"),
+    # a converter child process per item: about 0.1 s (MNN) and 1 to 2 s (pnnx)
+    ("--target", "mnn/*"),
+    ("--target", "ncnn/*"),
     # about 1 s per item exporting and lowering, on both devices (XNNPACK claims no split operator)
     ("--target", "executorch/edge/*"),
 )
@@ -396,6 +441,7 @@ def conformance(session: nox.Session, adapter: str) -> None:
     """The suite on one adapter, in a venv holding the project and only that adapter."""
     session.install(*CONSTRAINTS, "-e", ".", "-e", ADAPTER_INSTALL[adapter])
     _install_without_dependencies(session, [adapter])
+    _tfjs_node(session, [adapter])
     session.run("conformance", "adapters")
     session.run(
         "conformance", "run", "--adapter", adapter, "-j", "2", "--out", f"reports/{adapter}", *session.posargs

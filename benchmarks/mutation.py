@@ -298,7 +298,7 @@ def check_outputs(
     of them, ``count`` by default: each resume runs the run's missing items); each command's ending."""
     journals = count if journals is None else journals
     from conformance.cli import main
-    from conformance.run import out_folder
+    from conformance.storage import out_folder
 
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as scratch:

@@ -4,7 +4,7 @@ Exit status: one table for every verb (conformance.errors.Exit, each verb's rows
 ``--help`` and docs/results.md): 0 done and green, 1 findings, 2 unusable input (any
 conformance.errors.ConformanceError), 3 an adapter or the suite failed on an item, 4 the
 machine stopped the verb, 5 two runs ``diff`` cannot compare, 128 + the signal when Ctrl-C,
-SIGTERM or SIGHUP stopped it (what finished is written: conformance.run.interruption). A run
+SIGTERM or SIGHUP stopped it (what finished is written: conformance.engine.interruption). A run
 that did not judge its whole selection never exits 0. Every message about a case names its file
 and line. Input is refused before any work starts or anything about it is printed.
 """
@@ -26,9 +26,12 @@ from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
 from conformance.corpus import builtin, catalogue
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import Item, select, unmatched_ops, unmatched_tags
+from conformance.engine import interruption, streams
+from conformance.engine.progress import exit_status, nothing_judged, summary_table, verdict
 from conformance.errors import ConformanceError, Exit, UsageError
 from conformance.explore import session, space, writing
 from conformance.explore import summary as explore_summary
+from conformance.loading import registry
 from conformance.oracle.corpus_check import check_corpus
 from conformance.report import certificate_page, diff_page, versions_page
 from conformance.results import diff as run_diff
@@ -36,10 +39,10 @@ from conformance.results import document as results_file
 from conformance.results import findings, merge, versions
 from conformance.results.combined import combine
 from conformance.results.document import read_documents
-from conformance.run import interruption, out_folder, planning, registry, resumption, runner, streams
-from conformance.run.journal import FILE_NAME as JOURNAL
-from conformance.run.journal import Journal
-from conformance.run.progress import exit_status, nothing_judged, summary_table, verdict
+from conformance.run import planning, resumption, runner
+from conformance.storage import out_folder
+from conformance.storage.journal import FILE_NAME as JOURNAL
+from conformance.storage.journal import Journal
 
 
 def _load(cases: Sequence[str] | None) -> Suite:
@@ -390,8 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; its exit status (conformance.errors.Exit, or 128 + a stopping signal).
 
-    The terminal streams survive their reader (:mod:`conformance.run.streams`) and SIGTERM and
-    SIGHUP stop a verb as Ctrl-C does (:func:`conformance.run.interruption.signals`), so neither a
+    The terminal streams survive their reader (:mod:`conformance.engine.streams`) and SIGTERM and
+    SIGHUP stop a verb as Ctrl-C does (:func:`conformance.engine.interruption.signals`), so neither a
     closed pipe nor a CI system's cancel can lose results or read as green."""
     given = list(sys.argv[1:] if argv is None else argv)
     # as the program itself (no argv), the process ends with the verb: its handlers stay

@@ -19,7 +19,7 @@ from typing import Any, Final, Protocol
 from conformance.corpus import builtin
 from conformance.explore import session
 from conformance.run import planning
-from conformance.run.shard import Shard
+from conformance.storage.shard import Shard
 
 
 def _number(kind: type[int] | type[float], minimum: float, strict: bool = False) -> Callable[[str], float]:

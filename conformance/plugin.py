@@ -7,21 +7,20 @@ An adapter is found through the entry-point group ``conformance.adapters``::
 
 The entry point names a callable (usually the class) taking the adapter's options, a mapping of
 strings given on the command line as ``--option acme.device=NPU``; :meth:`AdapterOptions.parse`
-refuses keys the adapter does not know and devices it does not have. The executor then works in
-two phases per item, the way ONNX's backend runner does, and times each phase itself:
+refuses keys the adapter does not know and devices it does not have. Its ``info()`` says what it
+is and lists its :class:`Route` objects; each route carries its ops and its calls, and the
+executor, in a worker process, times each phase of an item itself:
 
-1. ``build(task, target)`` makes the model exactly as the case says (op version, attribute vs
-   input, constant vs runtime input, dynamic dims, axis and lengths types);
-2. ``run(model, task)`` feeds the task's inputs and returns the outputs as NumPy arrays in the
-   suite's dtypes (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
+1. ``route.build(task, target)`` makes the model exactly as the case says (op version, attribute
+   vs input, constant vs runtime input, dynamic dims, axis and lengths types);
+2. ``route.run(model, task)`` feeds the task's inputs and returns the outputs as NumPy arrays in
+   the suite's dtypes (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
 
-Those two and ``info()`` are the :class:`Adapter` protocol. The engine hands an adapter only ops
-its routes list and devices its ``info()`` declared, so nothing needs checking again. Four
-methods are optional, declared by :class:`OptionalHooks`: ``support`` (refuse what the backend
-cannot be handed at all), ``compile`` (a separately timed load step), ``prepare`` (untimed start-up
-per worker) and ``reproducer`` (a standalone snippet for reports). The loader checks every one
-an adapter has, so a misspelt hook (``prepair``) or one with the wrong parameters is a
-:class:`~conformance.errors.PluginError` naming the adapter and the method, never silently unused.
+A route may add ``support`` (refuse what the backend cannot be handed at all), ``compile`` (a
+separately timed load step) and ``reproducer`` (a standalone snippet for reports); the adapter
+may add ``prepare`` (untimed start-up per worker). The loader checks the parameters of every call
+and refuses a misspelt ``prepare`` (:mod:`conformance.loading.hooks`), with a
+:class:`~conformance.errors.PluginError` naming the adapter, the route and the call.
 
 An exception from build, compile or run is judged by where it came from (the suite records
 it as ``actual.raised.origin``): one raised by the backend is the backend refusing the input (a
@@ -36,25 +35,27 @@ attribute the exception to), or by raising :class:`BackendRefusal`.
 
 A complete adapter, runnable as is, whose backend is NumPy's own split functions::
 
+    def build(task: Task, target: Target) -> Callable[[numpy.ndarray], list[numpy.ndarray]]:
+        split = numpy.split if task.op == "numpy.split" else numpy.array_split
+        value = task.form.value
+        argument = list(value) if isinstance(value, tuple) else value
+        axis = {} if task.axis is None else {"axis": task.axis}
+        return lambda data: split(data, argument, **axis)
+
+    def run(model: Callable[[numpy.ndarray], list[numpy.ndarray]], task: Task) -> Sequence[numpy.ndarray]:
+        return model(task.data)
+
     class NumpySplit:
         def __init__(self, options: Mapping[str, str]) -> None:
             self.options = AdapterOptions.parse(options, devices=("cpu",))
 
         def info(self) -> AdapterInfo:
+            ops = ("numpy.split", "numpy.array_split")
             return AdapterInfo(
                 name="npsplit", backend="numpy", version=numpy.__version__,
-                routes=(Route("eager", ("numpy.split", "numpy.array_split"), "NumPy's functions"),),
+                routes=(Route("eager", ops, "NumPy's functions", build=build, run=run),),
                 devices=self.options.devices, options=self.options.resolved,
             )
-
-        def build(self, task: Task, target: Target) -> Callable[..., list[numpy.ndarray]]:
-            return numpy.split if task.op == "numpy.split" else numpy.array_split
-
-        def run(self, model: Callable[..., list[numpy.ndarray]], task: Task) -> Sequence[numpy.ndarray]:
-            value = task.form.value
-            argument = list(value) if isinstance(value, tuple) else value
-            axis = {} if task.axis is None else {"axis": task.axis}
-            return model(task.data, argument, **axis)
 """
 
 from __future__ import annotations
@@ -62,11 +63,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -93,42 +94,43 @@ __all__ = [
     "comma_list",
 ]
 
-#: The model ``build`` makes and what ``run`` receives (the model, or what ``compile`` made of it);
-#: a protocol's type variables carry the variance of where they appear.
-ModelT_co = TypeVar("ModelT_co", covariant=True)
-CompiledT_contra = TypeVar("CompiledT_contra", contravariant=True)
-ModelT_contra = TypeVar("ModelT_contra", contravariant=True)
-CompiledT_co = TypeVar("CompiledT_co", covariant=True)
-
 #: The entry-point group adapters register under.
 ENTRY_POINT_GROUP = "conformance.adapters"
 
 
 @dataclass(frozen=True)
 class Route:
-    """One way an adapter reaches its backend (a native graph, a file read by a frontend ...).
+    """One way an adapter reaches its backend (a native graph, a file read by a frontend, an eager
+    call), with the calls that take a task there.
 
-    ``ops`` holds the op ids or globs the route can run at all; finer refusals go through
-    :meth:`Adapter.support`. ``judged="shapes"`` is for a route that infers outputs without
-    computing them (ONNX's shape inference): its ``run`` returns arrays of the inferred shapes and
-    dtypes whose values mean nothing, and its results say that values were not judged.
-    ``default=False`` leaves the route out of a run unless a ``--target`` glob selects it: for
-    conversion routes that spend a second or more per item (an exporter, a converter), which would
-    multiply the time of the default run.
+    ``ops`` holds the op ids or globs the route runs; ``build(task, target)`` makes the model
+    exactly as the case says, ``run(model, task)`` feeds one run's inputs and returns every output
+    as a NumPy array in the suite's dtypes. Optional: ``support(task, target)`` refuses what the
+    backend cannot be handed at all (:class:`Unsupported`, with the document that says so; it must
+    not raise), ``compile(model, target)`` is a separately timed load step whose result ``run``
+    receives, ``reproducer(task, target)`` writes standalone statements that redo the task with
+    the backend alone (see :mod:`conformance.reproducers`). The callables may be plain functions
+    or bound methods of the adapter (to reach its options).
+
+    ``judged="shapes"`` is for a route that infers outputs without computing them (ONNX's shape
+    inference): its ``run`` returns arrays of the inferred shapes and dtypes whose values mean
+    nothing, and its results say that values were not judged. ``default=False`` leaves the route
+    out of a run unless a ``--target`` glob selects it: for routes spending over 20 ms an item
+    (an exporter, a converter), which would multiply the time of the default run.
     """
 
     name: str
     ops: tuple[str, ...]
     description: str = ""
-    judged: Judged = "values"
-    default: bool = True
-    #: Python modules the route needs that start no thread when imported (torch, onnx; not
-    #: openvino or onnxruntime, which do). A run imports them once, in the process its workers
-    #: are forked from, so that a new worker (one per backend crash) does not import them again.
-    #: Listing a module that starts a thread breaks nothing but turns forking off for the run:
-    #: every worker then imports its backends itself, and a long run waits for the zygote's
-    #: imports before it finds that out (the run says why).
-    imports: tuple[str, ...] = ()
+    build: Callable[[Task, Target], Any] | None = field(default=None, kw_only=True)
+    run: Callable[[Any, Task], Sequence[np.ndarray]] | None = field(default=None, kw_only=True)
+    support: Callable[[Task, Target], Unsupported | None] | None = field(default=None, kw_only=True)
+    compile: Callable[[Any, Target], Any] | None = field(default=None, kw_only=True)
+    reproducer: Callable[[Task, Target], str | None] | None = field(default=None, kw_only=True)
+    judged: Judged = field(default="values", kw_only=True)
+    default: bool = field(default=True, kw_only=True)
+    #: ignored: the form before routes carried their calls; the engine learns imports itself
+    imports: tuple[str, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -225,40 +227,17 @@ def backend_calls() -> Iterator[None]:
 
 
 @runtime_checkable
-class Adapter(Protocol[ModelT_co, CompiledT_contra]):
-    """What every adapter has; see the module docstring for a complete example.
-
-    The second type is what ``run`` receives: the model as built, or what the optional ``compile``
-    made of it.
-    """
+class Adapter(Protocol):
+    """What every adapter has: its info, whose routes carry the calls (see the module docstring
+    for a complete example). ``prepare`` is the one optional method (:class:`OptionalHooks`)."""
 
     def info(self) -> AdapterInfo:
-        """Name, backend version, routes, devices and resolved options."""
-        ...
-
-    def build(self, task: Task, target: Target) -> ModelT_co:
-        """Make the model for ``task`` on ``target``'s route (timed as "build")."""
-        ...
-
-    def run(self, compiled: CompiledT_contra, task: Task) -> Sequence[np.ndarray]:
-        """Feed ``task``'s inputs and return every output (timed per run)."""
+        """Name, backend, routes, devices and resolved options."""
         ...
 
 
-class OptionalHooks(Protocol[ModelT_contra, CompiledT_co]):
-    """The methods an adapter may add; the loader checks the name and parameters of each one
-    present against these (``conformance.run.hooks``), and the engine calls only these."""
-
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """None if the backend can be handed ``task``, else :class:`Unsupported` and why not: an op
-        version, element type or graph option it has no way to express. Must not raise. Without
-        it every task the route's ops cover is attempted."""
-        ...
-
-    def compile(self, model: ModelT_contra, target: Target) -> CompiledT_co:
-        """Load the model on ``target.device`` (session creation, compile_model), timed as
-        "compile". Without it ``run`` receives the model as built."""
-        ...
+class OptionalHooks(Protocol):
+    """The method an adapter may add; the loader checks its name and parameters."""
 
     def prepare(self, target: Target) -> None:
         """Called once per target in each worker before its first item, untimed: import the
@@ -266,21 +245,20 @@ class OptionalHooks(Protocol[ModelT_contra, CompiledT_co]):
         first item's build time, and again after every worker replacement."""
         ...
 
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """Python statements that redo ``task`` with the backend alone, for the reports. They
-        follow a header importing ``base64`` and ``numpy as np``;
-        :func:`conformance.reproducers.array_code` writes the data. A case with ``runs:`` is
-        replayed in full: build once, then for each of ``task.every_run`` its
-        :func:`conformance.reproducers.run_heading`, its inputs, and one printed line of output
-        shapes."""
-        ...
 
+#: Each call's parameters, by name: an adapter's methods and a route's callables.
+ADAPTER_METHODS: Mapping[str, tuple[str, ...]] = MappingProxyType({"info": (), "prepare": ("target",)})
+ROUTE_CALLS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "build": ("task", "target"),
+        "run": ("model", "task"),
+        "support": ("task", "target"),
+        "compile": ("model", "target"),
+        "reproducer": ("task", "target"),
+    }
+)
 
-#: The methods of :class:`Adapter` and of :class:`OptionalHooks`, by name.
-REQUIRED_METHODS: tuple[str, ...] = ("info", "build", "run")
-OPTIONAL_HOOKS: tuple[str, ...] = ("support", "compile", "prepare", "reproducer")
-
-AnyAdapter = Adapter[Any, Any]
+AnyAdapter = Adapter
 
 
 @dataclass(frozen=True)
@@ -363,7 +341,7 @@ def distributions_by_package() -> Mapping[str, tuple[str, ...]]:
     """Which installed distributions provide each import package. Read once per process: it reads
     every installed distribution's file list (0.23 s here), which the OpenVINO adapter's four
     version look-ups made 0.9 s of every worker's adapter load, replacements after a crash
-    included. The zygote reads it before it forks (:func:`conformance.run.zygote.preload`), so
+    included. The zygote reads it before it forks (:func:`conformance.engine.zygote.preload`), so
     forked workers have it."""
     from importlib import metadata
 

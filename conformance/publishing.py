@@ -21,7 +21,7 @@ from conformance.errors import UsageError
 from conformance.report.compat_markdown import MARKER
 from conformance.results.combined import CombinedResults, combine
 from conformance.results.document import read_documents
-from conformance.run.out_folder import check_page
+from conformance.storage.out_folder import check_page
 
 REPORT_NAME = "index.html"
 #: The compatibility page's files, written beside the report (the Markdown for a README or docs).

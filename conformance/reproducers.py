@@ -1,13 +1,146 @@
-"""What adapters use to write their reproducers: :func:`array_code` turns a task's data into
-Python statements (base64 for the bytes) that need only NumPy; :func:`run_heading` is the comment
-before each replayed run of a case with ``runs:`` (``for run in task.every_run``);
-:func:`session_runs_code` replays every run through a session fed by input name;
-:func:`wrapped_base64` embeds a serialized model.
+"""What adapters write their reproducers with: the Python snippet an adapter's optional
+``reproducer(task, target)`` returns needs only its backend and NumPy, and these write its pieces.
+:func:`array_code` turns a task's data into Python statements (base64 for the bytes);
+:func:`run_heading` is the comment before each replayed run of a case with ``runs:`` (``for run
+in task.every_run``); :func:`feed_runs_code` replays every run, rebuilding its feeds and handing
+their variables to the backend's call (:func:`session_call` for a session fed by input name, which
+:func:`session_runs_code` puts together); :func:`wrapped_base64` embeds a serialized model, and
+:func:`onnx_snippet` writes the whole snippet of a route that reads the suite's ONNX model.
 
-The vendor-facing face of :mod:`conformance.run.reproducers`, which also writes the command
-that reruns one item and the header of every snippet.
+The harness's side (the command that reruns one item, the header of every snippet) is
+:mod:`conformance.run.reproducers`.
 """
 
-from conformance.run.reproducers import array_code, feeds_code, run_heading, session_runs_code, wrapped_base64
+from __future__ import annotations
 
-__all__ = ["array_code", "feeds_code", "run_heading", "session_runs_code", "wrapped_base64"]
+import base64
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import Task
+
+#: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
+EMBED_LIMIT = 48 * 1024
+
+
+#: The characters of base64 on each line of a snippet
+BASE64_LINE = 96
+
+
+def wrapped_base64(data: bytes) -> str:
+    """``data`` (a serialized model) in base64, in lines of :data:`BASE64_LINE` characters: the
+    text a snippet puts between ``base64.b64decode('''`` and ``''')`` to rebuild it byte for byte.
+    Cut by slicing: base64 has no spaces to break at, so ``textwrap`` only adds its cost."""
+    text = base64.b64encode(data).decode("ascii")
+    return "\n".join(text[start : start + BASE64_LINE] for start in range(0, len(text), BASE64_LINE))
+
+
+def array_code(array: np.ndarray, name: str = "data") -> str:
+    """Python statements that rebuild ``array`` exactly, needing only NumPy (and ml_dtypes for
+    bfloat16): strings as a literal list, everything else from its bytes in base64."""
+    kind = dtypes.name_of(array.dtype)
+    shape = tuple(array.shape)
+    if kind == "string":
+        values = array.reshape(-1).tolist()
+        return f"{name} = np.array({values!r}, dtype=object).reshape({shape!r})"
+    dtype_code = "ml_dtypes.bfloat16" if kind == "bfloat16" else f"np.{array.dtype.name}"
+    prefix = "import ml_dtypes\n" if kind == "bfloat16" else ""
+    if array.nbytes > EMBED_LIMIT:  # asked before tobytes(), a copy that takes seconds at 2 GiB
+        return (
+            f"{prefix}# the suite's fill is {array.nbytes} bytes; rebuilt here as a counter, which keeps\n"
+            f"# every element distinct (the exact values are in the suite: run the command reproducer)\n"
+            f"{name} = np.arange({array.size}).astype({dtype_code}).reshape({shape!r})"
+        )
+    encoded = wrapped_base64(np.ascontiguousarray(array).tobytes())
+    return (
+        f"{prefix}{name} = np.frombuffer(base64.b64decode('''\n{encoded}\n'''), dtype={dtype_code})"
+        f".reshape({shape!r}).copy()"
+    )
+
+
+def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:
+    """Statements rebuilding a model's feeds, and the ``{'name': variable, ...}`` literal to pass
+    them by input name (what every snippet of an ONNX model runs with)."""
+    statements, variables = _feed_statements(feeds)
+    return statements, feeds_literal(variables)
+
+
+def _feed_statements(feeds: Mapping[str, np.ndarray]) -> tuple[str, dict[str, str]]:
+    """Statements rebuilding ``feeds`` as ``feed_0``, ``feed_1`` ..., and those names by input name."""
+    names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
+    return "\n".join(array_code(array, names[name]) for name, array in feeds.items()), names
+
+
+def feeds_literal(variables: Mapping[str, str]) -> str:
+    """The ``{'name': variable, ...}`` literal that passes rebuilt feeds by input name."""
+    return "{" + ", ".join(f"{name!r}: {variable}" for name, variable in variables.items()) + "}"
+
+
+def feed_runs_code(
+    task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], call: Callable[[Mapping[str, str]], str]
+) -> str:
+    """For each run of ``task``: its heading, its feeds rebuilt as ``feed_0``, ``feed_1`` ... (in
+    the order ``feeds`` gives them), then ``call(variables by input name)``: the statements that run
+    the model on them and print what came out. Every snippet that feeds a model run after run
+    shares this; only the call differs from backend to backend."""
+    body = ""
+    for run in task.every_run:
+        statements, variables = _feed_statements(feeds(run))
+        body += f"{run_heading(run)}{statements}\n{call(variables)}"
+    return body
+
+
+def session_call(session: str, *, sequence: bool = False) -> Callable[[Mapping[str, str]], str]:
+    """The call of :func:`feed_runs_code` for a session fed by input name: ``outputs =
+    <session>.run(None, feeds by name)`` and one printed line of output shapes. ``sequence``: the
+    model's one output is a sequence (SplitToSequence), which comes back as a list of tensors, so
+    the line prints that list's shapes."""
+    outputs = "(pieces,)" if sequence else "outputs"
+    shapes = "[piece.shape for piece in pieces]" if sequence else "[output.shape for output in outputs]"
+    return lambda variables: f"{outputs} = {session}.run(None, {feeds_literal(variables)})\nprint({shapes})\n"
+
+
+def session_runs_code(
+    task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], session: str, *, sequence: bool = False
+) -> str:
+    """Every run of ``task`` through :func:`session_call`: how every snippet that feeds a model by
+    input name (ONNX Runtime, ONNX's evaluator, converted models) replays a case's runs."""
+    return feed_runs_code(task, feeds, session_call(session, sequence=sequence))
+
+
+def run_heading(task: Task) -> str:
+    """The comment a snippet puts before each run of a case with ``runs:`` (none for a single run),
+    so a reader can tell which printed line belongs to which request."""
+    return f"# {task.run_label}\n" if task.case.runs else ""
+
+
+def onnx_snippet(
+    task: Task,
+    imports: str,
+    load: str,
+    call: Callable[[Mapping[str, str]], str] | None,
+    *,
+    variable: str = "model",
+    file: str | None = None,
+) -> str:
+    """The snippet of a route that hands the backend the suite's one-node ONNX model
+    (:mod:`conformance.models.onnx_graphs`, the bytes ONNX Runtime, ONNX's tools, OpenVINO's ONNX
+    frontend, tract, TVM, IREE and onnx2tf are all handed): ``imports``, the model embedded byte for
+    byte as bytes in ``variable`` (and saved as ``file`` in the working directory, for a backend
+    that reads a path), the backend's ``load`` statements, then each run of the case with its feeds
+    rebuilt and ``call`` on their variables (see :func:`feed_runs_code`); ``call`` None for a
+    route that runs nothing (a checker judges the model alone)."""
+    from conformance.models import onnx_graphs
+
+    encoded = wrapped_base64(onnx_graphs.model_bytes(task))
+    operator = onnx_graphs.operator_of(task.op)[0]
+    body = (
+        f"{imports}# {task.op}: one {operator} node, byte for byte as this run built it\n"
+        f"{variable} = base64.b64decode('''\n{encoded}\n''')\n"
+    )
+    if file is not None:
+        body += f'with open("{file}", "wb") as file:\n    file.write({variable})\n'
+    body += load
+    return body if call is None else body + feed_runs_code(task, onnx_graphs.feeds, call)

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.results.result import Result
-from conformance.run import known_issues
-from conformance.run.known_issues import KnownIssue
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import execute
 from conformance.statuses import GREEN
+from conformance.verdict import known_issues
+from conformance.verdict.known_issues import KnownIssue
 
 
 def assert_every_failure_claimed(results: Sequence[Result], issues: Sequence[KnownIssue]) -> None:

@@ -1,5 +1,4 @@
-"""Shared pytest set-up: pytester for the plugin's tests, the order tests are handed out in, and the
-adapters' own runs a session with the main job's test leaves to it."""
+"""Shared pytest set-up: pytester for the plugin's tests, and the order tests are handed out in."""
 
 from __future__ import annotations
 
@@ -26,21 +25,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return 1 if item.path in slow_modules else 2
 
     items.sort(key=rank)
-    _held_by_the_main_job(items)
-
-
-def _held_by_the_main_job(items: list[pytest.Item]) -> None:
-    """Skip the tests marked ``held_by_main_job`` when the main job's test runs in this session:
-    each is an adapter's own raw run of targets in the default run, judged with that adapter's
-    known issues (every failure claimed, no entry stale), which the main job's test checks on the
-    same items, with every adapter's known issues, in its one run. Run without it (``pytest
-    tests/adapters/test_onnx.py``) they do their own run. Together they cost a session about 55 s here
-    (onnx, ONNX Runtime's default route, SplitToSequence on both, the hsplit family on torch and
-    OpenVINO's PyTorch route)."""
-    if not any(item.path.name == LONGEST for item in items):
-        return
-    reason = f"held whole by {LONGEST} in this session (the same check, the same items)"
-    held = pytest.mark.skip(reason=reason)
-    for item in items:
-        if item.get_closest_marker("held_by_main_job"):
-            item.add_marker(held)

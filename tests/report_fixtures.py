@@ -1,6 +1,6 @@
 """Results documents for the report and diff tests, made from the real corpus and reference.
 
-Expected outputs come from the reference (``conformance.run.item.pending_result``) and wrong
+Expected outputs come from the reference (``conformance.engine.item.pending_result``) and wrong
 answers from a real execution of the Liar test adapter, so the report is tested on results
 shaped exactly like a run's.
 """
@@ -16,9 +16,9 @@ from typing import Any
 from fake_adapters import Answering, Liar
 
 from conformance.corpus.loader import Suite, load_paths
+from conformance.engine.item import pending_result, run_item
 from conformance.plugin import Target
 from conformance.results.result import JSON, Timing
-from conformance.run.item import pending_result, run_item
 from conformance.statuses import Status
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,11 +23,12 @@ from fake_adapters import Slicer
 from report_fixtures import corpus
 
 from conformance import plugin
+from conformance.engine.item import run_item
 from conformance.errors import PluginError, UsageError
+from conformance.loading import hooks, registry
 from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task
 from conformance.results import junit
-from conformance.run import hooks, known_issues, registry
-from conformance.run.item import run_item
+from conformance.verdict import known_issues
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "adapters.md"
@@ -65,8 +66,9 @@ def test_the_plugin_docstring_example_is_an_adapter_that_loads_and_passes() -> N
     exec("from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task\n", namespace)
     exec(compile(docstring_example(), "conformance/plugin.py:docstring", "exec"), namespace)
     adapter = namespace["NumpySplit"]({})
-    checked = hooks.check("docstring example", adapter)
-    assert (checked.support, checked.compile, checked.prepare, checked.reproducer) == (None,) * 4
+    checked = hooks.check("docstring example", adapter, adapter.info())
+    route = checked.routes["eager"]
+    assert (route.support, route.compile, route.reproducer, checked.prepare) == (None,) * 4
     case = corpus().by_id("onnx-node-split-1d-uneven-split")
     result = run_item(adapter, Target("npsplit", "eager", "cpu"), case, "numpy.array_split", repeat=0)
     assert result.status == "pass", result.message
@@ -77,11 +79,22 @@ def minimal_adapter() -> str:
     return guide_examples()[0]
 
 
-def test_the_minimal_adapter_is_at_most_40_lines_and_has_three_methods() -> None:
+def test_the_minimal_adapter_is_at_most_40_lines_with_its_route_and_reproducer() -> None:
     source = minimal_adapter()
     assert len(source.strip().splitlines()) <= 40
-    methods = re.findall(r"^    def (\w+)", source, re.MULTILINE)
-    assert methods == ["__init__", "info", "build", "run"]
+    assert re.findall(r"^    def (\w+)", source, re.MULTILINE) == ["__init__", "info"]
+    assert {"build", "run", "reproducer"} <= set(re.findall(r"^def (\w+)", source, re.MULTILINE))
+
+
+def test_the_guide_names_every_concept_in_at_most_eight_rows() -> None:
+    """The concepts table opens the guide: at most eight rows, and every public name of
+    conformance.plugin that a vendor writes appears in it."""
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text.split("## What a vendor meets", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| concept", "| ---"))]
+    assert len(rows) <= 8
+    vendor_names = set(plugin.__all__) - {"ENTRY_POINT_GROUP", "Judged", "AnyAdapter", "comma_list", "Adapter", "OptionalHooks"}
+    assert [name for name in sorted(vendor_names) if name not in section] == []
 
 
 @pytest.mark.slow
@@ -141,7 +154,8 @@ class Helpers(ThreeMethods):
 
 def test_a_three_method_adapter_loads_and_its_items_pass() -> None:
     loaded = registry.load(f"{__name__}:ThreeMethods")
-    assert loaded.hooks.support is None and loaded.hooks.compile is None
+    route = loaded.hooks.routes["slices"]
+    assert route.support is None and route.compile is None
     case = corpus().by_id("opinfo-tensor-split-indices-1-2-3")
     result = run_item(loaded.hooks, Target("three", "slices", "cpu"), case, "numpy.array_split", repeat=1)
     assert result.status == "pass", result.message
@@ -159,7 +173,7 @@ def test_a_three_method_adapter_loads_and_its_items_pass() -> None:
         (
             NotCallableHook,
             r"'test_adapter_contract:NotCallableHook'.*"
-            r"compile is a str, not a method compile\(model, target\)",
+            r"route 'slices': compile is a str, not a call compile\(model, target\)",
         ),
     ],
 )

@@ -17,7 +17,8 @@ import sys
 import built_in
 import pytest
 
-from conformance.run import registry, worker
+from conformance.engine import worker
+from conformance.loading import registry
 
 #: each test starts an interpreter that imports a framework: seconds
 pytestmark = pytest.mark.slow
@@ -37,6 +38,7 @@ HEAVY = (
     "onnx2tf",
     "ai_edge_litert",
     "cupy",
+    "mlx",
 )
 #: What loading each adapter may import of them: its own backend, which the adapter reports on.
 OWN = {
@@ -48,7 +50,7 @@ OWN = {
 
 PROBE = (
     "import json, sys\n"
-    "from conformance.run import registry\n"
+    "from conformance.loading import registry\n"
     "registry.load(sys.argv[1], {})\n"
     "print(json.dumps([name for name in json.loads(sys.argv[2]) if name in sys.modules]))\n"
 )
@@ -67,38 +69,6 @@ def test_loading_an_adapter_imports_no_framework_it_does_not_own(adapter: str) -
     assert done.returncode == 0, done.stderr[-2000:]
     imported = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert imported <= OWN.get(adapter, set()), f"{adapter}: loading imported {sorted(imported)}"
-
-
-ROUTE_PROBE = (
-    "import json, sys\n"
-    "from conformance.run import zygote\n"
-    "names = json.loads(sys.argv[1])\n"
-    "zygote.preload(names)\n"
-    "missing = [name for name in names if name not in sys.modules]\n"
-    "sys.exit(f'not imported: {missing}') if missing else print(zygote.thread_count())\n"
-)
-
-
-@pytest.mark.parametrize("adapter", built_in.adapters())
-def test_every_routes_forking_imports_leave_one_thread(adapter: str) -> None:
-    """What a route lists in ``Route.imports`` the zygote imports before it forks workers: one module
-    that starts a thread and the zygote refuses to fork, so every worker of the run is spawned and
-    imports its backends itself (seconds each). onnxsim's route lists torch for that reason. Imported
-    in a fresh interpreter with the zygote's thread variables."""
-    pytest.importorskip(f"conformance_{adapter}")
-    imports = sorted({name for route in registry.load(adapter, {}).info.routes for name in route.imports})
-    environment = {**os.environ, **worker.thread_variables(1, blas=1)}
-    done = subprocess.run(
-        [sys.executable, "-c", ROUTE_PROBE, json.dumps(imports)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=environment,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    threads = int(done.stdout.strip().splitlines()[-1])
-    assert threads == 1, f"{adapter}: {threads} threads after importing {imports}"
 
 
 def test_a_backends_version_is_read_without_the_installed_packages_index_when_it_can_be() -> None:

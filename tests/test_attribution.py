@@ -12,10 +12,10 @@ from fake_adapters import TableAdapter
 
 from conformance.corpus.loader import load_paths
 from conformance.corpus.selection import select
+from conformance.engine.attribution import attribute
+from conformance.engine.item import run_item
 from conformance.ids import Target
 from conformance.results.result import Result
-from conformance.run.attribution import attribute
-from conformance.run.item import run_item
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 TARGET = Target("table", "table", "cpu")

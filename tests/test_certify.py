@@ -21,9 +21,9 @@ from conformance.certify import certificate
 from conformance.certify import certification as certify
 from conformance.certify.profiles import Role
 from conformance.corpus.loader import load_paths
+from conformance.loading import registry
 from conformance.results import document as results_file
 from conformance.results.result import Result
-from conformance.run import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
@@ -99,7 +99,7 @@ def read(out: Path) -> tuple[Certificate, list[Result]]:
 
 def test_the_example_adapter_is_installed_under_its_entry_point(acme_env: dict[str, str]) -> None:
     probe = (
-        "from conformance.run import registry; a = registry.load('acme'); "
+        "from conformance.loading import registry; a = registry.load('acme'); "
         "print(a.import_path, a.info.version)"
     )
     done = subprocess.run(

@@ -171,7 +171,7 @@ def test_run_rejects_a_bad_option_and_an_unknown_adapter(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_adapters_lists_the_installed_ones() -> None:
-    from conformance.run import registry
+    from conformance.loading import registry
 
     done = subprocess.run(
         [sys.executable, "-m", "conformance.cli", "adapters"],

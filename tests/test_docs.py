@@ -4,11 +4,13 @@ document the catalogue cites is in docs/specs.md, and every link between the doc
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from pathlib import Path
 
 from report_fixtures import corpus
 
 from conformance.corpus.catalogue import OPS, applicable_ops
+from conformance.engine.settings import EngineSettings
 from conformance.oracle.reference import Rejection, SplitRequest, answer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +31,7 @@ def test_every_rule_the_reference_names_on_the_corpus_is_documented() -> None:
 
 def test_every_document_the_catalogue_cites_is_described() -> None:
     names = {entry.document.partition(",")[0] for entry in OPS.values()}
-    assert len(names) == 31
+    assert len(names) == 39
     assert sorted(name for name in names if f"| `{name}` |" not in SPECS) == []
 
 
@@ -90,3 +92,13 @@ def test_an_anchor_is_made_as_github_makes_it() -> None:
         "set-up-1",
         "exit-statuses-exit-statuses",
     }
+
+
+def test_every_engine_setting_is_in_the_settings_table() -> None:
+    """The engine's settings are documented in one place, the table of docs/architecture.md: a
+    field added to EngineSettings without its row fails here."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## The engine's settings", 1)[1].split("\n## ", 1)[0]
+    first_cells = [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `")]
+    rows = {name for cell in first_cells for name in re.findall(r"`(\w+)`", cell)}
+    assert [field.name for field in fields(EngineSettings) if field.name not in rows] == []

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from processes import default_sigint
 
+from conformance.engine.pool import Pool
 from conformance.errors import UsageError
+from conformance.loading import registry
 from conformance.results import document as results_file
 from conformance.results.result import Result
-from conformance.run import registry
-from conformance.run.journal import line as journal_line
 from conformance.run.planning import RunConfig, parse_options, plan
-from conformance.run.pool import Pool
 from conformance.run.runner import execute
+from conformance.storage.journal import line as journal_line
 
 TESTS = Path(__file__).resolve().parent
 
@@ -177,7 +177,7 @@ def test_a_forked_process_reads_its_own_resident_memory_not_its_parents() -> Non
     # file (a worker forked from one that had) must not go on reading its parent's figure
     import numpy as np
 
-    from conformance.run.worker import resident_kib
+    from conformance.engine.worker import resident_kib
 
     before = resident_kib()
     assert before is not None
@@ -370,7 +370,7 @@ def test_broken_plugins_are_named(tmp_path: Path) -> None:
         registry.load("nope")
     with pytest.raises(registry.PluginError, match=r"'fake_adapters:time'.*is not callable"):
         registry.load("fake_adapters:time")
-    with pytest.raises(registry.PluginError, match=r"'fake_adapters:NotAnAdapter'.*lacks info, build, run"):
+    with pytest.raises(registry.PluginError, match=r"'fake_adapters:NotAnAdapter'.*lacks info\(\)"):
         registry.load("fake_adapters:NotAnAdapter")
     with pytest.raises(registry.PluginError, match=r"'fake_adapters:WrongInfo'.*returned dict, not"):
         registry.load("fake_adapters:WrongInfo")
@@ -424,7 +424,7 @@ def test_a_second_run_on_the_same_folder_is_refused_and_names_the_first(corpus: 
     _, results = results_file.read(corpus / "reports" / "results.json")
     assert len(results) == 8
     # once it has ended, the folder is free again (to replace its complete run of every item
-    # with one of fewer takes --replace: conformance.run.out_folder.check_replacing)
+    # with one of fewer takes --replace: conformance.storage.out_folder.check_replacing)
     third = _cli(corpus, "-k", "good", "--replace")
     third.communicate(timeout=120)
     assert third.returncode == 0

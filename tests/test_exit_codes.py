@@ -21,10 +21,10 @@ import pytest
 from processes import start_cli
 
 from conformance import errors
+from conformance.engine import interruption
+from conformance.engine.progress import verdict
 from conformance.errors import Exit
 from conformance.results import document as results_file
-from conformance.run import interruption
-from conformance.run.progress import verdict
 from conformance.results.result import Result
 
 TESTS = Path(__file__).resolve().parent

@@ -206,7 +206,7 @@ def test_the_onnx_builder_declares_the_outputs_and_feeds_only_what_is_placed_at_
     tmp_path: Path,
 ) -> None:
     onnx_graphs = pytest.importorskip("conformance.models.onnx_graphs")
-    from conformance.run.item import make_task
+    from conformance.engine.item import make_task
 
     body = (
         HEADER

@@ -11,10 +11,10 @@ from fake_adapters import Slicer
 
 from benchmarks import mutation
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import run_item
 from conformance.oracle.corpus_check import check_corpus
 from conformance.oracle.reference import MAX_PIECES
 from conformance.plugin import Target
-from conformance.run.item import run_item
 
 
 def _case_file(tmp_path: Path, body: str, dtype: str = "float32") -> Path:

@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 from processes import default_sigint
 
+from conformance.engine import interruption
 from conformance.results import document as results_file
-from conformance.run import interruption, out_folder
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import ExecutionOutcome, execute
+from conformance.storage import out_folder
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -210,7 +211,7 @@ def test_the_boundary_turns_ctrl_c_anywhere_into_130_and_the_advice() -> None:
 
 SWALLOWED = """
 import gc, os, signal, sys, time
-from conformance.run import interruption
+from conformance.engine import interruption
 
 def callback(phase, info):  # as Hypothesis's: Ctrl-C lands inside, and Python swallows it
     if phase == "start" and not fired:

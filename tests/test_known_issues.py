@@ -10,7 +10,7 @@ from report_fixtures import mixed_document
 
 from conformance.errors import KnownIssuesError
 from conformance.results.result import Result
-from conformance.run import known_issues
+from conformance.verdict import known_issues
 
 
 def parse(text: str) -> list[known_issues.KnownIssue]:

@@ -23,9 +23,9 @@ from conformance import dtypes  # noqa: E402
 from conformance.corpus.case import Case, DataSpec, Form, GraphSpec, Location  # noqa: E402
 from conformance.corpus.loader import load_paths  # noqa: E402
 from conformance.corpus.selection import select  # noqa: E402
+from conformance.engine.item import make_task  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Task  # noqa: E402
-from conformance.run.item import make_task  # noqa: E402
 
 VERSIONS = (1, 2, 11, 13, 18)
 
@@ -360,6 +360,30 @@ def test_sequence_models_pass_the_checker_and_round_trip(tmp_path: Path) -> None
         onnx_graphs.check(onnx_graphs.build_model(t))
         path = onnx_graphs.save(t, tmp_path / "s.onnx")
         assert onnx.load(str(path)) == onnx_graphs.build_model(t)
+
+
+@pytest.mark.parametrize(
+    ("t", "pieces", "shapes"),
+    [
+        (sequence_task(lengths=(1, 2, 3)), 3, [(1, 4), (2, 4), (3, 4)]),
+        (sequence_task(size=1, split_input="omitted", keepdims=0, axis=-1), 4, [(6,)] * 4),
+        (sequence_task(size=1, split_input="omitted", keepdims=0, axis=-1), None, [(6, 4)]),
+        (sequence_task(size=4), None, [(6, 4)]),
+    ],
+)
+def test_consumed_sequence_gives_the_pieces_or_the_data_back(
+    t: Task, pieces: int | None, shapes: list[tuple[int, ...]]
+) -> None:
+    """Checked by ONNX's own reference evaluator: SequenceAt i is piece i, and ConcatFromSequence
+    joins the pieces into the data again, dropped axis (keepdims=0) included."""
+    from onnx.reference import ReferenceEvaluator
+
+    model = onnx_graphs.consumed_sequence_model(t, pieces)
+    onnx_graphs.check(model)
+    outputs = ReferenceEvaluator(model).run(None, onnx_graphs.feeds(t))
+    assert [output.shape for output in outputs] == shapes
+    joined = np.concatenate(outputs, axis=0) if pieces != 4 else np.stack(outputs, axis=-1)
+    np.testing.assert_array_equal(joined, t.data)
 
 
 def test_op_ids_name_their_operator_and_version() -> None:

@@ -14,7 +14,7 @@ import pytest
 from conformance.cli import main
 from conformance.errors import UsageError
 from conformance.results import document as results_file
-from conformance.run import out_folder
+from conformance.storage import out_folder
 
 CASES = """\
 defaults: {source: out folder tests, data: {dtype: float32}, ops: [numpy.array_split]}

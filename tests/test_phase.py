@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run import phase
+from conformance.engine import phase
 
 
 @pytest.fixture

@@ -88,12 +88,14 @@ def test_the_shipped_profiles(suite: object) -> None:
     assert profiles.available(PROFILES) == [
         "cupy-split",
         "litert-split",
+        "mlx-split",
         "numpy-split",
         "onnx-split13",
         "onnx-split18",
         "openvino-opset1",
         "pytorch-split",
         "tensorflow-split",
+        "tfjs-split",
     ]
     split18 = profiles.find("onnx-split18", PROFILES).scope(suite)  # type: ignore[arg-type]
     ambiguous = [item for item, role in split18.roles.items() if role == "ambiguous"]
@@ -160,4 +162,4 @@ def test_an_unknown_profile_lists_the_available_ones() -> None:
         profiles.find("onnx-split-13", PROFILES)
     message = str(raised.value)
     assert "no profile 'onnx-split-13' (did you mean 'onnx-split13'?)" in message
-    assert "litert-split, numpy-split, onnx-split13, onnx-split18, openvino-opset1, pytorch-split" in message
+    assert "litert-split, mlx-split, numpy-split, onnx-split13, onnx-split18, openvino-opset1, pytorch-split" in message

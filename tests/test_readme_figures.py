@@ -19,7 +19,7 @@ from figures import CHECKED, MARKED, PAGES, marked, stated
 from report_fixtures import corpus
 
 from conformance.corpus.selection import select
-from conformance.run import memory
+from conformance.engine import memory
 
 BUILT_IN = built_in.adapters()
 

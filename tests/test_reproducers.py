@@ -13,12 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from conformance import reproducers as snippet_pieces
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import bare_result, make_task
+from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
-from conformance.run import registry, reproducers
-from conformance.run.item import bare_result, make_task
+from conformance.run import reproducers
 from conformance.run.planning import RunConfig, plan
+from corpus_items import snippet
 from conformance.run.runner import with_reproducers
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
@@ -57,9 +60,8 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
 ) -> None:
     pytest.importorskip(f"conformance_{adapter}")
     case = load_paths([CASES]).by_id(case_id)
-    loaded = registry.load(adapter)
     target = Target(adapter, route, device)
-    body = loaded.adapter.reproducer(make_task(case, op, fill=reproducers.snippet_data), target)
+    body = snippet(target, make_task(case, op, fill=reproducers.snippet_data))
     assert body, f"{adapter}/{route} wrote no reproducer"
     script = tmp_path / "reproduce.py"
     script.write_text(reproducers.header(f"{case_id}::{op}", target, "test") + body, encoding="utf-8")
@@ -98,7 +100,7 @@ def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
     task = make_task(case, op, fill=reproducers.snippet_data)
     assert task.data.shape == case.data.shape and task.data.nbytes > 2**31
     assert set(task.data.strides) == {0}
-    body = registry.load(adapter).adapter.reproducer(task, Target(adapter, route, device))
+    body = snippet(Target(adapter, route, device), task)
     assert body is not None
     ast.parse(reproducers.header("x", Target(adapter, route, device), "test") + body)
     assert f"np.arange({task.data.size})" in body
@@ -108,7 +110,7 @@ def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
 def test_an_embedded_model_is_its_base64_in_lines_of_96_characters(size: int) -> None:
     """Cut by slicing, as textwrap cut it (base64 has no spaces to break at): the same text."""
     data = bytes(range(256)) * (size // 256) + bytes(range(size % 256))
-    text = reproducers.wrapped_base64(data)
+    text = snippet_pieces.wrapped_base64(data)
     lines = text.split("\n") if text else []
     assert all(len(line) == 96 for line in lines[:-1]) and all(0 < len(line) <= 96 for line in lines)
     assert base64.b64decode(text) == data
@@ -119,7 +121,7 @@ def test_an_embedded_model_is_its_base64_in_lines_of_96_characters(size: int) ->
 def test_data_a_snippet_embeds_is_the_case_fill() -> None:
     case = load_paths([CASES]).by_id("doc-readme-6-into-4")
     small = reproducers.snippet_data(case.data)
-    assert 0 < small.nbytes <= reproducers.EMBED_LIMIT
+    assert 0 < small.nbytes <= snippet_pieces.EMBED_LIMIT
     assert small.tobytes() == make_task(case, "numpy.array_split").data.tobytes()
 
 
@@ -148,7 +150,7 @@ _WRITE_REPRODUCERS = """
 import sys
 from dataclasses import replace
 from pathlib import Path
-from conformance.run.item import bare_result
+from conformance.engine.item import bare_result
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import with_reproducers
 

@@ -18,9 +18,9 @@ from conformance.results import document as results_file
 from conformance.results.records import CrashRecord
 from conformance.results.result import Result
 from conformance.run import resumption
-from conformance.run.journal import Journaled
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import execute
+from conformance.storage.journal import Journaled
 
 ADAPTER = "fake_adapters:Liar"
 

@@ -4,7 +4,7 @@ zygote they are forked from and the helpers the engine starts end with it, withi
 Each test starts a real run whose adapter hangs on an item ignoring SIGTERM (only SIGKILL ends
 it), with a helper process it forked, waits until a worker hangs in that item, and kills the run.
 Every process descended from the run, read from /proc just before the kill, must be gone 2 s
-later. Before the engine tied its processes to the run (conformance.run.lifeline), the hanging
+later. Before the engine tied its processes to the run (conformance.engine.lifeline), the hanging
 worker (in its own process group), its helper and the resource tracker of ``multiprocessing``
 lived on under init for good.
 """

@@ -15,10 +15,10 @@ from fake_adapters import Answering
 
 from conformance.corpus.case import Case
 from conformance.corpus.loader import load_file
+from conformance.engine.item import run_item
 from conformance.plugin import Target
 from conformance.results.document import schema
 from conformance.results.result import Result
-from conformance.run.item import run_item
 
 TARGET = Target("fake", "graph", "cpu")
 

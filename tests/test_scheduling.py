@@ -13,14 +13,14 @@ from fake_adapters import Slicer
 
 from conformance.corpus.case import Case, DataSpec, Form, Location
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import LargeInput, run_item
+from conformance.engine.pool import Pool
+from conformance.engine.progress import ProgressLine
+from conformance.engine.sampling import sample_of_each
+from conformance.engine.worker import Job
 from conformance.plugin import Target, Task
 from conformance.results.result import Result
-from conformance.run.item import LargeInput, run_item
 from conformance.run.planning import RunConfig, plan
-from conformance.run.pool import Pool
-from conformance.run.progress import ProgressLine
-from conformance.run.sampling import sample_of_each
-from conformance.run.worker import Job
 
 
 def _result(target: str, elapsed_ms: float) -> Result:
@@ -190,7 +190,7 @@ def test_a_worker_makes_a_large_input_once_for_items_in_a_row(tmp_path: Path) ->
 
 def test_the_last_seconds_of_the_eta_are_shown_in_tenths() -> None:
     """Whole seconds put the end of a run up to a fifth off by rounding alone ("3 s" for 2.5 s)."""
-    from conformance.run.progress import eta_text
+    from conformance.engine.progress import eta_text
 
     assert [eta_text(seconds) for seconds in (2.54, 9.94, 9.96, 123.4)] == [
         "  2.5",

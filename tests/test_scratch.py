@@ -1,6 +1,6 @@
 """A run leaves nothing in the system's temporary folder: each worker writes its temporary files
 in a private folder that the pool removes once the worker has ended, a worker killed in the
-middle of an item included (conformance/run/scratch.py)."""
+middle of an item included (conformance/storage/scratch.py)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from conformance.corpus.selection import select
 from conformance.errors import ResultsFileError, UsageError
 from conformance.results import document as results_file
 from conformance.results import merge
-from conformance.run.shard import Shard, bucket
+from conformance.storage.shard import Shard, bucket
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"

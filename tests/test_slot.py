@@ -13,15 +13,15 @@ from multiprocessing.connection import Connection
 import pytest
 
 from conformance.corpus.case import Case, DataSpec, Form, Location
+from conformance.engine import pool as pools
+from conformance.engine import slot as slots
+from conformance.engine.item import bare_result
+from conformance.engine.pool import Pool
+from conformance.engine.settings import ENGINE
+from conformance.engine.slot import Slot
+from conformance.engine.worker import Job
 from conformance.plugin import Target
-from conformance.run import pool as pools
-from conformance.run import slot as slots
-from conformance.run.item import bare_result
-from conformance.run.journal import line
-from conformance.run.pool import Pool
-from conformance.run.settings import ENGINE
-from conformance.run.slot import Slot
-from conformance.run.worker import Job
+from conformance.storage.journal import line
 
 
 def _job(index: int, values: int = 4) -> Job:

@@ -1,6 +1,7 @@
 """--timeout times the item, not the worker's start: a worker's spawn or fork, loading its adapter
-and the adapter's prepare() have a limit of their own (conformance.run.settings.EngineSettings.start_s), and running
-over it is the adapter's error on the item that waited, never a timeout.
+and the adapter's prepare() have a limit of their own (EngineSettings.start_s, in
+conformance.engine.settings), and running over it is the adapter's error on the item that waited,
+never a timeout.
 
 Timed as the item, TensorFlow's import at ``--timeout 3`` turned the first item of each worker into
 a timeout, which the crash review "confirmed" by running it again in a fresh worker (that had to
@@ -17,12 +18,13 @@ from pathlib import Path
 import pytest
 import test_executor as executor
 
+from conformance.engine import settings
+from conformance.engine.deaths import Witness, death, overran_start
+from conformance.engine.pool import Pool
+from conformance.engine.worker import Job
 from conformance.results.result import Result
-from conformance.run import crash_review, settings
-from conformance.run.deaths import Witness, death, overran_start
 from conformance.run.planning import plan
-from conformance.run.pool import Pool
-from conformance.run.worker import Job
+from conformance.verdict import crash_review
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from conformance import dtypes  # noqa: E402
 from conformance.corpus.case import DataSpec, Form, GraphSpec  # noqa: E402
 from conformance.corpus.fill import make_data, special_float_bits  # noqa: E402
 from conformance.corpus.loader import load_paths  # noqa: E402
+from conformance.engine.item import make_task  # noqa: E402
 from conformance.models.torch_modules import (  # noqa: E402
     build_module,
     dynamic_shapes,
@@ -29,7 +30,6 @@ from conformance.models.torch_modules import (  # noqa: E402
     torch_dtype,
 )
 from conformance.plugin import Task  # noqa: E402
-from conformance.run.item import make_task  # noqa: E402
 
 TORCH_DTYPES = [name for name in dtypes.ALL if name != "string"]
 FLOATS = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}

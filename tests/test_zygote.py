@@ -3,6 +3,7 @@ the zygote refuses to fork once anything has started a second thread in it."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -13,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from conformance.engine import settings
+from conformance.engine.pool import Pool
+from conformance.engine.worker import Job
+from conformance.engine.zygote import Forked, Zygote
+from conformance.plugin import Target
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
-from conformance.run import settings
-from conformance.run.pool import Pool
-from conformance.run.worker import Job
-from conformance.run.zygote import Forked, Zygote
+from fake_adapters import Segfaulter
 
 CASES = """\
 defaults: {source: zygote tests, data: {dtype: float32}, ops: [numpy.array_split]}
@@ -41,20 +44,21 @@ def _jobs(tmp_path: Path, adapter: str, **options: str) -> list[Job]:
     return plan(config).jobs
 
 
-def _until_decided(zygote: Zygote) -> bool:
-    """Whether the zygote imported every module (True) or refused to fork (False)."""
-    deadline = time.monotonic() + 60
-    while zygote.usable is not False and not zygote.complete:
-        assert time.monotonic() < deadline, "the zygote said nothing within 60 s"
-        zygote.forkable(0.05)
-        zygote.go_on()  # no worker to fork first
-        zygote.poll()
+def _until_decided(zygote: Zygote, learn: tuple[str, ...] = ()) -> bool:
+    """Whether the zygote, told to learn ``learn``, can fork (True) or refused to (False)."""
+    assert zygote.forkable(60), zygote.reason
+    if not learn:
+        return True
+    zygote.learn(learn)
+    deadline = time.monotonic() + 5
+    while zygote.usable is not False and time.monotonic() < deadline:  # a thread would show by then
+        zygote._read(0.1)
     return bool(zygote.usable)
 
 
 def _answer(connection: Connection) -> tuple[int, str, int, int | None]:
     """The worker's answer to its job, past the note that it has loaded the job's adapter first
-    (the pool starts the item's time there: see conformance.run.slot.Slot.ready)."""
+    (the pool starts the item's time there: see conformance.engine.slot.Slot.ready)."""
     while (said := connection.recv())[0] == -1:
         pass
     return said  # type: ignore[no-any-return]
@@ -69,7 +73,7 @@ def _parent_of(pid: int) -> int:
 def test_a_forked_worker_runs_jobs_and_its_death_is_reported(tmp_path: Path, threads: int) -> None:
     # with 2 threads per worker (-j 1 on two cores), NumPy's BLAS must still load single-threaded
     job = _jobs(tmp_path, "fake_adapters:Slicer")[0]
-    zygote = Zygote(threads, ("fake_adapters",), str(tmp_path / "zygote.log"))
+    zygote = Zygote(threads, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote), zygote.reason
         forked = zygote.fork((threads, None, ()))
@@ -94,7 +98,7 @@ def test_a_forked_worker_runs_jobs_and_its_death_is_reported(tmp_path: Path, thr
 def test_a_workers_first_item_of_a_target_says_how_long_loading_its_adapter_took(tmp_path: Path) -> None:
     # the benchmark counts that time as the backend's (its imports), not as the harness's
     first, second = _jobs(tmp_path, "fake_adapters:SlowLoader")[:2]
-    zygote = Zygote(1, ("fake_adapters",), None)
+    zygote = Zygote(1, None)
     try:
         assert _until_decided(zygote), zygote.reason
         forked = zygote.fork((1, None, ()))  # nothing preloaded: the first job loads the adapter
@@ -105,7 +109,7 @@ def test_a_workers_first_item_of_a_target_says_how_long_loading_its_adapter_took
         for job in (first, second):
             connection.send(job)
             if job is first:  # it says when it has loaded the adapter: the item's own time starts then
-                assert connection.recv() == (-1, (("fake_adapters:SlowLoader", ()),), 0, None)
+                assert connection.recv()[:3] == (-1, (("fake_adapters:SlowLoader", ()),), 0)
             workers.append(Result.from_json(json.loads(connection.recv()[1])).worker)
         connection.send(None)
         process.join(timeout=10)
@@ -124,7 +128,7 @@ def test_a_workers_collections_leave_what_it_and_the_zygote_loaded_alone(tmp_pat
     # what it loads itself before its first item (the zygote's own freeze: the test above)
     job = _jobs(tmp_path, "fake_adapters:GcReporter")[0]
     log = tmp_path / "worker.log"
-    zygote = Zygote(1, ("fake_adapters",), None)
+    zygote = Zygote(1, None)
     try:
         assert _until_decided(zygote), zygote.reason
         forked = zygote.fork((1, str(log), ()))
@@ -148,9 +152,10 @@ def test_the_zygote_freezes_what_it_imported_before_it_forks(
     # what the harness imported is frozen before the next import: the workers' collections never walk it
     probe = tmp_path / "frozen"
     monkeypatch.setenv("FREEZE_PROBE_FILE", str(probe))
-    zygote = Zygote(1, ("freeze_probe",), str(tmp_path / "zygote.log"))
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
-        assert _until_decided(zygote), zygote.reason
+        assert _until_decided(zygote, ("freeze_probe",)), zygote.reason
+        zygote.fork((1, None, ()))  # answered once the import is done: the probe is in
         assert probe.exists()
     finally:
         zygote.close()
@@ -158,9 +163,9 @@ def test_the_zygote_freezes_what_it_imported_before_it_forks(
 
 
 def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:
-    zygote = Zygote(1, ("thread_at_import",), str(tmp_path / "zygote.log"))
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
-        assert not _until_decided(zygote)
+        assert not _until_decided(zygote, ("thread_at_import",))
         assert zygote.reason.startswith("2 threads") and "thread_at_import" in zygote.reason
         assert zygote.fork((1, None, ())) is None
     finally:
@@ -173,7 +178,7 @@ def test_a_zygote_with_a_second_thread_refuses_to_fork(tmp_path: Path) -> None:
 def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
     tmp_path: Path, imports: tuple[str, ...]
 ) -> None:
-    jobs = [replace(job, imports=imports) for job in _jobs(tmp_path, "fake_adapters:Segfaulter", on="bad-*")]
+    jobs = _jobs(tmp_path, "fake_adapters:Segfaulter", on="bad-*")
     results: list[Result] = []
     kinds: list[str] = []
     pool = Pool(1, 60, results.append, log_dir=tmp_path / "workers")
@@ -184,8 +189,8 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
 
     pool.on_result = record
     # the pool starts its zygote at the first replacement; started here, it is ready before then
-    pool.starter.zygote = Zygote(1, imports, str(tmp_path / "zygote.log"))
-    assert _until_decided(pool.zygote) is not bool(imports)
+    pool.starter.zygote = Zygote(1, str(tmp_path / "zygote.log"))
+    assert _until_decided(pool.zygote, imports) is not bool(imports)
     pool.process(jobs)
     assert {r.case: r.status for r in results} == {
         **{f"good-{n}": "pass" for n in range(3)},
@@ -223,78 +228,68 @@ def test_the_zygote_ends_without_tearing_down_what_it_imported(
     # 1.4 s: the zygote leaves at once, so an exit handler of a module it imported never runs
     marker = tmp_path / "torn-down"
     monkeypatch.setenv("TEARDOWN_PROBE_FILE", str(marker))
-    zygote = Zygote(1, ("teardown_probe",), str(tmp_path / "zygote.log"))
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
-        assert _until_decided(zygote), zygote.reason
+        assert _until_decided(zygote, ("teardown_probe",)), zygote.reason
+        zygote.fork((1, None, ()))  # answered once the import is done: the probe is in
     finally:
         zygote.close()
     assert not zygote.process.is_alive() and zygote.process.exitcode == 0
     assert not marker.exists()
 
 
-def test_a_long_runs_first_workers_start_before_the_zygote_has_every_module_and_are_replaced_after(
+class LearningSegfaulter(Segfaulter):
+    """Imports the module named by its ``module`` option when it prepares a target."""
+
+    def prepare(self, target: Target) -> None:
+        importlib.import_module(self.options["module"])
+
+
+def test_what_a_worker_imports_thread_free_the_zygote_learns_for_the_workers_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The zygote forks the first workers once it has the harness, and imports a slow module
-    (let through by the first result) after: the first result needs no wait for it, and the
-    workers forked before it are replaced by ones forked after, which have it."""
-    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
+    """The first worker imports the module itself in prepare() and passes it on; the zygote
+    imports it, and the workers forked after (replacing crashed ones) never import it again."""
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
+    gate.touch()
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    # items of a fifth of a second: the zygote has the module before the jobs are all sent
-    jobs = _jobs(tmp_path, "fake_adapters:Sleeper", seconds="0.2")
-    jobs[3:] = [replace(job, imports=("gated_import",)) for job in jobs[3:]]
-    finished: list[tuple[Result, bool]] = []
-
-    def record(result: Result) -> None:
-        finished.append((result, imported.exists()))
-        gate.touch()
-
-    pool = Pool(1, 60, record, log_dir=tmp_path / "workers")
+    jobs = _jobs(tmp_path, "test_zygote:LearningSegfaulter", on="bad-*", module="gated_import")
+    finished: list[Result] = []
+    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
     try:
-        pool.add(jobs)
-        assert pool.zygote is not None and pool.zygote.imports == ("gated_import",)
-        first = pool.slots[0].process.pid
-        pool.serve_until(lambda: False)
-        zygote_pid = pool.zygote.process.pid
+        pool.serve(jobs)
+        assert pool.zygote is not None
+        zygote = str(pool.zygote.process.pid)
     finally:
         pool.close()
-    assert [result.status for result, _ in finished] == ["pass"] * 6
-    assert not finished[0][1]  # the first result came before the zygote had the slow module
-    pids = [result.worker["pid"] for result, _ in finished if result.worker]
-    assert pids[0] == first and pids[-1] != first  # replaced once the zygote had it
-    assert str(zygote_pid) in imported.read_text(encoding="utf-8").split()
+    assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 3
+    importers = imported.read_text(encoding="utf-8").split()
+    assert "gated_import" in pool.starter.learned and zygote in importers
+    # four workers (the first, three replacements): those forked once the zygote had it never
+    # import it (the first replacement is spawned while the zygote starts; the second may be
+    # forked while the zygote still imports what it learned)
+    workers = [pid for pid in importers if pid != zygote]
+    assert len(workers) <= 3, importers
 
 
-def test_workers_forked_before_a_stage_that_starts_a_thread_live_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A later stage starts a thread: the zygote forks no more but stays to report its workers'
-    exits (gone, it would read as their end, and they would be killed); they finish their jobs
-    and import that module themselves for the jobs that need it."""
-    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
-    gate = tmp_path / "gate"
-    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
-    # items of half a second: the workers are busy when the zygote meets the thread
-    jobs = _jobs(tmp_path, "fake_adapters:Sleeper", seconds="0.5")
-    jobs[3:] = [replace(job, imports=("gated_thread",)) for job in jobs[3:]]
+def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
+    """A worker with a second thread after prepare() passes nothing on: the zygote stays
+    usable and forks the replacements after each crash."""
+    jobs = _jobs(tmp_path, "test_zygote:LearningSegfaulter", on="bad-*", module="thread_at_import")
     finished: list[Result] = []
+    kinds: list[str] = []
+    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
 
     def record(result: Result) -> None:
         finished.append(result)
-        gate.touch()
+        kinds.append(type(pool.slots[0].process).__name__ if pool.slots else "")
 
-    pool = Pool(2, 60, record, log_dir=tmp_path / "workers", warn=lambda text: None)
-    try:
-        pool.add(jobs)
-        pool.serve_until(lambda: False)
-        assert pool.zygote is not None and pool.zygote.usable is False
-        assert pool.zygote.reason.startswith("2 threads")
-    finally:
-        pool.close()
-    assert [result.status for result in finished] == ["pass"] * 6, [r.message for r in finished]
-    assert not pool.deaths
+    pool.on_result = record
+    pool.process(jobs)
+    assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 3
+    assert kinds[-2:] == [Forked.__name__] * 2, kinds
+    assert "thread_at_import" not in pool.starter.learned
 
 
 def _core_limit(pid: int) -> str:
@@ -305,8 +300,8 @@ def _core_limit(pid: int) -> str:
 
 def test_neither_the_zygote_nor_its_workers_would_write_a_core_dump(tmp_path: Path) -> None:
     """The zygote imports every backend and its workers run them: a crash in either writes no core
-    into the folder the run started in (see conformance.run.worker.forgo_core_dumps)."""
-    zygote = Zygote(1, ("fake_adapters",), str(tmp_path / "zygote.log"))
+    into the folder the run started in (see conformance.engine.worker.forgo_core_dumps)."""
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote), zygote.reason
         forked = zygote.fork((1, None, ()))

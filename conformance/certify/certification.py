@@ -23,10 +23,12 @@ from conformance.certify import certificate, profiles
 from conformance.certify.profiles import Profile, Scope
 from conformance.corpus.loader import Suite, load_paths
 from conformance.errors import CertifyError, ConformanceError
+from conformance.loading import registry
 from conformance.results import document as results_file
 from conformance.results.records import ResultsDocument
 from conformance.results.result import JSON
-from conformance.run import out_folder, planning, registry, resumption, runner
+from conformance.run import planning, resumption, runner
+from conformance.storage import out_folder
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class CertifyRequest:
     out: Path | None = None  # default: reports/certify/<adapter>-<profile>/
     jobs: int = 1
     timeout: float = 120.0
-    #: seconds for the crash review (``--crash-budget``; see conformance.run.crash_review)
+    #: seconds for the crash review (``--crash-budget``; see conformance.verdict.crash_review)
     crash_budget_s: float = 300.0
     command: tuple[str, ...] = ()
     #: finish the interrupted certification in ``out`` from its journal

@@ -92,6 +92,14 @@ _LENGTHS = frozenset({"lengths"})
 #: The split value as a traced argument of a jitted JAX function (``graph.inputs: runtime``).
 _JAX_TRACED: tuple[tuple[FormKind, frozenset[str]], ...] = (("parts", _LENGTHS), ("indices", _LENGTHS))
 _NO_STRINGS = frozenset(dtypes.ALL) - frozenset(dtypes.STRING)
+#: The element types a Paddle Tensor holds (no unsigned type but uint8, no strings); which of them a
+#: page allows is the reference's call.
+_PADDLE_TYPES = _NO_STRINGS - {"uint16", "uint32", "uint64"}
+_PADDLE_GRAPH = _RUNTIME | _DYNAMIC | {"axis_dtype"}
+#: The axis is the input a traced Paddle program can take, whatever the form.
+_PADDLE_AXIS_INPUT: tuple[tuple[FormKind, frozenset[str]], ...] = tuple(
+    (kind, _AXIS) for kind in ("lengths", "parts", "indices")
+)
 
 
 def _later_op(
@@ -295,6 +303,38 @@ OPS: dict[str, OpEntry] = {
         _later_op("cupy.split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.split"),
         _later_op("cupy.array_split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.array_split"),
         *_directional("cupy", "cupy-cupy", _NO_STRINGS),
+        # MLX and TensorFlow.js: eager calls, no graph to feed. Both convert a host array of a type
+        # they lack (MLX's complex128, TF.js's all but five) rather than refusing it, so their
+        # adapters refuse those types (unsupported); only MLX's strings cannot be handed at all.
+        _later_op("mlx.core.split", _PARTS_OR_INDICES, _NO_STRINGS, "mlx-mlx.core.split"),
+        _later_op("tfjs.split", _LENGTHS_OR_PARTS, _ALL_TYPES, "tfjs-tf.split"),
+        # PaddlePaddle's functions: eager calls and programs traced by paddle.jit.to_static, where the
+        # data's dims may be None and the axis (a Tensor of int32 or int64) an input of the program.
+        _later_op(
+            "paddle.split",
+            _LENGTHS_OR_PARTS,
+            _PADDLE_TYPES,
+            "paddle-paddle.split",
+            graph_options=_PADDLE_GRAPH,
+            inputs=_PADDLE_AXIS_INPUT,
+        ),
+        _later_op(
+            "paddle.tensor_split",
+            _PARTS_OR_INDICES,
+            _PADDLE_TYPES,
+            "paddle-paddle.tensor_split",
+            graph_options=_PADDLE_GRAPH,
+            inputs=_PADDLE_AXIS_INPUT,
+        ),
+        _later_op(
+            "paddle.chunk",
+            frozenset({"parts"}),
+            _PADDLE_TYPES,
+            "paddle-paddle.chunk",
+            graph_options=_PADDLE_GRAPH,
+            inputs=_PADDLE_AXIS_INPUT,
+        ),
+        *_directional("paddle", "paddle-paddle", _PADDLE_TYPES, graph_options=_DYNAMIC),
     )
 }
 

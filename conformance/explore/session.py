@@ -23,18 +23,20 @@ from conformance.corpus import catalogue
 from conformance.corpus.case import Case
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import unmatched_ops
+from conformance.engine.interruption import stopping
+from conformance.engine.pool import Pool
+from conformance.engine.worker import Job
 from conformance.errors import UsageError
 from conformance.explore import generated, space
 from conformance.explore.search import OpSearch, ShrunkDisagreement
+from conformance.loading.registry import LoadedAdapter
 from conformance.results.result import Result
-from conformance.run import known_issues, out_folder, out_lock, planning, resumption, runner
-from conformance.run.interruption import stopping
-from conformance.run.journal import FILE_NAME as JOURNAL
-from conformance.run.journal import Journal
+from conformance.run import planning, resumption, runner
 from conformance.run.planning import Plan, RunConfig, Station
-from conformance.run.pool import Pool
-from conformance.run.registry import LoadedAdapter
-from conformance.run.worker import Job
+from conformance.storage import out_folder, out_lock
+from conformance.storage.journal import FILE_NAME as JOURNAL
+from conformance.storage.journal import Journal
+from conformance.verdict import known_issues
 
 #: Requests drawn per op when neither a budget nor --max-examples bounds the search.
 DEFAULT_EXAMPLES = 100
@@ -109,7 +111,6 @@ class _Executor:
             0,
             dict(station.options),
             station.judged,
-            station.imports,
         )
 
     def __call__(self, op: str, case: Case, targets: Sequence[str] | None, record: bool) -> dict[str, Result]:
@@ -196,7 +197,7 @@ def _corpus(config: RunConfig, stream: TextIO) -> generated.CorpusIndex:
 def explore(config: ExploreConfig, stream: TextIO | None = None) -> ExploreOutcome:
     """Search every selected op within the budget and write the results file; on Ctrl-C stop,
     keep what was found and write it all the same (``interrupted`` says so; the caller writes
-    the report and the cases either way, see :mod:`conformance.run.interruption`). The output
+    the report and the cases either way, see :mod:`conformance.engine.interruption`). The output
     folder is checked, marked and locked as a run's is."""
     with out_lock.locked(config.run.out, config.run.command or ("conformance explore",)):
         return _explore(config, stream)

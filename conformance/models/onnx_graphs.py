@@ -245,6 +245,35 @@ def _sequence_graph(task: Task) -> GraphProto:
     return helper.make_graph([node], _graph_name(task), inputs, [output], initializer=initializers)
 
 
+def consumed_sequence_model(task: Task, pieces: int | None) -> onnx.ModelProto:
+    """The SplitToSequence model of ``task`` with its sequence read by Sequence ops, for a backend
+    that cannot hand a sequence out of a model (OpenVINO): ``SequenceAt`` at positions 0 to
+    ``pieces - 1``, each a graph output ``output_<i>``, or, when ``pieces`` is None, one
+    ``ConcatFromSequence`` that joins whatever the sequence holds along the split axis (with
+    ``new_axis`` where ``keepdims=0`` dropped it), output ``output_0``. The positions are constant
+    int64 initializers; the outputs state the element type and the rank only, as Split's do."""
+    model = build_model(task)
+    graph = model.graph
+    del graph.output[:]
+    squeezed = task.graph.split_input == "omitted" and task.graph.keepdims == 0
+    rank = len(task.case.data.shape)
+    names = [output_name(index) for index in range(1 if pieces is None else pieces)]
+    if pieces is None:
+        node = helper.make_node(
+            "ConcatFromSequence", [SEQUENCE], names, axis=task.axis or 0, new_axis=int(squeezed)
+        )
+        graph.node.append(node)
+    else:
+        rank -= int(squeezed)
+        for index, name in enumerate(names):
+            position = f"position_{index}"
+            graph.initializer.append(numpy_helper.from_array(np.array(index, dtype=np.int64), position))
+            graph.node.append(helper.make_node("SequenceAt", [SEQUENCE, position], [name]))
+    element = ELEMENT_TYPES[task.dtype]
+    graph.output.extend(helper.make_tensor_value_info(name, element, [None] * rank) for name in names)
+    return model
+
+
 def _initializer(lengths: np.ndarray) -> TensorProto:
     """The ``split`` initializer; numpy_helper maps every suite dtype, bfloat16 and strings included."""
     return numpy_helper.from_array(lengths, SPLIT)

@@ -7,7 +7,7 @@ spec forbids). An ambiguous answer passes when any reading matches, and records 
 
 Only the backend can refuse: an exception the adapter's own code raised is an adapter defect
 (``error``, whatever the spec says), and one the suite's model builders raised means the request
-cannot be built (``unsupported``); see :mod:`conformance.run.attribution`.
+cannot be built (``unsupported``); see :mod:`conformance.engine.attribution`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Raised:
     phase: str  # "build" | "compile" | "run"
     type: str
     message: str
-    origin: Origin = "backend"  # see conformance.run.attribution
+    origin: Origin = "backend"  # see conformance.engine.attribution
     module: str = ""  # the module that decided the origin
 
 

@@ -84,7 +84,7 @@ def render(diff: Diff) -> str:
             tag("h1", TITLE),
             tag(
                 "p",
-                f"{diff.old_label} → {diff.new_label}: {verdict}; generated {generated}",
+                f"{diff.old.label} → {diff.new.label}: {verdict}; generated {generated}",
                 {"class": "facts"},
             ),
         ],
@@ -125,15 +125,15 @@ def _facts(diff: Diff) -> Html:
             (
                 "old",
                 [
-                    tag("code", diff.old_label),
-                    f" (suite {diff.old_suite['digest'] if diff.old_suite else '?'})",
+                    tag("code", diff.old.label),
+                    f" (suite {diff.old.suite['digest'] if diff.old.suite else '?'})",
                 ],
             ),
             (
                 "new",
                 [
-                    tag("code", diff.new_label),
-                    f" (suite {diff.new_suite['digest'] if diff.new_suite else '?'})",
+                    tag("code", diff.new.label),
+                    f" (suite {diff.new.suite['digest'] if diff.new.suite else '?'})",
                 ],
             ),
             (

@@ -35,7 +35,7 @@ from conformance.results.result import Result
 NOT_VALID = Exit.NOT_COMPARABLE
 #: how many keys a message names as examples
 EXAMPLES = 3
-#: the name of the known-issues file an adapter package ships (conformance.run.known_issues)
+#: the name of the known-issues file an adapter package ships (conformance.verdict.known_issues)
 SHIPPED_NAME = "known_issues.yaml"
 
 

@@ -41,6 +41,9 @@ FRAMEWORKS: dict[str, str] = {
     "jax": "JAX",
     "keras": "Keras",
     "cupy": "CuPy",
+    "paddle": "PaddlePaddle",
+    "mlx": "MLX",
+    "tfjs": "TensorFlow.js",
 }
 #: Example requests a row shows (the first in the overview, all in its section).
 EXAMPLES = 2

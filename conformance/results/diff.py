@@ -10,7 +10,7 @@ categories are defined once, here:
   (pass, or xpass: a known issue that no longer happens);
 - every other difference of status is a *status change* (pass to unsupported, fail to crash, …);
 - a *crash that did not reproduce* is a result of NEW whose worker died on it in the run but not
-  when it ran alone (conformance.run.crash_review): it carries the rerun's verdict and is listed
+  when it ran alone (conformance.verdict.crash_review): it carries the rerun's verdict and is listed
   apart, whatever its status, so a pass after a death is never read as a plain pass.
 
 Timing is noisy, tiny Split runs most of all, so a regression must clear three bars, each
@@ -106,14 +106,20 @@ class TimingChange:
         return self.new_ms / self.old_ms if self.old_ms else float("inf")
 
 
+@dataclass(frozen=True)
+class Compared:
+    """One of the two runs a diff compares, as it is named: its label and the suite it ran."""
+
+    label: str
+    suite: SuiteRecord | None
+
+
 @dataclass
 class Diff:
     """Everything that differs between two runs (filled in by :func:`compare`)."""
 
-    old_label: str
-    new_label: str
-    old_suite: SuiteRecord | None
-    new_suite: SuiteRecord | None
+    old: Compared
+    new: Compared
     rule: NoiseRule
     new_failures: list[Change] = field(default_factory=list)
     fixes: list[Change] = field(default_factory=list)
@@ -132,7 +138,7 @@ class Diff:
 
     @property
     def same_suite(self) -> bool:
-        old, new = self.old_suite, self.new_suite
+        old, new = self.old.suite, self.new.suite
         return old is None or new is None or old["digest"] == new["digest"]
 
     @property
@@ -171,7 +177,7 @@ def compare(
 ) -> Diff:
     """Every difference between two runs' results, matched by key (item on target), and
     whether the runs compare at all (:mod:`conformance.results.comparable`)."""
-    diff = Diff(old_label, new_label, old_suite, new_suite, rule or NoiseRule())
+    diff = Diff(Compared(old_label, old_suite), Compared(new_label, new_suite), rule or NoiseRule())
     before = {result.key: result for result in old}
     after = {result.key: result for result in new}
     diff.problems, diff.notes = comparable.problems(
@@ -251,13 +257,13 @@ def _line(change: Change) -> str:
 def terminal(diff: Diff, limit: int = 50) -> str:
     """The diff as text for a terminal or a CI log; every list capped at ``limit`` lines."""
     lines = [
-        f"conformance diff: {diff.old_label} -> {diff.new_label}: {diff.compared} results in both, "
+        f"conformance diff: {diff.old.label} -> {diff.new.label}: {diff.compared} results in both, "
         f"{len(diff.added)} only in new, {len(diff.removed)} only in old"
     ]
     if not diff.same_suite:
         lines.append(
-            f"note: the case corpora differ ({digest(diff.old_suite)} -> "
-            f"{digest(diff.new_suite)}); results of changed cases may not compare"
+            f"note: the case corpora differ ({digest(diff.old.suite)} -> "
+            f"{digest(diff.new.suite)}); results of changed cases may not compare"
         )
     lines.extend(f"note: {note}" for note in diff.notes)
 

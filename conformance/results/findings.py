@@ -46,7 +46,7 @@ def masked(message: str) -> str:
     return text.strip()[:_MESSAGE_CHARS]
 
 
-#: What the crash review (conformance.run.crash_review) made of a death, as a finding's kind.
+#: What the crash review (conformance.verdict.crash_review) made of a death, as a finding's kind.
 CRASH_KINDS = {
     "confirmed": "{died}, again alone in a fresh worker",
     "unconfirmed": "{died}, not run again (unconfirmed)",

@@ -114,7 +114,7 @@ class WorkerRecord(TypedDict):
 
 
 class CrashRecord(TypedDict):
-    """How a worker died on an item and what the crash review made of it (run/crash_review.py).
+    """How a worker died on an item and what the crash review made of it (verdict/crash_review.py).
 
     ``outcome``: ``unconfirmed`` (not run again: the review's budget was spent, or the run was
     stopped), ``confirmed`` (it died again alone in a fresh worker: the item's own crash),
@@ -129,7 +129,7 @@ class CrashRecord(TypedDict):
     pid: int | None
     #: "killed by SIGFPE", "exited with status 134", "killed after 60 s without a result"
     exit: str
-    #: what the worker was doing (conformance.run.phase): "build", "run", "between items", ...
+    #: what the worker was doing (conformance.engine.phase): "build", "run", "between items", ...
     phase: str | None
     #: how many items the worker had finished before this one, and the last of them, oldest first
     ran_before: int

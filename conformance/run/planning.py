@@ -23,13 +23,14 @@ from conformance.corpus.selection import (
     unmatched_ops,
     unmatched_tags,
 )
+from conformance.engine.worker import Job
 from conformance.errors import PluginError, UsageError
+from conformance.loading import registry
 from conformance.plugin import Target
-from conformance.run import known_issues, registry
-from conformance.run.known_issues import KnownIssue
-from conformance.run.shard import Shard
-from conformance.run.worker import Job
 from conformance.statuses import Judged
+from conformance.storage.shard import Shard
+from conformance.verdict import known_issues
+from conformance.verdict.known_issues import KnownIssue
 
 
 @dataclass(frozen=True)
@@ -61,13 +62,13 @@ class RunConfig:
     command: tuple[str, ...] = ()
     #: MiB an item may need in a worker (``--memory-budget``); None: what the machine has available
     memory_budget_mib: int | None = None
-    #: run only this part of the jobs (``--shard I/N``; see conformance.run.shard)
+    #: run only this part of the jobs (``--shard I/N``; see conformance.storage.shard)
     shard: Shard | None = None
     #: seconds the crash review may spend rerunning dead items and looking for the items that
-    #: broke their workers (``--crash-budget``; see conformance.run.crash_review)
+    #: broke their workers (``--crash-budget``; see conformance.verdict.crash_review)
     crash_budget_s: float = 300.0
     #: replace the complete run of another selection in ``out`` (``--replace``; see
-    #: conformance.run.out_folder.check_replacing)
+    #: conformance.storage.out_folder.check_replacing)
     replace: bool = False
 
 
@@ -121,7 +122,6 @@ class Station:
     options: Mapping[str, str]
     judged: Judged
     ops: frozenset[str]
-    imports: tuple[str, ...] = ()
 
 
 def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[Station]:
@@ -139,7 +139,7 @@ def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> l
             if wanted:
                 options = dict(config.options.get(adapter.requested, {}))
                 ops = frozenset(catalogue.match(route.ops))
-                found.append(Station(adapter.requested, target, options, route.judged, ops, route.imports))
+                found.append(Station(adapter.requested, target, options, route.judged, ops))
     return found
 
 
@@ -192,7 +192,6 @@ def _jobs(config: RunConfig, adapters: Sequence[registry.LoadedAdapter], items: 
                 config.repeat,
                 dict(station.options),
                 station.judged,
-                station.imports,
             )
             if config.keys is None or job.key in config.keys:
                 jobs.append(job)

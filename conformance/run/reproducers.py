@@ -6,27 +6,23 @@ optional ``reproducer(task, target)`` method, from the pieces here), so a backen
 reproduce a finding without installing the suite.
 
 The command writes into a folder of its own (:func:`folder`, ``--out reports/repro/<result
-key>``): typed as shown, it once replaced the main job's 34,104 results with its one.
+key>``), so that, typed as shown, it never replaces the results of the run it came from.
 """
 
 from __future__ import annotations
 
-import base64
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from conformance import dtypes, ids
+from conformance import dtypes, ids, reproducers
 from conformance.corpus.case import Case, DataSpec
 from conformance.corpus.fill import make_data
-from conformance.plugin import Target, Task
-from conformance.run import memory, out_folder
-
-#: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
-EMBED_LIMIT = 48 * 1024
-
+from conformance.engine import memory
+from conformance.plugin import Target
+from conformance.storage import out_folder
 
 #: the folder the reproducer commands write into, one folder each: the same whatever the run's
 #: ``--out`` (shards run in several folders give the results the unsharded run gives)
@@ -84,81 +80,14 @@ def _command(
     return [*parts, "--out", str(out)]
 
 
-#: The characters of base64 on each line of a snippet
-BASE64_LINE = 96
-
-
-def wrapped_base64(data: bytes) -> str:
-    """``data`` (a serialized model) in base64, in lines of :data:`BASE64_LINE` characters: the
-    text a snippet puts between ``base64.b64decode('''`` and ``''')`` to rebuild it byte for byte.
-    Cut by slicing: base64 has no spaces to break at, so ``textwrap`` only adds its cost."""
-    text = base64.b64encode(data).decode("ascii")
-    return "\n".join(text[start : start + BASE64_LINE] for start in range(0, len(text), BASE64_LINE))
-
-
-def array_code(array: np.ndarray, name: str = "data") -> str:
-    """Python statements that rebuild ``array`` exactly, needing only NumPy (and ml_dtypes for
-    bfloat16): strings as a literal list, everything else from its bytes in base64."""
-    kind = dtypes.name_of(array.dtype)
-    shape = tuple(array.shape)
-    if kind == "string":
-        values = array.reshape(-1).tolist()
-        return f"{name} = np.array({values!r}, dtype=object).reshape({shape!r})"
-    dtype_code = "ml_dtypes.bfloat16" if kind == "bfloat16" else f"np.{array.dtype.name}"
-    prefix = "import ml_dtypes\n" if kind == "bfloat16" else ""
-    if array.nbytes > EMBED_LIMIT:  # asked before tobytes(), a copy that takes seconds at 2 GiB
-        return (
-            f"{prefix}# the suite's fill is {array.nbytes} bytes; rebuilt here as a counter, which keeps\n"
-            f"# every element distinct (the exact values are in the suite: run the command reproducer)\n"
-            f"{name} = np.arange({array.size}).astype({dtype_code}).reshape({shape!r})"
-        )
-    encoded = wrapped_base64(np.ascontiguousarray(array).tobytes())
-    return (
-        f"{prefix}{name} = np.frombuffer(base64.b64decode('''\n{encoded}\n'''), dtype={dtype_code})"
-        f".reshape({shape!r}).copy()"
-    )
-
-
 def snippet_data(spec: DataSpec) -> np.ndarray:
-    """The data a reproducer's task carries: the case's own fill when :func:`array_code` embeds
-    it, else a read-only stand-in of its shape and dtype that takes no memory. The snippet
-    rebuilds data past :data:`EMBED_LIMIT` as a counter anyway, so making a multi-GiB fill per
-    failing result only to read its size would be waste."""
-    if spec.dtype in dtypes.STRING or memory.data_bytes(spec) <= EMBED_LIMIT:
+    """The data a reproducer's task carries: the case's own fill when
+    :func:`conformance.reproducers.array_code` embeds it, else a read-only stand-in of its shape
+    and dtype that takes no memory. The snippet rebuilds data past ``EMBED_LIMIT`` as a counter
+    anyway, so making a multi-GiB fill per failing result only to read its size would be waste."""
+    if spec.dtype in dtypes.STRING or memory.data_bytes(spec) <= reproducers.EMBED_LIMIT:
         return make_data(spec)
     return np.broadcast_to(np.zeros((), dtype=dtypes.numpy_dtype(spec.dtype)), spec.shape)
-
-
-def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:
-    """Statements rebuilding a model's feeds, and the ``{'name': variable, ...}`` literal to pass
-    them by input name (what every snippet of an ONNX model runs with)."""
-    names = {name: f"feed_{number}" for number, name in enumerate(feeds)}
-    statements = "\n".join(array_code(array, names[name]) for name, array in feeds.items())
-    literal = "{" + ", ".join(f"{name!r}: {variable}" for name, variable in names.items()) + "}"
-    return statements, literal
-
-
-def session_runs_code(
-    task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], session: str, *, sequence: bool = False
-) -> str:
-    """For each run of ``task``: its heading, its feeds rebuilt, ``outputs = <session>.run(None,
-    feeds by name)`` and one printed line of output shapes: how every snippet that feeds a model
-    by input name (ONNX Runtime, ONNX's evaluator, converted models) replays a case's runs.
-    ``sequence``: the model's one output is a sequence (SplitToSequence), which comes back as a
-    list of tensors, so the line prints that list's shapes."""
-    body = ""
-    outputs = "(pieces,)" if sequence else "outputs"
-    shapes = "[piece.shape for piece in pieces]" if sequence else "[output.shape for output in outputs]"
-    for run in task.every_run:
-        arrays, mapping = feeds_code(feeds(run))
-        body += f"{run_heading(run)}{arrays}\n{outputs} = {session}.run(None, {mapping})\nprint({shapes})\n"
-    return body
-
-
-def run_heading(task: Task) -> str:
-    """The comment a snippet puts before each run of a case with ``runs:`` (none for a single run),
-    so a reader can tell which printed line belongs to which request."""
-    return f"# {task.run_label}\n" if task.case.runs else ""
 
 
 def header(item_id: str, target: Target, expected: str) -> str:

@@ -11,7 +11,7 @@ Every message that says "finish with" is made here, from the command the journal
 advice printed is the command that works: ``conformance run --resume --out DIR`` for a run,
 the same ``conformance certify`` command with ``--resume`` for a certification. ``explore``
 and the pytest plugin do not resume (they start over). A journal set aside by a new run lives
-in a folder of its own (:func:`conformance.run.out_folder.set_aside`), finished like any other.
+in a folder of its own (:func:`conformance.storage.out_folder.set_aside`), finished like any other.
 :func:`require_journal` refuses ``--resume`` at once when there is nothing to resume, before
 anything is planned or printed.
 """
@@ -24,16 +24,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO, cast
 
+from conformance.engine.deaths import Death, DeathStatus
+from conformance.engine.worker import Job
 from conformance.errors import JournalError, UsageError
 from conformance.results.records import CrashRecord, CrashReviewRecord, ParamsRecord
 from conformance.results.result import Result
-from conformance.run import out_folder
-from conformance.run.crash_review import DEATHS
-from conformance.run.deaths import Death, DeathStatus
-from conformance.run.journal import CASES, Journal, Journaled
-from conformance.run.journal import FILE_NAME as JOURNAL
 from conformance.run.planning import Plan
-from conformance.run.worker import Job
+from conformance.storage import out_folder
+from conformance.storage.journal import CASES, Journal, Journaled
+from conformance.storage.journal import FILE_NAME as JOURNAL
+from conformance.verdict.crash_review import DEATHS
 
 #: the journal's marks of a crash review (conformance.run.runner.Execution.review writes them)
 REVIEW_STARTED = "crash review started"

@@ -23,6 +23,14 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from conformance import __version__
+from conformance.engine.bandwidth import memcpy_baseline
+from conformance.engine.deaths import Death
+from conformance.engine.interruption import stopping
+from conformance.engine.item import make_task
+from conformance.engine.pool import Pool
+from conformance.engine.progress import ProgressLine, rate_class
+from conformance.engine.sampling import sample_of_each
+from conformance.engine.worker import Job
 from conformance.plugin import Target, Task
 from conformance.results import document as results_file
 from conformance.results import junit
@@ -34,27 +42,14 @@ from conformance.results.records import (
     TargetRecord,
 )
 from conformance.results.result import JSON, Result
-from conformance.run import (
-    crash_review,
-    known_issues,
-    out_folder,
-    out_lock,
-    reproducers,
-    resumption,
-)
-from conformance.run.bandwidth import memcpy_baseline
-from conformance.run.deaths import Death
-from conformance.run.interruption import stopping
-from conformance.run.item import make_task
-from conformance.run.journal import CASES, Journal
-from conformance.run.journal import FILE_NAME as JOURNAL
-from conformance.run.known_issues import KnownIssue
+from conformance.run import reproducers, resumption
 from conformance.run.planning import Plan, RunConfig
-from conformance.run.pool import Pool
-from conformance.run.progress import ProgressLine, rate_class
-from conformance.run.sampling import sample_of_each
-from conformance.run.worker import Job
 from conformance.statuses import REPRODUCIBLE
+from conformance.storage import out_folder, out_lock
+from conformance.storage.journal import CASES, Journal
+from conformance.storage.journal import FILE_NAME as JOURNAL
+from conformance.verdict import crash_review, known_issues
+from conformance.verdict.known_issues import KnownIssue
 
 
 @dataclass(frozen=True)
@@ -88,7 +83,8 @@ def _selection(config: RunConfig) -> JSON:
 
 
 def _header(plan_: Plan, config: RunConfig) -> JSON:
-    """The journal's header: what a resume must match, and each case's digest (conformance.run.journal)."""
+    """The journal's header: what a resume must match, and each case's digest
+    (conformance.storage.journal)."""
     digests = plan_.suite.case_digests
     cases = dict.fromkeys(job.case.id for job in plan_.jobs)
     return {
@@ -163,8 +159,8 @@ def execute(
 ) -> ExecutionOutcome:
     """Run the plan and write the results. On Ctrl-C the run stops, writes what finished (marked
     interrupted) and returns with ``interrupted`` set, keeping its journal (see
-    :mod:`conformance.run.interruption`). The output folder is checked and marked
-    (:mod:`conformance.run.out_folder`) and locked throughout: a second run on it stops with a
+    :mod:`conformance.engine.interruption`). The output folder is checked and marked
+    (:mod:`conformance.storage.out_folder`) and locked throughout: a second run on it stops with a
     usage error naming this one."""
     with Execution(plan_, config, stream, on_result) as run:
         with stopping() as stop:
@@ -199,14 +195,8 @@ class Execution:
         self.stream = stream or sys.stderr
         self.on_result = on_result
         self.started, self.clock = now(), time.monotonic()
-        self.issues = known_issues.ByTarget(plan_.issues)
-        #: each result as judged, and as the worker (or the crash review) gave it, by key
-        self.finished: dict[str, Result] = {}
-        self.raw: dict[str, Result] = {}
-        self.review_record: CrashReviewRecord | None = None
-        self._reviewed = 0
-        #: deaths a resumed run's journal holds that no review finished (see resumption.resumed)
-        self._unreviewed: list[Death] = []
+        self.results = Collected(known_issues.ByTarget(plan_.issues))
+        self.reviews = Reviews(config.crash_budget_s)
         self._lock = contextlib.ExitStack()
         self._stack = contextlib.ExitStack()
 
@@ -217,14 +207,9 @@ class Execution:
         self.journal, resumed = _open_journal(self.plan, config, self.stream)
         self._stack.callback(self.journal.close)
         done = resumed.results
-        self.raw = dict(done)
-        # Known issues are applied as results arrive, so the progress line counts xfail, not fail;
-        # the journal keeps each result as judged, so a resumed run re-applies the current list.
-        self.finished = {key: self.issues.apply(result) for key, result in done.items()}
-        self._unreviewed = resumed.deaths
-        for record in resumed.reviews:
-            self.review_record = merged_review(self.review_record, record, config.crash_budget_s)
-        self.pending = [job for job in self.plan.jobs if job.key not in self.finished]
+        self.results.resume(done)
+        self.reviews.resume(resumed.deaths, resumed.reviews)
+        self.pending = [job for job in self.plan.jobs if job.key not in self.results.finished]
         self.progress = ProgressLine(
             len(self.plan.jobs),
             self.stream,
@@ -257,17 +242,11 @@ class Execution:
     def _amend(self, result: Result) -> Result:
         """Journal a result the crash review changed, and keep it."""
         self.journal.append(result)
-        return self._keep(result)
-
-    def _keep(self, result: Result) -> Result:
-        """Keep a result as it came and as the known issues judge it; the judged one."""
-        self.raw[result.key] = result
-        result = self.finished[result.key] = self.issues.apply(result)
-        return result
+        return self.results.keep(result)
 
     def _record(self, result: Result) -> None:
         """A result from the pool, which has journaled it."""
-        result = self._keep(result)
+        result = self.results.keep(result)
         self.progress.update(result)
         if self.on_result:
             self.on_result(result)
@@ -288,21 +267,18 @@ class Execution:
     def review(self) -> None:
         """The crash review of the deaths not reviewed yet, within what is left of the budget;
         their results are replaced by the review's."""
-        deaths = [*self._unreviewed, *self.pool.deaths[self._reviewed :]]
-        self._unreviewed, self._reviewed = [], len(self.pool.deaths)
+        deaths = self.reviews.due(self.pool.deaths)
         if not deaths:
             return
         self.progress.close()
-        spent = self.review_record["spent_s"] if self.review_record else 0.0
-        budget = self.config.crash_budget_s
-        left = budget if budget <= 0 else max(budget - spent, 1e-9)
         # the marks say whether the review finished: a run resumed after Ctrl-C in it reviews again
         self.journal.mark(resumption.REVIEW_STARTED, deaths=len(deaths))
+        collected, left = self.results, self.reviews.left_s()
         record = _review(
-            deaths, self.config, left, self.raw, self.issues, self.threads, self.stream, self._amend
+            deaths, self.config, left, collected.raw, collected.issues, self.threads, self.stream, self._amend
         )
         self.journal.mark(resumption.REVIEW_ENDED, record=record)
-        self.review_record = merged_review(self.review_record, record, budget)
+        self.reviews.add(record)
 
     def outcome(self, interrupted: bool) -> ExecutionOutcome:
         """Write the results of the jobs that ran (``interrupted``: the run did not finish, its
@@ -313,13 +289,15 @@ class Execution:
             self.pool.close(at_once=True)
         self._stack.close()  # the pool, the progress line and the journal
         order = {job.key: job.index for job in self.plan.jobs}
-        results = sorted(self.finished.values(), key=lambda result: order.get(result.key, len(order)))
+        finished = self.results.finished.values()
+        results = sorted(finished, key=lambda result: order.get(result.key, len(order)))
         results = with_reproducers(self.plan, results)
         wall_s = time.monotonic() - self.clock
+        review = self.reviews.record
         written, found = write_results(
-            self.plan, self.config, results, self.started, wall_s, interrupted, self.review_record
+            self.plan, self.config, results, self.started, wall_s, interrupted, review
         )
-        spent = (self.pool.lost_s, self.review_record["spent_s"] if self.review_record else 0.0)
+        spent = (self.pool.lost_s, review["spent_s"] if review else 0.0)
         if interrupted:
             kept = f"{len(results)} of {len(self.plan.jobs)} results kept in {self.journal.path}"
             print(f"interrupted: {kept}", file=self.stream)
@@ -327,6 +305,62 @@ class Execution:
         self.journal.path.unlink(missing_ok=True)
         stale = known_issues.stale(self.plan.issues, results)
         return ExecutionOutcome(results, stale, interrupted, wall_s, written, found, *spent)
+
+
+class Collected:
+    """A run's results as they arrive, by key: as the worker (or the crash review) gave each, and
+    as the known issues judge it. Known issues are applied as results arrive, so the progress line
+    counts xfail, not fail; the journal keeps each result as the worker gave it, so a resumed run
+    re-applies the current list."""
+
+    def __init__(self, issues: known_issues.ByTarget) -> None:
+        self.issues = issues
+        self.finished: dict[str, Result] = {}
+        self.raw: dict[str, Result] = {}
+
+    def resume(self, done: dict[str, Result]) -> None:
+        """Start from the results a resumed run's journal holds."""
+        self.raw = dict(done)
+        self.finished = {key: self.issues.apply(result) for key, result in done.items()}
+
+    def keep(self, result: Result) -> Result:
+        """Keep a result as it came and as the known issues judge it; the judged one."""
+        self.raw[result.key] = result
+        result = self.finished[result.key] = self.issues.apply(result)
+        return result
+
+
+class Reviews:
+    """A run's crash reviews: the deaths not reviewed yet and one record of the rounds done, within
+    one budget (the pytest plugin reviews each death as it happens, :func:`execute` once)."""
+
+    def __init__(self, budget_s: float) -> None:
+        self.budget_s = budget_s
+        self.record: CrashReviewRecord | None = None
+        #: how many of the pool's deaths were reviewed, and the deaths a resumed run's journal
+        #: holds that no review finished (see resumption.resumed)
+        self.reviewed = 0
+        self.unreviewed: list[Death] = []
+
+    def resume(self, deaths: list[Death], records: Iterable[CrashReviewRecord]) -> None:
+        """Start from what a resumed run's journal holds: deaths left unreviewed, rounds done."""
+        self.unreviewed = deaths
+        for record in records:
+            self.add(record)
+
+    def due(self, deaths: list[Death]) -> list[Death]:
+        """The deaths to review now, of the pool's ``deaths``: taken as reviewed from here on."""
+        due = [*self.unreviewed, *deaths[self.reviewed :]]
+        self.unreviewed, self.reviewed = [], len(deaths)
+        return due
+
+    def left_s(self) -> float:
+        """What is left of the budget (a budget of 0 or less is handed on as it is)."""
+        spent = self.record["spent_s"] if self.record else 0.0
+        return self.budget_s if self.budget_s <= 0 else max(self.budget_s - spent, 1e-9)
+
+    def add(self, record: CrashReviewRecord) -> None:
+        self.record = merged_review(self.record, record, self.budget_s)
 
 
 def merged_review(
@@ -355,7 +389,7 @@ def _review(
     stream: TextIO,
     amend: Callable[[Result], object],
 ) -> CrashReviewRecord:
-    """Run the crash review (conformance.run.crash_review) on the run's deaths and record the
+    """Run the crash review (conformance.verdict.crash_review) on the run's deaths and record the
     results it changed in place of the run's (journaled, then judged with the known issues)."""
 
     def pool(on_result: Callable[[Result], None], replay: bool) -> Pool:
@@ -387,7 +421,7 @@ def _review(
 
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
     """Attach to each result worth reproducing the command and the adapter's Python snippet; a
-    culprit's (conformance.run.crash_review) run it, then the item that died after it. Each
+    culprit's (conformance.verdict.crash_review) run it, then the item that died after it. Each
     command writes into a folder of its own (reproducers.folder)."""
     jobs = {job.key: job for job in plan_.jobs}
     adapters = {loaded.requested: loaded for loaded in plan_.loaded}
@@ -399,7 +433,7 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
             continue
         victim = jobs.get(result.crash.get("victim", "")) if result.crash else None
         sequence = [job] if victim is None else [job, victim]
-        bodies = [_snippet(adapters[each.adapter].hooks.reproducer, each) for each in sequence]
+        bodies = [_snippet(adapters[each.adapter].hooks.route(each.target).reproducer, each) for each in sequence]
         python = None
         if all(bodies):
             then = "\n# then, in the same process, the item that dies after it:\n"

@@ -34,12 +34,12 @@ from conformance_cupy import adapter as cupy_adapter  # noqa: E402
 
 from conformance.corpus import catalogue  # noqa: E402
 from conformance.corpus.selection import select  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.oracle.reference import SplitRequest, answer  # noqa: E402
 from conformance.plugin import ENTRY_POINT_GROUP, Target  # noqa: E402
 from conformance.results import document as results_file  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
 from conformance.run.planning import RunConfig, plan  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 #: what the GPU check brought back (tests/data)
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -21,6 +21,7 @@ pytest.importorskip("executorch")
 pytest.importorskip("conformance_executorch")
 
 from conformance_executorch import ExecuTorchAdapter  # noqa: E402
+from conformance_executorch.adapter import ROUTE  # noqa: E402
 
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
@@ -88,7 +89,8 @@ def test_the_known_issues_claim_every_failure_of_the_run(results: dict[str, Resu
 @pytest.mark.slow
 def test_the_reproducer_runs_with_torch_and_executorch_alone() -> None:
     task = corpus_items.task_of(FEWER_PIECES)
-    snippet = ExecuTorchAdapter({}).reproducer(task, Target("executorch", "edge", "portable"))
+    assert ROUTE.reproducer is not None
+    snippet = ROUTE.reproducer(task, Target("executorch", "edge", "portable"))
     assert snippet is not None and "conformance" not in snippet
     done = subprocess.run(
         [sys.executable, "-c", f"import base64\nimport numpy as np\n{snippet}"],

@@ -17,10 +17,11 @@ pytest.importorskip("torch")
 pytest.importorskip("onnxscript")
 
 from conformance.corpus.loader import Suite, load_paths
+from conformance.engine.item import run_item
+from conformance.loading import registry
 from conformance.plugin import Target
-from conformance.run import known_issues, registry
-from conformance.run.item import run_item
 from conformance.run.planning import RunConfig, plan
+from conformance.verdict import known_issues
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 

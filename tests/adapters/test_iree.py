@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -29,8 +29,9 @@ pytest.importorskip("conformance_iree")
 from conformance_iree import IreeAdapter, toolchain
 
 from conformance.errors import UsageError
-from conformance.plugin import Target, Task
-from conformance.run import known_issues
+from conformance.plugin import Target
+from conformance.loading import hooks
+from conformance.verdict import known_issues
 
 TARGET = Target("iree", "onnx", "local-task")
 
@@ -75,28 +76,23 @@ def test_what_iree_cannot_be_handed_is_unsupported_with_the_reason(item: str, re
     assert status == "unsupported" and reason in message
 
 
-class SwappingAdapter(IreeAdapter):
-    """Returns the first two outputs swapped: the comparison must notice."""
-
-    def run(self, compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
-        outputs = list(super().run(compiled, task))
-        outputs[0], outputs[1] = outputs[1], outputs[0]
-        return outputs
+def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The first two outputs swapped: the comparison must notice."""
+    outputs[0], outputs[1] = outputs[1], outputs[0]
+    return outputs
 
 
-class BitFlippingAdapter(IreeAdapter):
-    """Flips the lowest bit of one element: bit-exact comparison must notice."""
-
-    def run(self, compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
-        outputs = [np.array(output, copy=True) for output in super().run(compiled, task)]
-        outputs[-1].view(np.uint32).reshape(-1)[0] ^= 1
-        return outputs
+def _bit_flipped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The lowest bit of one element flipped: bit-exact comparison must notice."""
+    outputs[-1].view(np.uint32).reshape(-1)[0] ^= 1
+    return outputs
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("wrong", [SwappingAdapter, BitFlippingAdapter])
-def test_wrong_outputs_fail(wrong: type[IreeAdapter]) -> None:
-    status, message, _ = judge(wrong({}), "graph-runtime-lengths::onnx.Split-13")
+@pytest.mark.parametrize("change", [_swapped, _bit_flipped])
+def test_wrong_outputs_fail(change: Callable[[list[np.ndarray]], list[np.ndarray]]) -> None:
+    wrong = corpus_items.with_outputs(IreeAdapter({}), change)
+    status, message, _ = judge(wrong, "graph-runtime-lengths::onnx.Split-13")
     assert status == "fail", message
 
 
@@ -114,8 +110,10 @@ def test_the_split_attribute_is_ignored_by_the_lowering() -> None:
     """Split-11's lengths as the ``split`` attribute: IREE returns equal pieces cast to the declared
     shapes (known issue split-attribute-ignored), so the second piece reads past the first's end."""
     task = corpus_items.task_of("onnx-node-split-variable-parts-1d::onnx.Split-11")
-    adapter = IreeAdapter({})
-    outputs = adapter.run(adapter.compile(adapter.build(task, TARGET), TARGET), task)
+    checked = hooks.of(IreeAdapter({}))
+    route = checked.route(TARGET)
+    assert route.build is not None and route.run is not None
+    outputs = route.run(checked.compiled(route.build(task, TARGET), TARGET), task)
     assert outputs[0].tolist() == [1.0, 2.0]
     assert outputs[1].tolist()[:3] == [4.0, 5.0, 6.0]  # the data is 1..6: [3, 4, 5, 6] was due
 
@@ -123,7 +121,7 @@ def test_the_split_attribute_is_ignored_by_the_lowering() -> None:
 @pytest.mark.slow
 def test_the_reproducer_runs_with_iree_onnx_and_numpy_alone(tmp_path: Path) -> None:
     task = corpus_items.task_of("runs-dynamic-runtime-lengths::onnx.Split-13")
-    body = IreeAdapter({}).reproducer(task, TARGET)
+    body = corpus_items.snippet(TARGET, task)
     assert body is not None and "conformance" not in body
     script = tmp_path / "reproducer.py"
     script.write_text("import base64\n\nimport numpy as np\n" + body)

@@ -30,13 +30,13 @@ from conformance_jax import JaxAdapter  # noqa: E402
 from conformance_jax.adapter import ROUTES, Model  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
+from conformance.engine.zygote import Zygote  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import ENTRY_POINT_GROUP, Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
 from conformance.run.planning import RunConfig, plan  # noqa: E402
-from conformance.run.zygote import Zygote  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = [(route, device) for route in ("eager", "jit") for device in ("cpu", "cpu-x64")]
@@ -326,7 +326,7 @@ import jax
 from conformance_jax import JaxAdapter, adapter, calls
 from conformance.corpus.loader import load_paths
 from conformance.plugin import Target
-from conformance.run.item import run_item
+from conformance.engine.item import run_item
 
 first, second = jax.devices("cpu")
 calls.device = lambda name: second if name.startswith("gpu") else first

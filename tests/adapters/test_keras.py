@@ -30,10 +30,11 @@ pytest.importorskip("conformance_keras")
 from conformance_keras import KerasAdapter, backends
 
 from conformance.corpus.loader import Suite, load_paths
+from conformance.engine.item import make_task
 from conformance.errors import UsageError
 from conformance.plugin import Target, Unsupported
-from conformance.run import known_issues, out_folder
-from conformance.run.item import make_task
+from conformance.storage import out_folder
+from conformance.verdict import known_issues
 
 ROOT = Path(__file__).resolve().parents[2]
 OP = "keras.ops.split"
@@ -129,8 +130,8 @@ _EVERY_ROUTE_IN_ONE_PROCESS = """
 import json, sys
 import numpy as np
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import run_item
 from conformance.plugin import Target
-from conformance.run.item import run_item
 from conformance_keras import KerasAdapter, tensors
 
 OP = 'keras.ops.split'
@@ -183,8 +184,8 @@ os.environ['KERAS_BACKEND'] = 'numpy'
 import keras
 keras.config.set_backend = lambda name: None  # a Keras whose switch leaves the numpy backend running
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import run_item
 from conformance.plugin import Target
-from conformance.run.item import run_item
 from conformance_keras import KerasAdapter
 
 case = load_paths(['cases']).by_id('onnx-node-split-equal-parts-2d')
@@ -247,8 +248,8 @@ def test_every_non_pass_of_every_route_is_a_known_issue_and_workers_switch_backe
 _ONE_ITEM_WITH_HOME = """
 import json, os
 from conformance.corpus.loader import load_paths
+from conformance.engine.item import run_item
 from conformance.plugin import Target
-from conformance.run.item import run_item
 from conformance_keras import KerasAdapter
 
 case = load_paths(['cases']).by_id('onnx-node-split-equal-parts-2d')

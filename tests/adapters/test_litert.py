@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -27,11 +27,13 @@ pytest.importorskip("conformance_litert")
 from conformance_litert import LiteRTAdapter  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.models import tflite_models  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
+from corpus_items import snippet, with_outputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICES = ["xnnpack", "builtin"]
@@ -111,28 +113,23 @@ def test_a_model_lowered_to_other_operators_is_not_the_builtin() -> None:
         tflite_models.require_only(model, "tflite.SPLIT")
 
 
-class SwappingAdapter(LiteRTAdapter):
-    """Returns the first two outputs swapped: the comparison must notice."""
-
-    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
-        outputs = list(super().run(compiled, task))
-        outputs[0], outputs[1] = outputs[1], outputs[0]
-        return outputs
+def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The first two outputs swapped: the comparison must notice."""
+    outputs[0], outputs[1] = outputs[1], outputs[0]
+    return outputs
 
 
-class BitFlippingAdapter(LiteRTAdapter):
-    """Flips the lowest bit of one element: bit-exact comparison must notice."""
-
-    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
-        outputs = [np.array(output, copy=True) for output in super().run(compiled, task)]
-        outputs[-1].view(np.uint32).reshape(-1)[0] ^= 1
-        return outputs
+def _bit_flipped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The lowest bit of one element flipped: bit-exact comparison must notice."""
+    outputs[-1].view(np.uint32).reshape(-1)[0] ^= 1
+    return outputs
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("wrong", [SwappingAdapter, BitFlippingAdapter])
-def test_wrong_outputs_fail(wrong: type[LiteRTAdapter], device: str) -> None:
-    status, message = judge(wrong({}), "tf-doc-split-sizes-4-15-11::tflite.SPLIT_V", device)
+@pytest.mark.parametrize("change", [_swapped, _bit_flipped])
+def test_wrong_outputs_fail(change: Callable[[list[np.ndarray]], list[np.ndarray]], device: str) -> None:
+    wrong = with_outputs(LiteRTAdapter({}), change)
+    status, message = judge(wrong, "tf-doc-split-sizes-4-15-11::tflite.SPLIT_V", device)
     assert status == "fail", message
 
 
@@ -151,9 +148,9 @@ def test_a_converter_refusal_of_a_valid_request_is_litert_s_error_not_a_defect()
 @pytest.mark.parametrize("device", DEVICES)
 def test_the_reproducer_runs_with_tensorflow_and_litert_alone(device: str) -> None:
     task = make_task(suite().by_id("runs-dynamic-runtime-lengths"), "tflite.SPLIT_V")
-    snippet = LiteRTAdapter({}).reproducer(task, Target("litert", "converter", device))
-    assert snippet is not None and "conformance" not in snippet
-    code = f"import base64\nimport numpy as np\n{snippet}"
+    body = snippet(Target("litert", "converter", device), task)
+    assert body is not None and "conformance" not in body
+    code = f"import base64\nimport numpy as np\n{body}"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False, cwd=ROOT
     )

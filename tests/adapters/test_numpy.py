@@ -6,7 +6,7 @@ every rejection it makes must name the spec rule it applies.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -15,14 +15,16 @@ import pytest
 conformance_numpy = pytest.importorskip("conformance_numpy")
 
 from conformance_numpy import NumpyAdapter  # noqa: E402
-from conformance_numpy.adapter import Call  # noqa: E402
 from conformance_numpy.emulation import SpecViolation, emulate  # noqa: E402
 
 from conformance.corpus.case import Form, GraphSpec  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
-from conformance.run.item import run_item  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
+from conformance.loading.hooks import Hooks  # noqa: E402
+from conformance.engine.item import run_item  # noqa: E402
+from corpus_items import with_outputs  # noqa: E402
 
 NUMPY_ITEMS = [
     "doc-readme-6-into-4::numpy.array_split",
@@ -63,7 +65,7 @@ def suite() -> Suite:
     return load_paths(["cases"])
 
 
-def _status(adapter: NumpyAdapter, route: str, item: str, device: str = "cpu") -> tuple[str, str]:
+def _status(adapter: NumpyAdapter | Hooks, route: str, item: str, device: str = "cpu") -> tuple[str, str]:
     case_id, _, op = item.partition("::")
     result = run_item(adapter, Target("numpy", route, device), suite().by_id(case_id), op, repeat=1)
     return result.status, result.message
@@ -82,24 +84,18 @@ def test_emulated_route_passes(item: str) -> None:
     assert status == "pass", message
 
 
-class ReversingAdapter(NumpyAdapter):
-    """Returns the pieces in reverse order."""
-
-    def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
-        return list(super().run(compiled, task))[::-1]
+def _reversed(pieces: list[np.ndarray]) -> list[np.ndarray]:
+    """The pieces in reverse order."""
+    return pieces[::-1]
 
 
-class FlippingAdapter(NumpyAdapter):
-    """Flips the lowest bit of the first element of the first piece."""
-
-    def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
-        pieces = [piece.copy() for piece in super().run(compiled, task)]
-        bits = pieces[0].reshape(-1).view(np.uint32)
-        bits[0] ^= np.uint32(1)
-        return pieces
+def _flipped(pieces: list[np.ndarray]) -> list[np.ndarray]:
+    """The lowest bit of the first element of the first piece flipped."""
+    pieces[0].reshape(-1).view(np.uint32)[0] ^= np.uint32(1)
+    return pieces
 
 
-@pytest.mark.parametrize("broken", [ReversingAdapter, FlippingAdapter])
+@pytest.mark.parametrize("change", [_reversed, _flipped])
 @pytest.mark.parametrize(
     ("route", "item"),
     [
@@ -107,8 +103,10 @@ class FlippingAdapter(NumpyAdapter):
         ("emulated", "special-float32-parts::onnx.Split-13"),
     ],
 )
-def test_wrong_outputs_fail(broken: type[NumpyAdapter], route: str, item: str) -> None:
-    status, message = _status(broken({}), route, item)
+def test_wrong_outputs_fail(
+    change: Callable[[list[np.ndarray]], list[np.ndarray]], route: str, item: str
+) -> None:
+    status, message = _status(with_outputs(NumpyAdapter({}), change), route, item)
     assert status == "fail", message
 
 

@@ -3,7 +3,6 @@ inference judged on acceptance and shapes only, and proofs that each judgement i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -14,13 +13,16 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("conformance_onnx")
 
 from conformance_onnx import OnnxToolsAdapter  # noqa: E402
-from conformance_onnx.adapter import Compiled  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+from conformance.loading import registry  # noqa: E402
+from conformance.loading.hooks import Hooks  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
+from corpus_items import with_outputs  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 REFERENCE = Target("onnx", "reference", "cpu")
@@ -40,7 +42,7 @@ def suite() -> Suite:
     return load_paths([CASES])
 
 
-def _run(adapter: OnnxToolsAdapter, suite: Suite, target: Target, item: str) -> tuple[str, str, str]:
+def _run(adapter: OnnxToolsAdapter | Hooks, suite: Suite, target: Target, item: str) -> tuple[str, str, str]:
     case_id, op = item.split("::")
     judged = "shapes" if target.route == "shape-inference" else "values"
     result = run_item(adapter, target, suite.by_id(case_id), op, repeat=0, judged=judged)
@@ -74,23 +76,21 @@ def test_the_checker_is_judged_on_shapes_and_says_so(suite: Suite, item: str) ->
         assert "values not judged" in message
 
 
-class WrongValues(OnnxToolsAdapter):
-    """Returns the right shapes with every value negated: a wrong answer only values can show."""
-
-    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        return [np.negative(np.asarray(output, dtype=np.float32)) for output in super().run(compiled, task)]
+def _negated(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The right shapes with every value negated: a wrong answer only values can show."""
+    return [np.negative(np.asarray(output, dtype=np.float32)) for output in outputs]
 
 
-class WrongShapes(OnnxToolsAdapter):
-    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        return [np.zeros((1,), dtype=np.float32) for _ in super().run(compiled, task)]
+def _one_element(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [np.zeros((1,), dtype=np.float32) for _ in outputs]
 
 
 def test_values_are_judged_on_the_reference_route_only(suite: Suite) -> None:
     item = "doc-vsplit-lengths-1-2-3::onnx.Split-13"
-    assert _run(WrongValues({}), suite, REFERENCE, item)[0] == "fail"
-    assert _run(WrongValues({}), suite, SHAPES, item)[0] == "pass"
-    assert _run(WrongShapes({}), suite, SHAPES, item)[0] == "fail"
+    wrong_values = with_outputs(OnnxToolsAdapter({}), _negated)
+    assert _run(wrong_values, suite, REFERENCE, item)[0] == "fail"
+    assert _run(wrong_values, suite, SHAPES, item)[0] == "pass"
+    assert _run(with_outputs(OnnxToolsAdapter({}), _one_element), suite, SHAPES, item)[0] == "fail"
 
 
 @pytest.mark.parametrize(
@@ -105,12 +105,12 @@ def test_values_are_judged_on_the_reference_route_only(suite: Suite) -> None:
 def test_what_a_checker_cannot_state_is_unsupported_with_the_reason(
     suite: Suite, case_id: str, op: str, reason: str
 ) -> None:
-    refusal = OnnxToolsAdapter({}).support(make_task(suite.by_id(case_id), op), SHAPES)
+    refusal = registry.load("onnx").hooks.unsupported(make_task(suite.by_id(case_id), op), SHAPES)
     assert refusal is not None and reason in refusal.reason
 
 
 @pytest.mark.slow
-@pytest.mark.held_by_main_job  # the main job's test holds it whole: see tests/conftest.py
+@pytest.mark.covered_by_main_job  # the main job's test checks it whole: see noxfile.py tests
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("onnx", "conformance_onnx:OnnxToolsAdapter")
     assert issues, "known_issues.yaml is not shipped with the package"

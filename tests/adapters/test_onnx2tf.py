@@ -29,10 +29,13 @@ pytest.importorskip("conformance_litert")
 from conformance_litert import LiteRTAdapter, onnx2tf_route
 
 from conformance.corpus.loader import Suite, load_paths
+from conformance.engine.item import make_task, run_item
 from conformance.models import tflite_models
 from conformance.plugin import Target
-from conformance.run import known_issues
-from conformance.run.item import make_task, run_item
+from conformance.loading import hooks
+from conformance.verdict import known_issues
+from conformance.engine.item import make_task, run_item
+from corpus_items import snippet
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_onnx2tf = pytest.mark.skipif(bool(onnx2tf_route.missing()), reason="onnx2tf is not installed")
@@ -95,7 +98,9 @@ def test_onnx2tf_really_converts(adapter: LiteRTAdapter, suite: Suite) -> None:
     converter makes each a SLICE), a model TensorFlow's converter never makes of a tf.split (it
     emits SPLIT_V)."""
     task = make_task(suite.by_id("onnx-node-split-variable-parts-1d"), "onnx.Split-13")
-    model = adapter.build(task, XNNPACK)
+    build = hooks.of(adapter).route(XNNPACK).build
+    assert build is not None
+    model = build(task, XNNPACK)
     assert model[4:8] == b"TFL3"  # the flatbuffer's file identifier
     assert tflite_models.operators(model) == ("SLICE", "SLICE")
 
@@ -170,7 +175,7 @@ def test_the_reproducer_runs_with_onnx2tf_and_litert_alone(
     adapter: LiteRTAdapter, suite: Suite, tmp_path: Path, item: str, printed: str
 ) -> None:
     case_id, op = item.split("::")
-    body = adapter.reproducer(make_task(suite.by_id(case_id), op), XNNPACK)
+    body = snippet(XNNPACK, make_task(suite.by_id(case_id), op))
     assert body is not None and "onnx2tf.convert(" in body and "import tensorflow" not in body
     script = tmp_path / "reproducer.py"
     script.write_text("import base64\n\nimport numpy as np\n" + body)

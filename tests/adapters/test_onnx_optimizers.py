@@ -24,10 +24,13 @@ pytest.importorskip("conformance_onnxruntime")
 from conformance_onnxruntime import OnnxRuntimeAdapter, optimizer_routes  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
+from conformance.loading import hooks  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
+from corpus_items import snippet  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 ROUTES = tuple(optimizer_routes.TOOLS)
@@ -85,7 +88,10 @@ def test_the_session_gets_the_tools_model(adapter: OnnxRuntimeAdapter, suite: Su
     """The suite's model declares outputs of rank only; both tools infer and write the piece shapes
     (onnxsim also stamps its settings into the model), so their model is not the one they were given."""
     task = make_task(suite.by_id("lengths-one-piece"), "onnx.Split-13")
-    built = adapter.build(task, Target("onnxruntime", route, "cpu"))
+    target = Target("onnxruntime", route, "cpu")
+    build = hooks.of(adapter).route(target).build
+    assert build is not None
+    built = build(task, target)
     assert built != onnx_graphs.model_bytes(task)
     model = onnx.load_model_from_string(built)
     assert [dim.dim_value for dim in model.graph.output[0].type.tensor_type.shape.dim] == [7, 2]
@@ -118,7 +124,7 @@ def test_reproducers_run_with_only_the_tool_and_onnxruntime(
     adapter: OnnxRuntimeAdapter, suite: Suite, tmp_path: Path, route: str, item: str, shapes: str | None
 ) -> None:
     case_id, op = item.split("::")
-    body = adapter.reproducer(make_task(suite.by_id(case_id), op), Target("onnxruntime", route, "cpu"))
+    body = snippet(Target("onnxruntime", route, "cpu"), make_task(suite.by_id(case_id), op))
     assert body is not None and f"import {route}\n" in body
     script = tmp_path / "reproducer.py"
     script.write_text("import base64\n\nimport numpy as np\n" + body)

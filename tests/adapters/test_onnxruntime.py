@@ -8,7 +8,7 @@ result is explained by known_issues.yaml and that no entry is stale.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +22,12 @@ pytest.importorskip("conformance_onnxruntime")
 from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
-from conformance.run.item import run_item  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+from conformance.engine.item import run_item  # noqa: E402
+from corpus_items import with_outputs  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 TARGET = Target("onnxruntime", "default", "cpu")
@@ -78,32 +80,28 @@ def test_representative_items_pass(adapter: OnnxRuntimeAdapter, suite: Suite, it
     assert status == "pass", message
 
 
-class SwappingAdapter(OnnxRuntimeAdapter):
-    """Returns the first two outputs swapped: the comparison must notice."""
-
-    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
-        outputs = list(super().run(compiled, task))
-        outputs[0], outputs[1] = outputs[1], outputs[0]
-        return outputs
+def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The first two outputs swapped: the comparison must notice."""
+    outputs[0], outputs[1] = outputs[1], outputs[0]
+    return outputs
 
 
-class BitFlippingAdapter(OnnxRuntimeAdapter):
-    """Flips the lowest bit of one element: bit-exact comparison must notice."""
-
-    def run(self, compiled: object, task: Task) -> Sequence[np.ndarray]:
-        outputs = [np.array(o, copy=True) for o in super().run(compiled, task)]
-        bits = outputs[-1].view(np.uint16 if outputs[-1].itemsize == 2 else np.uint32).reshape(-1)
-        bits[0] ^= 1
-        return outputs
+def _bit_flipped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The lowest bit of one element flipped: bit-exact comparison must notice."""
+    bits = outputs[-1].view(np.uint16 if outputs[-1].itemsize == 2 else np.uint32).reshape(-1)
+    bits[0] ^= 1
+    return outputs
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("wrong", [SwappingAdapter, BitFlippingAdapter])
+@pytest.mark.parametrize("change", [_swapped, _bit_flipped])
 @pytest.mark.parametrize(
     "item", ["doc-onnx18-10-into-3::onnx.Split-18", "dtype-bfloat16-lengths::onnx.Split-13"]
 )
-def test_wrong_outputs_fail(suite: Suite, wrong: type[OnnxRuntimeAdapter], item: str) -> None:
-    status, message = run(wrong({}), suite, item)
+def test_wrong_outputs_fail(
+    suite: Suite, change: Callable[[list[np.ndarray]], list[np.ndarray]], item: str
+) -> None:
+    status, message = run(with_outputs(OnnxRuntimeAdapter({}), change), suite, item)
     assert status == "fail", message
 
 
@@ -162,7 +160,7 @@ def test_bad_options_are_refused_at_construction(options: dict[str, str], compla
 
 
 @pytest.mark.slow
-@pytest.mark.held_by_main_job  # the main job's test holds it whole: see tests/conftest.py
+@pytest.mark.covered_by_main_job  # the main job's test checks it whole: see noxfile.py tests
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -> None:
     issues = known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter")
     assert issues, "known_issues.yaml is not shipped with the package"

@@ -26,11 +26,11 @@ from conformance_tensorflow.adapter import Built  # noqa: E402
 
 from conformance import dtypes  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.models import tf_functions  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run.item import make_task, run_item  # noqa: E402
 
 ROUTES = ["eager", "function", "xla"]
 

@@ -22,12 +22,14 @@ pytest.importorskip("openvino")
 pytest.importorskip("onnxruntime")
 
 from conformance.corpus.loader import Suite, load_paths
+from conformance.engine.item import make_task, run_item
+from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
 from conformance.results.result import Result
-from conformance.run import known_issues, registry, reproducers
-from conformance.run.item import make_task, run_item
+from conformance.run import reproducers
 from conformance.run.planning import RunConfig, plan
+from corpus_items import snippet
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 OV_TF = "openvino/tensorflow/CPU"
@@ -154,9 +156,7 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     adapter, route, device = target.split("/")
     case_id, op = item.split("::")
     case = suite.by_id(case_id)
-    body = registry.load(adapter).adapter.reproducer(
-        make_task(case, op, fill=reproducers.snippet_data), Target(adapter, route, device)
-    )
+    body = snippet(Target(adapter, route, device), make_task(case, op, fill=reproducers.snippet_data))
     assert body, f"{target} wrote no reproducer"
     script = tmp_path / "reproduce.py"
     script.write_text(

@@ -19,9 +19,9 @@ from conformance_torch import TorchAdapter  # noqa: E402
 from conformance_torch.adapter import Compiled  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target, Task  # noqa: E402
-from conformance.run.item import run_item  # noqa: E402
 
 ITEMS = [
     # documented facts and examples

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -30,9 +30,10 @@ from conformance_tract import TractAdapter, loading  # noqa: E402
 
 from conformance.errors import UsageError  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+from conformance.loading.hooks import Hooks  # noqa: E402
 
 TARGET = Target("tract", "onnx", "cpu")
 ISSUES = known_issues.shipped("tract", "conformance_tract:TractAdapter")
@@ -58,7 +59,7 @@ PASSING = [
 ]
 
 
-def judge(adapter: TractAdapter, item: str) -> Result:
+def judge(adapter: TractAdapter | Hooks, item: str) -> Result:
     return corpus_items.judge(adapter, TARGET, item)
 
 
@@ -113,27 +114,22 @@ def test_what_tract_cannot_be_handed_is_unsupported_with_the_reason(item: str, r
     assert reason in result.message
 
 
-class SwappingAdapter(TractAdapter):
-    """Returns the first two outputs swapped: the comparison must notice."""
-
-    def run(self, compiled: loading.Loaded, task: Task) -> Sequence[np.ndarray]:
-        outputs = list(super().run(compiled, task))
-        outputs[0], outputs[1] = outputs[1], outputs[0]
-        return outputs
+def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The first two outputs swapped: the comparison must notice."""
+    outputs[0], outputs[1] = outputs[1], outputs[0]
+    return outputs
 
 
-class BitFlippingAdapter(TractAdapter):
-    """Flips the lowest bit of one element: bit-exact comparison must notice."""
-
-    def run(self, compiled: loading.Loaded, task: Task) -> Sequence[np.ndarray]:
-        outputs = [np.array(output, copy=True) for output in super().run(compiled, task)]
-        outputs[-1].view(np.uint8).reshape(-1)[0] ^= 1
-        return outputs
+def _bit_flipped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The lowest bit of one element flipped: bit-exact comparison must notice."""
+    outputs[-1].view(np.uint8).reshape(-1)[0] ^= 1
+    return outputs
 
 
-@pytest.mark.parametrize("wrong", [SwappingAdapter, BitFlippingAdapter])
-def test_wrong_outputs_fail(wrong: type[TractAdapter]) -> None:
-    assert judge(wrong({}), "onnx-node-split-variable-parts-2d::onnx.Split-13").status == "fail"
+@pytest.mark.parametrize("change", [_swapped, _bit_flipped])
+def test_wrong_outputs_fail(change: Callable[[list[np.ndarray]], list[np.ndarray]]) -> None:
+    wrong = corpus_items.with_outputs(TractAdapter({}), change)
+    assert judge(wrong, "onnx-node-split-variable-parts-2d::onnx.Split-13").status == "fail"
 
 
 def test_info_records_tract_s_version_and_calls() -> None:
@@ -174,9 +170,7 @@ def _run_snippet(body: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_the_reproducer_runs_with_tract_and_numpy_alone(tmp_path: Path) -> None:
     """Every run of a dynamic case on one loaded model: one printed line of shapes per run, and the
     model written beside it is the suite's, byte for byte."""
-    body = TractAdapter({}).reproducer(
-        corpus_items.task_of("runs-dynamic-parts-2-last-axis::onnx.Split-18"), TARGET
-    )
+    body = corpus_items.snippet(TARGET, corpus_items.task_of("runs-dynamic-parts-2-last-axis::onnx.Split-18"))
     assert body is not None and "conformance" not in body
     imports = {line for line in body.splitlines() if line.startswith(("import ", "from "))}
     assert imports == {"import tract"}
@@ -196,8 +190,8 @@ def test_the_reproducer_runs_with_tract_and_numpy_alone(tmp_path: Path) -> None:
 
 def test_the_reproducer_of_a_crash_aborts_as_the_worker_did(tmp_path: Path) -> None:
     """An axis past the rank: tract panics in the FFI, which cannot unwind, so the process aborts."""
-    body = TractAdapter({}).reproducer(
-        corpus_items.task_of("axis-rank2-axis2-out-of-range-parts::onnx.Split-13"), TARGET
+    body = corpus_items.snippet(
+        TARGET, corpus_items.task_of("axis-rank2-axis2-out-of-range-parts::onnx.Split-13")
     )
     assert body is not None
     done = _run_snippet(body, tmp_path)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -25,13 +24,14 @@ tvm = pytest.importorskip("tvm")
 pytest.importorskip("onnx")
 pytest.importorskip("conformance_tvm")
 
-from conformance_tvm import TvmAdapter, loading  # noqa: E402
+from conformance_tvm import TvmAdapter  # noqa: E402
 
 from conformance.errors import UsageError  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+from conformance.loading.hooks import Hooks  # noqa: E402
 
 TARGET = Target("tvm", "onnx", "llvm")
 ISSUES = known_issues.shipped("tvm", "conformance_tvm:TvmAdapter")
@@ -56,7 +56,7 @@ PASSING = [
 ]
 
 
-def judge(adapter: TvmAdapter, item: str) -> Result:
+def judge(adapter: TvmAdapter | Hooks, item: str) -> Result:
     return corpus_items.judge(adapter, TARGET, item)
 
 
@@ -90,17 +90,15 @@ def test_what_tvm_cannot_be_handed_is_unsupported_with_the_reason(item: str, rea
     assert reason in result.message
 
 
-class SwappingAdapter(TvmAdapter):
-    """Returns the first two outputs swapped: the comparison must notice."""
-
-    def run(self, compiled: loading.Compiled, task: Task) -> Sequence[np.ndarray]:
-        outputs = list(super().run(compiled, task))
-        outputs[0], outputs[1] = outputs[1], outputs[0]
-        return outputs
+def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:
+    """The first two outputs swapped: the comparison must notice."""
+    outputs[0], outputs[1] = outputs[1], outputs[0]
+    return outputs
 
 
 def test_wrong_outputs_fail() -> None:
-    assert judge(SwappingAdapter({}), "onnx-node-split-variable-parts-2d::onnx.Split-13").status == "fail"
+    wrong = corpus_items.with_outputs(TvmAdapter({}), _swapped)
+    assert judge(wrong, "onnx-node-split-variable-parts-2d::onnx.Split-13").status == "fail"
 
 
 def test_info_records_tvm_s_version_calls_and_target() -> None:
@@ -123,7 +121,7 @@ def test_bad_options_are_refused_at_construction() -> None:
 def test_the_reproducer_runs_with_tvm_onnx_and_numpy_alone(tmp_path: Path) -> None:
     """Every run of a dynamic case on one compiled module: one printed line of shapes per run."""
     item = "runs-dynamic-parts-2-last-axis::onnx.Split-18"
-    body = TvmAdapter({}).reproducer(corpus_items.task_of(item), TARGET)
+    body = corpus_items.snippet(TARGET, corpus_items.task_of(item))
     assert body is not None and "conformance" not in body
     script = tmp_path / "reproducer.py"
     script.write_text("import base64\n\nimport numpy as np\n" + body)

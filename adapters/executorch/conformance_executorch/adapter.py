@@ -47,7 +47,7 @@ DESCRIPTION = (
 _LARGEST_DIM: Final = 2**31 - 1
 
 
-def support(task: Task, target: Target) -> Unsupported | None:
+def _support(task: Task, target: Target) -> Unsupported | None:
     """Refuses what cannot be handed over: string data (torch has no string tensor), a dim that
     ExecuTorch's program format cannot state, and the dynamic dims torch.export's documented
     design specialises (:func:`torch_modules.export_dynamic_problem`)."""
@@ -64,24 +64,38 @@ def support(task: Task, target: Target) -> Unsupported | None:
     return None if why_not is None else Unsupported(why_not)
 
 
-def build(task: Task, target: Target) -> bytes:
+def _build(task: Task, target: Target) -> bytes:
     """The serialized program, lowered for the target's device."""
     return program.program_bytes(task, target.device)
 
 
-def compile(model: bytes, target: Target) -> Method:  # noqa: A001  # the route field's name
+def _compile(model: bytes, target: Target) -> Method:
     """The program's ``forward`` method, loaded by the runtime."""
     return program.load(model)
 
 
-def run(method: Method, task: Task) -> Sequence[np.ndarray]:
+def _run(method: Method, task: Task) -> Sequence[np.ndarray]:
     """One execution of the loaded method on the task's data."""
     return program.execute(method, task)
 
 
-def reproduce(task: Task, target: Target) -> str:
+def _reproducer(task: Task, target: Target) -> str:
     """The export, lowering and every run with torch and ExecuTorch alone."""
     return reproducer.snippet(task, target.device)
+
+
+ROUTE: Final = Route(
+    "edge",
+    ("torch.*",),
+    DESCRIPTION,
+    build=_build,
+    run=_run,
+    support=_support,
+    compile=_compile,
+    reproducer=_reproducer,
+    # about a second per item exporting and lowering (docs/performance.md)
+    default=False,
+)
 
 
 class ExecuTorchAdapter:
@@ -101,7 +115,7 @@ class ExecuTorchAdapter:
             name=NAME,
             backend="executorch",
             version=executorch[1],
-            routes=(Route("edge", ("torch.*",), DESCRIPTION, default=False),),
+            routes=(ROUTE,),
             devices=self.options.devices,
             options={**self.options.resolved, "exporter": " ".join(torch)},
         )
@@ -111,20 +125,3 @@ class ExecuTorchAdapter:
         lowering of a process set up tracing and ExecuTorch's passes (seconds), which would
         otherwise be timed as one item's build."""
         program.warm_up(target.device)
-
-    # The engine's present form calls these methods; the route object carries them once routes
-    # carry their own build and run.
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        return support(task, target)
-
-    def build(self, task: Task, target: Target) -> bytes:
-        return build(task, target)
-
-    def compile(self, model: bytes, target: Target) -> Method:
-        return compile(model, target)
-
-    def run(self, compiled: Method, task: Task) -> Sequence[np.ndarray]:
-        return run(compiled, task)
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        return reproduce(task, target)

@@ -32,19 +32,74 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from importlib import metadata
+from typing import Final
 
 import numpy as np
 
 from conformance import dtypes
 from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
-from conformance_iree import toolchain
+from conformance_iree import reproducer, toolchain
 
 NAME = "iree"
 DEVICES = (toolchain.DRIVER,)
-ROUTE = Route(
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Refuses string tensors and SplitToSequence (see the module docstring)."""
+    from conformance.models import onnx_graphs
+
+    if "string" in (task.dtype, task.graph.lengths_dtype):
+        return Unsupported(
+            "IREE has no string element type: the torch dialect iree-import-onnx writes has no "
+            "string tensors and IREE's HAL no string element type, so the model cannot be imported"
+        )
+    if onnx_graphs.is_sequence(task.op):
+        return Unsupported(
+            "IREE cannot return a sequence from a compiled function: the model's one output is "
+            "SplitToSequence's sequence, imported as a !torch.list of tensors, and iree-compile "
+            "fails on every such function ('unhandled torch type: !torch.list<vtensor<...>>'; "
+            "torch-mlir has no list of tensors as a function result: llvm/torch-mlir#753)"
+        )
+    return None
+
+
+def _build(task: Task, target: Target) -> toolchain.Imported:
+    """The suite's one-node model through ``iree-import-onnx``: the MLIR text it writes."""
+    from conformance.models import onnx_graphs
+
+    model = onnx_graphs.build_model(task)
+    inputs = tuple(value.name for value in model.graph.input)
+    return toolchain.import_onnx(model.SerializeToString(), model.graph.name, inputs)
+
+
+def _compile(model: toolchain.Imported, target: Target) -> toolchain.Loaded:
+    """The MLIR compiled for llvm-cpu and loaded on the local-task device."""
+    return toolchain.load(toolchain.compile_mlir(model.mlir), model)
+
+
+def _run(compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
+    """The task's feeds (data, and a runtime ``split``) in the graph's input order."""
+    from conformance.models import onnx_graphs
+
+    feeds = onnx_graphs.feeds(task)
+    declared = dtypes.numpy_dtype(task.dtype)
+    return toolchain.invoke(compiled, [feeds[name] for name in compiled.inputs], declared)
+
+
+ROUTE: Final = Route(
     "onnx",
     ("onnx.*",),
     "the ONNX model imported by iree-import-onnx, compiled by iree-compile for llvm-cpu, run on local-task",
+    build=_build,
+    run=_run,
+    support=_support,
+    compile=_compile,
+    reproducer=reproducer.snippet,
     default=False,
     # none of these starts a thread when imported (checked: the runtime's device does, in compile)
     imports=(
@@ -58,11 +113,6 @@ ROUTE = Route(
 )
 
 
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 class IreeAdapter:
@@ -92,52 +142,7 @@ class IreeAdapter:
             },
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Refuses string tensors and SplitToSequence (see the module docstring)."""
-        from conformance.models import onnx_graphs
-
-        if "string" in (task.dtype, task.graph.lengths_dtype):
-            return Unsupported(
-                "IREE has no string element type: the torch dialect iree-import-onnx writes has no "
-                "string tensors and IREE's HAL no string element type, so the model cannot be imported"
-            )
-        if onnx_graphs.is_sequence(task.op):
-            return Unsupported(
-                "IREE cannot return a sequence from a compiled function: the model's one output is "
-                "SplitToSequence's sequence, imported as a !torch.list of tensors, and iree-compile "
-                "fails on every such function ('unhandled torch type: !torch.list<vtensor<...>>'; "
-                "torch-mlir has no list of tensors as a function result: llvm/torch-mlir#753)"
-            )
-        return None
-
-    def build(self, task: Task, target: Target) -> toolchain.Imported:
-        """The suite's one-node model through ``iree-import-onnx``: the MLIR text it writes."""
-        from conformance.models import onnx_graphs
-
-        model = onnx_graphs.build_model(task)
-        inputs = tuple(value.name for value in model.graph.input)
-        return toolchain.import_onnx(model.SerializeToString(), model.graph.name, inputs)
-
-    def compile(self, model: toolchain.Imported, target: Target) -> toolchain.Loaded:
-        """The MLIR compiled for llvm-cpu and loaded on the local-task device."""
-        return toolchain.load(toolchain.compile_mlir(model.mlir), model)
-
-    def run(self, compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
-        """The task's feeds (data, and a runtime ``split``) in the graph's input order."""
-        from conformance.models import onnx_graphs
-
-        feeds = onnx_graphs.feeds(task)
-        declared = dtypes.numpy_dtype(task.dtype)
-        return toolchain.invoke(compiled, [feeds[name] for name in compiled.inputs], declared)
-
     def prepare(self, target: Target) -> None:
         """Load the importer, the compiler library and the device, and compile one throwaway module:
         the first compile of a process initializes LLVM's targets, which would be one item's cost."""
         toolchain.warm_up()
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The model byte for byte, the importer and compiler as command-line tools with the same
-        flags, and the runtime's calls, one per run of the case."""
-        from conformance_iree import reproducer
-
-        return reproducer.snippet(task)

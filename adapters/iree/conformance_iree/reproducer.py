@@ -10,12 +10,14 @@ and the same compiler library in-process; the command-line form is what an issue
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping, Sequence
+
 from conformance import reproducers
-from conformance.plugin import Task
+from conformance.plugin import Target, Task
 from conformance_iree import toolchain
 
 _TOOLS = """\
-import pathlib
 import subprocess
 import sys
 
@@ -25,7 +27,6 @@ import iree.runtime as ireert
 """
 
 _PIPELINE = """\
-pathlib.Path("model.onnx").write_bytes(model)
 importer = [sys.executable, "-m", "iree.compiler.tools.import_onnx", "model.onnx", "-o", "model.mlir"]
 subprocess.run(importer, check=True)
 vmfb = ireec.compile_file("model.mlir", extra_args={flags!r})
@@ -42,24 +43,18 @@ print([tuple(output.to_host().shape) for output in outputs])
 """
 
 
-def snippet(task: Task) -> str:
-    """The model, the import and compile, and one call per run of the case."""
+def snippet(task: Task, target: Target) -> str:
+    """The model (saved as ``model.onnx``), the import and compile, and one call per run of the case."""
     from conformance.models import onnx_graphs
 
     model = onnx_graphs.build_model(task)
-    encoded = reproducers.wrapped_base64(model.SerializeToString())
-    operator = onnx_graphs.operator_of(task.op)[0]
-    body = (
-        f"{_TOOLS}# {task.op}: one {operator} node, byte for byte as this run built it\n"
-        f"model = base64.b64decode('''\n{encoded}\n''')\n"
-        + _PIPELINE.format(
-            flags=list(toolchain.COMPILE_FLAGS), driver=toolchain.DRIVER, function=model.graph.name
-        )
+    pipeline = _PIPELINE.format(
+        flags=list(toolchain.COMPILE_FLAGS), driver=toolchain.DRIVER, function=model.graph.name
     )
-    names = [value.name for value in model.graph.input]
-    for run in task.every_run:
-        statements, _ = reproducers.feeds_code(onnx_graphs.feeds(run))
-        variables = {name: f"feed_{number}" for number, name in enumerate(onnx_graphs.feeds(run))}
-        arguments = ", ".join(variables[name] for name in names)
-        body += f"{reproducers.run_heading(run)}{statements}\n{_CALL.format(arguments=arguments)}"
-    return body
+    call = functools.partial(_call, [value.name for value in model.graph.input])
+    return reproducers.onnx_snippet(task, _TOOLS, pipeline, call, file="model.onnx")
+
+
+def _call(inputs: Sequence[str], variables: Mapping[str, str]) -> str:
+    """The function called with the feeds in the graph's input order."""
+    return _CALL.format(arguments=", ".join(variables[name] for name in inputs))

@@ -43,7 +43,8 @@ the converter and the interpreter do with it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,27 +59,93 @@ from conformance.plugin import (
     Unsupported,
     installed_distribution,
 )
-from conformance_litert import onnx2tf_route
+from conformance_litert import onnx2tf_route, reproducer
 
 if TYPE_CHECKING:
     from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]
 
 NAME = "litert"
 DEVICES = ("xnnpack", "builtin")
-ROUTE = Route(
-    "converter",
-    ("tensorflow.split", "tflite.SPLIT", "tflite.SPLIT_V"),
-    "the traced tf.function converted by TFLiteConverter, run by the LiteRT interpreter",
-    default=False,
-    # neither starts a thread once the zygote has set the thread variables (OpenBLAS's pool)
-    imports=(
-        __name__,
-        "tensorflow",
-        "ai_edge_litert.interpreter",
-        "conformance.models.tf_functions",
-        "conformance.models.tflite_models",
-    ),
-)
+
+
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Only what the model cannot hold: an axis fed at run time is an int32 input (raw Split's
+    ``split_dim``), and the builtins take the axis and SPLIT_V's sizes as 32-bit integers, so a
+    value beyond int32 cannot reach them."""
+    from conformance.models import tf_functions, tflite_models
+
+    why_not = tf_functions.build_problem(task) or tflite_models.build_problem(task)
+    return None if why_not is None else Unsupported(why_not)
+
+
+def _build(task: Task, target: Target) -> bytes:
+    """The converted flatbuffer; for a ``tflite.*`` op, only one that holds that builtin alone."""
+    from conformance.models import tflite_models
+
+    return tflite_models.model_bytes(task)
+
+
+def _load(threads: int, model: bytes, target: Target) -> Interpreter:
+    """The interpreter with the device's op resolver, tensors allocated (delegates apply here):
+    both routes' compile."""
+    from conformance.models import tflite_models
+
+    return tflite_models.load(model, delegates=target.device == "xnnpack", threads=threads)
+
+
+def _run(compiled: Interpreter, task: Task) -> Sequence[np.ndarray]:
+    """Feeds the task's data (and runtime axis or sizes), invokes, returns every output."""
+    from conformance.models import tf_functions, tflite_models
+
+    return tflite_models.invoke(compiled, tf_functions.feeds(task))
+
+
+def _reproducer(threads: int, task: Task, target: Target) -> str:
+    """The function, its conversion and its run with TensorFlow and ai_edge_litert alone."""
+    return reproducer.snippet(task, delegates=target.device == "xnnpack", threads=threads)
+
+
+def _onnx2tf_reproducer(threads: int, task: Task, target: Target) -> str:
+    """The ONNX model, its conversion by onnx2tf and the run."""
+    return reproducer.onnx2tf_snippet(task, delegates=target.device == "xnnpack", threads=threads)
+
+
+def _converter_route(threads: int) -> Route:
+    return Route(
+        "converter",
+        ("tensorflow.split", "tflite.SPLIT", "tflite.SPLIT_V"),
+        "the traced tf.function converted by TFLiteConverter, run by the LiteRT interpreter",
+        build=_build,
+        compile=functools.partial(_load, threads),
+        run=_run,
+        support=_support,
+        reproducer=functools.partial(_reproducer, threads),
+        default=False,
+        # neither starts a thread once the zygote has set the thread variables (OpenBLAS's pool)
+        imports=(
+            __name__,
+            "tensorflow",
+            "ai_edge_litert.interpreter",
+            "conformance.models.tf_functions",
+            "conformance.models.tflite_models",
+        ),
+    )
+
+
+def _warm_up(threads: int, target: Target) -> None:
+    """Import TensorFlow and LiteRT and convert one throwaway function: the first trace and
+    conversion of a process set up TensorFlow's graph machinery, which would otherwise be timed as
+    one item's build."""
+    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
+
+    from conformance.models import tflite_models
+
+    def increment(x: tf.Tensor) -> tf.Tensor:
+        return x + 1
+
+    traced = tf.function(increment, input_signature=[tf.TensorSpec([2], tf.float32)])
+    model = tflite_models.convert(traced.get_concrete_function())
+    _load(threads, model, target)
 
 
 class LiteRTAdapter:
@@ -97,11 +164,14 @@ class LiteRTAdapter:
         metadata: an import here would cost every worker 4 s, the onnx2tf route's too)."""
         from ai_edge_litert import __version__ as litert_version  # type: ignore[import-untyped]
 
+        onnx2tf = onnx2tf_route.route(
+            functools.partial(_load, self.threads), functools.partial(_onnx2tf_reproducer, self.threads)
+        )
         return AdapterInfo(
             name=NAME,
             backend="ai-edge-litert",
             version=litert_version,
-            routes=(ROUTE, onnx2tf_route.ROUTE),
+            routes=(_converter_route(self.threads), onnx2tf),
             devices=self.options.devices,
             options={
                 **self.options.resolved,
@@ -111,65 +181,13 @@ class LiteRTAdapter:
             },
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Only what the model cannot hold: an axis fed at run time is an int32 input (raw Split's
-        ``split_dim``), and the builtins take the axis and SPLIT_V's sizes as 32-bit integers, so a
-        value beyond int32 cannot reach them."""
-        if target.route == onnx2tf_route.ROUTE.name:
-            missing = onnx2tf_route.unsupported()
-            return None if missing is None else Unsupported(missing)
-        from conformance.models import tf_functions, tflite_models
-
-        why_not = tf_functions.build_problem(task) or tflite_models.build_problem(task)
-        return None if why_not is None else Unsupported(why_not)
-
-    def build(self, task: Task, target: Target) -> bytes:
-        """The converted flatbuffer; for a ``tflite.*`` op, only one that holds that builtin alone."""
-        if target.route == onnx2tf_route.ROUTE.name:
-            return onnx2tf_route.convert(task)
-        from conformance.models import tflite_models
-
-        return tflite_models.model_bytes(task)
-
-    def compile(self, model: bytes, target: Target) -> Interpreter:
-        """The interpreter with the device's op resolver, tensors allocated (delegates apply here)."""
-        from conformance.models import tflite_models
-
-        return tflite_models.load(model, delegates=target.device == "xnnpack", threads=self.threads)
-
-    def run(self, compiled: Interpreter, task: Task) -> Sequence[np.ndarray]:
-        """Feeds the task's data (and runtime axis or sizes), invokes, returns every output."""
-        if task.op.startswith("onnx."):  # route onnx2tf, the only one that takes ONNX ops
-            return onnx2tf_route.invoke(compiled, task)
-        from conformance.models import tf_functions, tflite_models
-
-        return tflite_models.invoke(compiled, tf_functions.feeds(task))
-
     def prepare(self, target: Target) -> None:
-        """Import TensorFlow and LiteRT and convert one throwaway function: the first trace and
-        conversion of a process set up TensorFlow's graph machinery, which would otherwise be
-        timed as one item's build; on ``onnx2tf``, one throwaway onnx2tf conversion instead."""
-        if target.route == onnx2tf_route.ROUTE.name:
-            onnx2tf_route.warm_up()
-            return
-        import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
+        """What the route loads on its first item (:data:`WARM_UPS`), before the first is timed."""
+        WARM_UPS[target.route](self.threads, target)
 
-        from conformance.models import tflite_models
 
-        def increment(x: tf.Tensor) -> tf.Tensor:
-            return x + 1
-
-        traced = tf.function(increment, input_signature=[tf.TensorSpec([2], tf.float32)])
-        model = tflite_models.convert(traced.get_concrete_function())
-        tflite_models.load(model, delegates=target.device == "xnnpack", threads=self.threads)
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The function, its conversion and its run with TensorFlow and ai_edge_litert alone; on
-        ``onnx2tf``, the ONNX model, its conversion by onnx2tf and the run."""
-        from conformance_litert import reproducer
-
-        if target.route == onnx2tf_route.ROUTE.name:
-            return reproducer.onnx2tf_snippet(
-                task, delegates=target.device == "xnnpack", threads=self.threads
-            )
-        return reproducer.snippet(task, delegates=target.device == "xnnpack", threads=self.threads)
+#: Per route, its warm-up: on ``onnx2tf``, one throwaway onnx2tf conversion.
+WARM_UPS: Mapping[str, Callable[[int, Target], None]] = {
+    "converter": _warm_up,
+    "onnx2tf": lambda threads, target: onnx2tf_route.warm_up(),
+}

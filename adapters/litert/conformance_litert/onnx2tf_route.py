@@ -49,33 +49,18 @@ import importlib.util
 import io
 import re
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from conformance.plugin import BackendRefusal, Route, Task, backend_calls
+from conformance.plugin import BackendRefusal, Route, Target, Task, Unsupported, backend_calls
 
 if TYPE_CHECKING:
     from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]
 
-ROUTE: Final = Route(
-    "onnx2tf",
-    ("onnx.*",),
-    "the ONNX model converted by onnx2tf.convert (float32 .tflite), run by the LiteRT interpreter",
-    default=False,
-    # not onnx2tf: importing it changes the process (see the module docstring)
-    imports=(
-        "conformance_litert.adapter",
-        "onnx",
-        "tensorflow",
-        "ai_edge_litert.interpreter",
-        "conformance.models.onnx_graphs",
-        "conformance.models.tflite_models",
-    ),
-)
 #: The keywords the route passes to onnx2tf.convert beside the two paths.
 SETTINGS: Final[Mapping[str, bool]] = {"non_verbose": True, "not_use_onnxsim": True}
 #: The modules onnx2tf 1.29.24 imports that its install without dependencies leaves out, by distribution.
@@ -120,15 +105,15 @@ def options() -> dict[str, str]:
     }
 
 
-def unsupported() -> str | None:
+def _support(task: Task, target: Target) -> Unsupported | None:
     """A missing onnx2tf or module it imports, with the install; everything else is converted."""
     absent = missing()
     if not absent:
         return None
-    return f"route onnx2tf needs {', '.join(absent)}: {INSTALL}"
+    return Unsupported(f"route onnx2tf needs {', '.join(absent)}: {INSTALL}")
 
 
-def convert(task: Task) -> bytes:
+def _convert(task: Task, target: Target) -> bytes:
     """The float32 flatbuffer onnx2tf writes for the task's ONNX model (see the module docstring)."""
     from conformance.models import onnx_graphs
 
@@ -203,7 +188,7 @@ def signature(loaded: Interpreter, onnx_outputs: Sequence[str]) -> tuple[dict[st
     return inputs, [outputs[name]["index"] for name in ordered]
 
 
-def invoke(loaded: Interpreter, task: Task) -> list[np.ndarray]:
+def _invoke(loaded: Interpreter, task: Task) -> list[np.ndarray]:
     """Feed the ONNX model's inputs by name, invoke, copy the outputs in the ONNX model's order.
 
     As :func:`conformance.models.tflite_models.invoke` does for the other route: a model with
@@ -231,3 +216,30 @@ def output_names(task: Task) -> list[str]:
     if onnx_graphs.is_sequence(task.op):
         return [onnx_graphs.SEQUENCE]
     return [onnx_graphs.output_name(index) for index in range(onnx_graphs.output_count(task))]
+
+
+def route(
+    compile_: Callable[[bytes, Target], Interpreter], reproducer: Callable[[Task, Target], str]
+) -> Route:
+    """The route, its model loaded by the interpreter as the adapter loads every model
+    (``compile_``), its snippet written by the adapter (which knows the interpreter's settings)."""
+    return Route(
+        "onnx2tf",
+        ("onnx.*",),
+        "the ONNX model converted by onnx2tf.convert (float32 .tflite), run by the LiteRT interpreter",
+        build=_convert,
+        compile=compile_,
+        run=_invoke,
+        support=_support,
+        reproducer=reproducer,
+        default=False,
+        # not onnx2tf: importing it changes the process (see the module docstring)
+        imports=(
+            "conformance_litert.adapter",
+            "onnx",
+            "tensorflow",
+            "ai_edge_litert.interpreter",
+            "conformance.models.onnx_graphs",
+            "conformance.models.tflite_models",
+        ),
+    )

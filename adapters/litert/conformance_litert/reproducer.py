@@ -14,6 +14,8 @@ signature of the float32 model it wrote, and each run fed by the ONNX input name
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from conformance import reproducers
 from conformance.plugin import Task
 
@@ -66,7 +68,7 @@ def snippet(task: Task, *, delegates: bool, threads: int) -> str:
     return body
 
 
-_ONNX2TF = """\
+_ONNX2TF_IMPORTS = """\
 import pathlib
 import tempfile
 
@@ -74,10 +76,9 @@ import onnx
 import onnx2tf
 from ai_edge_litert import interpreter as litert
 
-# {op}: the suite's one-node model, byte for byte as this run built it
-original = base64.b64decode('''
-{model}
-''')
+"""
+
+_ONNX2TF = """\
 print("ONNX outputs:", [output.name for output in onnx.load_model_from_string(original).graph.output])
 folder = pathlib.Path(tempfile.mkdtemp())
 (folder / "model.onnx").write_bytes(original)
@@ -110,24 +111,24 @@ if not dynamic:
 def onnx2tf_snippet(task: Task, *, delegates: bool, threads: int) -> str:
     """The ONNX model, its conversion by onnx2tf, the converted model's operators, signature and
     input shapes, and one invoke per run fed as the ONNX model declares its inputs."""
-    from conformance.models import onnx_graphs
     from conformance_litert import onnx2tf_route
 
-    body = _ONNX2TF.format(
-        op=task.op,
-        model=reproducers.wrapped_base64(onnx_graphs.model_bytes(task)),
+    load = _ONNX2TF.format(
         keywords=", ".join(f"{key}={value}" for key, value in onnx2tf_route.SETTINGS.items()),
         resolver="AUTO" if delegates else "BUILTIN_WITHOUT_DEFAULT_DELEGATES",
         threads=threads,
         names=onnx2tf_route.output_names(task),
     )
-    for run in task.every_run:
-        body += reproducers.run_heading(run)
-        feeds = onnx_graphs.feeds(run)
-        body += "".join(f"{reproducers.array_code(array, name)}\n" for name, array in feeds.items())
-        body += "if dynamic:  # unknown dims: resize every input to this run's shapes, then allocate again\n"
-        body += "".join(f"    interpreter.resize_tensor_input(inputs[{n!r}], {n}.shape)\n" for n in feeds)
-        body += "    interpreter.allocate_tensors()\n"
-        body += "".join(f"interpreter.set_tensor(inputs[{name!r}], {name})\n" for name in feeds)
-        body += _RUN
-    return body
+    return reproducers.onnx_snippet(task, _ONNX2TF_IMPORTS, load, _onnx2tf_call, variable="original")
+
+
+def _onnx2tf_call(variables: Mapping[str, str]) -> str:
+    """One run's feeds set by input name (resized first where the model's dims are unknown)."""
+    named = variables.items()
+    return (
+        "if dynamic:  # unknown dims: resize every input to this run's shapes, then allocate again\n"
+        + "".join(f"    interpreter.resize_tensor_input(inputs[{n!r}], {v}.shape)\n" for n, v in named)
+        + "    interpreter.allocate_tensors()\n"
+        + "".join(f"interpreter.set_tensor(inputs[{n!r}], {v})\n" for n, v in named)
+        + _RUN
+    )

@@ -35,20 +35,6 @@ from conformance_numpy import emulation
 NAME = "numpy"
 DEVICES = ("cpu",)
 
-ROUTES = (
-    Route(
-        "numpy",
-        ("numpy.*",),
-        "numpy.split / array_split / hsplit / vsplit / dsplit called directly",
-        imports=(__name__,),
-    ),
-    Route(
-        "emulated",
-        emulation.OPS,
-        "an independent NumPy reading of each spec text, to cross-check the reference",
-        imports=(__name__,),
-    ),
-)
 _NUMPY_FUNCTIONS: dict[str, Callable[..., list[np.ndarray]]] = {
     "numpy.split": np.split,
     "numpy.array_split": np.array_split,
@@ -67,13 +53,42 @@ class Call:
     function: Callable[..., Sequence[np.ndarray]]
     args: tuple[Any, ...]
     kwargs: Mapping[str, Any]
-    #: the emulation takes the axis and the request of each run's task (its runtime inputs)
-    per_run: bool = False
 
-    def __call__(self, task: Task) -> Sequence[np.ndarray]:
-        if self.per_run:
-            return self.function(task.data, *self.args, axis=task.axis, form=task.form, **self.kwargs)
-        return self.function(task.data, *self.args, **self.kwargs)
+
+def _build(task: Task, target: Target) -> Call:
+    """The call for the task; the request is passed as given, never checked here."""
+    return Call(_NUMPY_FUNCTIONS[task.op], (_argument(task),), _axis_keyword(task))
+
+
+def _run(compiled: Call, task: Task) -> Sequence[np.ndarray]:
+    """NumPy has nothing to compile: the call runs as built, on this run's data."""
+    return list(compiled.function(task.data, *compiled.args, **compiled.kwargs))
+
+
+def _reproducer(task: Task, target: Target) -> str:
+    """NumPy's own call, once per run of the case."""
+    axis = "".join(f", axis={value}" for value in _axis_keyword(task).values())
+    function = _NUMPY_FUNCTIONS[task.op].__name__
+    return "".join(
+        f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
+        f"pieces = np.{function}(data, {_argument(task)!r}{axis})\n"
+        "print([piece.shape for piece in pieces])\n"
+        for run in task.every_run
+    )
+
+
+ROUTES = (
+    Route(
+        "numpy",
+        ("numpy.*",),
+        "numpy.split / array_split / hsplit / vsplit / dsplit called directly",
+        build=_build,
+        run=_run,
+        reproducer=_reproducer,
+        imports=(__name__,),
+    ),
+    emulation.ROUTE,
+)
 
 
 class NumpyAdapter:
@@ -90,31 +105,6 @@ class NumpyAdapter:
             routes=ROUTES,
             devices=self.options.devices,
             options=self.options.resolved,
-        )
-
-    def build(self, task: Task, target: Target) -> Call:
-        """The call for the task; the request is passed as given, never checked here."""
-        if target.route == "numpy":
-            return Call(_NUMPY_FUNCTIONS[task.op], (_argument(task),), _axis_keyword(task))
-        return Call(
-            emulation.emulate, (), {"op": task.op, "graph": task.graph, "dtype": task.dtype}, per_run=True
-        )
-
-    def run(self, compiled: Call, task: Task) -> Sequence[np.ndarray]:
-        """NumPy has nothing to compile: the call runs as built."""
-        return list(compiled(task))
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """NumPy's own call (route ``numpy``); the emulation is the suite's code, not a backend."""
-        if target.route != "numpy":
-            return None
-        axis = "".join(f", axis={value}" for value in _axis_keyword(task).values())
-        function = _NUMPY_FUNCTIONS[task.op].__name__
-        return "".join(
-            f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
-            f"pieces = np.{function}(data, {_argument(task)!r}{axis})\n"
-            "print([piece.shape for piece in pieces])\n"
-            for run in task.every_run
         )
 
 

@@ -49,6 +49,7 @@ Other readings taken where the texts are silent, all reached from the wording:
 from __future__ import annotations
 
 import fnmatch
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -58,7 +59,7 @@ import numpy as np
 
 from conformance import dtypes
 from conformance.corpus.case import Form, GraphSpec
-from conformance.plugin import BackendRefusal
+from conformance.plugin import BackendRefusal, Route, Target, Task
 
 Pieces = list[np.ndarray]
 
@@ -302,3 +303,24 @@ def emulate(
     if family == "torch":
         return torch(op, data, axis, form)
     raise ValueError(f"the emulation has no rules for {op}")
+
+
+def _build(task: Task, target: Target) -> functools.partial[Pieces]:
+    """The op's reading, bound to what every run shares; the request is never checked here."""
+    return functools.partial(emulate, op=task.op, graph=task.graph, dtype=task.dtype)
+
+
+def _run(model: functools.partial[Pieces], task: Task) -> Pieces:
+    """The reading applied to this run's data, axis and request (its runtime inputs)."""
+    return model(task.data, axis=task.axis, form=task.form)
+
+
+#: The route: its globs name exactly :data:`OPS`; the suite's code, so it writes no reproducer.
+ROUTE = Route(
+    "emulated",
+    OPS,
+    "an independent NumPy reading of each spec text, to cross-check the reference",
+    build=_build,
+    run=_run,
+    imports=("conformance_numpy.adapter",),
+)

@@ -27,7 +27,6 @@ no piece count and one shape for every piece. Options: ``device`` (``cpu``, the 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -49,27 +48,12 @@ if TYPE_CHECKING:
 
 NAME: Final = "onnx"
 DEVICE: Final = "cpu"
-_IMPORTS: Final = (__name__, "onnx", "onnx.reference", "conformance.models.onnx_graphs")
-REFERENCE: Final = Route(
-    "reference",
-    ("onnx.*",),
-    "onnx.reference.ReferenceEvaluator runs the model (ONNX's executable reading)",
-    imports=_IMPORTS,
-)
-SHAPE_INFERENCE: Final = Route(
-    "shape-inference",
-    ("onnx.*",),
-    "onnx.checker full check and strict shape inference; judged on acceptance and output shapes, not values",
-    judged="shapes",
-    imports=_IMPORTS,
-)
-ROUTES: Final = (REFERENCE, SHAPE_INFERENCE)
 #: Why each route has nothing to judge on Split-1: ONNX ships neither a reference implementation
 #: nor a shape inference function for opset 1 (the same gap ONNX Runtime has, see its adapter).
 _SPLIT1: Final = {
-    REFERENCE.name: "the reference evaluator has no Split implementation for opset 1 "
+    "reference": "the reference evaluator has no Split implementation for opset 1 "
     "(\"No implementation for operator 'Split' ... version 1\")",
-    SHAPE_INFERENCE.name: "ONNX registers no shape inference for Split-1: every output shape stays unknown",
+    "shape-inference": "ONNX registers no shape inference for Split-1: every output shape stays unknown",
 }
 #: Why shape inference has nothing to judge on SplitToSequence (what onnx's inference gives, checked on
 #: onnx 1.23: [6, 4] split by 2 on axis 0 infers seq(tensor [2, 4]); split by 4, or [2, 4], infers
@@ -81,14 +65,131 @@ _SEQUENCE_SHAPES: Final = (
 )
 
 
-@dataclass(frozen=True)
-class Compiled:
-    """What ``compile`` produced: the evaluator, or the model with its inferred output types."""
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Split-1 on both routes (see the module docstring)."""
+    return Unsupported(_SPLIT1[target.route]) if task.op == "onnx.Split-1" else None
 
-    route: str
-    evaluator: Any = None
-    inferred: onnx.ModelProto | None = None
 
+def _shapes_support(task: Task, target: Target) -> Unsupported | None:
+    """What a checker of one model without inputs cannot state (see the module docstring)."""
+    from conformance.models import onnx_graphs
+
+    if task.op == "onnx.Split-1":
+        return Unsupported(_SPLIT1[target.route])
+    if onnx_graphs.is_sequence(task.op):
+        return Unsupported(_SEQUENCE_SHAPES)
+    if task.runs:
+        return Unsupported(
+            "a shape checker judges one model and no inputs; this case runs the model several times"
+        )
+    if len(onnx_graphs.feeds(task)) > 1:
+        return Unsupported(
+            "the split lengths are a graph input: shape inference sees no value fed at run time, "
+            "so the output shapes are not its to state"
+        )
+    if task.graph.data_shape == "dynamic":
+        return Unsupported(
+            "the data's dims are declared unknown: shape inference can only give symbolic shapes"
+        )
+    return None
+
+
+def _build(task: Task, target: Target) -> onnx.ModelProto:
+    """The one-node model; never checked here (the checker is what a route judges)."""
+    from conformance.models import onnx_graphs
+
+    return onnx_graphs.build_model(task)
+
+
+def _evaluator(model: onnx.ModelProto, target: Target) -> Any:
+    """The evaluator's construction: where it reads the model."""
+    from onnx.reference import ReferenceEvaluator
+
+    with backend_calls():
+        return ReferenceEvaluator(model)
+
+
+def _evaluate(evaluator: Any, task: Task) -> Sequence[np.ndarray]:
+    """The evaluator's outputs (a sequence output's tensors, in order)."""
+    from conformance.models import onnx_graphs
+
+    with backend_calls():
+        outputs = evaluator.run(None, onnx_graphs.feeds(task))
+    return [_suite_array(output) for output in _tensors(outputs)]
+
+
+def _infer(model: onnx.ModelProto, target: Target) -> onnx.ModelProto:
+    """The checker and strict shape inference: the model with its inferred output types."""
+    import onnx
+
+    with backend_calls():
+        onnx.checker.check_model(model, full_check=True)
+        inferred: onnx.ModelProto = onnx.shape_inference.infer_shapes(
+            model, check_type=True, strict_mode=True, data_prop=True
+        )
+    return inferred
+
+
+def _inferred(inferred: onnx.ModelProto, task: Task) -> Sequence[np.ndarray]:
+    """Arrays of the inferred shapes and types (their values mean nothing)."""
+    return _inferred_outputs(inferred)
+
+
+_LOAD: Final = "model = onnx.load_from_string(model)\n"
+
+
+def _evaluator_reproducer(task: Task, target: Target) -> str:
+    """The model byte for byte, the evaluator on it, and each run's feeds."""
+    from conformance.models import onnx_graphs
+
+    load = f"{_LOAD}from onnx.reference import ReferenceEvaluator\n\nevaluator = ReferenceEvaluator(model)\n"
+    call = reproducers.session_call("evaluator", sequence=onnx_graphs.is_sequence(task.op))
+    return reproducers.onnx_snippet(task, "import onnx\n\n", load, call)
+
+
+def _shapes_reproducer(task: Task, target: Target) -> str:
+    """The model byte for byte, the checker and strict shape inference, and the inferred shapes."""
+    from conformance.models import onnx_graphs
+
+    shown = (  # a sequence output has one element type and no count: what the route cannot judge
+        "print(inferred.graph.output[0].type)\n"
+        if onnx_graphs.is_sequence(task.op)
+        else "dims = [o.type.tensor_type.shape.dim for o in inferred.graph.output]\n"
+        "print([[d.dim_value for d in shape] for shape in dims])\n"
+    )
+    check = (
+        "onnx.checker.check_model(model, full_check=True)\n"
+        "inferred = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, "
+        "data_prop=True)\n"
+    )
+    return reproducers.onnx_snippet(task, "import onnx\n\n", _LOAD + check + shown, None)
+
+
+_IMPORTS: Final = (__name__, "onnx", "onnx.reference", "conformance.models.onnx_graphs")
+REFERENCE: Final = Route(
+    "reference",
+    ("onnx.*",),
+    "onnx.reference.ReferenceEvaluator runs the model (ONNX's executable reading)",
+    build=_build,
+    compile=_evaluator,
+    run=_evaluate,
+    support=_support,
+    reproducer=_evaluator_reproducer,
+    imports=_IMPORTS,
+)
+SHAPE_INFERENCE: Final = Route(
+    "shape-inference",
+    ("onnx.*",),
+    "onnx.checker full check and strict shape inference; judged on acceptance and output shapes, not values",
+    build=_build,
+    compile=_infer,
+    run=_inferred,
+    support=_shapes_support,
+    reproducer=_shapes_reproducer,
+    judged="shapes",
+    imports=_IMPORTS,
+)
+ROUTES: Final = (REFERENCE, SHAPE_INFERENCE)
 
 class OnnxToolsAdapter:
     """ONNX's reference evaluator and shape inference as targets (see the module docstring)."""
@@ -108,86 +209,9 @@ class OnnxToolsAdapter:
             options=self.options.resolved,
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        from conformance.models import onnx_graphs
-
-        if task.op == "onnx.Split-1":
-            return Unsupported(_SPLIT1[target.route])
-        if target.route != SHAPE_INFERENCE.name:
-            return None
-        if onnx_graphs.is_sequence(task.op):
-            return Unsupported(_SEQUENCE_SHAPES)
-        if task.runs:
-            return Unsupported(
-                "a shape checker judges one model and no inputs; this case runs the model several times"
-            )
-        if len(onnx_graphs.feeds(task)) > 1:
-            return Unsupported(
-                "the split lengths are a graph input: shape inference sees no value fed at run time, "
-                "so the output shapes are not its to state"
-            )
-        if task.graph.data_shape == "dynamic":
-            return Unsupported(
-                "the data's dims are declared unknown: shape inference can only give symbolic shapes"
-            )
-        return None
-
-    def build(self, task: Task, target: Target) -> onnx.ModelProto:
-        """The one-node model; never checked here (the checker is what a route judges)."""
-        from conformance.models import onnx_graphs
-
-        return onnx_graphs.build_model(task)
-
-    def compile(self, model: onnx.ModelProto, target: Target) -> Compiled:
-        """The evaluator's construction, or the checker and strict shape inference."""
-        import onnx
-        from onnx.reference import ReferenceEvaluator
-
-        with backend_calls():
-            if target.route == REFERENCE.name:
-                return Compiled(target.route, evaluator=ReferenceEvaluator(model))
-            onnx.checker.check_model(model, full_check=True)
-            inferred = onnx.shape_inference.infer_shapes(
-                model, check_type=True, strict_mode=True, data_prop=True
-            )
-        return Compiled(target.route, inferred=inferred)
-
-    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        """The evaluator's outputs (a sequence output's tensors, in order); for shape inference,
-        arrays of the inferred shapes and types."""
-        from conformance.models import onnx_graphs
-
-        if compiled.inferred is not None:
-            return _inferred_outputs(compiled.inferred)
-        with backend_calls():
-            outputs = compiled.evaluator.run(None, onnx_graphs.feeds(task))
-        return [_suite_array(output) for output in _tensors(outputs)]
-
     def prepare(self, target: Target) -> None:
         """Import onnx and its reference runtime before the first item is timed."""
         import onnx.reference  # noqa: F401
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The model byte for byte, and the route's calls on it."""
-        from conformance.models import onnx_graphs
-
-        model = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
-        body = f"import onnx\n\nmodel = onnx.load_from_string(base64.b64decode('''\n{model}\n'''))\n"
-        if target.route == SHAPE_INFERENCE.name:
-            shown = (  # a sequence output has one element type and no count: what the route cannot judge
-                "print(inferred.graph.output[0].type)\n"
-                if onnx_graphs.is_sequence(task.op)
-                else "dims = [o.type.tensor_type.shape.dim for o in inferred.graph.output]\n"
-                "print([[d.dim_value for d in shape] for shape in dims])\n"
-            )
-            return body + (
-                "onnx.checker.check_model(model, full_check=True)\n"
-                "inferred = onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, "
-                "data_prop=True)\n" + shown
-            )
-        body += "from onnx.reference import ReferenceEvaluator\n\nevaluator = ReferenceEvaluator(model)\n"
-        sequence = onnx_graphs.is_sequence(task.op)
-        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "evaluator", sequence=sequence)
 
 
 def _tensors(outputs: Sequence[Any]) -> list[Any]:

@@ -45,13 +45,14 @@ something the spec allows is a finding, judged as ``error`` and listed in ``know
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from conformance import dtypes
+from conformance import dtypes, reproducers
 from conformance.errors import UsageError
 from conformance.plugin import (
     AdapterInfo,
@@ -62,18 +63,12 @@ from conformance.plugin import (
     Unsupported,
 )
 from conformance_onnxruntime import optimizer_routes, tf2onnx_route, torch_onnx
+from conformance_onnxruntime.transport import run_onnx
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
 
 NAME = "onnxruntime"
-ROUTE = Route(
-    "default",
-    ("onnx.*",),
-    "the ONNX model run by onnxruntime.InferenceSession",
-    # not onnxruntime itself: it starts a thread when imported, so it loads in each worker
-    imports=(__name__, "onnx", "conformance.models.onnx_graphs"),
-)
 DEFAULT_PROVIDERS = "CPUExecutionProvider"
 DEFAULT_DEVICE = "cpu"
 #: The option's values and ORT's names for them.
@@ -108,6 +103,36 @@ class Settings:
             (name, dict(self.provider_options[name])) if name in self.provider_options else name
             for name in self.providers
         ]
+
+    def session(self, model: bytes, target: Target) -> onnxruntime.InferenceSession:
+        """Session creation, every route's compile: ORT loads, type-checks, infers shapes,
+        optimizes and picks kernels."""
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = getattr(
+            onnxruntime.GraphOptimizationLevel, _LEVEL_NAMES[self.optimization]
+        )
+        options.intra_op_num_threads = self.threads
+        # Errors only: opset-1 models make ORT warn on every session, which floods worker logs.
+        options.log_severity_level = 3
+        return onnxruntime.InferenceSession(model, options, providers=self.session_providers())
+
+    def session_code(self, task: Task) -> str:
+        """A reproducer's session lines: ``session`` made from the bytes in ``model`` as this run
+        makes every session (optimization level, providers); the snippet imports onnxruntime as ``ort``."""
+        note = (
+            "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
+            if task.dtype == "bfloat16"
+            else ""
+        )
+        return (
+            "options = ort.SessionOptions()\n"
+            "options.graph_optimization_level = "
+            f"ort.GraphOptimizationLevel.{_LEVEL_NAMES[self.optimization]}\n"
+            f"session = ort.InferenceSession(model, options, providers={list(self.providers)!r})\n"
+            f"{note}"
+        )
 
     def as_options(self) -> dict[str, str]:
         written = ";".join(
@@ -184,6 +209,53 @@ def parse_provider_options(text: str, providers: Sequence[str]) -> dict[str, dic
     return parsed
 
 
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Refuses only what cannot be handed to ORT at all (see the module docstring): route
+    ``default``'s refusals, and the optimizer routes' once their tool is there."""
+    if task.op == "onnx.Split-1":
+        return Unsupported(
+            "onnxruntime has no kernel for Split-1 (opset 1): sessions fail with NOT_IMPLEMENTED "
+            "'Could not find an implementation for Split(1)'; ORT supports opset 7 and later"
+        )
+    complex_type = next((t for t in (task.dtype, task.graph.lengths_dtype) if t in dtypes.COMPLEX), None)
+    if complex_type:
+        return Unsupported(
+            f"onnxruntime has no tensor({complex_type}) element type (no MLDataType is registered for "
+            "complex tensors), so neither a session nor an OrtValue can carry this data"
+        )
+    return None
+
+
+def _build(task: Task, target: Target) -> bytes:
+    """The suite's one-node model, serialized (building never validates, invalid cases reach ORT)."""
+    from conformance.models import onnx_graphs
+
+    return onnx_graphs.model_bytes(task)
+
+
+def _reproducer(settings: Settings, task: Task, target: Target) -> str:
+    """The one-node model embedded byte for byte, a session as this run made it, and the feeds."""
+    from conformance.models import onnx_graphs
+
+    call = reproducers.session_call("session", sequence=onnx_graphs.is_sequence(task.op))
+    return reproducers.onnx_snippet(task, "import onnxruntime as ort\n\n", settings.session_code(task), call)
+
+
+def _default_route(settings: Settings) -> Route:
+    return Route(
+        "default",
+        ("onnx.*",),
+        "the ONNX model run by onnxruntime.InferenceSession",
+        build=_build,
+        compile=settings.session,
+        run=run_onnx,
+        support=_support,
+        reproducer=functools.partial(_reproducer, settings),
+        # not onnxruntime itself: it starts a thread when imported, so it loads in each worker
+        imports=(__name__, "onnx", "conformance.models.onnx_graphs"),
+    )
+
+
 class OnnxRuntimeAdapter:
     """Runs the onnx.* ops through ONNX Runtime; see the module docstring for route and options."""
 
@@ -200,7 +272,12 @@ class OnnxRuntimeAdapter:
             name=NAME,
             backend="onnxruntime",
             version=onnxruntime.__version__,
-            routes=(ROUTE, torch_onnx.ROUTE, tf2onnx_route.ROUTE, *optimizer_routes.ROUTES),
+            routes=(
+                _default_route(self.settings),
+                torch_onnx.route(self.settings),
+                tf2onnx_route.route(self.settings),
+                *optimizer_routes.routes(self.settings, _support),
+            ),
             devices=self.settings.devices,
             options={
                 **self.settings.as_options(),
@@ -211,125 +288,18 @@ class OnnxRuntimeAdapter:
             },
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Refuses only what cannot be handed to ORT at all (see the module docstring)."""
-        if target.route in (torch_onnx.ROUTE.name, tf2onnx_route.ROUTE.name):
-            route = torch_onnx if target.route == torch_onnx.ROUTE.name else tf2onnx_route
-            why_not = route.unsupported(task)
-            return None if why_not is None else Unsupported(why_not)
-        if target.route in optimizer_routes.TOOLS and (missing := optimizer_routes.unsupported(target.route)):
-            return Unsupported(missing)
-        if task.op == "onnx.Split-1":
-            return Unsupported(
-                "onnxruntime has no kernel for Split-1 (opset 1): sessions fail with NOT_IMPLEMENTED "
-                "'Could not find an implementation for Split(1)'; ORT supports opset 7 and later"
-            )
-        complex_type = next((t for t in (task.dtype, task.graph.lengths_dtype) if t in dtypes.COMPLEX), None)
-        if complex_type:
-            return Unsupported(
-                f"onnxruntime has no tensor({complex_type}) element type (no MLDataType is registered for "
-                "complex tensors), so neither a session nor an OrtValue can carry this data"
-            )
-        return None
-
-    def build(self, task: Task, target: Target) -> bytes:
-        """The serialized model: the suite's one-node model (building never validates, invalid cases
-        reach ORT), on ``torch-onnx`` the torch module as the exporter writes it, on ``tf2onnx`` the
-        TensorFlow function as tf2onnx converts it, on an optimizer route the suite's model as that
-        tool rewrites it."""
-        if target.route in optimizer_routes.TOOLS:
-            return optimizer_routes.optimize(task, target.route)
-        if target.route == torch_onnx.ROUTE.name:
-            return torch_onnx.export(task)
-        if target.route == tf2onnx_route.ROUTE.name:
-            return tf2onnx_route.export(task)
-        from conformance.models import onnx_graphs
-
-        return onnx_graphs.model_bytes(task)
-
-    def compile(self, model: bytes, target: Target) -> onnxruntime.InferenceSession:
-        """Session creation: ORT loads, type-checks, infers shapes, optimizes and picks kernels."""
-        import onnxruntime
-
-        return onnxruntime.InferenceSession(
-            model, self._session_options(), providers=self.settings.session_providers()
-        )
-
-    def run(self, compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
-        """Feeds data (and a runtime ``split``) and returns every output in the suite's dtypes."""
-        from conformance.models import onnx_graphs
-        from conformance_onnxruntime import transport
-
-        if task.op.startswith("torch."):  # an exported module: one input, whatever the exporter named it
-            return transport.run(compiled, {compiled.get_inputs()[0].name: task.data})
-        if task.op.startswith("tensorflow."):  # converted by tf2onnx: inputs named as the signature's
-            from conformance.models import tf_functions
-
-            return transport.run(compiled, tf_functions.feeds(task))
-        return transport.run(compiled, onnx_graphs.feeds(task))
-
     def prepare(self, target: Target) -> None:
-        """Import onnxruntime and onnx before the first item is timed; on ``tf2onnx``, one throwaway
-        conversion (TensorFlow and tf2onnx load on the first); on an optimizer route, the tool."""
+        """Import onnxruntime and onnx before the first item is timed, and what the route loads on
+        its first item (:data:`WARM_UPS`)."""
         import onnxruntime  # noqa: F401
 
         from conformance.models import onnx_graphs  # noqa: F401
 
-        if target.route == tf2onnx_route.ROUTE.name:
-            tf2onnx_route.warm_up()
-        if target.route in optimizer_routes.TOOLS:
-            optimizer_routes.warm_up(target.route)
+        WARM_UPS.get(target.route, lambda: None)()
 
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The one-node model embedded byte for byte, a session as this run made it, and the feeds;
-        on ``torch-onnx``, the module and the export; on an optimizer route, the tool's call between
-        the model and the session."""
 
-        if target.route == torch_onnx.ROUTE.name:
-            return torch_onnx.reproducer(task, list(self.settings.providers))
-        if target.route == tf2onnx_route.ROUTE.name:
-            return tf2onnx_route.reproducer(task, list(self.settings.providers))
-        if target.route in optimizer_routes.TOOLS:
-            return optimizer_routes.reproducer(task, target.route, self._session_code(task))
-
-        from conformance import reproducers
-        from conformance.models import onnx_graphs
-
-        model = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
-        operator = onnx_graphs.operator_of(task.op)[0]
-        body = (
-            "import onnxruntime as ort\n\n"
-            f"# {task.op}: one {operator} node, byte for byte as this run built it (save it to inspect)\n"
-            f"model = base64.b64decode('''\n{model}\n''')\n"
-            f"{self._session_code(task)}"
-        )
-        sequence = onnx_graphs.is_sequence(task.op)
-        return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "session", sequence=sequence)
-
-    def _session_code(self, task: Task) -> str:
-        """A reproducer's session lines: ``session`` made from the bytes in ``model`` as this run
-        makes every session (optimization level, providers); the snippet imports onnxruntime as ``ort``."""
-        note = (
-            "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
-            if task.dtype == "bfloat16"
-            else ""
-        )
-        return (
-            "options = ort.SessionOptions()\n"
-            "options.graph_optimization_level = "
-            f"ort.GraphOptimizationLevel.{_LEVEL_NAMES[self.settings.optimization]}\n"
-            f"session = ort.InferenceSession(model, options, providers={list(self.settings.providers)!r})\n"
-            f"{note}"
-        )
-
-    def _session_options(self) -> onnxruntime.SessionOptions:
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = getattr(
-            onnxruntime.GraphOptimizationLevel, _LEVEL_NAMES[self.settings.optimization]
-        )
-        options.intra_op_num_threads = self.settings.threads
-        # Errors only: opset-1 models make ORT warn on every session, which floods worker logs.
-        options.log_severity_level = 3
-        return options
+#: Per route, what loads on its first item: tf2onnx's first conversion, an optimizer's import.
+WARM_UPS: Mapping[str, Callable[[], None]] = {
+    "tf2onnx": tf2onnx_route.warm_up,
+    **{name: functools.partial(optimizer_routes.warm_up, name) for name in optimizer_routes.TOOLS},
+}

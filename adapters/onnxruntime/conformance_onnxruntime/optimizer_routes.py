@@ -24,6 +24,7 @@ the route's items unsupported, naming the pip extra that installs it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 from collections.abc import Callable
@@ -32,10 +33,13 @@ from functools import cache
 from importlib import metadata
 from typing import TYPE_CHECKING, Final
 
-from conformance.plugin import Route, Task, backend_calls
+from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
+from conformance_onnxruntime.transport import run_onnx
 
 if TYPE_CHECKING:
     import onnx
+
+    from conformance_onnxruntime.adapter import Settings
 
 #: Modules every optimizer route needs in the forking parent (none of them starts a thread).
 _COMMON_IMPORTS: Final = ("conformance_onnxruntime.adapter", "onnx", "conformance.models.onnx_graphs")
@@ -43,57 +47,78 @@ _COMMON_IMPORTS: Final = ("conformance_onnxruntime.adapter", "onnx", "conformanc
 
 @dataclass(frozen=True)
 class Tool:
-    """One optimizer: its route, the distribution that ships it and the call the route makes."""
+    """One optimizer: its route's name and description, the distribution that ships it and the
+    call the route makes. ``imports``: what the forking parent imports for it beyond ONNX, only
+    modules that start no thread: the tool itself where that holds (onnxsim imports onnxruntime,
+    which starts one), else what of the tool's imports is safe (onnxsim's torch: its own import
+    then takes a worker 0.75 s, not 2.7 s, and the route's 18 known deaths in a run each start a
+    worker). ``default``: off the default run when the tool costs more than 20 ms per item
+    (onnxsim: about 19 ms per item plus seconds of imports per worker; onnxslim about 5 ms,
+    onnxoptimizer under 1 ms)."""
 
-    route: Route
+    name: str
+    what: str
+    default: bool
+    imports: tuple[str, ...]
     distribution: str
     #: how the route calls the tool, recorded in the results' adapter options
     call: str
 
+    def route(self, settings: Settings, support: Callable[[Task, Target], Unsupported | None]) -> Route:
+        """The route over every onnx.* op: the tool's model, then a session as route ``default``
+        makes it (``settings``); ``support``: route ``default``'s refusals, once the tool is there."""
+        return Route(
+            self.name,
+            ("onnx.*",),
+            f"the ONNX model passed through {self.what}, then run by an InferenceSession as route "
+            "default runs it",
+            build=self._optimize,
+            compile=settings.session,
+            run=run_onnx,
+            support=functools.partial(_support, self.name, support),
+            reproducer=functools.partial(_reproducer, self.name, settings),
+            default=self.default,
+            imports=_COMMON_IMPORTS + self.imports,
+        )
 
-def _route(name: str, what: str, *, default: bool, imports: tuple[str, ...]) -> Route:
-    """A route over every onnx.* op. ``imports``: what the forking parent imports for it beyond
-    ONNX, only modules that start no thread: the tool itself where that holds (onnxsim imports
-    onnxruntime, which starts one), else what of the tool's imports is safe (onnxsim's torch: its
-    own import then takes a worker 0.75 s, not 2.7 s, and the route's 18 known deaths in a run each
-    start a worker). Off the default run when the tool costs more than 20 ms per item (onnxsim:
-    about 19 ms per item plus seconds of imports per worker; onnxslim about 5 ms, onnxoptimizer
-    under 1 ms)."""
-    return Route(
-        name,
-        ("onnx.*",),
-        f"the ONNX model passed through {what}, then run by an InferenceSession as route default runs it",
-        default=default,
-        imports=_COMMON_IMPORTS + imports,
-    )
+    def _optimize(self, task: Task, target: Target) -> bytes:
+        return optimize(task, self.name)
 
 
 TOOLS: Final = {
-    tool.route.name: tool
+    tool.name: tool
     for tool in (
         Tool(
-            _route("onnxsim", "onnxsim.simplify (defaults)", default=False, imports=("torch",)),
+            "onnxsim",
+            "onnxsim.simplify (defaults)",
+            False,
+            ("torch",),
             "onnxsim",
             "onnxsim.simplify(model) with its defaults",
         ),
         Tool(
-            _route("onnxslim", "onnxslim.slim (defaults)", default=True, imports=("onnxslim",)),
+            "onnxslim",
+            "onnxslim.slim (defaults)",
+            True,
+            ("onnxslim",),
             "onnxslim",
             "onnxslim.slim(model) with its defaults",
         ),
         Tool(
-            _route(
-                "onnxoptimizer",
-                "onnxoptimizer.optimize (fuse-and-elimination passes)",
-                default=True,
-                imports=("onnxoptimizer",),
-            ),
+            "onnxoptimizer",
+            "onnxoptimizer.optimize (fuse-and-elimination passes)",
+            True,
+            ("onnxoptimizer",),
             "onnxoptimizer",
             "onnxoptimizer.optimize(model, onnxoptimizer.get_fuse_and_elimination_passes())",
         ),
     )
 }
-ROUTES: Final = tuple(tool.route for tool in TOOLS.values())
+
+
+def routes(settings: Settings, support: Callable[[Task, Target], Unsupported | None]) -> tuple[Route, ...]:
+    """Every tool's route (see :meth:`Tool.route`)."""
+    return tuple(tool.route(settings, support) for tool in TOOLS.values())
 
 
 def installed(name: str) -> bool:
@@ -125,11 +150,13 @@ def options() -> dict[str, str]:
     return found
 
 
-def unsupported(route: str) -> str | None:
+def _support(
+    route: str, support: Callable[[Task, Target], Unsupported | None], task: Task, target: Target
+) -> Unsupported | None:
     """A missing tool, with the extra that installs it; the rest is route ``default``'s to refuse."""
     if installed(route):
-        return None
-    return f"route {route} needs {route}: pip install adapters/onnxruntime[{route}]"
+        return support(task, target)
+    return Unsupported(f"route {route} needs {route}: pip install adapters/onnxruntime[{route}]")
 
 
 def _simplify(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -181,14 +208,12 @@ def warm_up(route: str) -> None:
         importlib.import_module(route)
 
 
-def reproducer(task: Task, route: str, session_code: str) -> str:
+def _reproducer(route: str, settings: Settings, task: Task, target: Target) -> str:
     """The original model byte for byte, the tool's call as the route makes it, and the session
-    (``session_code``: route ``default``'s session lines, which take ``model`` as bytes)."""
-
+    as route ``default`` makes it (from the bytes in ``model``)."""
     from conformance import reproducers
     from conformance.models import onnx_graphs
 
-    original = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
     calls = {
         "onnxsim": "optimized, _ = onnxsim.simplify(original)",
         "onnxslim": "optimized = onnxslim.slim(original)",
@@ -196,13 +221,12 @@ def reproducer(task: Task, route: str, session_code: str) -> str:
             "optimized = onnxoptimizer.optimize(original, onnxoptimizer.get_fuse_and_elimination_passes())"
         ),
     }
-    body = (
-        f"import onnx\nimport onnxruntime as ort\nimport {route}\n\n"
-        f"# {task.op}: the suite's one-node model, byte for byte as this run built it\n"
-        f"original = onnx.load_model_from_string(base64.b64decode('''\n{original}\n'''))\n"
+    load = (
+        "original = onnx.load_model_from_string(original)\n"
         f"{calls[route]}\n"
         "model = optimized.SerializeToString()\n"
-        f"{session_code}"
+        f"{settings.session_code(task)}"
     )
-    sequence = onnx_graphs.is_sequence(task.op)
-    return body + reproducers.session_runs_code(task, onnx_graphs.feeds, "session", sequence=sequence)
+    imports = f"import onnx\nimport onnxruntime as ort\nimport {route}\n\n"
+    call = reproducers.session_call("session", sequence=onnx_graphs.is_sequence(task.op))
+    return reproducers.onnx_snippet(task, imports, load, call, variable="original")

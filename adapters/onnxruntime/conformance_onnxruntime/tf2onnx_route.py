@@ -19,24 +19,23 @@ Needs tf2onnx and TensorFlow beside onnxruntime (``pip install adapters/onnxrunt
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
+from collections.abc import Sequence
 from functools import cache
 from importlib import metadata
-from typing import Final
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from conformance import dtypes
-from conformance.plugin import Route, Task
+from conformance.plugin import Route, Target, Task, Unsupported
 
-ROUTE: Final = Route(
-    "tf2onnx",
-    ("tensorflow.*",),
-    "the traced tf.function converted by tf2onnx.convert.from_function (its newest opset), run by an "
-    "InferenceSession",
-    default=False,
-    imports=("conformance_onnxruntime.adapter", "tensorflow", "conformance.models.tf_functions"),
-)
+if TYPE_CHECKING:
+    import onnxruntime  # type: ignore[import-untyped]
 
+    from conformance_onnxruntime.adapter import Settings
 
 @cache
 def opset() -> int | None:
@@ -67,20 +66,23 @@ def options() -> dict[str, str]:
     return {"tf2onnx_version": version, "tf2onnx_opset": str(opset() or "not installed")}
 
 
-def unsupported(task: Task) -> str | None:
+def _support(task: Task, target: Target) -> Unsupported | None:
     """Why the route cannot express ``task``: a missing converter, a type ORT lacks, or an axis
     input int32 cannot hold (:func:`conformance.models.tf_functions.build_problem`)."""
     missing = [name for name in ("tensorflow", "tf2onnx") if importlib.util.find_spec(name) is None]
     if missing:
-        return f"route tf2onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[tensorflow]"
+        return Unsupported(
+            f"route tf2onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[tensorflow]"
+        )
     if task.dtype in dtypes.COMPLEX:
-        return f"onnxruntime has no tensor({task.dtype}) element type"
+        return Unsupported(f"onnxruntime has no tensor({task.dtype}) element type")
     from conformance.models import tf_functions
 
-    return tf_functions.build_problem(task)
+    problem = tf_functions.build_problem(task)
+    return None if problem is None else Unsupported(problem)
 
 
-def export(task: Task) -> bytes:
+def _export(task: Task, target: Target) -> bytes:
     """The function converted to ONNX at :func:`opset`, serialized."""
     import tf2onnx.convert  # type: ignore[import-untyped]
 
@@ -118,11 +120,20 @@ def _function_code(task: Task) -> str:
     )
 
 
-def reproducer(task: Task, providers: list[str]) -> str:
+def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
+    """Feeds the inputs as the signature names them (tf2onnx keeps those names)."""
+    from conformance.models import tf_functions
+    from conformance_onnxruntime import transport
+
+    return transport.run(compiled, tf_functions.feeds(task))
+
+
+def _reproducer(settings: Settings, task: Task, target: Target) -> str:
     """The function, the conversion as the route calls it, and one session run per run."""
     from conformance import reproducers
     from conformance.models import tf_functions
 
+    providers = list(settings.providers)
     body = (
         "import onnxruntime as ort\nimport tensorflow as tf\nimport tf2onnx.convert\n\n"
         f"{_function_code(task)}"
@@ -132,3 +143,20 @@ def reproducer(task: Task, providers: list[str]) -> str:
     if task.dtype == "bfloat16":
         body += "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
     return body + reproducers.session_runs_code(task, tf_functions.feeds, "session")
+
+
+def route(settings: Settings) -> Route:
+    """The route, its sessions made with the adapter's ``settings``."""
+    return Route(
+        "tf2onnx",
+        ("tensorflow.*",),
+        "the traced tf.function converted by tf2onnx.convert.from_function (its newest opset), run by an "
+        "InferenceSession",
+        build=_export,
+        compile=settings.session,
+        run=_run,
+        support=_support,
+        reproducer=functools.partial(_reproducer, settings),
+        default=False,
+        imports=("conformance_onnxruntime.adapter", "tensorflow", "conformance.models.tf_functions"),
+    )

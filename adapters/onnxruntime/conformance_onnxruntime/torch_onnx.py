@@ -15,22 +15,23 @@ Needs torch and onnxscript beside onnxruntime (``pip install adapters/onnxruntim
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
+from collections.abc import Sequence
 from importlib import metadata
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
 
 from conformance import dtypes
-from conformance.plugin import Route, Task
+from conformance.plugin import Route, Target, Task, Unsupported
 
-ROUTE: Final = Route(
-    "torch-onnx",
-    ("torch.*",),
-    "the torch module exported by torch.onnx.export (dynamo exporter, optimizer on), run by an "
-    "InferenceSession",
-    default=False,
-    imports=("conformance_onnxruntime.adapter", "torch", "torch.onnx", "conformance.models.torch_modules"),
-)
+if TYPE_CHECKING:
+    import onnxruntime  # type: ignore[import-untyped]
+
+    from conformance_onnxruntime.adapter import Settings
+
 #: The exporter's settings, recorded with the adapter's options in every results file.
 EXPORTER_OPTIONS: Final = {
     "exporter": "torch.onnx.export",
@@ -51,20 +52,23 @@ def options() -> dict[str, str]:
     return found
 
 
-def unsupported(task: Task) -> str | None:
+def _support(task: Task, target: Target) -> Unsupported | None:
     """Why the route cannot express ``task``: a missing exporter, a type ORT lacks, or a dim
     torch.export cannot keep dynamic (see :func:`conformance.models.torch_modules.export_dynamic_problem`)."""
     missing = [name for name in ("torch", "onnxscript") if importlib.util.find_spec(name) is None]
     if missing:
-        return f"route torch-onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[torch]"
+        return Unsupported(
+            f"route torch-onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[torch]"
+        )
     if task.dtype in dtypes.COMPLEX:
-        return f"onnxruntime has no tensor({task.dtype}) element type"
+        return Unsupported(f"onnxruntime has no tensor({task.dtype}) element type")
     from conformance.models import torch_modules
 
-    return torch_modules.export_dynamic_problem(task)
+    problem = torch_modules.export_dynamic_problem(task)
+    return None if problem is None else Unsupported(problem)
 
 
-def export(task: Task) -> bytes:
+def _export(task: Task, target: Target) -> bytes:
     """The module exported to ONNX, serialized; the exporter's console chatter is dropped."""
     import torch
 
@@ -84,8 +88,16 @@ def export(task: Task) -> bytes:
     return serialized
 
 
-def reproducer(task: Task, providers: list[str]) -> str:
+def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
+    """An exported module has one input, whatever the exporter named it."""
+    from conformance_onnxruntime import transport
+
+    return transport.run(compiled, {compiled.get_inputs()[0].name: task.data})
+
+
+def _reproducer(settings: Settings, task: Task, target: Target) -> str:
     """The module, the export as the route calls it, and one session run per run."""
+    providers = list(settings.providers)
     from conformance import reproducers
     from conformance.models import torch_modules
 
@@ -112,3 +124,22 @@ def reproducer(task: Task, providers: list[str]) -> str:
             "print([output.shape for output in outputs])\n"
         )
     return body
+
+
+def route(settings: Settings) -> Route:
+    """The route, its sessions made with the adapter's ``settings``."""
+    return Route(
+        "torch-onnx",
+        ("torch.*",),
+        "the torch module exported by torch.onnx.export (dynamo exporter, optimizer on), run by an "
+        "InferenceSession",
+        build=_export,
+        compile=settings.session,
+        run=_run,
+        support=_support,
+        reproducer=functools.partial(_reproducer, settings),
+        default=False,
+        imports=(
+            "conformance_onnxruntime.adapter", "torch", "torch.onnx", "conformance.models.torch_modules"
+        ),
+    )

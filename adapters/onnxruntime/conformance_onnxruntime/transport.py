@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import ml_dtypes
 import numpy as np
 
+from conformance.plugin import Task
+
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
 
@@ -33,6 +35,14 @@ _BFLOAT16_TYPE = "tensor(bfloat16)"
 def needs_ort_values(feeds: Mapping[str, np.ndarray]) -> bool:
     """Whether any feed is bfloat16 and so must be handed over as an OrtValue."""
     return any(array.dtype == _BFLOAT16 for array in feeds.values())
+
+
+def run_onnx(session: onnxruntime.InferenceSession, task: Task) -> list[np.ndarray]:
+    """The suite's model run on ``task``: its data (and a runtime ``split``) fed by the suite's
+    input names, every output in the suite's dtypes (route ``default``'s run, the optimizers')."""
+    from conformance.models import onnx_graphs
+
+    return run(session, onnx_graphs.feeds(task))
 
 
 def run(session: onnxruntime.InferenceSession, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:

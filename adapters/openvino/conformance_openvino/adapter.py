@@ -32,9 +32,10 @@ while another sat idle. On two cores, without pinning, the default run's three O
 (5,461 items) took 50.3 s at -j 2 against 60.2 s pinned, and 88.3 s against 105.9 s at -j 1,
 every verdict the same. Pinning decides where threads run, never what they compute.
 
-Each route is a module with three functions (see :class:`RouteModule`), imported on first use so
-that the adapter costs nothing for the routes a run does not touch (ONNX, torch and TensorFlow
-stay unimported unless their routes run).
+Each route's model and feeds come from a module of three functions (see :class:`RouteModule`),
+imported on first use so that the adapter costs nothing for the routes a run does not touch (ONNX,
+torch and TensorFlow stay unimported unless their routes run); :class:`RouteCalls` gives each
+route its calls.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol, cast
 
 import numpy as np
+
+from conformance_openvino import reproducer
 
 from conformance.errors import UsageError
 from conformance.plugin import (
@@ -61,56 +64,56 @@ if TYPE_CHECKING:
     import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
 NAME: Final = "openvino"
-#: this module (imported without openvino) and openvino itself, imported thread-free (see
-#: conformance_openvino.preload): what the zygote imports once for every route
-_OWN: Final = (__name__, "conformance_openvino.preload")
-ROUTES: Final = (
-    Route(
-        "native", ("openvino.*",), "ov.Model built with openvino.opset1 Split / VariadicSplit", imports=_OWN
-    ),
-    Route(
+
+
+@dataclass(frozen=True)
+class RouteSpec:
+    """One route: its declaration, the module that makes its model and feeds, and what its
+    frontend is handed that the others are not."""
+
+    name: str
+    ops: tuple[str, ...]
+    description: str
+    module: str
+    #: its reproducer's writer (see conformance_openvino.reproducer)
+    snippet: reproducer.Writer
+    default: bool = True
+    #: its frontend is handed complex data as its users would hand it and answers for itself
+    complex_frontend: bool = False
+    #: it traces the module with the example input (memory grows with the data)
+    traces_example: bool = False
+    #: its reproducer carries complex data (a model file or a TensorFlow function needs no
+    #: OpenVINO element type)
+    complex_snippet: bool = False
+
+
+SPECS: Final = (
+    RouteSpec("native", ("openvino.*",), "ov.Model built with openvino.opset1 Split / VariadicSplit",
+              "conformance_openvino.native", reproducer.native_snippet),
+    RouteSpec(
         "onnx",
         ("onnx.*",),
-        "ONNX model file read by OpenVINO's ONNX frontend (core.read_model)",
-        imports=(*_OWN, "onnx", "conformance.models.onnx_graphs"),
+        "ONNX model file read by OpenVINO's ONNX frontend (core.read_model); SplitToSequence through "
+        "the SequenceAt or ConcatFromSequence that consumes it",
+        "conformance_openvino.onnx_route",
+        reproducer.onnx_snippet,
+        complex_frontend=True,
+        complex_snippet=True,
     ),
-    Route(
-        "pytorch",
-        ("torch.*",),
-        "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)",
-        imports=(*_OWN, "torch", "conformance.models.torch_modules"),
-    ),
-    Route(
-        "torch-export",
-        ("torch.*",),
-        "a torch.export ExportedProgram converted by ov.convert_model (its FX path)",
-        default=False,
-        imports=(*_OWN, "torch", "torch._dynamo", "conformance.models.torch_modules"),
-    ),
-    Route(
-        "tensorflow",
-        ("tensorflow.*",),
-        "the traced tf.function converted by OpenVINO's TensorFlow frontend (ov.convert_model)",
-        default=False,
-        imports=(*_OWN, "tensorflow", "conformance.models.tf_functions"),
-    ),
-    Route(
-        "tflite",
-        ("tensorflow.split", "tflite.*"),
-        "the LiteRT flatbuffer converted from it, read by OpenVINO's TensorFlow Lite frontend",
-        default=False,
-        imports=(*_OWN, "tensorflow", "conformance.models.tf_functions", "conformance.models.tflite_models"),
-    ),
+    RouteSpec("pytorch", ("torch.*",), "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)",
+              "conformance_openvino.pytorch_route", reproducer.pytorch_snippet, complex_frontend=True,
+              traces_example=True),
+    RouteSpec("torch-export", ("torch.*",), "a torch.export ExportedProgram converted by ov.convert_model (its FX path)",
+              "conformance_openvino.torch_export_route", reproducer.torch_export_snippet, default=False,
+              traces_example=True),
+    RouteSpec("tensorflow", ("tensorflow.*",),
+              "the traced tf.function converted by OpenVINO's TensorFlow frontend (ov.convert_model)",
+              "conformance_openvino.tensorflow_route", reproducer.tensorflow_snippet, default=False,
+              complex_frontend=True, complex_snippet=True),
+    RouteSpec("tflite", ("tensorflow.split", "tflite.*"),
+              "the LiteRT flatbuffer converted from it, read by OpenVINO's TensorFlow Lite frontend",
+              "conformance_openvino.tflite_route", reproducer.tflite_snippet, default=False),
 )
-#: Route name -> module that builds its model and its run-time inputs (imported on first use).
-_ROUTE_MODULES: Final = {
-    "native": "conformance_openvino.native",
-    "onnx": "conformance_openvino.onnx_route",
-    "pytorch": "conformance_openvino.pytorch_route",
-    "torch-export": "conformance_openvino.torch_export_route",
-    "tensorflow": "conformance_openvino.tensorflow_route",
-    "tflite": "conformance_openvino.tflite_route",
-}
 _OPTIONS: Final = frozenset({"properties"})
 #: Devices that stand for others (AUTO:CPU, MULTI:GPU ...) and so never appear as available.
 _VIRTUAL_DEVICES: Final = frozenset({"AUTO", "HETERO", "MULTI", "BATCH"})
@@ -119,15 +122,26 @@ PRECISION: Final = "f32"
 #: the CPU plugin's thread pinning, off unless the user's properties set it (see the module's text)
 PINNING_KEY: Final = "ENABLE_CPU_PINNING"
 PINNING: Final = "NO"
-_NO_COMPLEX: Final = "OpenVINO has no complex element type (ov.Type has no complex64/complex128)"
-#: Routes whose frontend is handed complex models and converts them: their answer is judged.
-_COMPLEX_FRONTENDS: Final = frozenset({"tensorflow"})
+#: How the onnx route reads a SplitToSequence (see conformance_openvino.sequence_consumers), recorded
+#: as the option ``onnx_sequence_consumer`` in every results file: the result's expected outcome
+#: says which consumer its model had.
+SEQUENCE_CONSUMER: Final = (
+    "SequenceAt at positions 0..n-1 (n: the reference's piece count, the same in every run and "
+    "reading); else one ConcatFromSequence along the split axis (the reference rejects every run, "
+    "or its counts differ)"
+)
+_NO_COMPLEX: Final = (
+    "OpenVINO has no complex element type: ov.Type / ov::element::Type_t lists none "
+    "(https://github.com/openvinotoolkit/openvino/blob/master/src/core/include/openvino/core/type/"
+    "element_type.hpp), so no Parameter or tensor of complex data can be built"
+)
 #: Data from this size on is not converted by the pytorch route (see ``support``).
 _PYTORCH_EXAMPLE_LIMIT: Final = 1024**3
 _TRAILING_NUL: Final = (
     "OpenVINO's Python API passes string tensors through fixed-width NumPy bytes arrays "
-    "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters; "
-    "this data holds such a string"
+    "(Tensor.bytes_data / str_data, both ways), which drop a string's trailing NUL characters "
+    "(https://numpy.org/doc/stable/reference/arrays.scalars.html#numpy.bytes_); this data holds "
+    "such a string"
 )
 
 
@@ -166,7 +180,6 @@ class RouteModule(Protocol):
 class Compiled:
     """A compiled model with its infer request, reused for the first and the steady runs."""
 
-    route: str
     model: ov.CompiledModel
     request: ov.InferRequest
 
@@ -207,7 +220,8 @@ class OpenVINOAdapter:
                 f"openvino properties: {PRECISION_KEY}={pinned} would let CPU inference alter float data; "
                 f"the adapter pins {PRECISION}"
             )
-        self._routes: dict[str, RouteModule] = {}
+        self._routes: dict[str, RouteCalls] = {}
+        self.routes = tuple(self._route(spec) for spec in SPECS)
 
     @staticmethod
     def _is_cpu(device: str) -> bool:
@@ -244,6 +258,7 @@ class OpenVINOAdapter:
             options["properties"] = ";".join(f"{key}={value}" for key, value in self.properties.items())
         if any(self._is_cpu(device) for device in self.devices):
             options["inference_precision"] = PRECISION
+        options["onnx_sequence_consumer"] = SEQUENCE_CONSUMER
         pinning = [self.config(device)[PINNING_KEY] for device in self.devices if self._is_plain_cpu(device)]
         if pinning:
             options["cpu_pinning"] = pinning[0]
@@ -254,62 +269,78 @@ class OpenVINOAdapter:
             name=NAME,
             backend="openvino",
             version=ov.__version__.split("-")[0],
-            routes=ROUTES,
+            routes=self.routes,
             devices=self.devices,
             options=options,
         )
 
-    def _route(self, name: str) -> RouteModule:
-        if name not in self._routes:
-            if name not in _ROUTE_MODULES:
-                raise UsageError(f"openvino has no route {name!r}; routes: {', '.join(_ROUTE_MODULES)}")
-            self._routes[name] = cast(RouteModule, importlib.import_module(_ROUTE_MODULES[name]))
-        return self._routes[name]
+    def _route(self, spec: RouteSpec) -> Route:
+        calls = RouteCalls(self, spec)
+        return Route(
+            spec.name, spec.ops, spec.description, build=calls.build, run=calls.run, compile=calls.compile,
+            support=calls.support, reproducer=calls.reproducer, default=spec.default,
+        )  # fmt: skip
+
+    def prepare(self, target: Target) -> None:
+        """Import the route's frontend and load the device plugin before the first item is timed."""
+        module = self._routes[target.route].module()
+        self._core.get_property(target.device, "FULL_DEVICE_NAME")
+        warm_up = getattr(module, "warm_up", None)
+        if callable(warm_up):
+            warm_up()
+
+
+class RouteCalls:
+    """One route's calls: the route module makes the model and the feeds; compiling, feeding and
+    reading back are the same for every route."""
+
+    def __init__(self, adapter: OpenVINOAdapter, spec: RouteSpec) -> None:
+        self.adapter, self.spec = adapter, spec
+        self._module: RouteModule | None = None
+        adapter._routes[spec.name] = self
+
+    def module(self) -> RouteModule:
+        """The route's module, imported on first use (ONNX, torch and TensorFlow stay unimported
+        unless their routes run)."""
+        if self._module is None:
+            self._module = cast(RouteModule, importlib.import_module(self.spec.module))
+        return self._module
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
-        if task.dtype in ("complex64", "complex128") and target.route not in _COMPLEX_FRONTENDS:
+        if task.dtype in ("complex64", "complex128") and not self.spec.complex_frontend:
             return Unsupported(_NO_COMPLEX)
         strings = task.dtype == "string"
         if strings and any(str(item).endswith("\0") for run in task.every_run for item in run.data.flat):
             return Unsupported(_TRAILING_NUL)
-        if target.route in ("pytorch", "torch-export") and task.data.nbytes >= _PYTORCH_EXAMPLE_LIMIT:
+        if self.spec.traces_example and task.data.nbytes >= _PYTORCH_EXAMPLE_LIMIT:
             return Unsupported(
                 f"the PyTorch frontend traces the module with the example input: with {task.data.nbytes} "
                 "bytes of data it needs more than ten times that (a 2 GiB uint8 example took 23.7 GiB "
                 "before the kernel's OOM killer ended it), so data of 1 GiB or more is not converted"
             )
         try:
-            route = self._route(target.route)
+            module = self.module()
         except ImportError as error:
             return Unsupported(f"route {target.route} needs {error.name or error}, which is not installed")
-        reason = route.unsupported(task)
+        reason = module.unsupported(task)
         return None if reason is None else Unsupported(reason)
-
-    def prepare(self, target: Target) -> None:
-        """Import the route's frontend and load the device plugin before the first item is timed."""
-        route = self._route(target.route)
-        self._core.get_property(target.device, "FULL_DEVICE_NAME")
-        warm_up = getattr(route, "warm_up", None)
-        if callable(warm_up):
-            warm_up()
 
     def reproducer(self, task: Task, target: Target) -> str | None:
         """The route's steps in plain OpenVINO calls, with this run's compile properties."""
-        from conformance_openvino import reproducer
-
-        return reproducer.snippet(task, target, self.config(target.device))
+        config = self.adapter.config(target.device)
+        return reproducer.snippet(task, target, config, self.spec.snippet, self.spec.complex_snippet)
 
     def build(self, task: Task, target: Target) -> ov.Model:
-        return self._route(target.route).build_model(task, self._core)
+        return self.module().build_model(task, self.adapter._core)
 
     def compile(self, model: ov.Model, target: Target) -> Compiled:
-        compiled = self._core.compile_model(model, target.device, self.config(target.device))
-        return Compiled(target.route, compiled, compiled.create_infer_request())
+        compiled = self.adapter._core.compile_model(model, target.device, self.adapter.config(target.device))
+        return Compiled(compiled, compiled.create_infer_request())
 
     def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
         from conformance_openvino.tensors import from_tensor, to_tensor  # imports openvino
 
-        feeds = self._route(compiled.route).runtime_inputs(task)
+        feeds = self.module().runtime_inputs(task)
         # A frontend may drop an input no output depends on (the ONNX frontend folds a split of
         # zero-size data to constants; an exported split into no pieces keeps no input): there is
         # then nothing to feed it to, and the outputs, compared as usual, show whether dropping it

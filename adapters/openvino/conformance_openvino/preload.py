@@ -1,4 +1,4 @@
-"""OpenVINO imported the way the zygote (``conformance.run.zygote``) needs it: thread-free.
+"""OpenVINO imported the way the zygote (``conformance.engine.zygote``) needs it: thread-free.
 
 Why: the zygote imports a route's modules once and forks workers from itself, but only while it
 has a single thread. Importing ``openvino`` imports its model converter (``openvino.tools.ovc``),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
+from conformance import dtypes
 from conformance.models import torch_modules
 from conformance.plugin import Task
 from conformance_openvino.tensors import element_type
@@ -39,7 +40,10 @@ def build_model(task: Task, core: ov.Core) -> ov.Model:
     example = torch_modules.example_inputs(task)
     rank = task.data.ndim
     dims = [-1] * rank if task.graph.data_shape == "dynamic" else list(task.data.shape)
-    declared = [(ov.PartialShape(dims), element_type(task.dtype))]
+    shape = ov.PartialShape(dims)
+    # OpenVINO has no complex element type to declare: the frontend meets complex data in the
+    # example input alone, and its answer to it is judged.
+    declared = [shape if task.dtype in dtypes.COMPLEX else (shape, element_type(task.dtype))]
     model: ov.Model = ov.convert_model(module, example_input=example, input=declared)
     return model
 

@@ -9,7 +9,7 @@ traced function handed to ``convert_model`` or converted to the ``.tflite`` file
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from conformance import dtypes, reproducers
 from conformance.plugin import Target, Task
@@ -49,7 +49,7 @@ def _typed_array(name: str, value: object, type_name: str, shape_code: str) -> s
     )
 
 
-def _native(task: Task, device: str, config: Mapping[str, str]) -> str:
+def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     graph = task.graph
     rank = task.data.ndim
     shape = (
@@ -107,13 +107,16 @@ def _native(task: Task, device: str, config: Mapping[str, str]) -> str:
     return body
 
 
-def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
+def onnx_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import onnx_graphs
+    from conformance_openvino import sequence_consumers
 
-    model = reproducers.wrapped_base64(onnx_graphs.model_bytes(task))
+    model = reproducers.wrapped_base64(sequence_consumers.model_bytes(task))
+    read = f", read through {sequence_consumers.consumer(task)}" if onnx_graphs.is_sequence(task.op) else ""
     body = (
         "import base64\nimport os\nimport tempfile\n\nimport openvino as ov\n\n"
-        f"# {task.op}: one {onnx_graphs.operator_of(task.op)[0]} node, byte for byte as this run built it,\n"
+        f"# {task.op}: one {onnx_graphs.operator_of(task.op)[0]} node{read},\n"
+        "# byte for byte as this run built it,\n"
         "# written to a folder of its own (never over a file of yours)\n"
         "path = os.path.join(tempfile.mkdtemp(), 'split.onnx')\n"
         f"with open(path, 'wb') as file:\n    file.write(base64.b64decode('''\n{model}\n'''))\n"
@@ -125,7 +128,7 @@ def _onnx(task: Task, device: str, config: Mapping[str, str]) -> str:
     return body
 
 
-def _pytorch(task: Task, device: str, config: Mapping[str, str]) -> str:
+def pytorch_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import torch_modules
 
     argument = torch_modules.split_argument(task)
@@ -152,7 +155,7 @@ def _pytorch(task: Task, device: str, config: Mapping[str, str]) -> str:
     return body
 
 
-def _torch_export(task: Task, device: str, config: Mapping[str, str]) -> str:
+def torch_export_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import torch_modules
 
     argument = torch_modules.split_argument(task)
@@ -201,7 +204,7 @@ def _tf_runs(task: Task, prefix: str = "", suffix: str = "", printed: str = "") 
     return body
 
 
-def _tensorflow(task: Task, device: str, config: Mapping[str, str]) -> str:
+def tensorflow_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     """The function, ``convert_model`` on it (shapes from its signature), one infer per run."""
     return (
         _tf_function(task)
@@ -232,7 +235,7 @@ for name in sorted(tensors, key=lambda name: int(name.rpartition('_')[2])):
 """
 
 
-def _tflite(task: Task, device: str, config: Mapping[str, str]) -> str:
+def tflite_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     """The function, TFLiteConverter's defaults, the ``.tflite`` file read by ``convert_model``;
     the frontend names inputs by their tensors and keeps the file's output order, so the shapes
     are printed in the signature's order."""
@@ -251,19 +254,14 @@ def _tflite(task: Task, device: str, config: Mapping[str, str]) -> str:
     )
 
 
-ROUTES = {
-    "native": _native,
-    "onnx": _onnx,
-    "pytorch": _pytorch,
-    "torch-export": _torch_export,
-    "tensorflow": _tensorflow,
-    "tflite": _tflite,
-}
+#: What a route's snippet writer takes: the task, the device and the compile properties.
+Writer = Callable[[Task, str, Mapping[str, str]], str]
 
 
-def snippet(task: Task, target: Target, config: Mapping[str, str]) -> str | None:
-    """The reproducer of ``task`` on ``target``, compiled with the run's ``config``."""
-    write = ROUTES.get(target.route)
-    if write is None or (task.dtype not in _ELEMENT_NAMES and target.route != "tensorflow"):
+def snippet(task: Task, target: Target, config: Mapping[str, str], writer: Writer, complex_data: bool) -> str | None:
+    """The reproducer of ``task`` on ``target`` written by the route's ``writer``, compiled with
+    the run's ``config``; ``complex_data``: whether the route's snippet can carry complex data (a
+    model file or a TensorFlow function needs no OpenVINO element type)."""
+    if task.dtype not in _ELEMENT_NAMES and not complex_data:
         return None
-    return write(task, target.device, config)
+    return writer(task, target.device, config)

@@ -35,22 +35,11 @@ from typing import Final
 
 import numpy as np
 
+from conformance import reproducers
 from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
 from conformance_tract import loading
 
 NAME: Final = "tract"
-ROUTE: Final = Route(
-    "onnx",
-    ("onnx.*",),
-    "the ONNX model loaded by tract (onnx().load, into_model, into_runnable) and run",
-    # Off the default run: alone, 3,459 items take 18.5 s at -j 2, but in the main job each of its
-    # 240 panics costs a worker forked from a zygote holding every backend, and the route added
-    # 80 s to it (293.5 s against 213.7 s at -j 2, quiet): about 46 ms of worker time per item.
-    default=False,
-    # importing tract loads its native library and starts no thread (checked: /proc/self/task)
-    imports=(__name__, "tract", "onnx", "conformance.models.onnx_graphs"),
-)
-
 #: Why a SplitToSequence model cannot be judged (checked on tract 0.23.9).
 SEQUENCE_OUTPUT: Final = (
     "tract has no ONNX sequence type and no SplitToSequence operator: the model fails when it is "
@@ -77,6 +66,86 @@ _STRING_FEED: Final = (
     "tract's Python bindings cannot build a string tensor: Tensor.from_numpy maps a NumPy dtype by its "
     "kind to a fixed-size element type and refuses object arrays (tract itself has a String type, so "
     "strings held in the model load)"
+)
+
+
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Refuses only what cannot be handed to tract at all (see the module docstring)."""
+    from conformance.models import onnx_graphs
+
+    if onnx_graphs.is_sequence(task.op):
+        return Unsupported(SEQUENCE_OUTPUT)
+    for name in (task.dtype, task.graph.lengths_dtype):
+        if name in _NO_ELEMENT_TYPE:
+            return Unsupported(
+                f"tract's ONNX frontend has no element type for tensor({name}), so the model cannot "
+                f"be loaded ('Unknown DatumType'): {_NO_ELEMENT_TYPE[name]}"
+            )
+    feeds = onnx_graphs.feeds(task)
+    if onnx_graphs.SPLIT in feeds:
+        return Unsupported(_RUNTIME_SPLIT_13 if onnx_graphs.version_of(task.op) >= 13 else _RUNTIME_SPLIT_1)
+    if any(array.dtype.kind in "OUS" for array in feeds.values()):
+        return Unsupported(_STRING_FEED)
+    return None
+
+
+def _build(task: Task, target: Target) -> bytes:
+    """The suite's one-node model, serialized; building never validates, invalid cases reach tract."""
+    from conformance.models import onnx_graphs
+
+    return onnx_graphs.model_bytes(task)
+
+
+def _compile(model: bytes, target: Target) -> loading.Loaded:
+    """tract's load, typing and optimization: where it checks and refuses a Split request
+    (backtraces off here too: a worker that was not started for this target never ran
+    ``prepare``)."""
+    loading.quiet_error_backtraces()
+    return loading.load(model)
+
+
+def _run(compiled: loading.Loaded, task: Task) -> Sequence[np.ndarray]:
+    """Feeds this run's data (and runtime ``split``) and returns every output, types kept."""
+    from conformance.models import onnx_graphs
+
+    return loading.run(compiled, onnx_graphs.feeds(task))
+
+
+_LOAD: Final = """\
+# load: the ONNX frontend; into_model: typing and declutter; into_runnable: optimized CPU plan
+runnable = tract.onnx().load("model.onnx").into_model().into_runnable()
+"""
+
+
+def _reproducer(task: Task, target: Target) -> str:
+    """The model byte for byte, saved as ``model.onnx`` (tract's bindings load from a path),
+    tract's three calls as :mod:`conformance_tract.loading` makes them, and each run's feeds in
+    tract's input order (the graph's: ``data``, then a runtime ``split``): tract and NumPy only."""
+    return reproducers.onnx_snippet(task, "import tract\n\n", _LOAD, _call, file="model.onnx")
+
+
+def _call(variables: Mapping[str, str]) -> str:
+    return (
+        f"outputs = [tensor.to_numpy() for tensor in runnable.run([{', '.join(variables.values())}])]\n"
+        "print([output.shape for output in outputs])\n"
+    )
+
+
+ROUTE: Final = Route(
+    "onnx",
+    ("onnx.*",),
+    "the ONNX model loaded by tract (onnx().load, into_model, into_runnable) and run",
+    # Off the default run: alone, 3,459 items take 18.5 s at -j 2, but in the main job each of its
+    # 240 panics costs a worker forked from a zygote holding every backend, and the route added
+    # 80 s to it (293.5 s against 213.7 s at -j 2, quiet): about 46 ms of worker time per item.
+    build=_build,
+    run=_run,
+    support=_support,
+    compile=_compile,
+    reproducer=_reproducer,
+    default=False,
+    # importing tract loads its native library and starts no thread (checked: /proc/self/task)
+    imports=(__name__, "tract", "onnx", "conformance.models.onnx_graphs"),
 )
 
 
@@ -107,54 +176,8 @@ class TractAdapter:
             },
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Refuses only what cannot be handed to tract at all (see the module docstring)."""
-        from conformance.models import onnx_graphs
-
-        if onnx_graphs.is_sequence(task.op):
-            return Unsupported(SEQUENCE_OUTPUT)
-        for name in (task.dtype, task.graph.lengths_dtype):
-            if name in _NO_ELEMENT_TYPE:
-                return Unsupported(
-                    f"tract's ONNX frontend has no element type for tensor({name}), so the model cannot "
-                    f"be loaded ('Unknown DatumType'): {_NO_ELEMENT_TYPE[name]}"
-                )
-        feeds = onnx_graphs.feeds(task)
-        if onnx_graphs.SPLIT in feeds:
-            return Unsupported(
-                _RUNTIME_SPLIT_13 if onnx_graphs.version_of(task.op) >= 13 else _RUNTIME_SPLIT_1
-            )
-        if any(array.dtype.kind in "OUS" for array in feeds.values()):
-            return Unsupported(_STRING_FEED)
-        return None
-
-    def build(self, task: Task, target: Target) -> bytes:
-        """The suite's one-node model, serialized; building never validates, invalid cases reach tract."""
-        from conformance.models import onnx_graphs
-
-        return onnx_graphs.model_bytes(task)
-
-    def compile(self, model: bytes, target: Target) -> loading.Loaded:
-        """tract's load, typing and optimization: where it checks and refuses a Split request
-        (backtraces off here too: a worker that was not started for this target never ran
-        :meth:`prepare`)."""
-        loading.quiet_error_backtraces()
-        return loading.load(model)
-
-    def run(self, compiled: loading.Loaded, task: Task) -> Sequence[np.ndarray]:
-        """Feeds this run's data (and runtime ``split``) and returns every output, types kept."""
-        from conformance.models import onnx_graphs
-
-        return loading.run(compiled, onnx_graphs.feeds(task))
-
     def prepare(self, target: Target) -> None:
         """Turn off tract's error backtraces (see :func:`loading.quiet_error_backtraces`) and load
         tract's native library before the first item is timed."""
         loading.quiet_error_backtraces()
         import tract  # type: ignore[import-untyped]  # noqa: F401
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The model byte for byte, tract's three calls, and each run's feeds: tract and NumPy only."""
-        from conformance_tract import reproducer
-
-        return reproducer.snippet(task)

@@ -33,6 +33,7 @@ from typing import Final
 
 import numpy as np
 
+from conformance import reproducers
 from conformance.plugin import (
     AdapterInfo,
     AdapterOptions,
@@ -45,24 +46,6 @@ from conformance.plugin import (
 from conformance_tvm import loading
 
 NAME: Final = "tvm"
-ROUTE: Final = Route(
-    "onnx",
-    ("onnx.*",),
-    "the ONNX model imported by TVM's Relax frontend (from_onnx), compiled for llvm and run on the Relax VM",
-    # 40-60 ms per item (import, then compile), over the default run's 20 ms bound
-    default=False,
-    # importing tvm (and its Relax ONNX frontend) starts no thread: checked with /proc/self/task
-    # under the zygote's OPENBLAS_NUM_THREADS=1
-    imports=(
-        __name__,
-        "tvm",
-        "tvm.relax",
-        "tvm.relax.frontend.onnx",
-        "onnx",
-        "conformance.models.onnx_graphs",
-    ),
-)
-
 #: Element types TVM has no dtype for, and why.
 _NO_ELEMENT_TYPE: Final = {
     "complex64": "TVM has no complex element type",
@@ -81,6 +64,103 @@ RUNTIME_SEQUENCE_SPLIT: Final = (
     "TVM's Relax ONNX frontend takes SplitToSequence's 'split' input only as a constant: its converter "
     "refuses any other whatever the values ('Only constant split supported for SplitToSequence', "
     "python/tvm/relax/frontend/onnx/onnx_frontend.py)"
+)
+
+
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Refuses only what cannot be handed to TVM at all (see the module docstring)."""
+    from conformance.models import onnx_graphs
+
+    for name in (task.dtype, task.graph.lengths_dtype):
+        if name in _NO_ELEMENT_TYPE:
+            return Unsupported(
+                f"TVM has no dtype for tensor({name}), so the model cannot be imported "
+                f"('unknown dtype `{name}`'): {_NO_ELEMENT_TYPE[name]}"
+            )
+    feeds = onnx_graphs.feeds(task)
+    if onnx_graphs.SPLIT in feeds and onnx_graphs.is_sequence(task.op):
+        return Unsupported(RUNTIME_SEQUENCE_SPLIT)
+    if onnx_graphs.SPLIT in feeds and onnx_graphs.version_of(task.op) >= 13:
+        return Unsupported(RUNTIME_SPLIT)
+    if any(array.dtype.kind in "OUS" for array in feeds.values()):
+        return Unsupported(_STRING_DATA)
+    return None
+
+
+def _build(task: Task, target: Target) -> loading.Imported:
+    """The suite's one-node model, serialized, then imported by ``from_onnx``: where the
+    frontend checks a Split request. Building never validates: invalid cases reach TVM."""
+    from conformance.models import onnx_graphs
+
+    model = onnx_graphs.model_bytes(task)
+    with backend_calls():
+        return loading.import_model(model)
+
+
+def _compile(model: loading.Imported, target: Target) -> loading.Compiled:
+    """``tvm.compile`` for llvm and a Relax VM on the CPU."""
+    with backend_calls():
+        return loading.compile_module(model)
+
+
+def _run(compiled: loading.Compiled, task: Task) -> Sequence[np.ndarray]:
+    """Feeds this run's data (and a runtime Split-1 ``split``) and returns every output, types kept."""
+    from conformance.models import onnx_graphs
+
+    feeds = onnx_graphs.feeds(task)
+    with backend_calls():
+        return loading.run(compiled, feeds)
+
+
+_IMPORTS: Final = (
+    "import onnx\nimport tvm\nfrom tvm import relax\nfrom tvm.relax.frontend.onnx import from_onnx\n\n"
+)
+_LOAD: Final = """\
+# import: TVM's Relax ONNX frontend, the model's own opset and input shapes
+mod = from_onnx(onnx.load_from_string(model))
+# compile for the host CPU, and a Relax VM on it
+vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
+
+
+def pieces(output):
+    return [output.numpy()] if hasattr(output, "numpy") else [p for o in output for p in pieces(o)]
+"""
+
+
+def _reproducer(task: Task, target: Target) -> str:
+    """The model byte for byte (also saved as ``model.onnx``, for anyone who wants to open it),
+    TVM's import, compile and VM calls as :mod:`conformance_tvm.loading` makes them, and each run's
+    feeds in the model's input order (a SplitToSequence's sequence comes back as a tuple of
+    tensors, printed as its pieces): TVM, onnx and NumPy only."""
+    return reproducers.onnx_snippet(task, _IMPORTS, _LOAD, _call, file="model.onnx")
+
+
+def _call(variables: Mapping[str, str]) -> str:
+    arguments = ", ".join(f"tvm.runtime.tensor({variable})" for variable in variables.values())
+    return f'outputs = pieces(vm["main"]({arguments}))\nprint([output.shape for output in outputs])\n'
+
+
+ROUTE: Final = Route(
+    "onnx",
+    ("onnx.*",),
+    "the ONNX model imported by TVM's Relax frontend (from_onnx), compiled for llvm and run on the Relax VM",
+    # 40-60 ms per item (import, then compile), over the default run's 20 ms bound
+    build=_build,
+    run=_run,
+    support=_support,
+    compile=_compile,
+    reproducer=_reproducer,
+    default=False,
+    # importing tvm (and its Relax ONNX frontend) starts no thread: checked with /proc/self/task
+    # under the zygote's OPENBLAS_NUM_THREADS=1
+    imports=(
+        __name__,
+        "tvm",
+        "tvm.relax",
+        "tvm.relax.frontend.onnx",
+        "onnx",
+        "conformance.models.onnx_graphs",
+    ),
 )
 
 
@@ -111,53 +191,6 @@ class TvmAdapter:
             },
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Refuses only what cannot be handed to TVM at all (see the module docstring)."""
-        from conformance.models import onnx_graphs
-
-        for name in (task.dtype, task.graph.lengths_dtype):
-            if name in _NO_ELEMENT_TYPE:
-                return Unsupported(
-                    f"TVM has no dtype for tensor({name}), so the model cannot be imported "
-                    f"('unknown dtype `{name}`'): {_NO_ELEMENT_TYPE[name]}"
-                )
-        feeds = onnx_graphs.feeds(task)
-        if onnx_graphs.SPLIT in feeds and onnx_graphs.is_sequence(task.op):
-            return Unsupported(RUNTIME_SEQUENCE_SPLIT)
-        if onnx_graphs.SPLIT in feeds and onnx_graphs.version_of(task.op) >= 13:
-            return Unsupported(RUNTIME_SPLIT)
-        if any(array.dtype.kind in "OUS" for array in feeds.values()):
-            return Unsupported(_STRING_DATA)
-        return None
-
-    def build(self, task: Task, target: Target) -> loading.Imported:
-        """The suite's one-node model, serialized, then imported by ``from_onnx``: where the
-        frontend checks a Split request. Building never validates: invalid cases reach TVM."""
-        from conformance.models import onnx_graphs
-
-        model = onnx_graphs.model_bytes(task)
-        with backend_calls():
-            return loading.import_model(model)
-
-    def compile(self, model: loading.Imported, target: Target) -> loading.Compiled:
-        """``tvm.compile`` for llvm and a Relax VM on the CPU."""
-        with backend_calls():
-            return loading.compile_module(model)
-
-    def run(self, compiled: loading.Compiled, task: Task) -> Sequence[np.ndarray]:
-        """Feeds this run's data (and a runtime Split-1 ``split``) and returns every output, types kept."""
-        from conformance.models import onnx_graphs
-
-        feeds = onnx_graphs.feeds(task)
-        with backend_calls():
-            return loading.run(compiled, feeds)
-
     def prepare(self, target: Target) -> None:
         """Import TVM and its ONNX frontend (3 s) before the first item is timed."""
         import tvm.relax.frontend.onnx  # type: ignore[import-untyped]  # noqa: F401
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The model byte for byte, TVM's calls, and each run's feeds: TVM, onnx and NumPy only."""
-        from conformance_tvm import reproducer
-
-        return reproducer.snippet(task)

@@ -17,11 +17,14 @@ from conformance.oracle.reference import (
     keras_ops,
     library_ops,
     litert_ops,
+    mlx_ops,
     numpy_namesakes,
     onnx_ops,
     onnx_sequence_ops,
     openvino_ops,
+    paddle_ops,
     tensorflow_ops,
+    tfjs_ops,
 )
 from conformance.oracle.reference.answer import (
     Pieces,
@@ -69,6 +72,9 @@ _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
     "jax.lax.split": jax_ops.lax_split,
     "keras.ops.split": keras_ops.split,
     **numpy_namesakes.every("cupy"),
+    "mlx.core.split": mlx_ops.split,
+    "tfjs.split": tfjs_ops.split,
+    **paddle_ops.RULES,
 }
 
 

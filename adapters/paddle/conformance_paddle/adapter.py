@@ -1,0 +1,182 @@
+"""The PaddlePaddle adapter: paddle.split, tensor_split, chunk, hsplit, vsplit and dsplit on the CPU.
+
+Routes (both build their call with :mod:`conformance.models.paddle_programs`, the builder ONNX
+Runtime's ``paddle2onnx`` route exports from, so that all of them judge one program):
+
+``eager``
+    The function called in Paddle's dynamic mode on a tensor of the case's data, the way a user
+    calls it: the axis a Python int (a 0-D Tensor when the case types it or feeds it), a count an
+    int, sizes and indices a list. There is no graph, so ``data_shape`` changes nothing here.
+``static``
+    The same function traced by ``paddle.jit.to_static`` (``full_graph=True``) with an ``InputSpec``
+    whose dims are None where the case declares them dynamic, the axis an input when the case feeds
+    it; every run of the case calls that one traced program with its own data and axis.
+
+Refusals are Paddle's: tracing and calls reach it inside ``backend_calls``; nothing here checks a
+request. Paddle aborts the process on some requests (a negative count to ``paddle.split``): the
+worker dies, and the engine records that one item as a crash. Options: ``device`` (``cpu``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from conformance import reproducers
+from conformance.plugin import (
+    AdapterInfo,
+    AdapterOptions,
+    Route,
+    Target,
+    Task,
+    installed_distribution,
+)
+
+NAME = "paddle"
+DEVICES = ("cpu",)
+_OPS = ("paddle.*",)
+
+
+def build_eager(task: Task, target: Target) -> None:
+    """Nothing to build: an eager call."""
+
+
+def run_eager(model: None, task: Task) -> Sequence[np.ndarray]:
+    from conformance.models import paddle_programs
+
+    return paddle_programs.eager(task)
+
+
+def build_static(task: Task, target: Target) -> Any:
+    """The traced program (tracing is timed as the build)."""
+    from conformance.models import paddle_programs
+
+    return paddle_programs.static_function(task)
+
+
+def run_static(model: Any, task: Task) -> Sequence[np.ndarray]:
+    from conformance.models import paddle_programs
+
+    return paddle_programs.run_static(model, task)
+
+
+def _axis_code(task: Task) -> str | None:
+    """The axis as the snippet writes it for ``task``'s run."""
+    from conformance.models import paddle_programs
+
+    if task.axis is None:
+        return None
+    if paddle_programs.axis_is_tensor(task):
+        return f"paddle.to_tensor(np.array({task.axis}, dtype=np.{task.graph.axis_dtype}))"
+    return str(task.axis)
+
+
+_CONVERT = (
+    "def tensor(array):  # bfloat16 crosses as its bit patterns (NumPy uint16 is Paddle's bfloat16)\n"
+    "    return paddle.to_tensor(array.view(np.uint16) if array.dtype.name == 'bfloat16' else array)\n\n"
+)
+
+
+def eager_reproducer(task: Task, target: Target) -> str:
+    """The Paddle call on the case's data, once per run."""
+    from conformance.models import paddle_programs
+
+    body = "import paddle\n\n" + _CONVERT
+    for run in task.every_run:
+        body += (
+            f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\nx = tensor(data)\n"
+            f"pieces = {paddle_programs.call_code(run, _axis_code(run))}\n"
+            "print([list(piece.shape) for piece in pieces])\n"
+        )
+    return body
+
+
+def static_reproducer(task: Task, target: Target) -> str:
+    """The function in a file (to_static reads its source), traced with the route's InputSpec, run per run."""
+    from conformance.models import paddle_programs
+
+    fed = paddle_programs.axis_fed(task)
+    axis = "axis" if fed else _axis_code(task)
+    if axis is not None and not fed and paddle_programs.axis_is_tensor(task):
+        axis = f"paddle.full([], {task.axis}, '{task.graph.axis_dtype}')"
+    shape = [None] * task.data.ndim if task.graph.data_shape == "dynamic" else list(task.data.shape)
+    specs = f"InputSpec({shape!r}, '{task.dtype}', name='x')"
+    if fed:
+        specs += f", InputSpec([], '{task.graph.axis_dtype}', name='axis')"
+    source = f"import paddle\n\n\ndef split(x{', axis' if fed else ''}):\n    return {paddle_programs.call_code(task, axis)}\n"
+    body = (
+        "import importlib.util\nimport pathlib\nimport tempfile\n\nimport paddle\nfrom paddle.static import InputSpec\n\n"
+        + _CONVERT
+        + f"# paddle.jit.to_static reads the function's source: it must live in a file\nSOURCE = {source!r}\n"
+        "path = pathlib.Path(tempfile.mkdtemp()) / 'split_program.py'\npath.write_text(SOURCE)\n"
+        "spec = importlib.util.spec_from_file_location('split_program', path)\n"
+        "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\n"
+        f"program = paddle.jit.to_static(module.split, input_spec=[{specs}], full_graph=True)\n"
+    )
+    for run in task.every_run:
+        arguments = "tensor(data)" + (f", {_axis_code(run)}" if fed else "")
+        body += (
+            f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
+            f"pieces = program({arguments})\nprint([list(piece.shape) for piece in pieces])\n"
+        )
+    return body
+
+
+ROUTES = (
+    Route(
+        "eager",
+        _OPS,
+        "the Paddle function called in dynamic mode on a tensor of the data",
+        build=build_eager,
+        run=run_eager,
+        reproducer=eager_reproducer,
+    ),
+    Route(
+        "static",
+        _OPS,
+        "the function traced by paddle.jit.to_static with the case's InputSpec (None dims where dynamic), "
+        "run as the traced program",
+        build=build_static,
+        run=run_static,
+        reproducer=static_reproducer,
+        default=False,  # tracing costs about 0.25 s an item: nox -s extra_targets runs it
+    ),
+)
+
+
+class PaddleAdapter:
+    """Runs the paddle.* ops through PaddlePaddle; see the module docstring for the routes."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = AdapterOptions.parse(options, devices=DEVICES)
+
+    def info(self) -> AdapterInfo:
+        """The distribution that installed Paddle (``paddlepaddle``, the CPU wheel) and its version,
+        read from the installed metadata: importing Paddle in the run's main process costs 2 s."""
+        found = installed_distribution("paddle")
+        if found is None:
+            raise ModuleNotFoundError("PaddlePaddle is not installed (python -m pip install paddlepaddle)")
+        distribution, version = found
+        return AdapterInfo(NAME, distribution, version, ROUTES, self.options.devices, self.options.resolved)
+
+    def prepare(self, target: Target) -> None:
+        """Import Paddle on the CPU with its log quiet, and make one call (and one trace on ``static``):
+        the first of a process costs far more than any later one and would land on one item."""
+        os.environ.setdefault("GLOG_minloglevel", "2")  # the executor's INFO lines say nothing of an item
+        import paddle
+
+        paddle.set_device("cpu")
+        threads = int(os.environ.get("CONFORMANCE_THREADS", "0") or 0)
+        if threads:
+            paddle.set_num_threads(threads) if hasattr(paddle, "set_num_threads") else None
+        paddle.split(paddle.zeros([2]), 2)
+        if target.route == "static":
+            from paddle.static import InputSpec
+
+            from conformance.models import paddle_programs
+
+            warm = paddle.jit.to_static(paddle_programs.warm_split, input_spec=[InputSpec([None], "float32")])
+            warm(paddle.zeros([2]))

@@ -1,0 +1,111 @@
+"""Which phase of an item a worker is in, readable by the parent after the worker has died.
+
+A crash result must say where the worker died: loading the adapter, making the data, in the
+backend's build, compile or run, judging, or between items (a backend's thread dying after
+the item had returned). The worker cannot say so once it is dead, so it says so beforehand: it
+writes the phase's name at the start of a small file beside its log at every transition, and the
+parent reads that file when the worker is gone. Without a log folder there is no file, and the
+phase is unknown. Each mark is one ``pwrite`` at the file's start: what the kernel has been
+given stays in the file whatever becomes of the process.
+
+The mark of an item's build also writes when it began (the system's monotonic clock, which the
+parent shares), after the name. Every phase from there to the release is the backend's, so a
+worker that dies in one of them leaves the time its backend spent on the item: the parent counts
+it the backend's (see :func:`left`), where it was lost with the worker's result.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+from pathlib import Path
+
+#: The width every phase name is padded to, so a shorter name overwrites a longer one whole.
+_WIDTH = 24
+#: the phase file's descriptor: the name, then at an item's build the clock when it began
+_descriptor: int | None = None
+
+
+def path_for(log: Path) -> Path:
+    """The phase file of the worker whose log is ``log``."""
+    return log.with_suffix(".phase")
+
+
+def open_marker(log_path: str | None) -> None:
+    """In the worker, before its first job: create its phase file (or none without a log)."""
+    global _descriptor
+    if log_path is None:
+        return
+    try:
+        _descriptor = os.open(path_for(Path(log_path)), os.O_RDWR | os.O_CREAT, 0o644)
+        os.pwrite(_descriptor, bytes(_WIDTH + 8), 0)  # cleared in place, never truncated to nothing
+    except OSError:  # no phase then; never a reason to lose the worker
+        return
+    mark("starting")
+
+
+def mark(phase: str) -> None:
+    """Say that the worker is entering ``phase`` (a no-op outside a worker with a log)."""
+    if _descriptor is None:
+        return
+    written = _PADDED.get(phase)
+    if written is None:
+        written = _PADDED[phase] = phase.encode("ascii", "replace")[:_WIDTH].ljust(_WIDTH)
+    if phase == _BUILD:  # the backend's phases start: when, for a death in them
+        written += struct.pack("d", time.monotonic())
+    try:  # noqa: SIM105 (ten times an item: a plain try costs least)
+        os.pwrite(_descriptor, written, 0)
+    except OSError:  # no phase then; never a reason to lose the worker
+        pass
+
+
+#: each phase's name as written (ASCII, padded to :data:`_WIDTH`), made once
+_PADDED: dict[str, bytes] = {}
+#: the first of the backend's phases (conformance.engine.item.build_and_run), and the others: the
+#: steady runs, each further run of a case with runs ("run 2", ...) and freeing the model
+_BUILD = "build"
+_BACKEND = frozenset({_BUILD, "compile", "run", "steady runs", "release"})
+
+
+def read(log: Path | None) -> str | None:
+    """In the parent: the phase the worker whose log is ``log`` said last, or None."""
+    return _name(_written(log))
+
+
+def left(log: Path | None, now: float) -> tuple[str | None, float]:
+    """In the parent, for a worker seen dead (or overrunning) at ``now`` (``time.monotonic()``): the
+    phase it said last, and how long its backend had been at the item, from the build's start, if
+    that phase is one of the backend's (0.0 otherwise, or without a phase file). The time includes
+    the dying process's own end (the kernel freeing its memory before the parent can see it gone):
+    a few ms of the tens a death costs."""
+    written = _written(log)
+    name = _name(written)
+    if name is None or len(written) < _WIDTH + 8 or not (name in _BACKEND or name.startswith("run ")):
+        return name, 0.0
+    since: float = struct.unpack("d", written[_WIDTH : _WIDTH + 8])[0]
+    # zeros: no build marked since the file was cleared
+    return name, (max(0.0, now - since) if since > 0 else 0.0)
+
+
+def _written(log: Path | None) -> bytes:
+    """The phase file's bytes (none without one), read until two reads agree: a worker still
+    running (one overrunning, not killed yet) may be in the middle of writing it."""
+    if log is None:
+        return b""
+    try:
+        written = path_for(log).read_bytes()
+        for _ in range(3):
+            again = path_for(log).read_bytes()
+            if again == written:
+                break
+            written = again
+    except OSError:
+        return b""
+    return written
+
+
+def _name(written: bytes) -> str | None:
+    """The phase name at the file's start; None for a file never marked (empty, or the zeros it is
+    cleared to)."""
+    return written[:_WIDTH].decode("ascii", "replace").strip(" \x00") or None

@@ -1,0 +1,505 @@
+"""A pool of worker processes with per-job deadlines and replacement of dead workers.
+
+The parent never runs backend code. It keeps each worker's next few jobs waiting in its pipe
+(see :class:`conformance.engine.settings.EngineSettings`), waits on the workers' pipes and process sentinels
+together, and turns a worker that dies into a ``crash`` result and one that overruns its deadline
+into a ``timeout`` result (the worker is killed; the deadline counts from when it was ready for the
+item, its start has a limit of its own); a fresh worker takes the slot and the
+run goes on. :class:`Starter` starts the workers: forked from the zygote, or spawned.
+
+Large jobs (gigabytes each, see :attr:`Job.large`) go to the first worker alone, one after the
+other: they run one at a time on the machine anyway (a second worker given one would wait for
+the first's memory).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+
+from conformance.engine import phase, settings
+from conformance.engine.deaths import (
+    UNSTARTED_LIMIT,
+    Death,
+    DeathStatus,
+    Witness,
+    death,
+    describe_exit,
+    died_preparing,
+    overran_start,
+    unstarted,
+)
+from conformance.engine.slot import (
+    Slot,
+    Start,
+    ask_to_stop,
+    nap_s,
+    pickled,
+    readable,
+    slot_of,
+    stop_worker,
+)
+from conformance.engine.worker import Job, Preload
+from conformance.engine.zygote import Zygote
+from conformance.results.result import Result
+from conformance.storage import scratch
+from conformance.storage.journal import line as journal_line
+
+#: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
+_FORKS = sys.platform.startswith("linux")
+
+@dataclass(frozen=True)
+class Limits:
+    """What bounds a pool's jobs and workers (see :class:`Pool`'s arguments)."""
+
+    timeout: float
+    start_limit: float
+    recycle_after: int
+    recycle_above_kib: int
+    #: run the jobs exactly in the order given, the large ones too (the crash review's replays)
+    in_order: bool
+    #: jobs in flight per worker (see Slot.takes); where workers are spawned (not Linux) over
+    #: socket pairs of smaller buffers (macOS: some 8 KiB), one waiting
+    depth: int
+
+
+class Starter:
+    """Starts the pool's workers: forked from the zygote where it can, spawned otherwise, each with
+    its log, its private folder and the targets it prepares before its first job."""
+
+    def __init__(
+        self,
+        threads: int,
+        log_dir: Path | None,
+        memory_budget: int | None,
+        forking: bool,
+        warn: Callable[[str], None],
+    ) -> None:
+        self.threads, self.log_dir, self.memory_budget = threads, log_dir, memory_budget
+        self.forking, self.warn = forking, warn
+        self.zygote: Zygote | None = None
+        #: the modules workers found thread-free, passed on to the zygote (see Zygote.learn)
+        self.learned: set[str] = set()
+        #: a worker died in an adapter's prepare(): from then on workers start without it
+        self.prepare_broken = False
+        self._started = 0
+        #: the folder the workers' private temporary folders are made in, once one starts
+        self._scratch: Path | None = None
+
+    def start(self, upcoming: tuple[Preload, ...]) -> Slot:
+        """A new worker that prepares ``upcoming`` (the targets of the next jobs) first."""
+        self._started += 1
+        log = None
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log = self.log_dir / f"worker-{self._started}.log"
+        preload = () if self.prepare_broken else upcoming
+        if self._scratch is None:
+            self._scratch = scratch.pool_folder()
+        folder = scratch.worker_folder(self._scratch, self._started)
+        start = Start(self._started, log, preload, folder, self.threads, self.memory_budget)
+        zygote = self.zygote
+        if zygote is None:
+            return slot_of(start, None)
+        return slot_of(start, zygote.fork(start.args))
+
+    def start_zygote(self, wait_s: float = 0.0) -> None:
+        """Start the zygote (once, where workers fork); ``wait_s``: how long to wait for its
+        harness, after which workers are spawned."""
+        if not self.forking or self.zygote is not None:
+            return
+        log = None
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log = str(self.log_dir / "zygote.log")
+        self.zygote = Zygote(self.threads, log)
+        if self.learned:  # what the workers started before it found
+            self.zygote.learn(sorted(self.learned))
+        if wait_s and not self.zygote.forkable(wait_s):
+            why = self.zygote.reason or f"its harness took over {wait_s:.0f} s"
+            self.warn(f"workers are started afresh, each importing its backends: {why}")
+
+    def learn(self, modules: tuple[str, ...] | None) -> None:
+        """Pass on to the zygote the modules a worker found thread-free that it has not had (kept
+        for it until it starts)."""
+        new = sorted(set(modules or ()) - self.learned)
+        self.learned.update(new)
+        if new and self.zygote is not None:
+            self.zygote.learn(new)
+
+    def close(self, at_once: bool) -> None:
+        if self.zygote is not None:
+            self.zygote.close(at_once)
+            self.zygote = None
+        scratch.remove(self._scratch)
+        self._scratch = None
+
+
+class Pool:
+    """Runs jobs on ``size`` workers; ``on_result`` receives each result as it finishes.
+
+    ``journal`` receives each result's JSON line before ``on_result`` receives the result (a
+    worker's as the worker encoded it, a death's as the pool made it). A worker is replaced after
+    ``recycle_after`` jobs, or once it holds more than ``recycle_above_mib`` after a job (by
+    default the engine's settings). ``memory_budget``: the bytes an item may need
+    (--memory-budget). ``in_order``: run the jobs exactly in the order given (the crash review's
+    replays).
+    """
+
+    def __init__(
+        self,
+        size: int,
+        timeout: float,
+        on_result: Callable[[Result], None],
+        threads_per_worker: int = 1,
+        recycle_after: int | None = None,
+        recycle_above_mib: int | None = None,
+        log_dir: Path | None = None,
+        forking: bool = _FORKS,
+        memory_budget: int | None = None,
+        warn: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
+        in_order: bool = False,
+        journal: Callable[[str], None] | None = None,
+    ) -> None:
+        self.size = max(1, size)
+        engine = settings.ENGINE
+        self.limits = Limits(
+            timeout,
+            max(engine.start_s, engine.start_timeouts * timeout),
+            engine.recycle_after if recycle_after is None else recycle_after,
+            (engine.recycle_above_mib if recycle_above_mib is None else recycle_above_mib) * 1024,
+            in_order,
+            engine.depth if _FORKS else 2,
+        )
+        self.on_result, self.journal, self.warn = on_result, journal, warn
+        self.starter = Starter(threads_per_worker, log_dir, memory_budget, forking, warn)
+        #: every item a worker died on or overran, with what that worker ran before it
+        self.deaths: list[Death] = []
+        #: the jobs whose worker did not start within the start limit (see _overran_start)
+        self.slow_starts: set[str] = set()
+        self.slots: list[Slot] = []
+        self.queue: deque[Job] = deque()
+        #: the large jobs, for the first slot alone
+        self.large: deque[Job] = deque()
+        #: worker-seconds lost to deaths: from when each item a worker died on (or overran) became
+        #: its running job until its replacement started its first item, less the backend's own
+        #: time on the item, which its crash result carries. The benchmark reports it apart from
+        #: the harness's work: crashes are backends'.
+        self.lost_s = 0.0
+        #: workers in a row that died before they could take a job (see _not_started)
+        self._unstarted = 0
+
+    @property
+    def timeout(self) -> float:
+        return self.limits.timeout
+
+    @property
+    def start_limit(self) -> float:
+        return self.limits.start_limit
+
+    @property
+    def zygote(self) -> Zygote | None:
+        return self.starter.zygote
+
+    def _upcoming(self) -> tuple[Preload, ...]:
+        """The targets a new worker will most likely serve: those of the next queued jobs."""
+        seen: dict[Preload, None] = {}
+        for job in [*list(self.large)[:1], *list(self.queue)[: self.size + 1]]:
+            seen.setdefault(job.preload, None)
+        return tuple(seen)[:2]
+
+    def _start(self) -> Slot:
+        return self.starter.start(self._upcoming())
+
+    def _replace(self, index: int) -> Slot:
+        """A fresh worker in the slot (the zygote started first, if it was not)."""
+        stop_worker(self.slots[index], kill=True)
+        self.starter.start_zygote()
+        self.slots[index] = self._start()
+        return self.slots[index]
+
+    def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
+        """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
+        the start of the item it died on (or from when it took a dead worker's place, if it never
+        finished an item) until its successor starts its first item (the first result's arrival
+        less that item's own time, see _finished); less ``backend_s``, the backend's own time on
+        the item, which its crash result carries (see Witness.backend_s)."""
+        dead, now = self.slots[index], time.monotonic()
+        since = dead.replaced_at if dead.replaced_at is not None else dead.began
+        self.lost_s += max(0.0, now - since - backend_s)
+        self._replace(index).replaced_at = now
+
+    def process(self, jobs: Iterable[Job]) -> None:
+        """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
+        try:
+            self.serve(jobs)
+        finally:
+            self.close()
+
+    def serve(self, jobs: Iterable[Job]) -> None:
+        """Run every job and keep the workers for the next call (``conformance explore`` hands
+        over one generated request at a time); :meth:`close` ends them."""
+        self.queue, self.large = deque(), deque()
+        self.add(jobs)
+        self.serve_until(lambda: False)
+
+    def add(self, jobs: Iterable[Job]) -> None:
+        """Queue more jobs behind those queued (the pytest plugin hands them over as pytest walks
+        its items), starting workers up to the pool's size."""
+        added = list(jobs)
+        for given in added:
+            (self.large if given.large and not self.limits.in_order else self.queue).append(given)
+        if not self.slots and len(self.queue) >= settings.ENGINE.eager_zygote:
+            self.starter.start_zygote(wait_s=settings.ENGINE.zygote_wait_s)
+        while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
+            self.slots.append(self._start())
+
+    def serve_until(self, done: Callable[[], bool]) -> None:
+        """Dispatch and collect until ``done()`` says so (checked after each collection) or no job
+        is queued or in flight."""
+        while self.queue or self.large or any(slot.job for slot in self.slots):
+            self._fill()
+            self._collect()
+            if done():
+                return
+
+    def _fill(self) -> None:
+        """Send the workers their next jobs a level at a time (each its first, then each its
+        second ...), so that a short queue (the pytest plugin keeps two jobs a worker queued) is
+        shared out rather than taken whole by the first worker with room."""
+        full: set[int] = set()
+        for level in range(1, self.limits.depth + 1):
+            for index, slot in enumerate(self.slots):
+                if index in full or len(slot.inflight) >= level or not slot.has_room(self.limits.depth):
+                    continue
+                taken = self._take(index)
+                if taken is None or not self._dispatch(index, taken):
+                    full.add(index)
+
+    def reorder(self, key: Callable[[Job], tuple[float, str]]) -> None:
+        """Sort the jobs not yet sent to a worker by ``key``, keeping the order of equal keys (the
+        large jobs, which the first worker takes first, keep theirs)."""
+        self.queue = deque(sorted(self.queue, key=key))
+
+    def drop_queued(self) -> list[Job]:
+        """Take back every job not yet sent to a worker (pytest stopped early); those in flight
+        still finish when served."""
+        dropped = [*self.large, *self.queue]
+        self.large, self.queue = deque(), deque()
+        return dropped
+
+    def _take(self, index: int) -> Job | None:
+        """The next job for slot ``index``: the first slot takes the large jobs first, the others
+        never (in a row on one worker they never wait for each other)."""
+        if index == 0 and self.large:
+            return self.large.popleft()
+        return self.queue.popleft() if self.queue else None
+
+    def _give_back(self, job: Job) -> None:
+        """A job sent but never started goes back to the front of its queue."""
+        (self.large if job.large and not self.limits.in_order else self.queue).appendleft(job)
+
+    def close(self, at_once: bool = False) -> None:
+        """Stop every worker: all are asked at once, then each is waited for (backends' teardown
+        takes seconds); ``at_once`` (a run interrupted) kills them without waiting. Closing again
+        does nothing."""
+        for slot in self.slots:
+            ask_to_stop(slot)
+        for slot in self.slots:
+            stop_worker(slot, kill=at_once)
+        self.slots = []
+        self.starter.close(at_once)
+
+    def _dispatch(self, index: int, job: Job) -> bool:
+        """Send ``job`` to the slot's worker; False (the job back in the queue) when the worker is
+        due for replacement and still has jobs in flight, when the job is not to wait behind the
+        worker's (see Slot.takes), or when the send fails on a worker that died. A worker forked
+        before the zygote had every module is replaced once it has them (forking is milliseconds;
+        the worker would import each backend it meets itself)."""
+        slot, limits = self.slots[index], self.limits
+        if slot.served >= limits.recycle_after or slot.retire:
+            if slot.inflight:
+                self._give_back(job)
+                return False
+            slot = self._replace(index)
+        payload = pickled(job)
+        if not slot.takes(job, limits.depth, len(payload)):  # behind enough work, or too large
+            self._give_back(job)
+            return False
+        if not slot.inflight and slot.replaced_at is not None:
+            # a replacement's loss runs from when it has work: a slot idle for want of jobs (the
+            # pytest plugin, explore) loses nothing to the death before it
+            slot.replaced_at = time.monotonic()
+        slot.inflight.append(job)
+        if len(slot.inflight) == 1:
+            slot.started_next(limits.timeout, limits.start_limit)
+        slot.served += 1
+        try:
+            slot.connection.send_bytes(payload)
+        except OSError:  # the worker died (on the job it runs) before the parent saw it
+            slot.inflight.pop()
+            slot.served -= 1
+            self._give_back(job)
+            if not slot.inflight:  # it died between jobs: a fresh worker takes the slot
+                self._replace(index)
+            return False  # _collect reports the death on the job it was running
+        return True
+
+    def _collect(self) -> None:
+        """Wait for a result, a death or a deadline (at most ``poll_s``), and handle what came."""
+        busy = [index for index, slot in enumerate(self.slots) if slot.job is not None]
+        if not busy:  # every send failed on a dead worker, now replaced: dispatch again
+            return
+        nap = nap_s([self.slots[index] for index in busy])
+        if nap:  # not a sleep(0) on every pass: that is a system call too
+            time.sleep(nap)
+        waiting = min(self.slots[index].deadline for index in busy)
+        handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
+        timeout = min(settings.ENGINE.poll_s, max(0.0, waiting - time.monotonic()))
+        ready = wait(handles, timeout)
+        for index in busy:
+            self._look_at(index, ready)
+
+    def _look_at(self, index: int, ready: list[object]) -> None:
+        """Handle what the busy worker ``index`` has sent, or its death, or its overrun."""
+        slot = self.slots[index]
+        job = slot.job
+        assert job is not None
+        if slot.connection in ready:
+            self._receive(index)
+        elif slot.process.sentinel in ready or not slot.process.is_alive():
+            if readable(slot):  # it sent a result before it died: read that first, next pass
+                return
+            self._lost(index, job)
+        elif time.monotonic() >= slot.deadline:
+            if readable(slot):  # its result came after the wait: read next pass, not a timeout
+                return
+            if slot.starting:
+                self._overran_start(index, job)
+                return
+            witness = self._witness(slot, f"killed after {self.timeout:g} s without a result")
+            self._requeue_waiting(slot)
+            self._replace_dead(index, witness.backend_s)
+            message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
+            self._died(job, "timeout", message, witness, slot)
+
+    def _receive(self, index: int) -> None:
+        """Read what worker ``index`` has sent: every result waiting in its pipe (several, after a
+        nap: see _collect), or its end."""
+        slot = self.slots[index]
+        while (job := slot.job) is not None:
+            try:
+                number, line, log_end, resident = slot.connection.recv()
+            except (EOFError, OSError):
+                self._lost(index, job)
+                return
+            if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
+                slot.ready(line, self.timeout, self.start_limit)
+                self.starter.learn(resident)
+                self._unstarted = 0
+            else:
+                self._finished(slot, line, log_end, resident)
+            if not readable(slot):
+                return
+
+    def _finished(self, slot: Slot, line: str, log_end: int, resident: int | None) -> None:
+        """A result of the slot's running job, as its worker sent it."""
+        result = Result.from_json(json.loads(line))
+        slot.pace_ms = result.worker["elapsed_ms"] if result.worker else 0.0
+        slot.pace_of = slot.inflight[0].target
+        if slot.replaced_at is not None:  # the replacement's first item has run
+            item_s = result.worker["elapsed_ms"] / 1000 if result.worker else 0.0
+            self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
+            slot.replaced_at = None
+        slot.history.append(slot.inflight.popleft())
+        slot.retire = slot.retire or (resident or 0) > self.limits.recycle_above_kib
+        if slot.inflight:  # already running: its output starts where the worker said
+            slot.started_next(self.timeout, self.start_limit, log_end)
+        self._report(result, line)
+
+    def _requeue_waiting(self, slot: Slot, *, running_too: bool = False) -> None:
+        """The jobs sent behind the running one never started: back to the front of the queue
+        (``running_too``: the running one as well, for a worker that died before its first)."""
+        waiting = list(slot.inflight)[0 if running_too else 1 :]
+        slot.inflight.clear()
+        for job in reversed(waiting):
+            self._give_back(job)
+
+    def _lost(self, index: int, job: Job) -> None:
+        slot = self.slots[index]
+        slot.process.join(timeout=5)
+        how = describe_exit(slot.process.exitcode)
+        if not slot.readiness.prepared:  # no item is to blame
+            if not died_preparing(bool(slot.readiness.preload), slot.log):
+                self._not_started(index, how)  # it never started: nor is any backend
+                return
+            self.starter.prepare_broken = True  # it died in prepare()
+            targets = ", ".join(entry.target.id for entry in slot.readiness.preload)
+            self.warn(
+                f"warning: a worker died ({how}) in the adapter's prepare() for {targets}, before any "
+                f"item; workers start without prepare() from now on (its log: {slot.log})"
+            )
+            self._requeue_waiting(slot, running_too=True)
+            self._replace_dead(index)
+            return
+        witness = self._witness(slot, how)
+        self._requeue_waiting(slot)
+        self._replace_dead(index, witness.backend_s)
+        message = f"the worker died ({how}) while running this item; it was replaced"
+        self._died(job, "crash", message, witness, slot)
+
+    def _overran_start(self, index: int, job: Job) -> None:
+        """The worker did not start, or load ``job``'s adapter, within :attr:`start_limit`: the job is
+        the adapter's error (see deaths.overran_start), those behind it go back to the queue, and
+        if it was in prepare(), workers start without it from now on, as after a crash there."""
+        slot = self.slots[index]
+        said = phase.read(slot.log)
+        if not slot.readiness.prepared and died_preparing(bool(slot.readiness.preload), slot.log):
+            self.starter.prepare_broken = True
+            targets = ", ".join(entry.target.id for entry in slot.readiness.preload)
+            self.warn(
+                f"warning: the adapter's prepare() for {targets} took longer than {self.start_limit:g} s; "
+                f"workers start without prepare() from now on (its log: {slot.log})"
+            )
+        self._requeue_waiting(slot)
+        self._replace_dead(index)
+        self.slow_starts.add(job.key)
+        self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.readiness.prepared))
+
+    def _not_started(self, index: int, how: str) -> None:
+        """A worker died before it said it was ready for its first job: its jobs go back to the
+        queue and another worker takes its place, up to :data:`deaths.UNSTARTED_LIMIT` in a row;
+        then the run stops (see :func:`conformance.engine.deaths.unstarted`)."""
+        slot = self.slots[index]
+        self._unstarted += 1
+        self._requeue_waiting(slot, running_too=True)
+        if self._unstarted >= UNSTARTED_LIMIT:
+            self._unstarted = 0  # a front door that goes on (pytest) tries afresh
+            raise unstarted(how, slot.log)
+        self._replace_dead(index)
+
+    def _witness(self, slot: Slot, how: str) -> Witness:
+        """What the dead (or overrunning) worker left to see: read before it is replaced."""
+        name, log = (slot.log.stem if slot.log is not None else None), slot.log
+        said, backend_s = phase.left(log, time.monotonic())
+        return Witness(name, slot.process.pid, how, said, slot.log_tail(), log, backend_s)
+
+    def _died(self, job: Job, status: DeathStatus, message: str, witness: Witness, slot: Slot) -> None:
+        """Report the item a worker died on, with its evidence; keep it for the crash review."""
+        # the dead worker's history, not a copy: its slot is replaced, so the list never grows again
+        # (a copy per death cost a run with 329 deaths a list of up to 37,000 jobs each)
+        died = death(job, status, message, witness, slot.history)
+        self.deaths.append(died)
+        self._report(died.result)
+
+    def _report(self, result: Result, line: str | None = None) -> None:
+        """Journal a result (``line``: its JSON as its worker encoded it), then hand it on."""
+        if self.journal is not None:
+            self.journal(line if line is not None else journal_line(result))
+        self.on_result(result)

@@ -1,0 +1,240 @@
+"""What a person watching a run sees: a progress line while it runs, a table when it ends.
+
+On a terminal the progress line redraws in place; in CI logs (no terminal) it prints a line at
+every tenth of the run or every 30 seconds, whichever comes first, so logs stay short but a
+stalled run is visible.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from typing import TextIO
+
+from conformance.engine import settings
+from conformance.engine.worker import Job
+from conformance.results.result import Result
+from conformance.statuses import DEFECT_EXIT, FAILING, GREEN, NOT_JUDGED, STATUSES
+
+
+#: what a large item's rate class adds to its target's (see :func:`rate_class`)
+LARGE = " (large)"
+
+
+def rate_class(job: Job) -> str:
+    """What an item's time per item is measured with: its target's other items, except for a
+    large item (gigabytes of data), which takes seconds where its target's others take
+    milliseconds and so is measured with its target's other large items."""
+    return f"{job.target.id}{LARGE}" if job.large else job.target.id
+
+
+class ProgressLine:
+    """The progress line. Its ETA is each rate class's items left at that class's mean time per
+    item so far (a class not measured yet at the mean of those that are), scaled by the wall time
+    the run has taken per second of item time: that ratio holds the number of workers and what
+    the harness costs between items. Targets run at rates two orders of magnitude apart, so a
+    run-wide rate would promise the end long before it comes.
+
+    A worker's first item of a class is left out of the class's mean (its time still counts in
+    the ratio): it carries the backend's own set-up (a first compile, a lazy import), which the
+    class's other items do not pay, and which weighed on a 40-item sample enough to over-promise
+    a run's end by half."""
+
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO | None = None,
+        done: int = 0,
+        remaining: Counter[str] | None = None,
+        classes: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.interactive = self.stream.isatty()
+        self.closed = False
+        self.done = done
+        self.counts: Counter[str] = Counter()
+        self.clock = clock
+        self.started = clock()
+        #: when the last line was written, and the tenth of the run it said
+        self._shown = (0.0, -1)
+        #: items still to come per rate class (see :func:`rate_class`), the class of each large
+        #: item by key, and each class's items in all (for the ``longest`` part)
+        self.remaining: Counter[str] = remaining if remaining is not None else Counter()
+        self.classes: Mapping[str, str] = classes or {}
+        self._sizes: Counter[str] = Counter(self.remaining)
+        #: (seconds of item time, items) measured per rate class, and the item seconds in all
+        self._measured: dict[str, tuple[float, int]] = {}
+        self._work = 0.0
+        #: the (worker, rate class) pairs whose first item has come
+        self._seen: set[tuple[int, str]] = set()
+
+    def update(self, result: Result) -> None:
+        self.done += 1
+        self.counts[result.status] += 1
+        kind = self.classes.get(result.key, result.target_id)
+        if self.remaining[kind] > 0:
+            self.remaining[kind] -= 1
+        if result.worker is not None:  # a death has none: its cost shows in the wall time
+            # loading the adapter is a worker's once, not the target's per item
+            seconds = (result.worker["elapsed_ms"] - result.worker.get("load_ms", 0.0)) / 1000
+            self._work += seconds
+            first = (result.worker["pid"], kind) not in self._seen
+            self._seen.add((result.worker["pid"], kind))
+            if not first or kind.endswith(LARGE):  # a large item's seconds are its own
+                spent, count = self._measured.get(kind, (0.0, 0))
+                self._measured[kind] = (spent + seconds, count + 1)
+        now = self.clock()
+        tenth = self.done * 10 // max(self.total, 1)
+        if self.interactive:
+            if now - self._shown[0] >= settings.ENGINE.redraw_s or self.done == self.total:
+                self.stream.write("\r" + self.line() + "\x1b[K")
+                self.stream.flush()
+                self._shown = (now, tenth)
+        elif tenth != self._shown[1] or now - self._shown[0] >= 30:
+            self.stream.write(self.line() + "\n")
+            self.stream.flush()
+            self._shown = (now, tenth)
+
+    def restart(self) -> None:
+        """Count the run's wall time from now, before any result: the first workers of a long run
+        wait for the zygote's harness."""
+        self.started = self.clock()
+
+    def work_left(self) -> dict[str, float]:
+        """Seconds of item time each rate class has left at its mean time per item (an unmeasured
+        one at the mean of the measured ones of its kind, large or not); empty before anything
+        is measured."""
+        means = {kind: spent / count for kind, (spent, count) in self._measured.items()}
+        if not means:
+            return {}
+        large = set(self.classes.values())
+        fallback = {}
+        for is_large in (False, True):
+            alike = [mean for kind, mean in means.items() if (kind in large) == is_large]
+            alike = alike or list(means.values())
+            fallback[is_large] = sum(alike) / len(alike)
+        left = {kind: count for kind, count in self.remaining.items() if count}
+        return {kind: count * means.get(kind, fallback[kind in large]) for kind, count in left.items()}
+
+    def eta(self) -> float:
+        """Seconds left: the item time left (:meth:`work_left`) at the wall time per second of
+        item time the run has taken so far."""
+        work = self.work_left()
+        if not work or self._work <= 0:
+            return 0.0
+        return sum(work.values()) * (self.clock() - self.started) / self._work
+
+    def _longest(self) -> str:
+        """The target with the most work left, with how far it has come: when targets run at
+        rates a hundred times apart, the items count says little, and this says what holds the
+        run up (e.g. ``openvino/pytorch/CPU 220/1017``)."""
+        work = self.work_left()
+        if len(work) < 2:
+            return ""
+        kind = max(work, key=lambda name: work[name])
+        size = self._sizes[kind]
+        return f"  longest: {kind} {size - self.remaining[kind]}/{size}"
+
+    def line(self) -> str:
+        elapsed = self.clock() - self.started
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        counts = " ".join(f"{status} {self.counts[status]}" for status in STATUSES if self.counts[status])
+        percent = 100 * self.done // max(self.total, 1)
+        eta = eta_text(self.eta())
+        head = f"[{self.done}/{self.total}] {percent:3d}% {rate:6.1f} items/s  eta {eta} s"
+        return f"{head}  {counts}{self._longest()}".rstrip()
+
+    def close(self) -> None:
+        """End the line (once: the crash review ends it before the run's end does)."""
+        if self.interactive and not self.closed:
+            self.stream.write("\n")
+            self.stream.flush()
+        self.closed = True
+
+
+def summary_table(results: Iterable[Result]) -> str:
+    """Counts per target and status, with the time spent in the backend."""
+    per_target: dict[str, Counter[str]] = defaultdict(Counter)
+    backend_s: dict[str, float] = defaultdict(float)
+    for result in results:
+        per_target[result.target_id][result.status] += 1
+        backend_s[result.target_id] += result.timing.backend_ms / 1000
+    columns = [status for status in STATUSES if any(counts[status] for counts in per_target.values())]
+    width = max([len("target"), *map(len, per_target)])
+    header = (
+        f"{'target':<{width}}  " + "  ".join(f"{c:>7}" for c in columns) + f"  {'total':>6}  {'backend s':>9}"
+    )
+    lines = [header, "-" * len(header)]
+    for target in sorted(per_target):
+        counts = per_target[target]
+        cells = "  ".join(f"{counts[c]:>7}" for c in columns)
+        lines.append(f"{target:<{width}}  {cells}  {sum(counts.values()):>6}  {backend_s[target]:>9.1f}")
+    return "\n".join(lines)
+
+
+def green(results: Iterable[Result]) -> bool:
+    return all(result.status in GREEN for result in results)
+
+
+def nothing_judged(results: Iterable[Result]) -> str | None:
+    """Why a run judged nothing, when every result is unsupported (a target that can express none
+    of the items selected): the commonest reasons. None when anything was judged."""
+    kept = list(results)
+    if not kept or any(result.status not in NOT_JUDGED for result in kept):
+        return None
+    reasons = Counter(result.message.split("\n", 1)[0][:160] for result in kept).most_common(3)
+    listed = "; ".join(f"{count} x {reason}" for reason, count in reasons)
+    return f"nothing was judged: all {len(kept)} results are unsupported ({listed})"
+
+
+def exit_status(results: Iterable[Result]) -> int:
+    """A run's exit status: DEFECT_EXIT when the adapter or the suite failed on any item (the run
+    is then no verdict on the backend), 1 when not green or when nothing was judged at all (a run
+    of unsupported results proves nothing, and must not read as a pass), else 0."""
+    kept = list(results)
+    if any(result.defect is not None for result in kept):
+        return DEFECT_EXIT
+    return 0 if green(kept) and nothing_judged(kept) is None else 1
+
+
+def verdict(results: Iterable[Result], selected: int, interrupted: bool) -> str:
+    """The one line a run ends on: GREEN only when the whole selection of ``selected`` items was
+    judged and exits 0; else RED, with what made it so. The counts follow either way, so a CI
+    log says at a glance what a vendor run and a green one share and where they part."""
+    kept = list(results)
+    counts = Counter(
+        "defect" if result.defect else "stale" if result.status == "xpass" else result.status
+        for result in kept
+    )
+    unexplained = sum(counts[status] for status in FAILING)
+    missing = max(0, selected - len(kept))
+    parts = [
+        f"{unexplained} unexplained findings",
+        f"{counts['xfail']} known issues",
+        f"{counts['defect']} adapter or harness defects",
+        f"{counts['unsupported'] + missing} results not judged"
+        + (f" ({missing} not run)" if missing else ""),
+    ]
+    if counts["stale"]:
+        parts.append(f"{counts['stale']} known issues that passed (xpass)")
+    green_ = not interrupted and not missing and exit_status(kept) == 0
+    why = "" if green_ else _why_red(kept, interrupted, missing, selected)
+    return f"{'GREEN' if green_ else 'RED'}{why}: {len(kept)} results; " + ", ".join(parts)
+
+
+def _why_red(results: list[Result], interrupted: bool, missing: int, selected: int) -> str:
+    """The reason a run is RED when no finding says it: stopped early, or nothing judged."""
+    if interrupted or missing:
+        return f" (not finished: {selected - missing} of {selected} items judged)"
+    return " (nothing judged)" if nothing_judged(results) else ""
+
+
+def eta_text(seconds: float) -> str:
+    """The ETA as the progress line shows it, five characters wide: whole seconds, tenths below 10
+    s: in whole seconds, rounding alone put the ETA up to a fifth off the time left near a run's
+    end."""
+    return f"{seconds:5.1f}" if seconds < 9.95 else f"{seconds:5.0f}"

@@ -1,0 +1,266 @@
+"""A worker's place in the pool: its process, its pipe, the jobs it has been sent, and how it ends.
+
+The pool (:mod:`conformance.engine.pool`) keeps one slot per worker; a slot is replaced whole when its
+worker dies, overruns or is retired.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
+from pathlib import Path
+from typing import Protocol
+
+from conformance.engine import settings, worker
+from conformance.engine.worker import AdapterKey, Job, Preload
+from conformance.engine.zygote import Forked
+from conformance.plugin import Target
+from conformance.storage import scratch
+
+#: how workers are started where the zygote cannot fork them
+_CONTEXT = multiprocessing.get_context("spawn")
+
+
+class Process(Protocol):
+    """What the pool uses of a worker process, spawned or forked."""
+
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def sentinel(self) -> int: ...
+    @property
+    def exitcode(self) -> int | None: ...
+    def is_alive(self) -> bool: ...
+    def join(self, timeout: float | None = None) -> None: ...
+    def kill(self) -> None: ...
+    def close(self) -> None: ...
+
+
+@dataclass
+class Readiness:
+    """How far a worker is from running items: what it does before its first job (the targets it
+    prepares, whether it has said it is done), when it was started, the adapters it has said it
+    has loaded. Apart from the slot's pipe and clock: these change only while the worker starts
+    or meets a new adapter."""
+
+    #: the targets it prepares before its first job, and whether it has said it is done
+    preload: tuple[Preload, ...] = ()
+    prepared: bool = False
+    #: when it was started, and the adapters it has said it has loaded (see Slot.clock)
+    born: float = field(default_factory=time.monotonic)
+    loaded: set[AdapterKey] = field(default_factory=set)
+
+    def waits_for(self, job: Job | None) -> bool:
+        """Whether ``job`` (the running one) waits for the worker's start (its spawn or fork,
+        loading its adapters and their prepare()) or for its adapter's loading, not running."""
+        return not self.prepared or (job is not None and (job.adapter, job.option_key) not in self.loaded)
+
+
+@dataclass
+class Slot:
+    process: Process
+    connection: Connection
+    log: Path | None
+    #: jobs sent and not answered yet, the running one first; the next ones already wait in the
+    #: pipe, so the worker starts one the moment it has sent a result (see EngineSettings.depth)
+    inflight: deque[Job] = field(default_factory=deque)
+    #: its last item's time in ms (0: none yet) and that item's target, for the work let wait in
+    #: its pipe (see takes)
+    pace_ms: float = 0.0
+    pace_of: Target | None = None
+    #: when the running job's time is up (see clock), and since when it has been the running job
+    deadline: float = 0.0
+    began: float = 0.0
+    served: int = 0
+    log_offset: int = 0
+    #: the worker holds more memory than the pool allows between jobs: replace it when idle
+    retire: bool = False
+    #: how far the worker is from running items: its start, its prepare() and its adapters
+    readiness: Readiness = field(default_factory=Readiness)
+    #: the jobs it has finished, oldest first: what the crash review replays if it dies
+    history: list[Job] = field(default_factory=list)
+    #: its private temporary folder, removed once it has ended (see conformance.storage.scratch)
+    scratch: Path | None = None
+    #: while it replaces a worker that died and has no result yet: when it took the place, or got
+    #: its first job if that came later (see Pool.lost_s)
+    replaced_at: float | None = None
+
+    @property
+    def job(self) -> Job | None:
+        """The job the worker is running (the first sent and not answered)."""
+        return self.inflight[0] if self.inflight else None
+
+    def _room(self, depth: int) -> int:
+        """How many jobs of its last item's target may wait behind the running one: fewer than
+        ``depth`` in flight, within ``waiting_ms`` of work at its pace, one at least."""
+        waiting_ms = settings.ENGINE.waiting_ms
+        return max(1, min(depth - 1, int(waiting_ms / self.pace_ms))) if self.pace_ms > 0 else 1
+
+    def has_room(self, depth: int | None = None) -> bool:
+        """Whether any job could be sent now (see :meth:`takes`): asked before one is taken from
+        the queue, so that a full pipe costs no taking and giving back."""
+        return len(self.inflight) <= self._room(depth or settings.ENGINE.depth)
+
+    def takes(self, job: Job, depth: int | None = None, size: int | None = None) -> bool:
+        """Whether ``job`` (``size`` bytes pickled, if known) may be sent now: to an idle worker always;
+        behind a running job while the pipe has room (:meth:`_room`; one job for another target
+        than the last item's, whose pace says nothing of it) and the job is within
+        ``waiting_bytes``. A worker retired for its memory still runs the jobs in its pipe."""
+        if not self.inflight:
+            return True
+        room = self._room(depth or settings.ENGINE.depth) if job.target == self.pace_of else 1
+        if len(self.inflight) > room:
+            return False
+        return (len(pickled(job)) if size is None else size) <= settings.ENGINE.waiting_bytes
+
+    def slack_ms(self) -> float:
+        """The work waiting in its pipe behind the running job, at its pace (0: none waiting)."""
+        return (len(self.inflight) - 1) * self.pace_ms
+
+    def started_next(self, timeout: float, start_limit: float, log_end: int | None = None) -> None:
+        """Its next job is its running job from now: sent to it idle (its output starts at the log's
+        end), or ``log_end`` where the worker said its last one's output ended."""
+        self.began = time.monotonic()
+        self.clock(timeout, start_limit)
+        if log_end is None:
+            log_end = self.log.stat().st_size if self.log and self.log.exists() else 0
+        self.log_offset = log_end
+
+    @property
+    def starting(self) -> bool:
+        """Whether the running job waits for the worker's start (its spawn or fork, loading its
+        adapters and their prepare()) or for its adapter's loading, rather than running."""
+        return self.readiness.waits_for(self.job)
+
+    def clock(self, timeout: float, start_limit: float) -> None:
+        """Time the running job: ``timeout`` from now for the item itself; while the worker starts,
+        ``start_limit`` from its start, and while it loads the job's adapter, from now (neither is
+        the item's time: see EngineSettings.start_s)."""
+        if not self.readiness.prepared:
+            self.deadline = self.readiness.born + start_limit
+        else:
+            self.deadline = time.monotonic() + (start_limit if self.starting else timeout)
+
+    def ready(self, loaded: tuple[AdapterKey, ...], timeout: float, start_limit: float) -> None:
+        """The worker says it has loaded the adapters ``loaded`` (and, the first time, prepared its
+        targets): its running job's own time starts now."""
+        self.readiness.prepared = True
+        self.readiness.loaded.update(loaded)
+        if self.inflight:
+            self.clock(timeout, start_limit)
+
+    def log_tail(self, lines: int = 15) -> str:
+        """What the worker printed since its current job started (native crash messages land here)."""
+        if self.log is None or not self.log.exists():
+            return ""
+        with self.log.open("rb") as stream:
+            stream.seek(self.log_offset)
+            text = stream.read().decode("utf-8", "replace")
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+
+@dataclass(frozen=True)
+class Start:
+    """What a worker is started with: its number, its log, the targets it prepares before its first
+    job, its private folder, its share of the cores and the memory an item may take
+    (``worker.main``'s ``memory_budget``)."""
+
+    number: int
+    log: Path | None
+    preload: tuple[Preload, ...]
+    folder: Path
+    threads: int
+    memory_budget: int | None
+
+    @property
+    def args(self) -> tuple[object, ...]:
+        """``worker.main``'s arguments after its connection (what the zygote forks a worker with)."""
+        log = str(self.log) if self.log else None
+        return (self.threads, log, self.preload, self.memory_budget, str(self.folder))
+
+
+def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
+    """The slot of a worker the zygote forked (``forked``: its process and connection), or of one
+    spawned now where the zygote could not fork it (its thread variables set in the environment
+    it starts with)."""
+    if forked is not None:
+        process: Process = forked[0]
+        connection = forked[1]
+    else:
+        connection, child = _CONTEXT.Pipe()
+        spawned = _CONTEXT.Process(
+            target=worker.spawned_main,
+            args=(child, *start.args),
+            daemon=True,
+            name=f"conformance-worker-{start.number}",
+        )
+        with worker.thread_environment(start.threads):
+            spawned.start()
+        child.close()
+        process = spawned
+    return Slot(process, connection, start.log, readiness=Readiness(preload=start.preload), scratch=start.folder)
+
+
+def nap_s(busy: list[Slot]) -> float:
+    """How long the parent may sleep before it looks at the ``busy`` workers' pipes: half the
+    work the least supplied of them has waiting, at most ``nap_ms`` (0 when one has none).
+
+    A worker's send wakes a parent blocked on its pipe: on two cores a wake-up per result cost the
+    parent's share of the CPU and each result's send time (the wake-up is the sender's work, a
+    virtual machine's interrupt between its processors). A parent asleep while every worker has
+    jobs waiting reads their results several at a time. The work waiting is priced at each
+    worker's last item, so a worker whose waiting job is of a faster target may run out and idle
+    for the rest of the nap (2 ms at most). Deaths and overruns are seen that much later, never
+    missed."""
+    slack = min((slot.slack_ms() for slot in busy), default=0.0)
+    return min(slack / 2, settings.ENGINE.nap_ms) / 1000
+
+
+def readable(slot: Slot) -> bool:
+    """Whether the worker's pipe holds something unread (a result, or the end of the stream).
+
+    A worker can send a result and die (on its next item) between the ``wait`` and the check that
+    finds it dead; its connection was not in the ``ready`` list, but its result is in the pipe.
+    Declaring the running job lost then would blame the item that finished (and passed) for the
+    death of the next one, with no item before it to name as the culprit."""
+    try:
+        return slot.connection.poll()
+    except (OSError, EOFError):  # closed here
+        return False
+
+
+def pickled(job: Job) -> bytes:
+    """The job as its worker's ``recv`` reads it (what ``Connection.send`` would make of it)."""
+    return bytes(ForkingPickler.dumps(job))
+
+
+def ask_to_stop(slot: Slot) -> None:
+    """Tell the worker to exit after its current job (None is the end of its job stream)."""
+    if slot.process.is_alive():
+        with contextlib.suppress(OSError):  # gone already
+            slot.connection.send(None)
+
+
+def stop_worker(slot: Slot, *, kill: bool) -> None:
+    """End the worker: let it exit (it was asked) for up to ``stop_s`` unless ``kill``, then kill it."""
+    stop_s = settings.ENGINE.stop_s
+    if slot.process.is_alive() and not kill:
+        slot.process.join(timeout=stop_s)
+    if slot.process.is_alive():
+        slot.process.kill()
+        slot.process.join(timeout=stop_s)
+    # and whatever the worker started (it leads its own process group): no helper outlives it
+    if slot.process.pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(slot.process.pid, signal.SIGKILL)
+    with contextlib.suppress(ValueError):  # a spawned process still running cannot be closed
+        slot.process.close()
+    slot.connection.close()
+    scratch.remove(slot.scratch)

@@ -1,0 +1,377 @@
+"""The worker process: runs jobs one at a time, each through :func:`execution.run_item`.
+
+Backends run here, never in the parent, so a segfault, an abort or a hang in a backend costs
+one worker (which the pool replaces) and one result, not the run. Workers are never forked from
+the parent (it may hold threads: forking it is unsafe); they are forked from the single-threaded
+zygote (:mod:`conformance.engine.zygote`), or started afresh where it cannot fork.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import os
+import resource
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, Any
+
+from conformance import ids
+from conformance.corpus.case import Case
+from conformance.engine import lifeline, memory, phase
+from conformance.errors import PluginError
+from conformance.plugin import Target
+from conformance.results.records import WorkerRecord
+from conformance.results.result import Result
+from conformance.statuses import Defect, Judged
+from conformance.storage import journal, scratch
+
+if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once its threads are set
+    from conformance.loading.registry import LoadedAdapter
+
+#: an adapter as a worker loads it: its name and options
+AdapterKey = tuple[str, tuple[tuple[str, str], ...]]
+#: the adapters a worker has loaded
+Loaded = dict[AdapterKey, "LoadedAdapter"]
+
+#: Threading variables set in each worker so that N workers share the cores instead of each
+#: backend assuming it owns them all (which makes -j 2 slower, not faster).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CONFORMANCE_THREADS")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One item on one target, as the pool hands it to a worker."""
+
+    index: int  # position in the run's deterministic order
+    adapter: str  # the spec the adapter was loaded by (entry-point name or module:attr)
+    target: Target
+    case: Case
+    op: str
+    repeat: int
+    options: dict[str, str] = field(default_factory=dict)
+    #: what the target's route is judged on (see conformance.plugin.Route)
+    judged: Judged = "values"
+
+    @functools.cached_property
+    def key(self) -> str:
+        return ids.result_key(ids.item_id(self.case.id, self.op), self.target.id)
+
+    @property
+    def option_key(self) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted(self.options.items()))
+
+    @functools.cached_property
+    def large(self) -> bool:
+        """Whether the item needs gigabytes (see :mod:`conformance.engine.memory`): such items run
+        one at a time on the machine, so the pool gives them all to one worker. Kept once
+        asked: the pool and the progress line ask seven times a job."""
+        return memory.is_large(self.case)
+
+    @property
+    def preload(self) -> Preload:
+        return Preload(self.adapter, self.option_key, self.target)
+
+
+
+def peak_rss_kib() -> int:
+    """This process's peak resident memory (Linux reports KiB)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def resident_kib() -> int | None:
+    """This process's resident memory now (not its peak), or None where /proc is not there. Asked
+    after every item: the file stays open and is read again from its start (the system writes it
+    afresh on each read), rather than opened each time."""
+    global _statm
+    for _ in range(2):  # a descriptor an item closed (or reused for another file) is opened afresh
+        try:
+            if _statm is None or _statm[0] != os.getpid():  # opened here, not in a process it forked from
+                _statm = (os.getpid(), os.open("/proc/self/statm", os.O_RDONLY))
+            pages = int(os.pread(_statm[1], 128, 0).split()[1])
+        except (OSError, ValueError, IndexError):
+            _statm = None
+            continue
+        return pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    return None
+
+
+#: the process that opened /proc/self/statm (a fork inherits the descriptor, naming its parent),
+#: and the descriptor
+_statm: tuple[int, int] | None = None
+
+
+#: The soft core-file limit a worker sets: one byte, which the kernel takes as "no core dump" both for
+#: a core file (smaller than a page) and for a crash reporter that core_pattern pipes to (the
+#: kernel skips the pipe for a limit of exactly 1, its own guard against dumping the reporter).
+NO_CORE = 1
+
+
+def forgo_core_dumps() -> None:
+    """Let a crash of this worker write no core dump. Where the user's shell allows them (``ulimit
+    -c unlimited``, usual where backends are developed), each of the crashes a run meets (dozens in
+    the corpus, on known backend bugs) wrote the worker's whole memory, hundreds of MB, as ``core``
+    into the folder the run was started in (the user's, overwriting a core of their own), and took
+    ten times as long to die; a crash reporter (``|`` in core_pattern) was handed the same stream.
+    A crash's evidence is its result, the worker's log and its reproducer, which runs the item in
+    a process of the user's own, with their limits. Where core_pattern pipes to a reporter, the
+    kernel logs a line for each crash it skips so ("RLIMIT_CORE is set to 1, aborting core")."""
+    with contextlib.suppress(ValueError, OSError):
+        hard = resource.getrlimit(resource.RLIMIT_CORE)[1]  # RLIM_INFINITY is -1 here: no min()
+        soft = NO_CORE if hard == resource.RLIM_INFINITY else min(NO_CORE, hard)
+        resource.setrlimit(resource.RLIMIT_CORE, (soft, hard))
+
+
+def redirect_output(log_path: str | None) -> None:
+    """Send this process's stdout and stderr (file descriptors, so native backend code too) to
+    its log file: backend chatter stays out of the run's console, and the parent can quote the
+    last lines when the worker dies."""
+    if log_path is None:
+        return
+    descriptor = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for stream in (1, 2):
+        os.dup2(descriptor, stream)
+    os.close(descriptor)
+
+
+def thread_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
+    """The thread variables for a process that may use ``threads`` threads; ``blas`` overrides
+    the count for OpenBLAS, which starts its pool when NumPy is imported (the zygote needs 1)."""
+    values = dict.fromkeys(THREAD_VARIABLES, str(threads))
+    if blas is not None:
+        values["OPENBLAS_NUM_THREADS"] = str(blas)
+    return values
+
+
+def set_thread_variables(threads: int, *, blas: int | None = None) -> None:
+    """Tell the backends how many threads this process may use (before they load)."""
+    os.environ.update(thread_variables(threads, blas=blas))
+
+
+@contextlib.contextmanager
+def thread_environment(threads: int, *, blas: int | None = None) -> Iterator[None]:
+    """The thread variables set in this process's environment while a worker (or the zygote) is
+    started, then restored. A spawned process imports the parent's main module, and with it
+    NumPy, before its own code runs: set only there, OpenBLAS would already have started its
+    thread pool (and the zygote could never fork)."""
+    before = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    set_thread_variables(threads, blas=blas)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _settle_output(log_path: str | None) -> int:
+    """Flush this worker's output and say where the log ends. An adapter may have closed
+    ``sys.stdout`` or ``sys.stderr``, or their descriptors: they are opened again on the log, so
+    that the next item neither fails on a closed stream nor loses what it prints."""
+    for number, name in ((1, "stdout"), (2, "stderr")):
+        stream = getattr(sys, name)
+        try:
+            os.fstat(number)
+        except OSError:  # the descriptor itself was closed: onto the log (or nowhere) again
+            target = os.open(log_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            os.dup2(target, number)
+            os.close(target)
+        if stream is None or stream.closed:
+            setattr(sys, name, open(number, "w", encoding="utf-8", errors="replace", closefd=False))  # noqa: SIM115
+        with contextlib.suppress(OSError, ValueError):
+            getattr(sys, name).flush()
+    try:
+        return os.fstat(1).st_size if log_path is not None else 0
+    except OSError:
+        return 0
+
+
+@dataclass(frozen=True)
+class Preload:
+    """A target a new worker prepares before its first job (see ``Adapter.prepare``)."""
+
+    adapter: str
+    options: tuple[tuple[str, str], ...]
+    target: Target
+
+
+def main(
+    connection: Connection,
+    threads: int,
+    log_path: str | None = None,
+    preload: tuple[Preload, ...] = (),
+    memory_budget: int | None = None,
+    scratch_folder: str | None = None,
+) -> None:
+    """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
+    ``memory_budget``: the bytes an item may need (see :func:`conformance.engine.memory.confine`);
+    ``scratch_folder``: its private temporary folder (see :mod:`conformance.storage.scratch`)."""
+    redirect_output(log_path)
+    forgo_core_dumps()
+    scratch.enter(scratch_folder)
+    phase.open_marker(log_path)
+    set_thread_variables(threads)
+    memory.confine(memory_budget)
+    # its own process group: whatever a backend starts is ended with it (see run.slot.stop_worker),
+    # and a helper its main thread forks ends with it even if the pool is gone
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    lifeline.tie_forks()
+    before = set(sys.modules)
+    loaded = _prepared(preload)
+    # the adapters' modules and backends live as long as the worker: its collections skip them
+    # (see conformance.engine.zygote, which freezes what it imported before it forks)
+    _freeze()
+    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost), and the first
+    # job's own time starts now (see Slot.ready); the modules it took go to the zygote
+    connection.send((-1, tuple(loaded), 0, learned(before)))
+    _serve(connection, log_path, loaded)
+
+
+def spawned_main(connection: Connection, *args: Any) -> None:
+    """:func:`main` in a worker started afresh (not forked by the zygote), tied first to the process
+    that started it (see :mod:`conformance.engine.lifeline`)."""
+    lifeline.tie_to_spawner()
+    main(connection, *args)
+
+
+def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None:
+    """Run jobs until the parent sends None or goes away (see :func:`main`)."""
+    # Imported here, after the thread variables are set: backends read them when they load.
+    from conformance.engine.item import LargeInput, run_item
+    from conformance.loading import registry
+
+    kept = LargeInput()
+    while True:
+        phase.mark("between items")
+        try:
+            job: Job | None = connection.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+        key = (job.adapter, job.option_key)
+        kept.keep_only(job.case.data if job.large else None)
+        started = time.perf_counter()
+        load_ms = 0.0
+        try:
+            if key not in loaded:
+                phase.mark("loading the adapter")
+                before = set(sys.modules)
+                loaded[key] = registry.load(job.adapter, job.options)
+                _freeze()
+                load_ms = (time.perf_counter() - started) * 1000
+                connection.send((-1, (key,), 0, learned(before)))  # loaded: the item's own time starts now
+            hooks = loaded[key].hooks
+            result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
+        except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
+            result = _defect_result(job, error)
+        # the whole item: data, reference, backend and judging
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        phase.mark("reporting")
+        line = _journal_line(result, elapsed_ms, load_ms)
+        # where the next job's output will start in the log: the parent quotes the log from there
+        # if that job kills the worker (it may start before the parent has read this result)
+        log_end = _settle_output(log_path)
+        # the memory the pool bounds: what the worker accumulates, not the input it keeps on purpose
+        resident = resident_kib()
+        accumulated = None if resident is None else resident - kept.held(job.case.data) // 1024
+        connection.send((job.index, line, log_end, accumulated))
+
+
+def _journal_line(result: Result, elapsed_ms: float, load_ms: float) -> str:
+    """The result with this worker's record, as the JSON line the run's journal keeps: the parent,
+    which serves every worker, writes it as it is instead of encoding the result again on the
+    cores the workers share. ``load_ms``: the adapter loaded in this item (0: it had been)."""
+    usage: WorkerRecord = {
+        "pid": os.getpid(),
+        "peak_rss_kib": peak_rss_kib(),
+        "elapsed_ms": round(elapsed_ms, 3),
+    }
+    if load_ms:  # one the worker had not prepared before its first job
+        usage["load_ms"] = round(load_ms, 3)
+    body = result.to_json()
+    body["worker"] = usage  # into the encoded body: a dataclasses.replace per item costs more
+    return journal.encoded(body)
+
+
+def _freeze() -> None:
+    """Keep what the worker holds now out of its collections for good, once what is garbage among
+    it is collected (earlier items' cycles would otherwise be kept for the worker's life). Cheap
+    in a worker forked from the zygote: what it inherited is frozen already."""
+    gc.collect()
+    gc.freeze()
+
+
+def thread_count() -> int:
+    """Threads in this process (Linux); 1 where /proc cannot say, as fork is then never chosen."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def thread_names() -> list[str]:
+    """The threads' names as the system knows them (for the message when there are several)."""
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError), open(f"/proc/self/task/{task}/comm", encoding="utf-8") as comm:
+            names.append(comm.read().strip())
+    return names
+
+
+def learned(before: set[str]) -> tuple[str, ...]:
+    """The modules imported since ``before``, if this process is still single-threaded: none of
+    them started a thread, so the zygote may import them for the workers it forks next (see
+    :mod:`conformance.engine.zygote`). Only modules importable under their own name are named."""
+    if thread_count() != 1:
+        return ()
+    names = []
+    for name in set(sys.modules) - before:
+        spec = getattr(sys.modules.get(name), "__spec__", None)
+        if spec is not None and spec.name == name:
+            names.append(name)
+    return tuple(sorted(names))
+
+
+def _prepared(preload: tuple[Preload, ...]) -> Loaded:
+    """The ``preload`` targets' adapters, loaded and prepared before the first job (what fails
+    here is printed: the first job meets the same problem and reports it on its result)."""
+    from conformance.loading import registry
+
+    loaded: Loaded = {}
+    phase.mark("prepare")
+    for entry in preload:
+        try:
+            key = (entry.adapter, entry.options)
+            if key not in loaded:
+                loaded[key] = registry.load(entry.adapter, dict(entry.options))
+            prepare = loaded[key].hooks.prepare
+            if prepare is not None:
+                prepare(entry.target)
+        except Exception:
+            traceback.print_exc()
+    return loaded
+
+
+def _defect_result(job: Job, error: Exception) -> Result:
+    """The item's result when the suite or the adapter failed around it: the adapter's defect when
+    it could not be loaded, the harness's failure otherwise (the reference, the fills, judging)."""
+    from conformance.engine.item import bare_result, pending_result
+
+    text = "".join(traceback.format_exception(error)).strip()
+    defect: Defect = "adapter" if isinstance(error, PluginError) else "harness"
+    who = "the adapter could not be loaded" if defect == "adapter" else "the harness failed on this item"
+    message = f"{who} ({type(error).__name__}: {error})\n{text}"
+    try:
+        return pending_result(job.case, job.op, job.target, judged=job.judged).with_defect(defect, message)
+    except Exception as again:  # the reference itself fails on this case: report it bare
+        failed_too = f"{message}\nand the reference failed too: {type(again).__name__}: {again}"
+        return bare_result(job.case, job.op, job.target, failed_too).with_defect(defect, failed_too)

@@ -1,0 +1,361 @@
+"""The zygote: one process that imports the harness and the backends' thread-free modules once,
+then forks each new worker from itself.
+
+Why: a worker started afresh ("spawn") imports everything again: about 0.4 s for the harness,
+1.5 s for torch, 1.5 s more for ``torch._dynamo``. A full run starts dozens of workers (each
+backend crash costs one), so on two cores those imports were most of the harness's share of the
+wall time. A forked worker has them already.
+
+Why it is safe: ``fork`` copies only the calling thread, so a process with other threads may
+be forked while one of them holds a lock that the child then waits for forever (a hang that
+would be reported as the backend's timeout). The zygote is started afresh, sets the thread
+variables before anything loads (NumPy's OpenBLAS with one thread: the suite's NumPy work uses no
+BLAS), imports the harness, and counts its threads after each import and before every fork: with
+more than one it refuses, and the pool spawns workers instead.
+
+Which backends it imports, it learns: a worker that is still single-threaded once it has loaded
+and prepared its adapters sends the modules that took (see :func:`worker.learned`), the pool
+passes on those it has not passed on before (:meth:`Zygote.learn`), and the zygote imports them
+one at a time, answering fork requests between two imports. So the first worker of a backend
+imports it itself and every worker forked afterwards (a replacement after a crash) has it; a
+backend that starts a thread when imported or prepared (OpenVINO, ONNX Runtime) is never learned,
+and each worker imports it. Adapters declare nothing for this. The standard library's forkserver
+with ``set_forkserver_preload`` forks as fast, but its preload list is fixed before its first
+fork and it never looks at its own threads.
+
+The pool sees a forked worker as a :class:`Forked`: the same surface as a spawned
+``multiprocessing`` process (a sentinel to wait on, ``exitcode``, ``kill``, ``join``, ``close``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+import traceback
+from collections import deque
+from collections.abc import Iterable
+from multiprocessing import reduction
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import Any, NoReturn
+
+from conformance import plugin
+from conformance.engine import lifeline, worker
+
+#: What every worker imports, whatever its targets.
+HARNESS = (
+    "conformance.engine.worker",
+    "conformance.loading.registry",
+    "conformance.engine.item",
+)
+
+_CONTEXT = multiprocessing.get_context("spawn")
+
+
+class Forked:
+    """A worker forked by the zygote, as the pool handles its workers.
+
+    Its sentinel is a pipe the zygote (the worker's parent, which reaps it) writes the exit code
+    to: it reads as ended when the worker has exited, even if a process the worker started
+    still holds every descriptor the worker had. If the zygote itself goes away, it reads as
+    ended too, and the worker is killed rather than left unwatched.
+    """
+
+    def __init__(self, pid: int, sentinel: int) -> None:
+        self.pid = pid
+        self.sentinel = sentinel
+        self.exitcode: int | None = None
+        self._ended = False
+
+    def _ended_now(self) -> None:
+        self._ended = True
+        data = os.read(self.sentinel, 4)
+        if len(data) == 4:
+            self.exitcode = int.from_bytes(data, "little", signed=True)
+        else:  # the zygote went away: nobody reaps or reports this worker any more
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def is_alive(self) -> bool:
+        if not self._ended and wait([self.sentinel], timeout=0):
+            self._ended_now()
+        return not self._ended
+
+    def join(self, timeout: float | None = None) -> None:
+        if not self._ended and wait([self.sentinel], timeout=timeout):
+            self._ended_now()
+
+    def kill(self) -> None:
+        if not self._ended:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.sentinel)
+
+
+class Zygote:
+    """The parent's handle on the zygote process."""
+
+    def __init__(self, threads: int, log_path: str | None) -> None:
+        """Start the zygote; it imports the harness, then what it is asked to learn."""
+        self._connection, child = _CONTEXT.Pipe(duplex=True)  # a socket pair: it carries descriptors
+        self.process: BaseProcess = _CONTEXT.Process(
+            target=main, args=(child, threads, log_path), daemon=True, name="conformance-zygote"
+        )
+        with worker.thread_environment(threads, blas=1):
+            self.process.start()
+        child.close()
+        #: None while it imports the harness; True once it can fork, False for good
+        self.usable: bool | None = None
+        #: why it cannot fork (said once in its log and in the run's)
+        self.reason = ""
+
+    def _read(self, wait_s: float) -> bool:
+        """Read one message within ``wait_s`` seconds: that it can fork, or why it cannot."""
+        if self.usable is False or not self._connection.poll(wait_s):
+            return False
+        try:
+            said, detail = self._connection.recv()
+        except (EOFError, OSError):
+            said, detail = "gone", "the zygote exited"
+        if said == "ready":
+            self.usable = True
+        else:
+            self.usable, self.reason = False, str(detail)
+        return True
+
+    def poll(self) -> None:
+        """Take in what the zygote has said, without waiting."""
+        while self._read(0.0):
+            pass
+
+    def forkable(self, wait_s: float = 0.0) -> bool:
+        """Whether a worker can be forked (after waiting up to ``wait_s`` for the harness)."""
+        if self.usable is None:
+            self._read(wait_s)
+        return self.usable is True
+
+    def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
+        """A new worker running ``worker.main(connection, *args)``; None when the zygote cannot
+        fork (the pool spawns it instead)."""
+        if not self.forkable():
+            return None
+        try:
+            self._connection.send(("fork", args))
+            said, detail = self._connection.recv()
+            if said != "forked":
+                self.usable, self.reason = False, str(detail)
+                return None
+            with socket.socket(fileno=os.dup(self._connection.fileno())) as carrier:
+                worker_end, exit_pipe = reduction.recvfds(carrier, 2)
+        except (EOFError, OSError) as error:  # the zygote died: spawn from now on
+            self.usable, self.reason = False, f"the zygote went away ({error})"
+            return None
+        return Forked(int(detail), exit_pipe), Connection(worker_end)
+
+    def learn(self, modules: Iterable[str]) -> None:
+        """Have the zygote import ``modules`` (a worker found them thread-free), between forks."""
+        if self.usable is not False:
+            with contextlib.suppress(OSError):
+                self._connection.send(("import", tuple(modules)))
+
+    def close(self, at_once: bool = False) -> None:
+        """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has; one
+        in the middle of an import reads no request until it ends, and is killed after a moment,
+        as it is at once when ``at_once`` (a run interrupted)."""
+        with contextlib.suppress(OSError):
+            self._connection.send(None)
+        self.process.join(timeout=0 if at_once else 1)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=5)
+        self._connection.close()
+
+
+def preload() -> None:
+    """Import the harness, and read the installed distributions' index, which adapters' ``info()``
+    asks for their backends' versions (:func:`conformance.plugin.distributions_by_package`): each
+    forked worker then has both."""
+    _import(HARNESS)
+    try:
+        plugin.distributions_by_package()
+    except Exception:  # unreadable metadata: each worker meets it when an adapter asks, and says so
+        traceback.print_exc()
+
+
+def _import(names: Iterable[str]) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as error:  # not importable by name: a worker that needs it imports it
+            print(f"zygote: not imported {name}: {type(error).__name__}: {error}", file=sys.stderr)
+
+
+def _single_threaded(connection: Connection, server: _Server, imported: str) -> bool:
+    """Whether the zygote still has one thread after importing ``imported``; if not, it says why,
+    forks no more, and serves its workers' exits until told to stop."""
+    running = worker.thread_count()
+    if running == 1:
+        return True
+    names = ", ".join(sorted(worker.thread_names()))
+    reason = f"{running} threads ({names}) after importing {imported}: workers are spawned"
+    print(f"zygote: {reason}", file=sys.stderr, flush=True)
+    connection.send(("unsafe", reason))
+    # the workers forked before go on: their exit codes are still this process's to report
+    # (leaving now would read as its end, and kill them)
+    while server.serve(block=True, fork=False):
+        pass
+    return False
+
+
+def main(connection: Connection, threads: int, log_path: str | None) -> None:
+    """Import the harness, then fork workers on request and import the modules the pool passes
+    on, one at a time between forks, until told to stop; after each import check that this
+    process is single-threaded. It ends with the run (see :mod:`conformance.engine.lifeline`), and
+    its workers with it."""
+    lifeline.tie_to_spawner()
+    worker.redirect_output(log_path)
+    worker.forgo_core_dumps()  # it imports backends: a crash there dumps no core either
+    # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker.set_thread_variables(threads, blas=1)
+    server = _Server(connection)
+    preload()
+    if not _single_threaded(connection, server, "the harness"):
+        _leave()
+    # what it imported is never collected, in the zygote or a worker: a worker's collections
+    # would walk (and, writing to each object's header, copy) the memory it shares with it
+    gc.freeze()
+    connection.send(("ready", None))
+    pending: deque[str] = deque()
+    while server.serve(block=not pending, learned=pending):
+        if pending:
+            module = pending.popleft()
+            _import((module,))
+            if not _single_threaded(connection, server, module):
+                break
+            if not pending:
+                gc.freeze()
+    _leave()
+
+
+def _leave() -> NoReturn:
+    """End the zygote without the interpreter's teardown: it holds no state worth saving, and
+    tearing down the backends it imported (TensorFlow, torch, OpenVINO) takes seconds that the
+    pool would wait for at the end of every run that started it."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
+
+
+class _Server:
+    """Forks workers on request and reaps them, reporting each one's exit code. Set up before the
+    first import: a worker that ends while the zygote imports (seconds, for TensorFlow) is reaped
+    by the signal handler at once, so the pool learns how it ended without waiting for the import."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_write, False)
+        signal.set_wakeup_fd(wake_write)
+        self.children: dict[int, int] = {}  # pid -> the write end of its exit-code pipe
+        zygote = os.getpid()
+        # only in the zygote: a worker between its fork and its own handler must not reap
+        # (it holds copies of its siblings' exit pipes)
+        signal.signal(signal.SIGCHLD, lambda *_: _reap(self.children) if os.getpid() == zygote else None)
+        self.own = [connection.fileno(), self.wake_read, wake_write]
+
+    def serve(self, *, block: bool, fork: bool = True, learned: deque[str] | None = None) -> bool:
+        """Fork on request (refuse, unless ``fork``) until told to stop (False), or to import
+        modules (True, added to ``learned``), or, unless ``block``, until no request is waiting
+        (True)."""
+        while True:
+            ready = wait([self.connection, self.wake_read], None if block else 0)
+            if self.wake_read in ready:
+                os.read(self.wake_read, 512)
+            # the handler reaps too: never in the middle of this call (it would report a worker
+            # this call has just waited for as ended with 0)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+            try:
+                _reap(self.children)
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+            if self.connection not in ready:
+                if block:
+                    continue
+                return True
+            try:
+                request = self.connection.recv()
+            except (EOFError, OSError):
+                return False
+            if request is None:
+                return False
+            kind, detail = request
+            if kind == "import":
+                if learned is not None:
+                    learned.extend(detail)
+                    return True
+                continue
+            if not fork or worker.thread_count() != 1:  # never fork with a second thread
+                self.connection.send(("unsafe", f"{worker.thread_count()} threads in the zygote"))
+                continue
+            _fork(self.connection, detail, self.children, self.own)
+
+
+def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int], own: list[int]) -> None:
+    worker_end, child_end = socket.socketpair()
+    exit_read, exit_write = os.pipe()  # the zygote writes the worker's exit code here
+    zygote = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the worker: keep only its own end of its pipe, and never return into the loop
+        code = 1
+        try:
+            lifeline.tie(zygote)  # first: a zygote that ends leaves no worker behind
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            inherited = [*own, *children.values(), exit_read, exit_write, worker_end.detach()]
+            for descriptor in inherited:
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+            worker.main(Connection(child_end.detach()), *args)
+            code = 0
+        except BaseException:  # a worker's own end; the pool reports its exit code
+            with contextlib.suppress(Exception):
+                traceback.print_exc()
+        finally:
+            os._exit(code)
+    child_end.close()
+    children[pid] = exit_write
+    connection.send(("forked", pid))
+    with socket.socket(fileno=os.dup(connection.fileno())) as carrier:
+        reduction.sendfds(carrier, [worker_end.fileno(), exit_read])
+    worker_end.close()
+    os.close(exit_read)
+
+
+def _reap(children: dict[int, int]) -> None:
+    """Write the exit code of every ended worker to its pipe and close it (from the serving loop,
+    and from the signal handler while the zygote imports)."""
+    for pid in list(children):
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not waitable: reported as ended (once, see below)
+            done, status = pid, 0
+        if done == 0:
+            continue
+        write = children.pop(pid, None)
+        if write is None:  # reported already
+            continue
+        with contextlib.suppress(OSError):
+            os.write(write, os.waitstatus_to_exitcode(status).to_bytes(4, "little", signed=True))
+        os.close(write)

@@ -1,0 +1,94 @@
+"""Model converters run as child processes, for adapters whose converter is a command-line tool
+(MNN's ``mnnconvert``, ncnn's ``pnnx``).
+
+Why a child process rather than the converter's in-process binding: a converter that crashes,
+aborts or corrupts its heap on an odd model must not take the worker's backend state with it, and
+its printed diagnostics (the only account of what it did, since these tools exit 0 after a warning)
+come back as text. The child runs in a scratch folder the caller owns, with a time limit.
+
+How the child's end is judged, so that the engine's statuses stay true:
+
+- it exits (whatever the code): the caller reads what it wrote and what it printed, and decides;
+  a tool that exits 0 without writing its model, or after a warning, is never taken at its word;
+- it dies by a signal (SIGSEGV, SIGABRT from a heap check): the worker prints what the child
+  printed and dies by the same signal, so the item is a ``crash`` (the engine's worker isolation
+  makes that one result, and its crash review reruns it alone), never a refusal that an invalid
+  case would score as a pass;
+- it outlives the worker (the engine killed the worker for running past ``--timeout``): the child
+  asked Linux to kill it when its parent dies (``PR_SET_PDEATHSIG``), so nothing is left running;
+- it runs past ``limit_s`` (a limit above the engine's default item timeout): an adapter error,
+  never green.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Final
+
+#: Seconds a conversion may take: above the engine's default item timeout (120 s), so that a hang is
+#: normally the engine's ``timeout``; this limit only ends a child nobody else would.
+LIMIT_S: Final = 300.0
+#: How many characters of the child's output a message quotes.
+QUOTED: Final = 1500
+#: prctl's option that delivers a signal to a process when its parent ends (linux/prctl.h).
+_PR_SET_PDEATHSIG: Final = 1
+
+
+class ConverterHung(Exception):
+    """The converter ran past its limit; raised as the adapter's error by the callers."""
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """What the child calls before exec to be killed when the worker that started it dies: libc's
+    prctl, looked up here in the parent, so the child makes one plain system call after fork."""
+    if sys.platform != "linux":
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    return lambda: prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def run(argv: Sequence[str], workdir: Path, *, limit_s: float = LIMIT_S) -> subprocess.CompletedProcess[str]:
+    """``argv`` in ``workdir``, stdout and stderr together as text; dies like the child did (see the
+    module docstring), raises :class:`ConverterHung` past ``limit_s``."""
+    try:
+        done = subprocess.run(
+            list(argv),
+            cwd=workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            timeout=limit_s,
+            check=False,
+            preexec_fn=_die_with_parent(),  # noqa: PLW1509
+        )
+    except subprocess.TimeoutExpired as expired:
+        raise ConverterHung(f"{Path(argv[0]).name} ran past {limit_s:g} s and was killed") from expired
+    if done.returncode < 0:
+        die_like(-done.returncode, f"{Path(argv[0]).name} {' '.join(argv[1:])}", done.stdout)
+    return done
+
+
+def die_like(number: int, command: str, printed: str) -> None:
+    """End this worker by the signal that ended the converter, after printing what it printed: the
+    worker's log is the crash result's evidence."""
+    name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else str(number)
+    sys.stderr.write(f"the converter died by {name}: {command}\n{tail(printed)}\n")
+    sys.stderr.flush()
+    signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
+    os._exit(128 + number)  # a signal that does not end a process by default
+
+
+def tail(printed: str, limit: int = QUOTED) -> str:
+    """The end of a child's output, where converters say what went wrong."""
+    text = printed.strip()
+    return text if len(text) <= limit else "... " + text[-limit:]

@@ -1,0 +1,181 @@
+"""PaddlePaddle calls and programs for the paddle.* ops, and exact conversions between NumPy and Paddle.
+
+Three targets judge what Paddle makes of one request: the paddle adapter calls the function eagerly
+and runs the program ``paddle.jit.to_static`` traces from it, and ONNX Runtime runs that program
+once ``paddle.jit.save`` has written it and paddle2onnx has exported it. Building the call here, in
+the engine, hands all of them the same program, so a difference between them is a difference
+between backends.
+
+- One call as model code writes it: ``paddle.<name>(x, value, axis=...)``, the axis left out when
+  the case omits it (hsplit, vsplit and dsplit take none). A count is a Python int, sizes and split
+  indices a Python list.
+- The axis is a Python int, or a 0-D Tensor of ``graph.axis_dtype`` when the case types it away
+  from the default or feeds it at run time (then it is an input of the traced program).
+- ``paddle.jit.to_static`` reads the source of the function it traces, so the functions it is
+  handed are defined in this file; the data's dims are None in its ``InputSpec`` where the case
+  declares them dynamic.
+- Conversions move bytes: bfloat16 crosses as its uint16 bit patterns (NumPy's uint16 becomes
+  Paddle's bfloat16, so Paddle cannot hold uint16 data, nor uint32, uint64 or strings).
+
+Paddle is imported lazily: the engine does not need it installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import Task, backend_calls
+
+AXIS: Final = "axis"
+#: The ops that take no axis: their pages name the axis for the data's rank.
+NO_AXIS: Final = frozenset({"paddle.hsplit", "paddle.vsplit", "paddle.dsplit"})
+#: What a NumPy dtype of the suite becomes on the way into Paddle, where it is not itself.
+_CARRIER: Final = {"bfloat16": np.uint16}
+
+
+def function_name(task: Task) -> str:
+    return task.op.removeprefix("paddle.")
+
+
+def value(task: Task) -> int | list[int]:
+    """The split value as the call takes it: an int count, or a list of sizes or indices."""
+    form = task.form.value
+    return list(form) if isinstance(form, tuple) else form
+
+
+def axis_fed(task: Task) -> bool:
+    """Whether the axis is an input of the traced program (fed at run time)."""
+    return task.axis is not None and task.graph.runtime(AXIS)
+
+
+def axis_is_tensor(task: Task) -> bool:
+    """Whether the call takes its axis as a 0-D Tensor rather than a Python int."""
+    return task.axis is not None and (axis_fed(task) or task.graph.axis_dtype != "int64")
+
+
+def to_paddle(array: np.ndarray) -> Any:
+    """A Paddle tensor with the array's bytes (bfloat16 through its bit patterns)."""
+    import paddle
+
+    carrier = _CARRIER.get(dtypes.name_of(array.dtype))
+    return paddle.to_tensor(array if carrier is None else array.view(carrier))
+
+
+def to_numpy(tensor: Any, dtype: str) -> np.ndarray:
+    """A piece back as the suite's dtype, bit for bit."""
+    array = np.asarray(tensor.numpy())
+    return array.view(dtypes.numpy_dtype(dtype)) if dtype in _CARRIER else array
+
+
+def axis_tensor(task: Task, axis: int | None = None) -> Any:
+    """The axis as a 0-D Tensor of the case's axis type (``axis``: a run's own axis)."""
+    import paddle
+
+    wanted = task.axis if axis is None else axis
+    return paddle.to_tensor(np.array(wanted, dtype=dtypes.numpy_dtype(task.graph.axis_dtype)))
+
+
+def eager(task: Task) -> list[np.ndarray]:
+    """The function called on a tensor of the task's data, the pieces converted back."""
+    import paddle
+
+    function = getattr(paddle, function_name(task))
+    with backend_calls():
+        x = to_paddle(task.data)
+        if task.axis is None:
+            pieces = function(x, value(task))
+        else:
+            pieces = function(x, value(task), axis=axis_tensor(task) if axis_is_tensor(task) else task.axis)
+    return [to_numpy(piece, task.dtype) for piece in pieces]
+
+
+def split_function(task: Task) -> Callable[..., Any]:
+    """The Python function ``to_static`` traces: the data (and a fed axis) in, the pieces out."""
+    import paddle
+
+    function = getattr(paddle, function_name(task))
+    split_value, axis = value(task), task.axis
+    if axis is None:
+
+        def split(x: Any) -> Any:
+            return function(x, split_value)
+
+    elif axis_fed(task):
+
+        def split(x: Any, axis: Any) -> Any:  # type: ignore[misc]
+            return function(x, split_value, axis=axis)
+
+    elif axis_is_tensor(task):
+        axis_type = task.graph.axis_dtype
+
+        def split(x: Any) -> Any:  # type: ignore[misc]
+            return function(x, split_value, axis=paddle.full([], axis, axis_type))
+
+    else:
+
+        def split(x: Any) -> Any:  # type: ignore[misc]
+            return function(x, split_value, axis=axis)
+
+    return split
+
+
+def input_spec(task: Task) -> list[Any]:
+    """The InputSpec of every input: the data (None dims when dynamic), then a fed axis."""
+    from paddle.static import InputSpec
+
+    rank = task.data.ndim
+    shape = [None] * rank if task.graph.data_shape == "dynamic" else list(task.data.shape)
+    specs = [InputSpec(shape, task.dtype, name="x")]
+    if axis_fed(task):
+        specs.append(InputSpec([], task.graph.axis_dtype, name=AXIS))
+    return specs
+
+
+def static_function(task: Task) -> Any:
+    """The program ``paddle.jit.to_static`` traces with :func:`input_spec` (traced here, at build)."""
+    import paddle
+
+    with backend_calls():
+        program = paddle.jit.to_static(split_function(task), input_spec=input_spec(task), full_graph=True)
+        program.concrete_program  # noqa: B018  # traces now: a refusal while tracing is Paddle's answer
+    return program
+
+
+def inputs(task: Task) -> list[Any]:
+    """One run's inputs as Paddle tensors: the data, then a fed axis (the run's own)."""
+    fed = [to_paddle(task.data)]
+    if axis_fed(task):
+        fed.append(axis_tensor(task))
+    return fed
+
+
+def feeds(task: Task) -> dict[str, np.ndarray]:
+    """One run's inputs by the names the saved program gives them (``x``, ``axis``)."""
+    named = {"x": task.data if task.dtype not in _CARRIER else task.data.view(_CARRIER[task.dtype])}
+    if axis_fed(task):
+        named[AXIS] = np.array(task.axis, dtype=dtypes.numpy_dtype(task.graph.axis_dtype))
+    return named
+
+
+def run_static(program: Any, task: Task) -> list[np.ndarray]:
+    """One run of the traced program on the task's inputs."""
+    with backend_calls():
+        pieces: Sequence[Any] = program(*inputs(task))
+    return [to_numpy(piece, task.dtype) for piece in pieces]
+
+
+def call_code(task: Task, axis_code: str | None) -> str:
+    """The call as a reproducer writes it, ``x`` the data and ``axis_code`` the axis expression."""
+    axis = "" if axis_code is None else f", axis={axis_code}"
+    return f"paddle.{function_name(task)}(x, {value(task)!r}{axis})"
+
+
+def warm_split(x: Any) -> Any:
+    """A first trace for a worker to make before its first item (``prepare``)."""
+    import paddle
+
+    return paddle.split(x, 2)

@@ -1,0 +1,304 @@
+"""The output folder: the suite writes only where it cannot destroy a file it did not write,
+nor a run it was not asked to replace.
+
+A run replaces its results, report, journal and worker logs, and ``--out .`` once deleted a
+user's ``workers/notes.txt`` and overwrote their ``index.html``. So a folder is written only
+when it is new, empty, or marked as the suite's by :data:`MARKER`, a file the suite puts in
+every folder it writes. Even in a marked folder the suite replaces or removes only files of its
+own names (:data:`OWN_NAMES`, the worker logs) and leaves any other file alone. Every check
+here reads only, so a front door can refuse before it plans or runs anything; :func:`claim`
+creates and marks the folder when the work starts.
+
+A run of one item (the reproducer command a report shows) would replace a complete run's
+results with its one: a run whose selection differs from the complete run in its folder is
+refused unless told to replace it (:func:`check_replacing`). A run that may replace the folder's
+results moves them into ``previous/`` as it starts (:func:`set_aside_results`), so that a run
+killed before its end leaves no results file that looks current.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shlex
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import EnvironmentFailure, UsageError
+from conformance.results import document as results_file
+
+MARKER = ".conformance-run"
+#: the files a run, explore, merge or certify writes at the top of its folder
+OWN_NAMES = (
+    "results.json",
+    "junit.xml",
+    "index.html",
+    "compat.html",
+    "compat.md",
+    "journal.jsonl",
+    "certificate.json",
+    "certificate.html",
+    ".lock",
+    MARKER,
+)
+WORKERS = "workers"
+#: the worker logs in ``workers/``: ``worker-<n>.log`` and ``zygote.log``, and each worker's
+#: phase file (conformance.engine.phase), there and in ``workers/review/`` (the crash review's)
+WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.(log|phase)")
+REVIEW = "review"
+#: the folder an unfinished run's journal is set aside in (see :func:`set_aside`)
+SET_ASIDE = "interrupted-{stamp}"
+#: foreign files a refusal names
+NAMED = 4
+#: what a run writes at its end (results file, JUnit XML, report and compatibility pages:
+#: conformance.publishing's names), moved into :data:`PREVIOUS` when the next run starts
+RESULTS = ("results.json", "junit.xml", "index.html", "compat.html", "compat.md")
+PREVIOUS = "previous"
+#: adapters a refusal names (then "...")
+NAMED_ADAPTERS = 3
+
+_ABOUT = (
+    "This folder holds the output of the conformance suite (`conformance run`, `explore`, "
+    "`certify`, `merge`, the pytest plugin). This file lets the suite write here again; it then "
+    "replaces or removes only files of its own names ({names}, worker logs in workers/) and "
+    "leaves every other file alone. Without this file the suite writes only into a new or empty folder."
+)
+
+
+def is_marked(folder: Path) -> bool:
+    """Whether the suite wrote ``folder`` (it holds the marker)."""
+    return (folder / MARKER).is_file()
+
+
+def check(out: Path, option: str = "--out") -> None:
+    """Refuse (UsageError) an output folder the suite may not write: a file, or a folder that
+    holds files without being marked. Reads only; nothing is created."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{option} {out}: is a file, not a folder; give a new or empty folder")
+    if not out.is_dir() or is_marked(out):
+        return
+    try:
+        foreign = _first_files(out)
+    except OSError as error:
+        raise UsageError(f"{option} {out}: cannot be listed: {error.strerror or error}") from None
+    if foreign:
+        raise UsageError(_refusal(out, option, foreign))
+
+
+def claim(out: Path, option: str = "--out") -> None:
+    """Check ``out`` (:func:`check`), create it and mark it as the suite's."""
+    check(out, option)
+    mark(out, option)
+
+
+def mark(out: Path, option: str = "--out") -> None:
+    """Create ``out`` if need be and mark it as the suite's (after :func:`check`, or once the
+    suite has written it)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if not is_marked(out):
+            text = _ABOUT.format(names=", ".join(OWN_NAMES))
+            marker = json.dumps({"schema": "conformance.out/1", "about": text}, indent=1)
+            (out / MARKER).write_text(marker + "\n", encoding="utf-8")
+    except OSError as error:  # the machine's refusal (read-only, full, permissions), not the input's
+        raise EnvironmentFailure(f"{option} {out}: cannot be written: {error.strerror or error}") from None
+
+
+def clear_worker_logs(out: Path) -> None:
+    """Remove the previous run's worker logs, and ``workers/`` when that leaves it empty; any
+    other file there stays."""
+    for folder in (out / WORKERS / REVIEW, out / WORKERS):
+        if not folder.is_dir():
+            continue
+        for entry in folder.iterdir():
+            if WORKER_LOG.fullmatch(entry.name) and entry.is_file():
+                entry.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: something else lives there
+            folder.rmdir()
+
+
+def set_aside_results(out: Path) -> list[Path]:
+    """Move the previous run's results file, JUnit XML and report into ``previous/`` (marked;
+    the set an earlier run left there is replaced), the results file first: a run killed before
+    it writes its own then leaves none that claims to be current, and the previous ones stay
+    readable there (``conformance diff previous/results.json results.json``). Where ``previous``
+    is not the suite's to write (a file, someone's folder), they are removed instead. Returns
+    where they went."""
+    present = [out / name for name in RESULTS if (out / name).is_file()]
+    if not present:
+        return []
+    folder = out / PREVIOUS
+    try:
+        claim(folder)
+    except UsageError:
+        for path in present:
+            path.unlink(missing_ok=True)
+        return []
+    for name in RESULTS:  # one run's set, never two runs' files mixed
+        (folder / name).unlink(missing_ok=True)
+    for path in present:
+        os.replace(path, folder / path.name)
+    return [folder / path.name for path in present]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What a run covers, as far as replacing another goes: its selection (``run.selection`` of
+    its results file), its case files and the names of its adapters."""
+
+    selection: Mapping[str, Any]
+    files: tuple[str, ...]
+    adapters: frozenset[str]
+
+    def covers(self, other: Coverage) -> bool:
+        """Whether this run replaces ``other`` with no less: the same selection, and at least its
+        case files and adapters (a case file or a backend added since is fine)."""
+        return (
+            self.selection == other.selection
+            and set(other.files) <= set(self.files)
+            and other.adapters <= self.adapters
+        )
+
+    def brief(self) -> str:
+        """In a few words: the options that narrow it, how many case files, which adapters."""
+        named = sorted(self.adapters)[:NAMED_ADAPTERS]
+        more = len(self.adapters) > len(named)
+        adapters = ", ".join(named) + (f", ... ({len(self.adapters)} adapters)" if more else "")
+        files = f"{len(self.files)} case file{'s' if len(self.files) != 1 else ''}"
+        return f"{shlex.join(self.words()) or 'every item'} of {files} on {adapters or 'no adapter'}"
+
+    def words(self) -> list[str]:
+        """The options of the selection, as typed."""
+        flags = (("ops", "--op"), ("tags", "--tag"), ("items", "--item"), ("targets", "--target"))
+        given = [(flag, value) for key, flag in flags for value in self.selection.get(key) or ()]
+        words = [word for pair in given for word in pair]
+        words += ["-k", self.selection["keyword"]] if self.selection.get("keyword") else []
+        return words + (["--shard", self.selection["shard"]] if self.selection.get("shard") else [])
+
+
+def complete_run(out: Path) -> Coverage | None:
+    """What the complete run whose results are in ``out`` covered; None when there is none (no
+    results file, an interrupted run's, or one that does not say)."""
+    head = results_file.read_head(out / results_file.FILE_NAME) or {}
+    run, suite, adapters = head.get("run"), head.get("suite"), head.get("adapters")
+    if not (isinstance(run, dict) and isinstance(suite, dict) and isinstance(adapters, list)):
+        return None
+    selection = run.get("selection")
+    if run.get("interrupted", False) or not isinstance(selection, dict):
+        return None
+    names = frozenset(str(entry.get("name")) for entry in adapters if isinstance(entry, dict))
+    return Coverage(selection, tuple(map(str, suite.get("files") or ())), names)
+
+
+def check_replacing(out: Path, run: Coverage) -> None:
+    """Refuse (UsageError) a run that would replace the complete run of another selection in
+    ``out`` (see :meth:`Coverage.covers`); a rerun of the same selection replaces it."""
+    there = complete_run(out)
+    if there is None or run.covers(there):
+        return
+    folder = out / (path_safe("-".join(run.words()[1::2])) or "other-run")
+    raise UsageError(
+        f"--out {out}: holds the complete run of {there.brief()} (results.json and its report); "
+        f"this run selects {run.brief()} and would replace it. Give another folder, e.g. --out "
+        f"{folder}, or --replace to replace it"
+    )
+
+
+def path_safe(text: str, limit: int = 80) -> str:
+    """``text`` as one folder name: runs of characters other than letters, digits, ``.``, ``_``
+    and ``-`` become ``_``; a longer name is cut and ends with a hash of the whole, so two long
+    names stay apart."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._-")
+    if len(name) <= limit:
+        return name
+    return f"{name[: limit - 9]}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+
+
+def set_aside(journal: Path) -> Path:
+    """Move an unfinished run's journal out of the way of a new run, into a folder of its own
+    beside it (``interrupted-<time>/journal.jsonl``, marked), where ``--resume`` finishes it;
+    returns that folder."""
+    stamp = int(journal.stat().st_mtime)
+    folder = journal.parent / SET_ASIDE.format(stamp=stamp)
+    number = 1
+    while folder.exists():
+        number += 1
+        folder = journal.parent / (SET_ASIDE.format(stamp=stamp) + f"-{number}")
+    folder.mkdir()
+    claim(folder)
+    os.replace(journal, folder / "journal.jsonl")
+    return folder
+
+
+def set_aside_runs(out: Path) -> list[Path]:
+    """The unfinished runs set aside in ``out``: folders of :func:`set_aside` that still hold a
+    journal, and journals earlier versions moved to ``journal-<time>.jsonl``."""
+    if not out.is_dir():
+        return []
+    found = [path.parent for path in out.glob("interrupted-*/journal.jsonl")]
+    return sorted(found + list(out.glob("journal-*.jsonl")))
+
+
+def check_page(path: Path, option: str = "-o") -> None:
+    """Refuse to replace a file that is not a page the suite wrote: a page of its own name in a
+    marked folder, or an HTML page titled ``Split conformance...`` (report, diff and versions
+    pages are). A missing file is fine; a directory is left to the writer's own message."""
+    if not path.is_file():
+        return
+    if path.name in OWN_NAMES and is_marked(path.parent):
+        return
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return  # the writer names what is wrong with it
+    if head.startswith(b"<!DOCTYPE html>") and b"<title>Split conformance" in head:
+        return
+    raise UsageError(
+        f"{option} {path}: the file exists and is not a page the suite wrote; the suite replaces "
+        "only its own pages: give a new file name"
+    )
+
+
+def _first_files(folder: Path) -> list[str]:
+    """Up to NAMED+1 files under ``folder``, as paths relative to it, in sorted order (the first
+    few are enough to name; a folder as large as a home directory is not walked further)."""
+    return list(_walk(folder, Path()))[: NAMED + 1]
+
+
+def _walk(folder: Path, relative: Path) -> Iterator[str]:
+    count = 0
+    for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
+        if count > NAMED:
+            return
+        if entry.is_dir(follow_symlinks=False):
+            inside = list(_walk(Path(entry.path), relative / entry.name))
+            yield from inside or [f"{(relative / entry.name).as_posix()}/"]
+            count += len(inside) or 1
+        else:
+            yield (relative / entry.name).as_posix()
+            count += 1
+
+
+def _refusal(out: Path, option: str, foreign: list[str]) -> str:
+    named = ", ".join(foreign[:NAMED]) + (", ..." if len(foreign) > NAMED else "")
+    return (
+        f"{option} {out}: the folder holds files the suite did not write ({named}) and no "
+        f"{MARKER} marker of an earlier run; the suite writes only into a new folder, an empty one "
+        f"or one it wrote before, so that it never replaces or deletes your files. Give a new "
+        f"folder, e.g. {option} {_free_name(out)}"
+    )
+
+
+def _free_name(out: Path) -> str:
+    """A folder inside ``out`` that does not exist yet, to suggest."""
+    candidate, number = out / "conformance-reports", 1
+    while candidate.exists():
+        number += 1
+        candidate = out / f"conformance-reports-{number}"
+    return str(candidate)

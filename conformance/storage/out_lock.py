@@ -1,0 +1,55 @@
+"""One run at a time per output folder.
+
+Two runs writing one ``--out`` would rename, append to and delete each other's journal and
+overwrite each other's results. A run holds an
+exclusive lock on ``<out>/.lock`` from before it opens the journal until its results are
+written; a second run on the same folder stops at once, with exit status 2 and the first run's
+process id and command. The lock is the operating system's (``flock``): it is released when the
+holder exits, however it exits, so a killed run never leaves a stale lock behind. Before the
+lock file is made, the folder is checked and marked as the suite's
+(:func:`conformance.storage.out_folder.claim`): a folder holding someone else's files is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from conformance.errors import UsageError
+from conformance.storage import out_folder
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; runs are not guarded there
+    fcntl = None  # type: ignore[assignment]
+
+FILE_NAME = ".lock"
+
+
+@contextlib.contextmanager
+def locked(out: Path, command: Sequence[str]) -> Iterator[None]:
+    """Hold ``out``'s lock for the duration; UsageError naming the holder if another run has it,
+    or when ``out`` is no folder the suite may write."""
+    out_folder.claim(out)
+    if fcntl is None:
+        yield
+        return
+    path = out / FILE_NAME
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(descriptor, 4096, 0).decode("utf-8", "replace").strip() or "unknown"
+            raise UsageError(
+                f"{out} is being written by another run ({holder}); wait for it to end or give "
+                "this one another --out"
+            ) from None
+        os.ftruncate(descriptor, 0)
+        os.pwrite(descriptor, f"process {os.getpid()}: {shlex.join(command)}\n".encode(), 0)
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock

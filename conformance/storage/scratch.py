@@ -1,0 +1,54 @@
+"""Each worker's private temporary folder, removed by the parent when the worker ends.
+
+Why: backends and converters write temporary files while they work, and a worker that dies or
+is killed for overrunning never removes its own: an item whose worker dies inside a
+``TemporaryDirectory`` leaves the folder in /tmp, and TensorFlow's AutoGraph leaves a
+``__autograph_generated_file*.py`` behind on every function it converts. A worker
+now points ``TMPDIR`` (and ``TEMP``, ``TMP`` and Python's :data:`tempfile.tempdir`) at a folder
+of its own inside the pool's folder, before any backend loads; the parent removes it once the
+worker has ended however it ended, and the pool's folder when the pool closes. A user's own
+temporary folder then holds nothing of a run once it is over.
+
+The lock that keeps large items apart (:mod:`conformance.engine.memory`) is shared by every worker
+of every run, so it stays in the system's temporary folder: :data:`SYSTEM` is read at import,
+before a worker moves its own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Final
+
+#: The system's temporary folder, as it was before a worker pointed its own elsewhere.
+SYSTEM: Final = Path(tempfile.gettempdir())
+_VARIABLES: Final = ("TMPDIR", "TEMP", "TMP")
+
+
+def pool_folder() -> Path:
+    """A new folder for one pool's workers, in the system's temporary folder."""
+    return Path(tempfile.mkdtemp(prefix="conformance-workers-", dir=SYSTEM))
+
+
+def worker_folder(pool: Path, number: int) -> Path:
+    """Worker ``number``'s folder inside ``pool``, created empty."""
+    folder = pool / f"worker-{number}"
+    folder.mkdir(mode=0o700)
+    return folder
+
+
+def enter(folder: str | None) -> None:
+    """Make ``folder`` this process's temporary folder, for Python and for native code that reads
+    the environment (``None``: keep the system's, for a worker started outside a pool)."""
+    if folder is None:
+        return
+    os.environ.update(dict.fromkeys(_VARIABLES, folder))
+    tempfile.tempdir = folder
+
+
+def remove(folder: Path | None) -> None:
+    """Remove a folder of the pool's, whatever is left in it; a folder already gone is fine."""
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
