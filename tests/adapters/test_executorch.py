@@ -26,7 +26,7 @@ from conformance_executorch.adapter import ROUTE  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 ISSUES = known_issues.shipped("executorch", "conformance_executorch:ExecuTorchAdapter")
 #: chunk(x, 4) exported at 8 rows with dynamic dims, then run at 6 rows (torch: 3 pieces) and 12
