@@ -58,6 +58,10 @@ ADAPTERS = (
     "mnn",
     "ncnn",
 )
+#: Built-in adapters none of whose targets is in the default run: installed by ``tests`` and
+#: ``extra_targets`` only, so that ``suite`` does not install a backend it never runs (ExecuTorch's
+#: wheel brings about 450 MB of dependencies).
+EXTRA_ADAPTERS = ("executorch",)
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
 #: torch modules, traced tf.functions and .tflite files; ONNX Runtime's conversion routes torch and tf2onnx).
@@ -80,6 +84,7 @@ ADAPTER_INSTALL = {
     "paddle": "adapters/paddle",
     "mnn": "adapters/mnn",
     "ncnn": "adapters/ncnn",
+    "executorch": "adapters/executorch",
 }
 #: Packages installed without their dependencies once the adapter is in, each at its pin in
 #: constraints.txt: their own requirements would replace the project's pins (onnx2tf 1.29 pins
@@ -92,7 +97,7 @@ NO_DEPS = {
     "ncnn": ("pnnx",),  # it pulls a CUDA build of torch
 }
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
-TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in ADAPTERS))
+TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in (*ADAPTERS, *EXTRA_ADAPTERS)))
 
 #: The backend-version matrix: released versions per backend, oldest first, each with the pins it
 #: needs beyond the backend itself and why (checked against the wheels' metadata).
@@ -141,20 +146,22 @@ NEEDS = {"litert": frozenset({"tensorflow"})}
 LEAVE_OUT = "CONFORMANCE_LEAVE_OUT"
 
 
-def installed_adapters(session: nox.Session) -> list[str]:
+def installed_adapters(session: nox.Session, *, extra: bool = False) -> list[str]:
     """The adapters to install: every built-in one but those $CONFORMANCE_LEAVE_OUT names, each with
-    the extras the left-out backends would bring in dropped (``adapters/openvino[onnx]``)."""
+    the extras the left-out backends would bring in dropped (``adapters/openvino[onnx]``); with
+    ``extra``, the EXTRA_ADAPTERS too."""
+    names = (*ADAPTERS, *EXTRA_ADAPTERS) if extra else ADAPTERS
     leave = {name.strip() for name in os.environ.get(LEAVE_OUT, "").split(",") if name.strip()}
     # an adapter whose backend needs a left-out one goes too (LiteRT's converter is TensorFlow's)
     leave |= {name for name, needs in NEEDS.items() if needs & leave}
-    unknown = sorted(leave - set(ADAPTERS))
+    unknown = sorted(leave - {*ADAPTERS, *EXTRA_ADAPTERS})
     if unknown:
-        session.error(f"{LEAVE_OUT} names {', '.join(unknown)}; built-in adapters: {', '.join(ADAPTERS)}")
+        session.error(f"{LEAVE_OUT} names {', '.join(unknown)}; built-in adapters: {', '.join(names)}")
     dropped = frozenset().union(*(HEAVY_EXTRAS.get(name, frozenset()) for name in leave))
     if leave:
         session.log(f"leaving out {', '.join(sorted(leave))} ({LEAVE_OUT})")
     specs = []
-    for name in ADAPTERS:
+    for name in names:
         if name in leave:
             continue
         path, _, extras = ADAPTER_INSTALL[name].partition("[")
@@ -163,8 +170,8 @@ def installed_adapters(session: nox.Session) -> list[str]:
     return specs
 
 
-def _install_all(session: nox.Session, *extra: str) -> None:
-    specs = installed_adapters(session)
+def _install_all(session: nox.Session, *extra: str, extra_adapters: bool = False) -> None:
+    specs = installed_adapters(session, extra=extra_adapters)
     editable = [arg for spec in specs for arg in ("-e", spec)]
     session.install(*CONSTRAINTS, "-e", ".", *editable, *extra)
     names = [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
@@ -303,7 +310,7 @@ def tests(session: nox.Session) -> None:
     The venv holds every built-in adapter and the example vendor adapter. The report's browser tests
     need Chromium: where none is found, apt installs it when it can, which may upgrade installed
     system packages (``_chromium`` logs them first; ``CONFORMANCE_NO_APT=1`` leaves apt alone)."""
-    _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter")
+    _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter", extra_adapters=True)
     _chromium(session)
     # two pytest workers (pytest-xdist): most tests wait on the suite's own worker processes, so two
     # run side by side in about 0.58 of the serial time here (216 s against 375 s, 2 cores)
@@ -359,6 +366,8 @@ EXTRA_TARGETS = (
     # a converter child process per item: about 0.1 s (MNN) and 1 to 2 s (pnnx)
     ("--target", "mnn/*"),
     ("--target", "ncnn/*"),
+    # about 1 s per item exporting and lowering, on both devices (XNNPACK claims no split operator)
+    ("--target", "executorch/edge/*"),
 )
 
 
@@ -375,7 +384,7 @@ def extra_targets(session: nox.Session) -> None:
     """The targets the default run leaves out (conversion routes, OpenVINO's virtual devices);
     results in reports/extra/ (about 46 minutes at -j 2 here; CI runs it in EXTRA_SHARDS parts,
     each with ``-- --shard I/N``)."""
-    _install_all(session)
+    _install_all(session, extra_adapters=True)
     selection = [arg for pair in EXTRA_TARGETS for arg in pair]
     session.run("conformance", "run", *selection, "-j", "2", "--out", "reports/extra", *session.posargs)
 

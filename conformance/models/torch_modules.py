@@ -168,6 +168,33 @@ def exported_program(task: Task) -> torch.export.ExportedProgram:
         return torch.export.export(module, example, dynamic_shapes=shapes)
 
 
+def module_code(task: Task) -> str:
+    """Python statements defining ``Split``, the module :func:`build_module` makes for ``task``,
+    and ``tensor(data)``, the bit-exact conversion of a NumPy array: what a reproducer needs to
+    rebuild the module any route exports or converts."""
+    argument = split_argument(task)
+    dim = "" if task.axis is None else f", dim={task.axis}"
+    # through the bit pattern: a float32 detour could change NaN payloads
+    tensor = "torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)" if task.dtype == "bfloat16" else (
+        "torch.from_numpy(array)"
+    )
+    return (
+        "class Split(torch.nn.Module):\n    def forward(self, x):\n"
+        f"        return {task.op}(x, {argument!r}{dim})\n\n"
+        f"def tensor(array):\n    return {tensor}\n"
+    )
+
+
+def export_code(task: Task, example: str) -> str:
+    """The ``torch.export.export`` call :func:`exported_program` makes, on the tensor ``example``."""
+    dynamic = (
+        f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
+        if dynamic_shapes(task) is not None
+        else ""
+    )
+    return f"torch.export.export(Split(), ({example},){dynamic})"
+
+
 def torch_dtype(dtype: np.dtype[Any]) -> torch.dtype:
     """The torch dtype that holds elements of a NumPy dtype (ml_dtypes.bfloat16 included)."""
     if dtype == _BFLOAT16:

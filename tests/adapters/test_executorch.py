@@ -1,0 +1,116 @@
+"""The ExecuTorch adapter: the torch split module exported, lowered and run by ExecuTorch's runtime.
+
+One raw run through real workers (the backends never run in this process) of a few items: a
+documented example passes bit for bit, a program exported with dynamic dims returns the wrong
+pieces at a later run's shape (the finding dynamic-program-drops-piece-guards), what cannot be
+handed over is unsupported with its reason, and the shipped known issues claim every failure of
+the run. The reproducer is run in a subprocess with torch and ExecuTorch alone.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import corpus_items
+import pytest
+from claims import assert_every_failure_claimed, raw_run
+
+pytest.importorskip("executorch")
+pytest.importorskip("conformance_executorch")
+
+from conformance_executorch import ExecuTorchAdapter  # noqa: E402
+from conformance_executorch.adapter import ROUTE  # noqa: E402
+
+from conformance.errors import UsageError  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
+from conformance.results.result import Result  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+
+ISSUES = known_issues.shipped("executorch", "conformance_executorch:ExecuTorchAdapter")
+#: chunk(x, 4) exported at 8 rows with dynamic dims, then run at 6 rows (torch: 3 pieces) and 12
+FEWER_PIECES = "runs-dynamic-parts-4-fewer-pieces::torch.chunk"
+ITEMS = (
+    "doc-readme-chunk-rows::torch.chunk",
+    FEWER_PIECES,
+    "runs-dynamic-lengths-fixed::torch.split",
+    "large-indices-past-2-31::torch.tensor_split",
+)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
+    keyword = " or ".join(item.split("::")[0] for item in ITEMS)
+    done = raw_run(
+        tmp_path_factory.mktemp("executorch"), "executorch", targets=["executorch/edge/*"], keyword=keyword
+    )
+    return {f"{r.case}::{r.op}::{r.device}": r for r in done if f"{r.case}::{r.op}" in ITEMS}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device", ["portable", "xnnpack"])
+def test_a_documented_example_passes_bit_for_bit(results: dict[str, Result], device: str) -> None:
+    result = results[f"doc-readme-chunk-rows::torch.chunk::{device}"]
+    assert result.status == "pass", result.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device", ["portable", "xnnpack"])
+def test_a_dynamic_program_returns_the_example_s_piece_count(results: dict[str, Result], device: str) -> None:
+    result = results[f"{FEWER_PIECES}::{device}"]
+    assert (result.status, result.defect) == ("fail", None), result.message
+    assert "run 2 (shape [6, 2]): expected 3 outputs, got 4" in result.message
+    claimed = known_issues.apply(result, ISSUES)
+    assert (claimed.known_issue or {}).get("id") == "dynamic-program-drops-piece-guards"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("item", "reason"),
+    [
+        ("runs-dynamic-lengths-fixed::torch.split", "under a list of split lengths"),
+        ("large-indices-past-2-31::torch.tensor_split", "schema/program.fbs"),
+    ],
+)
+def test_what_cannot_be_handed_over_is_unsupported_with_the_reason(
+    results: dict[str, Result], item: str, reason: str
+) -> None:
+    result = results[f"{item}::portable"]
+    assert result.status == "unsupported" and reason in result.message, result.message
+
+
+@pytest.mark.slow
+def test_the_known_issues_claim_every_failure_of_the_run(results: dict[str, Result]) -> None:
+    assert len(results) == 2 * len(ITEMS)
+    assert_every_failure_claimed(list(results.values()), ISSUES)
+
+
+@pytest.mark.slow
+def test_the_reproducer_runs_with_torch_and_executorch_alone() -> None:
+    task = corpus_items.task_of(FEWER_PIECES)
+    assert ROUTE.reproducer is not None
+    snippet = ROUTE.reproducer(task, Target("executorch", "edge", "portable"))
+    assert snippet is not None and "conformance" not in snippet
+    done = subprocess.run(
+        [sys.executable, "-c", f"import base64\nimport numpy as np\n{snippet}"],
+        capture_output=True, text=True, timeout=300, check=False, cwd=Path(__file__).parent,
+    )
+    printed = [line for line in done.stdout.splitlines() if line.startswith("[")]
+    # the second run has 6 rows, which torch.chunk cuts into 3 pieces; the third is past the plan
+    assert printed[:2] == ["[(2, 2), (2, 2), (2, 2), (2, 2)]", "[(2, 2), (2, 2), (2, 2), (0, 2)]"], done.stderr
+    assert "Attempted to resize a bounded tensor" in done.stderr
+
+
+def test_info_names_executorch_its_exporter_and_the_edge_route() -> None:
+    info = ExecuTorchAdapter({}).info()
+    assert (info.name, info.backend, info.devices) == ("executorch", "executorch", ("portable", "xnnpack"))
+    assert [(route.name, route.ops, route.default) for route in info.routes] == [("edge", ("torch.*",), False)]
+    assert info.options["exporter"].startswith("torch ")
+    assert ExecuTorchAdapter({"device": "xnnpack"}).info().devices == ("xnnpack",)
+
+
+@pytest.mark.parametrize(("options", "complaint"), [({"device": "cuda"}, "unknown device"), ({"x": "1"}, "unknown option")])
+def test_bad_options_are_refused_at_construction(options: dict[str, str], complaint: str) -> None:
+    with pytest.raises(UsageError, match=complaint):
+        ExecuTorchAdapter(options)
