@@ -41,27 +41,32 @@ ADAPTERS = (
     "openvino",
     "torch",
     "tensorflow",
-    "litert",
-    "jax",
     "keras",
-    "tract",
-    "tvm",
-    "iree",
-    # CuPy's route is off the default run and its wheel an extra: installed without it, the adapter
-    # loads and answers `unsupported` ("no CUDA device"), and the default run is unchanged
-    "cupy",
     "mlx",
     # TF.js runs in Node.js: installing the adapter also runs `npm ci` in its node folder (_tfjs_node)
     "tfjs",
     "paddle",
-    # converters in child processes, over 100 ms an item: every route is an extra target
-    "mnn",
-    "ncnn",
 )
 #: Built-in adapters none of whose targets is in the default run: installed by ``tests`` and
-#: ``extra_targets`` only, so that ``suite`` does not install a backend it never runs (ExecuTorch's
-#: wheel brings about 450 MB of dependencies).
-EXTRA_ADAPTERS = ("executorch",)
+#: ``extra_targets`` only, so that ``suite`` does not install a backend it never runs (a test
+#: checks that each has no default route and each adapter of ADAPTERS has one).
+EXTRA_ADAPTERS = (
+    "litert",
+    "jax",
+    "tract",
+    "tvm",
+    "iree",
+    # CuPy's route needs a GPU; its wheel is an extra: installed without it, the adapter loads and
+    # answers `unsupported` ("no CUDA device")
+    "cupy",
+    # converters in child processes, over 100 ms an item
+    "mnn",
+    "ncnn",
+    "executorch",
+)
+#: The extras of ADAPTERS that serve only routes off the default run (Keras's JAX backend,
+#: OpenVINO's TensorFlow Lite frontend, ONNX Runtime's onnxsim route): ``suite`` leaves them out.
+EXTRA_ROUTE_EXTRAS = frozenset({"jax", "tflite", "onnxsim"})
 #: What one adapter's conformance run installs beside the project: its distribution with the extras
 #: its routes read from (OpenVINO's ONNX, PyTorch, TensorFlow and TensorFlow Lite frontends take onnx files,
 #: torch modules, traced tf.functions and .tflite files; ONNX Runtime's conversion routes torch and tf2onnx).
@@ -158,6 +163,8 @@ def installed_adapters(session: nox.Session, *, extra: bool = False) -> list[str
     if unknown:
         session.error(f"{LEAVE_OUT} names {', '.join(unknown)}; built-in adapters: {', '.join(names)}")
     dropped = frozenset().union(*(HEAVY_EXTRAS.get(name, frozenset()) for name in leave))
+    if not extra:  # the default run's install
+        dropped |= EXTRA_ROUTE_EXTRAS
     if leave:
         session.log(f"leaving out {', '.join(sorted(leave))} ({LEAVE_OUT})")
     specs = []

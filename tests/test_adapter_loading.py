@@ -56,7 +56,7 @@ PROBE = (
 )
 
 
-@pytest.mark.parametrize("adapter", built_in.adapters())
+@pytest.mark.parametrize("adapter", built_in.every_adapter())
 def test_loading_an_adapter_imports_no_framework_it_does_not_own(adapter: str) -> None:
     pytest.importorskip(f"conformance_{adapter}")
     done = subprocess.run(
@@ -84,3 +84,22 @@ def test_a_backends_version_is_read_without_the_installed_packages_index_when_it
     assert (plugin.installed_distribution("yaml") or ("",))[0] == "pyyaml"
     assert plugin.distributions_by_package.cache_info().currsize == 1
     assert plugin.installed_distribution("no_such_package_anywhere") is None
+
+
+DEFAULT_ROUTES = (
+    "import sys\n"
+    "from conformance.loading import registry\n"
+    "print(any(route.default for route in registry.load(sys.argv[1], {}).info.routes))\n"
+)
+
+
+@pytest.mark.parametrize("adapter", built_in.every_adapter())
+def test_the_main_job_installs_exactly_the_adapters_with_a_default_route(adapter: str) -> None:
+    """noxfile.py's ADAPTERS (what ``nox -s suite`` installs) are those with a route in the default
+    run; EXTRA_ADAPTERS have none, so the main job never installs a backend it does not run."""
+    pytest.importorskip(f"conformance_{adapter}")
+    done = subprocess.run(
+        [sys.executable, "-c", DEFAULT_ROUTES, adapter], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == str(adapter in built_in.adapters())
