@@ -23,6 +23,11 @@ known issue foresaw has the review replay items for minutes).
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
     python benchmarks/full_run.py --adapter tvm --target 'tvm/*'   # an extra target's cost
     python benchmarks/full_run.py --jobs 2             # -j 2 alone (no speed-up figures then)
+    python benchmarks/full_run.py --write docs/performance.md   # the figures into the page, dated
+
+``--write PAGE`` puts the printed figures, with the date, the machine and the command, between the
+page's ``<!-- benchmark:full-run -->`` and ``<!-- /benchmark -->`` markers: a figure the docs state
+is the one this tool measured, never copied by hand.
 
 The workers' phase profile (``--phases``) went with the engine's hook for it: ``perf`` or
 ``py-spy`` on a worker says where its time goes without a hook in every item.
@@ -31,7 +36,11 @@ The workers' phase profile (``--phases``) went with the engine's hook for it: ``
 from __future__ import annotations
 
 import argparse
+import contextlib
+import datetime
 import io
+import os
+import platform
 import re
 import statistics
 import sys
@@ -275,14 +284,52 @@ def main() -> int:
     parser.add_argument(
         "--jobs", type=int, action="append", choices=(1, 2), help="only these -j (default: 1 and 2)"
     )
+    parser.add_argument("--write", type=Path, default=None, help="a page with the markers to write the figures into")
     args = parser.parse_args()
     args.cases = args.cases or ["cases"]
     runs: dict[int, Run] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for jobs in sorted(set(args.jobs or (1, 2))):
             runs[jobs] = one_run(args, jobs, Path(scratch) / f"j{jobs}")
-    report(runs)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        report(runs)
+    print(printed.getvalue(), end="")
+    if args.write is not None:
+        command = " ".join(["python benchmarks/full_run.py", *sys.argv[1:]])
+        write_section(args.write, section(printed.getvalue(), command))
     return 0
+
+
+#: The markers a page holds the benchmark's figures between.
+BEGIN, END = "<!-- benchmark:full-run -->", "<!-- /benchmark -->"
+
+
+def machine() -> str:
+    """The machine in a line: processor, cores, memory, Python, and the load when the run ended."""
+    model = "unknown processor"
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as info:
+        model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), model)
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (
+        f"{model}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}, "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+
+
+def section(figures_text: str, command: str) -> str:
+    """The page's section: when and where the figures were measured, the command, the figures."""
+    day = datetime.date.today().isoformat()
+    return f"{BEGIN}\n`{command}`, {day}, {machine()}:\n\n```text\n{figures_text.rstrip()}\n```\n{END}"
+
+
+def write_section(page: Path, text: str) -> None:
+    """Replace the page's marked section with ``text``; a page without both markers is refused."""
+    content = page.read_text(encoding="utf-8")
+    start, end = content.find(BEGIN), content.find(END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{page}: no {BEGIN} ... {END} section to write the figures into")
+    page.write_text(content[:start] + text + content[end + len(END) :], encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from benchmarks import full_run
 from conformance.results.result import Result, Timing
 from conformance.run.runner import ExecutionOutcome
@@ -43,3 +45,21 @@ def test_the_crash_reviews_time_can_be_left_out_of_the_harness_share() -> None:
             set(),
         )["harness_share"]
     )
+
+
+def test_the_figures_are_written_between_the_pages_markers_and_nowhere_else(tmp_path: Path) -> None:
+    page = tmp_path / "performance.md"
+    page.write_text(f"# Page\n\nbefore\n{full_run.BEGIN}\nold figures\n{full_run.END}\nafter\n", encoding="utf-8")
+    full_run.write_section(page, full_run.section("wall time (s)   1.0\n", "python benchmarks/full_run.py -k x"))
+    text = page.read_text(encoding="utf-8")
+    assert "old figures" not in text and "wall time (s)   1.0" in text
+    assert text.startswith("# Page\n\nbefore\n") and text.endswith("after\n")
+    assert "`python benchmarks/full_run.py -k x`" in text and "cores" in text
+    bare = tmp_path / "bare.md"
+    bare.write_text("no markers\n", encoding="utf-8")
+    try:
+        full_run.write_section(bare, "x")
+    except SystemExit as stop:
+        assert "no <!-- benchmark:full-run -->" in str(stop)
+    else:
+        raise AssertionError("a page without markers was written")
