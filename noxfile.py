@@ -198,13 +198,13 @@ def _tfjs_node(session: nox.Session, adapters: list[str]) -> None:
     if not shutil.which("node") and shutil.which("apt-get") and not os.environ.get("CONFORMANCE_NO_APT"):
         sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
         session.log("no Node.js for the tfjs adapter: installing Debian's nodejs and npm with apt-get")
-        session.run(*sudo, "apt-get", "update", "-q", external=True)
-        session.run(*sudo, "apt-get", "install", "-y", "-q", "nodejs", "npm", external=True)
+        session.run_install(*sudo, "apt-get", "update", "-q", external=True)
+        session.run_install(*sudo, "apt-get", "install", "-y", "-q", "nodejs", "npm", external=True)
     if not shutil.which("npm"):
         session.warn("no npm: the tfjs adapter's items will be unsupported (install Node.js 20 and npm)")
         return
     with session.chdir(TFJS_NODE):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run_install("npm", "ci", "--no-audit", "--no-fund", external=True)
 
 
 def _install_without_dependencies(session: nox.Session, adapters: list[str]) -> None:
