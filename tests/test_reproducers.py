@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import route_calls
 
 from conformance.corpus.loader import load_paths
 from conformance.oracle.reference import Pieces, SplitRequest, answer
@@ -59,7 +60,7 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     case = load_paths([CASES]).by_id(case_id)
     loaded = registry.load(adapter)
     target = Target(adapter, route, device)
-    body = loaded.adapter.reproducer(make_task(case, op, fill=reproducers.snippet_data), target)
+    body = route_calls.reproducer(loaded.adapter, make_task(case, op, fill=reproducers.snippet_data), target)
     assert body, f"{adapter}/{route} wrote no reproducer"
     script = tmp_path / "reproduce.py"
     script.write_text(reproducers.header(f"{case_id}::{op}", target, "test") + body, encoding="utf-8")
@@ -98,7 +99,7 @@ def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
     task = make_task(case, op, fill=reproducers.snippet_data)
     assert task.data.shape == case.data.shape and task.data.nbytes > 2**31
     assert set(task.data.strides) == {0}
-    body = registry.load(adapter).adapter.reproducer(task, Target(adapter, route, device))
+    body = route_calls.reproducer(registry.load(adapter).adapter, task, Target(adapter, route, device))
     assert body is not None
     ast.parse(reproducers.header("x", Target(adapter, route, device), "test") + body)
     assert f"np.arange({task.data.size})" in body

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import route_calls
 from claims import assert_every_failure_claimed, raw_run
 
 from conformance.corpus import catalogue
@@ -191,9 +192,8 @@ def _reproduce(
     pytest.importorskip(f"conformance_{adapter}")
     case = load_paths([CASES / "hsplit.yaml"]).by_id(case_id)
     target = Target(adapter, route, device)
-    body = registry.load(adapter).adapter.reproducer(
-        make_task(case, op, fill=reproducers.snippet_data), target
-    )
+    task = make_task(case, op, fill=reproducers.snippet_data)
+    body = route_calls.reproducer(registry.load(adapter).adapter, task, target)
     assert body, f"{adapter}/{route} wrote no reproducer"
     assert ", dim=" not in body and ", axis=" not in body, "the call states no axis"
     script = tmp_path / "reproduce.py"
