@@ -19,7 +19,8 @@ LiteRT, OpenVINO and tf2onnx convert from, so that all of them judge one program
     with. XLA has no string type, so string data is ``unsupported`` on this route.
 
 Refusals are TensorFlow's: tracing and calls reach it inside ``backend_calls``, and nothing here
-checks a request. Each route's calls are in :mod:`conformance_tensorflow.routes`. Options: ``device`` (``cpu`` only; this adapter judges the CPU build).
+checks a request. Options: ``device`` (``cpu`` only; this adapter judges the CPU build). Each
+route's calls are in :mod:`conformance_tensorflow.routes`.
 """
 
 from __future__ import annotations
