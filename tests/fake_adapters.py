@@ -30,6 +30,12 @@ from conformance.plugin import (
 )
 
 
+def _calls(adapter: Any) -> dict[str, Any]:
+    """A route's calls as the adapter's methods, so that each variant below overrides the one it
+    breaks."""
+    return {name: getattr(adapter, f"_{name}") for name in ("support", "build", "compile", "run")}
+
+
 class Slicer:
     """numpy.array_split and torch.tensor_split by plain slicing (index form only)."""
 
@@ -43,21 +49,21 @@ class Slicer:
             self.name,
             "numpy",
             np.__version__,
-            (Route("slices", ("numpy.array_split", "torch.tensor_split"), "basic slicing"),),
+            (Route("slices", ("numpy.array_split", "torch.tensor_split"), "basic slicing", **_calls(self)),),
             ("cpu",),
             self.options,
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
+    def _support(self, task: Task, target: Target) -> Unsupported | None:
         return None if task.form.kind == "indices" else Unsupported("split points only")
 
-    def build(self, task: Task, target: Target) -> tuple[int, ...]:
+    def _build(self, task: Task, target: Target) -> tuple[int, ...]:
         return task.form.values
 
-    def compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
+    def _compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
         return model
 
-    def run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
+    def _run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
         self.misbehave(task)
         axis = 0 if task.axis is None else task.axis
         moved = np.moveaxis(task.data, axis, 0)
@@ -88,10 +94,10 @@ class Aborter(Slicer):
 
     name = "aborter"
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
+    def _support(self, task: Task, target: Target) -> Unsupported | None:
         if self.options.get("in") == "support" and self.chosen(task):
             os.abort()
-        return super().support(task, target)
+        return super()._support(task, target)
 
     def misbehave(self, task: Task) -> None:
         if self.chosen(task):
@@ -248,7 +254,7 @@ class SlowRelease(Slicer):
 
     name = "slow-release"
 
-    def compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
+    def _compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
         return _Heavy(model)
 
 
@@ -258,7 +264,7 @@ class SlowRefusal(Slicer):
 
     name = "slow-refusal"
 
-    def build(self, task: Task, target: Target) -> tuple[int, ...]:
+    def _build(self, task: Task, target: Target) -> tuple[int, ...]:
         if self.chosen(task):
             time.sleep(0.05)
             raise BackendRefusal("refused while building")
@@ -296,8 +302,8 @@ class Forgetful(Slicer):
 
     name = "forgetful"
 
-    def run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
-        return None if self.chosen(task) else super().run(compiled, task)  # type: ignore[return-value]
+    def _run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
+        return None if self.chosen(task) else super()._run(compiled, task)  # type: ignore[return-value]
 
 
 class Closer(Slicer):
@@ -342,8 +348,8 @@ class Liar(Slicer):
 
     name = "liar"
 
-    def run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
-        outputs = list(super().run(compiled, task))
+    def _run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
+        outputs = list(super()._run(compiled, task))
         if self.chosen(task) and len(outputs) > 1:
             outputs[0], outputs[1] = outputs[1], outputs[0]
         return outputs
@@ -374,13 +380,13 @@ class TableAdapter:
         self.flaw = self.options.get("flaw", "none")
 
     def info(self) -> AdapterInfo:
-        route = Route("table", tuple(self.FUNCTIONS), "numpy through a table")
+        route = Route("table", tuple(self.FUNCTIONS), "numpy through a table", **_calls(self))
         return AdapterInfo(self.name, "numpy", np.__version__, (route,), ("cpu",), self.options)
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
+    def _support(self, task: Task, target: Target) -> Unsupported | None:
         return None
 
-    def build(self, task: Task, target: Target) -> Task:
+    def _build(self, task: Task, target: Target) -> Task:
         if self.flaw == "keyerror":
             return {"my_table": task}["other_table"]  # a lookup the adapter got wrong
         if self.flaw == "adaptererror":
@@ -391,10 +397,10 @@ class TableAdapter:
             onnx_graphs.version_of(task.op)  # the suite's ONNX builder, handed a numpy op
         return task
 
-    def compile(self, model: Task, target: Target) -> Task:
+    def _compile(self, model: Task, target: Target) -> Task:
         return model
 
-    def run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
+    def _run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
         if self.flaw == "stub":
             raise NotImplementedError("run() is not written yet")
         axis = 0 if task.axis is None else task.axis
@@ -451,21 +457,21 @@ class Answering:
 
     def info(self) -> AdapterInfo:
         return AdapterInfo(
-            self.name, "numpy", np.__version__, (Route("graph", ("*",)),), ("cpu",), self.options
+            self.name, "numpy", np.__version__, (Route("graph", ("*",), **_calls(self)),), ("cpu",), self.options
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
+    def _support(self, task: Task, target: Target) -> Unsupported | None:
         return None
 
-    def build(self, task: Task, target: Target) -> Task:
+    def _build(self, task: Task, target: Target) -> Task:
         if self.options.get("refuse_build") == "1":
             raise BackendRefusal("no model for this request")
         return task
 
-    def compile(self, model: Task, target: Target) -> Task:
+    def _compile(self, model: Task, target: Target) -> Task:
         return model
 
-    def run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
+    def _run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
         from conformance.oracle.reference import Pieces, SplitRequest, answer
 
         if task.run_number == self.refuse_run:
@@ -486,7 +492,7 @@ class Planted(Answering):
 
     name = "planted"
 
-    def run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
+    def _run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
         from conformance.oracle.reference import Pieces, SplitRequest, answer
 
         if task.data.size == 0 and task.form.kind == "lengths" and len(task.form.values) >= 3:

@@ -113,21 +113,24 @@ def test_the_minimal_adapter_is_certified(tmp_path: Path) -> None:
 
 
 class ThreeMethods:
-    """Only what the protocol requires: no support, no compile."""
+    """Only what the protocol requires: a route with build and run, no support, no compile."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
         self.options = AdapterOptions.parse(options, devices=("cpu",))
 
     def info(self) -> AdapterInfo:
-        routes = (Route("slices", ("numpy.array_split",), "slicing"),)
+        routes = (Route("slices", ("numpy.array_split",), "slicing", **self._calls()),)
         return AdapterInfo(
             "three", "numpy", np.__version__, routes, self.options.devices, self.options.resolved
         )
 
-    def build(self, task: Task, target: Target) -> tuple[int, ...]:
+    def _calls(self) -> dict[str, Any]:
+        return {"build": self._build, "run": self._run}
+
+    def _build(self, task: Task, target: Target) -> tuple[int, ...]:
         return tuple(task.form.values)
 
-    def run(self, model: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
+    def _run(self, model: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
         axis = 0 if task.axis is None else task.axis
         return np.array_split(task.data, list(model), axis=axis)
 
@@ -138,12 +141,16 @@ class Misspelt(ThreeMethods):
 
 
 class MisSigned(ThreeMethods):
-    def reproducer(self, task: Task) -> str:  # lacks the target
+    def _calls(self) -> dict[str, Any]:
+        return {**super()._calls(), "reproducer": self._reproducer}
+
+    def _reproducer(self, task: Task) -> str:  # lacks the target
         return ""
 
 
 class NotCallableHook(ThreeMethods):
-    compile = "identity"
+    def _calls(self) -> dict[str, Any]:
+        return {**super()._calls(), "compile": "identity"}
 
 
 class Helpers(ThreeMethods):
@@ -201,7 +208,7 @@ def test_options_refuse_unknown_keys_and_devices() -> None:
 class Clumsy(Slicer):
     """Its own code fails while building: a KeyError of its table, not the backend's refusal."""
 
-    def build(self, task: Task, target: Target) -> tuple[int, ...]:
+    def _build(self, task: Task, target: Target) -> tuple[int, ...]:
         return {"other": (1,)}[task.op]
 
 

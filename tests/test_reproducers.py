@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import route_calls
 
 from conformance import reproducers as snippet_pieces
 from conformance.corpus.loader import load_paths
@@ -21,7 +22,7 @@ from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
 from conformance.run import reproducers
 from conformance.run.planning import RunConfig, plan
-from corpus_items import snippet
+from route_calls import snippet
 from conformance.run.runner import with_reproducers
 
 CASES = Path(__file__).resolve().parent.parent / "cases"

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import route_calls
 from corpus_items import suite
 
 pytest.importorskip("conformance_cupy")
@@ -201,7 +202,7 @@ def test_the_reproducer_uses_cupy_alone(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     task = make_task(suite().by_id("hsplit-rank2-parts-2"), "cupy.hsplit")
-    snippet = CupyAdapter({}).reproducer(task, TARGET)
+    snippet = route_calls.reproducer(CupyAdapter({}), task, TARGET)
     assert snippet is not None and "conformance" not in snippet
     assert "cupy.hsplit(cupy.asarray(data), 2)" in snippet
     done = subprocess.run(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import route_calls
 from claims import assert_every_failure_claimed, raw_run
 
 from conformance.corpus import catalogue
@@ -33,7 +34,7 @@ from conformance.verdict import known_issues
 from conformance.loading import registry
 from conformance.run import reproducers
 from conformance.engine.item import make_task
-from corpus_items import snippet
+from route_calls import snippet
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 NUMPY_OPS = ("numpy.hsplit", "numpy.vsplit", "numpy.dsplit")

@@ -21,19 +21,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import route_calls
 from claims import assert_every_failure_claimed, raw_run
 
 jax = pytest.importorskip("jax")
 pytest.importorskip("conformance_jax")
 
 from conformance_jax import JaxAdapter  # noqa: E402
-from conformance_jax.adapter import ROUTES, Model  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.engine.zygote import Zygote  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.plugin import ENTRY_POINT_GROUP, Target, Task  # noqa: E402
+from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
 from conformance.run.planning import RunConfig, plan  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
@@ -91,7 +91,7 @@ def test_corpus_item_passes(item: str, route: str, device: str) -> None:
 def _pieces(adapter: JaxAdapter, task: Task, route: str, device: str) -> Sequence[np.ndarray]:
     """One item's phases, as a worker runs them."""
     target = Target("jax", route, device)
-    return adapter.run(adapter.compile(adapter.build(task, target), target), task)
+    return route_calls.outcome(adapter, task, target)
 
 
 @pytest.mark.slow
@@ -133,19 +133,15 @@ def test_a_narrowed_piece_is_a_dtype_failure_claimed_by_the_32_bit_known_issue()
 class SwappingAdapter(JaxAdapter):
     """Returns the first two pieces in the wrong order."""
 
-    def run(self, compiled: Model, task: Task) -> Sequence[np.ndarray]:
-        pieces = list(super().run(compiled, task))
-        pieces[0], pieces[1] = pieces[1], pieces[0]
-        return pieces
+    def info(self) -> AdapterInfo:
+        return route_calls.tampered(super().info(), route_calls.swap_first_two)
 
 
 class SignFlippingAdapter(JaxAdapter):
     """Flips the sign bit of one element: -0.0 for 0.0 is a wrong result for a data move."""
 
-    def run(self, compiled: Model, task: Task) -> Sequence[np.ndarray]:
-        pieces = [piece.copy() for piece in super().run(compiled, task)]
-        pieces[-1].reshape(-1).view(np.uint32)[0] ^= np.uint32(0x8000_0000)
-        return pieces
+    def info(self) -> AdapterInfo:
+        return route_calls.tampered(super().info(), route_calls.flip_sign_bit)
 
 
 @pytest.mark.parametrize("broken", [SwappingAdapter, SignFlippingAdapter])
@@ -193,7 +189,7 @@ def test_eager_calls_have_no_graph_and_pass_with_the_value_fed_at_run_time() -> 
 @pytest.mark.parametrize(("route", "device"), TARGETS)
 def test_the_reproducer_runs_with_jax_alone(route: str, device: str) -> None:
     task = make_task(suite().by_id("jax-float64-not-float32-lengths"), "jax.lax.split")
-    snippet = JaxAdapter({}).reproducer(task, Target("jax", route, device))
+    snippet = route_calls.reproducer(JaxAdapter({}), task, Target("jax", route, device))
     assert snippet is not None and "conformance" not in snippet
     done = subprocess.run(
         [sys.executable, "-c", f"import base64\nimport numpy as np\n{snippet}"],
@@ -211,7 +207,7 @@ def test_the_reproducer_runs_with_jax_alone(route: str, device: str) -> None:
 def test_a_gpu_reproducer_makes_jax_s_first_gpu_the_default_device(device: str, x64: bool) -> None:
     """Not run here (no GPU): the snippet must ask for the GPU rather than pin JAX to the CPU."""
     task = make_task(suite().by_id("jax-float64-not-float32-lengths"), "jax.lax.split")
-    snippet = JaxAdapter({}).reproducer(task, Target("jax", "jit", device)) or ""
+    snippet = route_calls.reproducer(JaxAdapter({}), task, Target("jax", "jit", device)) or ""
     assert 'jax.config.update("jax_default_device", jax.devices("gpu")[0])' in snippet
     assert f'jax.config.update("jax_enable_x64", {x64})' in snippet and "jax_platforms" not in snippet
 
@@ -219,7 +215,7 @@ def test_a_gpu_reproducer_makes_jax_s_first_gpu_the_default_device(device: str, 
 @pytest.mark.slow
 def test_a_traced_reproducer_shows_jax_s_refusal() -> None:
     task = make_task(suite().by_id("graph-runtime-axis-split1"), "jax.numpy.split")
-    snippet = JaxAdapter({}).reproducer(task, Target("jax", "jit", "cpu"))
+    snippet = route_calls.reproducer(JaxAdapter({}), task, Target("jax", "jit", "cpu"))
     assert snippet is not None
     done = subprocess.run(
         [sys.executable, "-c", f"import base64\nimport numpy as np\n{snippet}"],
@@ -234,7 +230,7 @@ def test_a_traced_reproducer_shows_jax_s_refusal() -> None:
 def test_string_data_is_unsupported_with_the_reason() -> None:
     case = suite().by_id("dtype-string-lengths")
     task = make_task(case, "torch.split")  # no jax.* op takes strings: the catalogue leaves them out
-    answer = JaxAdapter({}).support(task, Target("jax", "eager", "cpu"))
+    answer = route_calls.support(JaxAdapter({}), task, Target("jax", "eager", "cpu"))
     assert answer is not None and "no string element type" in answer.reason
 
 
@@ -400,7 +396,7 @@ def test_the_gpu_devices_give_the_cpu_s_verdicts_where_jax_has_a_gpu(tmp_path: P
 @pytest.mark.slow
 def test_the_routes_imports_start_no_thread_so_workers_fork(tmp_path: Path) -> None:
     """JAX starts its threads with its CPU client, not when imported: the zygote may import it."""
-    imports = sorted({module for route in ROUTES for module in route.imports})
+    imports = sorted({module for route in JaxAdapter({}).info().routes for module in route.imports})
     assert "jax" in imports
     zygote = Zygote(1, imports, str(tmp_path / "zygote.log"))
     try:

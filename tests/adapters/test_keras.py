@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import route_calls
 from claims import assert_every_failure_claimed, raw_run
 
 pytest.importorskip("keras")
@@ -101,14 +102,15 @@ def test_support_refuses_only_what_a_route_cannot_hold() -> None:
     wide = make_task(suite().by_id("dtype-int64-parts"), OP)
     complex_data = make_task(suite().by_id("dtype-complex64-parts"), OP)
     adapter, x64 = KerasAdapter({}), KerasAdapter({"jax_x64": "on"})
-    refused = adapter.support(wide, target("jax"))
+    support = route_calls.support
+    refused = support(adapter, wide, target("jax"))
     assert isinstance(refused, Unsupported) and "jax_enable_x64" in refused.reason
-    assert x64.support(wide, target("jax")) is None
-    assert all(adapter.support(wide, target(route)) is None for route in ROUTES if route != "jax")
-    refused = adapter.support(complex_data, target("openvino"))
+    assert support(x64, wide, target("jax")) is None
+    assert all(support(adapter, wide, target(route)) is None for route in ROUTES if route != "jax")
+    refused = support(adapter, complex_data, target("openvino"))
     assert isinstance(refused, Unsupported) and "no complex element type" in refused.reason
     others = [route for route in ROUTES if route != "openvino"]
-    assert all(adapter.support(complex_data, target(route)) is None for route in others)
+    assert all(support(adapter, complex_data, target(route)) is None for route in others)
 
 
 def test_a_route_whose_backend_is_not_installed_is_unsupported_with_the_pip_extra(
@@ -117,7 +119,8 @@ def test_a_route_whose_backend_is_not_installed_is_unsupported_with_the_pip_extr
     absent = backends.Backend("nosuch", "no_such_package", (), "nosuch")
     monkeypatch.setitem(backends.BACKENDS, "nosuch", absent)
     backends.missing.cache_clear()
-    refused = KerasAdapter({}).support(make_task(suite().by_id("dtype-int64-parts"), OP), target("nosuch"))
+    task = make_task(suite().by_id("dtype-int64-parts"), OP)
+    refused = route_calls.support(KerasAdapter({}), task, target("nosuch"))
     backends.missing.cache_clear()
     assert isinstance(refused, Unsupported)
     assert refused.reason == (
@@ -129,6 +132,8 @@ def test_a_route_whose_backend_is_not_installed_is_unsupported_with_the_pip_extr
 _EVERY_ROUTE_IN_ONE_PROCESS = """
 import json, sys
 import numpy as np
+sys.path.insert(0, 'tests')  # the test helpers, as pytest's rootdir puts them
+import route_calls
 from conformance.corpus.loader import load_paths
 from conformance.engine.item import run_item
 from conformance.plugin import Target
@@ -146,10 +151,8 @@ for route in ['numpy', 'tensorflow', 'jax', 'torch', 'openvino', 'numpy', 'tenso
                      raised.get('type'), result.message])
 
 class BitFlipping(KerasAdapter):
-    def run(self, model, task):
-        outputs = [np.array(output, copy=True) for output in super().run(model, task)]
-        outputs[-1].view(np.uint8).reshape(-1)[0] ^= 1
-        return outputs
+    def info(self):
+        return route_calls.tampered(super().info(), route_calls.flip_low_bit)
 
 case = suite.by_id('onnx-node-split-equal-parts-2d')
 flipped = run_item(BitFlipping({}), Target('keras', 'torch', 'cpu'), case, OP, repeat=0).status
@@ -206,7 +209,7 @@ def test_an_item_is_refused_loudly_when_keras_runs_another_backend() -> None:
 def test_the_reproducer_replays_every_run_with_keras_alone(route: str) -> None:
     case = suite().by_id("runs-new-data-static")
     task = make_task(case, OP)
-    snippet = KerasAdapter({}).reproducer(task, target(route))
+    snippet = route_calls.reproducer(KerasAdapter({}), task, target(route))
     assert snippet is not None and "conformance" not in snippet
     done = subprocess.run(
         [sys.executable, "-c", f"import base64\nimport numpy as np\n{snippet}"],

@@ -33,7 +33,7 @@ from conformance.models import tflite_models  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
-from corpus_items import snippet, with_outputs  # noqa: E402
+from route_calls import snippet, with_outputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICES = ["xnnpack", "builtin"]

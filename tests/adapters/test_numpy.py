@@ -24,7 +24,7 @@ from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.loading.hooks import Hooks  # noqa: E402
 from conformance.engine.item import run_item  # noqa: E402
-from corpus_items import with_outputs  # noqa: E402
+from route_calls import with_outputs  # noqa: E402
 
 NUMPY_ITEMS = [
     "doc-readme-6-into-4::numpy.array_split",

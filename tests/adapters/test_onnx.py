@@ -22,7 +22,7 @@ from conformance.verdict import known_issues  # noqa: E402
 from conformance.loading import registry  # noqa: E402
 from conformance.loading.hooks import Hooks  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
-from corpus_items import with_outputs  # noqa: E402
+from route_calls import with_outputs  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 REFERENCE = Target("onnx", "reference", "cpu")

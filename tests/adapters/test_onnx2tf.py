@@ -35,7 +35,7 @@ from conformance.plugin import Target
 from conformance.loading import hooks
 from conformance.verdict import known_issues
 from conformance.engine.item import make_task, run_item
-from corpus_items import snippet
+from route_calls import snippet
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_onnx2tf = pytest.mark.skipif(bool(onnx2tf_route.missing()), reason="onnx2tf is not installed")

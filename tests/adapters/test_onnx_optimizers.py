@@ -30,7 +30,7 @@ from conformance.plugin import Target  # noqa: E402
 from conformance.loading import hooks  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
-from corpus_items import snippet  # noqa: E402
+from route_calls import snippet  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 ROUTES = tuple(optimizer_routes.TOOLS)

@@ -27,7 +27,7 @@ from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
 from conformance.engine.item import run_item  # noqa: E402
-from corpus_items import with_outputs  # noqa: E402
+from route_calls import with_outputs  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 TARGET = Target("onnxruntime", "default", "cpu")

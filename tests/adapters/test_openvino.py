@@ -9,20 +9,20 @@ never run here: run_item executes in this process.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
 import numpy as np
 import pytest
+import route_calls
 
 from conformance.corpus.case import Case
 from conformance.corpus.loader import load_paths
 from conformance.engine.item import run_item
 from conformance.errors import UsageError
 from conformance.loading.registry import load
-from conformance.plugin import AdapterInfo, Route, Target, Task
+from conformance.plugin import AdapterInfo, Target, Task
 from conformance.verdict import known_issues
 
 ov = pytest.importorskip("openvino")
@@ -117,40 +117,18 @@ def test_pytorch_route_passes(adapter: OpenVINOAdapter, cases: dict[str, Case], 
     assert _run(adapter, PYTORCH, cases, item)[0] == "pass"
 
 
-def _swapped(outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """The first two outputs in the wrong order."""
-    wrong = list(outputs)
-    wrong[0], wrong[1] = wrong[1], wrong[0]
-    return wrong
-
-
-def _bit_flipped(outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """The lowest bit of the first element of the last output flipped."""
-    wrong = [np.array(output, copy=True) for output in outputs]
-    bits = wrong[-1].reshape(-1).view(np.uint8)
-    bits[0] ^= 1
-    return wrong
-
-
-def _returning(change: Callable[[Sequence[np.ndarray]], list[np.ndarray]]) -> type[OpenVINOAdapter]:
+def _returning(change: route_calls.Change) -> type[OpenVINOAdapter]:
     """The adapter with every route's outputs passed through ``change`` (a backend gone wrong)."""
 
     class Wrong(OpenVINOAdapter):
         def info(self) -> AdapterInfo:
-            info = super().info()
-
-            def wrapped(route: Route) -> Route:
-                run = route.run
-                assert run is not None
-                return replace(route, run=lambda compiled, task: change(run(compiled, task)))
-
-            return replace(info, routes=tuple(wrapped(route) for route in info.routes))
+            return route_calls.tampered(super().info(), change)
 
     return Wrong
 
 
-_SwapsOutputs = _returning(_swapped)
-_FlipsABit = _returning(_bit_flipped)
+_SwapsOutputs = _returning(route_calls.swap_first_two)
+_FlipsABit = _returning(route_calls.flip_low_bit)
 
 
 @pytest.mark.parametrize(

@@ -11,25 +11,24 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
+import route_calls
 
 tf = pytest.importorskip("tensorflow")
 conformance_tensorflow = pytest.importorskip("conformance_tensorflow")
 
 from conformance_tensorflow import TensorflowAdapter  # noqa: E402
-from conformance_tensorflow.adapter import Built  # noqa: E402
 
 from conformance import dtypes  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.models import tf_functions  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
+from conformance.plugin import AdapterInfo, Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
 
 ROUTES = ["eager", "function", "xla"]
@@ -144,20 +143,15 @@ def test_the_signature_reproducers_write_is_the_one_traced() -> None:
 class SwappingAdapter(TensorflowAdapter):
     """Returns the first two pieces in the wrong order."""
 
-    def run(self, model: Built, task: Task) -> Sequence[np.ndarray]:
-        pieces = list(super().run(model, task))
-        pieces[0], pieces[1] = pieces[1], pieces[0]
-        return pieces
+    def info(self) -> AdapterInfo:
+        return route_calls.tampered(super().info(), route_calls.swap_first_two)
 
 
 class SignFlippingAdapter(TensorflowAdapter):
     """Flips the sign bit of one element: -0.0 for 0.0 is a wrong result for a data move."""
 
-    def run(self, model: Built, task: Task) -> Sequence[np.ndarray]:
-        pieces = [piece.copy() for piece in super().run(model, task)]
-        bits = pieces[-1].reshape(-1).view(np.uint32)
-        bits[0] ^= np.uint32(0x8000_0000)
-        return pieces
+    def info(self) -> AdapterInfo:
+        return route_calls.tampered(super().info(), route_calls.flip_sign_bit)
 
 
 @pytest.mark.parametrize("broken", [SwappingAdapter, SignFlippingAdapter])
@@ -192,7 +186,7 @@ def test_a_refusal_of_a_valid_request_is_an_error_of_tensorflow_not_a_defect(rou
 def test_the_reproducer_runs_with_tensorflow_alone(route: str) -> None:
     case = suite().by_id("tf-runtime-sizes-dynamic")
     task = make_task(case, "tensorflow.split")
-    snippet = TensorflowAdapter({}).reproducer(task, Target("tensorflow", route, "cpu"))
+    snippet = route_calls.reproducer(TensorflowAdapter({}), task, Target("tensorflow", route, "cpu"))
     assert snippet is not None and "conformance" not in snippet
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):

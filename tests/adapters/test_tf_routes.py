@@ -29,7 +29,7 @@ from conformance.plugin import Target
 from conformance.results.result import Result
 from conformance.run import reproducers
 from conformance.run.planning import RunConfig, plan
-from corpus_items import snippet
+from route_calls import snippet
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 OV_TF = "openvino/tensorflow/CPU"

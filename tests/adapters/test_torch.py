@@ -6,22 +6,21 @@ fail, proving the comparison is live; refusals that are torch's limits come out 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 
-import numpy as np
 import pytest
+import route_calls
 
 torch = pytest.importorskip("torch")
 conformance_torch = pytest.importorskip("conformance_torch")
 
 from conformance_torch import TorchAdapter  # noqa: E402
-from conformance_torch.adapter import Compiled  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.plugin import Target, Task  # noqa: E402
+from conformance.engine.item import run_item  # noqa: E402
+from conformance.plugin import AdapterInfo, Target  # noqa: E402
 
 ITEMS = [
     # documented facts and examples
@@ -69,20 +68,15 @@ def test_corpus_item_passes(route: str, item: str) -> None:
 class SwappingAdapter(TorchAdapter):
     """Returns the first two pieces in the wrong order."""
 
-    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        pieces = list(super().run(compiled, task))
-        pieces[0], pieces[1] = pieces[1], pieces[0]
-        return pieces
+    def info(self) -> AdapterInfo:
+        return route_calls.tampered(super().info(), route_calls.swap_first_two)
 
 
 class BitFlippingAdapter(TorchAdapter):
     """Flips the sign bit of one element: -0.0 for 0.0 is a wrong result for a data move."""
 
-    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        pieces = [piece.copy() for piece in super().run(compiled, task)]
-        bits = pieces[-1].reshape(-1).view(np.uint32)
-        bits[0] ^= np.uint32(0x8000_0000)
-        return pieces
+    def info(self) -> AdapterInfo:
+        return route_calls.tampered(super().info(), route_calls.flip_sign_bit)
 
 
 @pytest.mark.parametrize("broken", [SwappingAdapter, BitFlippingAdapter])

@@ -45,6 +45,45 @@ DEVICES = ("cuda",)
 #: The first words of the reason every item gets where CuPy has no CUDA device to run on.
 NO_DEVICE = "no CUDA device"
 
+#: The functions without an axis parameter: they pick the axis from the data's rank.
+_NO_AXIS = frozenset({"cupy.hsplit", "cupy.vsplit", "cupy.dsplit"})
+
+Split = Callable[..., Sequence[Any]]
+
+
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Everything is unsupported where CuPy has no CUDA device; nothing else is refused here."""
+    problem = device_problem()
+    return None if problem is None else Unsupported(problem)
+
+
+def _build(task: Task, target: Target) -> Split:
+    """The CuPy function the op id names (``cupy.array_split`` is ``array_split`` of ``cupy``)."""
+    function: Split = getattr(_cupy(), task.op.removeprefix("cupy."))
+    return function
+
+
+def _run(model: Split, task: Task) -> Sequence[np.ndarray]:
+    """Uploads the data, calls CuPy with the request as the case states it, and copies every
+    piece back to the host."""
+    cupy = _cupy()
+    keywords = _axis_keyword(task)
+    with backend_calls():
+        pieces = model(cupy.asarray(task.data), _argument(task), **keywords)
+        return [cupy.asnumpy(piece) for piece in pieces]
+
+
+def _reproducer(task: Task, target: Target) -> str:
+    """The CuPy call on the case's data, for every run of the case."""
+    axis = "".join(f", axis={value}" for value in _axis_keyword(task).values())
+    return "import cupy\n\n" + "".join(
+        f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
+        f"pieces = {task.op}(cupy.asarray(data), {_argument(run)!r}{axis})\n"
+        "print([piece.shape for piece in pieces])\n"
+        for run in task.every_run
+    )
+
+
 #: Left out of the default run: on a machine without a GPU every item would be ``unsupported``, and
 #: the default run of a CPU machine stays as it was. CuPy is not in ``imports``: it loads the CUDA
 #: libraries when imported, which a process that forks workers must not have done.
@@ -54,13 +93,13 @@ ROUTES = (
         ("cupy.*",),
         "the cupy function called on a cupy.ndarray of the data in device memory, pieces copied back",
         default=False,
+        build=_build,
+        run=_run,
+        support=_support,
+        reproducer=_reproducer,
         imports=(__name__,),
     ),
 )
-#: The functions without an axis parameter: they pick the axis from the data's rank.
-_NO_AXIS = frozenset({"cupy.hsplit", "cupy.vsplit", "cupy.dsplit"})
-
-Split = Callable[..., Sequence[Any]]
 
 
 class CupyAdapter:
@@ -82,25 +121,6 @@ class CupyAdapter:
             options=self.options.resolved,
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Everything is unsupported where CuPy has no CUDA device; nothing else is refused here."""
-        problem = device_problem()
-        return None if problem is None else Unsupported(problem)
-
-    def build(self, task: Task, target: Target) -> Split:
-        """The CuPy function the op id names (``cupy.array_split`` is ``array_split`` of ``cupy``)."""
-        function: Split = getattr(_cupy(), task.op.removeprefix("cupy."))
-        return function
-
-    def run(self, model: Split, task: Task) -> Sequence[np.ndarray]:
-        """Uploads the data, calls CuPy with the request as the case states it, and copies every
-        piece back to the host."""
-        cupy = _cupy()
-        keywords = _axis_keyword(task)
-        with backend_calls():
-            pieces = model(cupy.asarray(task.data), _argument(task), **keywords)
-            return [cupy.asnumpy(piece) for piece in pieces]
-
     def prepare(self, target: Target) -> None:
         """Import CuPy, create the device's context and split once, contiguous and strided pieces
         copied back: the first of each in a worker costs far more than any later one (the copy
@@ -110,16 +130,6 @@ class CupyAdapter:
         cupy = _cupy()
         for piece in cupy.split(cupy.zeros((2, 4), dtype=np.float32), 2, axis=1):
             cupy.asnumpy(piece)
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The CuPy call on the case's data, for every run of the case."""
-        axis = "".join(f", axis={value}" for value in _axis_keyword(task).values())
-        return "import cupy\n\n" + "".join(
-            f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
-            f"pieces = {task.op}(cupy.asarray(data), {_argument(run)!r}{axis})\n"
-            "print([piece.shape for piece in pieces])\n"
-            for run in task.every_run
-        )
 
 
 @functools.cache

@@ -1,6 +1,7 @@
 """The JAX adapter: jax.numpy's split functions and jax.lax.split, run by JAX itself.
 
-Routes (both build their calls with :mod:`conformance_jax.calls`):
+Routes (both build their calls with :mod:`conformance_jax.calls`; their code is in
+:mod:`conformance_jax.routes`):
 
 ``eager``
     The function called on a JAX array of the case's data (``jnp.asarray``), the way a user calls
@@ -30,61 +31,14 @@ request. JAX has no string element type, so string data is ``unsupported``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from importlib import metadata
-from typing import Any
 
-import numpy as np
-
-from conformance import dtypes
 from conformance.errors import UsageError
-from conformance.plugin import (
-    AdapterInfo,
-    AdapterOptions,
-    Route,
-    Target,
-    Task,
-    Unsupported,
-    backend_calls,
-)
-from conformance_jax import calls, snippets
+from conformance.plugin import AdapterInfo, AdapterOptions, Target
+from conformance_jax import calls, routes
 
 NAME = "jax"
-#: What the workers' parent may import: this package, which imports JAX lazily, and JAX itself,
-#: which starts no thread when imported (its CPU client starts them at first use, in a worker).
-_IMPORTS = (__name__, "conformance_jax.calls", "jax", "jax.numpy")
-_OPS = ("jax.*",)
-
-#: Neither route is in the default run: JAX compiles an XLA computation for every new request, eager
-#: calls included (one per primitive, shape and static parameters), which costs 40 to 100 ms per item
-#: on two cores (docs/performance.md), past the 20 ms a default route may spend. Select them with --target.
-ROUTES = (
-    Route(
-        "eager",
-        _OPS,
-        "the jax.numpy / jax.lax function called on a JAX array of the data",
-        default=False,
-        imports=_IMPORTS,
-    ),
-    Route(
-        "jit",
-        _OPS,
-        "jax.jit of the split (request static, or traced when fed at run time), lowered, compiled, run",
-        default=False,
-        imports=_IMPORTS,
-    ),
-)
-
-
-@dataclass(frozen=True)
-class Model:
-    """What ``build`` and ``compile`` hand on: the target's device (its platform and mode) and, on
-    ``jit``, the lowered function (after ``build``) or the executable (after ``compile``); None for
-    an eager call."""
-
-    device: str
-    staged: Any = None
 
 
 class JaxAdapter:
@@ -110,60 +64,22 @@ class JaxAdapter:
             name=NAME,
             backend="jax",
             version=metadata.version("jax"),
-            routes=ROUTES,
+            routes=routes.routes(self._on),
             devices=self.options.devices,
             options={**self.options.resolved, "jaxlib": metadata.version("jaxlib"), **gpu},
             other_devices=tuple(device for device in calls.DEVICES if device not in self.options.devices),
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Only what JAX cannot hold at all: strings (``jnp.asarray`` has no string type)."""
-        if task.dtype in dtypes.STRING:
-            return Unsupported("JAX has no string element type: a JAX array cannot hold string data")
-        return None
-
-    def build(self, task: Task, target: Target) -> Model:
-        """On ``jit``, the split traced and lowered for the task's data; an eager call has no model."""
-        if target.route == "eager":
-            return Model(target.device)
-        with self._on(target.device):
-            arguments, keywords = calls.lower_arguments(task)
-            with backend_calls():
-                return Model(target.device, calls.jitted(task).lower(*arguments, **keywords))
-
-    def compile(self, model: Model, target: Target) -> Model:
-        """XLA compiles the lowered function (``jit``) for the device; nothing to do for an eager call."""
-        if model.staged is None:
-            return model
-        with self._on(model.device), backend_calls():
-            return Model(model.device, model.staged.compile())
-
-    def run(self, compiled: Model, task: Task) -> Sequence[np.ndarray]:
-        """Converts the task's data into JAX on the device, calls JAX, converts every piece back."""
-        function = calls.eager(task) if compiled.staged is None else compiled.staged
-        given = calls.feeds(task) if compiled.staged is not None else (task.data,)
-        with self._on(compiled.device):
-            with backend_calls():
-                pieces = function(*(calls.to_jax(array) for array in given))
-            calls.check_placement(pieces, compiled.device)
-            with backend_calls():
-                return calls.to_numpy(pieces)
-
     def prepare(self, target: Target) -> None:
         """Import JAX, start its clients and split once on the target's device and in its mode
-        (eagerly, and on ``jit`` through a throwaway compiled function): the first of each in a
-        worker costs far more than any later one and would otherwise be charged to one item."""
+        (eagerly, and as the route warms up: :data:`conformance_jax.routes.WARM_UPS`): the first of
+        each in a worker costs far more than any later one and would otherwise be charged to one item."""
         jax = calls.load(self.gpu)
         with self._on(target.device):
-            data = jax.numpy.zeros(2)
-            jax.numpy.split(data, 2)
-            if target.route == "jit":
-                jax.jit(lambda x: jax.numpy.split(x, 2)).lower(data).compile()(data)
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The JAX call on the case's data, on the device and in its mode; jitted, lowered and
-        compiled as the ``jit`` route does."""
-        return snippets.reproducer(task, target.route, target.device)
+            jax.numpy.split(jax.numpy.zeros(2), 2)
+            warm_up = routes.WARM_UPS.get(target.route)
+            if warm_up is not None:
+                warm_up()
 
     @contextlib.contextmanager
     def _on(self, device: str) -> Iterator[None]:

@@ -34,24 +34,25 @@ def _call_code(task: Task, data: str, value: str) -> str:
     return f"{task.op}({data}, {value}{axis})"
 
 
-def _eager(task: Task) -> str:
+def eager(task: Task, device: str) -> str:
     """One call per run on that run's data and value: eager JAX has no model to build once."""
-    body = ""
+    body = _mode_code(device)
     for run in task.every_run:
         call = _call_code(run, "jax.numpy.asarray(data)", repr(calls.value(run)))
         body += f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\npieces = {call}\n{_PRINT}"
     return body
 
 
-def _jit(task: Task) -> str:
+def jit(task: Task, device: str) -> str:
     """One jitted function, lowered and compiled for the first run's data, called for every run."""
     call = _call_code(task, "data", "value")
+    body = _mode_code(device)
     if calls.traced(task):
         given = calls.traced_value(task)
-        body = f"split = jax.jit(lambda data, value: {call})\n"
+        body += f"split = jax.jit(lambda data, value: {call})\n"
         lower = f"jax.ShapeDtypeStruct({given.shape!r}, np.{given.dtype.name})"
     else:
-        body = f"split = jax.jit(lambda data, value: {call}, static_argnames='value')\n"
+        body += f"split = jax.jit(lambda data, value: {call}, static_argnames='value')\n"
         lower = f"value={calls.value(task, hashable=True)!r}"
     for run in task.every_run:
         body += f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
@@ -65,9 +66,3 @@ def _jit(task: Task) -> str:
             body += "pieces = compiled(jax.numpy.asarray(data))\n"
         body += _PRINT
     return body
-
-
-def reproducer(task: Task, route: str, device: str) -> str:
-    """The snippet for ``route`` on the device and in its mode: an eager call per run, or one jitted
-    function compiled once and called with each run's inputs."""
-    return _mode_code(device) + (_eager(task) if route == "eager" else _jit(task))

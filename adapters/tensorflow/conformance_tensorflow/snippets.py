@@ -16,22 +16,26 @@ def _feed_code(array: np.ndarray, name: str) -> str:
     return f"{reproducers.array_code(array, name)}\n"
 
 
-def reproducer(task: Task, route: str) -> str:
-    """The snippet for ``route``: an eager call per run, or one traced (XLA-compiled) function
-    called with each run's inputs."""
+def eager(task: Task) -> str:
+    """An eager call per run, on that run's data."""
     from conformance.models import tf_functions
 
     body = "import tensorflow as tf\n\n"
-    if route == "eager":
-        for run in task.every_run:
-            body += (
-                f"{reproducers.run_heading(run)}{_feed_code(run.data, 'data')}"
-                f"data = tf.constant(data)\npieces = {tf_functions.call_code(run, (tf_functions.DATA,))}\n"
-                "print([tuple(piece.shape) for piece in pieces])\n"
-            )
-        return body
+    for run in task.every_run:
+        body += (
+            f"{reproducers.run_heading(run)}{_feed_code(run.data, 'data')}"
+            f"data = tf.constant(data)\npieces = {tf_functions.call_code(run, (tf_functions.DATA,))}\n"
+            "print([tuple(piece.shape) for piece in pieces])\n"
+        )
+    return body
+
+
+def traced(task: Task, *, jit_compile: bool) -> str:
+    """One traced (XLA-compiled) function called with each run's inputs."""
+    from conformance.models import tf_functions
+
     names = tf_functions.input_names(task)
-    body += tf_functions.function_code(task, jit_compile=route == "xla")
+    body = "import tensorflow as tf\n\n" + tf_functions.function_code(task, jit_compile=jit_compile)
     for run in task.every_run:
         body += reproducers.run_heading(run)
         for name, array in tf_functions.feeds(run).items():

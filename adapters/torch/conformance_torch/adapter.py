@@ -25,67 +25,22 @@ Routes:
     specialises those in the example input) and a lengths list for torch.split (the lengths
     must sum to the split dim, pinning it); any other refusal by export is judged.
 
+Each route's calls are in :mod:`conformance_torch.routes`.
+
 Options: ``device`` (comma-separated torch devices, default ``cpu``). Anything else is refused at
 construction, so a misspelt option cannot silently leave a run on its defaults.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
-import numpy as np
-
-from conformance import dtypes, reproducers
 from conformance.errors import UsageError
-from conformance.plugin import (
-    AdapterInfo,
-    AdapterOptions,
-    Route,
-    Target,
-    Task,
-    Unsupported,
-    backend_calls,
-)
-
-if TYPE_CHECKING:
-    import torch
+from conformance.plugin import AdapterInfo, AdapterOptions, Target
+from conformance_torch.routes import ROUTES, WARM_UPS
 
 NAME = "torch"
-#: what every route imports before forking (torch starts no thread when imported)
-_IMPORTS = (__name__, "torch", "conformance.models.torch_modules")
 DEFAULT_DEVICE = "cpu"
-
-ROUTES = (
-    Route(
-        "eager",
-        ("torch.*",),
-        "the torch function called eagerly on a tensor of the case's data",
-        imports=_IMPORTS,
-    ),
-    Route(
-        "export",
-        ("torch.*",),
-        "the module captured by torch.export.export, run as the exported program",
-        imports=(*_IMPORTS, "torch._dynamo"),
-    ),
-    Route(
-        "compile",
-        ("torch.*",),
-        "the module compiled by torch.compile (inductor, fullgraph; dynamic when the case's dims are)",
-        default=False,
-        imports=(*_IMPORTS, "torch._dynamo"),
-    ),
-)
-
-
-@dataclass(frozen=True)
-class Compiled:
-    """A callable ready to run on one device: the eager module or the exported program's module."""
-
-    function: torch.nn.Module
-    device: str
 
 
 class TorchAdapter:
@@ -112,105 +67,13 @@ class TorchAdapter:
             options=self.options.resolved,
         )
 
-    def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Refuses only what torch cannot hold: a dtype without a torch type, a dynamic export."""
-        if task.dtype in dtypes.STRING:
-            return Unsupported("torch has no string tensors")
-        if target.route == "export":
-            from conformance.models import torch_modules
-
-            why_not = torch_modules.export_dynamic_problem(task)
-            return None if why_not is None else Unsupported(why_not)
-        return None
-
-    def build(self, task: Task, target: Target) -> torch.nn.Module:
-        """The module calling the op; for ``export``, the exported program (tracing happens here)."""
-        from conformance.models import torch_modules
-
-        if target.route == "export":
-            exported: torch.nn.Module = torch_modules.exported_program(task).module()
-            return exported
-        module = torch_modules.build_module(task)
-        if target.route == "compile":
-            import torch
-
-            # Every item compiles the same forward code with other constants: without a reset,
-            # dynamo's per-code recompile limit ends the route after eight items. dynamic=False
-            # for static cases: one graph specialised to the example, as deployed; dynamic=True
-            # keeps every dim symbolic, which later runs at other shapes then test.
-            torch._dynamo.reset()
-            compiled: torch.nn.Module = torch.compile(  # type: ignore[assignment]
-                module, backend="inductor", dynamic=task.graph.data_shape == "dynamic", fullgraph=True
-            )
-            return compiled
-        return module
-
-    def compile(self, model: torch.nn.Module, target: Target) -> Compiled:
-        """Places the module on the device; the split modules hold no weights, so nothing moves."""
-        return Compiled(model.to(target.device), target.device)
-
-    def run(self, compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-        """Converts the data bit for bit, calls the module, and converts every piece back."""
-        from conformance.models import torch_modules
-
-        data = torch_modules.to_torch(task.data).to(compiled.device)
-        # An exported program checks its guards in generated code (no frame of torch's package),
-        # so its refusal of a shape is marked as the backend's here.
-        with backend_calls():
-            outputs: Any = compiled.function(data)
-        return [torch_modules.to_numpy(piece) for piece in outputs]
-
     def prepare(self, target: Target) -> None:
-        """Import torch; on ``export`` and ``compile``, one throwaway export or compilation, whose
-        first call in a process spends seconds setting up tracing (and inductor's C++ toolchain)
-        that would otherwise be timed as one item's build or first run."""
-        import torch
+        """Import torch, and warm the route up (:data:`conformance_torch.routes.WARM_UPS`)."""
+        import torch  # noqa: F401  # the import is the preparation
 
-        class Identity(torch.nn.Module):
-            def forward(self, x: torch.Tensor) -> torch.Tensor:
-                return x + 1
-
-        if target.route == "export":
-            torch.export.export(Identity(), (torch.zeros(2),))
-        elif target.route == "compile":
-            torch.compile(Identity(), backend="inductor", fullgraph=True)(torch.zeros(2))
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """The torch call on the case's data; on ``export``, through torch.export as the route does."""
-        from conformance.models import torch_modules
-
-        argument = torch_modules.split_argument(task)
-        dim = "" if task.axis is None else f", dim={task.axis}"
-        if task.dtype == "bfloat16":  # through the bit pattern: a float32 detour could change NaN payloads
-            tensor = "tensor = torch.from_numpy(data.view(np.int16)).view(torch.bfloat16)"
-        else:
-            tensor = "tensor = torch.from_numpy(data)"
-        call = f"{task.op}(x, {argument!r}{dim})"
-        body = "import torch\n\nclass Split(torch.nn.Module):\n    def forward(self, x):\n"
-        body += f"        return {call}\n\n"
-        if target.route == "export":
-            dynamic = torch_modules.dynamic_shapes(task) is not None
-            shapes = (
-                f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
-                if dynamic
-                else ""
-            )
-            body += (
-                f"{reproducers.array_code(task.data)}\n{tensor}\n"
-                f"split = torch.export.export(Split(), (tensor,){shapes}).module()\n"
-            )
-        elif target.route == "compile":
-            dynamic = task.graph.data_shape == "dynamic"
-            body += f"split = torch.compile(Split(), backend='inductor', dynamic={dynamic}, fullgraph=True)\n"
-        else:
-            body += "split = Split()\n"
-        for run in task.every_run:
-            body += (
-                f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n{tensor}\n"
-                "pieces = split(tensor)\n"
-                "print([tuple(piece.shape) for piece in pieces])\n"
-            )
-        return body
+        warm_up = WARM_UPS.get(target.route)
+        if warm_up is not None:
+            warm_up()
 
 
 def _device_problem(device: str) -> str | None:

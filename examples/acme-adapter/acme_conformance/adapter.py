@@ -32,7 +32,6 @@ KERNELS: dict[str, Callable[..., kernels.Pieces]] = {
     "numpy.split": kernels.numpy_split,
     "numpy.array_split": kernels.numpy_array_split,
 }
-ROUTES = (Route("kernels", tuple(KERNELS), "ACME's split kernels, called as a user calls them"),)
 
 
 @dataclass(frozen=True)
@@ -49,6 +48,46 @@ class Call:
             return self.kernel(data, self.argument, **self.keywords)
 
 
+def build(task: Task, target: Target) -> Call:
+    """The call exactly as the case states it; a wrong request is the kernel's to reject."""
+    value = task.form.value  # an int (parts, size) or a tuple (lengths, indices)
+    argument = list(value) if isinstance(value, tuple) else value
+    keyword = "axis" if task.op.startswith("numpy.") else "dim"
+    keywords = {} if task.axis is None else {keyword: task.axis}
+    return Call(KERNELS[task.op], argument, keywords)
+
+
+def run(model: Call, task: Task) -> Sequence[np.ndarray]:
+    """No ``compile`` call: nothing to load on the host (a device backend would upload there)."""
+    return model(task.data)
+
+
+def reproducer(task: Task, target: Target) -> str:
+    """Statements that redo the task with the backend alone, for the report's reproducers."""
+    return snippet(task, build(task, target))
+
+
+def snippet(task: Task, call: Call) -> str:
+    """``call`` written out: the kernel on the task's data."""
+    keywords = "".join(f", {key}={value!r}" for key, value in call.keywords.items())
+    return (
+        f"{reproducers.array_code(task.data)}\n"
+        "from acme_conformance import kernels\n"
+        f"pieces = kernels.{call.kernel.__name__}(data, {call.argument!r}{keywords})\n"
+        "print([piece.shape for piece in pieces])\n"
+    )
+
+
+ROUTE = Route(
+    "kernels",
+    tuple(KERNELS),
+    "ACME's split kernels, called as a user calls them",
+    build=build,
+    run=run,
+    reproducer=reproducer,
+)
+
+
 class AcmeAdapter:
     """ACME's kernels as a conformance target; options: ``device`` (only ``cpu`` exists)."""
 
@@ -62,30 +101,7 @@ class AcmeAdapter:
             name=NAME,
             backend="acme-kernels",
             version=kernels.__version__,
-            routes=ROUTES,
+            routes=(ROUTE,),
             devices=self.options.devices,
             options=self.options.resolved,
-        )
-
-    def build(self, task: Task, target: Target) -> Call:
-        """The call exactly as the case states it; a wrong request is the kernel's to reject."""
-        value = task.form.value  # an int (parts, size) or a tuple (lengths, indices)
-        argument = list(value) if isinstance(value, tuple) else value
-        keyword = "axis" if task.op.startswith("numpy.") else "dim"
-        keywords = {} if task.axis is None else {keyword: task.axis}
-        return Call(KERNELS[task.op], argument, keywords)
-
-    def run(self, model: Call, task: Task) -> Sequence[np.ndarray]:
-        """No ``compile`` hook: nothing to load on the host (a device backend would upload there)."""
-        return model(task.data)
-
-    def reproducer(self, task: Task, target: Target) -> str | None:
-        """Statements that redo the task with the backend alone, for the report's reproducers."""
-        call = self.build(task, target)
-        keywords = "".join(f", {key}={value!r}" for key, value in call.keywords.items())
-        return (
-            f"{reproducers.array_code(task.data)}\n"
-            "from acme_conformance import kernels\n"
-            f"pieces = kernels.{call.kernel.__name__}(data, {call.argument!r}{keywords})\n"
-            "print([piece.shape for piece in pieces])\n"
         )

@@ -1,0 +1,140 @@
+"""The JAX adapter's two routes (see the adapter's module docstring), both built with
+:mod:`conformance_jax.calls`. Each phase runs inside the adapter's ``on(device)`` context (JAX's
+device and 64-bit mode for the target's device), which the routes are made with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
+from conformance_jax import calls, snippets
+
+#: What the workers' parent may import: this package, which imports JAX lazily, and JAX itself,
+#: which starts no thread when imported (its CPU client starts them at first use, in a worker).
+_IMPORTS: Final = ("conformance_jax", "conformance_jax.calls", "jax", "jax.numpy")
+_OPS: Final = ("jax.*",)
+#: JAX's device and mode for a device name of the adapter's, entered around every phase
+On = Callable[[str], AbstractContextManager[None]]
+
+
+@dataclass(frozen=True)
+class Model:
+    """What ``build`` and ``compile`` hand on: the target's device (its platform and mode) and, on
+    ``jit``, the lowered function (after ``build``) or the executable (after ``compile``); None for
+    an eager call."""
+
+    device: str
+    staged: Any = None
+
+
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Only what JAX cannot hold at all: strings (``jnp.asarray`` has no string type)."""
+    if task.dtype in dtypes.STRING:
+        return Unsupported("JAX has no string element type: a JAX array cannot hold string data")
+    return None
+
+
+def _pieces(on: On, device: str, function: Any, given: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Converts ``given`` into JAX on the device, calls ``function``, converts every piece back."""
+    with on(device):
+        with backend_calls():
+            pieces = function(*(calls.to_jax(array) for array in given))
+        calls.check_placement(pieces, device)
+        with backend_calls():
+            return calls.to_numpy(pieces)
+
+
+@dataclass(frozen=True)
+class _Eager:
+    """The function called on a JAX array of the data: nothing to build."""
+
+    on: On
+
+    @staticmethod
+    def build(task: Task, target: Target) -> Model:
+        return Model(target.device)
+
+    def run(self, compiled: Model, task: Task) -> Sequence[np.ndarray]:
+        return _pieces(self.on, compiled.device, calls.eager(task), (task.data,))
+
+    @staticmethod
+    def reproducer(task: Task, target: Target) -> str:
+        """An eager call per run, on the device and in its mode."""
+        return snippets.eager(task, target.device)
+
+
+@dataclass(frozen=True)
+class _Jit:
+    """``jax.jit`` of the split, lowered (``build``), compiled by XLA (``compile``) and called."""
+
+    on: On
+
+    def build(self, task: Task, target: Target) -> Model:
+        """The split traced and lowered for the task's data."""
+        with self.on(target.device):
+            arguments, keywords = calls.lower_arguments(task)
+            with backend_calls():
+                return Model(target.device, calls.jitted(task).lower(*arguments, **keywords))
+
+    def compile(self, model: Model, target: Target) -> Model:
+        """XLA compiles the lowered function for the device."""
+        with self.on(model.device), backend_calls():
+            return Model(model.device, model.staged.compile())
+
+    def run(self, compiled: Model, task: Task) -> Sequence[np.ndarray]:
+        return _pieces(self.on, compiled.device, compiled.staged, calls.feeds(task))
+
+    @staticmethod
+    def reproducer(task: Task, target: Target) -> str:
+        """Jitted, lowered and compiled once, as the route does, and called for every run."""
+        return snippets.jit(task, target.device)
+
+
+def routes(on: On) -> tuple[Route, ...]:
+    """Both routes, their phases inside ``on``. Neither is in the default run: JAX compiles an XLA
+    computation for every new request, eager calls included (one per primitive, shape and static
+    parameters), which costs 40 to 100 ms per item on two cores (docs/performance.md), past the
+    20 ms a default route may spend. Select them with --target."""
+    eager, jit = _Eager(on), _Jit(on)
+    return (
+        Route(
+            "eager",
+            _OPS,
+            "the jax.numpy / jax.lax function called on a JAX array of the data",
+            build=eager.build,
+            run=eager.run,
+            support=_support,
+            reproducer=eager.reproducer,
+            default=False,
+            imports=_IMPORTS,
+        ),
+        Route(
+            "jit",
+            _OPS,
+            "jax.jit of the split (request static, or traced when fed at run time), lowered, compiled, run",
+            build=jit.build,
+            compile=jit.compile,
+            run=jit.run,
+            support=_support,
+            reproducer=jit.reproducer,
+            default=False,
+            imports=_IMPORTS,
+        ),
+    )
+
+
+def _warm_jit() -> None:
+    import jax
+
+    data = jax.numpy.zeros(2)
+    jax.jit(lambda x: jax.numpy.split(x, 2)).lower(data).compile()(data)
+
+
+#: Per route, what ``prepare`` runs after an eager split, in the target's device and mode.
+WARM_UPS: Final[Mapping[str, Callable[[], None]]] = {"jit": _warm_jit}

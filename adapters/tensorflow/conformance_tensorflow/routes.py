@@ -1,0 +1,128 @@
+"""The TensorFlow adapter's three routes (see the adapter's module docstring): the eager call, and
+the traced function without and with XLA, which share their calls but for ``jit_compile``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from conformance import dtypes
+from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
+from conformance_tensorflow import snippets
+
+if TYPE_CHECKING:
+    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
+
+#: What the workers' parent may import: this package, the builder and TensorFlow, which starts no
+#: thread when imported with the zygote's thread variables (the one thread once seen was NumPy's
+#: OpenBLAS pool). A worker that replaces one TensorFlow killed then starts in milliseconds, not
+#: the 3-4.5 s of a fresh import (six such deaths in a full run, and every new worker's first
+#: TensorFlow item). Its thread pools start at the first operation, in ``prepare``, in the worker.
+_IMPORTS: Final = ("conformance_tensorflow", "tensorflow", "conformance.models.tf_functions")
+_OPS: Final = ("tensorflow.*",)
+
+
+# eager: the op called on a tensor of the data; nothing to build
+
+
+def _build_eager(task: Task, target: Target) -> None:
+    return None
+
+
+def _run_eager(model: None, task: Task) -> Sequence[np.ndarray]:
+    """Converts the data bit for bit, calls TensorFlow, converts every piece back."""
+    from conformance.models import tf_functions
+
+    data = tf_functions.to_tf(task.data)
+    with backend_calls():
+        outputs: Any = tf_functions.call(task, {tf_functions.DATA: data})
+    return tf_functions.to_numpy_all(outputs)
+
+
+def _reproduce_eager(task: Task, target: Target) -> str:
+    return snippets.eager(task)
+
+
+# function and xla: a tf.function traced with the case's signature, run as the concrete function
+
+
+@dataclass(frozen=True)
+class _Traced:
+    """The calls of a traced route: the function compiled by XLA at its first call, or not."""
+
+    jit_compile: bool
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """Refuses only what cannot be handed over: strings to XLA, which has no string type, and
+        an axis input that int32 (the type of ``split_dim``) cannot hold."""
+        from conformance.models import tf_functions
+
+        if self.jit_compile and task.dtype in dtypes.STRING:
+            return Unsupported("XLA has no string element type: it cannot compile a function of strings")
+        why_not = tf_functions.build_problem(task)
+        return None if why_not is None else Unsupported(why_not)
+
+    def build(self, task: Task, target: Target) -> tf.types.experimental.ConcreteFunction:
+        """Traces the function (timed as the build)."""
+        from conformance.models import tf_functions
+
+        return tf_functions.split_function(task, jit_compile=self.jit_compile)
+
+    @staticmethod
+    def run(model: tf.types.experimental.ConcreteFunction, task: Task) -> Sequence[np.ndarray]:
+        """Converts the task's inputs bit for bit, calls the function, converts every piece back."""
+        from conformance.models import tf_functions
+
+        inputs = tf_functions.tensors(task)
+        with backend_calls():
+            outputs = model(*inputs)
+        return tf_functions.to_numpy_all(outputs)
+
+    def reproducer(self, task: Task, target: Target) -> str:
+        return snippets.traced(task, jit_compile=self.jit_compile)
+
+    def warm_up(self) -> None:
+        """One throwaway trace (and XLA compilation), whose first time in a process costs far
+        more than any later one and would otherwise land on one item."""
+        import tensorflow as tf
+
+        tf.function(lambda x: tf.split(x, 2), autograph=False, jit_compile=self.jit_compile)(tf.zeros([2]))
+
+    def route(self, name: str, description: str, *, default: bool = True) -> Route:
+        return Route(
+            name,
+            _OPS,
+            description,
+            build=self.build,
+            run=self.run,
+            support=self.support,
+            reproducer=self.reproducer,
+            default=default,
+            imports=_IMPORTS,
+        )
+
+
+_FUNCTION: Final = _Traced(jit_compile=False)
+_XLA: Final = _Traced(jit_compile=True)
+ROUTES: Final = (
+    Route(
+        "eager",
+        _OPS,
+        "the TensorFlow function called eagerly on a tensor of the data",
+        build=_build_eager,
+        run=_run_eager,
+        reproducer=_reproduce_eager,
+        imports=_IMPORTS,
+    ),
+    _FUNCTION.route(
+        "function", "a tf.function traced with the case's input signature, run as the concrete function"
+    ),
+    _XLA.route(
+        "xla", "the same tf.function compiled by XLA (jit_compile=True) at its first call", default=False
+    ),
+)
+#: Per route, what ``prepare`` runs after importing TensorFlow.
+WARM_UPS: Final[Mapping[str, Callable[[], None]]] = {"function": _FUNCTION.warm_up, "xla": _XLA.warm_up}
