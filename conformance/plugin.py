@@ -122,15 +122,13 @@ class Route:
     name: str
     ops: tuple[str, ...]
     description: str = ""
-    build: Callable[[Task, Target], Any] | None = field(default=None, kw_only=True)
-    run: Callable[[Any, Task], Sequence[np.ndarray]] | None = field(default=None, kw_only=True)
+    build: Callable[[Task, Target], Any] = field(kw_only=True)
+    run: Callable[[Any, Task], Sequence[np.ndarray]] = field(kw_only=True)
     support: Callable[[Task, Target], Unsupported | None] | None = field(default=None, kw_only=True)
     compile: Callable[[Any, Target], Any] | None = field(default=None, kw_only=True)
     reproducer: Callable[[Task, Target], str | None] | None = field(default=None, kw_only=True)
     judged: Judged = field(default="values", kw_only=True)
     default: bool = field(default=True, kw_only=True)
-    #: ignored: the form before routes carried their calls; the engine learns imports itself
-    imports: tuple[str, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ def test_an_axis_placed_at_run_time_rules_out_every_onnx_op(tmp_path: Path) -> N
         "openvino.VariadicSplit-1",
         "tensorflow.split",
         "tflite.SPLIT_V",
+        "paddle.split",
     ]
     reason = catalogue.why_not_applicable(case, catalogue.OPS["onnx.Split-13"])
     assert reason is not None and "axis as an attribute" in reason
@@ -164,6 +165,7 @@ def test_an_op_that_cannot_feed_what_a_run_changes_is_not_applicable(tmp_path: P
         "openvino.VariadicSplit-1",
         "tensorflow.split",
         "tflite.SPLIT_V",
+        "paddle.split",
     ]
 
 

@@ -7,7 +7,9 @@ import importlib
 import json
 import os
 import signal
+import sys
 import time
+import warnings
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -18,7 +20,7 @@ from conformance.engine import settings
 from conformance.engine.pool import Pool
 from conformance.engine.worker import Job
 from conformance.engine.zygote import Forked, Zygote
-from conformance.plugin import Target
+from conformance.plugin import Target, Task
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
 from fake_adapters import Segfaulter
@@ -271,6 +273,36 @@ def test_what_a_worker_imports_thread_free_the_zygote_learns_for_the_workers_aft
     # forked while the zygote still imports what it learned)
     workers = [pid for pid in importers if pid != zygote]
     assert len(workers) <= 3, importers
+
+
+class SettingsReporter(Segfaulter):
+    """Prints the interpreter-wide settings its worker runs the item with."""
+
+    def misbehave(self, task: Task) -> None:
+        silenced = any(entry[0] == "ignore" and entry[2] is Warning and entry[1] is None for entry in warnings.filters)
+        print(f"recursion limit {sys.getrecursionlimit()}, every warning ignored: {silenced}", flush=True)
+
+
+def test_a_learned_import_leaves_the_interpreters_settings_to_the_workers(tmp_path: Path) -> None:
+    job = _jobs(tmp_path, "test_zygote:SettingsReporter")[0]
+    log = tmp_path / "worker.log"
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote, ("recursion_probe",)), zygote.reason
+        forked = zygote.fork((1, str(log), ()))  # answered once the import is done
+        assert forked is not None
+        process, connection = forked
+        assert connection.recv()[0] == -1
+        connection.send(job)
+        assert Result.from_json(json.loads(_answer(connection)[1])).status == "pass"
+        connection.send(None)
+        process.join(timeout=10)
+        connection.close()
+    finally:
+        zygote.close()
+    said = log.read_text(encoding="utf-8")
+    assert "recursion limit" in said and "recursion limit 123456" not in said, said
+    assert "every warning ignored: False" in said, said
 
 
 def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ def build_and_run(
     try:
         phase.mark(step)
         start = time.perf_counter_ns()
-        model = route.build(task, target)  # type: ignore[misc]
+        model = route.build(task, target)
         timing["build_ms"] = _ms(start)
         step = "compile"
         phase.mark(step)
@@ -161,7 +161,7 @@ def build_and_run(
         phase.mark("run" if first else f"run {run_task.run_number}")
         try:
             start = time.perf_counter_ns()
-            outputs = _outputs(route.run(compiled, run_task))  # type: ignore[misc]
+            outputs = _outputs(route.run(compiled, run_task))
             elapsed = _ms(start)
             if first:
                 timing["first_run_ms"] = elapsed
@@ -169,7 +169,7 @@ def build_and_run(
                 steady = []
                 for _ in range(repeat):
                     start = time.perf_counter_ns()
-                    route.run(compiled, run_task)  # type: ignore[misc]
+                    route.run(compiled, run_task)
                     steady.append(_ms(start))
                 timing["steady_ms"] = tuple(steady)
             attempts.append(Attempt(outputs, None, elapsed))

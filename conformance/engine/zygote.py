@@ -38,6 +38,7 @@ import signal
 import socket
 import sys
 import traceback
+import warnings
 from collections import deque
 from collections.abc import Iterable
 from multiprocessing import reduction
@@ -192,11 +193,18 @@ def preload() -> None:
 
 
 def _import(names: Iterable[str]) -> None:
+    """Import ``names``, keeping the interpreter-wide settings an import may change (onnx2tf
+    raises the recursion limit and silences warnings): every worker forked afterwards inherits
+    the zygote, and another adapter's items must not run under one backend's settings."""
     for name in names:
+        limit, filters = sys.getrecursionlimit(), warnings.filters[:]
         try:
             importlib.import_module(name)
         except Exception as error:  # not importable by name: a worker that needs it imports it
             print(f"zygote: not imported {name}: {type(error).__name__}: {error}", file=sys.stderr)
+        finally:
+            sys.setrecursionlimit(limit)
+            warnings.filters[:] = filters
 
 
 def _single_threaded(connection: Connection, server: _Server, imported: str) -> bool:

@@ -237,6 +237,7 @@ def _graph(draw: Draw, op: OpEntry, kind: FormKind) -> dict[str, Any]:
         graph["data_shape"] = "dynamic"
     if "axis_dtype" in options:
         graph["axis_dtype"] = _index_dtype(draw)
+    if "axis_shape" in options:  # an op may type its axis input without taking it as [1]
         graph["axis_shape"] = draw(st.sampled_from(["scalar", "[1]"]))
     if "lengths_dtype" in options and kind == "lengths":
         graph["lengths_dtype"] = _index_dtype(draw)

@@ -11,7 +11,6 @@ a misspelling: a vendor learns of it from the first ``conformance adapters``.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import inspect
 from collections.abc import Callable, Mapping
@@ -86,20 +85,8 @@ def _check_spelling(where: str, adapter: object) -> None:
             )
 
 
-def _legacy(route: Route, adapter: object) -> Route:
-    """A route declared without calls takes the adapter's methods of the same names: the form
-    adapters had before routes carried their calls, kept until every built-in adapter is moved."""
-    if route.build is not None:
-        return route
-    found = {name: getattr(adapter, name, None) for name in ROUTE_CALLS}
-    return dataclasses.replace(route, **{name: call for name, call in found.items() if call is not None})
-
-
 def _checked_route(where: str, route: Route) -> Route:
     where = f"{where}: route {route.name!r}"
-    for name in ("build", "run"):
-        if getattr(route, name) is None:
-            raise PluginError(f"{where} has no {name}; see conformance.plugin.Route")
     for name, wanted in ROUTE_CALLS.items():
         call = getattr(route, name)
         if call is not None:
@@ -113,7 +100,7 @@ def check(where: str, adapter: object, info: AdapterInfo) -> Hooks:
     prepare = getattr(adapter, "prepare", None)
     if prepare is not None:
         _check_call(where, "prepare", prepare, ADAPTER_METHODS["prepare"])
-    routes = {route.name: _checked_route(where, _legacy(route, adapter)) for route in info.routes}
+    routes = {route.name: _checked_route(where, route) for route in info.routes}
     return Hooks(adapter, routes, prepare)  # type: ignore[arg-type]
 
 

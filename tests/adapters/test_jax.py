@@ -393,22 +393,6 @@ def test_the_gpu_devices_give_the_cpu_s_verdicts_where_jax_has_a_gpu(tmp_path: P
             assert status == twin, (case, op, route, device)
 
 
-@pytest.mark.slow
-def test_the_routes_imports_start_no_thread_so_workers_fork(tmp_path: Path) -> None:
-    """JAX starts its threads with its CPU client, not when imported: the zygote may import it."""
-    imports = sorted({module for route in JaxAdapter({}).info().routes for module in route.imports})
-    assert "jax" in imports
-    zygote = Zygote(1, imports, str(tmp_path / "zygote.log"))
-    try:
-        while zygote.usable is not False and not zygote.complete:
-            zygote.forkable(0.1)
-            zygote.go_on()
-            zygote.poll()
-        assert zygote.usable, zygote.reason
-    finally:
-        zygote.close()
-
-
 SCRATCH = """\
 defaults: {source: scratch cases written for this test, data: {dtype: float32}}
 cases:

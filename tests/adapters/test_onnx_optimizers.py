@@ -69,8 +69,6 @@ def test_the_routes_record_each_tool(adapter: OnnxRuntimeAdapter) -> None:
             metadata.version(distribution) if installed else "not installed"
         )
         assert info.options[f"{name}_call"].startswith(f"{name}.")
-    # onnxsim imports onnxruntime (which starts a thread) and torch: never in the forking parent
-    assert "onnxsim" not in routes["onnxsim"].imports
 
 
 @_needs("onnxoptimizer")

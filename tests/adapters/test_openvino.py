@@ -9,7 +9,6 @@ never run here: run_item executes in this process.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
@@ -22,7 +21,7 @@ from conformance.corpus.loader import load_paths
 from conformance.engine.item import run_item
 from conformance.errors import UsageError
 from conformance.loading.registry import load
-from conformance.plugin import AdapterInfo, Target, Task
+from conformance.plugin import AdapterInfo, Target
 from conformance.verdict import known_issues
 
 ov = pytest.importorskip("openvino")

@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 import corpus_items
+import route_calls
 import numpy as np
 import pytest
 from claims import assert_every_failure_claimed, raw_run
@@ -128,7 +129,7 @@ def _bit_flipped(outputs: list[np.ndarray]) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("change", [_swapped, _bit_flipped])
 def test_wrong_outputs_fail(change: Callable[[list[np.ndarray]], list[np.ndarray]]) -> None:
-    wrong = corpus_items.with_outputs(TractAdapter({}), change)
+    wrong = route_calls.with_outputs(TractAdapter({}), change)
     assert judge(wrong, "onnx-node-split-variable-parts-2d::onnx.Split-13").status == "fail"
 
 
@@ -170,7 +171,7 @@ def _run_snippet(body: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_the_reproducer_runs_with_tract_and_numpy_alone(tmp_path: Path) -> None:
     """Every run of a dynamic case on one loaded model: one printed line of shapes per run, and the
     model written beside it is the suite's, byte for byte."""
-    body = corpus_items.snippet(TARGET, corpus_items.task_of("runs-dynamic-parts-2-last-axis::onnx.Split-18"))
+    body = route_calls.snippet(TARGET, corpus_items.task_of("runs-dynamic-parts-2-last-axis::onnx.Split-18"))
     assert body is not None and "conformance" not in body
     imports = {line for line in body.splitlines() if line.startswith(("import ", "from "))}
     assert imports == {"import tract"}
@@ -190,7 +191,7 @@ def test_the_reproducer_runs_with_tract_and_numpy_alone(tmp_path: Path) -> None:
 
 def test_the_reproducer_of_a_crash_aborts_as_the_worker_did(tmp_path: Path) -> None:
     """An axis past the rank: tract panics in the FFI, which cannot unwind, so the process aborts."""
-    body = corpus_items.snippet(
+    body = route_calls.snippet(
         TARGET, corpus_items.task_of("axis-rank2-axis2-out-of-range-parts::onnx.Split-13")
     )
     assert body is not None

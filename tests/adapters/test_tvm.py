@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 import corpus_items
+import route_calls
 import numpy as np
 import pytest
 from claims import raw_run
@@ -97,7 +98,7 @@ def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def test_wrong_outputs_fail() -> None:
-    wrong = corpus_items.with_outputs(TvmAdapter({}), _swapped)
+    wrong = route_calls.with_outputs(TvmAdapter({}), _swapped)
     assert judge(wrong, "onnx-node-split-variable-parts-2d::onnx.Split-13").status == "fail"
 
 
@@ -121,7 +122,7 @@ def test_bad_options_are_refused_at_construction() -> None:
 def test_the_reproducer_runs_with_tvm_onnx_and_numpy_alone(tmp_path: Path) -> None:
     """Every run of a dynamic case on one compiled module: one printed line of shapes per run."""
     item = "runs-dynamic-parts-2-last-axis::onnx.Split-18"
-    body = corpus_items.snippet(TARGET, corpus_items.task_of(item))
+    body = route_calls.snippet(TARGET, corpus_items.task_of(item))
     assert body is not None and "conformance" not in body
     script = tmp_path / "reproducer.py"
     script.write_text("import base64\n\nimport numpy as np\n" + body)

@@ -97,7 +97,6 @@ ROUTES = (
         run=_run,
         support=_support,
         reproducer=_reproducer,
-        imports=(__name__,),
     ),
 )
 

@@ -102,14 +102,6 @@ ROUTE: Final = Route(
     reproducer=reproducer.snippet,
     default=False,
     # none of these starts a thread when imported (checked: the runtime's device does, in compile)
-    imports=(
-        __name__,
-        "onnx",
-        "conformance.models.onnx_graphs",
-        toolchain.IMPORTER,
-        "iree.compiler.api",
-        "iree.runtime",
-    ),
 )
 
 

@@ -15,9 +15,6 @@ from conformance import dtypes
 from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
 from conformance_jax import calls, snippets
 
-#: What the workers' parent may import: this package, which imports JAX lazily, and JAX itself,
-#: which starts no thread when imported (its CPU client starts them at first use, in a worker).
-_IMPORTS: Final = ("conformance_jax", "conformance_jax.calls", "jax", "jax.numpy")
 _OPS: Final = ("jax.*",)
 #: JAX's device and mode for a device name of the adapter's, entered around every phase
 On = Callable[[str], AbstractContextManager[None]]
@@ -112,7 +109,6 @@ def routes(on: On) -> tuple[Route, ...]:
             support=_support,
             reproducer=eager.reproducer,
             default=False,
-            imports=_IMPORTS,
         ),
         Route(
             "jit",
@@ -124,7 +120,6 @@ def routes(on: On) -> tuple[Route, ...]:
             support=_support,
             reproducer=jit.reproducer,
             default=False,
-            imports=_IMPORTS,
         ),
     )
 

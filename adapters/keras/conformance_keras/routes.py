@@ -14,12 +14,6 @@ from conformance.plugin import AdapterError, Route, Target, Task, Unsupported, b
 from conformance_keras import backends, snippets, tensors
 
 OPS: Final = ("keras.ops.split",)
-#: What the workers' parent may import: this package, which imports Keras and the backends lazily
-#: (``import keras`` imports a backend, and the adapter re-imports Keras to switch backends), and
-#: the backends that start no thread when imported. A worker forked with TensorFlow or torch in
-#: then does not import it again when Keras loads its backend.
-_IMPORTS: Final = ("conformance_keras",)
-_BACKEND_IMPORTS: Final = {"tensorflow": ("tensorflow",), "torch": ("torch",), "jax": ("jax",)}
 #: Routes that cost more than 20 ms an item (measured: docs/performance.md), left out of the default run.
 _SLOW: Final = frozenset({"jax", "openvino"})
 _WIDE: Final = frozenset({"int64", "uint64", "float64", "complex128"})
@@ -118,7 +112,6 @@ class BackendRoute:
             support=self.support,
             reproducer=self.reproducer,
             default=name not in _SLOW,
-            imports=(*_IMPORTS, *_BACKEND_IMPORTS.get(name, ())),
         )
 
 

@@ -122,13 +122,6 @@ def _converter_route(threads: int) -> Route:
         reproducer=functools.partial(_reproducer, threads),
         default=False,
         # neither starts a thread once the zygote has set the thread variables (OpenBLAS's pool)
-        imports=(
-            __name__,
-            "tensorflow",
-            "ai_edge_litert.interpreter",
-            "conformance.models.tf_functions",
-            "conformance.models.tflite_models",
-        ),
     )
 
 

@@ -234,12 +234,4 @@ def route(
         reproducer=reproducer,
         default=False,
         # not onnx2tf: importing it changes the process (see the module docstring)
-        imports=(
-            "conformance_litert.adapter",
-            "onnx",
-            "tensorflow",
-            "ai_edge_litert.interpreter",
-            "conformance.models.onnx_graphs",
-            "conformance.models.tflite_models",
-        ),
     )

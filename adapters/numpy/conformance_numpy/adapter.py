@@ -85,7 +85,6 @@ ROUTES = (
         build=_build,
         run=_run,
         reproducer=_reproducer,
-        imports=(__name__,),
     ),
     emulation.ROUTE,
 )

@@ -322,5 +322,4 @@ ROUTE = Route(
     "an independent NumPy reading of each spec text, to cross-check the reference",
     build=_build,
     run=_run,
-    imports=("conformance_numpy.adapter",),
 )

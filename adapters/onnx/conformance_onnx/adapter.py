@@ -165,7 +165,6 @@ def _shapes_reproducer(task: Task, target: Target) -> str:
     return onnx_graphs.snippet(task, "import onnx\n\n", _LOAD + check + shown, None)
 
 
-_IMPORTS: Final = (__name__, "onnx", "onnx.reference", "conformance.models.onnx_graphs")
 REFERENCE: Final = Route(
     "reference",
     ("onnx.*",),
@@ -175,7 +174,6 @@ REFERENCE: Final = Route(
     run=_evaluate,
     support=_support,
     reproducer=_evaluator_reproducer,
-    imports=_IMPORTS,
 )
 SHAPE_INFERENCE: Final = Route(
     "shape-inference",
@@ -187,7 +185,6 @@ SHAPE_INFERENCE: Final = Route(
     support=_shapes_support,
     reproducer=_shapes_reproducer,
     judged="shapes",
-    imports=_IMPORTS,
 )
 ROUTES: Final = (REFERENCE, SHAPE_INFERENCE)
 

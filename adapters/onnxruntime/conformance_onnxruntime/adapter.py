@@ -252,7 +252,6 @@ def _default_route(settings: Settings) -> Route:
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
         # not onnxruntime itself: it starts a thread when imported, so it loads in each worker
-        imports=(__name__, "onnx", "conformance.models.onnx_graphs"),
     )
 
 

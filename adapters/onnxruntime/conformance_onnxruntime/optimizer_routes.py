@@ -41,25 +41,16 @@ if TYPE_CHECKING:
 
     from conformance_onnxruntime.adapter import Settings
 
-#: Modules every optimizer route needs in the forking parent (none of them starts a thread).
-_COMMON_IMPORTS: Final = ("conformance_onnxruntime.adapter", "onnx", "conformance.models.onnx_graphs")
-
-
 @dataclass(frozen=True)
 class Tool:
     """One optimizer: its route's name and description, the distribution that ships it and the
-    call the route makes. ``imports``: what the forking parent imports for it beyond ONNX, only
-    modules that start no thread: the tool itself where that holds (onnxsim imports onnxruntime,
-    which starts one), else what of the tool's imports is safe (onnxsim's torch: its own import
-    then takes a worker 0.75 s, not 2.7 s, and the route's 18 known deaths in a run each start a
-    worker). ``default``: off the default run when the tool costs more than 20 ms per item
+    call the route makes. ``default``: off the default run when the tool costs more than 20 ms per item
     (onnxsim: about 19 ms per item plus seconds of imports per worker; onnxslim about 5 ms,
     onnxoptimizer under 1 ms)."""
 
     name: str
     what: str
     default: bool
-    imports: tuple[str, ...]
     distribution: str
     #: how the route calls the tool, recorded in the results' adapter options
     call: str
@@ -78,7 +69,6 @@ class Tool:
             support=functools.partial(_support, self.name, support),
             reproducer=functools.partial(_reproducer, self.name, settings),
             default=self.default,
-            imports=_COMMON_IMPORTS + self.imports,
         )
 
     def _optimize(self, task: Task, target: Target) -> bytes:
@@ -92,7 +82,6 @@ TOOLS: Final = {
             "onnxsim",
             "onnxsim.simplify (defaults)",
             False,
-            ("torch",),
             "onnxsim",
             "onnxsim.simplify(model) with its defaults",
         ),
@@ -100,7 +89,6 @@ TOOLS: Final = {
             "onnxslim",
             "onnxslim.slim (defaults)",
             True,
-            ("onnxslim",),
             "onnxslim",
             "onnxslim.slim(model) with its defaults",
         ),
@@ -108,7 +96,6 @@ TOOLS: Final = {
             "onnxoptimizer",
             "onnxoptimizer.optimize (fuse-and-elimination passes)",
             True,
-            ("onnxoptimizer",),
             "onnxoptimizer",
             "onnxoptimizer.optimize(model, onnxoptimizer.get_fuse_and_elimination_passes())",
         ),

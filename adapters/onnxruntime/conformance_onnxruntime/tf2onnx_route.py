@@ -158,5 +158,4 @@ def route(settings: Settings) -> Route:
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
         default=False,
-        imports=("conformance_onnxruntime.adapter", "tensorflow", "conformance.models.tf_functions"),
     )

@@ -139,7 +139,4 @@ def route(settings: Settings) -> Route:
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
         default=False,
-        imports=(
-            "conformance_onnxruntime.adapter", "torch", "torch.onnx", "conformance.models.torch_modules"
-        ),
     )

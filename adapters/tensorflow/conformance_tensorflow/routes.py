@@ -16,12 +16,6 @@ from conformance_tensorflow import snippets
 if TYPE_CHECKING:
     import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
 
-#: What the workers' parent may import: this package, the builder and TensorFlow, which starts no
-#: thread when imported with the zygote's thread variables (the one thread once seen was NumPy's
-#: OpenBLAS pool). A worker that replaces one TensorFlow killed then starts in milliseconds, not
-#: the 3-4.5 s of a fresh import (six such deaths in a full run, and every new worker's first
-#: TensorFlow item). Its thread pools start at the first operation, in ``prepare``, in the worker.
-_IMPORTS: Final = ("conformance_tensorflow", "tensorflow", "conformance.models.tf_functions")
 _OPS: Final = ("tensorflow.*",)
 
 
@@ -101,7 +95,6 @@ class _Traced:
             support=self.support,
             reproducer=self.reproducer,
             default=default,
-            imports=_IMPORTS,
         )
 
 
@@ -115,7 +108,6 @@ ROUTES: Final = (
         build=_build_eager,
         run=_run_eager,
         reproducer=_reproduce_eager,
-        imports=_IMPORTS,
     ),
     _FUNCTION.route(
         "function", "a tf.function traced with the case's input signature, run as the concrete function"

@@ -16,8 +16,6 @@ from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
 if TYPE_CHECKING:
     import torch
 
-#: what every route imports before forking (torch starts no thread when imported)
-_IMPORTS: Final = ("conformance_torch", "torch", "conformance.models.torch_modules")
 _OPS: Final = ("torch.*",)
 
 
@@ -182,7 +180,6 @@ ROUTES: Final = (
         _build_eager,
         support=_support,
         reproducer=_reproducer(lambda task, tensor: "split = Split()\n"),
-        imports=_IMPORTS,
     ),
     _route(
         "export",
@@ -190,7 +187,6 @@ ROUTES: Final = (
         _build_export,
         support=_support_export,
         reproducer=_reproducer(_making_export),
-        imports=(*_IMPORTS, "torch._dynamo"),
     ),
     _route(
         "compile",
@@ -199,7 +195,6 @@ ROUTES: Final = (
         support=_support,
         reproducer=_reproducer(_making_compile),
         default=False,
-        imports=(*_IMPORTS, "torch._dynamo"),
     ),
 )
 #: Per route, one throwaway export or compilation for ``prepare``: the first in a process spends

@@ -147,7 +147,6 @@ ROUTE: Final = Route(
     reproducer=_reproducer,
     default=False,
     # importing tract loads its native library and starts no thread (checked: /proc/self/task)
-    imports=(__name__, "tract", "onnx", "conformance.models.onnx_graphs"),
 )
 
 

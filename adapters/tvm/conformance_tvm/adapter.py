@@ -155,14 +155,6 @@ ROUTE: Final = Route(
     default=False,
     # importing tvm (and its Relax ONNX frontend) starts no thread: checked with /proc/self/task
     # under the zygote's OPENBLAS_NUM_THREADS=1
-    imports=(
-        __name__,
-        "tvm",
-        "tvm.relax",
-        "tvm.relax.frontend.onnx",
-        "onnx",
-        "conformance.models.onnx_graphs",
-    ),
 )
 
 
