@@ -219,7 +219,8 @@ def program_code(task: Task) -> str:
     specs = f"InputSpec({shape!r}, '{task.dtype}', name='x')"
     if fed:
         specs += f", InputSpec([], '{task.graph.axis_dtype}', name='{AXIS}')"
-    source = f"import paddle\n\n\ndef split(x{', axis' if fed else ''}):\n    return {call_code(task, axis)}\n"
+    parameters = "x, axis" if fed else "x"
+    source = f"import paddle\n\n\ndef split({parameters}):\n    return {call_code(task, axis)}\n"
     return (
         f"# paddle.jit.to_static reads the function's source: it must live in a file\nSOURCE = {source!r}\n"
         "folder = pathlib.Path(tempfile.mkdtemp())\n(folder / 'split_program.py').write_text(SOURCE)\n"

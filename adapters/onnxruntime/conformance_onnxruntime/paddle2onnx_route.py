@@ -91,7 +91,8 @@ def warm_up() -> None:
     from conformance.models import paddle_programs
 
     paddle.set_device("cpu")
-    program = paddle.jit.to_static(paddle_programs.warm_split, input_spec=[InputSpec([2], "float32", name="x")])
+    spec = [InputSpec([2], "float32", name="x")]
+    program = paddle.jit.to_static(paddle_programs.warm_split, input_spec=spec)
     with tempfile.TemporaryDirectory(prefix="paddle2onnx-") as folder:
         prefix = os.path.join(folder, "model")
         paddle.jit.save(program, prefix)
@@ -114,7 +115,8 @@ def _reproducer(settings: Settings, task: Task, target: Target) -> str:
 
     body = (
         "import importlib.util\nimport pathlib\nimport tempfile\n\n"
-        "import onnxruntime as ort\nimport paddle\nimport paddle2onnx\nfrom paddle.static import InputSpec\n\n"
+        "import onnxruntime as ort\nimport paddle\nimport paddle2onnx\n"
+        "from paddle.static import InputSpec\n\n"
         f"{paddle_programs.program_code(task)}"
         "paddle.jit.save(program, str(folder / 'model'))\n"
         "model = paddle2onnx.export(str(folder / 'model.json'), str(folder / 'model.pdiparams'), "

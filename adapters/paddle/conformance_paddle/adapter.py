@@ -82,12 +82,14 @@ def static_reproducer(task: Task, target: Target) -> str:
     from conformance.models import paddle_programs
 
     body = (
-        "import importlib.util\nimport pathlib\nimport tempfile\n\nimport paddle\nfrom paddle.static import InputSpec\n\n"
+        "import importlib.util\nimport pathlib\nimport tempfile\n\n"
+        "import paddle\nfrom paddle.static import InputSpec\n\n"
         + paddle_programs.CONVERT_CODE
         + paddle_programs.program_code(task)
     )
     for run in task.every_run:
-        arguments = "tensor(data)" + (f", {paddle_programs.axis_code(run)}" if paddle_programs.axis_fed(task) else "")
+        fed = f", {paddle_programs.axis_code(run)}" if paddle_programs.axis_fed(task) else ""
+        arguments = f"tensor(data){fed}"
         body += (
             f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
             f"pieces = program({arguments})\nprint([list(piece.shape) for piece in pieces])\n"
