@@ -30,7 +30,7 @@ ISSUES = known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntim
 KEYWORD = (
     "paddle-doc-split-2-3-minus1 or paddle-doc-hsplit-7x8-at-1-4 or paddle-dtype-bfloat16 or "
     "paddle-axis-tensor-int32 or paddle-sizes-runtime-axis or paddle-dtype-float32 or "
-    "lengths-zero-0-0-7 or paddle-count-past-dim or paddle-dynamic-count-runs or paddle-dtype-int16-unlisted"
+    "lengths-zero-0-0-7 or paddle-count-past-dim"
 )
 
 
