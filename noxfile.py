@@ -101,6 +101,10 @@ NO_DEPS = {
     "paddle": ("paddlepaddle",),  # it pins opt_einsum 3.3.0
     "ncnn": ("pnnx",),  # it pulls a CUDA build of torch
 }
+#: NO_DEPS packages that serve only a route off the default run, installed by ``tests`` and
+#: ``extra_targets`` alone: paddle2onnx (onnxruntime/paddle2onnx) asks for onnx<=1.17, which would
+#: replace the project's onnx; its export imports only Paddle, which the paddle adapter installs.
+EXTRA_ROUTE_NO_DEPS = {"onnxruntime": ("paddle2onnx",)}
 #: The typed packages mypy --strict checks: the engine and each adapter's import package.
 TYPED = ("conformance", *(f"adapters/{name}/conformance_{name}" for name in (*ADAPTERS, *EXTRA_ADAPTERS)))
 
@@ -182,7 +186,7 @@ def _install_all(session: nox.Session, *extra: str, extra_adapters: bool = False
     editable = [arg for spec in specs for arg in ("-e", spec)]
     session.install(*CONSTRAINTS, "-e", ".", *editable, *extra)
     names = [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
-    _install_without_dependencies(session, names)
+    _install_without_dependencies(session, names, extra=extra_adapters)
     _tfjs_node(session, names)
 
 
@@ -207,9 +211,11 @@ def _tfjs_node(session: nox.Session, adapters: list[str]) -> None:
         session.run_install("npm", "ci", "--no-audit", "--no-fund", external=True)
 
 
-def _install_without_dependencies(session: nox.Session, adapters: list[str]) -> None:
-    """The NO_DEPS packages of ``adapters``, at their pins, without their own requirements."""
-    packages = [package for name in adapters for package in NO_DEPS.get(name, ())]
+def _install_without_dependencies(session: nox.Session, adapters: list[str], *, extra: bool = False) -> None:
+    """The NO_DEPS packages of ``adapters`` (with ``extra``, their EXTRA_ROUTE_NO_DEPS too), at their
+    pins, without their own requirements."""
+    chosen = (NO_DEPS, EXTRA_ROUTE_NO_DEPS) if extra else (NO_DEPS,)
+    packages = [package for table in chosen for name in adapters for package in table.get(name, ())]
     if packages:
         session.install(*CONSTRAINTS, "--no-deps", *packages)
 
@@ -360,6 +366,8 @@ EXTRA_TARGETS = (
     ("--target", "openvino/tensorflow/CPU"),
     ("--target", "openvino/tflite/CPU"),
     ("--target", "onnxruntime/tf2onnx/*"),
+    # about 50 ms per item tracing, saving and exporting (and a worker per abort)
+    ("--target", "onnxruntime/paddle2onnx/*"),
     ("--target", "onnxruntime/onnxsim/*"),
     ("--target", "jax/*"),
     ("--target", "keras/jax/*"),

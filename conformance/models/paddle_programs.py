@@ -22,6 +22,7 @@ Paddle is imported lazily: the engine does not need it installed.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -154,11 +155,26 @@ def inputs(task: Task) -> list[Any]:
 
 
 def feeds(task: Task) -> dict[str, np.ndarray]:
-    """One run's inputs by the names the saved program gives them (``x``, ``axis``)."""
-    named = {"x": task.data if task.dtype not in _CARRIER else task.data.view(_CARRIER[task.dtype])}
+    """One run's inputs by the names the saved program gives them (``x``, ``axis``), in the suite's
+    dtypes: what a runtime of the exported model is fed."""
+    named = {"x": task.data}
     if axis_fed(task):
         named[AXIS] = np.array(task.axis, dtype=dtypes.numpy_dtype(task.graph.axis_dtype))
     return named
+
+
+def save(task: Task, prefix: str) -> str:
+    """The traced program written by ``paddle.jit.save`` at ``prefix`` (``prefix.json``, the PIR
+    program, and ``prefix.pdiparams``, which a program without weights does not get); returns the
+    program file's path."""
+    import paddle
+
+    program = static_function(task)
+    with backend_calls(), warnings.catch_warnings():
+        # "What you save is a function" and "no variable in your model": true of every item
+        warnings.simplefilter("ignore", UserWarning)
+        paddle.jit.save(program, prefix)
+    return prefix + ".json"
 
 
 def run_static(program: Any, task: Task) -> list[np.ndarray]:
@@ -172,6 +188,46 @@ def call_code(task: Task, axis_code: str | None) -> str:
     """The call as a reproducer writes it, ``x`` the data and ``axis_code`` the axis expression."""
     axis = "" if axis_code is None else f", axis={axis_code}"
     return f"paddle.{function_name(task)}(x, {value(task)!r}{axis})"
+
+
+#: A reproducer's conversion into Paddle (the one :func:`to_paddle` makes), defining ``tensor``.
+CONVERT_CODE: Final = (
+    "def tensor(array):  # bfloat16 crosses as its bit patterns (NumPy uint16 is Paddle's bfloat16)\n"
+    "    return paddle.to_tensor(array.view(np.uint16) if array.dtype.name == 'bfloat16' else array)\n\n"
+)
+
+
+def axis_code(task: Task) -> str | None:
+    """The axis of ``task``'s run as a reproducer's call passes it: an int, or a 0-D Tensor."""
+    if task.axis is None:
+        return None
+    if axis_is_tensor(task):
+        return f"paddle.to_tensor(np.array({task.axis}, dtype=np.{task.graph.axis_dtype}))"
+    return str(task.axis)
+
+
+def program_code(task: Task) -> str:
+    """Statements defining ``program``, what :func:`static_function` traces: the function written to
+    a file (``to_static`` reads its source), loaded and traced with :func:`input_spec`. They need
+    importlib.util, pathlib, tempfile, paddle and ``InputSpec`` imported above them, and leave the
+    file's folder in ``folder``."""
+    fed = axis_fed(task)
+    axis = "axis" if fed else axis_code(task)
+    if axis is not None and not fed and axis_is_tensor(task):
+        axis = f"paddle.full([], {task.axis}, '{task.graph.axis_dtype}')"
+    shape = [None] * task.data.ndim if task.graph.data_shape == "dynamic" else list(task.data.shape)
+    specs = f"InputSpec({shape!r}, '{task.dtype}', name='x')"
+    if fed:
+        specs += f", InputSpec([], '{task.graph.axis_dtype}', name='{AXIS}')"
+    parameters = "x, axis" if fed else "x"
+    source = f"import paddle\n\n\ndef split({parameters}):\n    return {call_code(task, axis)}\n"
+    return (
+        f"# paddle.jit.to_static reads the function's source: it must live in a file\nSOURCE = {source!r}\n"
+        "folder = pathlib.Path(tempfile.mkdtemp())\n(folder / 'split_program.py').write_text(SOURCE)\n"
+        "spec = importlib.util.spec_from_file_location('split_program', folder / 'split_program.py')\n"
+        "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\n"
+        f"program = paddle.jit.to_static(module.split, input_spec=[{specs}], full_graph=True)\n"
+    )
 
 
 def warm_split(x: Any) -> Any:

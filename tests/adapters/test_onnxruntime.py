@@ -126,13 +126,14 @@ def test_info_reports_the_backend_and_resolved_options() -> None:
         ("default", True),
         ("torch-onnx", False),
         ("tf2onnx", False),
+        ("paddle2onnx", False),
         ("onnxsim", False),
         ("onnxslim", True),
         ("onnxoptimizer", True),
     ]
     assert info.devices == ("cpu",)
     # the conversion and optimizer routes' own settings and versions
-    converters = ("torch", "onnxscript", "tf2onnx", "onnxsim", "onnxslim", "onnxoptimizer")
+    converters = ("torch", "onnxscript", "tf2onnx", "paddle2onnx", "onnxsim", "onnxslim", "onnxoptimizer")
     session_options = {key: value for key, value in info.options.items() if not key.startswith(converters)}
     assert session_options == {
         "providers": "CPUExecutionProvider",

@@ -6,7 +6,9 @@ bytes OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` an
 pieces. Route ``torch-onnx`` (off the default run): the torch.* ops as a torch module
 exported by ``torch.onnx.export`` (:mod:`conformance_onnxruntime.torch_onnx`). Route ``tf2onnx``
 (off the default run): the tensorflow.* ops as a traced ``tf.function`` converted by tf2onnx
-(:mod:`conformance_onnxruntime.tf2onnx_route`). Routes ``onnxsim``, ``onnxslim``, ``onnxoptimizer``
+(:mod:`conformance_onnxruntime.tf2onnx_route`). Route ``paddle2onnx`` (off the default run): the
+paddle.* ops as a ``paddle.jit.save``'d program exported by paddle2onnx
+(:mod:`conformance_onnxruntime.paddle2onnx_route`). Routes ``onnxsim``, ``onnxslim``, ``onnxoptimizer``
 (off the default run): route ``default``'s model rewritten by that graph optimizer first
 (:mod:`conformance_onnxruntime.optimizer_routes`). Execution providers
 are an option rather than routes, because a vendor certifying an execution provider runs the
@@ -62,7 +64,7 @@ from conformance.plugin import (
     Task,
     Unsupported,
 )
-from conformance_onnxruntime import optimizer_routes, tf2onnx_route, torch_onnx
+from conformance_onnxruntime import optimizer_routes, paddle2onnx_route, tf2onnx_route, torch_onnx
 from conformance_onnxruntime.transport import run_onnx
 
 if TYPE_CHECKING:
@@ -275,6 +277,7 @@ class OnnxRuntimeAdapter:
                 _default_route(self.settings),
                 torch_onnx.route(self.settings),
                 tf2onnx_route.route(self.settings),
+                paddle2onnx_route.route(self.settings),
                 *optimizer_routes.routes(self.settings, _support),
             ),
             devices=self.settings.devices,
@@ -283,6 +286,7 @@ class OnnxRuntimeAdapter:
                 "onnx_version": onnx.__version__,
                 **torch_onnx.options(),
                 **tf2onnx_route.options(),
+                **paddle2onnx_route.options(),
                 **optimizer_routes.options(),
             },
         )
@@ -297,8 +301,10 @@ class OnnxRuntimeAdapter:
         WARM_UPS.get(target.route, lambda: None)()
 
 
-#: Per route, what loads on its first item: tf2onnx's first conversion, an optimizer's import.
+#: Per route, what loads on its first item: tf2onnx's or paddle2onnx's first conversion, an
+#: optimizer's import.
 WARM_UPS: Mapping[str, Callable[[], None]] = {
     "tf2onnx": tf2onnx_route.warm_up,
+    "paddle2onnx": paddle2onnx_route.warm_up,
     **{name: functools.partial(optimizer_routes.warm_up, name) for name in optimizer_routes.TOOLS},
 }

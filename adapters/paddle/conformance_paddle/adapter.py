@@ -63,32 +63,15 @@ def run_static(model: Any, task: Task) -> Sequence[np.ndarray]:
     return paddle_programs.run_static(model, task)
 
 
-def _axis_code(task: Task) -> str | None:
-    """The axis as the snippet writes it for ``task``'s run."""
-    from conformance.models import paddle_programs
-
-    if task.axis is None:
-        return None
-    if paddle_programs.axis_is_tensor(task):
-        return f"paddle.to_tensor(np.array({task.axis}, dtype=np.{task.graph.axis_dtype}))"
-    return str(task.axis)
-
-
-_CONVERT = (
-    "def tensor(array):  # bfloat16 crosses as its bit patterns (NumPy uint16 is Paddle's bfloat16)\n"
-    "    return paddle.to_tensor(array.view(np.uint16) if array.dtype.name == 'bfloat16' else array)\n\n"
-)
-
-
 def eager_reproducer(task: Task, target: Target) -> str:
     """The Paddle call on the case's data, once per run."""
     from conformance.models import paddle_programs
 
-    body = "import paddle\n\n" + _CONVERT
+    body = "import paddle\n\n" + paddle_programs.CONVERT_CODE
     for run in task.every_run:
         body += (
             f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\nx = tensor(data)\n"
-            f"pieces = {paddle_programs.call_code(run, _axis_code(run))}\n"
+            f"pieces = {paddle_programs.call_code(run, paddle_programs.axis_code(run))}\n"
             "print([list(piece.shape) for piece in pieces])\n"
         )
     return body
@@ -98,26 +81,15 @@ def static_reproducer(task: Task, target: Target) -> str:
     """The function in a file (to_static reads its source), traced with the route's InputSpec, run per run."""
     from conformance.models import paddle_programs
 
-    fed = paddle_programs.axis_fed(task)
-    axis = "axis" if fed else _axis_code(task)
-    if axis is not None and not fed and paddle_programs.axis_is_tensor(task):
-        axis = f"paddle.full([], {task.axis}, '{task.graph.axis_dtype}')"
-    shape = [None] * task.data.ndim if task.graph.data_shape == "dynamic" else list(task.data.shape)
-    specs = f"InputSpec({shape!r}, '{task.dtype}', name='x')"
-    if fed:
-        specs += f", InputSpec([], '{task.graph.axis_dtype}', name='axis')"
-    source = f"import paddle\n\n\ndef split(x{', axis' if fed else ''}):\n    return {paddle_programs.call_code(task, axis)}\n"
     body = (
-        "import importlib.util\nimport pathlib\nimport tempfile\n\nimport paddle\nfrom paddle.static import InputSpec\n\n"
-        + _CONVERT
-        + f"# paddle.jit.to_static reads the function's source: it must live in a file\nSOURCE = {source!r}\n"
-        "path = pathlib.Path(tempfile.mkdtemp()) / 'split_program.py'\npath.write_text(SOURCE)\n"
-        "spec = importlib.util.spec_from_file_location('split_program', path)\n"
-        "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\n"
-        f"program = paddle.jit.to_static(module.split, input_spec=[{specs}], full_graph=True)\n"
+        "import importlib.util\nimport pathlib\nimport tempfile\n\n"
+        "import paddle\nfrom paddle.static import InputSpec\n\n"
+        + paddle_programs.CONVERT_CODE
+        + paddle_programs.program_code(task)
     )
     for run in task.every_run:
-        arguments = "tensor(data)" + (f", {_axis_code(run)}" if fed else "")
+        fed = f", {paddle_programs.axis_code(run)}" if paddle_programs.axis_fed(task) else ""
+        arguments = f"tensor(data){fed}"
         body += (
             f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
             f"pieces = program({arguments})\nprint([list(piece.shape) for piece in pieces])\n"
