@@ -23,7 +23,7 @@ from conformance_mnn import MnnAdapter  # noqa: E402
 
 from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run import known_issues  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 TARGET = Target("mnn", "onnx", "cpu")
 ISSUES = known_issues.shipped("mnn", "conformance_mnn:MnnAdapter")
