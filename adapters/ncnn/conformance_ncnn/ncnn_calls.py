@@ -118,10 +118,14 @@ def run(loaded: Loaded, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
             f"the ncnn model takes {len(loaded.inputs)} input(s) ({', '.join(loaded.inputs)}); "
             f"the source model takes {len(arrays)}"
         )
+    # ncnn.Mat(array) wraps the array's memory without copying it, and the extractor reads its
+    # inputs only when an output is extracted: the arrays and Mats are held until this returns
+    held = [np.array(array, copy=True, order="C") for array in arrays]
+    mats = [ncnn.Mat(array) for array in held]
     with backend_calls():
         extractor = loaded.net.create_extractor()
-        for name, array in zip(loaded.inputs, arrays, strict=True):
-            extractor.input(name, ncnn.Mat(np.array(array, copy=True, order="C")))
+        for name, mat in zip(loaded.inputs, mats, strict=True):
+            extractor.input(name, mat)
         outputs = []
         for name in loaded.outputs:
             status, mat = extractor.extract(name)
