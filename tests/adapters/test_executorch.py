@@ -2,7 +2,8 @@
 
 One raw run through real workers (the backends never run in this process) of a few items: a
 documented example passes bit for bit, a program exported with dynamic dims returns the wrong
-pieces at a later run's shape (the finding dynamic-program-drops-piece-guards), what cannot be
+pieces at a later run's shape (the finding dynamic-program-drops-piece-guards), XNNPACK alone
+fails to lower a slice starting below minus the dim (xnnpack-slice-start-below-minus-dim), what cannot be
 handed over is unsupported with its reason, and the shipped known issues claim every failure of
 the run. The reproducer is run in a subprocess with torch and ExecuTorch alone.
 """
@@ -34,9 +35,12 @@ from conformance.verdict import known_issues  # noqa: E402
 ISSUES = known_issues.shipped("executorch", "conformance_executorch:ExecuTorchAdapter")
 #: chunk(x, 4) exported at 8 rows with dynamic dims, then run at 6 rows (torch: 3 pieces) and 12
 FEWER_PIECES = "runs-dynamic-parts-4-fewer-pieces::torch.chunk"
+#: tensor_split(x, [-2^32, 3]) of 6 rows: XNNPACK claims the slice and cannot serialize its start
+START_BELOW_DIM = "edges-indices-minus-2-32::torch.tensor_split"
 ITEMS = (
     "doc-readme-chunk-rows::torch.chunk",
     FEWER_PIECES,
+    START_BELOW_DIM,
     "runs-dynamic-lengths-fixed::torch.split",
     "large-indices-past-2-31::torch.tensor_split",
 )
@@ -66,6 +70,16 @@ def test_a_dynamic_program_returns_the_example_s_piece_count(results: dict[str, 
     assert "run 2 (shape [6, 2]): expected 3 outputs, got 4" in result.message
     claimed = known_issues.apply(result, ISSUES)
     assert (claimed.known_issue or {}).get("id") == "dynamic-program-drops-piece-guards"
+
+
+@pytest.mark.slow
+def test_xnnpack_alone_fails_to_lower_a_slice_starting_below_minus_the_dim(results: dict[str, Result]) -> None:
+    assert results[f"{START_BELOW_DIM}::portable"].status == "pass"
+    result = results[f"{START_BELOW_DIM}::xnnpack"]
+    assert (result.status, result.defect) == ("error", None), result.message
+    assert "CalledProcessError" in result.message
+    claimed = known_issues.apply(result, ISSUES)
+    assert (claimed.known_issue or {}).get("id") == "xnnpack-slice-start-below-minus-dim"
 
 
 @pytest.mark.slow
