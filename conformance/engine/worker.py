@@ -328,17 +328,17 @@ def thread_names() -> list[str]:
 
 
 def learned(before: set[str]) -> tuple[str, ...]:
-    """The modules imported since ``before``, if this process is still single-threaded: none of
-    them started a thread, so the zygote may import them for the workers it forks next (see
+    """The modules imported since ``before``, in the order they were, for the zygote to import
+    for the workers it forks next (it tries each package in a child first: see
     :mod:`conformance.engine.zygote`). Only modules importable under their own name are named."""
-    if thread_count() != 1:
-        return ()
     names = []
-    for name in set(sys.modules) - before:
+    for name in sys.modules:  # insertion order: a package before its modules
+        if name in before:
+            continue
         spec = getattr(sys.modules.get(name), "__spec__", None)
         if spec is not None and spec.name == name:
             names.append(name)
-    return tuple(sorted(names))
+    return tuple(names)
 
 
 def _prepared(preload: tuple[Preload, ...]) -> Loaded:

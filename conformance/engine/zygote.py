@@ -13,13 +13,14 @@ variables before anything loads (NumPy's OpenBLAS with one thread: the suite's N
 BLAS), imports the harness, and counts its threads after each import and before every fork: with
 more than one it refuses, and the pool spawns workers instead.
 
-Which backends it imports, it learns: a worker that is still single-threaded once it has loaded
-and prepared its adapters sends the modules that took (see :func:`worker.learned`), the pool
-passes on those it has not passed on before (:meth:`Zygote.learn`), and the zygote imports them
-one at a time, answering fork requests between two imports. So the first worker of a backend
-imports it itself and every worker forked afterwards (a replacement after a crash) has it; a
-backend that starts a thread when imported or prepared (OpenVINO, ONNX Runtime) is never learned,
-and each worker imports it. Adapters declare nothing for this. The standard library's forkserver
+Which backends it imports, it learns: a worker that has loaded and prepared its adapters sends the
+modules that took (see :func:`worker.learned`), the pool passes on those it has not passed on
+before (:meth:`Zygote.learn`), and the zygote takes them a top-level package at a time, between
+fork requests: it imports the package's modules in a forked child first, and only if the child
+is still single-threaded does it import them itself. So the first worker of a backend imports it
+itself and every worker forked afterwards (a replacement after a crash) has it; a backend that
+starts a thread when imported (OpenVINO, ONNX Runtime) is never imported in the zygote, and each
+worker imports it. Adapters declare nothing for this. The standard library's forkserver
 with ``set_forkserver_preload`` forks as fast, but its preload list is fixed before its first
 fork and it never looks at its own threads.
 
@@ -245,14 +246,48 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     connection.send(("ready", None))
     pending: deque[str] = deque()
     while server.serve(block=not pending, learned=pending):
-        if pending:
-            module = pending.popleft()
-            _import((module,))
-            if not _single_threaded(connection, server, module):
+        if not pending:
+            continue
+        package = [name for name in _package(pending) if name not in sys.modules]
+        if not package:
+            continue
+        if _starts_no_thread(package):
+            _import(package)
+            if not _single_threaded(connection, server, package[0]):
                 break
-            if not pending:
-                gc.freeze()
+            gc.freeze()
+        else:
+            print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
     _leave()
+
+
+def _package(pending: deque[str]) -> list[str]:
+    """The first pending module and every pending one of its top-level package, taken out."""
+    top = pending[0].partition(".")[0]
+    package = [name for name in pending if name.partition(".")[0] == top]
+    for name in package:
+        pending.remove(name)
+    return package
+
+
+def _starts_no_thread(modules: list[str]) -> bool:
+    """Whether importing ``modules`` leaves a process single-threaded, tried in a forked child so
+    that a backend which starts a thread (OpenVINO, ONNX Runtime) never does so in the zygote."""
+    pid = os.fork()
+    if pid == 0:  # the child: import, answer by exit status, never return into the zygote's loop
+        code = 1
+        try:
+            for name in modules:
+                with contextlib.suppress(Exception):
+                    importlib.import_module(name)
+            code = 0 if worker.thread_count() == 1 else 1
+        finally:
+            os._exit(code)
+    while True:
+        try:
+            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+        except InterruptedError:
+            continue
 
 
 def _leave() -> NoReturn:
