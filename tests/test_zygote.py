@@ -66,6 +66,28 @@ def _answer(connection: Connection) -> tuple[int, str, int, int | None]:
     return said  # type: ignore[no-any-return]
 
 
+def _one_job_on_a_fork(tmp_path: Path, adapter: str, learn: tuple[str, ...] = ()) -> str:
+    """What a worker forked from a zygote (told to learn ``learn`` first) printed running one
+    passing job of ``adapter``."""
+    job = _jobs(tmp_path, adapter)[0]
+    log = tmp_path / "worker.log"
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote, learn), zygote.reason
+        forked = zygote.fork((1, str(log), ()))  # answered once what it learned is in
+        assert forked is not None
+        process, connection = forked
+        assert connection.recv()[0] == -1
+        connection.send(job)
+        assert Result.from_json(json.loads(_answer(connection)[1])).status == "pass"
+        connection.send(None)
+        process.join(timeout=10)
+        connection.close()
+    finally:
+        zygote.close()
+    return log.read_text(encoding="utf-8")
+
+
 def _parent_of(pid: int) -> int:
     with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
         return int(stat.read().rpartition(")")[2].split()[1])
@@ -128,23 +150,8 @@ def test_a_workers_collections_leave_what_it_and_the_zygote_loaded_alone(tmp_pat
     # a worker's full collection walked every object the zygote had imported (half a million with
     # the backends) and copied the memory it shared with the zygote: the worker freezes them and
     # what it loads itself before its first item (the zygote's own freeze: the test above)
-    job = _jobs(tmp_path, "fake_adapters:GcReporter")[0]
-    log = tmp_path / "worker.log"
-    zygote = Zygote(1, None)
-    try:
-        assert _until_decided(zygote), zygote.reason
-        forked = zygote.fork((1, str(log), ()))
-        assert forked is not None
-        process, connection = forked
-        assert connection.recv()[0] == -1
-        connection.send(job)
-        assert Result.from_json(json.loads(_answer(connection)[1])).status == "pass"
-        connection.send(None)
-        process.join(timeout=10)
-        connection.close()
-    finally:
-        zygote.close()
-    frozen = int(log.read_text(encoding="utf-8").split("frozen objects: ")[1].split()[0])
+    said = _one_job_on_a_fork(tmp_path, "fake_adapters:GcReporter")
+    frozen = int(said.split("frozen objects: ")[1].split()[0])
     assert frozen > 10_000  # the harness, NumPy and the adapter's module
 
 
@@ -295,23 +302,7 @@ class SettingsReporter(Segfaulter):
 
 
 def test_a_learned_import_leaves_the_interpreters_settings_to_the_workers(tmp_path: Path) -> None:
-    job = _jobs(tmp_path, "test_zygote:SettingsReporter")[0]
-    log = tmp_path / "worker.log"
-    zygote = Zygote(1, str(tmp_path / "zygote.log"))
-    try:
-        assert _until_decided(zygote, ("recursion_probe",)), zygote.reason
-        forked = zygote.fork((1, str(log), ()))  # answered once the import is done
-        assert forked is not None
-        process, connection = forked
-        assert connection.recv()[0] == -1
-        connection.send(job)
-        assert Result.from_json(json.loads(_answer(connection)[1])).status == "pass"
-        connection.send(None)
-        process.join(timeout=10)
-        connection.close()
-    finally:
-        zygote.close()
-    said = log.read_text(encoding="utf-8")
+    said = _one_job_on_a_fork(tmp_path, "test_zygote:SettingsReporter", learn=("recursion_probe",))
     assert "recursion limit" in said and "recursion limit 123456" not in said, said
     assert "every warning ignored: False" in said, said
 
