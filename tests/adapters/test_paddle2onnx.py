@@ -9,6 +9,7 @@ paddle, paddle2onnx and onnxruntime alone.
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,8 @@ from pathlib import Path
 import pytest
 from claims import assert_every_failure_claimed, raw_run
 
-pytest.importorskip("paddle")
+if importlib.util.find_spec("paddle") is None:  # found, not imported: paddle after TensorFlow segfaults
+    pytest.skip("paddle is not installed", allow_module_level=True)
 pytest.importorskip("paddle2onnx")
 pytest.importorskip("onnxruntime")
 
