@@ -105,6 +105,9 @@ ROUTES = (
         build=build_eager,
         run=run_eager,
         reproducer=eager_reproducer,
+        # Paddle segfaults when imported into a process that has imported TensorFlow (the other
+        # order works), and a run's workers serve several adapters: run it apart, --adapter paddle
+        default=False,
     ),
     Route(
         "static",
