@@ -19,7 +19,8 @@ from claims import assert_every_failure_claimed, raw_run
 
 if importlib.util.find_spec("paddle") is None:  # found, not imported: paddle after TensorFlow segfaults
     pytest.skip("paddle is not installed", allow_module_level=True)
-pytest.importorskip("paddle2onnx")
+if importlib.util.find_spec("paddle2onnx") is None:  # imports paddle: found, not imported
+    pytest.skip("paddle2onnx is not installed", allow_module_level=True)
 pytest.importorskip("onnxruntime")
 
 from conformance.plugin import Target  # noqa: E402
