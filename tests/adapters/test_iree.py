@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 import corpus_items
+import route_calls
 import numpy as np
 import pytest
 from claims import assert_every_failure_claimed, raw_run
@@ -91,7 +92,7 @@ def _bit_flipped(outputs: list[np.ndarray]) -> list[np.ndarray]:
 @pytest.mark.slow
 @pytest.mark.parametrize("change", [_swapped, _bit_flipped])
 def test_wrong_outputs_fail(change: Callable[[list[np.ndarray]], list[np.ndarray]]) -> None:
-    wrong = corpus_items.with_outputs(IreeAdapter({}), change)
+    wrong = route_calls.with_outputs(IreeAdapter({}), change)
     status, message, _ = judge(wrong, "graph-runtime-lengths::onnx.Split-13")
     assert status == "fail", message
 
@@ -121,7 +122,7 @@ def test_the_split_attribute_is_ignored_by_the_lowering() -> None:
 @pytest.mark.slow
 def test_the_reproducer_runs_with_iree_onnx_and_numpy_alone(tmp_path: Path) -> None:
     task = corpus_items.task_of("runs-dynamic-runtime-lengths::onnx.Split-13")
-    body = corpus_items.snippet(TARGET, task)
+    body = route_calls.snippet(TARGET, task)
     assert body is not None and "conformance" not in body
     script = tmp_path / "reproducer.py"
     script.write_text("import base64\n\nimport numpy as np\n" + body)

@@ -112,7 +112,8 @@ def test_complex_data_is_unsupported_with_its_reason() -> None:
 @pytest.mark.slow
 def test_the_reproducer_aborts_with_paddle2onnx_alone(tmp_path: Path) -> None:
     """The zero-size finding's snippet, run standalone: paddle2onnx aborts on [0, 0, 7] as in the run."""
-    from corpus_items import snippet, task_of
+    from corpus_items import task_of
+    from route_calls import snippet
 
     code = snippet(TARGET, task_of("lengths-zero-0-0-7::paddle.split"))
     assert code is not None and "paddle2onnx.export(" in code and "opset_version=21" in code
@@ -127,7 +128,8 @@ def test_the_reproducer_aborts_with_paddle2onnx_alone(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_reproducer_of_a_pass_prints_its_pieces(tmp_path: Path) -> None:
-    from corpus_items import snippet, task_of
+    from corpus_items import task_of
+    from route_calls import snippet
 
     code = snippet(TARGET, task_of("paddle-doc-split-2-3-minus1::paddle.split"))
     assert code is not None
