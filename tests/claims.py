@@ -25,6 +25,12 @@ def assert_every_failure_claimed(results: Sequence[Result], issues: Sequence[Kno
 CASES = Path(__file__).resolve().parent.parent / "cases"
 
 
+def assert_claimed_by(result: Result, issues: Sequence[KnownIssue], issue: str) -> None:
+    """``result``, judged with ``issues``, is an expected failure claimed by entry ``issue``."""
+    claimed = known_issues.apply(result, issues)
+    assert claimed.status == "xfail" and (claimed.known_issue or {}).get("id") == issue, claimed.message
+
+
 def raw_run(
     out: Path,
     adapter: str,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import corpus_items
 import pytest
-from claims import assert_every_failure_claimed, raw_run
+from claims import assert_claimed_by, assert_every_failure_claimed, raw_run
 
 if importlib.util.find_spec("executorch") is None:  # found, not imported: backends stay out of this process
     pytest.skip("executorch is not installed", allow_module_level=True)
@@ -68,8 +68,7 @@ def test_a_dynamic_program_returns_the_example_s_piece_count(results: dict[str, 
     result = results[f"{FEWER_PIECES}::{device}"]
     assert (result.status, result.defect) == ("fail", None), result.message
     assert "run 2 (shape [6, 2]): expected 3 outputs, got 4" in result.message
-    claimed = known_issues.apply(result, ISSUES)
-    assert (claimed.known_issue or {}).get("id") == "dynamic-program-drops-piece-guards"
+    assert_claimed_by(result, ISSUES, "dynamic-program-drops-piece-guards")
 
 
 @pytest.mark.slow
@@ -78,8 +77,7 @@ def test_xnnpack_alone_fails_to_lower_a_slice_starting_below_minus_the_dim(resul
     result = results[f"{START_BELOW_DIM}::xnnpack"]
     assert (result.status, result.defect) == ("error", None), result.message
     assert "CalledProcessError" in result.message
-    claimed = known_issues.apply(result, ISSUES)
-    assert (claimed.known_issue or {}).get("id") == "xnnpack-slice-start-below-minus-dim"
+    assert_claimed_by(result, ISSUES, "xnnpack-slice-start-below-minus-dim")
 
 
 @pytest.mark.slow

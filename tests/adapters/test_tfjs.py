@@ -13,7 +13,7 @@ from pathlib import Path
 
 import corpus_items
 import pytest
-from claims import assert_every_failure_claimed, raw_run
+from claims import assert_claimed_by, assert_every_failure_claimed, raw_run
 
 pytest.importorskip("conformance_tfjs")
 
@@ -67,7 +67,7 @@ def test_each_finding_is_claimed_by_its_known_issue(
 ) -> None:
     result = results[(case, device)]
     assert result.status == status and result.defect is None, result.message
-    assert (known_issues.apply(result, ISSUES).known_issue or {}).get("id") == issue
+    assert_claimed_by(result, ISSUES, issue)
 
 
 @pytest.mark.slow
