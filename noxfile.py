@@ -33,6 +33,8 @@ nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
 
 CONSTRAINTS = ("-c", "constraints.txt")
+#: what ruff checks: the tests session its pyflakes rules, the lint session all of pyproject.toml's
+LINTED = ("conformance", "adapters", "tests", "benchmarks", "examples", "noxfile.py")
 #: The built-in adapters, each its own distribution registered through the entry-point group.
 ADAPTERS = (
     "numpy",
@@ -324,14 +326,20 @@ def tests(session: nox.Session) -> None:
     The venv holds every built-in adapter and the example vendor adapter. The report's browser tests
     need Chromium: where none is found, apt installs it when it can, which may upgrade installed
     system packages (``_chromium`` logs them first; ``CONFORMANCE_NO_APT=1`` leaves apt alone)."""
-    _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter", extra_adapters=True)
+    _install_all(session, "-e", ".[test]", "-e", "examples/acme-adapter", "ruff", extra_adapters=True)
     _chromium(session)
+    # pyflakes' rules first: an undefined or stale name fails here in a second, not 20 minutes into pytest
+    session.run("ruff", "check", "--select", "F", *LINTED)
     # two pytest workers (pytest-xdist): most tests wait on the suite's own worker processes, so two
     # run side by side in about 0.58 of the serial time here (216 s against 375 s, 2 cores)
     parallel = [] if any(arg.startswith(("-n", "--numprocesses")) for arg in session.posargs) else ["-n", "2"]
     # the adapters' own raw runs of default-run targets re-check what the main job's test checks on
     # the same items (test_main_job.py): left out by name here, run when selected alone
-    chosen = [] if any(arg == "-m" or arg.startswith("-m") for arg in session.posargs) else ["-m", "not covered_by_main_job"]
+    chosen = (
+        []
+        if any(arg == "-m" or arg.startswith("-m") for arg in session.posargs)
+        else ["-m", "not covered_by_main_job"]
+    )
     # -rs: a skipped test says why in the summary (a browser test without Chromium, above all)
     session.run("python", "-m", "pytest", "-rs", *parallel, *chosen, *session.posargs)
 
@@ -433,9 +441,8 @@ def lint(session: nox.Session) -> None:
     """ruff (the rules in pyproject.toml, and the formatting), and the architecture: import-linter's
     contracts in pyproject.toml, which keep the pipeline's stages importing one way."""
     session.install(*CONSTRAINTS, "ruff", "import-linter")
-    paths = ("conformance", "adapters", "tests", "benchmarks", "examples", "noxfile.py")
-    session.run("ruff", "check", *paths)
-    session.run("ruff", "format", "--check", *paths)
+    session.run("ruff", "check", *LINTED)
+    session.run("ruff", "format", "--check", *LINTED)
     # the package is read from the source tree (import-linter parses, it does not import)
     session.run("lint-imports", "--no-cache", env={"PYTHONPATH": str(Path.cwd())})
 

@@ -190,7 +190,8 @@ def per_target(results: list[Result]) -> list[tuple[str, int, float, float, floa
     return rows
 
 
-#: a route costing more than this per item (worker time) leaves the default run (docs/performance.md, "What each route costs")
+#: a route costing more than this per item (worker time) leaves the default run
+#: (docs/performance.md, "What each route costs")
 DEFAULT_RUN_MS = 20.0
 
 
@@ -284,7 +285,9 @@ def main() -> int:
     parser.add_argument(
         "--jobs", type=int, action="append", choices=(1, 2), help="only these -j (default: 1 and 2)"
     )
-    parser.add_argument("--write", type=Path, default=None, help="a page with the markers to write the figures into")
+    parser.add_argument(
+        "--write", type=Path, default=None, help="a page with the markers to write the figures into"
+    )
     args = parser.parse_args()
     args.cases = args.cases or ["cases"]
     runs: dict[int, Run] = {}

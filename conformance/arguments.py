@@ -35,12 +35,12 @@ def _verb(verbs: Verbs, name: str, **declared: object) -> argparse.ArgumentParse
 
 def _corpus_verbs(verbs: Verbs) -> None:
     """The verbs over the corpus alone: validate, list."""
-    validate = _verb(verbs, "validate", help="check case files: format, ids, and expectations vs the reference"
+    validate = _verb(
+        verbs, "validate", help="check case files: format, ids, and expectations vs the reference"
     )
     options.add(validate, options.VALIDATE)
 
-    listing = _verb(verbs, "list", help="list the applicable (case, op) pairs, with totals per op and tag"
-    )
+    listing = _verb(verbs, "list", help="list the applicable (case, op) pairs, with totals per op and tag")
     options.add(listing, options.LIST)
     listing.add_argument("--totals", action="store_true", help="print only the totals")
 
@@ -70,7 +70,8 @@ def _running_verbs(verbs: Verbs) -> None:
 
 def _results_verbs(verbs: Verbs) -> None:
     """The verbs over results files: report, diff, merge, versions, compat."""
-    reporting = _verb(verbs, "report", help="write the HTML report of one or more results files (merged into one view)"
+    reporting = _verb(
+        verbs, "report", help="write the HTML report of one or more results files (merged into one view)"
     )
     reporting.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files of one corpus")
     reporting.add_argument(
@@ -155,7 +156,9 @@ def _compat_verb(verbs: Verbs) -> None:
         "write the compatibility page: Split's behaviours by framework, what each spec says and "
         "which backends depart"
     )
-    compat = _verb(verbs, "compat", help=about, description=f"{about[0].upper()}{about[1:]} (docs/compat.md).")
+    compat = _verb(
+        verbs, "compat", help=about, description=f"{about[0].upper()}{about[1:]} (docs/compat.md)."
+    )
     compat.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files of one corpus")
     compat.add_argument(
         "-o",

@@ -1,5 +1,6 @@
 """The built-in adapters as noxfile.py lists them (``ADAPTERS``: what the main job installs and
-runs; ``EXTRA_ADAPTERS``: those only ``nox -s extra_targets`` runs). Read from the file rather than imported, since the tests' environment has no nox."""
+runs; ``EXTRA_ADAPTERS``: those only ``nox -s extra_targets`` runs). Read from the file rather than
+imported, since the tests' environment has no nox."""
 
 from __future__ import annotations
 

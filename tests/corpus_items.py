@@ -4,19 +4,14 @@ name them)."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from conformance.corpus.loader import Suite, load_paths
-from conformance.plugin import AnyAdapter, Route, Target, Task
-from conformance.results.result import Result
-from conformance.loading import hooks, registry
 from conformance.engine.item import make_task, run_item
+from conformance.loading import hooks
+from conformance.plugin import AnyAdapter, Target, Task
+from conformance.results.result import Result
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 

@@ -457,7 +457,12 @@ class Answering:
 
     def info(self) -> AdapterInfo:
         return AdapterInfo(
-            self.name, "numpy", np.__version__, (Route("graph", ("*",), **_calls(self)),), ("cpu",), self.options
+            self.name,
+            "numpy",
+            np.__version__,
+            (Route("graph", ("*",), **_calls(self)),),
+            ("cpu",),
+            self.options,
         )
 
     def _support(self, task: Task, target: Target) -> Unsupported | None:

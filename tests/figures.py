@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 MARKED = re.compile(r"<!-- figure:([a-z0-9-]+) -->([^<]*)<!-- /figure -->")
 #: every key a test compares with the code (test_readme_figures.py; adapter-lines: test_adapter_contract.py)
-CHECKED = frozenset({"cases", "items", "targets", "results", "large", "large-2gib", "adapters", "adapter-lines"})
+CHECKED = frozenset(
+    {"cases", "items", "targets", "results", "large", "large-2gib", "adapters", "adapter-lines"}
+)
 
 
 def marked(texts: Iterable[str]) -> list[tuple[str, str]]:

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance.plugin import AdapterInfo, AnyAdapter, Route, Target, Task, Unsupported
 from conformance.loading import hooks, registry
+from conformance.plugin import AdapterInfo, AnyAdapter, Route, Target, Task, Unsupported
 
 Change = Callable[[list[np.ndarray]], list[np.ndarray]]
 Run = Callable[[Any, Task], Sequence[np.ndarray]]

@@ -91,9 +91,20 @@ def test_the_guide_names_every_concept_in_at_most_eight_rows() -> None:
     conformance.plugin that a vendor writes appears in it."""
     text = GUIDE.read_text(encoding="utf-8")
     section = text.split("## What a vendor meets", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| concept", "| ---"))]
+    rows = [
+        line
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith(("| concept", "| ---"))
+    ]
     assert len(rows) <= 8
-    vendor_names = set(plugin.__all__) - {"ENTRY_POINT_GROUP", "Judged", "AnyAdapter", "comma_list", "Adapter", "OptionalHooks"}
+    vendor_names = set(plugin.__all__) - {
+        "ENTRY_POINT_GROUP",
+        "Judged",
+        "AnyAdapter",
+        "comma_list",
+        "Adapter",
+        "OptionalHooks",
+    }
     assert [name for name in sorted(vendor_names) if name not in section] == []
 
 

@@ -10,15 +10,11 @@ sixth of a full run's time outside the backends). Each adapter is loaded in a fr
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import built_in
 import pytest
-
-from conformance.engine import worker
-from conformance.loading import registry
 
 #: each test starts an interpreter that imports a framework: seconds
 pytestmark = pytest.mark.slow
@@ -99,7 +95,11 @@ def test_the_main_job_installs_exactly_the_adapters_with_a_default_route(adapter
     run; EXTRA_ADAPTERS have none, so the main job never installs a backend it does not run."""
     pytest.importorskip(f"conformance_{adapter}")
     done = subprocess.run(
-        [sys.executable, "-c", DEFAULT_ROUTES, adapter], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", DEFAULT_ROUTES, adapter],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-1] == str(adapter in built_in.adapters())

@@ -49,8 +49,12 @@ def test_the_crash_reviews_time_can_be_left_out_of_the_harness_share() -> None:
 
 def test_the_figures_are_written_between_the_pages_markers_and_nowhere_else(tmp_path: Path) -> None:
     page = tmp_path / "performance.md"
-    page.write_text(f"# Page\n\nbefore\n{full_run.BEGIN}\nold figures\n{full_run.END}\nafter\n", encoding="utf-8")
-    full_run.write_section(page, full_run.section("wall time (s)   1.0\n", "python benchmarks/full_run.py -k x"))
+    page.write_text(
+        f"# Page\n\nbefore\n{full_run.BEGIN}\nold figures\n{full_run.END}\nafter\n", encoding="utf-8"
+    )
+    full_run.write_section(
+        page, full_run.section("wall time (s)   1.0\n", "python benchmarks/full_run.py -k x")
+    )
     text = page.read_text(encoding="utf-8")
     assert "old figures" not in text and "wall time (s)   1.0" in text
     assert text.startswith("# Page\n\nbefore\n") and text.endswith("after\n")

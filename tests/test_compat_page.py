@@ -209,9 +209,7 @@ def test_docs_compat_md_lists_every_behaviour() -> None:
     text = (ROOT / "docs" / "compat.md").read_text(encoding="utf-8")
     table = next(t for t in _tables(text) if t[0][0] == "slug")
     documented = [(row[0].strip("`"), row[1], row[2], row[4].strip("`")) for row in table[1:]]
-    assert documented == [
-        (b.slug, b.title, b.group, "`, `".join(b.prefer)) for b in behaviours.BEHAVIOURS
-    ]
+    assert documented == [(b.slug, b.title, b.group, "`, `".join(b.prefer)) for b in behaviours.BEHAVIOURS]
 
 
 def test_answers_abbreviate_many_pieces_and_say_when_the_axis_is_dropped() -> None:

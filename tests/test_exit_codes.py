@@ -35,7 +35,8 @@ CASES = """\
 defaults: {source: exit code tests, data: {dtype: float32}, ops: [numpy.array_split]}
 cases:
 """ + "".join(
-    f"  - {{id: item-{n}, title: 'seven … elements', data: {{shape: [{6 + n}, 3]}}, axis: 0, indices: [1, 3]}}\n"
+    f"  - {{id: item-{n}, title: 'seven … elements', data: {{shape: [{6 + n}, 3]}},"
+    " axis: 0, indices: [1, 3]}\n"
     for n in range(8)
 )
 
@@ -147,7 +148,12 @@ def _namespaced(script: str, corpus: Path) -> subprocess.CompletedProcess[str]:
     if probe.returncode != 0:
         pytest.skip(f"no private mount namespace here: {probe.stderr.decode().strip()}")
     return subprocess.run(
-        ["unshare", "-rm", "sh", "-c", script], cwd=corpus, env=_env(), capture_output=True, text=True, timeout=300
+        ["unshare", "-rm", "sh", "-c", script],
+        cwd=corpus,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -172,7 +178,10 @@ def test_a_full_disk_ends_with_one_line_exit_4_and_the_journal_intact(corpus: Pa
 def test_a_read_only_output_folder_ends_with_one_line_and_exit_4(corpus: Path) -> None:
     """A new folder on a read-only file system, and one an earlier run marked that became so."""
     (corpus / "new").mkdir()
-    for folder, cause in (("new", "--out new: cannot be written"), ("marked", "the file system is read-only")):
+    for folder, cause in (
+        ("new", "--out new: cannot be written"),
+        ("marked", "the file system is read-only"),
+    ):
         run = shlex.join(_conformance("run", "--cases", "cases", *FAST, "--repeat", "0", "--out", folder))
         before = f"{run} >/dev/null 2>&1; " if folder == "marked" else ""
         script = f"{before}mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && {run}"
@@ -225,4 +234,6 @@ def test_every_verb_lists_its_exit_statuses_in_its_help() -> None:
 
 def test_the_docs_hold_the_exit_table_the_code_has() -> None:
     docs = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
-    assert errors.exit_markdown() in docs, "regenerate docs/results.md's table: conformance.errors.exit_markdown()"
+    assert errors.exit_markdown() in docs, (
+        "regenerate docs/results.md's table: conformance.errors.exit_markdown()"
+    )

@@ -303,9 +303,7 @@ def test_a_run_killed_in_a_folder_of_results_leaves_none_that_look_current(corpu
     process.communicate(timeout=60)
     assert [name for name in out_folder.RESULTS if (out / name).exists()] == []
     assert (out / "previous" / "results.json").read_bytes() == earlier
-    assert {path.name for path in (out / "previous").iterdir()} == {
-        *out_folder.RESULTS, ".conformance-run"
-    }
+    assert {path.name for path in (out / "previous").iterdir()} == {*out_folder.RESULTS, ".conformance-run"}
     done = follow(corpus, "conformance run --resume --out out")
     assert done.returncode == 0, done.stderr
     document, results = results_file.read(out / "results.json")

@@ -12,17 +12,15 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import route_calls
+from route_calls import snippet
 
 from conformance import reproducers as snippet_pieces
 from conformance.corpus.loader import load_paths
 from conformance.engine.item import bare_result, make_task
-from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
 from conformance.run import reproducers
 from conformance.run.planning import RunConfig, plan
-from route_calls import snippet
 from conformance.run.runner import with_reproducers
 
 CASES = Path(__file__).resolve().parent.parent / "cases"

@@ -16,7 +16,8 @@ import pytest
 from conformance.cli import main
 
 CASES = """\
-defaults: {source: typo tests, data: {dtype: float32}, ops: [numpy.split, numpy.array_split, torch.tensor_split]}
+defaults:
+  {source: typo tests, data: {dtype: float32}, ops: [numpy.split, numpy.array_split, torch.tensor_split]}
 cases:
   - {id: item-0, title: t, tags: [uneven], data: {shape: [6, 3]}, axis: 0, indices: [1, 3]}
   - {id: item-1, title: t, tags: [even], data: {shape: [7, 3]}, axis: 0, indices: [2, 4]}

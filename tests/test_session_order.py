@@ -25,9 +25,7 @@ def session(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.parametrize(
-    "narrowed", [[], ["inner/test_adapter.py"], ["-k", "not whole"], ["-m", "not slow"]]
-)
+@pytest.mark.parametrize("narrowed", [[], ["inner/test_adapter.py"], ["-k", "not whole"], ["-m", "not slow"]])
 def test_an_adapters_own_run_is_done_whatever_else_is_selected(
     session: pytest.Pytester, narrowed: list[str]
 ) -> None:

@@ -116,9 +116,7 @@ def test_versions_verb_prints_the_verdicts_and_writes_a_page(
     assert "<script" not in html and "fixed in 1.24.4" in html
 
 
-def test_versions_verb_refuses_mixed_corpora(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_versions_verb_refuses_mixed_corpora(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first, second = _matrix()[:2]
     second["suite"]["digest"] = "sha256:" + "0" * 64
     paths = []

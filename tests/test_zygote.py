@@ -15,6 +15,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
+from fake_adapters import Segfaulter
 
 from conformance.engine import settings
 from conformance.engine.pool import Pool
@@ -23,7 +24,6 @@ from conformance.engine.zygote import Forked, Zygote
 from conformance.plugin import Target, Task
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
-from fake_adapters import Segfaulter
 
 CASES = """\
 defaults: {source: zygote tests, data: {dtype: float32}, ops: [numpy.array_split]}
@@ -181,12 +181,16 @@ def test_a_module_that_starts_a_thread_is_tried_in_a_child_and_not_imported(tmp_
         forked[0].join(timeout=10)
     finally:
         zygote.close()
-    assert "not importing thread_at_import: it starts a thread" in (tmp_path / "zygote.log").read_text(encoding="utf-8")
+    assert "not importing thread_at_import: it starts a thread" in (tmp_path / "zygote.log").read_text(
+        encoding="utf-8"
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("forking", [True, False], ids=["forked", "spawned"])
-def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(tmp_path: Path, forking: bool) -> None:
+def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
+    tmp_path: Path, forking: bool
+) -> None:
     jobs = _jobs(tmp_path, "fake_adapters:Segfaulter", on="bad-*")
     results: list[Result] = []
     kinds: list[str] = []
@@ -297,7 +301,9 @@ class SettingsReporter(Segfaulter):
     """Prints the interpreter-wide settings its worker runs the item with."""
 
     def misbehave(self, task: Task) -> None:
-        silenced = any(entry[0] == "ignore" and entry[2] is Warning and entry[1] is None for entry in warnings.filters)
+        silenced = any(
+            entry[0] == "ignore" and entry[2] is Warning and entry[1] is None for entry in warnings.filters
+        )
         print(f"recursion limit {sys.getrecursionlimit()}, every warning ignored: {silenced}", flush=True)
 
 

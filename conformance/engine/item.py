@@ -22,8 +22,8 @@ from conformance.engine import memory, phase
 from conformance.engine.attribution import attribute
 from conformance.loading import hooks
 from conformance.oracle import reference
-from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.oracle.judging import Raised, judge
+from conformance.oracle.reference import SpecAnswer, SplitRequest
 from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
 from conformance.results import evidence
 from conformance.results.records import (

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import wait
 from pathlib import Path
 
 from conformance.engine import phase, settings
@@ -53,6 +53,7 @@ from conformance.storage.journal import line as journal_line
 
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
 _FORKS = sys.platform.startswith("linux")
+
 
 @dataclass(frozen=True)
 class Limits:

@@ -18,7 +18,6 @@ from conformance.engine.worker import Job
 from conformance.results.result import Result
 from conformance.statuses import DEFECT_EXIT, FAILING, GREEN, NOT_JUDGED, STATUSES
 
-
 #: what a large item's rate class adds to its target's (see :func:`rate_class`)
 LARGE = " (large)"
 

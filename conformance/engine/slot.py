@@ -205,7 +205,9 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
             spawned.start()
         child.close()
         process = spawned
-    return Slot(process, connection, start.log, readiness=Readiness(preload=start.preload), scratch=start.folder)
+    return Slot(
+        process, connection, start.log, readiness=Readiness(preload=start.preload), scratch=start.folder
+    )
 
 
 def nap_s(busy: list[Slot]) -> float:

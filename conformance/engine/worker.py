@@ -16,7 +16,7 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
@@ -76,7 +76,6 @@ class Job:
     @property
     def preload(self) -> Preload:
         return Preload(self.adapter, self.option_key, self.target)
-
 
 
 def peak_rss_kib() -> int:

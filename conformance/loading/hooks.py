@@ -58,7 +58,9 @@ class Hooks:
 
 def _check_call(where: str, name: str, call: Any, wanted: tuple[str, ...]) -> None:
     if not callable(call):
-        raise PluginError(f"{where}: {name} is a {type(call).__name__}, not a call {name}({', '.join(wanted)})")
+        raise PluginError(
+            f"{where}: {name} is a {type(call).__name__}, not a call {name}({', '.join(wanted)})"
+        )
     try:
         signature = inspect.signature(call)
     except (TypeError, ValueError):  # a builtin without a signature: it will say so when called
@@ -75,7 +77,11 @@ def _check_call(where: str, name: str, call: Any, wanted: tuple[str, ...]) -> No
 def _check_spelling(where: str, adapter: object) -> None:
     """A public method named almost like ``prepare`` is a misspelling, not a helper."""
     for name in dir(type(adapter)):
-        if name.startswith("_") or name in ADAPTER_METHODS or not callable(getattr(type(adapter), name, None)):
+        if (
+            name.startswith("_")
+            or name in ADAPTER_METHODS
+            or not callable(getattr(type(adapter), name, None))
+        ):
             continue
         close = difflib.get_close_matches(name, list(ADAPTER_METHODS), n=1, cutoff=_MISSPELT)
         if close:

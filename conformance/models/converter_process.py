@@ -68,7 +68,7 @@ def run(argv: Sequence[str], workdir: Path, *, limit_s: float = LIMIT_S) -> subp
             errors="replace",
             timeout=limit_s,
             check=False,
-            preexec_fn=_die_with_parent(),  # noqa: PLW1509
+            preexec_fn=_die_with_parent(),
         )
     except subprocess.TimeoutExpired as expired:
         raise ConverterHung(f"{Path(argv[0]).name} ran past {limit_s:g} s and was killed") from expired

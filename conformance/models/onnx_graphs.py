@@ -332,8 +332,8 @@ def snippet(
     frontend, tract, TVM, IREE and onnx2tf are all handed): ``imports``, the model embedded byte for
     byte as bytes in ``variable`` (and saved as ``file`` in the working directory, for a backend
     that reads a path), the backend's ``load`` statements, then each run of the case with its feeds
-    rebuilt and ``call`` on their variables (see :func:`conformance.reproducers.feed_runs_code`); ``call`` None for a
-    route that runs nothing (a checker judges the model alone)."""
+    rebuilt and ``call`` on their variables (see :func:`conformance.reproducers.feed_runs_code`);
+    ``call`` None for a route that runs nothing (a checker judges the model alone)."""
     encoded = reproducers.wrapped_base64(model_bytes(task))
     operator = operator_of(task.op)[0]
     body = (

@@ -175,8 +175,10 @@ def module_code(task: Task) -> str:
     argument = split_argument(task)
     dim = "" if task.axis is None else f", dim={task.axis}"
     # through the bit pattern: a float32 detour could change NaN payloads
-    tensor = "torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)" if task.dtype == "bfloat16" else (
-        "torch.from_numpy(array)"
+    tensor = (
+        "torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)"
+        if task.dtype == "bfloat16"
+        else ("torch.from_numpy(array)")
     )
     return (
         "class Split(torch.nn.Module):\n    def forward(self, x):\n"

@@ -18,7 +18,6 @@ from conformance.report import page as shell
 from conformance.report import urlkeys
 from conformance.report.markup import Content, Html, join, tag, text
 from conformance.report.viewdata import request_text
-from conformance.results.records import KnownIssueRecord
 from conformance.results.compat import (
     FRAMEWORKS,
     CompatPage,
@@ -31,6 +30,7 @@ from conformance.results.compat import (
     routes,
     spec_lines,
 )
+from conformance.results.records import KnownIssueRecord
 
 TITLE = "Split conformance: compatibility by behaviour"
 #: The symbols of the backends table, with what each says (its legend).
@@ -183,7 +183,9 @@ def verdict_html(page: CompatPage, verdict: Verdict, adapter: str) -> Html:
         count = sum(verdict.unexplained.values())
         parts.append([f"{count:,} unexplained", _on(routes(set(verdict.unexplained), every))])
     listed = [["; " if number else "", part] for number, part in enumerate(parts)]
-    return join([tag("b", verdict.word or "not run", {"class": "word"}), tag("span", listed, {"class": "why"})])
+    return join(
+        [tag("b", verdict.word or "not run", {"class": "word"}), tag("span", listed, {"class": "why"})]
+    )
 
 
 def _on(found: list[str]) -> str:

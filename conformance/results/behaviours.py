@@ -16,6 +16,7 @@ each op's own default axis (hsplit splits axis 1 of a matrix, the others axis 0)
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -128,7 +129,7 @@ def _sorted_points(r: Request, n: int) -> bool:
 
 def _unsorted(r: Request, n: int) -> bool:
     points = r.points()
-    return any(later < earlier for earlier, later in zip(points, points[1:], strict=False))
+    return any(later < earlier for earlier, later in itertools.pairwise(points))
 
 
 def _dtype(family: str) -> Callable[[Request], bool]:
@@ -207,14 +208,28 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     _row("lengths-zero-piece", "Zero-length pieces", LENGTHS, _lengths(_zero_piece), "lengths-zero-3-0-4"),
     _row("minus-one", "A -1 size that takes the rest", LENGTHS, _REST, "lengths-minus1-pos1"),
     _row("minus-one-zero", "A -1 size that would be 0", LENGTHS, _REST_ZERO, "lengths-minus1-zero-pos1"),
-    _row("minus-one-negative", "A -1 size that would be negative", LENGTHS, _NEG, "lengths-2-minus1-4-on-5", "tf-sizes-minus1-past-dim"),
+    _row(
+        "minus-one-negative",
+        "A -1 size that would be negative",
+        LENGTHS,
+        _NEG,
+        "lengths-2-minus1-4-on-5",
+        "tf-sizes-minus1-past-dim",
+    ),
     _row("two-minus-ones", "Two or more -1 sizes", LENGTHS, _lengths(lambda r, n: r.minus_ones() >= 2)),
     _row("below-minus-one", "A size below -1", LENGTHS, _lengths(lambda r, n: min(r.value, default=0) < -1)),
     _row("lengths-short", "Lengths that sum short of the dimension", LENGTHS, _SHORT),
     _row("lengths-over", "Lengths that sum past the dimension", LENGTHS, _OVER),
     _row("lengths-empty", "An empty list of lengths", LENGTHS, _lengths(lambda r, n: not r.value)),
     _row("points-sorted", "Split points in order, within the dimension", POINTS, _points(_sorted_points)),
-    _row("points-past-end", "A split point past the end", POINTS, _PAST_END, "indices-1-9-on-7", "indices-past-end"),
+    _row(
+        "points-past-end",
+        "A split point past the end",
+        POINTS,
+        _PAST_END,
+        "indices-1-9-on-7",
+        "indices-past-end",
+    ),
     _row("points-negative", "A negative split point", POINTS, _NEGATIVE_POINT, "indices-negative"),
     _row("points-before-start", "A split point below -n", POINTS, _BEFORE, "indices-negative-past-start"),
     _row("points-unsorted", "Unsorted split points", POINTS, _points(_unsorted), "indices-unsorted"),

@@ -433,7 +433,9 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
             continue
         victim = jobs.get(result.crash.get("victim", "")) if result.crash else None
         sequence = [job] if victim is None else [job, victim]
-        bodies = [_snippet(adapters[each.adapter].hooks.route(each.target).reproducer, each) for each in sequence]
+        bodies = [
+            _snippet(adapters[each.adapter].hooks.route(each.target).reproducer, each) for each in sequence
+        ]
         python = None
         if all(bodies):
             then = "\n# then, in the same process, the item that dies after it:\n"

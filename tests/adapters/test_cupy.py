@@ -30,17 +30,17 @@ from corpus_items import suite
 
 pytest.importorskip("conformance_cupy")
 
-from conformance_cupy import CupyAdapter  # noqa: E402
-from conformance_cupy import adapter as cupy_adapter  # noqa: E402
+from conformance_cupy import CupyAdapter
+from conformance_cupy import adapter as cupy_adapter
 
-from conformance.corpus import catalogue  # noqa: E402
-from conformance.corpus.selection import select  # noqa: E402
-from conformance.engine.item import make_task, run_item  # noqa: E402
-from conformance.oracle.reference import SplitRequest, answer  # noqa: E402
-from conformance.plugin import ENTRY_POINT_GROUP, Target  # noqa: E402
-from conformance.results import document as results_file  # noqa: E402
-from conformance.run.planning import RunConfig, plan  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
+from conformance.corpus import catalogue
+from conformance.corpus.selection import select
+from conformance.engine.item import make_task, run_item
+from conformance.oracle.reference import SplitRequest, answer
+from conformance.plugin import ENTRY_POINT_GROUP, Target
+from conformance.results import document as results_file
+from conformance.run.planning import RunConfig, plan
+from conformance.verdict import known_issues
 
 #: what the GPU check brought back (tests/data)
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -241,8 +241,22 @@ def test_real_items_run_through_cupy_where_a_cuda_device_is_present(tmp_path: Pa
         pytest.skip("no CUDA device for CuPy here (CuPy not installed, or it sees none)")
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "run", "--adapter", "cupy", "--target", "cupy/*"]
-        + ["-k", "hsplit or doc", "-j", "2", "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--adapter",
+            "cupy",
+            "--target",
+            "cupy/*",
+            "-k",
+            "hsplit or doc",
+            "-j",
+            "2",
+            "--out",
+            str(out),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

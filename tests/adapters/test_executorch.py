@@ -11,7 +11,6 @@ the run. The reproducer is run in a subprocess with torch and ExecuTorch alone.
 from __future__ import annotations
 
 import importlib.util
-
 import subprocess
 import sys
 from pathlib import Path
@@ -24,13 +23,13 @@ if importlib.util.find_spec("executorch") is None:  # found, not imported: backe
     pytest.skip("executorch is not installed", allow_module_level=True)
 pytest.importorskip("conformance_executorch")
 
-from conformance_executorch import ExecuTorchAdapter  # noqa: E402
-from conformance_executorch.adapter import ROUTE  # noqa: E402
+from conformance_executorch import ExecuTorchAdapter
+from conformance_executorch.adapter import ROUTE
 
-from conformance.errors import UsageError  # noqa: E402
-from conformance.plugin import Target  # noqa: E402
-from conformance.results.result import Result  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
+from conformance.errors import UsageError
+from conformance.plugin import Target
+from conformance.results.result import Result
+from conformance.verdict import known_issues
 
 ISSUES = known_issues.shipped("executorch", "conformance_executorch:ExecuTorchAdapter")
 #: chunk(x, 4) exported at 8 rows with dynamic dims, then run at 6 rows (torch: 3 pieces) and 12
@@ -72,7 +71,9 @@ def test_a_dynamic_program_returns_the_example_s_piece_count(results: dict[str, 
 
 
 @pytest.mark.slow
-def test_xnnpack_alone_fails_to_lower_a_slice_starting_below_minus_the_dim(results: dict[str, Result]) -> None:
+def test_xnnpack_alone_fails_to_lower_a_slice_starting_below_minus_the_dim(
+    results: dict[str, Result],
+) -> None:
     assert results[f"{START_BELOW_DIM}::portable"].status == "pass"
     result = results[f"{START_BELOW_DIM}::xnnpack"]
     assert (result.status, result.defect) == ("error", None), result.message
@@ -109,23 +110,33 @@ def test_the_reproducer_runs_with_torch_and_executorch_alone() -> None:
     assert snippet is not None and "conformance" not in snippet
     done = subprocess.run(
         [sys.executable, "-c", f"import base64\nimport numpy as np\n{snippet}"],
-        capture_output=True, text=True, timeout=300, check=False, cwd=Path(__file__).parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=Path(__file__).parent,
     )
     printed = [line for line in done.stdout.splitlines() if line.startswith("[")]
     # the second run has 6 rows, which torch.chunk cuts into 3 pieces; the third is past the plan
-    assert printed[:2] == ["[(2, 2), (2, 2), (2, 2), (2, 2)]", "[(2, 2), (2, 2), (2, 2), (0, 2)]"], done.stderr
+    assert printed[:2] == ["[(2, 2), (2, 2), (2, 2), (2, 2)]", "[(2, 2), (2, 2), (2, 2), (0, 2)]"], (
+        done.stderr
+    )
     assert "Attempted to resize a bounded tensor" in done.stderr
 
 
 def test_info_names_executorch_its_exporter_and_the_edge_route() -> None:
     info = ExecuTorchAdapter({}).info()
     assert (info.name, info.backend, info.devices) == ("executorch", "executorch", ("portable", "xnnpack"))
-    assert [(route.name, route.ops, route.default) for route in info.routes] == [("edge", ("torch.*",), False)]
+    assert [(route.name, route.ops, route.default) for route in info.routes] == [
+        ("edge", ("torch.*",), False)
+    ]
     assert info.options["exporter"].startswith("torch ")
     assert ExecuTorchAdapter({"device": "xnnpack"}).info().devices == ("xnnpack",)
 
 
-@pytest.mark.parametrize(("options", "complaint"), [({"device": "cuda"}, "unknown device"), ({"x": "1"}, "unknown option")])
+@pytest.mark.parametrize(
+    ("options", "complaint"), [({"device": "cuda"}, "unknown device"), ({"x": "1"}, "unknown option")]
+)
 def test_bad_options_are_refused_at_construction(options: dict[str, str], complaint: str) -> None:
     with pytest.raises(UsageError, match=complaint):
         ExecuTorchAdapter(options)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import route_calls
 from claims import assert_every_failure_claimed, raw_run
+from route_calls import snippet
 
 from conformance.corpus import catalogue
 from conformance.corpus.case import Form, GraphSpec
@@ -30,11 +30,8 @@ from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import AdapterError, Target
 from conformance.results.result import Result
-from conformance.verdict import known_issues
-from conformance.loading import registry
 from conformance.run import reproducers
-from conformance.engine.item import make_task
-from route_calls import snippet
+from conformance.verdict import known_issues
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 NUMPY_OPS = ("numpy.hsplit", "numpy.vsplit", "numpy.dsplit")

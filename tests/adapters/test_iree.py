@@ -18,9 +18,9 @@ from importlib import metadata
 from pathlib import Path
 
 import corpus_items
-import route_calls
 import numpy as np
 import pytest
+import route_calls
 from claims import assert_every_failure_claimed, raw_run
 
 pytest.importorskip("iree.compiler")
@@ -30,8 +30,8 @@ pytest.importorskip("conformance_iree")
 from conformance_iree import IreeAdapter, toolchain
 
 from conformance.errors import UsageError
-from conformance.plugin import Target
 from conformance.loading import hooks
+from conformance.plugin import Target
 from conformance.verdict import known_issues
 
 TARGET = Target("iree", "onnx", "local-task")

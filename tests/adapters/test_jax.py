@@ -31,7 +31,6 @@ from conformance_jax import JaxAdapter  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
-from conformance.engine.zygote import Zygote  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, Target, Task  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
@@ -299,9 +298,22 @@ def test_a_gpu_device_is_a_usage_error_at_load_where_jax_has_no_gpu_backend(
     if jax_has_a_gpu():
         pytest.skip("JAX has a GPU backend on this machine: the gpu devices are accepted here")
     done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "run", "--adapter", "jax"]
-        + ["--option", f"jax.device={device}", "--target", "jax/eager/*", "-k", "jax-doc"]
-        + ["--out", str(tmp_path / "out")],
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--adapter",
+            "jax",
+            "--option",
+            f"jax.device={device}",
+            "--target",
+            "jax/eager/*",
+            "-k",
+            "jax-doc",
+            "--out",
+            str(tmp_path / "out"),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -375,8 +387,24 @@ def test_the_gpu_devices_give_the_cpu_s_verdicts_where_jax_has_a_gpu(tmp_path: P
         pytest.skip("no JAX GPU backend on this machine (benchmarks/gpu_check.sh runs this on one)")
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "run", "--adapter", "jax", "--target", "jax/*"]
-        + ["--option", "jax.device=cpu,cpu-x64,gpu,gpu-x64", "-k", "jax-", "-j", "2", "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "run",
+            "--adapter",
+            "jax",
+            "--target",
+            "jax/*",
+            "--option",
+            "jax.device=cpu,cpu-x64,gpu,gpu-x64",
+            "-k",
+            "jax-",
+            "-j",
+            "2",
+            "--out",
+            str(out),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

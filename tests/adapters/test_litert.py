@@ -25,6 +25,7 @@ tf = pytest.importorskip("tensorflow")
 pytest.importorskip("conformance_litert")
 
 from conformance_litert import LiteRTAdapter  # noqa: E402
+from route_calls import snippet, with_outputs  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
@@ -32,8 +33,6 @@ from conformance.errors import UsageError  # noqa: E402
 from conformance.models import tflite_models  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
-from conformance.engine.item import make_task, run_item  # noqa: E402
-from route_calls import snippet, with_outputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICES = ["xnnpack", "builtin"]

@@ -6,7 +6,6 @@ same way with MLX alone. Items that abort run in real workers only (raw_run), ne
 from __future__ import annotations
 
 import importlib.util
-
 import subprocess
 import sys
 from pathlib import Path
@@ -19,11 +18,11 @@ if importlib.util.find_spec("mlx") is None:  # found, not imported: backends sta
     pytest.skip("mlx is not installed", allow_module_level=True)
 pytest.importorskip("conformance_mlx")
 
-from conformance_mlx import MlxAdapter  # noqa: E402
+from conformance_mlx import MlxAdapter
 
-from conformance.plugin import Target  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
-from conformance.engine.item import make_task  # noqa: E402
+from conformance.engine.item import make_task
+from conformance.plugin import Target
+from conformance.verdict import known_issues
 
 TARGET = Target("mlx", "eager", "cpu")
 ISSUES = known_issues.shipped("mlx", "conformance_mlx:MlxAdapter")
@@ -32,8 +31,15 @@ OP = "mlx.core.split"
 
 @pytest.mark.parametrize(
     "case",
-    ["mlx-doc-split-4-at-1-3", "mlx-points-unsorted", "mlx-point-below-minus-dim", "mlx-dtype-float64",
-     "mlx-dtype-bfloat16", "mlx-dtype-complex64", "mlx-count-zero"],
+    [
+        "mlx-doc-split-4-at-1-3",
+        "mlx-points-unsorted",
+        "mlx-point-below-minus-dim",
+        "mlx-dtype-float64",
+        "mlx-dtype-bfloat16",
+        "mlx-dtype-complex64",
+        "mlx-count-zero",
+    ],
 )
 def test_item_passes(case: str) -> None:
     """Split points as slice bounds, float64 kept float64 (mx.array left alone makes it float32),

@@ -9,7 +9,6 @@ after it in the same worker still passes. The reproducer runs with MNN and NumPy
 from __future__ import annotations
 
 import importlib.util
-
 import subprocess
 import sys
 from pathlib import Path
@@ -22,11 +21,11 @@ if importlib.util.find_spec("MNN") is None:  # found, not imported: backends sta
     pytest.skip("MNN is not installed", allow_module_level=True)
 pytest.importorskip("conformance_mnn")
 
-from conformance_mnn import MnnAdapter  # noqa: E402
+from conformance_mnn import MnnAdapter
 
-from conformance.plugin import Target  # noqa: E402
-from conformance.results.result import Result  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
+from conformance.plugin import Target
+from conformance.results.result import Result
+from conformance.verdict import known_issues
 
 TARGET = Target("mnn", "onnx", "cpu")
 ISSUES = known_issues.shipped("mnn", "conformance_mnn:MnnAdapter")

@@ -21,11 +21,11 @@ pytest.importorskip("ncnn")
 pytest.importorskip("pnnx")
 pytest.importorskip("conformance_ncnn")
 
-from conformance_ncnn import NcnnAdapter  # noqa: E402
+from conformance_ncnn import NcnnAdapter
 
-from conformance.plugin import Target  # noqa: E402
-from conformance.results.result import Result  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
+from conformance.plugin import Target
+from conformance.results.result import Result
+from conformance.verdict import known_issues
 
 ISSUES = known_issues.shipped("ncnn", "conformance_ncnn:NcnnAdapter")
 
@@ -79,7 +79,9 @@ def test_a_crash_is_its_item_s_alone(results: dict[str, Result]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("item", "reason"), UNSUPPORTED.items())
-def test_what_ncnn_cannot_be_handed_is_unsupported(results: dict[str, Result], item: str, reason: str) -> None:
+def test_what_ncnn_cannot_be_handed_is_unsupported(
+    results: dict[str, Result], item: str, reason: str
+) -> None:
     assert results[item].status == "unsupported" and reason in results[item].message
 
 

@@ -16,15 +16,14 @@ conformance_numpy = pytest.importorskip("conformance_numpy")
 
 from conformance_numpy import NumpyAdapter  # noqa: E402
 from conformance_numpy.emulation import SpecViolation, emulate  # noqa: E402
+from route_calls import with_outputs  # noqa: E402
 
 from conformance.corpus.case import Form, GraphSpec  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.plugin import Target  # noqa: E402
 from conformance.loading.hooks import Hooks  # noqa: E402
-from conformance.engine.item import run_item  # noqa: E402
-from route_calls import with_outputs  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
 
 NUMPY_ITEMS = [
     "doc-readme-6-into-4::numpy.array_split",

@@ -13,16 +13,15 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("conformance_onnx")
 
 from conformance_onnx import OnnxToolsAdapter  # noqa: E402
+from route_calls import with_outputs  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.plugin import Target  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
 from conformance.loading import registry  # noqa: E402
 from conformance.loading.hooks import Hooks  # noqa: E402
-from conformance.engine.item import make_task, run_item  # noqa: E402
-from route_calls import with_outputs  # noqa: E402
+from conformance.plugin import Target  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 REFERENCE = Target("onnx", "reference", "cpu")

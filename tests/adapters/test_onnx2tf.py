@@ -27,15 +27,14 @@ pytest.importorskip("tensorflow")
 pytest.importorskip("conformance_litert")
 
 from conformance_litert import LiteRTAdapter, onnx2tf_route
+from route_calls import snippet
 
 from conformance.corpus.loader import Suite, load_paths
 from conformance.engine.item import make_task, run_item
+from conformance.loading import hooks
 from conformance.models import tflite_models
 from conformance.plugin import Target
-from conformance.loading import hooks
 from conformance.verdict import known_issues
-from conformance.engine.item import make_task, run_item
-from route_calls import snippet
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_onnx2tf = pytest.mark.skipif(bool(onnx2tf_route.missing()), reason="onnx2tf is not installed")

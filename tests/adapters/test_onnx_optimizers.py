@@ -22,15 +22,14 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("conformance_onnxruntime")
 
 from conformance_onnxruntime import OnnxRuntimeAdapter, optimizer_routes  # noqa: E402
+from route_calls import snippet  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
+from conformance.loading import hooks  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
-from conformance.loading import hooks  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
-from conformance.engine.item import make_task, run_item  # noqa: E402
-from route_calls import snippet  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 ROUTES = tuple(optimizer_routes.TOOLS)

@@ -20,14 +20,13 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("conformance_onnxruntime")
 
 from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
+from route_calls import with_outputs  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
-from conformance.engine.item import run_item  # noqa: E402
-from route_calls import with_outputs  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 TARGET = Target("onnxruntime", "default", "cpu")

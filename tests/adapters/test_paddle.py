@@ -8,7 +8,6 @@ an abort costs one result, and a reproducer redoes a finding with Paddle alone.
 from __future__ import annotations
 
 import importlib.util
-
 import subprocess
 import sys
 from pathlib import Path
@@ -20,9 +19,9 @@ if importlib.util.find_spec("paddle") is None:  # found, not imported: backends 
     pytest.skip("paddle is not installed", allow_module_level=True)
 pytest.importorskip("conformance_paddle")
 
-from conformance.plugin import Target  # noqa: E402
-from conformance.results.result import Result  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
+from conformance.plugin import Target
+from conformance.results.result import Result
+from conformance.verdict import known_issues
 
 ISSUES = known_issues.shipped("paddle", "conformance_paddle:PaddleAdapter")
 
@@ -61,7 +60,9 @@ def test_known_passes(results: dict[str, Result], case: str, op: str, route: str
 def test_an_abort_costs_one_result(results: dict[str, Result]) -> None:
     crashed = [r for r in results.values() if r.status == "crash"]
     assert {(r.case, r.op) for r in crashed} == {("paddle-count-negative", "paddle.split")}
-    assert [r.route for r in crashed] == ["eager"]  # the traced program refuses it; every other item has its result
+    assert [r.route for r in crashed] == [
+        "eager"
+    ]  # the traced program refuses it; every other item has its result
     assert _one(results, "paddle-count-zero", "paddle.split", "eager").status == "pass"
 
 
@@ -81,7 +82,9 @@ def test_the_static_route_computes_other_pieces_than_eager(results: dict[str, Re
 
 
 @pytest.mark.slow
-def test_the_reproducer_shows_the_lost_data_with_paddle_alone(results: dict[str, Result], tmp_path: Path) -> None:
+def test_the_reproducer_shows_the_lost_data_with_paddle_alone(
+    results: dict[str, Result], tmp_path: Path
+) -> None:
     result = _one(results, "paddle-indices-below-minus-dim", "paddle.tensor_split", "eager")
     assert result.status == "fail"
     from conformance_paddle.adapter import eager_reproducer
@@ -92,5 +95,7 @@ def test_the_reproducer_shows_the_lost_data_with_paddle_alone(results: dict[str,
     )
     script = tmp_path / "repro.py"
     script.write_text(code)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True
+    )
     assert "[[0, 2, 2], [0, 2, 2], [3, 2, 2]]" in done.stdout

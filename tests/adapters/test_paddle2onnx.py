@@ -23,9 +23,9 @@ if importlib.util.find_spec("paddle2onnx") is None:  # imports paddle: found, no
     pytest.skip("paddle2onnx is not installed", allow_module_level=True)
 pytest.importorskip("onnxruntime")
 
-from conformance.plugin import Target  # noqa: E402
-from conformance.results.result import Result  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
+from conformance.plugin import Target
+from conformance.results.result import Result
+from conformance.verdict import known_issues
 
 TARGET = Target("onnxruntime", "paddle2onnx", "cpu")
 ISSUES = known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter")

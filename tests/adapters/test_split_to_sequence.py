@@ -27,15 +27,15 @@ pytest.importorskip("conformance_onnxruntime")
 
 from conformance_onnx import OnnxToolsAdapter  # noqa: E402
 from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
+from route_calls import snippet, with_outputs  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
+from conformance.loading import hooks  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.loading import hooks  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
-from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.run.reproducers import header, snippet_data  # noqa: E402
-from route_calls import snippet, with_outputs  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 OP = "onnx.SplitToSequence-11"

@@ -17,12 +17,12 @@ from claims import assert_claimed_by, assert_every_failure_claimed, raw_run
 
 pytest.importorskip("conformance_tfjs")
 
-from conformance_tfjs import TfjsAdapter, node_process  # noqa: E402
+from conformance_tfjs import TfjsAdapter, node_process
 
-from conformance.plugin import Target  # noqa: E402
-from conformance.results.result import Result  # noqa: E402
-from conformance.verdict import known_issues  # noqa: E402
-from conformance.engine.item import make_task  # noqa: E402
+from conformance.engine.item import make_task
+from conformance.plugin import Target
+from conformance.results.result import Result
+from conformance.verdict import known_issues
 
 pytestmark = pytest.mark.skipif(
     node_process.setup_problem() is not None, reason=str(node_process.setup_problem())
@@ -45,8 +45,11 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], R
 def test_the_page_s_examples_and_a_middle_minus_one_pass(
     results: dict[tuple[str, str], Result], device: str
 ) -> None:
-    for case in ("tfjs-doc-split-2x4-into-2-axis-1", "tfjs-doc-split-2x4-sizes-1-2-1-axis-1",
-                 "tfjs-minus-one-middle"):
+    for case in (
+        "tfjs-doc-split-2x4-into-2-axis-1",
+        "tfjs-doc-split-2x4-sizes-1-2-1-axis-1",
+        "tfjs-minus-one-middle",
+    ):
         assert results[(case, device)].status == "pass", results[(case, device)].message
 
 

@@ -19,7 +19,6 @@ from conformance_torch import TorchAdapter  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.engine.item import run_item  # noqa: E402
 from conformance.plugin import AdapterInfo, Target  # noqa: E402
 
 ITEMS = [

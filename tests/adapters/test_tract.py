@@ -18,9 +18,9 @@ from importlib import metadata
 from pathlib import Path
 
 import corpus_items
-import route_calls
 import numpy as np
 import pytest
+import route_calls
 from claims import assert_every_failure_claimed, raw_run
 
 tract = pytest.importorskip("tract")
@@ -30,11 +30,11 @@ pytest.importorskip("conformance_tract")
 from conformance_tract import TractAdapter, loading  # noqa: E402
 
 from conformance.errors import UsageError  # noqa: E402
+from conformance.loading.hooks import Hooks  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
-from conformance.loading.hooks import Hooks  # noqa: E402
 
 TARGET = Target("tract", "onnx", "cpu")
 ISSUES = known_issues.shipped("tract", "conformance_tract:TractAdapter")

@@ -16,9 +16,9 @@ from importlib import metadata
 from pathlib import Path
 
 import corpus_items
-import route_calls
 import numpy as np
 import pytest
+import route_calls
 from claims import raw_run
 
 tvm = pytest.importorskip("tvm")
@@ -28,11 +28,11 @@ pytest.importorskip("conformance_tvm")
 from conformance_tvm import TvmAdapter  # noqa: E402
 
 from conformance.errors import UsageError  # noqa: E402
+from conformance.loading.hooks import Hooks  # noqa: E402
 from conformance.models import onnx_graphs  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
-from conformance.loading.hooks import Hooks  # noqa: E402
 
 TARGET = Target("tvm", "onnx", "llvm")
 ISSUES = known_issues.shipped("tvm", "conformance_tvm:TvmAdapter")

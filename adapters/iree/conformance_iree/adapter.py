@@ -42,6 +42,8 @@ from conformance_iree import reproducer, toolchain
 
 NAME = "iree"
 DEVICES = (toolchain.DRIVER,)
+
+
 def _version(distribution: str) -> str:
     try:
         return metadata.version(distribution)
@@ -103,8 +105,6 @@ ROUTE: Final = Route(
     default=False,
     # none of these starts a thread when imported (checked: the runtime's device does, in compile)
 )
-
-
 
 
 class IreeAdapter:

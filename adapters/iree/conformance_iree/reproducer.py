@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 
-from conformance import reproducers
 from conformance.plugin import Target, Task
 from conformance_iree import toolchain
 

@@ -112,7 +112,6 @@ def onnx2tf_snippet(task: Task, *, delegates: bool, threads: int) -> str:
     """The ONNX model, its conversion by onnx2tf, the converted model's operators, signature and
     input shapes, and one invoke per run fed as the ONNX model declares its inputs."""
     from conformance.models import onnx_graphs
-
     from conformance_litert import onnx2tf_route
 
     load = _ONNX2TF.format(

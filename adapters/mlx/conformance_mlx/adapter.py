@@ -150,4 +150,3 @@ class MlxAdapter:
         """Import MLX and split once, so that its start-up is not charged to the first item."""
         mx = _mx()
         mx.eval(*mx.split(mx.zeros((2, 4)), 2, axis=1, stream=mx.cpu))
-

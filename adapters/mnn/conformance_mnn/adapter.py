@@ -125,7 +125,8 @@ class MnnAdapter:
             devices=self.options.devices,
             options={
                 **self.options.resolved,
-                "converter": f"mnnconvert {' '.join(mnn_calls.CONVERTER_ARGS)} (its native entry, _tools.mnnconvert)",
+                "converter": f"mnnconvert {' '.join(mnn_calls.CONVERTER_ARGS)}"
+                " (its native entry, _tools.mnnconvert)",
                 "load": mnn_calls.LOAD_CALL,
                 "onnx_version": onnx.__version__,
             },
@@ -133,5 +134,5 @@ class MnnAdapter:
 
     def prepare(self, target: Target) -> None:
         """Load MNN's library (it probes the CPU's features once) before the first item is timed."""
-        import MNN.expr  # type: ignore[import-untyped]  # noqa: F401
+        import MNN.expr  # type: ignore[import-untyped]
         import MNN.nn  # type: ignore[import-untyped]  # noqa: F401

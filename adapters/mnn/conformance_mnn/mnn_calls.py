@@ -47,7 +47,14 @@ from conformance.plugin import AdapterError, BackendRefusal, backend_calls
 CONVERTER_CODE: Final = "import sys, _tools; sys.exit(0 if _tools.mnnconvert(sys.argv) else 1)"
 #: The converter's arguments after the program name (the files are in the scratch folder).
 CONVERTER_ARGS: Final = (
-    "-f", "ONNX", "--modelFile", "model.onnx", "--MNNModel", "model.mnn", "--bizCode", "conformance"
+    "-f",
+    "ONNX",
+    "--modelFile",
+    "model.onnx",
+    "--MNNModel",
+    "model.mnn",
+    "--bizCode",
+    "conformance",
 )
 #: The load as recorded in every result's options.
 LOAD_CALL: Final = (

@@ -188,6 +188,7 @@ SHAPE_INFERENCE: Final = Route(
 )
 ROUTES: Final = (REFERENCE, SHAPE_INFERENCE)
 
+
 class OnnxToolsAdapter:
     """ONNX's reference evaluator and shape inference as targets (see the module docstring)."""
 

@@ -52,8 +52,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from conformance import dtypes, reproducers
 from conformance.errors import UsageError
 from conformance.plugin import (

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from conformance_onnxruntime.adapter import Settings
 
+
 @dataclass(frozen=True)
 class Tool:
     """One optimizer: its route's name and description, the distribution that ships it and the

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from conformance_onnxruntime.adapter import Settings
 
+
 @cache
 def opset() -> int | None:
     """The newest ONNX opset this tf2onnx writes: the last of its opset-to-IR-version table (the

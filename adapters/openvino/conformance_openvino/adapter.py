@@ -47,8 +47,6 @@ from typing import TYPE_CHECKING, Final, Protocol, cast
 
 import numpy as np
 
-from conformance_openvino import reproducer
-
 from conformance.errors import UsageError
 from conformance.plugin import (
     AdapterInfo,
@@ -59,6 +57,7 @@ from conformance.plugin import (
     Unsupported,
     installed_distribution,
 )
+from conformance_openvino import reproducer
 
 if TYPE_CHECKING:
     import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
@@ -88,8 +87,13 @@ class RouteSpec:
 
 
 SPECS: Final = (
-    RouteSpec("native", ("openvino.*",), "ov.Model built with openvino.opset1 Split / VariadicSplit",
-              "conformance_openvino.native", reproducer.native_snippet),
+    RouteSpec(
+        "native",
+        ("openvino.*",),
+        "ov.Model built with openvino.opset1 Split / VariadicSplit",
+        "conformance_openvino.native",
+        reproducer.native_snippet,
+    ),
     RouteSpec(
         "onnx",
         ("onnx.*",),
@@ -100,19 +104,42 @@ SPECS: Final = (
         complex_frontend=True,
         complex_snippet=True,
     ),
-    RouteSpec("pytorch", ("torch.*",), "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)",
-              "conformance_openvino.pytorch_route", reproducer.pytorch_snippet, complex_frontend=True,
-              traces_example=True),
-    RouteSpec("torch-export", ("torch.*",), "a torch.export ExportedProgram converted by ov.convert_model (its FX path)",
-              "conformance_openvino.torch_export_route", reproducer.torch_export_snippet, default=False,
-              traces_example=True),
-    RouteSpec("tensorflow", ("tensorflow.*",),
-              "the traced tf.function converted by OpenVINO's TensorFlow frontend (ov.convert_model)",
-              "conformance_openvino.tensorflow_route", reproducer.tensorflow_snippet, default=False,
-              complex_frontend=True, complex_snippet=True),
-    RouteSpec("tflite", ("tensorflow.split", "tflite.*"),
-              "the LiteRT flatbuffer converted from it, read by OpenVINO's TensorFlow Lite frontend",
-              "conformance_openvino.tflite_route", reproducer.tflite_snippet, default=False),
+    RouteSpec(
+        "pytorch",
+        ("torch.*",),
+        "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)",
+        "conformance_openvino.pytorch_route",
+        reproducer.pytorch_snippet,
+        complex_frontend=True,
+        traces_example=True,
+    ),
+    RouteSpec(
+        "torch-export",
+        ("torch.*",),
+        "a torch.export ExportedProgram converted by ov.convert_model (its FX path)",
+        "conformance_openvino.torch_export_route",
+        reproducer.torch_export_snippet,
+        default=False,
+        traces_example=True,
+    ),
+    RouteSpec(
+        "tensorflow",
+        ("tensorflow.*",),
+        "the traced tf.function converted by OpenVINO's TensorFlow frontend (ov.convert_model)",
+        "conformance_openvino.tensorflow_route",
+        reproducer.tensorflow_snippet,
+        default=False,
+        complex_frontend=True,
+        complex_snippet=True,
+    ),
+    RouteSpec(
+        "tflite",
+        ("tensorflow.split", "tflite.*"),
+        "the LiteRT flatbuffer converted from it, read by OpenVINO's TensorFlow Lite frontend",
+        "conformance_openvino.tflite_route",
+        reproducer.tflite_snippet,
+        default=False,
+    ),
 )
 _OPTIONS: Final = frozenset({"properties"})
 #: Devices that stand for others (AUTO:CPU, MULTI:GPU ...) and so never appear as available.

@@ -258,7 +258,9 @@ def tflite_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
 Writer = Callable[[Task, str, Mapping[str, str]], str]
 
 
-def snippet(task: Task, target: Target, config: Mapping[str, str], writer: Writer, complex_data: bool) -> str | None:
+def snippet(
+    task: Task, target: Target, config: Mapping[str, str], writer: Writer, complex_data: bool
+) -> str | None:
     """The reproducer of ``task`` on ``target`` written by the route's ``writer``, compiled with
     the run's ``config``; ``complex_data``: whether the route's snippet can carry complex data (a
     model file or a TensorFlow function needs no OpenVINO element type)."""

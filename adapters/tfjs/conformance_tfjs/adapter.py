@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance import dtypes, reproducers
+from conformance import dtypes
 from conformance.plugin import AdapterInfo, AdapterOptions, BackendRefusal, Route, Target, Task, Unsupported
 from conformance_tfjs import node_process, reproducer
 
@@ -88,8 +88,14 @@ def _request(backend: str, task: Task) -> dict[str, Any]:
         encoded: Any = [_b64(str(value).encode("utf-8", "surrogatepass")) for value in data.reshape(-1)]
     else:
         encoded = _b64(np.ascontiguousarray(data, dtype=CARRIED[task.dtype]).tobytes())
-    return {"backend": backend, "dtype": task.dtype, "shape": list(data.shape), "data": encoded,
-            "split": _split_argument(task), "axis": task.axis}
+    return {
+        "backend": backend,
+        "dtype": task.dtype,
+        "shape": list(data.shape),
+        "data": encoded,
+        "split": _split_argument(task),
+        "axis": task.axis,
+    }
 
 
 def _decoded(piece: dict[str, Any], kind: str) -> np.ndarray:
@@ -157,7 +163,12 @@ class TfjsAdapter:
         """Start this worker's Node process and make the target's backend ready (the WASM module
         compiles once), so that neither is charged to the first item."""
         if node_process.setup_problem() is None:
-            request = {"backend": target.device, "dtype": "float32", "shape": [2], "data": _b64(bytes(8)),
-                       "split": 2, "axis": None}
+            request = {
+                "backend": target.device,
+                "dtype": "float32",
+                "shape": [2],
+                "data": _b64(bytes(8)),
+                "split": 2,
+                "axis": None,
+            }
             node_process.node().ask(request)
-

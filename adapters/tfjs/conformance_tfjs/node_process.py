@@ -44,7 +44,8 @@ class NodeProcess:
     """A running ``node split_worker.mjs``: :meth:`ask` sends one request and reads its answer."""
 
     def __init__(self) -> None:
-        self.stderr: IO[bytes] = tempfile.TemporaryFile()
+        # kept open as long as the process lives: close() reads it for the error message
+        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         self.process = subprocess.Popen(
             ["node", str(SCRIPT)],
             cwd=NODE_FOLDER,

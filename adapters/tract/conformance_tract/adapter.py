@@ -35,7 +35,6 @@ from typing import Final
 
 import numpy as np
 
-from conformance import reproducers
 from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
 from conformance_tract import loading
 

@@ -33,7 +33,6 @@ from typing import Final
 
 import numpy as np
 
-from conformance import reproducers
 from conformance.plugin import (
     AdapterInfo,
     AdapterOptions,

@@ -58,7 +58,8 @@ def _axis(request: SplitRequest, spec: str) -> tuple[int, int]:
 def _rank(request: SplitRequest, spec: str, least: int) -> None:
     if len(request.shape) < least:
         raise RuleViolation(
-            "data-rank", f"{spec}: x must have more than {least - 1} dimensions; got rank {len(request.shape)}"
+            "data-rank",
+            f"{spec}: x must have more than {least - 1} dimensions; got rank {len(request.shape)}",
         )
 
 
