@@ -47,6 +47,8 @@ ADAPTERS = (
     "mlx",
     # TF.js runs in Node.js: installing the adapter also runs `npm ci` in its node folder (_tfjs_node)
     "tfjs",
+    # its routes have workers of their own (Route.own_worker): Paddle segfaults imported after TensorFlow
+    "paddle",
 )
 #: Built-in adapters none of whose targets is in the default run: installed by ``tests`` and
 #: ``extra_targets`` only, so that ``suite`` does not install a backend it never runs (a test
@@ -64,8 +66,6 @@ EXTRA_ADAPTERS = (
     "mnn",
     "ncnn",
     "executorch",
-    # Paddle segfaults when imported after TensorFlow in one process: run it apart (--adapter paddle)
-    "paddle",
 )
 #: The extras of ADAPTERS that serve only routes off the default run (Keras's JAX backend,
 #: OpenVINO's TensorFlow Lite frontend, ONNX Runtime's onnxsim route): ``suite`` leaves them out.

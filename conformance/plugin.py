@@ -117,6 +117,11 @@ class Route:
     nothing, and its results say that values were not judged. ``default=False`` leaves the route
     out of a run unless a ``--target`` glob selects it: for routes spending over 20 ms an item
     (an exporter, a converter), which would multiply the time of the default run.
+
+    ``own_worker`` (a reason) gives the route's jobs workers of their own: started afresh rather
+    than forked from the engine's zygote, running no other route's jobs, their imports never
+    passed on. For a backend that aborts the process when another backend was imported first
+    (Paddle after TensorFlow); the reason is for the adapter's readers.
     """
 
     name: str
@@ -129,6 +134,7 @@ class Route:
     reproducer: Callable[[Task, Target], str | None] | None = field(default=None, kw_only=True)
     judged: Judged = field(default="values", kw_only=True)
     default: bool = field(default=True, kw_only=True)
+    own_worker: str = field(default="", kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -93,8 +93,9 @@ class Starter:
         #: the folder the workers' private temporary folders are made in, once one starts
         self._scratch: Path | None = None
 
-    def start(self, upcoming: tuple[Preload, ...]) -> Slot:
-        """A new worker that prepares ``upcoming`` (the targets of the next jobs) first."""
+    def start(self, upcoming: tuple[Preload, ...], group: str | None = None) -> Slot:
+        """A new worker that prepares ``upcoming`` (the targets of the next jobs) first; for the jobs
+        of ``group`` alone (see Job.group), spawned: the zygote holds other backends' modules."""
         self._started += 1
         log = None
         if self.log_dir is not None:
@@ -106,9 +107,9 @@ class Starter:
         folder = scratch.worker_folder(self._scratch, self._started)
         start = Start(self._started, log, preload, folder, self.threads, self.memory_budget)
         zygote = self.zygote
-        if zygote is None:
-            return slot_of(start, None)
-        return slot_of(start, zygote.fork(start.args))
+        slot = slot_of(start, None if zygote is None or group else zygote.fork(start.args))
+        slot.readiness.group = group
+        return slot
 
     def start_zygote(self, wait_s: float = 0.0) -> None:
         """Start the zygote (once, where workers fork); ``wait_s``: how long to wait for its
@@ -208,21 +209,28 @@ class Pool:
     def zygote(self) -> Zygote | None:
         return self.starter.zygote
 
-    def _upcoming(self) -> tuple[Preload, ...]:
-        """The targets a new worker will most likely serve: those of the next queued jobs."""
+    def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
+        """The targets a new worker for ``group`` will most likely serve: those of the next queued jobs."""
         seen: dict[Preload, None] = {}
         for job in [*list(self.large)[:1], *list(self.queue)[: self.size + 1]]:
-            seen.setdefault(job.preload, None)
+            if job.group == group:
+                seen.setdefault(job.preload, None)
         return tuple(seen)[:2]
 
-    def _start(self) -> Slot:
-        return self.starter.start(self._upcoming())
+    def _start(self, group: str | None) -> Slot:
+        return self.starter.start(self._upcoming(group), group)
 
-    def _replace(self, index: int) -> Slot:
-        """A fresh worker in the slot (the zygote started first, if it was not)."""
+    def _next_group(self) -> str | None:
+        """The worker group of the next job to be taken (see Job.group)."""
+        head = self.large[0] if self.large else self.queue[0] if self.queue else None
+        return head.group if head is not None else None
+
+    def _replace(self, index: int, group: str | None) -> Slot:
+        """A fresh worker in the slot (the zygote started first, if it was not), for the jobs of
+        ``group`` (see Job.group)."""
         stop_worker(self.slots[index], kill=True)
         self.starter.start_zygote()
-        self.slots[index] = self._start()
+        self.slots[index] = self._start(group)
         return self.slots[index]
 
     def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
@@ -234,7 +242,7 @@ class Pool:
         dead, now = self.slots[index], time.monotonic()
         since = dead.replaced_at if dead.replaced_at is not None else dead.began
         self.lost_s += max(0.0, now - since - backend_s)
-        self._replace(index).replaced_at = now
+        self._replace(index, self._next_group()).replaced_at = now
 
     def process(self, jobs: Iterable[Job]) -> None:
         """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
@@ -259,7 +267,7 @@ class Pool:
         if not self.slots and len(self.queue) >= settings.ENGINE.eager_zygote:
             self.starter.start_zygote(wait_s=settings.ENGINE.zygote_wait_s)
         while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
-            self.slots.append(self._start())
+            self.slots.append(self._start(self._next_group()))
 
     def serve_until(self, done: Callable[[], bool]) -> None:
         """Dispatch and collect until ``done()`` says so (checked after each collection) or no job
@@ -319,16 +327,20 @@ class Pool:
 
     def _dispatch(self, index: int, job: Job) -> bool:
         """Send ``job`` to the slot's worker; False (the job back in the queue) when the worker is
-        due for replacement and still has jobs in flight, when the job is not to wait behind the
-        worker's (see Slot.takes), or when the send fails on a worker that died. A worker forked
-        before the zygote had every module is replaced once it has them (forking is milliseconds;
-        the worker would import each backend it meets itself)."""
+        due for replacement or of another group (see Job.group) and still has jobs in flight, when
+        the job is not to wait behind the worker's (see Slot.takes), or when the send fails on a
+        worker that died."""
         slot, limits = self.slots[index], self.limits
+        if slot.readiness.group != job.group:  # a route with workers of its own begins or ends here
+            if slot.inflight:
+                self._give_back(job)
+                return False
+            slot = self._replace(index, job.group)
         if slot.served >= limits.recycle_after or slot.retire:
             if slot.inflight:
                 self._give_back(job)
                 return False
-            slot = self._replace(index)
+            slot = self._replace(index, job.group)
         payload = pickled(job)
         if not slot.takes(job, limits.depth, len(payload)):  # behind enough work, or too large
             self._give_back(job)
@@ -348,7 +360,7 @@ class Pool:
             slot.served -= 1
             self._give_back(job)
             if not slot.inflight:  # it died between jobs: a fresh worker takes the slot
-                self._replace(index)
+                self._replace(index, self._next_group())
             return False  # _collect reports the death on the job it was running
         return True
 
@@ -402,7 +414,10 @@ class Pool:
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
-                self.starter.learn(resident)
+                if (
+                    slot.readiness.group is None
+                ):  # a route with workers of its own keeps its imports to itself
+                    self.starter.learn(resident)
                 self._unstarted = 0
             else:
                 self._finished(slot, line, log_end, resident)

@@ -56,6 +56,8 @@ class Readiness:
     #: when it was started, and the adapters it has said it has loaded (see Slot.clock)
     born: float = field(default_factory=time.monotonic)
     loaded: set[AdapterKey] = field(default_factory=set)
+    #: the only jobs it runs, for a route with workers of its own (see Job.group); None: any other
+    group: str | None = None
 
     def waits_for(self, job: Job | None) -> bool:
         """Whether ``job`` (the running one) waits for the worker's start (its spawn or fork,

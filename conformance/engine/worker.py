@@ -57,6 +57,8 @@ class Job:
     options: dict[str, str] = field(default_factory=dict)
     #: what the target's route is judged on (see conformance.plugin.Route)
     judged: Judged = "values"
+    #: the route runs in workers of its own (see Route.own_worker)
+    own_worker: bool = False
 
     @functools.cached_property
     def key(self) -> str:
@@ -76,6 +78,11 @@ class Job:
     @property
     def preload(self) -> Preload:
         return Preload(self.adapter, self.option_key, self.target)
+
+    @property
+    def group(self) -> str | None:
+        """The jobs a worker may run together: any (None), or only its own route's."""
+        return f"{self.adapter}/{self.target.route}" if self.own_worker else None
 
 
 def peak_rss_kib() -> int:

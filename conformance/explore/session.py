@@ -102,16 +102,7 @@ class _Executor:
 
     def _job(self, station: Station, case: Case, op: str) -> Job:
         """A job of this exploration (no steady-state repeats: timing is not what it looks for)."""
-        return Job(
-            len(self.jobs),
-            station.adapter,
-            station.target,
-            case,
-            op,
-            0,
-            dict(station.options),
-            station.judged,
-        )
+        return station.job(len(self.jobs), case, op, 0)
 
     def __call__(self, op: str, case: Case, targets: Sequence[str] | None, record: bool) -> dict[str, Result]:
         chosen = [s for s in self.stations if op in s.ops and (targets is None or s.target.id in targets)]

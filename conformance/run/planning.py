@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.corpus import catalogue, keywords
+from conformance.corpus.case import Case
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.selection import (
     Item,
@@ -122,6 +123,21 @@ class Station:
     options: Mapping[str, str]
     judged: Judged
     ops: frozenset[str]
+    own_worker: bool = False
+
+    def job(self, index: int, case: Case, op: str, repeat: int) -> Job:
+        """The job of ``case`` and ``op`` on this target, ``index``-th in its run."""
+        return Job(
+            index,
+            self.adapter,
+            self.target,
+            case,
+            op,
+            repeat,
+            dict(self.options),
+            self.judged,
+            self.own_worker,
+        )
 
 
 def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[Station]:
@@ -139,7 +155,10 @@ def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> l
             if wanted:
                 options = dict(config.options.get(adapter.requested, {}))
                 ops = frozenset(catalogue.match(route.ops))
-                found.append(Station(adapter.requested, target, options, route.judged, ops))
+                station = Station(
+                    adapter.requested, target, options, route.judged, ops, bool(route.own_worker)
+                )
+                found.append(station)
     return found
 
 
@@ -183,16 +202,7 @@ def _jobs(config: RunConfig, adapters: Sequence[registry.LoadedAdapter], items: 
                 continue
             if matches is not None and not matches(keywords.words(item.case, item.op, station.target.id)):
                 continue
-            job = Job(
-                len(jobs),
-                station.adapter,
-                station.target,
-                item.case,
-                item.op,
-                config.repeat,
-                dict(station.options),
-                station.judged,
-            )
+            job = station.job(len(jobs), item.case, item.op, config.repeat)
             if config.keys is None or job.key in config.keys:
                 jobs.append(job)
     return jobs

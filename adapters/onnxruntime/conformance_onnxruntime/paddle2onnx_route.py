@@ -138,5 +138,6 @@ def route(settings: Settings) -> Route:
         run=_run,
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
+        own_worker="the export imports Paddle, which segfaults imported after TensorFlow",
         default=False,
     )

@@ -97,6 +97,10 @@ def static_reproducer(task: Task, target: Target) -> str:
     return body
 
 
+#: Paddle segfaults when imported into a process that has imported TensorFlow (the other order
+#: works): its routes get workers of their own
+APART = "Paddle segfaults imported after TensorFlow"
+
 ROUTES = (
     Route(
         "eager",
@@ -105,9 +109,7 @@ ROUTES = (
         build=build_eager,
         run=run_eager,
         reproducer=eager_reproducer,
-        # Paddle segfaults when imported into a process that has imported TensorFlow (the other
-        # order works), and a run's workers serve several adapters: run it apart, --adapter paddle
-        default=False,
+        own_worker=APART,
     ),
     Route(
         "static",
@@ -117,6 +119,7 @@ ROUTES = (
         build=build_static,
         run=run_static,
         reproducer=static_reproducer,
+        own_worker=APART,
         default=False,  # tracing costs about 0.25 s an item: nox -s extra_targets runs it
     ),
 )
