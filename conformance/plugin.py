@@ -62,7 +62,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -71,6 +73,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from conformance import dtypes
 from conformance.corpus.case import Case, Form, GraphSpec
 from conformance.errors import UsageError
 from conformance.ids import Target
@@ -84,6 +87,7 @@ __all__ = [
     "AdapterOptions",
     "AnyAdapter",
     "BackendRefusal",
+    "ImpossibleOutput",
     "Judged",
     "OptionalHooks",
     "Route",
@@ -206,6 +210,27 @@ class BackendRefusal(Exception):
     """The backend refused the request, said in the adapter's words: for a backend that is itself
     Python code inside the adapter's package (an emulation), or a refusal the adapter detects in
     the backend's return value. Raise it ``from`` the backend's exception where there is one."""
+
+
+class ImpossibleOutput(Exception):
+    """Raised by a route's ``run`` when the backend returned outputs that no NumPy array can hold
+    (a negative dim, more bytes than memory can address), with the shapes it gave. The item then
+    fails whatever the spec expects: the backend answered, and no valid answer has such a shape."""
+
+    def __init__(self, shapes: Sequence[Sequence[int]], dtype: str) -> None:
+        self.shapes = [[int(dim) for dim in shape] for shape in shapes]
+        self.dtype = dtype
+        listed = ", ".join(str(shape) for shape in self.shapes)
+        super().__init__(f"returned {len(self.shapes)} outputs of shapes {listed}, which no array can have")
+
+    @staticmethod
+    def found(shapes: Sequence[Sequence[int]], dtype: str) -> ImpossibleOutput | None:
+        """The error for these output shapes if any of them no array can have, else None."""
+        itemsize = dtypes.numpy_dtype(dtype).itemsize
+        for shape in shapes:
+            if any(dim < 0 for dim in shape) or math.prod(shape) * itemsize > sys.maxsize:
+                return ImpossibleOutput(shapes, dtype)
+        return None
 
 
 #: Set on an exception that passed through :func:`backend_calls`: it came from the backend.

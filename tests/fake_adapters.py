@@ -22,6 +22,7 @@ from conformance.plugin import (
     AdapterError,
     AdapterInfo,
     BackendRefusal,
+    ImpossibleOutput,
     Route,
     Target,
     Task,
@@ -103,6 +104,16 @@ class Aborter(Slicer):
         if self.chosen(task):
             time.sleep(float(self.options.get("seconds", "0")))
             os.abort()
+
+
+class Impossible(Slicer):
+    """Says the backend gave a piece of negative shape on the cases named by ``on``."""
+
+    name = "impossible"
+
+    def misbehave(self, task: Task) -> None:
+        if self.chosen(task):
+            raise ImpossibleOutput([[-3, 3], [9, 3]], task.dtype)
 
 
 class Poisoner(Slicer):

@@ -79,6 +79,25 @@ def test_a_segfault_costs_one_result_and_the_run_goes_on(corpus: Path) -> None:
     assert outcome.lost_s > 0  # the item that died and its replacement's start
 
 
+def test_outputs_no_array_can_hold_fail_even_where_the_spec_rejects(corpus: Path) -> None:
+    """A backend that returns a piece of negative shape answered wrongly: a fail, never the pass
+    of a refusal where the request is invalid, nor the suite's `unsupported`."""
+    rejected = "  - {id: bad-axis, title: t, data: {shape: [6, 3]}, axis: 5, indices: [1, 3]}\n"
+    (corpus / "cases" / "rejected.yaml").write_text(
+        CASES.split("cases:")[0] + "cases:\n" + rejected, encoding="utf-8"
+    )
+    outcome = run(corpus, "fake_adapters:Impossible", jobs=1, on="bad-*")
+    got = statuses(outcome)
+    assert {case: got[case] for case in ("bad-0", "bad-axis")} == {"bad-0": "fail", "bad-axis": "fail"}
+    assert got["good-0"] == "pass"
+    result = next(r for r in outcome.results if r.case == "bad-axis")
+    assert "which no array can have" in result.message and result.expected.get("rejected")
+    assert result.actual["outputs"] == [
+        {"shape": [-3, 3], "dtype": "float32"},
+        {"shape": [9, 3], "dtype": "float32"},
+    ]
+
+
 @pytest.mark.slow
 def test_an_abort_is_a_crash_too(corpus: Path) -> None:
     outcome = run(corpus, "fake_adapters:Aborter", jobs=1, on="bad-*")

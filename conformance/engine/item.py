@@ -22,14 +22,15 @@ from conformance.engine import memory, phase
 from conformance.engine.attribution import attribute
 from conformance.loading import hooks
 from conformance.oracle import reference
-from conformance.oracle.judging import Raised, judge
+from conformance.oracle.judging import Judgement, Raised, judge
 from conformance.oracle.reference import SpecAnswer, SplitRequest
-from conformance.plugin import AnyAdapter, Judged, Target, Task, Unsupported
+from conformance.plugin import AnyAdapter, ImpossibleOutput, Judged, Target, Task, Unsupported
 from conformance.results import evidence
 from conformance.results.records import (
     ActualRecord,
     CaseRunRecord,
     ExpectedRecord,
+    OutputRecord,
     ParamsRecord,
     RequestParams,
 )
@@ -118,6 +119,8 @@ class Attempt:
     outputs: list[np.ndarray] | None
     raised: Raised | None
     ms: float | None = None
+    #: outputs the backend gave that no array can hold (see conformance.plugin.ImpossibleOutput)
+    impossible: ImpossibleOutput | None = None
 
 
 def _raised(error: Exception, step: str, adapter: AnyAdapter) -> Raised:
@@ -173,6 +176,8 @@ def build_and_run(
                     steady.append(_ms(start))
                 timing["steady_ms"] = tuple(steady)
             attempts.append(Attempt(outputs, None, elapsed))
+        except ImpossibleOutput as error:
+            attempts.append(Attempt(None, None, _ms(start), error))
         except Exception as error:  # judged, not propagated; the next run still gets the model
             refused += _ms(start)
             attempts.append(Attempt(None, _raised(error, "run", adapter)))
@@ -370,15 +375,21 @@ def worst(outcomes: list[CaseRunRecord]) -> int:
 
 
 def _outcome(task: Task, made: Answered, attempt: Attempt, *, values: bool) -> CaseRunRecord:
-    """One run judged against the reference's answer for its own request."""
+    """One run judged against the reference's answer for its own request; outputs no array can
+    hold fail whatever it expects."""
     number = task.run_number
-    judgement = judge(made.answers[number - 1], task.data, attempt.outputs, attempt.raised, values=values)
+    if attempt.impossible is not None:
+        judgement = Judgement("fail", str(attempt.impossible))
+    else:
+        judgement = judge(made.answers[number - 1], task.data, attempt.outputs, attempt.raised, values=values)
     mismatch = evidence.mismatch(judgement.mismatch) if judgement.mismatch else None
     if mismatch is not None and task.case.runs:
         mismatch["run"] = number
     actual: ActualRecord = (
         {"raised": evidence.raised(attempt.raised)}
         if attempt.raised
+        else {"outputs": _impossible_outputs(attempt.impossible)}
+        if attempt.impossible
         else {"outputs": evidence.outputs(attempt.outputs or [])}
     )
     return {
@@ -392,3 +403,8 @@ def _outcome(task: Task, made: Answered, attempt: Attempt, *, values: bool) -> C
         "mismatch": mismatch,
         "reading": judgement.reading,
     }
+
+
+def _impossible_outputs(impossible: ImpossibleOutput) -> list[OutputRecord]:
+    """The shapes and dtype of outputs no array can hold, as the results record outputs."""
+    return [{"shape": shape, "dtype": impossible.dtype} for shape in impossible.shapes]

@@ -29,7 +29,7 @@ from typing import Any, Final
 import numpy as np
 
 from conformance import dtypes
-from conformance.plugin import Task, backend_calls
+from conformance.plugin import ImpossibleOutput, Task, backend_calls
 
 AXIS: Final = "axis"
 #: The ops that take no axis: their pages name the axis for the data's rank.
@@ -72,6 +72,15 @@ def to_numpy(tensor: Any, dtype: str) -> np.ndarray:
     return array.view(dtypes.numpy_dtype(dtype)) if dtype in _CARRIER else array
 
 
+def pieces_to_numpy(pieces: Sequence[Any], dtype: str) -> list[np.ndarray]:
+    """The pieces back as arrays; ImpossibleOutput where Paddle gave a piece a shape no array can
+    have (it does, for sizes whose sum wraps int64)."""
+    impossible = ImpossibleOutput.found([list(piece.shape) for piece in pieces], dtype)
+    if impossible is not None:
+        raise impossible
+    return [to_numpy(piece, dtype) for piece in pieces]
+
+
 def axis_tensor(task: Task, axis: int | None = None) -> Any:
     """The axis as a 0-D Tensor of the case's axis type (``axis``: a run's own axis)."""
     import paddle
@@ -91,7 +100,7 @@ def eager(task: Task) -> list[np.ndarray]:
             pieces = function(x, value(task))
         else:
             pieces = function(x, value(task), axis=axis_tensor(task) if axis_is_tensor(task) else task.axis)
-    return [to_numpy(piece, task.dtype) for piece in pieces]
+    return pieces_to_numpy(pieces, task.dtype)
 
 
 def split_function(task: Task) -> Callable[..., Any]:
@@ -181,7 +190,7 @@ def run_static(program: Any, task: Task) -> list[np.ndarray]:
     """One run of the traced program on the task's inputs."""
     with backend_calls():
         pieces: Sequence[Any] = program(*inputs(task))
-    return [to_numpy(piece, task.dtype) for piece in pieces]
+    return pieces_to_numpy(pieces, task.dtype)
 
 
 def call_code(task: Task, axis_code: str | None) -> str:
