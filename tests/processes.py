@@ -35,3 +35,10 @@ def start_cli(cwd: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
         text=True,
         **options,
     )
+
+
+def run_cli(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``conformance ARGS`` in ``cwd`` to its end, its output captured."""
+    process = start_cli(cwd, *args)
+    out, err = process.communicate(timeout=timeout)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)

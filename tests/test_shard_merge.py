@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 import yaml
-from processes import start_cli
+from processes import run_cli, start_cli
 
 from conformance.cli import build_parser, main
 from conformance.corpus.loader import load_paths
@@ -49,12 +48,6 @@ FAKE_OPTIONS = ("--option", "fake_adapters:Liar.on=c1*", "--repeat", "1")
 NUMPY = ("--adapter", "numpy", "--op", "numpy.array_split", "--op", "torch.chunk", "-k", "not large")
 
 
-def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    process = start_cli(cwd, *args)
-    out, err = process.communicate(timeout=300)
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
-
-
 def _run_all(cwd: Path, out: Path, *args: str, shards: int = 3) -> None:
     """The unsharded run and each shard, as concurrent separate processes."""
     runs = [("--out", str(out / "full"))] + [
@@ -79,7 +72,7 @@ def _key(result: dict[str, Any]) -> str:
 def _check_merged_equals_unsharded(out: Path, shards: int = 3) -> list[int]:
     """Merge the shards and compare with the unsharded run; returns the shards' sizes."""
     parts = [out / f"shard-{index}" / "results.json" for index in range(1, shards + 1)]
-    done = _cli(ROOT, "merge", *map(str, parts), "-o", str(out / "merged"))
+    done = run_cli(ROOT, "merge", *map(str, parts), "-o", str(out / "merged"))
     assert done.returncode == 0, done.stderr
     full, merged = _verdicts(out / "full" / "results.json"), _verdicts(out / "merged" / "results.json")
     assert [_key(r) for r in merged] == [_key(r) for r in full]  # same keys, same order
@@ -183,7 +176,7 @@ def test_merge_refuses_what_is_not_one_run(fake_runs: Path, tmp_path: Path) -> N
     corpus = tmp_path
     other = "sha256:" + "0" * 64
     alien = _edited(two, corpus / "alien.json", lambda body: body["suite"].update(digest=other))
-    done = _cli(corpus, "merge", str(one), str(alien), "-o", str(corpus / "m"))
+    done = run_cli(corpus, "merge", str(one), str(alien), "-o", str(corpus / "m"))
     assert done.returncode == 2
     digest = json.loads(one.read_text(encoding="utf-8"))["suite"]["digest"]
     assert "different case corpora" in done.stderr and str(one) in done.stderr and str(alien) in done.stderr
@@ -228,7 +221,7 @@ def test_merge_takes_identical_duplicates_and_reports_missing_shards(fake_runs: 
     first = _key(json.loads(one.read_text(encoding="utf-8"))["results"][0])
     found = next(r for r in merged.document["results"] if _key(r) == first)
     assert found["message"].endswith("(node Split_79119)")
-    done = _cli(corpus, "merge", str(one), str(three), "-o", str(corpus / "partial"))
+    done = run_cli(corpus, "merge", str(one), str(three), "-o", str(corpus / "partial"))
     assert (
         done.returncode == 1
         and "shard 2/3 of the run on liar/slices/cpu, slicer/slices/cpu is missing" in (done.stderr)
@@ -236,7 +229,7 @@ def test_merge_takes_identical_duplicates_and_reports_missing_shards(fake_runs: 
     partial = json.loads((corpus / "partial" / "results.json").read_text(encoding="utf-8"))
     assert len(partial["results"]) == sum(len(_verdicts(path)) for path in (one, three))
     # a merge of merges flattens the list of runs and equals the one-step merge
-    again = _cli(
+    again = run_cli(
         corpus, "merge", str(corpus / "partial" / "results.json"), str(two), "-o", str(corpus / "re")
     )
     assert again.returncode == 0, again.stderr
@@ -269,9 +262,9 @@ def test_a_shard_resumes_only_as_the_same_shard(corpus: Path) -> None:
         time.sleep(0.05)
     process.send_signal(2)  # SIGINT, as Ctrl-C; the last item of the shard hangs until then
     process.communicate(timeout=60)
-    other = _cli(corpus, "run", *args[:-1], "2/3", "--resume")
+    other = run_cli(corpus, "run", *args[:-1], "2/3", "--resume")
     assert other.returncode == 2 and "different selection" in other.stderr
-    done = _cli(
+    done = run_cli(
         corpus, "run", *args, "--option", f"fake_adapters:Hanger.on={mine[-1]}", "--timeout", "2", "--resume"
     )
     assert f"resuming: {len(mine) - 1} results already journaled, 1 to go" in done.stderr

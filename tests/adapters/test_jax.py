@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 import route_calls
 from claims import assert_every_failure_claimed, raw_run
+from processes import run_cli
 
 jax = pytest.importorskip("jax")
 pytest.importorskip("conformance_jax")
@@ -297,29 +298,9 @@ def test_a_gpu_device_is_a_usage_error_at_load_where_jax_has_no_gpu_backend(
     """Like any unknown device: exit 2 before anything runs, saying why (not every item unsupported)."""
     if jax_has_a_gpu():
         pytest.skip("JAX has a GPU backend on this machine: the gpu devices are accepted here")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "run",
-            "--adapter",
-            "jax",
-            "--option",
-            f"jax.device={device}",
-            "--target",
-            "jax/eager/*",
-            "-k",
-            "jax-doc",
-            "--out",
-            str(tmp_path / "out"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    out = str(tmp_path / "out")
+    done = run_cli(ROOT, "run", "--adapter", "jax", "--option", f"jax.device={device}",
+                   "--target", "jax/eager/*", "-k", "jax-doc", "--out", out)  # fmt: skip
     assert done.returncode == 2, done.stderr
     gpus = device.removeprefix("cpu,")
     assert f"jax device {gpus}: JAX {jax.__version__} has no GPU backend here" in done.stderr
@@ -386,31 +367,9 @@ def test_the_gpu_devices_give_the_cpu_s_verdicts_where_jax_has_a_gpu(tmp_path: P
     if not jax_has_a_gpu():
         pytest.skip("no JAX GPU backend on this machine (benchmarks/gpu_check.sh runs this on one)")
     out = tmp_path / "out"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "run",
-            "--adapter",
-            "jax",
-            "--target",
-            "jax/*",
-            "--option",
-            "jax.device=cpu,cpu-x64,gpu,gpu-x64",
-            "-k",
-            "jax-",
-            "-j",
-            "2",
-            "--out",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_cli(ROOT, "run", "--adapter", "jax", "--target", "jax/*", "--option",
+                   "jax.device=cpu,cpu-x64,gpu,gpu-x64", "-k", "jax-", "-j", "2", "--out", str(out),
+                   timeout=600)  # fmt: skip
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))["results"]
     verdicts = {(r["case"], r["op"], r["route"], r["device"]): r["status"] for r in results}
     assert {(route, device) for _, _, route, device in verdicts} == set(TARGETS + GPU_TARGETS), done.stderr
