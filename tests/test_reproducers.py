@@ -47,6 +47,8 @@ ITEMS = [
     # routes and devices off the default run
     ("torch", "compile", "cpu", "runs-new-data-static", "torch.chunk"),
     ("onnxruntime", "torch-onnx", "cpu", "runs-new-data-static", "torch.tensor_split"),
+    # complex data through the exporter's real representation, in and out
+    ("onnxruntime", "torch-onnx", "cpu", "dtype-complex64-parts", "torch.tensor_split"),
     ("openvino", "torch-export", "CPU", "doc-readme-indices-unsorted", "torch.tensor_split"),
     ("openvino", "native", "HETERO:CPU", "doc-vsplit-lengths-minus1-2", "openvino.VariadicSplit-1"),
 ]

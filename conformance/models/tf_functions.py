@@ -114,7 +114,10 @@ def _axis_problem(task: Task) -> str | None:
     low, high = dtypes.integer_range(AXIS_DTYPE)
     if low <= task.axis <= high:
         return None
-    return f"the axis input is {AXIS_DTYPE} (split_dim), which cannot hold the axis {task.axis}"
+    return (
+        f"the axis input is {AXIS_DTYPE}, which cannot hold the axis {task.axis}: raw Split and SplitV "
+        "type split_dim as int32 (https://www.tensorflow.org/api_docs/python/tf/raw_ops/Split)"
+    )
 
 
 def feeds(task: Task) -> dict[str, np.ndarray]:

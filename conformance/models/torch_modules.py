@@ -148,8 +148,8 @@ def export_dynamic_problem(task: Task) -> str | None:
         return None
     if any(size in (0, 1) for size in task.data.shape):
         return (
-            "torch.export specialises dims of size 0 or 1 in the example input (its '0/1 specialization'), "
-            "so it cannot declare them dynamic"
+            "torch.export specialises dims of size 0 or 1 in the example input, so it cannot declare them "
+            "dynamic (its documented '0/1 specialization': https://pytorch.org/docs/stable/export.html)"
         )
     if task.op == "torch.split" and task.form.kind == "lengths":
         return (

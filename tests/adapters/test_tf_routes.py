@@ -132,6 +132,7 @@ def test_a_refusal_is_the_backends_and_passes_when_the_spec_rejects(
         (TF2ONNX, "graph-runtime-axis-split1::tensorflow.split", "tf2onnx-runtime-axis-not-converted"),
         (TF2ONNX, "dtype-bfloat16-lengths::tensorflow.split", "tf2onnx-bfloat16-as-float16"),
         (TF2ONNX, "graph-dynamic-lengths-minus1::tensorflow.split", "tf2onnx-minus1-size-unresolved"),
+        (TF2ONNX, "dtype-complex64-lengths::tensorflow.split", "complex-tensor-type-not-registered"),
     ],
 )
 def test_departures_are_backend_findings_claimed_by_meaning(

@@ -51,9 +51,12 @@ DEVICE: Final = "cpu"
 #: Why each route has nothing to judge on Split-1: ONNX ships neither a reference implementation
 #: nor a shape inference function for opset 1 (the same gap ONNX Runtime has, see its adapter).
 _SPLIT1: Final = {
-    "reference": "the reference evaluator has no Split implementation for opset 1 "
-    "(\"No implementation for operator 'Split' ... version 1\")",
-    "shape-inference": "ONNX registers no shape inference for Split-1: every output shape stays unknown",
+    "reference": "the reference evaluator has no Split implementation for opset 1: it registers Split_2, "
+    "Split_11, Split_13 and Split_18 only "
+    "(https://github.com/onnx/onnx/blob/main/onnx/reference/ops/op_split.py)",
+    "shape-inference": "ONNX registers no shape inference for Split-1, so every output shape stays unknown: "
+    "its schema has no inference function "
+    "(https://github.com/onnx/onnx/blob/main/onnx/defs/tensor/old.cpp)",
 }
 #: Why shape inference has nothing to judge on SplitToSequence (what onnx's inference gives, checked on
 #: onnx 1.23: [6, 4] split by 2 on axis 0 infers seq(tensor [2, 4]); split by 4, or [2, 4], infers

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from conformance import dtypes
 from conformance.plugin import Route, Target, Task, Unsupported
 
 if TYPE_CHECKING:
@@ -68,15 +67,13 @@ def options() -> dict[str, str]:
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Why the route cannot express ``task``: a missing converter, a type ORT lacks, or an axis
+    """Why the route cannot express ``task``: a missing converter or an axis
     input int32 cannot hold (:func:`conformance.models.tf_functions.build_problem`)."""
     missing = [name for name in ("tensorflow", "tf2onnx") if importlib.util.find_spec(name) is None]
     if missing:
         return Unsupported(
             f"route tf2onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[tensorflow]"
         )
-    if task.dtype in dtypes.COMPLEX:
-        return Unsupported(f"onnxruntime has no tensor({task.dtype}) element type")
     from conformance.models import tf_functions
 
     problem = tf_functions.build_problem(task)

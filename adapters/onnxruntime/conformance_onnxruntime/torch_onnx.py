@@ -9,6 +9,11 @@ dynamo exporter (``dynamo=True``, which goes through ``torch.export``), its ONNX
 default opset, the data's dims declared ``Dim.DYNAMIC`` when the case says they are unknown. An
 export failure is the route refusing the request (judged like any refusal), never ``unsupported``.
 
+Complex data: ONNX Runtime has no complex tensors, so the exporter writes a complex tensor as its
+real representation, a float tensor with a trailing dim of 2 holding the real and imaginary parts
+(``torch.view_as_real``; ``ONNXProgram`` converts its own call's arguments the same way). The route
+feeds and reads the model in that representation, bit for bit, so the pieces are judged as complex.
+
 Needs torch and onnxscript beside onnxruntime (``pip install adapters/onnxruntime[torch]``).
 """
 
@@ -24,7 +29,6 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from conformance import dtypes
 from conformance.plugin import Route, Target, Task, Unsupported
 
 if TYPE_CHECKING:
@@ -53,15 +57,13 @@ def options() -> dict[str, str]:
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Why the route cannot express ``task``: a missing exporter, a type ORT lacks, or a dim
+    """Why the route cannot express ``task``: a missing exporter or a dim
     torch.export cannot keep dynamic (see :func:`conformance.models.torch_modules.export_dynamic_problem`)."""
     missing = [name for name in ("torch", "onnxscript") if importlib.util.find_spec(name) is None]
     if missing:
         return Unsupported(
             f"route torch-onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[torch]"
         )
-    if task.dtype in dtypes.COMPLEX:
-        return Unsupported(f"onnxruntime has no tensor({task.dtype}) element type")
     from conformance.models import torch_modules
 
     problem = torch_modules.export_dynamic_problem(task)
@@ -89,10 +91,29 @@ def _export(task: Task, target: Target) -> bytes:
 
 
 def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
-    """An exported module has one input, whatever the exporter named it."""
+    """An exported module has one input, whatever the exporter named it; complex data in and out
+    in the exporter's real representation (see the module docstring)."""
     from conformance_onnxruntime import transport
 
-    return transport.run(compiled, {compiled.get_inputs()[0].name: task.data})
+    outputs = transport.run(compiled, {compiled.get_inputs()[0].name: _as_real(task.data)})
+    return [_as_complex(output, task.data.dtype) for output in outputs]
+
+
+def _as_real(data: np.ndarray) -> np.ndarray:
+    """Complex data as ``torch.view_as_real`` lays it out (the same bytes); other data as it is."""
+    if data.dtype.kind != "c":
+        return data
+    parts: np.ndarray = np.ascontiguousarray(data).view(np.finfo(data.dtype).dtype)
+    return parts.reshape(*data.shape, 2)
+
+
+def _as_complex(output: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """An output in the real representation of the complex ``dtype`` viewed back as complex (the same
+    bytes); any other output as it came, so a model that lost the complex type is seen as such."""
+    if dtype.kind != "c" or output.dtype != np.finfo(dtype).dtype or output.shape[-1:] != (2,):
+        return output
+    values: np.ndarray = np.ascontiguousarray(output).view(dtype).reshape(output.shape[:-1])
+    return values
 
 
 def _reproducer(settings: Settings, task: Task, target: Target) -> str:
@@ -117,11 +138,19 @@ def _reproducer(settings: Settings, task: Task, target: Target) -> str:
         f"    Split(), (torch.from_numpy(data),), dynamo=True, optimize=True, verbose=False{dynamic}\n)\n"
         f"session = ort.InferenceSession(program.model_proto.SerializeToString(), providers={providers!r})\n"
     )
+    # complex data goes in and out in the exporter's real representation (see the module docstring)
+    complex_data = task.data.dtype.kind == "c"
+    feed = "torch.view_as_real(torch.from_numpy(data)).numpy()" if complex_data else "data"
+    back = (
+        "outputs = [torch.view_as_complex(torch.from_numpy(output)).numpy() for output in outputs]\n"
+        if complex_data
+        else ""
+    )
     for run in task.every_run:
         body += (
             f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
-            "outputs = session.run(None, {session.get_inputs()[0].name: data})\n"
-            "print([output.shape for output in outputs])\n"
+            f"outputs = session.run(None, {{session.get_inputs()[0].name: {feed}}})\n"
+            f"{back}print([output.shape for output in outputs])\n"
         )
     return body
 
