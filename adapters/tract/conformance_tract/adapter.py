@@ -13,9 +13,9 @@ result.
 
 What is refused as unsupported, and why only that:
 
-- SplitToSequence: tract has no ONNX sequence type and no SplitToSequence operator; every such
-  model fails when it is typed, whatever the request, so judging that refusal would score every
-  invalid request a pass for the wrong reason;
+- SplitToSequence: tract has no ONNX sequence type and no SplitToSequence operator
+  (sonos/tract#2665), so the op cannot be expressed to it at all: every such model fails when it
+  is typed, whatever the request;
 - bfloat16 and complex data or lengths: tract's ONNX frontend maps no element type for them (its
   ``DatumType`` has neither), so the model cannot be loaded at all;
 - string tensors fed at run time: tract has a String type, but its Python bindings cannot build a
