@@ -1,7 +1,8 @@
 """The PyTorch adapter on a representative slice of the corpus, on both routes.
 
 Passing items prove the adapter builds what the cases say; a deliberately corrupted adapter must
-fail, proving the comparison is live; refusals that are torch's limits come out ``unsupported``.
+fail, proving the comparison is live; export's refusals are judged, and only what export cannot be
+handed by design (a dynamic dim of size 0 or 1) comes out ``unsupported``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from functools import cache
 
 import pytest
 import route_calls
+from claims import assert_claimed_by
 
 torch = pytest.importorskip("torch")
 conformance_torch = pytest.importorskip("conformance_torch")
@@ -20,6 +22,9 @@ from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import AdapterInfo, Target  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
+
+ISSUES = known_issues.shipped("torch", "conformance_torch:TorchAdapter")
 
 ITEMS = [
     # documented facts and examples
@@ -95,11 +100,23 @@ def test_an_unavailable_or_unknown_device_is_refused_at_load() -> None:
         TorchAdapter({"device": "gpu"})
 
 
-def test_export_of_lengths_on_a_dynamic_dim_is_unsupported() -> None:
+def test_export_of_valid_lengths_on_a_dynamic_dim_is_refused_by_export_and_claimed() -> None:
+    """The dim is exported Dim.DYNAMIC as the case declares it: torch.export's constraint violation
+    is its own answer, an error its known issue claims, not an adapter's up-front refusal."""
     case = suite().by_id("graph-dynamic-lengths")
-    result = run_item(TorchAdapter({}), Target("torch", "export", "cpu"), case, "torch.split")
-    assert result.status == "unsupported"
-    assert "sum to that dim" in result.message
+    result = run_item(TorchAdapter({}), Target("torch", "export", "cpu"), case, "torch.split", repeat=0)
+    assert (result.status, result.defect) == ("error", None), result.message
+    raised = result.actual["raised"]
+    assert (raised["type"], raised["origin"], raised["phase"]) == ("UserError", "backend", "build")
+    assert "Constraints violated" in raised["message"]
+    assert_claimed_by(result, ISSUES, "export-lengths-pin-dynamic-dim")
+
+
+def test_export_of_lengths_that_miss_a_dynamic_dim_is_refused_as_the_spec_requires() -> None:
+    case = suite().by_id("graph-dynamic-lengths-impossible")
+    result = run_item(TorchAdapter({}), Target("torch", "export", "cpu"), case, "torch.split", repeat=0)
+    assert result.status == "pass", result.message
+    assert result.actual["raised"]["origin"] == "backend"
 
 
 def test_info_reports_the_installed_torch() -> None:

@@ -2,10 +2,11 @@
 
 Passing items prove the route builds and feeds what the cases say (the axis left out when omitted,
 symbolic dims kept symbolic across runs of new shapes, empty pieces, float16 and 64-bit data bit
-for bit); what tract cannot be handed at all is unsupported with the reason, never judged; a
-corrupted adapter fails, so the comparison is live. Items that abort the process (tract panics on
-several invalid requests) never run in this test process: the workers isolate them, and the raw run
-at the end holds every failure, crashes included, to a known issue.
+for bit); what tract cannot be handed at all is unsupported with the reason, never judged, and what
+it is handed and refuses (a ``split`` fed at run time) is judged; a corrupted adapter fails, so the
+comparison is live. Items that abort the process (tract panics on several invalid requests) never
+run in this test process: the workers isolate them, and the raw run at the end holds every failure,
+crashes included, to a known issue.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import corpus_items
 import numpy as np
 import pytest
 import route_calls
-from claims import assert_every_failure_claimed, raw_run
+from claims import assert_claimed_by, assert_every_failure_claimed, raw_run
 
 tract = pytest.importorskip("tract")
 pytest.importorskip("onnx")
@@ -105,14 +106,42 @@ def test_symbolic_dims_stay_symbolic_and_static_dims_concrete() -> None:
         ("ov-custom-precision-bfloat16::onnx.Split-13", "tract has no bfloat16 type"),
         ("dtype-complex64-lengths::onnx.Split-18", "tensor(complex64)"),
         ("dtype-string-lengths::onnx.Split-13", "cannot build a string tensor"),
-        ("graph-runtime-lengths::onnx.Split-13", "only as a constant"),
-        ("graph-runtime-lengths::onnx.Split-1", "only from the 'split' attribute"),
+        ("dtype-string-lengths::onnx.Split-13", "github.com/sonos/tract/blob/main/api/py/tract/tensor.py"),
     ],
 )
 def test_what_tract_cannot_be_handed_is_unsupported_with_the_reason(item: str, reason: str) -> None:
     result = judge(TractAdapter({}), item)
     assert result.status == "unsupported", result.message
     assert reason in result.message
+
+
+@pytest.mark.parametrize(
+    ("item", "issue", "says"),
+    [
+        (
+            "graph-runtime-lengths::onnx.Split-13",
+            "split13-runtime-split-refused",
+            "Need splits to be a constant",
+        ),
+        ("graph-runtime-onnx18-int64-lengths::onnx.Split-18", "split13-runtime-split-refused", "constant"),
+        ("graph-runtime-lengths::onnx.Split-1", "split1-runtime-split-refused", "Rules expect 1, node has 2"),
+    ],
+)
+def test_a_split_fed_at_run_time_reaches_tract_and_its_refusal_is_claimed(
+    item: str, issue: str, says: str
+) -> None:
+    """tract refuses a runtime 'split' while typing the model: its own answer, judged."""
+    result = judge(TractAdapter({}), item)
+    assert (result.status, result.defect) == ("error", None), result.message
+    raised = result.actual["raised"]
+    assert (raised["type"], raised["origin"], raised["phase"]) == ("TractError", "backend", "compile")
+    assert says in raised["message"]
+    assert_claimed_by(result, ISSUES, issue)
+
+
+def test_a_split_fed_at_run_time_that_the_spec_rejects_is_refused_as_required() -> None:
+    result = judge(TractAdapter({}), "graph-runtime-lengths-bad-sum::onnx.Split-13")
+    assert result.status == "pass", result.message
 
 
 def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:

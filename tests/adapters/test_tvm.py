@@ -4,7 +4,8 @@ compiled for the CPU (llvm) and run on the Relax VM.
 Passing items prove the route builds and feeds what the cases say (the axis left out when omitted,
 symbolic dims across runs of new shapes, empty pieces, float16, bfloat16, bool and 64-bit data bit
 for bit, SplitToSequence's tuple handed on as its pieces); what TVM cannot be handed at all is
-unsupported with the reason, never judged; a corrupted adapter fails, so the comparison is live.
+unsupported with the reason, never judged, and what it is handed and refuses (a ``split`` fed at run
+time) is judged; a corrupted adapter fails, so the comparison is live.
 The raw run at the end holds every failure of a representative subset to a known issue.
 """
 
@@ -19,7 +20,7 @@ import corpus_items
 import numpy as np
 import pytest
 import route_calls
-from claims import raw_run
+from claims import assert_claimed_by, raw_run
 
 tvm = pytest.importorskip("tvm")
 pytest.importorskip("onnx")
@@ -81,14 +82,37 @@ def test_a_finding_is_claimed_by_its_known_issue() -> None:
     [
         ("dtype-complex64-lengths::onnx.Split-18", "no complex element type"),
         ("dtype-string-lengths::onnx.Split-13", "no string tensors"),
-        ("graph-runtime-lengths::onnx.Split-13", "only as a constant"),
-        ("onnx-node-split-variable-parts-1d-runtime::onnx.SplitToSequence-11", "Only constant split"),
     ],
 )
 def test_what_tvm_cannot_be_handed_is_unsupported_with_the_reason(item: str, reason: str) -> None:
     result = judge(TvmAdapter({}), item)
     assert result.status == "unsupported", result.message
     assert reason in result.message
+
+
+@pytest.mark.parametrize(
+    ("item", "issue"),
+    [
+        ("graph-runtime-lengths::onnx.Split-13", "split13-runtime-split-refused"),
+        ("graph-runtime-onnx18-int64-lengths::onnx.Split-18", "split13-runtime-split-refused"),
+        (
+            "onnx-node-split-variable-parts-1d-runtime::onnx.SplitToSequence-11",
+            "split-to-sequence-runtime-split-refused",
+        ),
+    ],
+)
+def test_a_split_fed_at_run_time_reaches_tvm_and_its_refusal_is_claimed(item: str, issue: str) -> None:
+    """The frontend refuses a non-constant 'split' while importing: TVM's answer, judged."""
+    result = judge(TvmAdapter({}), item)
+    assert (result.status, result.defect) == ("error", None), result.message
+    raised = result.actual["raised"]
+    assert (raised["type"], raised["origin"], raised["phase"]) == ("ValueError", "backend", "build")
+    assert_claimed_by(result, ISSUES, issue)
+
+
+def test_a_split_fed_at_run_time_that_the_spec_rejects_is_refused_as_required() -> None:
+    result = judge(TvmAdapter({}), "graph-runtime-lengths-bad-sum::onnx.Split-13")
+    assert result.status == "pass", result.message
 
 
 def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:

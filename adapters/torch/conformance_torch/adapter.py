@@ -20,10 +20,11 @@ Routes:
     The same module captured by ``torch.export.export`` and run as the exported program. This is
     the path models take on their way to other runtimes, and it re-traces each op through the
     meta kernels and symbolic shapes, which is where its checks can differ from eager. Here
-    ``data_shape: dynamic`` marks every data dim ``Dim.DYNAMIC``. Two requests torch.export
-    cannot express by design are ``unsupported`` rather than tried: a dim of size 0 or 1 (export
-    specialises those in the example input) and a lengths list for torch.split (the lengths
-    must sum to the split dim, pinning it); any other refusal by export is judged.
+    ``data_shape: dynamic`` marks every data dim ``Dim.DYNAMIC``. A dim of size 0 or 1 is
+    ``unsupported`` rather than tried: export specialises those in the example input by design.
+    Any refusal by export is judged, a lengths list for torch.split on a dynamic dim included
+    (the lengths must sum to the split dim, and export raises a constraint violation rather than
+    keep it dynamic).
 
 Each route's calls are in :mod:`conformance_torch.routes`.
 

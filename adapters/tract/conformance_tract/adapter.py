@@ -13,19 +13,20 @@ result.
 
 What is refused as unsupported, and why only that:
 
-- SplitToSequence: tract has no ONNX sequence type and no SplitToSequence operator; every such
-  model fails when it is typed, whatever the request, so judging that refusal would score every
-  invalid request a pass for the wrong reason;
+- SplitToSequence: tract has no ONNX sequence type and no SplitToSequence operator
+  (sonos/tract#2665), so the op cannot be expressed to it at all: every such model fails when it
+  is typed, whatever the request;
 - bfloat16 and complex data or lengths: tract's ONNX frontend maps no element type for them (its
   ``DatumType`` has neither), so the model cannot be loaded at all;
-- a ``split`` fed at run time: tract takes Split-13/18's ``split`` input only as a constant, and
-  Split-1's lengths only as the attribute; it refuses every such model whatever the values, which
-  would likewise score every invalid request a pass (a finding all the same: see docs/adapters.md);
 - string tensors fed at run time: tract has a String type, but its Python bindings cannot build a
   string tensor from NumPy (``Tensor.from_numpy`` takes fixed-size elements only).
 
 Everything else is built and handed to tract, including what a version's spec forbids: a refusal
 of something the spec allows is a finding, judged as ``error`` and listed in ``known_issues.yaml``.
+That includes a ``split`` fed at run time: tract takes Split-13/18's ``split`` input only as a
+constant and Split-1's lengths only as the attribute, and refuses every such model while typing it,
+whatever the values (onnx/src/ops/array/split.rs); tract is reached and answers, so the refusal is
+judged (a pass where the spec rejects the request, a known issue where it accepts it).
 """
 
 from __future__ import annotations
@@ -51,20 +52,12 @@ _NO_ELEMENT_TYPE: Final = {
     "complex64": "tract's ONNX frontend maps no complex element type",
     "complex128": "tract's ONNX frontend maps no complex element type",
 }
-#: Why a 'split' fed at run time cannot be judged (checked on tract 0.23.9): refused whatever its values.
-_RUNTIME_SPLIT_13: Final = (
-    "tract takes a Split-13/18 'split' input only as a constant: its Split13 expansion refuses any other "
-    "while typing the model, whatever the values ('Need splits to be a constant and explicit (constant "
-    "integers)'; onnx/src/ops/array/split.rs)"
-)
-_RUNTIME_SPLIT_1: Final = (
-    "tract reads Split-1's lengths only from the 'split' attribute: a node with the optional second input "
-    "is refused while typing, whatever its values ('Wrong input number. Rules expect 1, node has 2')"
-)
 _STRING_FEED: Final = (
-    "tract's Python bindings cannot build a string tensor: Tensor.from_numpy maps a NumPy dtype by its "
-    "kind to a fixed-size element type and refuses object arrays (tract itself has a String type, so "
-    "strings held in the model load)"
+    "tract's Python bindings cannot build a string tensor: Tensor.from_numpy hands tract the array's "
+    "bytes with an element type that dt_numpy_to_tract maps from the dtype's kind (bool, integers, "
+    "floats, complex only) and refuses any other (api/py/tract/tensor.py, "
+    "https://github.com/sonos/tract/blob/main/api/py/tract/tensor.py); tract itself has a String type, "
+    "so strings held in the model load"
 )
 
 
@@ -80,10 +73,7 @@ def _support(task: Task, target: Target) -> Unsupported | None:
                 f"tract's ONNX frontend has no element type for tensor({name}), so the model cannot "
                 f"be loaded ('Unknown DatumType'): {_NO_ELEMENT_TYPE[name]}"
             )
-    feeds = onnx_graphs.feeds(task)
-    if onnx_graphs.SPLIT in feeds:
-        return Unsupported(_RUNTIME_SPLIT_13 if onnx_graphs.version_of(task.op) >= 13 else _RUNTIME_SPLIT_1)
-    if any(array.dtype.kind in "OUS" for array in feeds.values()):
+    if any(array.dtype.kind in "OUS" for array in onnx_graphs.feeds(task).values()):
         return Unsupported(_STRING_FEED)
     return None
 

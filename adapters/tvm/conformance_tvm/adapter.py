@@ -15,15 +15,15 @@ What is refused as unsupported, and why only that:
 
 - complex data or lengths: TVM has no complex element type ("unknown dtype `complex64`"), so the
   model cannot be imported at all;
-- string data: TVM has no string tensors ("unknown dtype `object`");
-- a Split-13/18 or SplitToSequence ``split`` fed at run time: the frontend's converters take the
-  ``split`` input only as a constant and refuse any other ("Dynamic Split not yet supported", "Only
-  constant split supported for SplitToSequence") whatever its values, so judging it would score
-  every invalid request a pass for the wrong reason (a limitation all the same: see docs/adapters.md).
-  Split-1's runtime ``split`` is handed over: the converter ignores it, which is a finding.
+- string data: TVM has no string tensors ("unknown dtype `object`").
 
 Everything else is handed to TVM, including what a version's spec forbids: a refusal of something
-the spec allows is a finding, judged as ``error`` and listed in ``known_issues.yaml``.
+the spec allows is a finding, judged as ``error`` and listed in ``known_issues.yaml``. That includes
+a ``split`` fed at run time: the frontend's Split-13/18 and SplitToSequence converters refuse any
+non-constant ``split`` while importing, whatever its values ("Dynamic Split not yet supported",
+"Only constant split supported for SplitToSequence"); TVM is reached and answers, so the refusal is
+judged (a pass where the spec rejects the request, a known issue where it accepts it). Split-1's
+runtime ``split`` is imported, and ignored, which is a finding too.
 """
 
 from __future__ import annotations
@@ -53,17 +53,6 @@ _NO_ELEMENT_TYPE: Final = {
 _STRING_DATA: Final = (
     "TVM has no string tensors: tvm.runtime.tensor refuses object arrays ('unknown dtype `object`')"
 )
-#: Why a 'split' fed at run time cannot be judged (checked on TVM 0.27.0).
-RUNTIME_SPLIT: Final = (
-    "TVM's Relax ONNX frontend takes a Split-13/18 'split' input only as a constant: its Split "
-    "converter refuses any other whatever the values ('Dynamic Split not yet supported', "
-    "python/tvm/relax/frontend/onnx/onnx_frontend.py)"
-)
-RUNTIME_SEQUENCE_SPLIT: Final = (
-    "TVM's Relax ONNX frontend takes SplitToSequence's 'split' input only as a constant: its converter "
-    "refuses any other whatever the values ('Only constant split supported for SplitToSequence', "
-    "python/tvm/relax/frontend/onnx/onnx_frontend.py)"
-)
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
@@ -76,12 +65,7 @@ def _support(task: Task, target: Target) -> Unsupported | None:
                 f"TVM has no dtype for tensor({name}), so the model cannot be imported "
                 f"('unknown dtype `{name}`'): {_NO_ELEMENT_TYPE[name]}"
             )
-    feeds = onnx_graphs.feeds(task)
-    if onnx_graphs.SPLIT in feeds and onnx_graphs.is_sequence(task.op):
-        return Unsupported(RUNTIME_SEQUENCE_SPLIT)
-    if onnx_graphs.SPLIT in feeds and onnx_graphs.version_of(task.op) >= 13:
-        return Unsupported(RUNTIME_SPLIT)
-    if any(array.dtype.kind in "OUS" for array in feeds.values()):
+    if any(array.dtype.kind in "OUS" for array in onnx_graphs.feeds(task).values()):
         return Unsupported(_STRING_DATA)
     return None
 
