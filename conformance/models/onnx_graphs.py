@@ -326,6 +326,7 @@ def snippet(
     *,
     variable: str = "model",
     file: str | None = None,
+    consumed: bool = False,
 ) -> str:
     """The snippet of a route that hands the backend the suite's one-node ONNX model
     (:mod:`conformance.models.onnx_graphs`, the bytes ONNX Runtime, ONNX's tools, OpenVINO's ONNX
@@ -333,11 +334,18 @@ def snippet(
     byte as bytes in ``variable`` (and saved as ``file`` in the working directory, for a backend
     that reads a path), the backend's ``load`` statements, then each run of the case with its feeds
     rebuilt and ``call`` on their variables (see :func:`conformance.reproducers.feed_runs_code`);
-    ``call`` None for a route that runs nothing (a checker judges the model alone)."""
-    encoded = reproducers.wrapped_base64(model_bytes(task))
+    ``call`` None for a route that runs nothing (a checker judges the model alone). ``consumed``:
+    a SplitToSequence model is embedded with the Sequence ops that read its sequence, as a route
+    that cannot return a sequence is handed it (:mod:`conformance.models.sequence_consumers`)."""
+    from conformance.models import sequence_consumers  # it builds on this module
+
+    read = consumed and is_sequence(task.op)
+    data = sequence_consumers.model_bytes(task) if read else model_bytes(task)
+    through = f", read through {sequence_consumers.consumer(task)}" if read else ""
+    encoded = reproducers.wrapped_base64(data)
     operator = operator_of(task.op)[0]
     body = (
-        f"{imports}# {task.op}: one {operator} node, byte for byte as this run built it\n"
+        f"{imports}# {task.op}: one {operator} node{through}, byte for byte as this run built it\n"
         f"{variable} = base64.b64decode('''\n{encoded}\n''')\n"
     )
     if file is not None:

@@ -224,7 +224,7 @@ def test_openvino_records_and_builds_its_consumers(suite: Suite) -> None:
     """The rule is in the adapter's recorded options; a valid request's model reads its n pieces
     with n SequenceAt, an invalid one's joins them with one ConcatFromSequence."""
     openvino = pytest.importorskip("conformance_openvino")
-    from conformance_openvino import sequence_consumers
+    from conformance.models import sequence_consumers
 
     rule = openvino.OpenVINOAdapter({}).info().options["onnx_sequence_consumer"]
     assert "SequenceAt" in rule and "ConcatFromSequence" in rule

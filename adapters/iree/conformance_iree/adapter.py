@@ -11,18 +11,21 @@ path as IREE's ONNX guide lays it out (:mod:`conformance_iree.toolchain`):
 - *compile*: the MLIR compiled for ``llvm-cpu`` on the ``local`` target device, then loaded into a
   system context of the runtime's ``local-task`` driver;
 - *run*: the module's function (named after the ONNX graph) called with the graph's inputs in order,
-  every result copied to the host; SplitToSequence's one sequence result is handed on as its tensors.
+  every result copied to the host.
+
+SplitToSequence: a compiled function cannot return a sequence (iree-compile fails on a function
+whose result is the importer's ``!torch.list`` of tensors: llvm/torch-mlir#753), so the model is
+built with the Sequence ops that consume its sequence, as a model that uses the op reaches IREE:
+SequenceAt at each of the reference's pieces, else one ConcatFromSequence
+(:mod:`conformance.models.sequence_consumers`, the rule OpenVINO's onnx route follows, recorded as
+the option ``onnx_sequence_consumer``). The function then returns tensors, judged like Split's.
+torch-mlir lowers no ConcatFromSequence, so a request the spec rejects is refused through it and
+passes, whatever IREE would make of the SplitToSequence alone.
 
 A refusal by any of the three tools is IREE's answer and is judged: a pass where the spec rejects
 the request, an error where it accepts it (listed in ``known_issues.yaml`` by meaning). Only what
-cannot be handed to IREE at all is ``unsupported``:
-
-- string tensors, for which neither the torch dialect the importer writes nor IREE's HAL has an
-  element type;
-- SplitToSequence: the model's one output is the sequence, and iree-compile fails on every function
-  that returns one (a list of tensors cannot be a compiled function's result). Judging that refusal
-  would score every case the spec rejects as a pass for the wrong reason, as ONNX Runtime's missing
-  Split-1 kernel would, so the op is declared unsupported with the reason.
+cannot be handed to IREE at all is ``unsupported``: string tensors, for which neither the torch
+dialect the importer writes nor IREE's HAL has an element type.
 
 Dynamic dims and a ``split`` fed at run time are built as the case says, and judged by what IREE
 makes of the model.
@@ -52,29 +55,21 @@ def _version(distribution: str) -> str:
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Refuses string tensors and SplitToSequence (see the module docstring)."""
-    from conformance.models import onnx_graphs
-
+    """Refuses string tensors (see the module docstring)."""
     if "string" in (task.dtype, task.graph.lengths_dtype):
         return Unsupported(
             "IREE has no string element type: the torch dialect iree-import-onnx writes has no "
             "string tensors and IREE's HAL no string element type, so the model cannot be imported"
         )
-    if onnx_graphs.is_sequence(task.op):
-        return Unsupported(
-            "IREE cannot return a sequence from a compiled function: the model's one output is "
-            "SplitToSequence's sequence, imported as a !torch.list of tensors, and iree-compile "
-            "fails on every such function ('unhandled torch type: !torch.list<vtensor<...>>'; "
-            "torch-mlir has no list of tensors as a function result: llvm/torch-mlir#753)"
-        )
     return None
 
 
 def _build(task: Task, target: Target) -> toolchain.Imported:
-    """The suite's one-node model through ``iree-import-onnx``: the MLIR text it writes."""
-    from conformance.models import onnx_graphs
+    """The suite's one-node model (a sequence read by its consumers) through ``iree-import-onnx``:
+    the MLIR text it writes."""
+    from conformance.models import sequence_consumers
 
-    model = onnx_graphs.build_model(task)
+    model = sequence_consumers.model(task)
     inputs = tuple(value.name for value in model.graph.input)
     return toolchain.import_onnx(model.SerializeToString(), model.graph.name, inputs)
 
@@ -115,7 +110,10 @@ class IreeAdapter:
 
     def info(self) -> AdapterInfo:
         """The compiler's version as the backend's, and everything else that decides what runs: the
-        runtime's version, the importer and its opset handling, the compiler's flags, onnx."""
+        runtime's version, the importer and its opset handling, the compiler's flags, onnx, and how
+        a SplitToSequence is read."""
+        from conformance.models import sequence_consumers
+
         return AdapterInfo(
             name=NAME,
             backend="iree-base-compiler",
@@ -131,6 +129,7 @@ class IreeAdapter:
                 "compile_flags": " ".join(toolchain.COMPILE_FLAGS),
                 "compiler_call": "iree.compiler.api Session and Invocation in-process, defaults otherwise",
                 "driver": toolchain.DRIVER,
+                "onnx_sequence_consumer": sequence_consumers.RULE,
             },
         )
 

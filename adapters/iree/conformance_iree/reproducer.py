@@ -37,21 +37,21 @@ function = context.modules.module[{function!r}]
 _CALL = """\
 results = function({arguments})
 results = results if isinstance(results, tuple) else (results,)
-outputs = [tensor for result in results for tensor in (result if isinstance(result, list) else [result])]
-print([tuple(output.to_host().shape) for output in outputs])
+print([tuple(output.to_host().shape) for output in results])
 """
 
 
 def snippet(task: Task, target: Target) -> str:
-    """The model (saved as ``model.onnx``), the import and compile, and one call per run of the case."""
+    """The model (saved as ``model.onnx``; a sequence read by the Sequence ops the route adds), the
+    import and compile, and one call per run of the case."""
     from conformance.models import onnx_graphs
 
-    model = onnx_graphs.build_model(task)
+    model = onnx_graphs.build_model(task)  # the graph's name and inputs, which consumers keep
     pipeline = _PIPELINE.format(
         flags=list(toolchain.COMPILE_FLAGS), driver=toolchain.DRIVER, function=model.graph.name
     )
     call = functools.partial(_call, [value.name for value in model.graph.input])
-    return onnx_graphs.snippet(task, _TOOLS, pipeline, call, file="model.onnx")
+    return onnx_graphs.snippet(task, _TOOLS, pipeline, call, file="model.onnx", consumed=True)
 
 
 def _call(inputs: Sequence[str], variables: Mapping[str, str]) -> str:

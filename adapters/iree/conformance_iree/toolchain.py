@@ -160,11 +160,9 @@ def warm_up() -> None:
 
 
 def invoke(loaded: Loaded, arguments: Sequence[np.ndarray], declared: np.dtype[Any]) -> list[np.ndarray]:
-    """Call the function and copy every result to the host; a list result (a sequence output) is
-    flattened into its tensors, in order. ``declared``: the element type the model declares for
-    every output (a split's pieces have the data's type)."""
-    results = loaded.function(*arguments)
-    return [_host(tensor, declared) for result in _as_tuple(results) for tensor in _tensors(result)]
+    """Call the function and copy every result to the host, in order. ``declared``: the element type
+    the model declares for every output (a split's pieces have the data's type)."""
+    return [_host(tensor, declared) for tensor in _as_tuple(loaded.function(*arguments))]
 
 
 def _as_tuple(results: Any) -> tuple[Any, ...]:
@@ -172,10 +170,6 @@ def _as_tuple(results: Any) -> tuple[Any, ...]:
     if results is None:
         return ()
     return tuple(results) if isinstance(results, tuple) else (results,)
-
-
-def _tensors(result: Any) -> list[Any]:
-    return list(result) if isinstance(result, list) else [result]
 
 
 #: HAL element types encode their numerical type in the top byte: 0x10 is an integer of no stated

@@ -149,14 +149,6 @@ PRECISION: Final = "f32"
 #: the CPU plugin's thread pinning, off unless the user's properties set it (see the module's text)
 PINNING_KEY: Final = "ENABLE_CPU_PINNING"
 PINNING: Final = "NO"
-#: How the onnx route reads a SplitToSequence (see conformance_openvino.sequence_consumers), recorded
-#: as the option ``onnx_sequence_consumer`` in every results file: the result's expected outcome
-#: says which consumer its model had.
-SEQUENCE_CONSUMER: Final = (
-    "SequenceAt at positions 0..n-1 (n: the reference's piece count, the same in every run and "
-    "reading); else one ConcatFromSequence along the split axis (the reference rejects every run, "
-    "or its counts differ)"
-)
 _NO_COMPLEX: Final = (
     "OpenVINO has no complex element type: ov.Type / ov::element::Type_t lists none "
     "(https://github.com/openvinotoolkit/openvino/blob/master/src/core/include/openvino/core/type/"
@@ -274,6 +266,8 @@ class OpenVINOAdapter:
         return _base_device(device).upper() == "CPU"
 
     def info(self) -> AdapterInfo:
+        from conformance.models import sequence_consumers
+
         ov = self._ov
         options = {
             "device": ",".join(self.devices),
@@ -285,7 +279,8 @@ class OpenVINOAdapter:
             options["properties"] = ";".join(f"{key}={value}" for key, value in self.properties.items())
         if any(self._is_cpu(device) for device in self.devices):
             options["inference_precision"] = PRECISION
-        options["onnx_sequence_consumer"] = SEQUENCE_CONSUMER
+        # how the onnx route reads a SplitToSequence (conformance.models.sequence_consumers)
+        options["onnx_sequence_consumer"] = sequence_consumers.RULE
         pinning = [self.config(device)[PINNING_KEY] for device in self.devices if self._is_plain_cpu(device)]
         if pinning:
             options["cpu_pinning"] = pinning[0]

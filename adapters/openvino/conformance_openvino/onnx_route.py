@@ -6,7 +6,7 @@ reads one, ``core.read_model("model.onnx")``, which runs OpenVINO's ONNX fronten
 translates each ``Split`` version into opset ops (Split, VariadicSplit, or a subgraph), and its
 checks, or the lack of them, are part of what is judged. The file lives only for the read; the
 weights are in the model, so nothing refers to it afterwards. A SplitToSequence model gets the
-Sequence ops that consume its sequence (see :mod:`conformance_openvino.sequence_consumers`).
+Sequence ops that consume its sequence (see :mod:`conformance.models.sequence_consumers`).
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ from pathlib import Path
 import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
-from conformance.models import onnx_graphs
+from conformance.models import onnx_graphs, sequence_consumers
 from conformance.plugin import Task
-from conformance_openvino import sequence_consumers
 
 
 def unsupported(task: Task) -> str | None:
     """Every onnx.* task the catalogue admits is expressible: SplitToSequence through the Sequence
-    ops that consume it (see :mod:`conformance_openvino.sequence_consumers`); complex data is
+    ops that consume it (see :mod:`conformance.models.sequence_consumers`); complex data is
     refused by the adapter."""
     del task
     return None

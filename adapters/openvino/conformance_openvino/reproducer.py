@@ -108,8 +108,7 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
 
 
 def onnx_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
-    from conformance.models import onnx_graphs
-    from conformance_openvino import sequence_consumers
+    from conformance.models import onnx_graphs, sequence_consumers
 
     model = reproducers.wrapped_base64(sequence_consumers.model_bytes(task))
     read = f", read through {sequence_consumers.consumer(task)}" if onnx_graphs.is_sequence(task.op) else ""
