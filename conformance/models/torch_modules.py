@@ -134,17 +134,16 @@ def dynamic_shapes(task: Task, *, auto: bool = False) -> dict[str, dict[int, Any
     return {"data": dict.fromkeys(range(task.data.ndim), marker)}
 
 
-def export_dynamic_problem(task: Task, *, lengths: bool = True) -> str | None:
+def export_dynamic_problem(task: Task) -> str | None:
     """Why torch.export cannot keep this case's dims dynamic, or None.
 
     By its documented design rather than by a check of the request: it specialises example dims of
-    size 0 and 1, and a list of split lengths must sum to the split dim, which pins that dim to one
-    value in the exported program. Only the example (the case's own run) matters: what the program
-    does with a later run's shape, guards included, is judged. Every route that goes through
-    torch.export (the torch adapter's export, ONNX's dynamo exporter, OpenVINO's conversion of an
-    ExportedProgram) shares this limit. The lengths list is torch.export's own refusal (it raises a
-    constraint violation), not a gap in what it can be handed: ``lengths=False`` leaves it to export,
-    as the torch adapter's export route does, which judges that refusal.
+    size 0 and 1. Only the example (the case's own run) matters: what the program does with a later
+    run's shape, guards included, is judged. Every route that goes through torch.export (the torch
+    adapter's export, ONNX's dynamo exporter, OpenVINO's conversion of an ExportedProgram,
+    ExecuTorch's lowering) shares this limit. A list of split lengths on a dynamic dim is not one:
+    export is handed it and raises a constraint violation (the lengths pin the dim), a refusal each
+    route judges.
     """
     if task.graph.data_shape != "dynamic":
         return None
@@ -152,11 +151,6 @@ def export_dynamic_problem(task: Task, *, lengths: bool = True) -> str | None:
         return (
             "torch.export specialises dims of size 0 or 1 in the example input, so it cannot declare them "
             "dynamic (its documented '0/1 specialization': https://pytorch.org/docs/stable/export.html)"
-        )
-    if lengths and task.op == "torch.split" and task.form.kind == "lengths":
-        return (
-            "torch.export cannot keep the split dim dynamic under a list of split lengths: split_with_sizes "
-            "requires them to sum to that dim, which pins its value in the exported program"
         )
     return None
 

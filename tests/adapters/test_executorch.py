@@ -3,7 +3,8 @@
 One raw run through real workers (the backends never run in this process) of a few items: a
 documented example passes bit for bit, a program exported with dynamic dims returns the wrong
 pieces at a later run's shape (the finding dynamic-program-drops-piece-guards), XNNPACK alone
-fails to lower a slice starting below minus the dim (xnnpack-slice-start-below-minus-dim), what cannot be
+fails to lower a slice starting below minus the dim (xnnpack-slice-start-below-minus-dim), export's
+refusal of lengths on a dynamic dim is judged (export-lengths-pin-dynamic-dim), what cannot be
 handed over is unsupported with its reason, and the shipped known issues claim every failure of
 the run. The reproducer is run in a subprocess with torch and ExecuTorch alone.
 """
@@ -82,18 +83,24 @@ def test_xnnpack_alone_fails_to_lower_a_slice_starting_below_minus_the_dim(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("item", "reason"),
-    [
-        ("runs-dynamic-lengths-fixed::torch.split", "under a list of split lengths"),
-        ("large-indices-past-2-31::torch.tensor_split", "schema/program.fbs"),
-    ],
-)
-def test_what_cannot_be_handed_over_is_unsupported_with_the_reason(
-    results: dict[str, Result], item: str, reason: str
+def test_what_cannot_be_handed_over_is_unsupported_with_the_reason(results: dict[str, Result]) -> None:
+    result = results["large-indices-past-2-31::torch.tensor_split::portable"]
+    assert result.status == "unsupported" and "schema/program.fbs" in result.message, result.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device", ["portable", "xnnpack"])
+def test_valid_lengths_on_a_dynamic_dim_are_refused_by_export_and_claimed(
+    results: dict[str, Result], device: str
 ) -> None:
-    result = results[f"{item}::portable"]
-    assert result.status == "unsupported" and reason in result.message, result.message
+    """The dim is exported Dim.DYNAMIC as the case declares it: torch.export's constraint violation
+    is its own answer, an error its known issue claims, not an adapter's up-front refusal."""
+    result = results[f"runs-dynamic-lengths-fixed::torch.split::{device}"]
+    assert (result.status, result.defect) == ("error", None), result.message
+    raised = result.actual["raised"]
+    assert (raised["type"], raised["origin"], raised["phase"]) == ("UserError", "backend", "build")
+    assert "Constraints violated" in raised["message"]
+    assert_claimed_by(result, ISSUES, "export-lengths-pin-dynamic-dim")
 
 
 @pytest.mark.slow

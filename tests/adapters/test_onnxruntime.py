@@ -147,6 +147,36 @@ def test_complex_data_is_handed_over_and_judged(
     )
 
 
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning")  # torch.onnx.export's
+@pytest.mark.parametrize(
+    ("case_id", "issue"),
+    [
+        ("graph-dynamic-lengths", "torch-onnx-lengths-pin-dynamic-dim"),
+        ("graph-dynamic-lengths-impossible", None),  # lengths that miss the dim: the spec rejects them too
+    ],
+)
+def test_torch_onnx_hands_lengths_on_a_dynamic_dim_to_the_exporter(
+    adapter: OnnxRuntimeAdapter, suite: Suite, case_id: str, issue: str | None
+) -> None:
+    """The dim is exported Dim.DYNAMIC as the case declares it: the exporter's refusal (torch.export
+    pins the dim to the lengths' sum) is judged, never declared unsupported by the adapter."""
+    for package in _ROUTE_NEEDS["torch-onnx"]:
+        pytest.importorskip(package)
+    target = Target("onnxruntime", "torch-onnx", "cpu")
+    result = run_item(adapter, target, suite.by_id(case_id), "torch.split", repeat=0)
+    raised = result.actual["raised"]
+    assert (raised["type"], raised["origin"], raised["phase"]) == ("TorchExportError", "backend", "build")
+    if issue is None:
+        assert result.status == "pass", result.message
+        return
+    assert result.status == "error", result.message
+    assert "Dim.DYNAMIC" in raised["message"]
+    assert_claimed_by(
+        result, known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter"), issue
+    )
+
+
 def test_a_device_without_its_provider_is_refused_at_load() -> None:
     """Not a run of unsupported items that reads green: the option is the user's mistake."""
     with pytest.raises(UsageError, match="device 'gpu' needs an execution provider other than CPU"):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import route_calls
+from claims import assert_claimed_by
 
 from conformance.corpus.case import Case
 from conformance.corpus.loader import load_paths
@@ -34,6 +35,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*torch.jit.trace.*:DeprecationW
 NATIVE = Target("openvino", "native", "CPU")
 ONNX = Target("openvino", "onnx", "CPU")
 PYTORCH = Target("openvino", "pytorch", "CPU")
+TORCH_EXPORT = Target("openvino", "torch-export", "CPU")
 
 NATIVE_ITEMS = [
     "doc-vsplit-lengths-1-2-3::openvino.VariadicSplit-1",
@@ -179,6 +181,30 @@ def test_complex_data_reaches_the_frontend(
     issues = known_issues.shipped("openvino", "conformance_openvino:OpenVINOAdapter")
     claimed = known_issues.apply(result, issues)
     assert (claimed.status, claimed.known_issue and claimed.known_issue["id"]) == ("xfail", issue)
+
+
+@pytest.mark.parametrize(
+    ("case_id", "issue"),
+    [
+        ("graph-dynamic-lengths", "torch-export-lengths-pin-dynamic-dim"),
+        ("graph-dynamic-lengths-impossible", None),  # lengths that miss the dim: the spec rejects them too
+    ],
+)
+def test_torch_export_hands_lengths_on_a_dynamic_dim_to_export(
+    adapter: OpenVINOAdapter, cases: dict[str, Case], case_id: str, issue: str | None
+) -> None:
+    """The dim is exported Dim.DYNAMIC as the case declares it: torch.export's refusal (the lengths
+    pin the dim to their sum) is judged, never declared unsupported by the adapter."""
+    pytest.importorskip("torch")
+    result = run_item(adapter, TORCH_EXPORT, cases[case_id], "torch.split", repeat=0)
+    assert (result.actual["raised"]["origin"], result.actual["raised"]["phase"]) == ("backend", "build")
+    if issue is None:
+        assert result.status == "pass", result.message
+        return
+    assert (result.status, result.actual["raised"]["type"]) == ("error", "UserError"), result.message
+    assert "Constraints violated" in result.actual["raised"]["message"]
+    issues = known_issues.shipped("openvino", "conformance_openvino:OpenVINOAdapter")
+    assert_claimed_by(result, issues, issue)
 
 
 def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:

@@ -111,7 +111,7 @@ def _support_export(task: Task, target: Target) -> Unsupported | None:
     refused = _support(task, target)
     if refused is not None:
         return refused
-    why_not = torch_modules.export_dynamic_problem(task, lengths=False)
+    why_not = torch_modules.export_dynamic_problem(task)
     return None if why_not is None else Unsupported(why_not)
 
 
