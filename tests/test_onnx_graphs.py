@@ -363,27 +363,42 @@ def test_sequence_models_pass_the_checker_and_round_trip(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
-    ("t", "pieces", "shapes"),
+    ("t", "reader", "shapes"),
     [
         (sequence_task(lengths=(1, 2, 3)), 3, [(1, 4), (2, 4), (3, 4)]),
         (sequence_task(size=1, split_input="omitted", keepdims=0, axis=-1), 4, [(6,)] * 4),
-        (sequence_task(size=1, split_input="omitted", keepdims=0, axis=-1), None, [(6, 4)]),
-        (sequence_task(size=4), None, [(6, 4)]),
+        (sequence_task(size=1, split_input="omitted", keepdims=0, axis=-1), "ConcatFromSequence", [(6, 4)]),
+        (sequence_task(size=4), "ConcatFromSequence", [(6, 4)]),
     ],
 )
 def test_consumed_sequence_gives_the_pieces_or_the_data_back(
-    t: Task, pieces: int | None, shapes: list[tuple[int, ...]]
+    t: Task, reader: int | str, shapes: list[tuple[int, ...]]
 ) -> None:
     """Checked by ONNX's own reference evaluator: SequenceAt i is piece i, and ConcatFromSequence
     joins the pieces into the data again, dropped axis (keepdims=0) included."""
     from onnx.reference import ReferenceEvaluator
 
-    model = onnx_graphs.consumed_sequence_model(t, pieces)
+    model = onnx_graphs.consumed_sequence_model(t, reader)
     onnx_graphs.check(model)
     outputs = ReferenceEvaluator(model).run(None, onnx_graphs.feeds(t))
     assert [output.shape for output in outputs] == shapes
-    joined = np.concatenate(outputs, axis=0) if pieces != 4 else np.stack(outputs, axis=-1)
+    joined = np.concatenate(outputs, axis=0) if reader != 4 else np.stack(outputs, axis=-1)
     np.testing.assert_array_equal(joined, t.data)
+
+
+@pytest.mark.parametrize(("t", "count"), [(sequence_task(lengths=(1, 2, 3)), 3), (sequence_task(size=4), 2)])
+def test_a_sequence_read_by_its_length_gives_the_count(t: Task, count: int) -> None:
+    """SequenceLength, the consumer of a rejected request on IREE: one int64 scalar, the number of
+    pieces (ONNX's reference evaluator); a consumer nobody names is refused."""
+    from onnx.reference import ReferenceEvaluator
+
+    model = onnx_graphs.consumed_sequence_model(t, "SequenceLength")
+    onnx_graphs.check(model)
+    assert [node.op_type for node in model.graph.node] == ["SplitToSequence", "SequenceLength"]
+    (length,) = ReferenceEvaluator(model).run(None, onnx_graphs.feeds(t))
+    assert (length.dtype, length.shape, int(length)) == (np.int64, (), count)
+    with pytest.raises(ValueError, match="no such Sequence consumer"):
+        onnx_graphs.consumed_sequence_model(t, "SequenceErase")
 
 
 def test_op_ids_name_their_operator_and_version() -> None:

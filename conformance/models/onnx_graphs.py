@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import onnx
@@ -46,6 +46,9 @@ from onnx import AttributeProto, GraphProto, TensorProto, ValueInfoProto, helper
 
 from conformance import dtypes, reproducers
 from conformance.plugin import Task
+
+if TYPE_CHECKING:  # sequence_consumers builds on this module
+    from conformance.models import sequence_consumers
 
 #: The IR version every model is stamped with (ONNX 1.13: opsets up to 18).
 IR_VERSION: Final = 8
@@ -246,31 +249,38 @@ def _sequence_graph(task: Task) -> GraphProto:
     return helper.make_graph([node], _graph_name(task), inputs, [output], initializer=initializers)
 
 
-def consumed_sequence_model(task: Task, pieces: int | None) -> onnx.ModelProto:
+def consumed_sequence_model(task: Task, reader: int | str) -> onnx.ModelProto:
     """The SplitToSequence model of ``task`` with its sequence read by Sequence ops, for a backend
-    that cannot hand a sequence out of a model (OpenVINO): ``SequenceAt`` at positions 0 to
-    ``pieces - 1``, each a graph output ``output_<i>``, or, when ``pieces`` is None, one
-    ``ConcatFromSequence`` that joins whatever the sequence holds along the split axis (with
-    ``new_axis`` where ``keepdims=0`` dropped it), output ``output_0``. The positions are constant
-    int64 initializers; the outputs state the element type and the rank only, as Split's do."""
+    that cannot hand a sequence out of a model (OpenVINO, IREE), as ``reader`` says
+    (:func:`conformance.models.sequence_consumers.reader`): a count n, ``SequenceAt`` at positions 0
+    to n - 1, each a graph output ``output_<i>``; ``"ConcatFromSequence"``, one node that joins
+    whatever the sequence holds along the split axis (with ``new_axis`` where ``keepdims=0`` dropped
+    it); ``"SequenceLength"``, one node that counts it (an int64 scalar). The one consumer's output
+    is ``output_0``. The positions are constant int64 initializers; the outputs state the element
+    type and the rank only, as Split's do."""
     model = build_model(task)
     graph = model.graph
     del graph.output[:]
     squeezed = task.graph.split_input == "omitted" and task.graph.keepdims == 0
     rank = len(task.case.data.shape)
-    names = [output_name(index) for index in range(1 if pieces is None else pieces)]
-    if pieces is None:
-        node = helper.make_node(
-            "ConcatFromSequence", [SEQUENCE], names, axis=task.axis or 0, new_axis=int(squeezed)
-        )
+    element = ELEMENT_TYPES[task.dtype]
+    names = [output_name(index) for index in range(reader if isinstance(reader, int) else 1)]
+    if reader == "ConcatFromSequence":
+        node = helper.make_node(reader, [SEQUENCE], names, axis=task.axis or 0, new_axis=int(squeezed))
         graph.node.append(node)
-    else:
+    elif reader == "SequenceLength":
+        graph.node.append(helper.make_node(reader, [SEQUENCE], names))
+        element, rank = TensorProto.INT64, 0
+    elif isinstance(reader, int):
         rank -= int(squeezed)
         for index, name in enumerate(names):
             position = f"position_{index}"
             graph.initializer.append(numpy_helper.from_array(np.array(index, dtype=np.int64), position))
             graph.node.append(helper.make_node("SequenceAt", [SEQUENCE, position], [name]))
-    element = ELEMENT_TYPES[task.dtype]
+    else:
+        raise ValueError(
+            f"no such Sequence consumer: {reader!r} (a count, ConcatFromSequence, SequenceLength)"
+        )
     graph.output.extend(helper.make_tensor_value_info(name, element, [None] * rank) for name in names)
     return model
 
@@ -326,7 +336,7 @@ def snippet(
     *,
     variable: str = "model",
     file: str | None = None,
-    consumed: bool = False,
+    consumed: sequence_consumers.Rule | None = None,
 ) -> str:
     """The snippet of a route that hands the backend the suite's one-node ONNX model
     (:mod:`conformance.models.onnx_graphs`, the bytes ONNX Runtime, ONNX's tools, OpenVINO's ONNX
@@ -335,13 +345,14 @@ def snippet(
     that reads a path), the backend's ``load`` statements, then each run of the case with its feeds
     rebuilt and ``call`` on their variables (see :func:`conformance.reproducers.feed_runs_code`);
     ``call`` None for a route that runs nothing (a checker judges the model alone). ``consumed``:
-    a SplitToSequence model is embedded with the Sequence ops that read its sequence, as a route
-    that cannot return a sequence is handed it (:mod:`conformance.models.sequence_consumers`)."""
+    the rule by which a SplitToSequence model is embedded with the Sequence ops that read its
+    sequence, as a route that cannot return a sequence is handed it
+    (:mod:`conformance.models.sequence_consumers`)."""
     from conformance.models import sequence_consumers  # it builds on this module
 
-    read = consumed and is_sequence(task.op)
-    data = sequence_consumers.model_bytes(task) if read else model_bytes(task)
-    through = f", read through {sequence_consumers.consumer(task)}" if read else ""
+    rule = consumed if is_sequence(task.op) else None
+    data = model_bytes(task) if rule is None else sequence_consumers.model_bytes(task, rule)
+    through = "" if rule is None else f", read through {sequence_consumers.consumer(task, rule)}"
     encoded = reproducers.wrapped_base64(data)
     operator = operator_of(task.op)[0]
     body = (

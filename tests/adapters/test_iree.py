@@ -84,6 +84,42 @@ def test_a_split_to_sequence_finding_is_judged_and_claimed() -> None:
     assert_claimed_by(result, issues, "sts-lengths-read-as-split-shape")
 
 
+def test_a_rejected_split_to_sequence_request_is_read_by_its_length() -> None:
+    """Lengths that overrun the dim, fed at run time: the spec rejects every run, so the model counts
+    the sequence with SequenceLength, which IREE lowers, rather than joining it with a
+    ConcatFromSequence torch-mlir cannot lower, whose refusal would pass the item whatever IREE made
+    of the split. The count comes back: IREE accepted the request, a failure its issue claims."""
+    item = "inputs-lengths-runtime-long-sum::onnx.SplitToSequence-11"
+    task = corpus_items.task_of(item)
+    route = hooks.of(IreeAdapter({})).route(TARGET)
+    assert route.build is not None
+    imported = route.build(task, TARGET)
+    assert "onnx.SequenceLength" in imported.mlir and "ConcatFromSequence" not in imported.mlir
+    result = corpus_items.judge(IreeAdapter({}), TARGET, item)
+    assert (result.status, result.defect) == ("fail", None), result.message
+    assert "accepted" in result.message and "ConcatFromSequence" not in result.message
+    issues = known_issues.shipped("iree", "conformance_iree:IreeAdapter")
+    assert_claimed_by(result, issues, "sts-lengths-read-as-split-shape-accepted")
+    body = route_calls.snippet(TARGET, task)
+    assert body is not None and "read through one SequenceLength" in body
+
+
+def test_a_rejected_size_is_read_at_position_0() -> None:
+    """A size the spec rejects (bfloat16 is outside SplitToSequence-11's types): IREE cannot count a
+    list whose length is known only at run time, so the model reads piece 0, which IREE returns
+    (the type is not checked), where ConcatFromSequence had it refused and passed."""
+    from conformance.models import sequence_consumers  # the route's rule, LENGTH
+
+    item = "dtype-bfloat16-size::onnx.SplitToSequence-11"
+    task = corpus_items.task_of(item)
+    assert sequence_consumers.reader(task, sequence_consumers.LENGTH) == 1
+    assert sequence_consumers.reader(task, sequence_consumers.CONCAT) == "ConcatFromSequence"
+    result = corpus_items.judge(IreeAdapter({}), TARGET, item)
+    assert (result.status, result.defect) == ("fail", None), result.message
+    issues = known_issues.shipped("iree", "conformance_iree:IreeAdapter")
+    assert_claimed_by(result, issues, "type-constraints-not-checked")
+
+
 def test_a_split_to_sequence_reproducer_embeds_its_consumers() -> None:
     """The reproducer embeds the model the route compiled: the sequence read by SequenceAt."""
     body = route_calls.snippet(TARGET, corpus_items.task_of("sts-doc-with-split-2::onnx.SplitToSequence-11"))
@@ -164,7 +200,8 @@ def test_info_records_versions_importer_and_flags() -> None:
     assert info.options["compile_flags"].split() == list(toolchain.COMPILE_FLAGS)
     assert "no --opset-version" in info.options["opset"]
     assert info.options["importer"].startswith("iree-import-onnx")
-    assert "SequenceAt" in info.options["onnx_sequence_consumer"]
+    rule = info.options["onnx_sequence_consumer"]
+    assert "one SequenceLength (split given as 1-D lengths)" in rule and "SequenceAt at position 0" in rule
 
 
 def test_bad_options_are_refused_at_construction() -> None:
@@ -179,7 +216,8 @@ def test_bad_options_are_refused_at_construction() -> None:
 #: unknown-dims cases whose findings others in the slice share. 153 of 3,459 items, 43 s of worker time
 #: at -j 2 here (of the 1,171 s the whole took), with the same 7 of the route's 14 known issues as the
 #: wider slice before it (199 items, 62 s) and the ONNX backend tests (263 items, 92 s); SplitToSequence,
-#: judged since, adds 23 items and 2 issues (its lengths read as the split's shape, no piece due).
+#: judged since, adds 23 items and 3 issues (its lengths read as the split's shape, so rejected lengths
+#: are accepted too, and no piece due).
 #: ``nox -s extra_targets`` holds every item to it.
 SLICE = (
     "doc-onnx13 or invalid-onnx or graph-lengths or graph-onnx18 or graph-runtime"
@@ -193,7 +231,7 @@ def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path) -
     results = raw_run(tmp_path, "iree", ops=("onnx.*",), targets=("iree/*",), keyword=SLICE)
     assert len(results) > 100
     claimed = {issue.id for issue in issues if any(issue.matches(r) and r.status != "pass" for r in results)}
-    assert len(claimed) == 9, claimed  # every kind of finding the route has on these requests
+    assert len(claimed) == 10, claimed  # every kind of finding the route has on these requests
     assert {result.op for result in results} >= {
         "onnx.Split-1",
         "onnx.Split-11",

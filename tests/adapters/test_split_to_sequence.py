@@ -235,7 +235,7 @@ def test_openvino_records_and_builds_its_consumers(suite: Suite) -> None:
         (invalid, ["SplitToSequence", "ConcatFromSequence"]),
     ]
     for task, ops in expected:
-        model = onnx.load_from_string(sequence_consumers.model_bytes(task))
+        model = onnx.load_from_string(sequence_consumers.model_bytes(task, sequence_consumers.CONCAT))
         assert [node.op_type for node in model.graph.node] == ops
         assert [output.name for output in model.graph.output] == [f"output_{i}" for i in range(len(ops) - 1)]
 

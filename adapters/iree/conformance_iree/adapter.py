@@ -15,12 +15,14 @@ path as IREE's ONNX guide lays it out (:mod:`conformance_iree.toolchain`):
 
 SplitToSequence: a compiled function cannot return a sequence (iree-compile fails on a function
 whose result is the importer's ``!torch.list`` of tensors: llvm/torch-mlir#753), so the model is
-built with the Sequence ops that consume its sequence, as a model that uses the op reaches IREE:
-SequenceAt at each of the reference's pieces, else one ConcatFromSequence
-(:mod:`conformance.models.sequence_consumers`, the rule OpenVINO's onnx route follows, recorded as
-the option ``onnx_sequence_consumer``). The function then returns tensors, judged like Split's.
-torch-mlir lowers no ConcatFromSequence, so a request the spec rejects is refused through it and
-passes, whatever IREE would make of the SplitToSequence alone.
+built with the Sequence ops that consume its sequence, as a model that uses the op reaches IREE,
+by the rule :data:`conformance.models.sequence_consumers.LENGTH` (recorded as the option
+``onnx_sequence_consumer``): SequenceAt at each of the reference's pieces; where the reference
+rejects the request, one SequenceLength (1-D lengths) or SequenceAt at position 0 (a size, or no
+split, whose list IREE cannot count), since torch-mlir lowers no ConcatFromSequence, which would have
+every such request refused for its consumer and pass vacuously (OpenVINO's onnx route joins those
+with it); one ConcatFromSequence where the reference's piece counts differ between runs. The
+function then returns tensors, judged like Split's.
 
 A refusal by any of the three tools is IREE's answer and is judged: a pass where the spec rejects
 the request, an error where it accepts it (listed in ``known_issues.yaml`` by meaning). Only what
@@ -69,7 +71,7 @@ def _build(task: Task, target: Target) -> toolchain.Imported:
     the MLIR text it writes."""
     from conformance.models import sequence_consumers
 
-    model = sequence_consumers.model(task)
+    model = sequence_consumers.model(task, sequence_consumers.LENGTH)
     inputs = tuple(value.name for value in model.graph.input)
     return toolchain.import_onnx(model.SerializeToString(), model.graph.name, inputs)
 
@@ -129,7 +131,7 @@ class IreeAdapter:
                 "compile_flags": " ".join(toolchain.COMPILE_FLAGS),
                 "compiler_call": "iree.compiler.api Session and Invocation in-process, defaults otherwise",
                 "driver": toolchain.DRIVER,
-                "onnx_sequence_consumer": sequence_consumers.RULE,
+                "onnx_sequence_consumer": sequence_consumers.LENGTH.text,
             },
         )
 

@@ -44,14 +44,16 @@ print([tuple(output.to_host().shape) for output in results])
 def snippet(task: Task, target: Target) -> str:
     """The model (saved as ``model.onnx``; a sequence read by the Sequence ops the route adds), the
     import and compile, and one call per run of the case."""
-    from conformance.models import onnx_graphs
+    from conformance.models import onnx_graphs, sequence_consumers
 
     model = onnx_graphs.build_model(task)  # the graph's name and inputs, which consumers keep
     pipeline = _PIPELINE.format(
         flags=list(toolchain.COMPILE_FLAGS), driver=toolchain.DRIVER, function=model.graph.name
     )
     call = functools.partial(_call, [value.name for value in model.graph.input])
-    return onnx_graphs.snippet(task, _TOOLS, pipeline, call, file="model.onnx", consumed=True)
+    return onnx_graphs.snippet(
+        task, _TOOLS, pipeline, call, file="model.onnx", consumed=sequence_consumers.LENGTH
+    )
 
 
 def _call(inputs: Sequence[str], variables: Mapping[str, str]) -> str:

@@ -280,7 +280,7 @@ class OpenVINOAdapter:
         if any(self._is_cpu(device) for device in self.devices):
             options["inference_precision"] = PRECISION
         # how the onnx route reads a SplitToSequence (conformance.models.sequence_consumers)
-        options["onnx_sequence_consumer"] = sequence_consumers.RULE
+        options["onnx_sequence_consumer"] = sequence_consumers.CONCAT.text
         pinning = [self.config(device)[PINNING_KEY] for device in self.devices if self._is_plain_cpu(device)]
         if pinning:
             options["cpu_pinning"] = pinning[0]

@@ -31,7 +31,7 @@ def unsupported(task: Task) -> str | None:
 
 def build_model(task: Task, core: ov.Core) -> ov.Model:
     """Read the task's model from a real ``.onnx`` file through the ONNX frontend."""
-    data = sequence_consumers.model_bytes(task)
+    data = sequence_consumers.model_bytes(task, sequence_consumers.CONCAT)
     with tempfile.TemporaryDirectory(prefix="conformance-openvino-") as directory:
         path = Path(directory) / "model.onnx"
         path.write_bytes(data)

@@ -110,8 +110,13 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
 def onnx_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import onnx_graphs, sequence_consumers
 
-    model = reproducers.wrapped_base64(sequence_consumers.model_bytes(task))
-    read = f", read through {sequence_consumers.consumer(task)}" if onnx_graphs.is_sequence(task.op) else ""
+    rule = sequence_consumers.CONCAT  # the onnx route's (see onnx_route.py)
+    model = reproducers.wrapped_base64(sequence_consumers.model_bytes(task, rule))
+    read = (
+        f", read through {sequence_consumers.consumer(task, rule)}"
+        if onnx_graphs.is_sequence(task.op)
+        else ""
+    )
     body = (
         "import base64\nimport os\nimport tempfile\n\nimport openvino as ov\n\n"
         f"# {task.op}: one {onnx_graphs.operator_of(task.op)[0]} node{read},\n"
