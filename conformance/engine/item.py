@@ -378,20 +378,21 @@ def _outcome(task: Task, made: Answered, attempt: Attempt, *, values: bool) -> C
     """One run judged against the reference's answer for its own request; outputs no array can
     hold fail whatever it expects."""
     number = task.run_number
+    actual: ActualRecord
     if attempt.impossible is not None:
         judgement = Judgement("fail", str(attempt.impossible))
+        actual = {"outputs": _impossible_outputs(attempt.impossible)}
     else:
         judgement = judge(made.answers[number - 1], task.data, attempt.outputs, attempt.raised, values=values)
+        raised = attempt.raised
+        actual = (
+            {"raised": evidence.raised(raised)}
+            if raised
+            else {"outputs": evidence.outputs(attempt.outputs or [])}
+        )
     mismatch = evidence.mismatch(judgement.mismatch) if judgement.mismatch else None
     if mismatch is not None and task.case.runs:
         mismatch["run"] = number
-    actual: ActualRecord = (
-        {"raised": evidence.raised(attempt.raised)}
-        if attempt.raised
-        else {"outputs": _impossible_outputs(attempt.impossible)}
-        if attempt.impossible
-        else {"outputs": evidence.outputs(attempt.outputs or [])}
-    )
     return {
         "run": number,
         "label": task.run_label,

@@ -93,7 +93,7 @@ class Starter:
         #: the folder the workers' private temporary folders are made in, once one starts
         self._scratch: Path | None = None
 
-    def start(self, upcoming: tuple[Preload, ...], group: str | None = None) -> Slot:
+    def start(self, upcoming: tuple[Preload, ...], group: str | None) -> Slot:
         """A new worker that prepares ``upcoming`` (the targets of the next jobs) first; for the jobs
         of ``group`` alone (see Job.group), spawned: the zygote holds other backends' modules."""
         self._started += 1
@@ -331,12 +331,8 @@ class Pool:
         the job is not to wait behind the worker's (see Slot.takes), or when the send fails on a
         worker that died."""
         slot, limits = self.slots[index], self.limits
-        if slot.readiness.group != job.group:  # a route with workers of its own begins or ends here
-            if slot.inflight:
-                self._give_back(job)
-                return False
-            slot = self._replace(index, job.group)
-        if slot.served >= limits.recycle_after or slot.retire:
+        # another group: a route with workers of its own begins or ends here
+        if slot.served >= limits.recycle_after or slot.retire or slot.readiness.group != job.group:
             if slot.inflight:
                 self._give_back(job)
                 return False
@@ -414,9 +410,8 @@ class Pool:
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
-                if (
-                    slot.readiness.group is None
-                ):  # a route with workers of its own keeps its imports to itself
+                # a route with workers of its own keeps its imports to itself
+                if slot.readiness.group is None:
                     self.starter.learn(resident)
                 self._unstarted = 0
             else:
