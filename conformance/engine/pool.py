@@ -291,11 +291,6 @@ class Pool:
                 if taken is None or not self._dispatch(index, taken):
                     full.add(index)
 
-    def reorder(self, key: Callable[[Job], tuple[float, str]]) -> None:
-        """Sort the jobs not yet sent to a worker by ``key``, keeping the order of equal keys (the
-        large jobs, which the first worker takes first, keep theirs)."""
-        self.queue = deque(sorted(self.queue, key=key))
-
     def drop_queued(self) -> list[Job]:
         """Take back every job not yet sent to a worker (pytest stopped early); those in flight
         still finish when served."""

@@ -326,8 +326,4 @@ def _section(title: str, content: Html) -> Html:
     return tag("details", [tag("summary", tag("h2", title)), content], {"class": "diff-section"})
 
 
-def _json(value: object) -> str:
-    return json.dumps(value, indent=1, ensure_ascii=False)
-
-
 __all__ = ["render", "write"]
