@@ -122,10 +122,10 @@ class Route:
     out of a run unless a ``--target`` glob selects it: for routes spending over 20 ms an item
     (an exporter, a converter), which would multiply the time of the default run.
 
-    ``own_worker`` (a reason) gives the route's jobs workers of their own: started afresh rather
-    than forked from the engine's zygote, running no other route's jobs, their imports never
-    passed on. For a backend that aborts the process when another backend was imported first
-    (Paddle after TensorFlow); the reason is for the adapter's readers.
+    ``own_worker`` (a reason) gives the route's jobs workers of their own: running no other
+    route's jobs, forked from a zygote of their own that learns only their imports. For a backend
+    that aborts the process when another backend was imported first (Paddle after TensorFlow);
+    the reason is for the adapter's readers.
     """
 
     name: str

@@ -1,6 +1,6 @@
 """A route with workers of its own (``Route.own_worker``): its jobs never share a process with
 another route's, neither a worker that ran them nor one forked from a zygote holding the other
-backends' modules, and what its workers import is never passed on to the zygote.
+backends' modules: its workers fork from a zygote of their own, which learns only their imports.
 
 Paddle needs this: it segfaults when imported into a process that imported TensorFlow. Here two
 standard-library modules stand in for the two backends: each adapter imports its own when loaded
@@ -83,7 +83,10 @@ def test_a_route_with_workers_of_its_own_shares_no_process(tmp_path: Path, size:
     assert len(results) == len(jobs) and not failed, failed
     pids = {name: {r.worker["pid"] for r in results if r.adapter == name} for name in ("mingler", "loner")}
     assert pids["loner"] and not pids["loner"] & pids["mingler"]
-    assert "colorsys" in pool.starter.learned and "wave" not in pool.starter.learned
+    group = next(job.group for job in jobs if job.group)
+    # each group's zygote learns from its own workers alone
+    assert "colorsys" in pool.starter.learned[None] and "wave" not in pool.starter.learned[None]
+    assert "wave" in pool.starter.learned[group] and "colorsys" not in pool.starter.learned[group]
 
 
 def test_a_route_of_its_own_is_marked_on_its_jobs_only(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from conformance.engine import settings
 from conformance.engine.pool import Pool
 from conformance.engine.worker import Job
 from conformance.engine.zygote import Forked, Zygote
-from conformance.plugin import Target, Task
+from conformance.plugin import AdapterInfo, Target, Task
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
 
@@ -202,7 +202,7 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
 
     pool.on_result = record
     if forking:  # the pool starts its zygote at the first replacement; started here, it is ready then
-        pool.starter.zygote = Zygote(1, str(tmp_path / "zygote.log"))
+        pool.starter.zygotes[None] = Zygote(1, str(tmp_path / "zygote.log"))
         assert _until_decided(pool.zygote)
     pool.process(jobs)
     assert {r.case: r.status for r in results} == {
@@ -258,16 +258,28 @@ class LearningSegfaulter(Segfaulter):
         importlib.import_module(self.options["module"])
 
 
+class LoneLearningSegfaulter(LearningSegfaulter):
+    """The same, on a route with workers of its own (Route.own_worker)."""
+
+    def info(self) -> AdapterInfo:
+        shared = super().info()
+        return replace(shared, routes=tuple(replace(route, own_worker="test") for route in shared.routes))
+
+
+@pytest.mark.parametrize("adapter", ["LearningSegfaulter", "LoneLearningSegfaulter"])
 def test_what_a_worker_imports_thread_free_the_zygote_learns_for_the_workers_after(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, adapter: str
 ) -> None:
     """The first worker imports the module itself in prepare() and passes it on; the zygote
-    imports it, and the workers forked after (replacing crashed ones) never import it again."""
+    imports it, and the workers forked after (replacing crashed ones) never import it again. A
+    route with workers of its own has a zygote of its own, which learns from its workers alone."""
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
     gate.touch()
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    jobs = _jobs(tmp_path, "test_zygote:LearningSegfaulter", on="bad-*", module="gated_import")
+    jobs = _jobs(tmp_path, f"test_zygote:{adapter}", on="bad-*", module="gated_import")
+    group = jobs[0].group
+    assert (group is None) == (adapter == "LearningSegfaulter")
     finished: list[Result] = []
     pids: list[int] = []
     pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
@@ -280,8 +292,8 @@ def test_what_a_worker_imports_thread_free_the_zygote_learns_for_the_workers_aft
     pool.on_result = record
     try:
         pool.serve(jobs)
-        assert pool.zygote is not None
-        zygote = str(pool.zygote.process.pid)
+        assert group in pool.starter.zygotes
+        zygote = str(pool.starter.zygotes[group].process.pid)
         deadline = time.monotonic() + 60  # the zygote takes the learned packages one at a time
         while zygote not in imported.read_text(encoding="utf-8").split():
             assert time.monotonic() < deadline, "the zygote never imported what the worker learned"
@@ -292,7 +304,7 @@ def test_what_a_worker_imports_thread_free_the_zygote_learns_for_the_workers_aft
         pool.close()
     assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 6
     importers = imported.read_text(encoding="utf-8").split()
-    assert "gated_import" in pool.starter.learned
+    assert "gated_import" in pool.starter.learned[group]
     # forked from a zygote that has it, the replacements of the second round import nothing
     assert not set(map(str, pids[before:])) & set(importers), (pids, importers)
 
@@ -323,7 +335,7 @@ def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
     try:
         pool.serve(jobs)
         assert pool.zygote is not None
-        assert "thread_at_import" in pool.starter.learned
+        assert "thread_at_import" in pool.starter.learned[None]
         assert pool.zygote.forkable(60), pool.zygote.reason
         forked = pool.zygote.fork((99, None, ()))  # answered after the zygote has tried the module
         assert forked is not None, pool.zygote.reason

@@ -5,7 +5,7 @@ The parent never runs backend code. It keeps each worker's next few jobs waiting
 together, and turns a worker that dies into a ``crash`` result and one that overruns its deadline
 into a ``timeout`` result (the worker is killed; the deadline counts from when it was ready for the
 item, its start has a limit of its own); a fresh worker takes the slot and the
-run goes on. :class:`Starter` starts the workers: forked from the zygote, or spawned.
+run goes on. :class:`Starter` starts the workers: forked from a zygote, or spawned.
 
 Large jobs (gigabytes each, see :attr:`Job.large`) go to the first worker alone, one after the
 other: they run one at a time on the machine anyway (a second worker given one would wait for
@@ -71,8 +71,13 @@ class Limits:
 
 
 class Starter:
-    """Starts the pool's workers: forked from the zygote where it can, spawned otherwise, each with
-    its log, its private folder and the targets it prepares before its first job."""
+    """Starts the pool's workers: forked from a zygote where it can, spawned otherwise, each with
+    its log, its private folder and the targets it prepares before its first job.
+
+    A route with workers of its own (see Job.group) has a zygote of its own too: the shared one
+    holds other backends' modules, and its workers, spawned, would each import their backend
+    again after every death (Paddle: seconds each). A group's zygote starts with its first
+    worker and learns only what that group's workers import."""
 
     def __init__(
         self,
@@ -84,9 +89,11 @@ class Starter:
     ) -> None:
         self.threads, self.log_dir, self.memory_budget = threads, log_dir, memory_budget
         self.forking, self.warn = forking, warn
-        self.zygote: Zygote | None = None
-        #: the modules workers found thread-free, passed on to the zygote (see Zygote.learn)
-        self.learned: set[str] = set()
+        #: the zygote of each worker group (None: the shared one)
+        self.zygotes: dict[str | None, Zygote] = {}
+        #: the modules each group's workers found thread-free, passed on to its zygote (see
+        #: Zygote.learn)
+        self.learned: dict[str | None, set[str]] = {}
         #: a worker died in an adapter's prepare(): from then on workers start without it
         self.prepare_broken = False
         self._started = 0
@@ -94,8 +101,8 @@ class Starter:
         self._scratch: Path | None = None
 
     def start(self, upcoming: tuple[Preload, ...], group: str | None) -> Slot:
-        """A new worker that prepares ``upcoming`` (the targets of the next jobs) first; for the jobs
-        of ``group`` alone (see Job.group), spawned: the zygote holds other backends' modules."""
+        """A new worker that prepares ``upcoming`` (the targets of the next jobs) first, for the jobs
+        of ``group`` alone if not None (see Job.group)."""
         self._started += 1
         log = None
         if self.log_dir is not None:
@@ -106,39 +113,41 @@ class Starter:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
         start = Start(self._started, log, preload, folder, self.threads, self.memory_budget)
-        zygote = self.zygote
-        slot = slot_of(start, None if zygote is None or group else zygote.fork(start.args))
+        zygote = self.zygotes.get(group)
+        slot = slot_of(start, None if zygote is None else zygote.fork(start.args))
         slot.readiness.group = group
         return slot
 
-    def start_zygote(self, wait_s: float = 0.0) -> None:
-        """Start the zygote (once, where workers fork); ``wait_s``: how long to wait for its
-        harness, after which workers are spawned."""
-        if not self.forking or self.zygote is not None:
+    def start_zygote(self, wait_s: float = 0.0, group: str | None = None) -> None:
+        """Start the zygote of ``group`` (once, where workers fork); ``wait_s``: how long to wait
+        for its harness, after which workers are spawned."""
+        if not self.forking or group in self.zygotes:
             return
         log = None
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            log = str(self.log_dir / "zygote.log")
-        self.zygote = Zygote(self.threads, log)
-        if self.learned:  # what the workers started before it found
-            self.zygote.learn(sorted(self.learned))
-        if wait_s and not self.zygote.forkable(wait_s):
-            why = self.zygote.reason or f"its harness took over {wait_s:.0f} s"
+            name = "zygote" if group is None else f"zygote-{len(self.zygotes)}"
+            log = str(self.log_dir / f"{name}.log")
+        zygote = self.zygotes[group] = Zygote(self.threads, log)
+        if self.learned.get(group):  # what the workers started before it found
+            zygote.learn(sorted(self.learned[group]))
+        if wait_s and not zygote.forkable(wait_s):
+            why = zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
-    def learn(self, modules: tuple[str, ...] | None) -> None:
-        """Pass on to the zygote the modules a worker found thread-free that it has not had (kept
-        for it until it starts)."""
-        new = sorted(set(modules or ()) - self.learned)
-        self.learned.update(new)
-        if new and self.zygote is not None:
-            self.zygote.learn(new)
+    def learn(self, modules: tuple[str, ...] | None, group: str | None) -> None:
+        """Pass on to the zygote of ``group`` the modules one of its workers found thread-free that
+        it has not had (kept for it until it starts)."""
+        known = self.learned.setdefault(group, set())
+        new = sorted(set(modules or ()) - known)
+        known.update(new)
+        if new and group in self.zygotes:
+            self.zygotes[group].learn(new)
 
     def close(self, at_once: bool) -> None:
-        if self.zygote is not None:
-            self.zygote.close(at_once)
-            self.zygote = None
+        for zygote in self.zygotes.values():
+            zygote.close(at_once)
+        self.zygotes.clear()
         scratch.remove(self._scratch)
         self._scratch = None
 
@@ -207,7 +216,8 @@ class Pool:
 
     @property
     def zygote(self) -> Zygote | None:
-        return self.starter.zygote
+        """The zygote of the workers every route shares."""
+        return self.starter.zygotes.get(None)
 
     def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
         """The targets a new worker for ``group`` will most likely serve: those of the next queued jobs."""
@@ -229,7 +239,7 @@ class Pool:
         """A fresh worker in the slot (the zygote started first, if it was not), for the jobs of
         ``group`` (see Job.group)."""
         stop_worker(self.slots[index], kill=True)
-        self.starter.start_zygote()
+        self.starter.start_zygote(group=group)
         self.slots[index] = self._start(group)
         return self.slots[index]
 
@@ -405,9 +415,8 @@ class Pool:
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
-                # a route with workers of its own keeps its imports to itself
-                if slot.readiness.group is None:
-                    self.starter.learn(resident)
+                # a route with workers of its own passes its imports to its own zygote
+                self.starter.learn(resident, slot.readiness.group)
                 self._unstarted = 0
             else:
                 self._finished(slot, line, log_end, resident)
