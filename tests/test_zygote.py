@@ -214,6 +214,27 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
     assert kinds[-3:] == ([Forked.__name__] * 3 if forking else ["SpawnProcess"] * 3), kinds
 
 
+def test_after_a_death_a_spare_worker_waits_to_take_the_next_ones_place(tmp_path: Path) -> None:
+    """Deaths come in runs (a backend aborting on a family of items): after one, a spare worker
+    starts while the others run, and the next death's place goes to it rather than to a worker
+    started only then. The spare ends with the pool."""
+    jobs = _jobs(tmp_path, "fake_adapters:Segfaulter", on="bad-*")
+    seen: list[tuple[str, int | None, int | None]] = []  # status, the slot's worker, the spare
+    pool = Pool(1, 60, lambda result: None, log_dir=tmp_path / "workers")
+
+    def record(result: Result) -> None:
+        spare = pool.starter.spare
+        seen.append((result.status, pool.slots[0].process.pid, spare.process.pid if spare else None))
+
+    pool.on_result = record
+    pool.process(jobs)
+    crashes = [(worker, spare) for status, worker, spare in seen if status == "crash"]
+    assert len(crashes) == 3 and all(spare is not None for _, spare in crashes[:-1]), seen
+    # each death after the first is replaced by the spare the one before it started
+    assert [worker for worker, _ in crashes[1:]] == [spare for _, spare in crashes[:-1]], seen
+    assert pool.starter.spare is None
+
+
 @pytest.mark.parametrize("jobs", [5, 6])
 def test_a_long_run_starts_the_zygote_with_its_first_workers(
     tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch

@@ -99,6 +99,8 @@ class Starter:
         self._started = 0
         #: the folder the workers' private temporary folders are made in, once one starts
         self._scratch: Path | None = None
+        #: a worker started ahead of the next death, to take its place (see Pool._replace_dead)
+        self.spare: Slot | None = None
 
     def start(self, upcoming: tuple[Preload, ...], group: str | None) -> Slot:
         """A new worker that prepares ``upcoming`` (the targets of the next jobs) first, for the jobs
@@ -144,7 +146,22 @@ class Starter:
         if new and group in self.zygotes:
             self.zygotes[group].learn(new)
 
+    def take_spare(self, group: str | None) -> Slot | None:
+        """The spare, if it can serve ``group``: alive, and started as workers start now (not with
+        a prepare() found broken since); one that cannot is stopped."""
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return None
+        if spare.readiness.group == group and spare.process.is_alive() and not self.prepare_broken:
+            spare.readiness.born = time.monotonic()  # its start limit counts from taking the place
+            return spare
+        stop_worker(spare, kill=True)
+        return None
+
     def close(self, at_once: bool) -> None:
+        if self.spare is not None:
+            stop_worker(self.spare, kill=True)
+            self.spare = None
         for zygote in self.zygotes.values():
             zygote.close(at_once)
         self.zygotes.clear()
@@ -252,7 +269,18 @@ class Pool:
         dead, now = self.slots[index], time.monotonic()
         since = dead.replaced_at if dead.replaced_at is not None else dead.began
         self.lost_s += max(0.0, now - since - backend_s)
-        self._replace(index, self._next_group()).replaced_at = now
+        group = self._next_group()
+        stop_worker(dead, kill=True)
+        slot = self.starter.take_spare(group)
+        if slot is None:
+            self.starter.start_zygote(group=group)
+            slot = self._start(group)
+        self.slots[index] = slot
+        slot.replaced_at = now
+        # deaths come in runs (a backend aborting on a family of items): the next one's
+        # replacement starts now, while the other workers run, and imports its backend then
+        if self.queue or self.large:
+            self.starter.spare = self._start(group)
 
     def process(self, jobs: Iterable[Job]) -> None:
         """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
