@@ -6,7 +6,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -251,7 +250,9 @@ def test_a_victim_of_a_broken_worker_passes_in_pytest_and_the_culprit_is_named(
 
 
 @pytest.mark.slow
-def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytester) -> None:
+def test_xdist_gives_the_clis_statuses_in_one_results_file(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``-n 2``: xdist's two workers each run their items (a failure, an unsupported item, a
     crash reviewed where it happened); the controller writes one results file, JUnit XML and
     report, with the statuses ``conformance run`` gives on the same selection.
@@ -262,6 +263,11 @@ def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytes
     (30 passed, where ``conformance run`` names piece-03). Per file, each worker runs its file's
     items in order, as ``conformance run -j 1`` runs them all."""
     project.makefile(".yaml", many=MANY)
+    # a temporary folder of its own: another test's session running beside it has its folders in
+    # the system's, which the check at the end would count
+    private_tmp = project.path / "tmp"
+    private_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(private_tmp))
     poisoner = ("fake_adapters:Poisoner", "fake_adapters:Poisoner.on=piece-03")
     result = project.runpytest_subprocess(
         "many.yaml",
@@ -313,9 +319,7 @@ def test_xdist_gives_the_clis_statuses_in_one_results_file(project: pytest.Pytes
     assert (project.path / "reports" / "junit.xml").exists() and (
         project.path / "reports" / "index.html"
     ).exists()
-    assert not list(Path(tempfile.gettempdir()).glob("conformance-xdist-*")), (
-        "the workers' folders are removed"
-    )
+    assert not list(private_tmp.glob("conformance-xdist-*")), "the workers' folders are removed"
 
 
 @pytest.mark.slow
