@@ -59,6 +59,23 @@ def test_loading_an_adapter_for_an_item_is_timed_as_a_start(
     )
 
 
+def test_every_target_a_worker_meets_is_prepared_before_its_first_item_untimed(corpus: Path) -> None:
+    """prepare(target) runs once per target in each worker, also for a target the worker did not
+    start with: untimed (the load, not the item, and not against --timeout)."""
+    slicer = plan(executor.configured(corpus, "fake_adapters:Slicer")).jobs[:3]
+    later = [
+        replace(job, options={"prepare": "1.5"})
+        for job in plan(executor.configured(corpus, "fake_adapters:SlowStart")).jobs[:2]
+    ]
+    results: list[Result] = []
+    Pool(1, 1, results.append).process([*slicer, *later])  # --timeout 1 s
+    assert [result.status for result in results] == ["pass"] * 5
+    first, second = (result.worker for result in results[3:])
+    assert first is not None and second is not None
+    assert first["load_ms"] >= 1500 and first["elapsed_ms"] - first["load_ms"] < 1000
+    assert second.get("load_ms", 0.0) == 0.0 and second["elapsed_ms"] < 1000  # prepared once
+
+
 @pytest.mark.slow
 def test_a_prepare_past_the_start_limit_is_the_adapters_error_and_is_left_out_after(
     corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

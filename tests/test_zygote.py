@@ -133,7 +133,7 @@ def test_a_workers_first_item_of_a_target_says_how_long_loading_its_adapter_took
         for job in (first, second):
             connection.send(job)
             if job is first:  # it says when it has loaded the adapter: the item's own time starts then
-                assert connection.recv()[:3] == (-1, (("fake_adapters:SlowLoader", ()),), 0)
+                assert connection.recv()[:3] == (-1, (job.preload,), 0)
             workers.append(Result.from_json(json.loads(connection.recv()[1])).worker)
         connection.send(None)
         process.join(timeout=10)

@@ -114,7 +114,9 @@ class Starter:
         if self._scratch is None:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
-        start = Start(self._started, log, preload, folder, self.threads, self.memory_budget)
+        start = Start(
+            self._started, log, preload, folder, self.threads, self.memory_budget, not self.prepare_broken
+        )
         zygote = self.zygotes.get(group)
         slot = slot_of(start, None if zygote is None else zygote.fork(start.args))
         slot.readiness.group = group

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.engine import settings, worker
-from conformance.engine.worker import AdapterKey, Job, Preload
+from conformance.engine.worker import Job, Preload
 from conformance.engine.zygote import Forked
 from conformance.plugin import Target
 from conformance.storage import scratch
@@ -53,16 +53,17 @@ class Readiness:
     #: the targets it prepares before its first job, and whether it has said it is done
     preload: tuple[Preload, ...] = ()
     prepared: bool = False
-    #: when it was started, and the adapters it has said it has loaded (see Slot.clock)
+    #: when it was started, and the targets it has said it has loaded and prepared (see Slot.clock)
     born: float = field(default_factory=time.monotonic)
-    loaded: set[AdapterKey] = field(default_factory=set)
+    loaded: set[Preload] = field(default_factory=set)
     #: the only jobs it runs, for a route with workers of its own (see Job.group); None: any other
     group: str | None = None
 
     def waits_for(self, job: Job | None) -> bool:
         """Whether ``job`` (the running one) waits for the worker's start (its spawn or fork,
-        loading its adapters and their prepare()) or for its adapter's loading, not running."""
-        return not self.prepared or (job is not None and (job.adapter, job.option_key) not in self.loaded)
+        loading its adapters and their prepare()) or for its adapter's loading and its target's
+        prepare(), not running."""
+        return not self.prepared or (job is not None and job.preload not in self.loaded)
 
 
 @dataclass
@@ -150,9 +151,9 @@ class Slot:
         else:
             self.deadline = time.monotonic() + (start_limit if self.starting else timeout)
 
-    def ready(self, loaded: tuple[AdapterKey, ...], timeout: float, start_limit: float) -> None:
-        """The worker says it has loaded the adapters ``loaded`` (and, the first time, prepared its
-        targets): its running job's own time starts now."""
+    def ready(self, loaded: tuple[Preload, ...], timeout: float, start_limit: float) -> None:
+        """The worker says it has loaded and prepared the targets ``loaded`` (the first time, those
+        it started with): its running job's own time starts now."""
         self.readiness.prepared = True
         self.readiness.loaded.update(loaded)
         if self.inflight:
@@ -180,12 +181,14 @@ class Start:
     folder: Path
     threads: int
     memory_budget: int | None
+    #: whether it prepares each further target it meets (see worker.main)
+    prepares: bool = True
 
     @property
     def args(self) -> tuple[object, ...]:
         """``worker.main``'s arguments after its connection (what the zygote forks a worker with)."""
         log = str(self.log) if self.log else None
-        return (self.threads, log, self.preload, self.memory_budget, str(self.folder))
+        return (self.threads, log, self.preload, self.memory_budget, str(self.folder), self.prepares)
 
 
 def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:

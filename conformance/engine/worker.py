@@ -215,10 +215,13 @@ def main(
     preload: tuple[Preload, ...] = (),
     memory_budget: int | None = None,
     scratch_folder: str | None = None,
+    prepares: bool = True,
 ) -> None:
     """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
     ``memory_budget``: the bytes an item may need (see :func:`conformance.engine.memory.confine`);
-    ``scratch_folder``: its private temporary folder (see :mod:`conformance.storage.scratch`)."""
+    ``scratch_folder``: its private temporary folder (see :mod:`conformance.storage.scratch`);
+    ``prepares``: whether it calls ``prepare`` for each further target it meets (not once a
+    prepare() was found broken, see Pool._lost)."""
     redirect_output(log_path)
     forgo_core_dumps()
     scratch.enter(scratch_folder)
@@ -231,14 +234,14 @@ def main(
         os.setpgid(0, 0)
     lifeline.tie_forks()
     before = set(sys.modules)
-    loaded = _prepared(preload)
+    loaded, ready = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     # (see conformance.engine.zygote, which freezes what it imported before it forks)
     _freeze()
     # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost), and the first
     # job's own time starts now (see Slot.ready); the modules it took go to the zygote
-    connection.send((-1, tuple(loaded), 0, learned(before)))
-    _serve(connection, log_path, loaded)
+    connection.send((-1, tuple(ready), 0, learned(before)))
+    _serve(connection, log_path, loaded, ready if prepares else None)
 
 
 def spawned_main(connection: Connection, *args: Any) -> None:
@@ -248,8 +251,9 @@ def spawned_main(connection: Connection, *args: Any) -> None:
     main(connection, *args)
 
 
-def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None:
-    """Run jobs until the parent sends None or goes away (see :func:`main`)."""
+def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: set[Preload] | None) -> None:
+    """Run jobs until the parent sends None or goes away (see :func:`main`). ``ready``: the targets
+    prepared so far, each further one prepared when its first job comes (None: none is)."""
     # Imported here, after the thread variables are set: backends read them when they load.
     from conformance.engine.item import LargeInput, run_item
     from conformance.loading import registry
@@ -268,13 +272,19 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded) -> None
         started = time.perf_counter()
         load_ms = 0.0
         try:
-            if key not in loaded:
+            fresh = key not in loaded or (ready is not None and job.preload not in ready)
+            if fresh:
                 phase.mark("loading the adapter")
                 before = set(sys.modules)
-                loaded[key] = registry.load(job.adapter, job.options)
+                if key not in loaded:
+                    loaded[key] = registry.load(job.adapter, job.options)
+                if ready is not None:
+                    ready.add(job.preload)
+                    _prepare(loaded[key], job.target)
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
-                connection.send((-1, (key,), 0, learned(before)))  # loaded: the item's own time starts now
+                # loaded and prepared: the item's own time starts now
+                connection.send((-1, (job.preload,), 0, learned(before)))
             hooks = loaded[key].hooks
             result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
@@ -347,9 +357,10 @@ def learned(before: set[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _prepared(preload: tuple[Preload, ...]) -> Loaded:
-    """The ``preload`` targets' adapters, loaded and prepared before the first job (what fails
-    here is printed: the first job meets the same problem and reports it on its result)."""
+def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, set[Preload]]:
+    """The ``preload`` targets' adapters, loaded and prepared before the first job, and those
+    targets (what fails here is printed: the first job meets the same problem and reports it on
+    its result)."""
     from conformance.loading import registry
 
     loaded: Loaded = {}
@@ -359,12 +370,20 @@ def _prepared(preload: tuple[Preload, ...]) -> Loaded:
             key = (entry.adapter, entry.options)
             if key not in loaded:
                 loaded[key] = registry.load(entry.adapter, dict(entry.options))
-            prepare = loaded[key].hooks.prepare
-            if prepare is not None:
-                prepare(entry.target)
+            _prepare(loaded[key], entry.target)
         except Exception:
             traceback.print_exc()
-    return loaded
+    return loaded, set(preload)
+
+
+def _prepare(adapter: LoadedAdapter, target: Target) -> None:
+    """The adapter's optional ``prepare(target)``; what fails is printed, not raised: the target's
+    items meet the same problem and report it on their results."""
+    if adapter.hooks.prepare is not None:
+        try:
+            adapter.hooks.prepare(target)
+        except Exception:
+            traceback.print_exc()
 
 
 def _defect_result(job: Job, error: Exception) -> Result:
