@@ -255,12 +255,15 @@ class Pool:
         return head.group if head is not None else None
 
     def _replace(self, index: int, group: str | None) -> Slot:
-        """A fresh worker in the slot (the zygote started first, if it was not), for the jobs of
-        ``group`` (see Job.group)."""
+        """A fresh worker in the slot for the jobs of ``group`` (see Job.group): the spare if it
+        can serve them, else one started now (its zygote started first, if it was not)."""
         stop_worker(self.slots[index], kill=True)
-        self.starter.start_zygote(group=group)
-        self.slots[index] = self._start(group)
-        return self.slots[index]
+        slot = self.starter.take_spare(group)
+        if slot is None:
+            self.starter.start_zygote(group=group)
+            slot = self._start(group)
+        self.slots[index] = slot
+        return slot
 
     def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
         """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
@@ -272,13 +275,7 @@ class Pool:
         since = dead.replaced_at if dead.replaced_at is not None else dead.began
         self.lost_s += max(0.0, now - since - backend_s)
         group = self._next_group()
-        stop_worker(dead, kill=True)
-        slot = self.starter.take_spare(group)
-        if slot is None:
-            self.starter.start_zygote(group=group)
-            slot = self._start(group)
-        self.slots[index] = slot
-        slot.replaced_at = now
+        self._replace(index, group).replaced_at = now
         # deaths come in runs (a backend aborting on a family of items): the next one's
         # replacement starts now, while the other workers run, and imports its backend then
         if self.queue or self.large:
