@@ -13,7 +13,7 @@ from typing import TypeAlias
 
 from conformance import __version__, options
 from conformance.errors import exit_epilog
-from conformance.explore import space
+from conformance.explore.limits import Limits
 from conformance.results import versions
 
 
@@ -55,7 +55,7 @@ def _running_verbs(verbs: Verbs) -> None:
         "explore",
         help="draw requests from each op's parameter space, judge them, shrink and write the findings",
     )
-    limits = space.Limits()
+    limits = Limits()
     options.add(
         exploring,
         options.EXPLORE,

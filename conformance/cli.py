@@ -29,8 +29,6 @@ from conformance.corpus.selection import Item, select, unmatched_ops, unmatched_
 from conformance.engine import interruption, streams
 from conformance.engine.progress import exit_status, nothing_judged, summary_table, verdict
 from conformance.errors import ConformanceError, Exit, UsageError
-from conformance.explore import session, space, writing
-from conformance.explore import summary as explore_summary
 from conformance.loading import registry
 from conformance.oracle.corpus_check import check_corpus
 from conformance.report import certificate_page, diff_page, versions_page
@@ -163,17 +161,22 @@ def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfi
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
+    # imported here: Hypothesis would cost every other verb about a fifth of its start
+    from conformance.explore import session, writing
+    from conformance.explore import summary as explore_summary
+    from conformance.explore.limits import DEFAULT_EXAMPLES, Limits
+
     out_folder.check(Path(args.out))
     if args.write:
         writing.check(Path(args.write), args.seed)
     if args.budget is None and args.max_examples is None:
-        args.max_examples = session.DEFAULT_EXAMPLES
+        args.max_examples = DEFAULT_EXAMPLES
     config = session.ExploreConfig(
         run=_run_config(args, junit=False),
         seed=args.seed,
         budget_s=args.budget,
         max_examples=args.max_examples,
-        limits=space.Limits(data_bytes=int(args.max_data * 1024 * 1024), pieces=args.max_pieces),
+        limits=Limits(data_bytes=int(args.max_data * 1024 * 1024), pieces=args.max_pieces),
     )
     with interruption.boundary(lambda: resumption.advice(args.command, config.run.out)) as verb:
         outcome = session.explore(config)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from conformance.corpus import builtin
-from conformance.explore import session
+from conformance.explore.limits import DEFAULT_EXAMPLES
 from conformance.run import planning
 from conformance.storage.shard import Shard
 
@@ -180,7 +180,7 @@ _ENTRIES: Final[tuple[Option, ...]] = (
     Option(
         ("--max-examples",),
         "max_examples",
-        f"requests drawn per op (default {session.DEFAULT_EXAMPLES}; without a bound under --budget)",
+        f"requests drawn per op (default {DEFAULT_EXAMPLES}; without a bound under --budget)",
         "N",
         POSITIVE,
     ),

@@ -21,6 +21,7 @@ from processes import default_sigint
 from conformance.corpus import catalogue
 from conformance.corpus.loader import load_paths
 from conformance.explore import generated, space
+from conformance.explore.limits import Limits
 from conformance.results.findings import masked
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +63,7 @@ def _written(out: Path) -> list[dict[str, object]]:
 
 
 def test_the_space_draws_cases_the_loader_accepts_and_the_op_can_express() -> None:
-    limits = space.Limits(data_bytes=1 << 20, pieces=64)
+    limits = Limits(data_bytes=1 << 20, pieces=64)
 
     @settings(max_examples=40, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.data())
@@ -85,9 +86,9 @@ def test_implied_pieces_bound_what_a_request_asks_for() -> None:
     assert space.implied_pieces("size", -1, 10) == 0
     assert space.implied_pieces("indices", [1, 2], 10) == 3
     document = {"data": {"shape": [0, 2**31 + 8], "dtype": "float32"}, "axis": 1, "size": 1}
-    assert not space.within(document, "size", space.Limits())  # 2^31 empty pieces: not drawn
+    assert not space.within(document, "size", Limits())  # 2^31 empty pieces: not drawn
     document["size"] = 2**31
-    assert space.within(document, "size", space.Limits())  # no element, two pieces: drawn
+    assert space.within(document, "size", Limits())  # no element, two pieces: drawn
 
 
 def test_a_run_label_does_not_split_a_finding() -> None:

@@ -31,6 +31,7 @@ from conformance.corpus import catalogue
 from conformance.corpus.case import Case
 from conformance.corpus.loader import CaseFileErrors
 from conformance.explore import generated, space
+from conformance.explore.limits import Limits
 from conformance.oracle.corpus_check import unrepresentable
 from conformance.results.findings import signature
 from conformance.results.result import Result
@@ -88,7 +89,7 @@ class OpSearch:
         execute: Execute,
         *,
         run_seed: int,
-        limits: space.Limits,
+        limits: Limits,
         max_examples: int,
         deadline: float,
         progress: ProgressCallback | None = None,

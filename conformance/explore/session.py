@@ -27,7 +27,8 @@ from conformance.engine.interruption import stopping
 from conformance.engine.pool import Pool
 from conformance.engine.worker import Job
 from conformance.errors import UsageError
-from conformance.explore import generated, space
+from conformance.explore import generated
+from conformance.explore.limits import DEFAULT_EXAMPLES, UNBOUNDED_EXAMPLES, Limits
 from conformance.explore.search import OpSearch, ShrunkDisagreement
 from conformance.loading.registry import LoadedAdapter
 from conformance.results.result import Result
@@ -38,11 +39,6 @@ from conformance.storage.journal import FILE_NAME as JOURNAL
 from conformance.storage.journal import Journal
 from conformance.verdict import known_issues
 
-#: Requests drawn per op when neither a budget nor --max-examples bounds the search.
-DEFAULT_EXAMPLES = 100
-#: Requests drawn per op at most under a budget alone (the budget ends the search first).
-UNBOUNDED_EXAMPLES = 1_000_000
-
 
 @dataclass(frozen=True)
 class ExploreConfig:
@@ -52,7 +48,7 @@ class ExploreConfig:
     seed: int = 0
     budget_s: float | None = None
     max_examples: int | None = None
-    limits: space.Limits = field(default_factory=space.Limits)
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def examples(self) -> int:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import assume
@@ -31,6 +30,7 @@ from conformance import dtypes
 from conformance.corpus import catalogue
 from conformance.corpus.case import FORM_KINDS, FormKind
 from conformance.corpus.catalogue import OpEntry
+from conformance.explore.limits import Limits
 
 #: Values at the edges of 32- and 64-bit integers, and past them by a little: where a backend
 #: that narrows, wraps or saturates a count, a length or an axis gives itself away.
@@ -51,16 +51,6 @@ LARGE_DIMS: tuple[int, ...] = (17, 64, 255, 256, 1000, 4097, 65537, 2**20, 2**31
 STRING_BYTES = 64
 
 Draw = Any  # Hypothesis's draw function (its type is private to Hypothesis)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one generated request may cost: its data's bytes, its output pieces, its runs."""
-
-    data_bytes: int = 64 * 1024 * 1024
-    pieces: int = 256
-    #: further runs on one model (runs 2 ...)
-    runs: int = 3
 
 
 def _weighted(draw: Draw, choices: Sequence[tuple[int, st.SearchStrategy[Any]]]) -> Any:
