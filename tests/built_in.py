@@ -7,6 +7,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+from _pytest.mark.structures import ParameterSet
+
 NOXFILE = Path(__file__).resolve().parent.parent / "noxfile.py"
 
 
@@ -31,3 +34,9 @@ def extra_adapters() -> tuple[str, ...]:
 
 def every_adapter() -> tuple[str, ...]:
     return (*adapters(), *extra_adapters())
+
+
+def off_default_run(*values: object) -> ParameterSet:
+    """A parametrised case that runs a target off the default run: marked ``extra_targets``, which
+    ``nox -s tests`` leaves out (CI runs those in a step of their own, see noxfile.py)."""
+    return pytest.param(*values, marks=pytest.mark.extra_targets)

@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from built_in import off_default_run
 from route_calls import snippet
 
 from conformance import reproducers as snippet_pieces
@@ -45,12 +46,14 @@ ITEMS = [
     ("onnx", "reference", "cpu", "runs-new-data-static", "onnx.Split-13"),
     ("onnx", "shape-inference", "cpu", "doc-vsplit-lengths-1-2-3", "onnx.Split-18"),
     # routes and devices off the default run
-    ("torch", "compile", "cpu", "runs-new-data-static", "torch.chunk"),
-    ("onnxruntime", "torch-onnx", "cpu", "runs-new-data-static", "torch.tensor_split"),
+    off_default_run("torch", "compile", "cpu", "runs-new-data-static", "torch.chunk"),
+    off_default_run("onnxruntime", "torch-onnx", "cpu", "runs-new-data-static", "torch.tensor_split"),
     # complex data through the exporter's real representation, in and out
-    ("onnxruntime", "torch-onnx", "cpu", "dtype-complex64-parts", "torch.tensor_split"),
-    ("openvino", "torch-export", "CPU", "doc-readme-indices-unsorted", "torch.tensor_split"),
-    ("openvino", "native", "HETERO:CPU", "doc-vsplit-lengths-minus1-2", "openvino.VariadicSplit-1"),
+    off_default_run("onnxruntime", "torch-onnx", "cpu", "dtype-complex64-parts", "torch.tensor_split"),
+    off_default_run("openvino", "torch-export", "CPU", "doc-readme-indices-unsorted", "torch.tensor_split"),
+    off_default_run(
+        "openvino", "native", "HETERO:CPU", "doc-vsplit-lengths-minus1-2", "openvino.VariadicSplit-1"
+    ),
 ]
 
 

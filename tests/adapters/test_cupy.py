@@ -42,6 +42,9 @@ from conformance.results import document as results_file
 from conformance.run.planning import RunConfig, plan
 from conformance.verdict import known_issues
 
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = pytest.mark.extra_targets
+
 #: what the GPU check brought back (tests/data)
 DATA = Path(__file__).resolve().parent.parent / "data"
 

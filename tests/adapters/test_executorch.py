@@ -32,6 +32,9 @@ from conformance.plugin import Target
 from conformance.results.result import Result
 from conformance.verdict import known_issues
 
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = pytest.mark.extra_targets
+
 ISSUES = known_issues.shipped("executorch", "conformance_executorch:ExecuTorchAdapter")
 #: chunk(x, 4) exported at 8 rows with dynamic dims, then run at 6 rows (torch: 3 pieces) and 12
 FEWER_PIECES = "runs-dynamic-parts-4-fewer-pieces::torch.chunk"

@@ -25,9 +25,11 @@ from conformance.verdict import known_issues
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::DeprecationWarning", "ignore::UserWarning", "ignore::FutureWarning"
-)
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = [
+    pytest.mark.extra_targets,
+    pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning", "ignore::FutureWarning"),
+]
 
 
 @pytest.fixture(scope="module")

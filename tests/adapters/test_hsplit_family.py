@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from built_in import off_default_run
 from claims import assert_every_failure_claimed, raw_run
 from route_calls import snippet
 
@@ -65,6 +66,7 @@ SELECTIONS = [
         "hsplit and (doc or edges)",
         {"directional-split-index-below-symint-range"},
         id="torch-compile",
+        marks=pytest.mark.extra_targets,  # off the default run
     ),
     pytest.param(
         "openvino",
@@ -82,6 +84,7 @@ SELECTIONS = [
         "hsplit and (doc or edges or int64 or float64)",  # the 64-bit dtypes: where its narrowing shows
         {"torch-directional-split-index-below-symint-range", "cpu-64bit-narrowed"},
         id="openvino-torch-export",
+        marks=pytest.mark.extra_targets,  # off the default run
     ),
     pytest.param(
         "onnxruntime",
@@ -90,6 +93,7 @@ SELECTIONS = [
         "edges",  # each item exports a model (about 0.8 s): the 64-bit edges, where its finding is
         {"torch-onnx-directional-split-index-below-symint-range"},
         id="onnxruntime-torch-onnx",
+        marks=pytest.mark.extra_targets,  # off the default run
     ),
 ]
 
@@ -182,9 +186,9 @@ REPRODUCED = [
     ("numpy", "numpy", "cpu", "hsplit-indices-unsorted", "numpy.vsplit"),
     ("torch", "eager", "cpu", "hsplit-doc-dsplit-2x2x4-at-3-6", "torch.dsplit"),
     ("torch", "export", "cpu", "hsplit-rank3-indices-1-3", "torch.hsplit"),
-    ("torch", "compile", "cpu", "hsplit-doc-vsplit-4x4-into-2", "torch.vsplit"),
-    ("openvino", "torch-export", "CPU", "hsplit-doc-4x4-at-3-6", "torch.hsplit"),
-    ("onnxruntime", "torch-onnx", "cpu", "hsplit-rank3-parts-2", "torch.dsplit"),
+    off_default_run("torch", "compile", "cpu", "hsplit-doc-vsplit-4x4-into-2", "torch.vsplit"),
+    off_default_run("openvino", "torch-export", "CPU", "hsplit-doc-4x4-at-3-6", "torch.hsplit"),
+    off_default_run("onnxruntime", "torch-onnx", "cpu", "hsplit-rank3-parts-2", "torch.dsplit"),
 ]
 
 

@@ -36,6 +36,9 @@ from conformance.loading import hooks
 from conformance.plugin import Target
 from conformance.verdict import known_issues
 
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = pytest.mark.extra_targets
+
 TARGET = Target("iree", "onnx", "local-task")
 
 PASSING = [

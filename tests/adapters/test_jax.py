@@ -38,6 +38,9 @@ from conformance.results.result import Result  # noqa: E402
 from conformance.run.planning import RunConfig, plan  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
 
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = pytest.mark.extra_targets
+
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = [(route, device) for route in ("eager", "jit") for device in ("cpu", "cpu-x64")]
 

@@ -230,6 +230,7 @@ def test_the_reproducer_replays_every_run_with_keras_alone(route: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.extra_targets  # its jax and openvino routes are off the default run
 def test_every_non_pass_of_every_route_is_a_known_issue_and_workers_switch_backends(tmp_path: Path) -> None:
     """keras.ops.split on all five routes through the workers: green with every failure claimed,
     nothing stale, unsupported only where a route cannot hold the data, and workers that served

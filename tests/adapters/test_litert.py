@@ -34,6 +34,9 @@ from conformance.models import tflite_models  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
 
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = pytest.mark.extra_targets
+
 ROOT = Path(__file__).resolve().parents[2]
 DEVICES = ["xnnpack", "builtin"]
 

@@ -27,6 +27,9 @@ from conformance.plugin import Target
 from conformance.results.result import Result
 from conformance.verdict import known_issues
 
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = pytest.mark.extra_targets
+
 ISSUES = known_issues.shipped("ncnn", "conformance_ncnn:NcnnAdapter")
 
 PASSING = [

@@ -36,6 +36,9 @@ from conformance.models import tflite_models
 from conformance.plugin import Target
 from conformance.verdict import known_issues
 
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = pytest.mark.extra_targets
+
 ROOT = Path(__file__).resolve().parents[2]
 needs_onnx2tf = pytest.mark.skipif(bool(onnx2tf_route.missing()), reason="onnx2tf is not installed")
 XNNPACK = Target("litert", "onnx2tf", "xnnpack")

@@ -134,6 +134,7 @@ def test_reproducers_run_with_only_the_tool_and_onnxruntime(
 
 
 @pytest.mark.slow
+@pytest.mark.extra_targets  # onnxsim is off the default run: see noxfile.py tests
 @pytest.mark.parametrize("route", ["onnxsim"])
 def test_every_non_pass_is_a_known_issue_and_no_entry_is_stale(tmp_path: Path, route: str) -> None:
     """onnxsim, off the default run, on a slice: the ONNX backend tests, the documents' examples, the

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from built_in import off_default_run
 from claims import assert_claimed_by, assert_every_failure_claimed, raw_run
 
 onnxruntime = pytest.importorskip("onnxruntime")
@@ -125,8 +126,12 @@ _ROUTE_NEEDS = {
         ),
         ("onnxoptimizer", "dtype-complex64-parts::onnx.Split-18", "complex-tensor-type-not-registered"),
         ("default", "special-complex64-minus1-rank3::onnx.Split-18", None),  # the spec rejects it too
-        ("torch-onnx", "dtype-complex64-lengths::torch.split", "torch-onnx-complex-split-not-exported"),
-        ("torch-onnx", "dtype-complex64-parts::torch.tensor_split", None),  # real representation, bit for bit
+        off_default_run(
+            "torch-onnx", "dtype-complex64-lengths::torch.split", "torch-onnx-complex-split-not-exported"
+        ),
+        off_default_run(
+            "torch-onnx", "dtype-complex64-parts::torch.tensor_split", None
+        ),  # real representation, bit for bit
     ],
 )
 def test_complex_data_is_handed_over_and_judged(
@@ -148,6 +153,7 @@ def test_complex_data_is_handed_over_and_judged(
 
 
 @pytest.mark.slow
+@pytest.mark.extra_targets  # the torch-onnx route is off the default run
 @pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning")  # torch.onnx.export's
 @pytest.mark.parametrize(
     ("case_id", "issue"),

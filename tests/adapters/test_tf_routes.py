@@ -38,13 +38,17 @@ OV_TF = "openvino/tensorflow/CPU"
 OV_TFLITE = "openvino/tflite/CPU"
 TF2ONNX = "onnxruntime/tf2onnx/cpu"
 
-# complex data is handed to OpenVINO's infer, which casts it to the float32 its frontend declared
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::DeprecationWarning",
-    "ignore::UserWarning",
-    "ignore::FutureWarning",
-    "ignore::numpy.exceptions.ComplexWarning",
-)
+pytestmark = [
+    # off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+    pytest.mark.extra_targets,
+    # complex data is handed to OpenVINO's infer, which casts it to the float32 its frontend declared
+    pytest.mark.filterwarnings(
+        "ignore::DeprecationWarning",
+        "ignore::UserWarning",
+        "ignore::FutureWarning",
+        "ignore::numpy.exceptions.ComplexWarning",
+    ),
+]
 
 
 def _needs(target: str) -> None:

@@ -35,6 +35,9 @@ from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
 
+#: off the default run: `nox -s tests` leaves this module out, `-m extra_targets` selects it
+pytestmark = pytest.mark.extra_targets
+
 TARGET = Target("tvm", "onnx", "llvm")
 ISSUES = known_issues.shipped("tvm", "conformance_tvm:TvmAdapter")
 
