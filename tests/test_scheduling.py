@@ -64,9 +64,10 @@ def test_the_eta_weighs_each_target_by_its_own_rate() -> None:
         # the worker's first item loads the adapter: that time is the worker's, not the target's
         _busy(progress, now, _loading(_result(target, first), first - then))
         _busy(progress, now, _result(target, then))
-    now[0] = 2 * 5.51  # 2.02 s of item time (5.51 s with the loads) took twice their time
-    # slow: 8 left at 1 s; fast: 98 at 0.01 s; later (not measured): 10 at the mean 0.505 s
-    expected = (8 * 1.0 + 98 * 0.01 + 10 * 0.505) * now[0] / 2.02
+    now[0] = 2 * 6.51  # 2.02 s of item time and 4.49 s of loads took twice their time
+    # slow: 8 left at 1 s; fast: 98 at 0.01 s; later (not measured): 10 at the mean 0.505 s; the
+    # loads, done once, count as the workers' time in the wall time per second of it (2 here)
+    expected = (8 * 1.0 + 98 * 0.01 + 10 * 0.505) * 2
     assert progress.eta() == pytest.approx(expected, rel=0.01)
     # the target holding the run up, with how far it has come
     assert progress.line().endswith("longest: slow/r/d 2/10")
