@@ -222,6 +222,7 @@ def test_the_verdict_line_says_green_only_for_a_whole_judged_selection() -> None
     assert "1 known issues that passed (xpass)" in red
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 def test_every_verb_lists_its_exit_statuses_in_its_help() -> None:
     for verb, codes in errors.VERB_EXITS.items():
         shown = subprocess.run(

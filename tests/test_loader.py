@@ -715,6 +715,7 @@ def test_lengths_and_axis_are_kept_exactly(
     assert loaded.axis == axis
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 def test_the_inlined_schema_says_what_the_shipped_one_says() -> None:
     """The loader checks case files against the schema with its references inlined (0.2 s of the
     corpus's 0.46 s of checking went on resolving them): the same verdicts, word for word, on the

@@ -172,6 +172,7 @@ def test_pages_replace_only_pages_the_suite_wrote(corpus: Path, capsys: pytest.C
 RUN_FILES = ("results.json", "junit.xml", "index.html")
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 def test_a_run_of_another_selection_does_not_replace_a_complete_run(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -71,6 +71,7 @@ def _jobs(tmp_path: Path) -> list:  # type: ignore[type-arg]
     return plan(config).jobs
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 @pytest.mark.parametrize("size", [1, 2])
 def test_a_route_with_workers_of_its_own_shares_no_process(tmp_path: Path, size: int) -> None:
     jobs = _jobs(tmp_path)

@@ -155,6 +155,7 @@ def test_a_workers_collections_leave_what_it_and_the_zygote_loaded_alone(tmp_pat
     assert frozen > 10_000  # the harness, NumPy and the adapter's module
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 def test_the_zygote_freezes_what_it_imported_before_it_forks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -171,6 +172,7 @@ def test_the_zygote_freezes_what_it_imported_before_it_forks(
     assert int(probe.read_text(encoding="utf-8")) > 10_000  # the harness and NumPy, frozen
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 def test_a_module_that_starts_a_thread_is_tried_in_a_child_and_not_imported(tmp_path: Path) -> None:
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
@@ -255,6 +257,7 @@ def test_a_long_run_starts_the_zygote_with_its_first_workers(
     assert (logs / "zygote.log").exists() == (jobs == 6)
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 def test_the_zygote_ends_without_tearing_down_what_it_imported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -340,6 +343,7 @@ class SettingsReporter(Segfaulter):
         print(f"recursion limit {sys.getrecursionlimit()}, every warning ignored: {silenced}", flush=True)
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 def test_a_learned_import_leaves_the_interpreters_settings_to_the_workers(tmp_path: Path) -> None:
     said = _one_job_on_a_fork(tmp_path, "test_zygote:SettingsReporter", learn=("recursion_probe",))
     assert "recursion limit" in said and "recursion limit 123456" not in said, said

@@ -122,6 +122,7 @@ def test_the_adapter_loads_without_cupy_and_lists_its_route_and_device() -> None
     ]
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 def test_no_default_run_includes_the_route_and_a_target_glob_selects_it() -> None:
     """A CPU machine's default run is what it was: the cupy route runs only when named."""
     assert plan(RunConfig(adapters=("cupy", "numpy"), ops=("cupy.*",))).jobs == []

@@ -294,6 +294,7 @@ def test_the_gpu_devices_are_offered_beside_the_default_cpu_ones() -> None:
     assert JaxAdapter({"device": "cpu-x64"}).info().other_devices == ("cpu", "gpu", "gpu-x64")
 
 
+@pytest.mark.slow  # seconds: subprocesses or imported backends
 @pytest.mark.parametrize("device", ["gpu", "cpu,gpu-x64"])
 def test_a_gpu_device_is_a_usage_error_at_load_where_jax_has_no_gpu_backend(
     device: str, tmp_path: Path
