@@ -33,8 +33,8 @@ class ProgressLine:
     """The progress line. Its ETA is each rate class's items left at that class's mean time per
     item so far (a class not measured yet at the mean of those that are), scaled by the wall time
     the run has taken per second of worker time (items, loads and prepares): that ratio holds the
-    number of workers and what the harness costs between items. Targets run at rates two orders of magnitude apart, so a
-    run-wide rate would promise the end long before it comes.
+    number of workers and what the harness costs between items. Targets run at rates two orders
+    of magnitude apart, so a run-wide rate would promise the end long before it comes.
 
     A worker's first item of a class is left out of the class's mean (its time still counts in
     the ratio): it carries the backend's own set-up (a first compile, a lazy import), which the
@@ -81,9 +81,8 @@ class ProgressLine:
             # loading the adapter and preparing a target are a worker's once, not the target's
             # per item; they are work done all the same, or the wall time they took would price
             # every item left (measured: an ETA at -j 2 twice the time the run took)
-            load_s = result.worker.get("load_ms", 0.0) / 1000
-            seconds = result.worker["elapsed_ms"] / 1000 - load_s
-            self._work += seconds + load_s
+            self._work += result.worker["elapsed_ms"] / 1000
+            seconds = (result.worker["elapsed_ms"] - result.worker.get("load_ms", 0.0)) / 1000
             first = (result.worker["pid"], kind) not in self._seen
             self._seen.add((result.worker["pid"], kind))
             if not first or kind.endswith(LARGE):  # a large item's seconds are its own
