@@ -124,7 +124,7 @@ def test_routes_off_the_default_run_are_planned_only_when_a_target_selects_them(
         "out": tmp_path,
     }
     default = {job.target.id for job in plan(RunConfig(**base)).jobs}  # type: ignore[arg-type]
-    assert default == {"torch/eager/cpu", "torch/export/cpu"}
+    assert default == {"torch/eager/cpu"}
     chosen = {job.target.id for job in plan(RunConfig(**base, targets=("*/torch-onnx/*", "torch/*"))).jobs}  # type: ignore[arg-type]
     assert chosen == {
         "torch/eager/cpu",

@@ -57,7 +57,7 @@ SELECTIONS = [
         None,
         {"directional-split-index-below-symint-range"},
         id="torch-export",
-        marks=pytest.mark.covered_by_main_job,  # a default-run target: see noxfile.py tests
+        marks=pytest.mark.extra_targets,  # off the default run
     ),
     pytest.param(
         "torch",
@@ -75,7 +75,7 @@ SELECTIONS = [
         None,
         {"pytorch-fe-no-directional-split-translator", "torch-directional-split-index-below-symint-range"},
         id="openvino-pytorch",
-        marks=pytest.mark.covered_by_main_job,  # a default-run target: see noxfile.py tests
+        marks=pytest.mark.extra_targets,  # off the default run
     ),
     pytest.param(
         "openvino",

@@ -221,7 +221,7 @@ def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:
     assert [(route.name, route.default) for route in info.routes] == [
         ("native", True),
         ("onnx", True),
-        ("pytorch", True),
+        ("pytorch", False),
         ("torch-export", False),
         ("tensorflow", False),
         ("tflite", False),

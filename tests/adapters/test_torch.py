@@ -124,7 +124,7 @@ def test_info_reports_the_installed_torch() -> None:
     assert (info.name, info.backend, info.version) == ("torch", "torch", torch.__version__)
     assert [(route.name, route.default) for route in info.routes] == [
         ("eager", True),
-        ("export", True),
+        ("export", False),
         ("compile", False),
     ]
     assert info.devices == ("cpu",)
