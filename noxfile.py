@@ -343,8 +343,9 @@ def tests(session: nox.Session) -> None:
         if any(arg == "-m" or arg.startswith("-m") for arg in session.posargs)
         else ["-m", "not covered_by_main_job and not extra_targets"]
     )
-    # -rs: a skipped test says why in the summary (a browser test without Chromium, above all)
-    session.run("python", "-m", "pytest", "-rs", *parallel, *chosen, *session.posargs)
+    # -rs: a skipped test says why in the summary (a browser test without Chromium, above all);
+    # --durations: the slowest tests in every log, where the session's ten minutes go
+    session.run("python", "-m", "pytest", "-rs", "--durations=15", *parallel, *chosen, *session.posargs)
 
 
 @nox.session(python=None)
