@@ -458,7 +458,7 @@ def typecheck(session: nox.Session) -> None:
     The adapters are checked by path: their import packages sit under adapters/<name>/, which
     mypy maps to the top-level modules conformance_<name> (no __init__.py above them).
     """
-    _install_all(session, "-e", ".[test]", "mypy", "types-PyYAML", "types-jsonschema")
+    _install_all(session, "-e", ".[test]", "mypy", "types-PyYAML", "types-jsonschema", extra_adapters=True)
     session.run("mypy", *TYPED, *session.posargs)
 
 
