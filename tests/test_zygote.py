@@ -66,6 +66,17 @@ def _answer(connection: Connection) -> tuple[int, str, int, int | None]:
     return said  # type: ignore[no-any-return]
 
 
+def _ready_worker(zygote: Zygote) -> None:
+    """Have ``zygote`` fork a worker, wait until the worker says it is ready, and let it go."""
+    forked = zygote.fork((1, None, ()))
+    assert forked is not None, zygote.reason
+    process, connection = forked
+    assert connection.recv()[0] == -1
+    connection.send(None)
+    process.join(timeout=10)
+    connection.close()
+
+
 def _one_job_on_a_fork(tmp_path: Path, adapter: str, learn: tuple[str, ...] = ()) -> str:
     """What a worker forked from a zygote (told to learn ``learn`` first) printed running one
     passing job of ``adapter``."""
@@ -74,7 +85,7 @@ def _one_job_on_a_fork(tmp_path: Path, adapter: str, learn: tuple[str, ...] = ()
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote, learn), zygote.reason
-        forked = zygote.fork((1, str(log), ()))  # answered once what it learned is in
+        forked = zygote.fork((1, str(log), ()))  # forked once what it learned is in
         assert forked is not None
         process, connection = forked
         assert connection.recv()[0] == -1
@@ -86,6 +97,15 @@ def _one_job_on_a_fork(tmp_path: Path, adapter: str, learn: tuple[str, ...] = ()
     finally:
         zygote.close()
     return log.read_text(encoding="utf-8")
+
+
+def _pid(process: Forked) -> int:
+    """The worker's pid, once the zygote has said it (it says so right after the fork)."""
+    deadline = time.monotonic() + 10
+    while process.pid is None:
+        assert time.monotonic() < deadline, "the zygote never said it forked the worker"
+        time.sleep(0.01)
+    return process.pid
 
 
 def _parent_of(pid: int) -> int:
@@ -103,8 +123,8 @@ def test_a_forked_worker_runs_jobs_and_its_death_is_reported(tmp_path: Path, thr
         forked = zygote.fork((threads, None, ()))
         assert forked is not None
         process, connection = forked
-        assert _parent_of(process.pid) == zygote.process.pid != os.getpid()
         assert connection.recv()[0] == -1  # prepared (nothing to prepare here)
+        assert _parent_of(_pid(process)) == zygote.process.pid != os.getpid()
         connection.send(job)
         index, line, _, _ = _answer(connection)  # the result as its journal line
         assert index == job.index and Result.from_json(json.loads(line)).status == "pass"
@@ -165,7 +185,7 @@ def test_the_zygote_freezes_what_it_imported_before_it_forks(
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote, ("freeze_probe",)), zygote.reason
-        zygote.fork((1, None, ()))  # answered once the import is done: the probe is in
+        _ready_worker(zygote)  # forked once the import is done: the probe is in
         assert probe.exists()
     finally:
         zygote.close()
@@ -177,10 +197,9 @@ def test_a_module_that_starts_a_thread_is_tried_in_a_child_and_not_imported(tmp_
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote, ("thread_at_import",)), zygote.reason
-        forked = zygote.fork((1, None, ()))  # answered once the zygote has tried it
-        assert forked is not None and zygote.usable
-        forked[1].send(None)
-        forked[0].join(timeout=10)
+        _ready_worker(zygote)  # forked once the zygote has tried it
+        zygote.poll()
+        assert zygote.usable, zygote.reason
     finally:
         zygote.close()
     assert "not importing thread_at_import: it starts a thread" in (tmp_path / "zygote.log").read_text(
@@ -268,7 +287,7 @@ def test_the_zygote_ends_without_tearing_down_what_it_imported(
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote, ("teardown_probe",)), zygote.reason
-        zygote.fork((1, None, ()))  # answered once the import is done: the probe is in
+        _ready_worker(zygote)  # forked once the import is done: the probe is in
     finally:
         zygote.close()
     assert not zygote.process.is_alive() and zygote.process.exitcode == 0
@@ -362,7 +381,7 @@ def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
         assert pool.zygote is not None
         assert "thread_at_import" in pool.starter.learned[None]
         assert pool.zygote.forkable(60), pool.zygote.reason
-        forked = pool.zygote.fork((99, None, ()))  # answered after the zygote has tried the module
+        forked = pool.zygote.fork((99, None, ()))  # forked after the zygote has tried the module
         assert forked is not None, pool.zygote.reason
         forked[1].send(None)
         forked[0].join(timeout=10)
@@ -387,10 +406,39 @@ def test_neither_the_zygote_nor_its_workers_would_write_a_core_dump(tmp_path: Pa
         assert forked is not None
         process, connection = forked
         assert connection.recv()[0] == -1  # prepared: past the worker's own limits
-        assert _core_limit(zygote.process.pid) == _core_limit(process.pid) == "1"
+        assert _core_limit(zygote.process.pid) == _core_limit(_pid(process)) == "1"
         process.kill()
         process.join(timeout=10)
         process.close()
+        connection.close()
+    finally:
+        zygote.close()
+
+
+def test_a_fork_asked_while_the_zygote_imports_does_not_hold_up_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The zygote forks between imports (TensorFlow's takes seconds); the parent, which serves
+    every other worker, hands it the request and goes on: the worker is forked, and its pid
+    known, once the import is done."""
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote), zygote.reason
+        zygote.learn(("gated_import",))  # its import waits for the gate
+        began = time.monotonic()
+        forked = zygote.fork((1, None, ()))
+        assert forked is not None and time.monotonic() - began < 1.0
+        process, connection = forked
+        assert process.pid is None and process.is_alive() and not connection.poll(0.5)
+        gate.touch()
+        assert connection.recv()[0] == -1  # forked once the import ended: ready
+        assert _parent_of(_pid(process)) == zygote.process.pid
+        connection.send(None)
+        process.join(timeout=10)
+        assert process.exitcode == 0
         connection.close()
     finally:
         zygote.close()

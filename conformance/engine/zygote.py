@@ -65,15 +65,23 @@ class Forked:
 
     Its sentinel is a pipe the zygote (the worker's parent, which reaps it) writes the exit code
     to: it reads as ended when the worker has exited, even if a process the worker started
-    still holds every descriptor the worker had. If the zygote itself goes away, it reads as
-    ended too, and the worker is killed rather than left unwatched.
+    still holds every descriptor the worker had. If the zygote itself goes away, or refuses to
+    fork it, it reads as ended too, and a worker it forked is killed rather than left unwatched.
+    Its pid is None until the zygote has said it forked it (see :meth:`Zygote.fork`).
     """
 
-    def __init__(self, pid: int, sentinel: int) -> None:
-        self.pid = pid
+    def __init__(self, zygote: Zygote, sentinel: int) -> None:
+        self._zygote = zygote
+        self._pid: int | None = None
         self.sentinel = sentinel
         self.exitcode: int | None = None
         self._ended = False
+
+    @property
+    def pid(self) -> int | None:
+        if self._pid is None:
+            self._zygote.poll()
+        return self._pid
 
     def _ended_now(self) -> None:
         self._ended = True
@@ -81,8 +89,7 @@ class Forked:
         if len(data) == 4:
             self.exitcode = int.from_bytes(data, "little", signed=True)
         else:  # the zygote went away: nobody reaps or reports this worker any more
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
+            self.kill()
 
     def is_alive(self) -> bool:
         if not self._ended and wait([self.sentinel], timeout=0):
@@ -94,7 +101,9 @@ class Forked:
             self._ended_now()
 
     def kill(self) -> None:
-        if not self._ended:
+        """Kill it, if it was forked (one the zygote has not forked yet finds its pipe closed and
+        ends when it is)."""
+        if self.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
 
@@ -119,20 +128,28 @@ class Zygote:
         self.usable: bool | None = None
         #: why it cannot fork (said once in its log and in the run's)
         self.reason = ""
+        #: the workers asked for and not yet said forked (or refused), in the order asked
+        self._asked: deque[Forked] = deque()
 
     def _read(self, wait_s: float) -> bool:
-        """Read one message within ``wait_s`` seconds: that it can fork, or why it cannot."""
-        if self.usable is False or not self._connection.poll(wait_s):
-            return False
+        """Read one message within ``wait_s`` seconds: that it can fork, that it forked (or
+        refused) the worker asked for first, or why it cannot fork."""
         try:
+            if not self._connection.poll(wait_s):
+                return False
             said, detail = self._connection.recv()
         except (EOFError, OSError):
             said, detail = "gone", "the zygote exited"
-        if said == "ready":
+        if said == "forked":
+            self._asked.popleft()._pid = int(detail)
+        elif said == "ready":
             self.usable = True
-        else:
-            self.usable, self.reason = False, str(detail)
-        return True
+        else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
+            if said == "refused":
+                self._asked.popleft()
+            if self.usable is not False:
+                self.usable, self.reason = False, str(detail)
+        return said != "gone"
 
     def poll(self) -> None:
         """Take in what the zygote has said, without waiting."""
@@ -147,21 +164,29 @@ class Zygote:
 
     def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
         """A new worker running ``worker.main(connection, *args)``; None when the zygote cannot
-        fork (the pool spawns it instead)."""
+        fork (the pool spawns it instead). The request is sent with the worker's ends of its
+        pipes and not waited for: the zygote forks between imports, which take seconds
+        (TensorFlow's), and the parent serves the other workers meanwhile."""
+        self.poll()
         if not self.forkable():
             return None
+        worker_end, child_end = socket.socketpair()
+        exit_read, exit_write = os.pipe()  # the zygote writes the worker's exit code here
         try:
             self._connection.send(("fork", args))
-            said, detail = self._connection.recv()
-            if said != "forked":
-                self.usable, self.reason = False, str(detail)
-                return None
             with socket.socket(fileno=os.dup(self._connection.fileno())) as carrier:
-                worker_end, exit_pipe = reduction.recvfds(carrier, 2)
-        except (EOFError, OSError) as error:  # the zygote died: spawn from now on
+                reduction.sendfds(carrier, [child_end.fileno(), exit_write])
+        except OSError as error:  # the zygote died: spawn from now on
             self.usable, self.reason = False, f"the zygote went away ({error})"
+            worker_end.close()
+            os.close(exit_read)
             return None
-        return Forked(int(detail), exit_pipe), Connection(worker_end)
+        finally:
+            child_end.close()
+            os.close(exit_write)
+        forked = Forked(self, exit_read)
+        self._asked.append(forked)
+        return forked, Connection(worker_end.detach())
 
     def learn(self, modules: Iterable[str]) -> None:
         """Have the zygote import ``modules`` (a worker found them thread-free), between forks."""
@@ -348,15 +373,20 @@ class _Server:
                     learned.extend(detail)
                     return True
                 continue
+            with socket.socket(fileno=os.dup(self.connection.fileno())) as carrier:
+                ends = reduction.recvfds(carrier, 2)  # the worker's end of its pipe, its exit pipe
             if not fork or worker.thread_count() != 1:  # never fork with a second thread
-                self.connection.send(("unsafe", f"{worker.thread_count()} threads in the zygote"))
+                self.connection.send(("refused", f"{worker.thread_count()} threads in the zygote"))
+                for end in ends:
+                    os.close(end)
                 continue
-            _fork(self.connection, detail, self.children, self.own)
+            _fork(self.connection, detail, ends, self.children, self.own)
 
 
-def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int], own: list[int]) -> None:
-    worker_end, child_end = socket.socketpair()
-    exit_read, exit_write = os.pipe()  # the zygote writes the worker's exit code here
+def _fork(
+    connection: Connection, args: tuple[Any, ...], ends: list[int], children: dict[int, int], own: list[int]
+) -> None:
+    worker_end, exit_write = ends  # made by the parent, which holds their other ends
     zygote = os.getpid()
     pid = os.fork()
     if pid == 0:  # the worker: keep only its own end of its pipe, and never return into the loop
@@ -366,24 +396,19 @@ def _fork(connection: Connection, args: tuple[Any, ...], children: dict[int, int
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            inherited = [*own, *children.values(), exit_read, exit_write, worker_end.detach()]
-            for descriptor in inherited:
+            for descriptor in [*own, *children.values(), exit_write]:
                 with contextlib.suppress(OSError):
                     os.close(descriptor)
-            worker.main(Connection(child_end.detach()), *args)
+            worker.main(Connection(worker_end), *args)
             code = 0
         except BaseException:  # a worker's own end; the pool reports its exit code
             with contextlib.suppress(Exception):
                 traceback.print_exc()
         finally:
             os._exit(code)
-    child_end.close()
+    os.close(worker_end)
     children[pid] = exit_write
     connection.send(("forked", pid))
-    with socket.socket(fileno=os.dup(connection.fileno())) as carrier:
-        reduction.sendfds(carrier, [worker_end.fileno(), exit_read])
-    worker_end.close()
-    os.close(exit_read)
 
 
 def _reap(children: dict[int, int]) -> None:
