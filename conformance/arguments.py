@@ -9,7 +9,7 @@ Only declarations: :mod:`conformance.cli` gives each verb its handler and does t
 from __future__ import annotations
 
 import argparse
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from conformance import __version__, options
 from conformance.errors import exit_epilog
@@ -28,9 +28,12 @@ Verbs: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 def _verb(verbs: Verbs, name: str, **declared: object) -> argparse.ArgumentParser:
     """A verb, whose ``--help`` ends on the table of its exit statuses."""
-    return verbs.add_parser(
-        name, epilog=exit_epilog(name), formatter_class=argparse.RawDescriptionHelpFormatter, **declared
-    )  # type: ignore[arg-type]
+    given: dict[str, Any] = {
+        "epilog": exit_epilog(name),
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+        **declared,
+    }
+    return verbs.add_parser(name, **given)
 
 
 def _corpus_verbs(verbs: Verbs) -> None:

@@ -18,7 +18,7 @@ import json
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -407,7 +407,7 @@ class Pool:
         for index in busy:
             self._look_at(index, ready)
 
-    def _look_at(self, index: int, ready: list[object]) -> None:
+    def _look_at(self, index: int, ready: Sequence[object]) -> None:
         """Handle what the busy worker ``index`` has sent, or its death, or its overrun."""
         slot = self.slots[index]
         job = slot.job

@@ -31,7 +31,8 @@ class Tolerant:
         self.lost = False
 
     def write(self, text: str) -> int:
-        return self._guarded(self._stream.write, text, default=len(text))
+        written: int = self._guarded(self._stream.write, text, default=len(text))
+        return written
 
     def flush(self) -> None:
         self._guarded(self._stream.flush, default=None)
@@ -98,7 +99,7 @@ def guarded() -> Iterator[tuple[Tolerant, Tolerant]]:
     _open_missing_descriptors()
     before = sys.stdout, sys.stderr
     out, err = Tolerant(_usable(sys.stdout, 1)), Tolerant(_usable(sys.stderr, 2))
-    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    sys.stdout, sys.stderr = out, err
     try:
         yield out, err
     finally:

@@ -149,7 +149,7 @@ class Zygote:
                 self._asked.popleft()
             if self.usable is not False:
                 self.usable, self.reason = False, str(detail)
-        return said != "gone"
+        return bool(said != "gone")
 
     def poll(self) -> None:
         """Take in what the zygote has said, without waiting."""
@@ -230,7 +230,7 @@ def _import(names: Iterable[str]) -> None:
             print(f"zygote: not imported {name}: {type(error).__name__}: {error}", file=sys.stderr)
         finally:
             sys.setrecursionlimit(limit)
-            warnings.filters[:] = filters
+            warnings.filters[:] = filters  # type: ignore[index]  # typeshed: a Sequence
 
 
 def _single_threaded(connection: Connection, server: _Server, imported: str) -> bool:

@@ -39,7 +39,7 @@ from conformance import dtypes
 from conformance.plugin import BACKEND_ORIGIN_ATTRIBUTE, AdapterError, BackendRefusal, Task, backend_calls
 
 if TYPE_CHECKING:
-    from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]
+    from ai_edge_litert.interpreter import Interpreter
 
 #: The builtin operator each ``tflite.*`` op id names.
 BUILTINS: Final[dict[str, str]] = {"tflite.SPLIT": "SPLIT", "tflite.SPLIT_V": "SPLIT_V"}
@@ -121,7 +121,7 @@ def convert(function: Any) -> bytes:
 def operators(model: bytes) -> tuple[str, ...]:
     """The operators of every subgraph of ``model`` in execution order, by their builtin names
     (``SPLIT``, ``STRIDED_SLICE``; a custom operator as ``CUSTOM:<name>``)."""
-    from ai_edge_litert import schema_py_generated as schema  # type: ignore[import-untyped]
+    from ai_edge_litert import schema_py_generated as schema
 
     names = {value: name for name, value in vars(schema.BuiltinOperator).items() if not name.startswith("_")}
     root = schema.Model.GetRootAs(model, 0)

@@ -24,7 +24,7 @@ from typing import Any
 from conformance.corpus.case import GraphSpec
 from conformance.corpus.catalogue import OPS
 from conformance.oracle.reference.directional_ops import DSPLIT, HSPLIT, VSPLIT
-from conformance.results.records import ParamsRecord
+from conformance.results.records import FormParams, ParamsRecord
 
 INT32_MAX = 2**31 - 1
 #: The data's element types by family, as the page's dtype rows list them (float32, the corpus's
@@ -273,7 +273,8 @@ def request_of(params: ParamsRecord, op: str) -> Request:
     """The request ``op`` is given by a result's resolved case."""
     data = params.get("data", {})
     shape = tuple(int(size) for size in data.get("shape", []))
-    form = params.get("form", {"kind": "", "value": []})
+    empty: FormParams = {"kind": "", "value": []}
+    form = params.get("form", empty)
     raw = form["value"]
     value = tuple(int(v) for v in raw) if isinstance(raw, list) else (int(raw),)
     written = params.get("axis")

@@ -215,8 +215,8 @@ def build(combined: CombinedResults) -> CompatPage:
     expected: Expected = {}
     case_rows: dict[str, set[int]] = defaultdict(set)
     adapters: dict[str, list[str]] = {}
-    for target in combined.targets:
-        adapters.setdefault(target["name"], []).append(target["id"])
+    for entry in combined.targets:
+        adapters.setdefault(entry["name"], []).append(entry["id"])
     for result in combined.results:
         case, op = result["case"], result["op"]
         found = classifier.rows(case, op, result["params"])

@@ -33,7 +33,7 @@ from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task,
 from conformance_executorch import program, reproducer
 
 if TYPE_CHECKING:
-    from executorch.runtime import Method  # type: ignore[import-untyped]
+    from executorch.runtime import Method
 
 NAME = "executorch"
 DESCRIPTION = (

@@ -26,7 +26,7 @@ from conformance.plugin import Task, backend_calls
 
 if TYPE_CHECKING:
     import torch
-    from executorch.runtime import Method  # type: ignore[import-untyped]
+    from executorch.runtime import Method
 
 #: The devices: ExecuTorch's portable kernels alone, or XNNPACK taking what its partitioner claims.
 DEVICES: Final = ("portable", "xnnpack")
@@ -59,11 +59,11 @@ def dense(tensor: torch.Tensor) -> torch.Tensor:
 
 def lowered(exported: torch.export.ExportedProgram, device: str) -> bytes:
     """``exported`` lowered for ``device`` and serialized by ``to_executorch``."""
-    from executorch.exir import to_edge, to_edge_transform_and_lower  # type: ignore[import-untyped]
+    from executorch.exir import to_edge, to_edge_transform_and_lower
 
     with backend_calls():
         if device == "xnnpack":
-            from executorch.backends.xnnpack.partition.xnnpack_partitioner import (  # type: ignore[import-untyped]
+            from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
                 XnnpackPartitioner,
             )
 

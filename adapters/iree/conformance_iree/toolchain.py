@@ -81,7 +81,7 @@ def import_onnx(model: bytes, function: str, inputs: tuple[str, ...]) -> Importe
 def compile_mlir(mlir: str) -> bytes:
     """The VM flatbuffer for ``mlir``; a compiler that fails says why in its diagnostics, which are
     raised as the backend's refusal."""
-    from iree.compiler.api import Output, Session, Source  # type: ignore[import-untyped]
+    from iree.compiler.api import Output, Session, Source
 
     session = Session()
     try:
@@ -135,7 +135,7 @@ _CONFIG: dict[str, Any] = {}
 def config() -> Any:
     """The driver's runtime config, one per process: it owns the device and its worker threads."""
     if DRIVER not in _CONFIG:
-        import iree.runtime as ireert  # type: ignore[import-untyped]
+        import iree.runtime as ireert
 
         _CONFIG[DRIVER] = ireert.Config(DRIVER)
     return _CONFIG[DRIVER]

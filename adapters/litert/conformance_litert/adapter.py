@@ -62,7 +62,7 @@ from conformance.plugin import (
 from conformance_litert import onnx2tf_route, reproducer
 
 if TYPE_CHECKING:
-    from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]
+    from ai_edge_litert.interpreter import Interpreter
 
 NAME = "litert"
 DEVICES = ("xnnpack", "builtin")
@@ -155,7 +155,7 @@ class LiteRTAdapter:
     def info(self) -> AdapterInfo:
         """LiteRT's version, and the TensorFlow whose converter wrote the models (from the installed
         metadata: an import here would cost every worker 4 s, the onnx2tf route's too)."""
-        from ai_edge_litert import __version__ as litert_version  # type: ignore[import-untyped]
+        from ai_edge_litert import __version__ as litert_version
 
         onnx2tf = onnx2tf_route.route(
             functools.partial(_load, self.threads), functools.partial(_onnx2tf_reproducer, self.threads)

@@ -59,7 +59,7 @@ import numpy as np
 from conformance.plugin import BackendRefusal, Route, Target, Task, Unsupported, backend_calls
 
 if TYPE_CHECKING:
-    from ai_edge_litert.interpreter import Interpreter  # type: ignore[import-untyped]
+    from ai_edge_litert.interpreter import Interpreter
 
 #: The keywords the route passes to onnx2tf.convert beside the two paths.
 SETTINGS: Final[Mapping[str, bool]] = {"non_verbose": True, "not_use_onnxsim": True}
@@ -131,7 +131,7 @@ def _convert(task: Task, target: Target) -> bytes:
 def _call_onnx2tf(source: Path, output: Path) -> None:
     """onnx2tf.convert as the route calls it; its ``sys.exit`` on an error becomes a refusal that
     quotes the error lines it printed (in colour, to stdout, whatever ``non_verbose`` says)."""
-    import onnx2tf  # type: ignore[import-untyped]  # onnx2tf ships no type information
+    import onnx2tf  # onnx2tf ships no type information
 
     printed = io.StringIO()
     with backend_calls(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):

@@ -134,5 +134,5 @@ class MnnAdapter:
 
     def prepare(self, target: Target) -> None:
         """Load MNN's library (it probes the CPU's features once) before the first item is timed."""
-        import MNN.expr  # type: ignore[import-untyped]
-        import MNN.nn  # type: ignore[import-untyped]  # noqa: F401
+        import MNN.expr
+        import MNN.nn  # noqa: F401

@@ -127,7 +127,7 @@ def convert(model: bytes) -> bytes:
 
 def load(converted: Converted) -> Loaded:
     """The module MNN loads from the converted file, with the graph's input and output names."""
-    import MNN.nn  # type: ignore[import-untyped]  # MNN ships no type information
+    import MNN.nn  # MNN ships no type information
 
     with tempfile.TemporaryDirectory(prefix="conformance-mnn-") as directory:
         path = Path(directory) / "model.mnn"
@@ -148,7 +148,7 @@ def carried(array: np.ndarray, element: str) -> tuple[np.ndarray, str]:
 
 def run(loaded: Loaded, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
     """One Express variable per input, ``forward``, every output read into a NumPy array."""
-    import MNN.expr as expr  # type: ignore[import-untyped]
+    import MNN.expr as expr
 
     variables = []
     with backend_calls():

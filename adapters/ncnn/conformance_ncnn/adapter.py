@@ -115,7 +115,7 @@ class NcnnAdapter:
 
     def prepare(self, target: Target) -> None:
         """Load ncnn's library (and torch on route pnnx) before the first item is timed."""
-        import ncnn  # type: ignore[import-untyped]  # noqa: F401
+        import ncnn  # noqa: F401
 
         if target.route == PNNX.name:
             import torch  # noqa: F401

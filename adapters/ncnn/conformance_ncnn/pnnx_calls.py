@@ -100,7 +100,7 @@ def traced_module(task: Task) -> bytes:
 
     module, example = torch_modules.build_module(task), torch_modules.example_inputs(task)
     with backend_calls():
-        traced = torch.jit.trace(module, example)
+        traced = torch.jit.trace(module, example)  # type: ignore[no-untyped-call]
     buffer = io.BytesIO()
     torch.jit.save(traced, buffer)
     return buffer.getvalue()

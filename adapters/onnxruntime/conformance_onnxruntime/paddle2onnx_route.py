@@ -88,7 +88,7 @@ def warm_up() -> None:
 
     from conformance.models import paddle_programs
 
-    paddle.set_device("cpu")
+    paddle.set_device("cpu")  # type: ignore[attr-defined]  # documented, not in its __all__
     spec = [InputSpec([2], "float32", name="x")]
     program = paddle.jit.to_static(paddle_programs.warm_split, input_spec=spec)
     with tempfile.TemporaryDirectory(prefix="paddle2onnx-") as folder:

@@ -75,7 +75,7 @@ class Signature:
 
 def signature(flatbuffer: bytes) -> Signature | None:
     """The first signature of ``flatbuffer`` and where its outputs are; None without one."""
-    from ai_edge_litert import schema_py_generated as schema  # type: ignore[import-untyped]
+    from ai_edge_litert import schema_py_generated as schema
 
     root = schema.Model.GetRootAs(flatbuffer, 0)
     if not root.SignatureDefsLength():

@@ -146,7 +146,7 @@ class PaddleAdapter:
         os.environ.setdefault("GLOG_minloglevel", "2")  # the executor's INFO lines say nothing of an item
         import paddle
 
-        paddle.set_device("cpu")
+        paddle.set_device("cpu")  # type: ignore[attr-defined]  # documented, not in its __all__
         threads = int(os.environ.get("CONFORMANCE_THREADS", "0") or 0)
         if threads:
             paddle.set_num_threads(threads) if hasattr(paddle, "set_num_threads") else None

@@ -60,7 +60,7 @@ class TensorflowAdapter:
         """Import TensorFlow with its thread pools sized to the worker's share of the cores, then
         warm the route up (:data:`conformance_tensorflow.routes.WARM_UPS`)."""
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
-        import tensorflow as tf
+        import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
 
         threads = int(os.environ.get("CONFORMANCE_THREADS", "0") or 0)
         with contextlib.suppress(RuntimeError):  # set already: a second target in this worker

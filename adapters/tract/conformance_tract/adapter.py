@@ -170,4 +170,4 @@ class TractAdapter:
         """Turn off tract's error backtraces (see :func:`loading.quiet_error_backtraces`) and load
         tract's native library before the first item is timed."""
         loading.quiet_error_backtraces()
-        import tract  # type: ignore[import-untyped]  # noqa: F401
+        import tract  # noqa: F401

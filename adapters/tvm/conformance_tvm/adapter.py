@@ -170,4 +170,4 @@ class TvmAdapter:
 
     def prepare(self, target: Target) -> None:
         """Import TVM and its ONNX frontend (3 s) before the first item is timed."""
-        import tvm.relax.frontend.onnx  # type: ignore[import-untyped]  # noqa: F401
+        import tvm.relax.frontend.onnx  # noqa: F401

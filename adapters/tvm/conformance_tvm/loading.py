@@ -68,7 +68,7 @@ def version() -> str:
 def import_model(model: bytes) -> Imported:
     """The serialized model through the Relax ONNX frontend (every exception is TVM's)."""
     import onnx
-    from tvm.relax.frontend.onnx import from_onnx  # type: ignore[import-untyped]  # TVM ships no types
+    from tvm.relax.frontend.onnx import from_onnx  # TVM ships no types
 
     proto = onnx.load_from_string(model)
     constants = {initializer.name for initializer in proto.graph.initializer}
@@ -78,7 +78,7 @@ def import_model(model: bytes) -> Imported:
 
 def compile_module(imported: Imported) -> Compiled:
     """``tvm.compile`` for the host CPU and a VM on it."""
-    import tvm  # type: ignore[import-untyped]
+    import tvm
     from tvm import relax
 
     executable = tvm.compile(imported.module, target=TARGET)
