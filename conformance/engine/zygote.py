@@ -84,12 +84,12 @@ class Forked:
         return self._pid
 
     def _ended_now(self) -> None:
-        self._ended = True
         data = os.read(self.sentinel, 4)
         if len(data) == 4:
             self.exitcode = int.from_bytes(data, "little", signed=True)
         else:  # the zygote went away: nobody reaps or reports this worker any more
             self.kill()
+        self._ended = True
 
     def is_alive(self) -> bool:
         if not self._ended and wait([self.sentinel], timeout=0):
@@ -101,9 +101,9 @@ class Forked:
             self._ended_now()
 
     def kill(self) -> None:
-        """Kill it, if it was forked (one the zygote has not forked yet finds its pipe closed and
-        ends when it is)."""
-        if self.pid is not None:
+        """Kill it, if it was forked and has not been reaped (its pid may be another process's by
+        then); one the zygote has not forked yet finds its pipe closed and ends when it is."""
+        if not self._ended and self.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
 
@@ -167,8 +167,8 @@ class Zygote:
         fork (the pool spawns it instead). The request is sent with the worker's ends of its
         pipes and not waited for: the zygote forks between imports, which take seconds
         (TensorFlow's), and the parent serves the other workers meanwhile."""
-        self.poll()
-        if not self.forkable():
+        self.poll()  # the answers to earlier requests, and whether it can fork at all
+        if self.usable is not True:
             return None
         worker_end, child_end = socket.socketpair()
         exit_read, exit_write = os.pipe()  # the zygote writes the worker's exit code here

@@ -131,7 +131,7 @@ def _convert(task: Task, target: Target) -> bytes:
 def _call_onnx2tf(source: Path, output: Path) -> None:
     """onnx2tf.convert as the route calls it; its ``sys.exit`` on an error becomes a refusal that
     quotes the error lines it printed (in colour, to stdout, whatever ``non_verbose`` says)."""
-    import onnx2tf  # onnx2tf ships no type information
+    import onnx2tf
 
     printed = io.StringIO()
     with backend_calls(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):

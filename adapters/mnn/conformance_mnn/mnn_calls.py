@@ -127,7 +127,7 @@ def convert(model: bytes) -> bytes:
 
 def load(converted: Converted) -> Loaded:
     """The module MNN loads from the converted file, with the graph's input and output names."""
-    import MNN.nn  # MNN ships no type information
+    import MNN.nn
 
     with tempfile.TemporaryDirectory(prefix="conformance-mnn-") as directory:
         path = Path(directory) / "model.mnn"

@@ -91,7 +91,7 @@ def unfed(arrays: Sequence[np.ndarray]) -> str | None:
 def load(converted: Converted) -> Loaded:
     """The param and weights files loaded into a net with one thread; a load that fails is ncnn's
     refusal, quoting its status."""
-    import ncnn  # the bindings ship no type information
+    import ncnn
 
     net = ncnn.Net()
     net.opt.num_threads = 1

@@ -90,7 +90,7 @@ def quiet_error_backtraces() -> None:
 def load(model: bytes) -> Loaded:
     """The model through tract's three calls (see the module docstring); every exception is
     tract's, raised below the bindings."""
-    import tract  # the bindings ship no type information
+    import tract
 
     with tempfile.TemporaryDirectory(prefix="conformance-tract-") as directory:
         path = Path(directory) / "model.onnx"

@@ -68,7 +68,7 @@ def version() -> str:
 def import_model(model: bytes) -> Imported:
     """The serialized model through the Relax ONNX frontend (every exception is TVM's)."""
     import onnx
-    from tvm.relax.frontend.onnx import from_onnx  # TVM ships no types
+    from tvm.relax.frontend.onnx import from_onnx
 
     proto = onnx.load_from_string(model)
     constants = {initializer.name for initializer in proto.graph.initializer}
