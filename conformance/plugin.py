@@ -17,10 +17,10 @@ executor, in a worker process, times each phase of an item itself:
    the suite's dtypes (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
 
 A route may add ``support`` (refuse what the backend cannot be handed at all), ``compile`` (a
-separately timed load step) and ``reproducer`` (a standalone snippet for reports); the adapter
-may add ``prepare`` (untimed start-up per worker). The loader checks the parameters of every call
-and refuses a misspelt ``prepare`` (:mod:`conformance.loading.hooks`), with a
-:class:`~conformance.errors.PluginError` naming the adapter, the route and the call.
+separately timed load step), ``reproducer`` (a standalone snippet for reports) and ``prepare``
+(untimed start-up per worker). The loader checks the parameters of every call
+(:mod:`conformance.loading.hooks`), with a :class:`~conformance.errors.PluginError` naming the
+adapter, the route and the call.
 
 An exception from build, compile or run is judged by where it came from (the suite records
 it as ``actual.raised.origin``): one raised by the backend is the backend refusing the input (a
@@ -89,7 +89,6 @@ __all__ = [
     "BackendRefusal",
     "ImpossibleOutput",
     "Judged",
-    "OptionalHooks",
     "Route",
     "Target",
     "Task",
@@ -122,6 +121,10 @@ class Route:
     out of a run unless a ``--target`` glob selects it: for routes spending over 20 ms an item
     (an exporter, a converter), which would multiply the time of the default run.
 
+    ``prepare(target)`` is called once per target in each worker before its first item, untimed:
+    import the backend and its frontends, load the device plugin, make one throwaway call. Without
+    it that cost lands in the first item's build time, and again after every worker replacement.
+
     ``own_worker`` (a reason) gives the route's jobs workers of their own: running no other
     route's jobs, forked from a zygote of their own that learns only their imports. For a backend
     that aborts the process when another backend was imported first (Paddle after TensorFlow);
@@ -136,6 +139,7 @@ class Route:
     support: Callable[[Task, Target], Unsupported | None] | None = field(default=None, kw_only=True)
     compile: Callable[[Any, Target], Any] | None = field(default=None, kw_only=True)
     reproducer: Callable[[Task, Target], str | None] | None = field(default=None, kw_only=True)
+    prepare: Callable[[Target], None] | None = field(default=None, kw_only=True)
     judged: Judged = field(default="values", kw_only=True)
     default: bool = field(default=True, kw_only=True)
     own_worker: str = field(default="", kw_only=True)
@@ -258,25 +262,14 @@ def backend_calls() -> Iterator[None]:
 @runtime_checkable
 class Adapter(Protocol):
     """What every adapter has: its info, whose routes carry the calls (see the module docstring
-    for a complete example). ``prepare`` is the one optional method (:class:`OptionalHooks`)."""
+    for a complete example)."""
 
     def info(self) -> AdapterInfo:
         """Name, backend, routes, devices and resolved options."""
         ...
 
 
-class OptionalHooks(Protocol):
-    """The method an adapter may add; the loader checks its name and parameters."""
-
-    def prepare(self, target: Target) -> None:
-        """Called once per target in each worker before its first item, untimed: import the
-        backend and its frontends, load the device plugin. Without it that cost lands in the
-        first item's build time, and again after every worker replacement."""
-        ...
-
-
-#: Each call's parameters, by name: an adapter's methods and a route's callables.
-ADAPTER_METHODS: Mapping[str, tuple[str, ...]] = MappingProxyType({"info": (), "prepare": ("target",)})
+#: Each call's parameters, by name: a route's callables.
 ROUTE_CALLS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "build": ("task", "target"),
@@ -284,6 +277,7 @@ ROUTE_CALLS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "support": ("task", "target"),
         "compile": ("model", "target"),
         "reproducer": ("task", "target"),
+        "prepare": ("target",),
     }
 )
 

@@ -33,8 +33,9 @@ from conformance.plugin import (
 
 def _calls(adapter: Any) -> dict[str, Any]:
     """A route's calls as the adapter's methods, so that each variant below overrides the one it
-    breaks."""
-    return {name: getattr(adapter, f"_{name}") for name in ("support", "build", "compile", "run")}
+    breaks (``_prepare`` only where a variant has one)."""
+    calls = {name: getattr(adapter, f"_{name}") for name in ("support", "build", "compile", "run")}
+    return {**calls, "prepare": getattr(adapter, "_prepare", None)}
 
 
 class Slicer:
@@ -209,8 +210,8 @@ class SlowLoader(Slicer):
 
 
 class SlowStart(Slicer):
-    """Takes ``load`` seconds to load and ``prepare`` seconds in prepare() (0 unless given), like a
-    backend importing its framework: neither is any item's time."""
+    """Takes ``load`` seconds to load and ``prepare`` seconds in its route's prepare() (0 unless
+    given), like a backend importing its framework: neither is any item's time."""
 
     name = "slow-start"
 
@@ -218,7 +219,7 @@ class SlowStart(Slicer):
         super().__init__(options)
         time.sleep(float(self.options.get("load", "0")))
 
-    def prepare(self, target: Target) -> None:
+    def _prepare(self, target: Target) -> None:
         time.sleep(float(self.options.get("prepare", "0")))
 
 
@@ -350,7 +351,7 @@ class BrokenPrepare(Slicer):
 
     name = "broken-prepare"
 
-    def prepare(self, target: Target) -> None:
+    def _prepare(self, target: Target) -> None:
         ctypes.string_at(0)
 
 

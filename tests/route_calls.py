@@ -21,6 +21,11 @@ def route(adapter: AnyAdapter, target: Target) -> Route:
     return hooks.of(adapter).route(target)
 
 
+def prepare(adapter: AnyAdapter, target: Target) -> None:
+    """The route's untimed start-up, as a worker calls it before the target's first item."""
+    hooks.of(adapter).prepare(target)
+
+
 def support(adapter: AnyAdapter, task: Task, target: Target) -> Unsupported | None:
     return hooks.of(adapter).unsupported(task, target)
 

@@ -68,7 +68,7 @@ def test_the_plugin_docstring_example_is_an_adapter_that_loads_and_passes() -> N
     adapter = namespace["NumpySplit"]({})
     checked = hooks.check("docstring example", adapter, adapter.info())
     route = checked.routes["eager"]
-    assert (route.support, route.compile, route.reproducer, checked.prepare) == (None,) * 4
+    assert (route.support, route.compile, route.reproducer, route.prepare) == (None,) * 4
     case = corpus().by_id("onnx-node-split-1d-uneven-split")
     result = run_item(adapter, Target("npsplit", "eager", "cpu"), case, "numpy.array_split", repeat=0)
     assert result.status == "pass", result.message
@@ -103,7 +103,6 @@ def test_the_guide_names_every_concept_in_at_most_eight_rows() -> None:
         "AnyAdapter",
         "comma_list",
         "Adapter",
-        "OptionalHooks",
     }
     assert [name for name in sorted(vendor_names) if name not in section] == []
 
@@ -146,9 +145,17 @@ class ThreeMethods:
         return np.array_split(task.data, list(model), axis=axis)
 
 
-class Misspelt(ThreeMethods):
-    def prepair(self, target: Target) -> None:
-        """Meant as prepare: never called, which the loader must say."""
+class OldPrepare(ThreeMethods):
+    def prepare(self, target: Target) -> None:
+        """An adapter-level prepare (routes carry it): never called, which the loader must say."""
+
+
+class MisSignedPrepare(ThreeMethods):
+    def _calls(self) -> dict[str, Any]:
+        return {**super()._calls(), "prepare": self._prepare}
+
+    def _prepare(self) -> None:  # lacks the target
+        pass
 
 
 class MisSigned(ThreeMethods):
@@ -182,7 +189,12 @@ def test_a_three_method_adapter_loads_and_its_items_pass() -> None:
 @pytest.mark.parametrize(
     ("adapter", "message"),
     [
-        (Misspelt, r"adapter 'test_adapter_contract:Misspelt'.*method 'prepair'.*did you mean 'prepare'"),
+        (OldPrepare, r"'test_adapter_contract:OldPrepare'.*method 'prepare'.*Route\(\.\.\., prepare="),
+        (
+            MisSignedPrepare,
+            r"'test_adapter_contract:MisSignedPrepare'.*route 'slices': its prepare\(\) "
+            r"cannot be called as prepare\(target\)",
+        ),
         (
             MisSigned,
             r"'test_adapter_contract:MisSigned'.*its reproducer\(task\) "

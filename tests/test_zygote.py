@@ -297,7 +297,7 @@ def test_the_zygote_ends_without_tearing_down_what_it_imported(
 class LearningSegfaulter(Segfaulter):
     """Imports the module named by its ``module`` option when it prepares a target."""
 
-    def prepare(self, target: Target) -> None:
+    def _prepare(self, target: Target) -> None:
         importlib.import_module(self.options["module"])
 
 

@@ -201,7 +201,7 @@ def _settle_output(log_path: str | None) -> int:
 
 @dataclass(frozen=True)
 class Preload:
-    """A target a new worker prepares before its first job (see ``Adapter.prepare``)."""
+    """A target a new worker prepares before its first job (see ``Route.prepare``)."""
 
     adapter: str
     options: tuple[tuple[str, str], ...]
@@ -377,13 +377,12 @@ def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, set[Preload]]:
 
 
 def _prepare(adapter: LoadedAdapter, target: Target) -> None:
-    """The adapter's optional ``prepare(target)``; what fails is printed, not raised: the target's
+    """The route's optional ``prepare(target)``; what fails is printed, not raised: the target's
     items meet the same problem and report it on their results."""
-    if adapter.hooks.prepare is not None:
-        try:
-            adapter.hooks.prepare(target)
-        except Exception:
-            traceback.print_exc()
+    try:
+        adapter.hooks.prepare(target)
+    except Exception:
+        traceback.print_exc()
 
 
 def _defect_result(job: Job, error: Exception) -> Result:

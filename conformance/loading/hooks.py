@@ -1,25 +1,23 @@
 """An adapter and its routes, checked once when loaded and then called through, never looked up.
 
 The contract (:mod:`conformance.plugin`): an adapter has ``info()``, whose routes carry their
-``build`` and ``run`` and optionally ``support``, ``compile`` and ``reproducer``; the adapter
-may add ``prepare``. Looking optional calls up at the moment of use hid mistakes (a misspelt
-``prepair`` was silently never called, a ``reproducer`` with the wrong parameters surfaced as a
-comment in a report), so every call is compared here with the parameters the contract gives it,
-and a public method of the adapter named one letter or two away from ``prepare`` is refused as
-a misspelling: a vendor learns of it from the first ``conformance adapters``.
+``build`` and ``run`` and optionally ``support``, ``compile``, ``reproducer`` and ``prepare``.
+Looking optional calls up at the moment of use hid mistakes (a ``reproducer`` with the wrong
+parameters surfaced as a comment in a report), so every call is compared here with the
+parameters the contract gives it, and an adapter-level ``prepare`` method (the contract before
+routes carried it), which nothing would call, is refused: a vendor learns of either from the
+first ``conformance adapters``.
 """
 
 from __future__ import annotations
 
-import difflib
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from conformance.errors import PluginError
 from conformance.plugin import (
-    ADAPTER_METHODS,
     ROUTE_CALLS,
     AdapterInfo,
     AnyAdapter,
@@ -29,21 +27,22 @@ from conformance.plugin import (
     Unsupported,
 )
 
-#: How alike a public method's name must be to ``prepare`` to be taken for its misspelling
-#: (``prepair`` 0.86; ``prepared`` 0.93).
-_MISSPELT = 0.8
-
 
 @dataclass(frozen=True)
 class Hooks:
-    """A checked adapter: its object, its routes by name (each with its calls), its ``prepare``."""
+    """A checked adapter: its object and its routes by name, each with its calls."""
 
     adapter: AnyAdapter
     routes: Mapping[str, Route]
-    prepare: Callable[[Target], None] | None = None
 
     def route(self, target: Target) -> Route:
         return self.routes[target.route]
+
+    def prepare(self, target: Target) -> None:
+        """The route's untimed start-up in this worker, if it has one."""
+        prepare = self.route(target).prepare
+        if prepare is not None:
+            prepare(target)
 
     def unsupported(self, task: Task, target: Target) -> Unsupported | None:
         """The route's refusal, if it has a ``support`` call and refuses."""
@@ -74,21 +73,13 @@ def _check_call(where: str, name: str, call: Any, wanted: tuple[str, ...]) -> No
         ) from None
 
 
-def _check_spelling(where: str, adapter: object) -> None:
-    """A public method named almost like ``prepare`` is a misspelling, not a helper."""
-    for name in dir(type(adapter)):
-        if (
-            name.startswith("_")
-            or name in ADAPTER_METHODS
-            or not callable(getattr(type(adapter), name, None))
-        ):
-            continue
-        close = difflib.get_close_matches(name, list(ADAPTER_METHODS), n=1, cutoff=_MISSPELT)
-        if close:
-            raise PluginError(
-                f"{where}: it has a method {name!r}, which is no method of the adapter protocol: "
-                f"did you mean {close[0]!r}? (a helper of that name: start it with an underscore)"
-            )
+def _check_no_prepare(where: str, adapter: object) -> None:
+    """An adapter-level ``prepare`` would never be called: a route carries it now."""
+    if callable(getattr(type(adapter), "prepare", None)):
+        raise PluginError(
+            f"{where}: it has a method 'prepare', which the suite never calls: a route's "
+            "prepare(target) does that work (Route(..., prepare=...), see conformance.plugin.Route)"
+        )
 
 
 def _checked_route(where: str, route: Route) -> Route:
@@ -102,12 +93,9 @@ def _checked_route(where: str, route: Route) -> Route:
 
 def check(where: str, adapter: object, info: AdapterInfo) -> Hooks:
     """The adapter's calls, or a PluginError naming ``where``, the route and the call at fault."""
-    _check_spelling(where, adapter)
-    prepare = getattr(adapter, "prepare", None)
-    if prepare is not None:
-        _check_call(where, "prepare", prepare, ADAPTER_METHODS["prepare"])
+    _check_no_prepare(where, adapter)
     routes = {route.name: _checked_route(where, route) for route in info.routes}
-    return Hooks(adapter, routes, prepare)  # type: ignore[arg-type]
+    return Hooks(adapter, routes)  # type: ignore[arg-type]
 
 
 def of(adapter: AnyAdapter | Hooks) -> Hooks:

@@ -108,7 +108,7 @@ def test_without_a_device_every_item_is_unsupported_saying_what_was_checked(
     monkeypatch.setattr(cupy_adapter, "_cupy", cupy)
     result = run_item(CupyAdapter({}), TARGET, suite().by_id("hsplit-rank2-parts-2"), "cupy.hsplit", repeat=0)
     assert result.status == "unsupported" and result.message.startswith(reason), result.message
-    CupyAdapter({}).prepare(TARGET)  # nothing to warm, and nothing raised
+    route_calls.prepare(CupyAdapter({}), TARGET)  # nothing to warm, and nothing raised
 
 
 def test_the_adapter_loads_without_cupy_and_lists_its_route_and_device() -> None:

@@ -119,7 +119,7 @@ def test_x64_mode_is_on_exactly_for_cpu_x64_items_of_one_adapter(route: str) -> 
 
 @pytest.mark.parametrize(("route", "device"), TARGETS)
 def test_prepare_warms_jax_in_the_target_s_mode_and_leaves_the_default(route: str, device: str) -> None:
-    JaxAdapter({}).prepare(Target("jax", route, device))
+    route_calls.prepare(JaxAdapter({}), Target("jax", route, device))
     assert jax.config.jax_platforms == "cpu"
     assert jax.numpy.asarray(np.zeros(1, np.int64)).dtype == np.int32
 

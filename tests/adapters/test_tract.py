@@ -236,10 +236,11 @@ def test_prepare_keeps_backtraces_out_of_tract_s_errors(tmp_path: Path) -> None:
     """With RUST_BACKTRACE=1 tract would capture a stack trace into every error (tens of ms each)."""
     code = (
         "from conformance_tract import TractAdapter, loading\n"
+        "from conformance.loading import hooks\n"
         "from conformance.plugin import Target\n"
         "import onnx\n"
         "from onnx import helper, TensorProto\n"
-        "TractAdapter({}).prepare(Target('tract', 'onnx', 'cpu'))\n"
+        "hooks.of(TractAdapter({})).prepare(Target('tract', 'onnx', 'cpu'))\n"
         "node = helper.make_node('Split', ['x'], ['a', 'b'], axis=5)\n"
         "x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [4])\n"
         "outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in 'ab']\n"

@@ -84,9 +84,19 @@ def _reproducer(task: Task, target: Target) -> str:
     )
 
 
+def _prepare(target: Target) -> None:
+    """Import CuPy, create the device's context and split once, contiguous and strided pieces
+    copied back: the first of each in a worker costs far more than any later one (the copy
+    of a strided piece compiles a kernel) and would otherwise be charged to one item."""
+    if device_problem() is not None:
+        return
+    cupy = _cupy()
+    for piece in cupy.split(cupy.zeros((2, 4), dtype=np.float32), 2, axis=1):
+        cupy.asnumpy(piece)
+
+
 #: Left out of the default run: on a machine without a GPU every item would be ``unsupported``, and
-#: the default run of a CPU machine stays as it was. CuPy is not in ``imports``: it loads the CUDA
-#: libraries when imported, which a process that forks workers must not have done.
+#: the default run of a CPU machine stays as it was.
 ROUTES = (
     Route(
         "cupy",
@@ -97,6 +107,7 @@ ROUTES = (
         run=_run,
         support=_support,
         reproducer=_reproducer,
+        prepare=_prepare,
     ),
 )
 
@@ -119,16 +130,6 @@ class CupyAdapter:
             devices=self.options.devices,
             options=self.options.resolved,
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import CuPy, create the device's context and split once, contiguous and strided pieces
-        copied back: the first of each in a worker costs far more than any later one (the copy
-        of a strided piece compiles a kernel) and would otherwise be charged to one item."""
-        if device_problem() is not None:
-            return
-        cupy = _cupy()
-        for piece in cupy.split(cupy.zeros((2, 4), dtype=np.float32), 2, axis=1):
-            cupy.asnumpy(piece)
 
 
 @functools.cache

@@ -84,6 +84,13 @@ def _reproducer(task: Task, target: Target) -> str:
     return reproducer.snippet(task, target.device)
 
 
+def _prepare(target: Target) -> None:
+    """Import torch and ExecuTorch and lower one throwaway program: the first export and
+    lowering of a process set up tracing and ExecuTorch's passes (seconds), which would
+    otherwise be timed as one item's build."""
+    program.warm_up(target.device)
+
+
 ROUTE: Final = Route(
     "edge",
     ("torch.*",),
@@ -93,6 +100,7 @@ ROUTE: Final = Route(
     support=_support,
     compile=_compile,
     reproducer=_reproducer,
+    prepare=_prepare,
     # about a second per item exporting and lowering (docs/performance.md)
     default=False,
 )
@@ -119,9 +127,3 @@ class ExecuTorchAdapter:
             devices=self.options.devices,
             options={**self.options.resolved, "exporter": " ".join(torch)},
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import torch and ExecuTorch and lower one throwaway program: the first export and
-        lowering of a process set up tracing and ExecuTorch's passes (seconds), which would
-        otherwise be timed as one item's build."""
-        program.warm_up(target.device)

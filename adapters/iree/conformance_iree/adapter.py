@@ -90,6 +90,12 @@ def _run(compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
     return toolchain.invoke(compiled, [feeds[name] for name in compiled.inputs], declared)
 
 
+def _prepare(target: Target) -> None:
+    """Load the importer, the compiler library and the device, and compile one throwaway module:
+    the first compile of a process initializes LLVM's targets, which would be one item's cost."""
+    toolchain.warm_up()
+
+
 ROUTE: Final = Route(
     "onnx",
     ("onnx.*",),
@@ -99,6 +105,7 @@ ROUTE: Final = Route(
     support=_support,
     compile=_compile,
     reproducer=reproducer.snippet,
+    prepare=_prepare,
     default=False,
     # none of these starts a thread when imported (checked: the runtime's device does, in compile)
 )
@@ -134,8 +141,3 @@ class IreeAdapter:
                 "onnx_sequence_consumer": sequence_consumers.LENGTH.text,
             },
         )
-
-    def prepare(self, target: Target) -> None:
-        """Load the importer, the compiler library and the device, and compile one throwaway module:
-        the first compile of a process initializes LLVM's targets, which would be one item's cost."""
-        toolchain.warm_up()

@@ -35,7 +35,7 @@ from collections.abc import Iterator, Mapping
 from importlib import metadata
 
 from conformance.errors import UsageError
-from conformance.plugin import AdapterInfo, AdapterOptions, Target
+from conformance.plugin import AdapterInfo, AdapterOptions
 from conformance_jax import calls, routes
 
 NAME = "jax"
@@ -69,17 +69,6 @@ class JaxAdapter:
             options={**self.options.resolved, "jaxlib": metadata.version("jaxlib"), **gpu},
             other_devices=tuple(device for device in calls.DEVICES if device not in self.options.devices),
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import JAX, start its clients and split once on the target's device and in its mode
-        (eagerly, and as the route warms up: :data:`conformance_jax.routes.WARM_UPS`): the first of
-        each in a worker costs far more than any later one and would otherwise be charged to one item."""
-        jax = calls.load(self.gpu)
-        with self._on(target.device):
-            jax.numpy.split(jax.numpy.zeros(2), 2)
-            warm_up = routes.WARM_UPS.get(target.route)
-            if warm_up is not None:
-                warm_up()
 
     @contextlib.contextmanager
     def _on(self, device: str) -> Iterator[None]:

@@ -4,7 +4,7 @@ device and 64-bit mode for the target's device), which the routes are made with.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Final
@@ -60,6 +60,14 @@ class _Eager:
     def run(self, compiled: Model, task: Task) -> Sequence[np.ndarray]:
         return _pieces(self.on, compiled.device, calls.eager(task), (task.data,))
 
+    def prepare(self, target: Target) -> None:
+        """JAX imported, its clients started and one split made on the target's device and in its
+        mode: the first of each in a worker costs far more than any later one."""
+        with self.on(target.device):
+            import jax
+
+            jax.numpy.split(jax.numpy.zeros(2), 2)
+
     @staticmethod
     def reproducer(task: Task, target: Target) -> str:
         """An eager call per run, on the device and in its mode."""
@@ -78,6 +86,15 @@ class _Jit:
             arguments, keywords = calls.lower_arguments(task)
             with backend_calls():
                 return Model(target.device, calls.jitted(task).lower(*arguments, **keywords))
+
+    def prepare(self, target: Target) -> None:
+        """What the eager route prepares, and one jitted split lowered and compiled."""
+        _Eager(self.on).prepare(target)
+        with self.on(target.device):
+            import jax
+
+            data = jax.numpy.zeros(2)
+            jax.jit(lambda x: jax.numpy.split(x, 2)).lower(data).compile()(data)
 
     def compile(self, model: Model, target: Target) -> Model:
         """XLA compiles the lowered function for the device."""
@@ -108,6 +125,7 @@ def routes(on: On) -> tuple[Route, ...]:
             run=eager.run,
             support=_support,
             reproducer=eager.reproducer,
+            prepare=eager.prepare,
             default=False,
         ),
         Route(
@@ -119,17 +137,7 @@ def routes(on: On) -> tuple[Route, ...]:
             run=jit.run,
             support=_support,
             reproducer=jit.reproducer,
+            prepare=jit.prepare,
             default=False,
         ),
     )
-
-
-def _warm_jit() -> None:
-    import jax
-
-    data = jax.numpy.zeros(2)
-    jax.jit(lambda x: jax.numpy.split(x, 2)).lower(data).compile()(data)
-
-
-#: Per route, what ``prepare`` runs after an eager split, in the target's device and mode.
-WARM_UPS: Final[Mapping[str, Callable[[], None]]] = {"jit": _warm_jit}

@@ -25,11 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-import numpy as np
-
 from conformance.errors import UsageError
-from conformance.plugin import AdapterInfo, AdapterOptions, Target
-from conformance_keras import backends, routes, tensors
+from conformance.plugin import AdapterInfo, AdapterOptions
+from conformance_keras import backends, routes
 
 NAME: Final = "keras"
 DEVICES: Final = ("cpu",)
@@ -56,17 +54,3 @@ class KerasAdapter:
             devices=self.options.devices,
             options={**self.options.resolved, "jax_x64": _X64[self.x64]},
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import the route's framework (seconds: TensorFlow 4 s, torch up to 7 s here) before any
-        item is timed; the first route a worker prepares also gets Keras imported with its backend
-        and one throwaway split. A later route's Keras is selected by its first item's build."""
-        if backends.missing(target.route) is not None:
-            return  # its items are unsupported: nothing to import
-        tensors.warm(target.route)
-        if backends.running() is None:
-            keras = backends.select(target.route)
-            with tensors.configured(target.route, self.x64):
-                data = tensors.to_backend(target.route, np.zeros(2, np.float32), keras)
-                for piece in keras.ops.split(data, 2):
-                    tensors.to_numpy(target.route, piece, keras)

@@ -44,7 +44,7 @@ the converter and the interpreter do with it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -120,6 +120,7 @@ def _converter_route(threads: int) -> Route:
         run=_run,
         support=_support,
         reproducer=functools.partial(_reproducer, threads),
+        prepare=functools.partial(_warm_up, threads),
         default=False,
         # neither starts a thread once the zygote has set the thread variables (OpenBLAS's pool)
     )
@@ -173,14 +174,3 @@ class LiteRTAdapter:
                 **onnx2tf_route.options(),
             },
         )
-
-    def prepare(self, target: Target) -> None:
-        """What the route loads on its first item (:data:`WARM_UPS`), before the first is timed."""
-        WARM_UPS[target.route](self.threads, target)
-
-
-#: Per route, its warm-up: on ``onnx2tf``, one throwaway onnx2tf conversion.
-WARM_UPS: Mapping[str, Callable[[int, Target], None]] = {
-    "converter": _warm_up,
-    "onnx2tf": lambda threads, target: onnx2tf_route.warm_up(),
-}

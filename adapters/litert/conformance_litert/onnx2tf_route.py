@@ -153,7 +153,7 @@ def _listing(directory: Path) -> str:
     return ", ".join(sorted(path.name for path in directory.iterdir())) if directory.is_dir() else "nothing"
 
 
-def warm_up() -> None:
+def warm_up(target: Target) -> None:
     """Import onnx2tf and convert one throwaway model: the first conversion of a process loads
     onnx2tf, tf_keras and onnxruntime and sets up TensorFlow's graph machinery (seconds), which
     would otherwise be timed as one item's build."""
@@ -232,6 +232,7 @@ def route(
         run=_invoke,
         support=_support,
         reproducer=reproducer,
+        prepare=warm_up,
         default=False,
         # not onnx2tf: importing it changes the process (see the module docstring)
     )

@@ -115,6 +115,12 @@ def _reproducer(task: Task, target: Target) -> str:
     )
 
 
+def _prepare(target: Target) -> None:
+    """Import MLX and split once, so that its start-up is not charged to the first item."""
+    mx = _mx()
+    mx.eval(*mx.split(mx.zeros((2, 4)), 2, axis=1, stream=mx.cpu))
+
+
 ROUTES = (
     Route(
         "eager",
@@ -123,6 +129,7 @@ ROUTES = (
         run=_run,
         support=_support,
         reproducer=_reproducer,
+        prepare=_prepare,
         description="mlx.core.split called on an mlx.core.array of the data, on the CPU stream",
     ),
 )
@@ -145,8 +152,3 @@ class MlxAdapter:
             devices=self.options.devices,
             options=self.options.resolved,
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import MLX and split once, so that its start-up is not charged to the first item."""
-        mx = _mx()
-        mx.eval(*mx.split(mx.zeros((2, 4)), 2, axis=1, stream=mx.cpu))

@@ -92,6 +92,12 @@ def reproducer(task: Task, target: Target) -> str | None:
     return snippets.snippet(task, inputs, outputs)
 
 
+def _prepare(target: Target) -> None:
+    """Load MNN's library (it probes the CPU's features once) before the first item is timed."""
+    import MNN.expr
+    import MNN.nn  # noqa: F401
+
+
 ROUTE: Final = Route(
     "onnx",
     ("onnx.Split-*", "onnx.SplitToSequence-11"),
@@ -101,6 +107,7 @@ ROUTE: Final = Route(
     run=run,
     support=support,
     reproducer=reproducer,
+    prepare=_prepare,
     # about 110 ms per item: the converter is a child process (see docs/performance.md)
     default=False,
 )
@@ -131,8 +138,3 @@ class MnnAdapter:
                 "onnx_version": onnx.__version__,
             },
         )
-
-    def prepare(self, target: Target) -> None:
-        """Load MNN's library (it probes the CPU's features once) before the first item is timed."""
-        import MNN.expr
-        import MNN.nn  # noqa: F401

@@ -65,6 +65,17 @@ def reproducer(task: Task, target: Target) -> str | None:
     return snippets.snippet(task)
 
 
+def _prepare_onnx(target: Target) -> None:
+    """Load ncnn's library before the first item is timed."""
+    import ncnn  # noqa: F401
+
+
+def _prepare_pnnx(target: Target) -> None:
+    """Load ncnn's library and torch, which traces, before the first item is timed."""
+    import ncnn  # noqa: F401
+    import torch  # noqa: F401
+
+
 PNNX: Final = Route(
     "pnnx",
     ("torch.*",),
@@ -74,6 +85,7 @@ PNNX: Final = Route(
     run=run,
     support=support,
     reproducer=reproducer,
+    prepare=_prepare_pnnx,
     default=False,
 )
 ONNX: Final = Route(
@@ -85,6 +97,7 @@ ONNX: Final = Route(
     run=run,
     support=support,
     reproducer=reproducer,
+    prepare=_prepare_onnx,
     default=False,
 )
 
@@ -112,10 +125,3 @@ class NcnnAdapter:
                 "net": ncnn_calls.OPTIONS,
             },
         )
-
-    def prepare(self, target: Target) -> None:
-        """Load ncnn's library (and torch on route pnnx) before the first item is timed."""
-        import ncnn  # noqa: F401
-
-        if target.route == PNNX.name:
-            import torch  # noqa: F401

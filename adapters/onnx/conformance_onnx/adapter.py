@@ -168,6 +168,11 @@ def _shapes_reproducer(task: Task, target: Target) -> str:
     return onnx_graphs.snippet(task, "import onnx\n\n", _LOAD + check + shown, None)
 
 
+def _prepare(target: Target) -> None:
+    """Import onnx and its reference runtime before the first item is timed."""
+    import onnx.reference  # noqa: F401
+
+
 REFERENCE: Final = Route(
     "reference",
     ("onnx.*",),
@@ -177,6 +182,7 @@ REFERENCE: Final = Route(
     run=_evaluate,
     support=_support,
     reproducer=_evaluator_reproducer,
+    prepare=_prepare,
 )
 SHAPE_INFERENCE: Final = Route(
     "shape-inference",
@@ -209,10 +215,6 @@ class OnnxToolsAdapter:
             devices=self.options.devices,
             options=self.options.resolved,
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import onnx and its reference runtime before the first item is timed."""
-        import onnx.reference  # noqa: F401
 
 
 def _tensors(outputs: Sequence[Any]) -> list[Any]:

@@ -48,7 +48,7 @@ any feed is needed.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -63,7 +63,7 @@ from conformance.plugin import (
     Unsupported,
 )
 from conformance_onnxruntime import optimizer_routes, paddle2onnx_route, tf2onnx_route, torch_onnx
-from conformance_onnxruntime.transport import run_onnx
+from conformance_onnxruntime.transport import prepare, run_onnx
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
@@ -249,6 +249,7 @@ def _default_route(settings: Settings) -> Route:
         run=run_onnx,
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
+        prepare=prepare,
         # not onnxruntime itself: it starts a thread when imported, so it loads in each worker
     )
 
@@ -286,21 +287,3 @@ class OnnxRuntimeAdapter:
                 **optimizer_routes.options(),
             },
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import onnxruntime and onnx before the first item is timed, and what the route loads on
-        its first item (:data:`WARM_UPS`)."""
-        import onnxruntime  # noqa: F401
-
-        from conformance.models import onnx_graphs  # noqa: F401
-
-        WARM_UPS.get(target.route, lambda: None)()
-
-
-#: Per route, what loads on its first item: tf2onnx's or paddle2onnx's first conversion, an
-#: optimizer's import.
-WARM_UPS: Mapping[str, Callable[[], None]] = {
-    "tf2onnx": tf2onnx_route.warm_up,
-    "paddle2onnx": paddle2onnx_route.warm_up,
-    **{name: functools.partial(optimizer_routes.warm_up, name) for name in optimizer_routes.TOOLS},
-}

@@ -34,6 +34,7 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Final
 
 from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
+from conformance_onnxruntime import transport
 from conformance_onnxruntime.transport import run_onnx
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ class Tool:
             run=run_onnx,
             support=functools.partial(_support, self.name, support),
             reproducer=functools.partial(_reproducer, self.name, settings),
+            prepare=functools.partial(warm_up, self.name),
             default=self.default,
         )
 
@@ -190,8 +192,10 @@ def optimize(task: Task, route: str) -> bytes:
     return serialized
 
 
-def warm_up(route: str) -> None:
-    """Import the tool before the first item is timed (onnxsim loads torch and onnxruntime: seconds)."""
+def warm_up(route: str, target: Target) -> None:
+    """What every route prepares, and the tool imported before the first item is timed (onnxsim
+    loads torch and onnxruntime: seconds)."""
+    transport.prepare(target)
     if installed(route):
         importlib.import_module(route)
 

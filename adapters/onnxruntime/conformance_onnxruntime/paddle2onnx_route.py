@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
+from conformance_onnxruntime import transport
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]
@@ -78,9 +79,11 @@ def _export(task: Task, target: Target) -> bytes:
     return model
 
 
-def warm_up() -> None:
-    """One throwaway export: the first of a process imports Paddle and paddle2onnx and traces its
-    first program (seconds), which would otherwise be timed as one item's build."""
+def warm_up(target: Target) -> None:
+    """What every route prepares, and one throwaway export: the first of a process imports Paddle
+    and paddle2onnx and traces its first program (seconds), which would otherwise be timed as one
+    item's build."""
+    transport.prepare(target)
     os.environ.setdefault("GLOG_minloglevel", "2")  # Paddle's INFO lines say nothing of an item
     import paddle
     import paddle2onnx
@@ -100,7 +103,6 @@ def warm_up() -> None:
 def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
     """Feeds the run's inputs by the names the program gave them (``x``, ``axis``)."""
     from conformance.models import paddle_programs
-    from conformance_onnxruntime import transport
 
     return transport.run(compiled, paddle_programs.feeds(task))
 
@@ -136,6 +138,7 @@ def route(settings: Settings) -> Route:
         run=_run,
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
+        prepare=warm_up,
         own_worker="the export imports Paddle, which segfaults imported after TensorFlow",
         default=False,
     )

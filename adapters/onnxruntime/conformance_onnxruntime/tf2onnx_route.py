@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from conformance.plugin import Route, Target, Task, Unsupported
+from conformance_onnxruntime import transport
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]
@@ -93,9 +94,11 @@ def _export(task: Task, target: Target) -> bytes:
     return serialized
 
 
-def warm_up() -> None:
-    """One throwaway conversion: the first of a process imports TensorFlow and tf2onnx and sets up
-    TensorFlow's graph machinery (seconds), which would otherwise be timed as one item's build."""
+def warm_up(target: Target) -> None:
+    """What every route prepares, and one throwaway conversion: the first of a process imports
+    TensorFlow and tf2onnx and sets up TensorFlow's graph machinery (seconds), which would
+    otherwise be timed as one item's build."""
+    transport.prepare(target)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
     import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
     import tf2onnx.convert
@@ -121,7 +124,6 @@ def _function_code(task: Task) -> str:
 def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
     """Feeds the inputs as the signature names them (tf2onnx keeps those names)."""
     from conformance.models import tf_functions
-    from conformance_onnxruntime import transport
 
     return transport.run(compiled, tf_functions.feeds(task))
 
@@ -155,5 +157,6 @@ def route(settings: Settings) -> Route:
         run=_run,
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
+        prepare=warm_up,
         default=False,
     )

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from conformance.plugin import Route, Target, Task, Unsupported
+from conformance_onnxruntime import transport
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]
@@ -93,7 +94,6 @@ def _export(task: Task, target: Target) -> bytes:
 def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
     """An exported module has one input, whatever the exporter named it; complex data in and out
     in the exporter's real representation (see the module docstring)."""
-    from conformance_onnxruntime import transport
 
     outputs = transport.run(compiled, {compiled.get_inputs()[0].name: _as_real(task.data)})
     return [_as_complex(output, task.data.dtype) for output in outputs]
@@ -167,5 +167,6 @@ def route(settings: Settings) -> Route:
         run=_run,
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
+        prepare=transport.prepare,
         default=False,
     )

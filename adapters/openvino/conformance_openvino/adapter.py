@@ -240,7 +240,6 @@ class OpenVINOAdapter:
                 f"openvino properties: {PRECISION_KEY}={pinned} would let CPU inference alter float data; "
                 f"the adapter pins {PRECISION}"
             )
-        self._routes: dict[str, RouteCalls] = {}
         self.routes = tuple(self._route(spec) for spec in SPECS)
 
     @staticmethod
@@ -301,16 +300,8 @@ class OpenVINOAdapter:
         calls = RouteCalls(self, spec)
         return Route(
             spec.name, spec.ops, spec.description, build=calls.build, run=calls.run, compile=calls.compile,
-            support=calls.support, reproducer=calls.reproducer, default=spec.default,
+            support=calls.support, reproducer=calls.reproducer, prepare=calls.prepare, default=spec.default,
         )  # fmt: skip
-
-    def prepare(self, target: Target) -> None:
-        """Import the route's frontend and load the device plugin before the first item is timed."""
-        module = self._routes[target.route].module()
-        self._core.get_property(target.device, "FULL_DEVICE_NAME")
-        warm_up = getattr(module, "warm_up", None)
-        if callable(warm_up):
-            warm_up()
 
 
 class RouteCalls:
@@ -320,7 +311,14 @@ class RouteCalls:
     def __init__(self, adapter: OpenVINOAdapter, spec: RouteSpec) -> None:
         self.adapter, self.spec = adapter, spec
         self._module: RouteModule | None = None
-        adapter._routes[spec.name] = self
+
+    def prepare(self, target: Target) -> None:
+        """Import the route's frontend and load the device plugin before the first item is timed."""
+        module = self.module()
+        self.adapter._core.get_property(target.device, "FULL_DEVICE_NAME")
+        warm_up = getattr(module, "warm_up", None)
+        if callable(warm_up):
+            warm_up()
 
     def module(self) -> RouteModule:
         """The route's module, imported on first use (ONNX, torch and TensorFlow stay unimported

@@ -97,6 +97,31 @@ def static_reproducer(task: Task, target: Target) -> str:
     return body
 
 
+def _prepare_eager(target: Target) -> None:
+    """Import Paddle on the CPU with its log quiet, and make one call: the first of a process costs
+    far more than any later one and would land on one item."""
+    os.environ.setdefault("GLOG_minloglevel", "2")  # the executor's INFO lines say nothing of an item
+    import paddle
+
+    paddle.set_device("cpu")  # type: ignore[attr-defined]  # documented, not in its __all__
+    threads = int(os.environ.get("CONFORMANCE_THREADS", "0") or 0)
+    if threads:
+        paddle.set_num_threads(threads) if hasattr(paddle, "set_num_threads") else None
+    paddle.split(paddle.zeros([2]), 2)
+
+
+def _prepare_static(target: Target) -> None:
+    """What the eager route prepares, and one trace: the first of a process is the slowest."""
+    _prepare_eager(target)
+    import paddle
+    from paddle.static import InputSpec
+
+    from conformance.models import paddle_programs
+
+    warm = paddle.jit.to_static(paddle_programs.warm_split, input_spec=[InputSpec([None], "float32")])
+    warm(paddle.zeros([2]))
+
+
 #: Paddle segfaults when imported into a process that has imported TensorFlow (the other order
 #: works): its routes get workers of their own
 APART = "Paddle segfaults imported after TensorFlow"
@@ -109,6 +134,7 @@ ROUTES = (
         build=build_eager,
         run=run_eager,
         reproducer=eager_reproducer,
+        prepare=_prepare_eager,
         own_worker=APART,
     ),
     Route(
@@ -119,6 +145,7 @@ ROUTES = (
         build=build_static,
         run=run_static,
         reproducer=static_reproducer,
+        prepare=_prepare_static,
         own_worker=APART,
         default=False,  # tracing costs about 0.25 s an item: nox -s extra_targets runs it
     ),
@@ -139,22 +166,3 @@ class PaddleAdapter:
             raise ModuleNotFoundError("PaddlePaddle is not installed (python -m pip install paddlepaddle)")
         distribution, version = found
         return AdapterInfo(NAME, distribution, version, ROUTES, self.options.devices, self.options.resolved)
-
-    def prepare(self, target: Target) -> None:
-        """Import Paddle on the CPU with its log quiet, and make one call (and one trace on ``static``):
-        the first of a process costs far more than any later one and would land on one item."""
-        os.environ.setdefault("GLOG_minloglevel", "2")  # the executor's INFO lines say nothing of an item
-        import paddle
-
-        paddle.set_device("cpu")  # type: ignore[attr-defined]  # documented, not in its __all__
-        threads = int(os.environ.get("CONFORMANCE_THREADS", "0") or 0)
-        if threads:
-            paddle.set_num_threads(threads) if hasattr(paddle, "set_num_threads") else None
-        paddle.split(paddle.zeros([2]), 2)
-        if target.route == "static":
-            from paddle.static import InputSpec
-
-            from conformance.models import paddle_programs
-
-            warm = paddle.jit.to_static(paddle_programs.warm_split, input_spec=[InputSpec([None], "float32")])
-            warm(paddle.zeros([2]))

@@ -25,12 +25,10 @@ route's calls are in :mod:`conformance_tensorflow.routes`.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Mapping
 
-from conformance.plugin import AdapterInfo, AdapterOptions, Target, installed_distribution
-from conformance_tensorflow.routes import ROUTES, WARM_UPS
+from conformance.plugin import AdapterInfo, AdapterOptions, installed_distribution
+from conformance_tensorflow.routes import ROUTES
 
 NAME = "tensorflow"
 DEVICES = ("cpu",)
@@ -55,20 +53,6 @@ class TensorflowAdapter:
             devices=self.options.devices,
             options=self.options.resolved,
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import TensorFlow with its thread pools sized to the worker's share of the cores, then
-        warm the route up (:data:`conformance_tensorflow.routes.WARM_UPS`)."""
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
-        import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
-
-        threads = int(os.environ.get("CONFORMANCE_THREADS", "0") or 0)
-        with contextlib.suppress(RuntimeError):  # set already: a second target in this worker
-            tf.config.threading.set_intra_op_parallelism_threads(threads)
-            tf.config.threading.set_inter_op_parallelism_threads(threads)
-        warm_up = WARM_UPS.get(target.route)
-        if warm_up is not None:
-            warm_up()
 
 
 def _distribution() -> tuple[str, str]:

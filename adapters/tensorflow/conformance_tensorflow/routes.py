@@ -3,7 +3,9 @@ the traced function without and with XLA, which share their calls but for ``jit_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -20,6 +22,18 @@ _OPS: Final = ("tensorflow.*",)
 
 
 # eager: the op called on a tensor of the data; nothing to build
+
+
+def _prepare(target: Target) -> None:
+    """Import TensorFlow with its thread pools sized to the worker's share of the cores before the
+    first item is timed."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
+    import tensorflow as tf
+
+    threads = int(os.environ.get("CONFORMANCE_THREADS", "0") or 0)
+    with contextlib.suppress(RuntimeError):  # set already: a second target in this worker
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
 
 
 def _build_eager(task: Task, target: Target) -> None:
@@ -78,9 +92,10 @@ class _Traced:
     def reproducer(self, task: Task, target: Target) -> str:
         return snippets.traced(task, jit_compile=self.jit_compile)
 
-    def warm_up(self) -> None:
-        """One throwaway trace (and XLA compilation), whose first time in a process costs far
-        more than any later one and would otherwise land on one item."""
+    def prepare(self, target: Target) -> None:
+        """TensorFlow imported, and one throwaway trace (and XLA compilation), whose first time in
+        a process costs far more than any later one and would otherwise land on one item."""
+        _prepare(target)
         import tensorflow as tf
 
         tf.function(lambda x: tf.split(x, 2), autograph=False, jit_compile=self.jit_compile)(tf.zeros([2]))
@@ -94,6 +109,7 @@ class _Traced:
             run=self.run,
             support=self.support,
             reproducer=self.reproducer,
+            prepare=self.prepare,
             default=default,
         )
 
@@ -108,6 +124,7 @@ ROUTES: Final = (
         build=_build_eager,
         run=_run_eager,
         reproducer=_reproduce_eager,
+        prepare=_prepare,
     ),
     _FUNCTION.route(
         "function", "a tf.function traced with the case's input signature, run as the concrete function"
@@ -116,5 +133,3 @@ ROUTES: Final = (
         "xla", "the same tf.function compiled by XLA (jit_compile=True) at its first call", default=False
     ),
 )
-#: Per route, what ``prepare`` runs after importing TensorFlow.
-WARM_UPS: Final[Mapping[str, Callable[[], None]]] = {"function": _FUNCTION.warm_up, "xla": _XLA.warm_up}

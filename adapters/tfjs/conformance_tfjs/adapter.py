@@ -127,6 +127,21 @@ def _js_error(name: str) -> type[BackendRefusal]:
     return _JS_ERRORS[name]
 
 
+def _prepare(target: Target) -> None:
+    """Start this worker's Node process and make the target's backend ready (the WASM module
+    compiles once), so that neither is charged to the first item."""
+    if node_process.setup_problem() is None:
+        request = {
+            "backend": target.device,
+            "dtype": "float32",
+            "shape": [2],
+            "data": _b64(bytes(8)),
+            "split": 2,
+            "axis": None,
+        }
+        node_process.node().ask(request)
+
+
 ROUTES = (
     Route(
         "node",
@@ -135,6 +150,7 @@ ROUTES = (
         run=_run,
         support=_support,
         reproducer=reproducer.snippet,
+        prepare=_prepare,
         description="tf.split run by TF.js in this worker's Node.js process, fed over a pipe",
     ),
 )
@@ -158,17 +174,3 @@ class TfjsAdapter:
             devices=self.options.devices,
             options=self.options.resolved,
         )
-
-    def prepare(self, target: Target) -> None:
-        """Start this worker's Node process and make the target's backend ready (the WASM module
-        compiles once), so that neither is charged to the first item."""
-        if node_process.setup_problem() is None:
-            request = {
-                "backend": target.device,
-                "dtype": "float32",
-                "shape": [2],
-                "data": _b64(bytes(8)),
-                "split": 2,
-                "axis": None,
-            }
-            node_process.node().ask(request)

@@ -37,8 +37,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.errors import UsageError
-from conformance.plugin import AdapterInfo, AdapterOptions, Target
-from conformance_torch.routes import ROUTES, WARM_UPS
+from conformance.plugin import AdapterInfo, AdapterOptions
+from conformance_torch.routes import ROUTES
 
 NAME = "torch"
 DEFAULT_DEVICE = "cpu"
@@ -67,14 +67,6 @@ class TorchAdapter:
             devices=self.options.devices,
             options=self.options.resolved,
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import torch, and warm the route up (:data:`conformance_torch.routes.WARM_UPS`)."""
-        import torch  # noqa: F401  # the import is the preparation
-
-        warm_up = WARM_UPS.get(target.route)
-        if warm_up is not None:
-            warm_up()
 
 
 def _device_problem(device: str) -> str | None:

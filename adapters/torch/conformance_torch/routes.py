@@ -4,7 +4,7 @@ device placement, the run and the reproducer's frame around the route's own stat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -136,7 +136,13 @@ def _making_export(task: Task, tensor: str) -> str:
     )
 
 
-def _warm_export() -> None:
+def _prepare(target: Target) -> None:
+    """Import torch before the first item is timed."""
+    import torch  # noqa: F401  # the import is the preparation
+
+
+def _warm_export(target: Target) -> None:
+    """One throwaway export: the first of a process spends seconds setting up tracing."""
     import torch
 
     torch.export.export(_identity(), (torch.zeros(2),))
@@ -169,7 +175,8 @@ def _making_compile(task: Task, tensor: str) -> str:
     return f"split = torch.compile(Split(), backend='inductor', dynamic={dynamic}, fullgraph=True)\n"
 
 
-def _warm_compile() -> None:
+def _warm_compile(target: Target) -> None:
+    """One throwaway compilation: the first of a process sets up inductor's C++ toolchain."""
     import torch
 
     torch.compile(_identity(), backend="inductor", fullgraph=True)(torch.zeros(2))
@@ -182,6 +189,7 @@ ROUTES: Final = (
         _build_eager,
         support=_support,
         reproducer=_reproducer(lambda task, tensor: "split = Split()\n"),
+        prepare=_prepare,
     ),
     _route(
         "export",
@@ -189,6 +197,7 @@ ROUTES: Final = (
         _build_export,
         support=_support_export,
         reproducer=_reproducer(_making_export),
+        prepare=_warm_export,
         default=False,  # about 27 ms an item (exporting): over the default run's 20 ms
     ),
     _route(
@@ -197,9 +206,7 @@ ROUTES: Final = (
         _build_compile,
         support=_support,
         reproducer=_reproducer(_making_compile),
+        prepare=_warm_compile,
         default=False,
     ),
 )
-#: Per route, one throwaway export or compilation for ``prepare``: the first in a process spends
-#: seconds setting up tracing (and inductor's C++ toolchain) that would otherwise be one item's.
-WARM_UPS: Final[Mapping[str, Callable[[], None]]] = {"export": _warm_export, "compile": _warm_compile}

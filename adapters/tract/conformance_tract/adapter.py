@@ -122,6 +122,13 @@ def _call(variables: Mapping[str, str]) -> str:
     )
 
 
+def _prepare(target: Target) -> None:
+    """Turn off tract's error backtraces (see :func:`loading.quiet_error_backtraces`) and load
+    tract's native library before the first item is timed."""
+    loading.quiet_error_backtraces()
+    import tract  # noqa: F401
+
+
 ROUTE: Final = Route(
     "onnx",
     ("onnx.*",),
@@ -134,6 +141,7 @@ ROUTE: Final = Route(
     support=_support,
     compile=_compile,
     reproducer=_reproducer,
+    prepare=_prepare,
     default=False,
     # importing tract loads its native library and starts no thread (checked: /proc/self/task)
 )
@@ -165,9 +173,3 @@ class TractAdapter:
                 "onnx_version": onnx.__version__,
             },
         )
-
-    def prepare(self, target: Target) -> None:
-        """Turn off tract's error backtraces (see :func:`loading.quiet_error_backtraces`) and load
-        tract's native library before the first item is timed."""
-        loading.quiet_error_backtraces()
-        import tract  # noqa: F401

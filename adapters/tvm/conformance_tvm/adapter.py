@@ -125,6 +125,11 @@ def _call(variables: Mapping[str, str]) -> str:
     return f'outputs = pieces(vm["main"]({arguments}))\nprint([output.shape for output in outputs])\n'
 
 
+def _prepare(target: Target) -> None:
+    """Import TVM and its ONNX frontend (3 s) before the first item is timed."""
+    import tvm.relax.frontend.onnx  # noqa: F401
+
+
 ROUTE: Final = Route(
     "onnx",
     ("onnx.*",),
@@ -135,6 +140,7 @@ ROUTE: Final = Route(
     support=_support,
     compile=_compile,
     reproducer=_reproducer,
+    prepare=_prepare,
     default=False,
     # importing tvm (and its Relax ONNX frontend) starts no thread: checked with /proc/self/task
     # under the zygote's OPENBLAS_NUM_THREADS=1
@@ -167,7 +173,3 @@ class TvmAdapter:
                 "onnx_version": onnx.__version__,
             },
         )
-
-    def prepare(self, target: Target) -> None:
-        """Import TVM and its ONNX frontend (3 s) before the first item is timed."""
-        import tvm.relax.frontend.onnx  # noqa: F401
