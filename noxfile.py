@@ -332,8 +332,11 @@ def tests(session: nox.Session) -> None:
     session.run("ruff", "check", "--select", "F", *LINTED)
     # three pytest workers (pytest-xdist) on two cores: many tests wait on the suite's own worker
     # processes, a timeout or a signal (at -n 2 the session kept 1.62 of 2 cores busy; -n 3 took
-    # 664 s where -n 2 took 742 s, one after the other, 2026-11-26)
-    parallel = [] if any(arg.startswith(("-n", "--numprocesses")) for arg in session.posargs) else ["-n", "3"]
+    # 664 s where -n 2 took 742 s, one after the other, 2026-11-26). Work stealing: with xdist's
+    # default, tests queued on one worker stay there, and the last ran alone for 72 s after the
+    # others had finished; an idle worker now takes half of the longest queue (8 s, 2026-11-26)
+    chosen_n = any(arg.startswith(("-n", "--numprocesses")) for arg in session.posargs)
+    parallel = [] if chosen_n else ["-n", "3", "--dist", "worksteal"]
     # the adapters' own raw runs of default-run targets re-check what the main job's test checks on
     # the same items (test_main_job.py): left out by name here, run when selected alone. The tests of
     # targets off the default run (a third of the time) are left out too: `-- -m extra_targets` runs

@@ -14,9 +14,9 @@ LONGEST = "test_main_job.py"
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The main job first, then the modules that hold a test marked ``slow``, then the others, each
     module's tests kept together (its module-scoped fixtures are made once) and in collection order.
-    pytest-xdist hands tests out in this order as its workers free up, so the minutes-long ones start
-    early and the last minutes are spent on tests of a second or less, not on one worker finishing a
-    long test while the other idles."""
+    pytest-xdist queues tests on its workers in this order (``nox -s tests`` lets an idle worker take
+    the tail of a busy one's queue), so the minutes-long ones start early and the last minutes are
+    spent on tests of a second or less, not on one worker finishing a long test while the others idle."""
     slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
 
     def rank(item: pytest.Item) -> int:
