@@ -14,7 +14,6 @@ from typing import Any, TypeAlias
 from conformance import __version__, options
 from conformance.errors import exit_epilog
 from conformance.explore.limits import Limits
-from conformance.results import versions
 
 
 def run_arguments(run: argparse.ArgumentParser) -> None:
@@ -150,7 +149,7 @@ def _versions_verb(verbs: Verbs) -> None:
         "-o", "--output", metavar="FILE", help="also write the comparison as an HTML page"
     )
     versions_verb.add_argument(
-        "--rows", type=int, default=versions.TERMINAL_ROWS, metavar="N", help="items printed per route"
+        "--rows", type=int, metavar="N", help="items printed per route (default: what the summary chooses)"
     )
 
 

@@ -7,6 +7,10 @@ machine stopped the verb, 5 two runs ``diff`` cannot compare, 128 + the signal w
 SIGTERM or SIGHUP stopped it (what finished is written: conformance.engine.interruption). A run
 that did not judge its whole selection never exits 0. Every message about a case names its file
 and line. Input is refused before any work starts or anything about it is printed.
+
+Each verb imports what it uses when it starts: the run's planning (the corpus's schema, the
+reference, the worker) and Hypothesis would otherwise cost every verb that reads only results
+files (``merge``, ``diff``, ``versions``, ``compat``, ``report``) 0.4 s before its first line.
 """
 
 from __future__ import annotations
@@ -18,39 +22,32 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from conformance import arguments, options, publishing, report
-from conformance.certify import certification
-from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
-from conformance.corpus import builtin, catalogue
-from conformance.corpus.loader import Suite, load_paths
-from conformance.corpus.selection import Item, select, unmatched_ops, unmatched_tags
+from conformance import arguments, options
 from conformance.engine import interruption, streams
-from conformance.engine.progress import exit_status, nothing_judged, summary_table, verdict
 from conformance.errors import ConformanceError, Exit, UsageError
-from conformance.loading import registry
-from conformance.oracle.corpus_check import check_corpus
-from conformance.report import certificate_page, diff_page, versions_page
-from conformance.results import diff as run_diff
-from conformance.results import document as results_file
-from conformance.results import findings, merge, versions
-from conformance.results.combined import combine
-from conformance.results.document import read_documents
-from conformance.run import planning, resumption, runner
 from conformance.storage import out_folder
-from conformance.storage.journal import FILE_NAME as JOURNAL
-from conformance.storage.journal import Journal
+
+if TYPE_CHECKING:
+    from conformance.corpus.loader import Suite
+    from conformance.corpus.selection import Item
+    from conformance.run import planning, runner
 
 
 def _load(cases: Sequence[str] | None) -> Suite:
     """The case files of ``--cases`` (repeatable, as every verb takes them), or the corpus."""
+    from conformance.corpus import builtin
+    from conformance.corpus.loader import load_paths
+
     return load_paths(cases or [str(builtin.default_cases())])
 
 
 def _select(args: argparse.Namespace, suite: Suite) -> list[Item]:
     """The items ``list`` shows; a value of ``--op`` or ``--tag`` that matches nothing is refused
     (among good ones, it would only narrow the listing)."""
+    from conformance.corpus.selection import select, unmatched_ops, unmatched_tags
+
     problems = unmatched_ops(args.op or ()) + unmatched_tags(args.tag or (), suite.cases)
     if problems:
         raise UsageError("; ".join(problems))
@@ -58,6 +55,9 @@ def _select(args: argparse.Namespace, suite: Suite) -> list[Item]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from conformance.corpus.selection import select
+    from conformance.oracle.corpus_check import check_corpus
+
     suite = _load(args.cases)
     defects = check_corpus(suite.cases)
     for defect in defects:
@@ -75,6 +75,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from conformance.corpus import catalogue
+
     suite = _load(args.cases)
     items = _select(args, suite)
     if not args.totals:
@@ -91,6 +93,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from conformance.run import planning, resumption, runner
+
     if args.resume is not None:
         args = _resuming(args)
     out_folder.check(Path(args.out))
@@ -112,11 +116,16 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
     """What a run says before it starts: what it resumes or replaces (refused, before a word,
     when that is the complete run of another selection: runner.check_replacing), and how many
     jobs."""
+    from conformance.results.document import FILE_NAME as RESULTS
+    from conformance.run import runner
+    from conformance.storage.journal import FILE_NAME as JOURNAL
+    from conformance.storage.journal import Journal
+
     runner.check_replacing(plan, config)
     if config.resume:
         journaled = Journal.command(config.out / JOURNAL)
         print(f"resuming: {shlex.join(journaled or config.command)}", file=sys.stderr)
-    elif (config.out / results_file.FILE_NAME).exists():
+    elif (config.out / RESULTS).exists():
         print(
             f"note: this run replaces the results and report in {config.out}/; they move to "
             f"{config.out / out_folder.PREVIOUS}/ as it starts (give --out DIR to leave them in place)",
@@ -135,6 +144,10 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
 def _run_summary(outcome: runner.ExecutionOutcome, selected: int) -> int:
     """The report and the terminal summary of a run (an interrupted one's too): the table, the
     files written, the verdict line and the findings below it; its exit status."""
+    from conformance import publishing
+    from conformance.engine.progress import exit_status, nothing_judged, summary_table, verdict
+    from conformance.results import findings
+
     page = publishing.run_report(outcome.written[0])
     print(summary_table(outcome.results))
     for issue in outcome.stale:
@@ -161,10 +174,12 @@ def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfi
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
-    # imported here: Hypothesis would cost every other verb about a fifth of its start
+    from conformance import publishing
     from conformance.explore import session, writing
     from conformance.explore import summary as explore_summary
     from conformance.explore.limits import DEFAULT_EXAMPLES, Limits
+    from conformance.results.document import FILE_NAME as RESULTS
+    from conformance.run import resumption
 
     out_folder.check(Path(args.out))
     if args.write:
@@ -181,7 +196,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     with interruption.boundary(lambda: resumption.advice(args.command, config.run.out)) as verb:
         outcome = session.explore(config)
         verb.ended(outcome.interrupted)
-        page = publishing.run_report(config.run.out / results_file.FILE_NAME)
+        page = publishing.run_report(config.run.out / RESULTS)
         cases: list[Path] = []
         if args.write and outcome.findings:
             cases, refused = writing.write(outcome.findings, outcome.in_corpus, Path(args.write), args.seed)
@@ -195,6 +210,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    from conformance import publishing
+    from conformance.engine.progress import summary_table
+    from conformance.results import merge
+
     paths = [Path(path) for path in args.results]
     out_folder.check(Path(args.output), "-o")
     merged, written = merge.write(paths, Path(args.output), args.prefer_last, args.command)
@@ -212,6 +231,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_adapters(args: argparse.Namespace) -> int:
+    from conformance.corpus import catalogue
+    from conformance.loading import registry
+
     found = registry.installed()
     if not found:
         print("no adapters installed (entry-point group conformance.adapters)")
@@ -245,6 +267,8 @@ def cmd_adapters(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from conformance import report
+
     paths = [Path(path) for path in args.results]
     out_folder.check_page(Path(args.output), "-o")
     out = report.write(paths, Path(args.output))
@@ -254,6 +278,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from conformance.report import diff_page
+    from conformance.results import diff as run_diff
+
     rule = run_diff.NoiseRule(ratio=args.ratio, floor_ms=args.floor_ms, min_runs=args.min_runs)
     if args.html:
         out_folder.check_page(Path(args.html), "--html")
@@ -265,6 +292,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
+    from conformance.report import versions_page
+    from conformance.results import versions
+
     if args.output:
         out_folder.check_page(Path(args.output), "-o")
     found = versions.read([Path(path) for path in args.results])
@@ -276,6 +306,10 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 def cmd_compat(args: argparse.Namespace) -> int:
     """The compatibility page over results files, as HTML and/or Markdown (by each -o's suffix)."""
+    from conformance import publishing, report
+    from conformance.results.combined import combine
+    from conformance.results.document import read_documents
+
     paths = [Path(path) for path in args.results]
     outputs = [Path(path) for path in args.output]
     for out in outputs:
@@ -290,6 +324,14 @@ def cmd_compat(args: argparse.Namespace) -> int:
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
+    from conformance import publishing
+    from conformance.certify import certification
+    from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
+    from conformance.corpus import builtin
+    from conformance.report import certificate_page
+    from conformance.results.document import FILE_NAME as RESULTS
+    from conformance.run import resumption
+
     if args.verify:  # without a corpus, the certificate is checked but its scope is not re-derived
         results = Path(args.results) if args.results else None
         found = builtin.find()
@@ -322,7 +364,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         verb.ended(done.interrupted)
         sealed = done.certificate
         pages = [] if sealed is None else [certificate_page.write(sealed, out / CERTIFICATE_PAGE)]
-        pages += [page] if (page := publishing.run_report(out / results_file.FILE_NAME)) else []
+        pages += [page] if (page := publishing.run_report(out / RESULTS)) else []
         done = replace(done, written=[*done.written, *pages])
         if done.interrupted:
             print(f"wrote {', '.join(str(path) for path in done.written)}; no certificate (interrupted)")
@@ -342,6 +384,8 @@ def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None 
 def _resuming(args: argparse.Namespace) -> argparse.Namespace:
     """``run --resume [PATH]``: the folder to finish, refused at once when it holds no journal
     (before anything is planned), and the interrupted run's options (:func:`_restored`)."""
+    from conformance.run import resumption
+
     out_given = any(word == "--out" or word.startswith("--out=") for word in args.command[2:])
     folder = resumption.folder_to_resume(args.resume, Path(args.out), out_given, sys.stderr)
     out_folder.check(folder)
@@ -355,6 +399,9 @@ def _restored(args: argparse.Namespace) -> argparse.Namespace:
     """``run --resume``: the interrupted run's options, from the command its journal kept, with
     the options given now on top (``--resume -j 4`` finishes with more workers). A journal that
     kept no command (or one from another front door) resumes with the options given."""
+    from conformance.storage.journal import FILE_NAME as JOURNAL
+    from conformance.storage.journal import Journal
+
     journaled = Journal.command(Path(args.out) / JOURNAL)
     if journaled is None or journaled[:2] != ["conformance", "run"]:
         return args

@@ -14,12 +14,14 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from conformance.corpus import builtin
 from conformance.explore.limits import DEFAULT_EXAMPLES
-from conformance.run import planning
 from conformance.storage.shard import Shard
+
+if TYPE_CHECKING:
+    from conformance.run import planning
 
 
 def _number(kind: type[int] | type[float], minimum: float, strict: bool = False) -> Callable[[str], float]:
@@ -349,7 +351,10 @@ Values = Callable[[str], Any]
 def run_config(value: Values, command: Sequence[str], **overrides: Any) -> planning.RunConfig:
     """The run the options ask for, read the same way in every front door (``run``, ``explore``,
     the pytest plugin); ``overrides`` set what a front door decides itself (pytest's corpus and
-    its own deselection)."""
+    its own deselection). The planning is imported here, by the verbs that run, not by every verb
+    that builds the command line's parser."""
+    from conformance.run import planning
+
     shard = value("shard")
     config = planning.RunConfig(
         case_paths=tuple(value("cases") or [str(builtin.default_cases())]),

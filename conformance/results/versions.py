@@ -172,8 +172,10 @@ def _summary_lines(series: Series) -> list[str]:
     return lines
 
 
-def terminal(found: Sequence[Series], rows: int = TERMINAL_ROWS) -> str:
-    """A plain-text summary: per series the totals per version, then the changes grouped by op."""
+def terminal(found: Sequence[Series], rows: int | None = None) -> str:
+    """A plain-text summary: per series the totals per version, then the changes grouped by op
+    (``rows`` of them per route; None: TERMINAL_ROWS)."""
+    rows = TERMINAL_ROWS if rows is None else rows
     if not found:
         return "no backend ran under two or more versions (run each version with --label ADAPTER@VERSION)"
     out: list[str] = []
