@@ -1,8 +1,8 @@
 """The README's main job stays green: every case through every built-in adapter, with the shipped
 known issues, ends with every result pass, xfail or unsupported. A change to the judge, the
 reference or an adapter that turns a result red (or a known issue into xpass) fails here, not
-only in the next `nox -s suite`. It takes a fifth of the default selection's time: `nox -s tests`
-leaves it out (marked ``main_job``), and CI's second step runs it with the extra targets' tests."""
+only in the next `nox -s suite`. Marked ``main_job``: `nox -s tests` leaves it out (noxfile.py says
+why), and CI's second step runs it with the extra targets' tests."""
 
 from __future__ import annotations
 
