@@ -1,5 +1,5 @@
 """What the progress line promises: an ETA that weighs each target's remaining items by that
-target's mean time per item so far, scaled by the wall time the work done so far took."""
+target's mean wall time per item so far, shared among the workers."""
 
 from __future__ import annotations
 
@@ -50,24 +50,16 @@ def _busy(progress: ProgressLine, now: list[float], result: Result) -> None:
     progress.update(result)
 
 
-def _loading(result: Result, load_ms: float) -> Result:
-    """The result of a worker's first item of its adapter, which loaded it (``load_ms`` of it)."""
-    worker = result.worker or {}
-    return replace(result, worker={**worker, "load_ms": load_ms})  # type: ignore[typeddict-item]
-
-
 def test_the_eta_weighs_each_target_by_its_own_rate() -> None:
     remaining = Counter({"slow/r/d": 10, "fast/r/d": 100, "later/r/d": 10})
     now = [0.0]
     progress = ProgressLine(120, io.StringIO(), remaining=remaining, clock=lambda: now[0])
     for target, first, then in (("slow/r/d", 5000.0, 1000.0), ("fast/r/d", 500.0, 10.0)):
-        # the worker's first item loads the adapter: that time is the worker's, not the target's
-        _busy(progress, now, _loading(_result(target, first), first - then))
+        # the worker's first item of a target loads the adapter: it is left out of the mean
+        _busy(progress, now, _result(target, first))
         _busy(progress, now, _result(target, then))
-    now[0] = 2 * 6.51  # 2.02 s of item time and 4.49 s of loads took twice their time
-    # slow: 8 left at 1 s; fast: 98 at 0.01 s; later (not measured): 10 at the mean 0.505 s; the
-    # loads, done once, count as the workers' time in the wall time per second of it (2 here)
-    expected = (8 * 1.0 + 98 * 0.01 + 10 * 0.505) * 2
+    # slow: 8 left at 1 s; fast: 98 at 0.01 s; later (not measured): 10 at the mean 0.505 s
+    expected = 8 * 1.0 + 98 * 0.01 + 10 * 0.505
     assert progress.eta() == pytest.approx(expected, rel=0.01)
     # the target holding the run up, with how far it has come
     assert progress.line().endswith("longest: slow/r/d 2/10")
@@ -80,25 +72,21 @@ def test_a_workers_first_item_of_a_target_is_left_out_of_its_mean() -> None:
     progress = ProgressLine(12, io.StringIO(), remaining=Counter({"t/r/d": 12}), clock=lambda: now[0])
     _busy(progress, now, _result("t/r/d", 1000.0))  # the first, with a 990 ms set-up
     _busy(progress, now, _result("t/r/d", 10.0))
-    # 10 items left at 10 ms each; the first's second counts as work done (1.01 s in 1.01 s)
     assert progress.eta() == pytest.approx(10 * 0.01, rel=0.01)
 
 
-def _death(target: str) -> Result:
-    return replace(_result(target, 0.0), status="crash", worker=None)
-
-
-def test_a_death_costs_its_wall_time_not_its_targets_rate() -> None:
-    """A crash has no worker figures: its target's mean stays what its items took, and the wall
-    time the death took shows in the wall time per second of item time."""
+def test_an_item_costs_its_workers_wall_time_shared_among_the_workers() -> None:
+    """The time between a worker's results prices its items, with what the harness spends around
+    them (here half as much again as the worker's own 1 s); two workers share what is left."""
     now = [0.0]
-    progress = ProgressLine(30, io.StringIO(), remaining=Counter({"t/r/d": 30}), clock=lambda: now[0])
-    for _ in range(10):
-        _busy(progress, now, _result("t/r/d", 1000.0))
-    now[0] += 5.0  # a death that cost 5 s
-    progress.update(_death("t/r/d"))
-    # 19 items left at 1 s of item time, at 15 s of wall time per 10 s of item time
-    assert progress.eta() == pytest.approx(19 * 1.5, rel=0.01)
+    remaining = Counter({"t/r/d": 30})
+    progress = ProgressLine(30, io.StringIO(), remaining=remaining, clock=lambda: now[0], workers=2)
+    for _ in range(5):
+        for pid in (1, 2):
+            progress.update(_on("t/r/d", 1000.0, pid))
+        now[0] += 1.5
+    # each worker's first item is left out; 20 items left at 1.5 s, on two workers
+    assert progress.eta() == pytest.approx(20 * 1.5 / 2, rel=0.01)
 
 
 def _job(index: int, target: str) -> Job:
@@ -129,10 +117,10 @@ def test_large_items_are_measured_apart_from_their_targets_other_items() -> None
     now = [0.0]
     classes = {big.key: "t/r/d (large)"}
     progress = ProgressLine(6, io.StringIO(), remaining=remaining, classes=classes, clock=lambda: now[0])
-    _busy(progress, now, big)
-    _busy(progress, now, _result("t/r/d", 10.0))
-    _busy(progress, now, _result("t/r/d", 10.0))  # wall time equals item time
-    expected = 1 * 3.0 + 2 * 0.01
+    for result in (_result("t/r/d", 10.0), big, _result("t/r/d", 10.0), _result("t/r/d", 10.0)):
+        _busy(progress, now, result)
+    # the large item counts after any other item of its worker; the small ones after their own
+    expected = 1 * 3.0 + 1 * 0.01
     assert abs(progress.eta() - expected) / expected < 0.01
 
 

@@ -30,16 +30,17 @@ def rate_class(job: Job) -> str:
 
 
 class ProgressLine:
-    """The progress line. Its ETA is each rate class's items left at that class's mean time per
-    item so far (a class not measured yet at the mean of those that are), scaled by the wall time
-    the run has taken per second of worker time (items, loads and prepares): that ratio holds the
-    number of workers and what the harness costs between items. Targets run at rates two orders
-    of magnitude apart, so a run-wide rate would promise the end long before it comes.
+    """The progress line. Its ETA is each rate class's items left at that class's mean wall time
+    per item so far, shared among the workers (a class not measured yet at the mean of those
+    that are). Targets run at rates two orders of magnitude apart, so a run-wide rate would
+    promise the end long before it comes.
 
-    A worker's first item of a class is left out of the class's mean (its time still counts in
-    the ratio): it carries the backend's own set-up (a first compile, a lazy import), which the
-    class's other items do not pay, and which weighed on a 40-item sample enough to over-promise
-    a run's end by half."""
+    An item's wall time is the time from its worker's previous result to its own, so it holds
+    what the harness costs around the item. A worker's first item of a class is left out: it
+    carries the set-up (loading the adapter, a first compile) that the class's other items do not
+    pay. It replaced the workers' own item times scaled by the wall time per second of them so
+    far, which the run's first tenth (workers starting, each target's sample) inflated: 1.45
+    against 1.12 for the rest of a run at -j 1 (full corpus), so every item left was over-priced."""
 
     def __init__(
         self,
@@ -49,6 +50,7 @@ class ProgressLine:
         remaining: Counter[str] | None = None,
         classes: Mapping[str, str] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        workers: int = 1,
     ) -> None:
         self.total = total
         self.stream = stream or sys.stderr
@@ -58,6 +60,7 @@ class ProgressLine:
         self.counts: Counter[str] = Counter()
         self.clock = clock
         self.started = clock()
+        self.workers = workers
         #: when the last line was written, and the tenth of the run it said
         self._shown = (0.0, -1)
         #: items still to come per rate class (see :func:`rate_class`), the class of each large
@@ -65,11 +68,10 @@ class ProgressLine:
         self.remaining: Counter[str] = remaining if remaining is not None else Counter()
         self.classes: Mapping[str, str] = classes or {}
         self._sizes: Counter[str] = Counter(self.remaining)
-        #: (seconds of item time, items) measured per rate class, and the item seconds in all
+        #: (seconds of wall time, items) measured per rate class
         self._measured: dict[str, tuple[float, int]] = {}
-        self._work = 0.0
-        #: the (worker, rate class) pairs whose first item has come
-        self._seen: set[tuple[int, str]] = set()
+        #: each worker's last result: when it came, and its rate class
+        self._last: dict[int, tuple[float, str]] = {}
 
     def update(self, result: Result) -> None:
         self.done += 1
@@ -77,18 +79,14 @@ class ProgressLine:
         kind = self.classes.get(result.key, result.target_id)
         if self.remaining[kind] > 0:
             self.remaining[kind] -= 1
-        if result.worker is not None:  # a death has none: its cost shows in the wall time
-            # loading the adapter and preparing a target are a worker's once, not the target's
-            # per item; they are work done all the same, or the wall time they took would price
-            # every item left (measured: an ETA at -j 2 twice the time the run took)
-            self._work += result.worker["elapsed_ms"] / 1000
-            seconds = (result.worker["elapsed_ms"] - result.worker.get("load_ms", 0.0)) / 1000
-            first = (result.worker["pid"], kind) not in self._seen
-            self._seen.add((result.worker["pid"], kind))
-            if not first or kind.endswith(LARGE):  # a large item's seconds are its own
-                spent, count = self._measured.get(kind, (0.0, 0))
-                self._measured[kind] = (spent + seconds, count + 1)
         now = self.clock()
+        if result.worker is not None:  # a death has none: its replacement's first item is a first
+            previous = self._last.get(result.worker["pid"])
+            self._last[result.worker["pid"]] = (now, kind)
+            # a large item's seconds are its own, whatever its worker ran before it
+            if previous is not None and (previous[1] == kind or kind.endswith(LARGE)):
+                spent, count = self._measured.get(kind, (0.0, 0))
+                self._measured[kind] = (spent + now - previous[0], count + 1)
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
             if now - self._shown[0] >= settings.ENGINE.redraw_s or self.done == self.total:
@@ -106,9 +104,9 @@ class ProgressLine:
         self.started = self.clock()
 
     def work_left(self) -> dict[str, float]:
-        """Seconds of item time each rate class has left at its mean time per item (an unmeasured
-        one at the mean of the measured ones of its kind, large or not); empty before anything
-        is measured."""
+        """Seconds of wall time each rate class has left at its mean per item, shared among the
+        workers but for large items, which run alone (an unmeasured class at the mean of the
+        measured ones of its kind, large or not); empty before anything is measured."""
         means = {kind: spent / count for kind, (spent, count) in self._measured.items()}
         if not means:
             return {}
@@ -119,15 +117,14 @@ class ProgressLine:
             alike = alike or list(means.values())
             fallback[is_large] = sum(alike) / len(alike)
         left = {kind: count for kind, count in self.remaining.items() if count}
-        return {kind: count * means.get(kind, fallback[kind in large]) for kind, count in left.items()}
+        return {
+            kind: count * means.get(kind, fallback[kind in large]) / (1 if kind in large else self.workers)
+            for kind, count in left.items()
+        }
 
     def eta(self) -> float:
-        """Seconds left: the item time left (:meth:`work_left`) at the wall time per second of
-        item time the run has taken so far."""
-        work = self.work_left()
-        if not work or self._work <= 0:
-            return 0.0
-        return sum(work.values()) * (self.clock() - self.started) / self._work
+        """Seconds left: the wall time every rate class has left (:meth:`work_left`)."""
+        return sum(self.work_left().values())
 
     def _longest(self) -> str:
         """The target with the most work left, with how far it has come: when targets run at

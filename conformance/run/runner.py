@@ -216,6 +216,7 @@ class Execution:
             done=len(self.plan.jobs) - len(self.pending),
             remaining=Counter(rate_class(job) for job in self.pending),
             classes={job.key: rate_class(job) for job in self.pending if job.large},
+            workers=config.jobs,
         )
         self._stack.callback(self.progress.close)
         for note in resumed.notes:
