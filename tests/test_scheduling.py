@@ -1,11 +1,9 @@
-"""What the progress line promises: an ETA that weighs each target's remaining items by that
-target's mean wall time per item so far, shared among the workers."""
+"""What the progress line promises: an ETA that prices each target's remaining items by the wall
+time that target's items of about their size took so far, shared among the workers."""
 
 from __future__ import annotations
 
 import io
-from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,24 +21,31 @@ from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
 
 
-def _result(target: str, elapsed_ms: float) -> Result:
+def _job(index: int, target: str, shape: tuple[int, ...] = (4,)) -> Job:
     adapter, route, device = target.split("/")
-    worker = {"pid": 1, "peak_rss_kib": 1, "elapsed_ms": elapsed_ms}
+    case = Case(
+        f"c{index}", "t", "s", DataSpec(shape, "uint8"), Form("parts", 2), Location("f.yaml", 1), axis=0
+    )
+    return Job(index, adapter, Target(adapter, route, device), case, "numpy.split", 0)
+
+
+def _jobs(target: str, count: int, shape: tuple[int, ...] = (4,)) -> list[Job]:
+    return [_job(index, target, shape) for index in range(count)]
+
+
+def _done(job: Job, elapsed_ms: float, pid: int = 1) -> Result:
+    """The result of ``job`` from worker ``pid``."""
+    worker = {"pid": pid, "peak_rss_kib": 1, "elapsed_ms": elapsed_ms}
     return Result(  # type: ignore[arg-type]
-        case="c",
-        op="numpy.split",
-        adapter=adapter,
-        route=route,
-        device=device,
+        case=job.case.id,
+        op=job.op,
+        adapter=job.target.adapter,
+        route=job.target.route,
+        device=job.target.device,
         status="pass",
         message="",
         worker=worker,
     )
-
-
-def _on(target: str, elapsed_ms: float, pid: int) -> Result:
-    result = _result(target, elapsed_ms)
-    return replace(result, worker={**(result.worker or {}), "pid": pid})
 
 
 def _busy(progress: ProgressLine, now: list[float], result: Result) -> None:
@@ -50,14 +55,18 @@ def _busy(progress: ProgressLine, now: list[float], result: Result) -> None:
     progress.update(result)
 
 
+def _line(jobs: list[Job], now: list[float], workers: int = 1) -> ProgressLine:
+    return ProgressLine(len(jobs), io.StringIO(), jobs=jobs, clock=lambda: now[0], workers=workers)
+
+
 def test_the_eta_weighs_each_target_by_its_own_rate() -> None:
-    remaining = Counter({"slow/r/d": 10, "fast/r/d": 100, "later/r/d": 10})
+    slow, fast, later = _jobs("slow/r/d", 10), _jobs("fast/r/d", 100), _jobs("later/r/d", 10)
     now = [0.0]
-    progress = ProgressLine(120, io.StringIO(), remaining=remaining, clock=lambda: now[0])
-    for target, first, then in (("slow/r/d", 5000.0, 1000.0), ("fast/r/d", 500.0, 10.0)):
+    progress = _line(slow + fast + later, now)
+    for jobs, first, then in ((slow, 5000.0, 1000.0), (fast, 500.0, 10.0)):
         # the worker's first item of a target loads the adapter: it is left out of the mean
-        _busy(progress, now, _result(target, first))
-        _busy(progress, now, _result(target, then))
+        _busy(progress, now, _done(jobs[0], first))
+        _busy(progress, now, _done(jobs[1], then))
     # slow: 8 left at 1 s; fast: 98 at 0.01 s; later (not measured): 10 at the mean 0.505 s
     expected = 8 * 1.0 + 98 * 0.01 + 10 * 0.505
     assert progress.eta() == pytest.approx(expected, rel=0.01)
@@ -69,9 +78,10 @@ def test_a_workers_first_item_of_a_target_is_left_out_of_its_mean() -> None:
     """A worker's first item carries the backend's own set-up (a first compile): in the mean of
     a small sample it would price every item left as if each paid it."""
     now = [0.0]
-    progress = ProgressLine(12, io.StringIO(), remaining=Counter({"t/r/d": 12}), clock=lambda: now[0])
-    _busy(progress, now, _result("t/r/d", 1000.0))  # the first, with a 990 ms set-up
-    _busy(progress, now, _result("t/r/d", 10.0))
+    jobs = _jobs("t/r/d", 12)
+    progress = _line(jobs, now)
+    _busy(progress, now, _done(jobs[0], 1000.0))  # the first, with a 990 ms set-up
+    _busy(progress, now, _done(jobs[1], 10.0))
     assert progress.eta() == pytest.approx(10 * 0.01, rel=0.01)
 
 
@@ -79,22 +89,35 @@ def test_an_item_costs_its_workers_wall_time_shared_among_the_workers() -> None:
     """The time between a worker's results prices its items, with what the harness spends around
     them (here half as much again as the worker's own 1 s); two workers share what is left."""
     now = [0.0]
-    remaining = Counter({"t/r/d": 30})
-    progress = ProgressLine(30, io.StringIO(), remaining=remaining, clock=lambda: now[0], workers=2)
-    for _ in range(5):
+    jobs = _jobs("t/r/d", 30)
+    progress = _line(jobs, now, workers=2)
+    for number in range(0, 10, 2):
         for pid in (1, 2):
-            progress.update(_on("t/r/d", 1000.0, pid))
+            progress.update(_done(jobs[number + pid - 1], 1000.0, pid))
         now[0] += 1.5
     # each worker's first item is left out; 20 items left at 1.5 s, on two workers
     assert progress.eta() == pytest.approx(20 * 1.5 / 2, rel=0.01)
 
 
-def _job(index: int, target: str) -> Job:
-    adapter, route, device = target.split("/")
-    case = Case(
-        f"c{index}", "t", "s", DataSpec((4,), "float32"), Form("parts", 2), Location("f.yaml", 1), axis=0
-    )
-    return Job(index, adapter, Target(adapter, route, device), case, "numpy.split", 0)
+def test_items_left_are_priced_by_their_size() -> None:
+    """A target whose few large inputs cost most of its time: a sample holding one of them
+    would price every item left as a share of it. Each item costs 1 ms and 1 us per element."""
+    small, big = _jobs("t/r/d", 8, (10,)), [_job(100 + n, "t/r/d", (1000,)) for n in range(3)]
+    now = [0.0]
+    progress = _line(small + big, now)
+    for job in (small[0], small[1], small[2], big[0]):  # the first is a first: left out
+        _busy(progress, now, _done(job, 1.0 + 0.001 * job.case.data.shape[0]))
+    # left: 5 small and 2 big items, not 7 at the mean of the 3 measured (1.34 ms)
+    assert progress.eta() == pytest.approx((5 * 1.01 + 2 * 2.0) / 1000, rel=1e-6)
+
+
+def test_an_item_of_a_size_not_measured_yet_is_priced_at_its_targets_mean() -> None:
+    now = [0.0]
+    small, big = _jobs("t/r/d", 4, (10,)), [_job(100, "t/r/d", (1000,))]
+    progress = _line(small + big, now)
+    for job, elapsed_ms in ((small[0], 50.0), (small[1], 1.0), (small[2], 3.0)):
+        _busy(progress, now, _done(job, elapsed_ms))
+    assert progress.eta() == pytest.approx(2 * 0.002)  # one small, one big, at the mean 2 ms
 
 
 def test_a_spread_sample_of_every_target_runs_first_then_the_rest() -> None:
@@ -112,16 +135,16 @@ def test_a_spread_sample_of_every_target_runs_first_then_the_rest() -> None:
 def test_large_items_are_measured_apart_from_their_targets_other_items() -> None:
     """A target's large item takes seconds where its others take milliseconds: counted with
     the target's rate it would make every remaining item look slow (and the other way round)."""
-    big = replace(_result("t/r/d", 3000.0), case="big")
-    remaining = Counter({"t/r/d": 4, "t/r/d (large)": 2})
+    small, large = _jobs("t/r/d", 4), [_job(10 + n, "t/r/d", (2**28,)) for n in range(2)]
+    assert all(job.large for job in large)  # four copies of 256 MiB
     now = [0.0]
-    classes = {big.key: "t/r/d (large)"}
-    progress = ProgressLine(6, io.StringIO(), remaining=remaining, classes=classes, clock=lambda: now[0])
-    for result in (_result("t/r/d", 10.0), big, _result("t/r/d", 10.0), _result("t/r/d", 10.0)):
-        _busy(progress, now, result)
-    # the large item counts after any other item of its worker; the small ones after their own
-    expected = 1 * 3.0 + 1 * 0.01
-    assert abs(progress.eta() - expected) / expected < 0.01
+    progress = _line(small + large, now, workers=2)
+    for job, elapsed_ms in ((small[0], 10.0), (large[0], 3000.0), (small[1], 10.0), (small[2], 10.0)):
+        _busy(progress, now, _done(job, elapsed_ms))
+    # the large item counts after any other item of its worker, and runs alone (not shared
+    # between the two workers); the small ones count after their own
+    expected = 1 * 3.0 + 1 * 0.01 / 2
+    assert progress.eta() == pytest.approx(expected, rel=0.01)
 
 
 LARGE_CASES = (
@@ -187,9 +210,9 @@ def test_the_last_seconds_of_the_eta_are_shown_in_tenths() -> None:
         "   10",
         "  123",
     ]
-    remaining = Counter({"fast/r/d": 30})
     now = [0.0]
-    progress = ProgressLine(30, io.StringIO(), remaining=remaining, clock=lambda: now[0])
-    for _ in range(5):
-        _busy(progress, now, _result("fast/r/d", 100.0))
+    jobs = _jobs("fast/r/d", 30)
+    progress = _line(jobs, now)
+    for job in jobs[:5]:
+        _busy(progress, now, _done(job, 100.0))
     assert "eta   2.5 s" in progress.line()  # 25 items left at 0.1 s

@@ -7,10 +7,11 @@ stalled run is visible.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from conformance.engine import settings
@@ -29,11 +30,21 @@ def rate_class(job: Job) -> str:
     return f"{job.target.id}{LARGE}" if job.large else job.target.id
 
 
+def size_bucket(job: Job) -> int:
+    """An item's size as a power of 4 of its data's elements (over all its runs): items of a
+    target within one bucket cost about the same."""
+    return (sum(math.prod(run.data.shape) for run in job.case.all_runs).bit_length() + 1) // 2
+
+
 class ProgressLine:
-    """The progress line. Its ETA is each rate class's items left at that class's mean wall time
-    per item so far, shared among the workers (a class not measured yet at the mean of those
-    that are). Targets run at rates two orders of magnitude apart, so a run-wide rate would
-    promise the end long before it comes.
+    """The progress line. Its ETA prices each rate class's items left at the mean wall time its
+    items of about their size took so far (the same :func:`size_bucket`; the class's mean for a
+    size not measured yet, the mean of the measured classes for a class not measured yet), shared
+    among the workers. Targets run at rates two orders of magnitude apart, so a run-wide rate
+    would promise the end long before it comes; and a few of a target's items can cost most of
+    its time (TensorFlow.js on Node: 0.7 to 2.7 s for each of its 7 largest inputs of 530, about a
+    millisecond for most others), which a mean over its sample, holding one of them or none,
+    prices as a share of every item.
 
     An item's wall time is the time from its worker's previous result to its own, so it holds
     what the harness costs around the item. A worker's first item of a class is left out: it
@@ -47,8 +58,7 @@ class ProgressLine:
         total: int,
         stream: TextIO | None = None,
         done: int = 0,
-        remaining: Counter[str] | None = None,
-        classes: Mapping[str, str] | None = None,
+        jobs: Iterable[Job] = (),
         clock: Callable[[], float] = time.monotonic,
         workers: int = 1,
     ) -> None:
@@ -63,30 +73,31 @@ class ProgressLine:
         self.workers = workers
         #: when the last line was written, and the tenth of the run it said
         self._shown = (0.0, -1)
-        #: items still to come per rate class (see :func:`rate_class`), the class of each large
-        #: item by key, and each class's items in all (for the ``longest`` part)
-        self.remaining: Counter[str] = remaining if remaining is not None else Counter()
-        self.classes: Mapping[str, str] = classes or {}
-        self._sizes: Counter[str] = Counter(self.remaining)
-        #: (seconds of wall time, items) measured per rate class
-        self._measured: dict[str, tuple[float, int]] = {}
+        #: the rate class and size bucket of each item to come (:func:`rate_class`,
+        #: :func:`size_bucket`), the items still to come of each, and each class's items in all
+        self._items = {job.key: (rate_class(job), size_bucket(job)) for job in jobs}
+        self._left: Counter[tuple[str, int]] = Counter(self._items.values())
+        self._totals: Counter[str] = Counter(kind for kind, _ in self._items.values())
+        #: (seconds of wall time, items) measured per rate class (bucket None) and per size bucket
+        self._measured: dict[tuple[str, int | None], tuple[float, int]] = {}
         #: each worker's last result: when it came, and its rate class
         self._last: dict[int, tuple[float, str]] = {}
 
     def update(self, result: Result) -> None:
         self.done += 1
         self.counts[result.status] += 1
-        kind = self.classes.get(result.key, result.target_id)
-        if self.remaining[kind] > 0:
-            self.remaining[kind] -= 1
+        kind, bucket = self._items.get(result.key, (result.target_id, 0))
+        if self._left[kind, bucket] > 0:
+            self._left[kind, bucket] -= 1
         now = self.clock()
         if result.worker is not None:  # a death has none: its replacement's first item is a first
             previous = self._last.get(result.worker["pid"])
             self._last[result.worker["pid"]] = (now, kind)
             # a large item's seconds are its own, whatever its worker ran before it
             if previous is not None and (previous[1] == kind or kind.endswith(LARGE)):
-                spent, count = self._measured.get(kind, (0.0, 0))
-                self._measured[kind] = (spent + now - previous[0], count + 1)
+                for key in ((kind, None), (kind, bucket)):
+                    spent, count = self._measured.get(key, (0.0, 0))
+                    self._measured[key] = (spent + now - previous[0], count + 1)
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
             if now - self._shown[0] >= settings.ENGINE.redraw_s or self.done == self.total:
@@ -104,23 +115,23 @@ class ProgressLine:
         self.started = self.clock()
 
     def work_left(self) -> dict[str, float]:
-        """Seconds of wall time each rate class has left at its mean per item, shared among the
-        workers but for large items, which run alone (an unmeasured class at the mean of the
-        measured ones of its kind, large or not); empty before anything is measured."""
-        means = {kind: spent / count for kind, (spent, count) in self._measured.items()}
-        if not means:
+        """Seconds of wall time each rate class has left (see the class's docstring), shared among
+        the workers but for large items, which run alone; empty before anything is measured."""
+        means = {key: spent / count for key, (spent, count) in self._measured.items()}
+        of_class = {kind: mean for (kind, bucket), mean in means.items() if bucket is None}
+        if not of_class:
             return {}
-        large = set(self.classes.values())
         fallback = {}
         for is_large in (False, True):
-            alike = [mean for kind, mean in means.items() if (kind in large) == is_large]
-            alike = alike or list(means.values())
+            alike = [mean for kind, mean in of_class.items() if kind.endswith(LARGE) == is_large]
+            alike = alike or list(of_class.values())
             fallback[is_large] = sum(alike) / len(alike)
-        left = {kind: count for kind, count in self.remaining.items() if count}
-        return {
-            kind: count * means.get(kind, fallback[kind in large]) / (1 if kind in large else self.workers)
-            for kind, count in left.items()
-        }
+        left: dict[str, float] = defaultdict(float)
+        for (kind, bucket), items in self._left.items():
+            large = kind.endswith(LARGE)
+            mean = means.get((kind, bucket), of_class.get(kind, fallback[large]))
+            left[kind] += items * mean / (1 if large else self.workers)
+        return {kind: seconds for kind, seconds in left.items() if seconds > 0}
 
     def eta(self) -> float:
         """Seconds left: the wall time every rate class has left (:meth:`work_left`)."""
@@ -134,8 +145,9 @@ class ProgressLine:
         if len(work) < 2:
             return ""
         kind = max(work, key=lambda name: work[name])
-        size = self._sizes[kind]
-        return f"  longest: {kind} {size - self.remaining[kind]}/{size}"
+        total = self._totals[kind]
+        left = sum(items for (other, _), items in self._left.items() if other == kind)
+        return f"  longest: {kind} {total - left}/{total}"
 
     def line(self) -> str:
         elapsed = self.clock() - self.started

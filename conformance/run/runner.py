@@ -16,7 +16,6 @@ import os
 import platform
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,7 +27,7 @@ from conformance.engine.deaths import Death
 from conformance.engine.interruption import stopping
 from conformance.engine.item import make_task
 from conformance.engine.pool import Pool
-from conformance.engine.progress import ProgressLine, rate_class
+from conformance.engine.progress import ProgressLine
 from conformance.engine.sampling import sample_of_each
 from conformance.engine.worker import Job
 from conformance.plugin import Target, Task
@@ -214,8 +213,7 @@ class Execution:
             len(self.plan.jobs),
             self.stream,
             done=len(self.plan.jobs) - len(self.pending),
-            remaining=Counter(rate_class(job) for job in self.pending),
-            classes={job.key: rate_class(job) for job in self.pending if job.large},
+            jobs=self.pending,
             workers=config.jobs,
         )
         self._stack.callback(self.progress.close)
