@@ -19,18 +19,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from conformance.engine import phase
+from conformance.engine import phase, settings
 from conformance.engine.item import pending_result
 from conformance.engine.worker import Job
 from conformance.errors import WorkerStartError
 from conformance.results.records import CrashRecord
 from conformance.results.result import Result, Timing
-
-#: How many of the items a worker ran before it died a crash result names (all are replayed).
-NAMED_BEFORE = 10
-#: Workers in a row that may die before their first job (none in a healthy run: a backend's
-#: crash comes in a job) before the run stops.
-UNSTARTED_LIMIT = 3
 
 DeathStatus = Literal["crash", "timeout"]
 
@@ -81,7 +75,7 @@ def death(job: Job, status: DeathStatus, message: str, witness: Witness, before:
         "exit": witness.exit,
         "phase": witness.phase,
         "ran_before": len(before),
-        "before": [earlier.key for earlier in before[-NAMED_BEFORE:]],
+        "before": [earlier.key for earlier in before[-settings.ENGINE.named_before :]],
         "last_output": witness.last_output,
         "log": str(witness.log) if witness.log else None,
     }
@@ -120,8 +114,8 @@ def died_preparing(preparing: bool, log: Path | None) -> bool:
 
 
 def unstarted(how: str, log: Path | None) -> WorkerStartError:
-    """Why the run stops once :data:`UNSTARTED_LIMIT` workers in a row died before their first job
-    (``how``: the last one's end). Reported as the jobs' crashes, such a run would "confirm" a
+    """Why the run stops once ``unstarted_limit`` (EngineSettings) workers in a row died before
+    their first job (``how``: the last one's end). Reported as the jobs' crashes, such a run would "confirm" a
     crash of every item: a run started from a script read from standard input is one, as a
     spawned process imports the main script again before anything else, and cannot."""
     main = getattr(sys.modules.get("__main__"), "__file__", None)
@@ -132,7 +126,7 @@ def unstarted(how: str, log: Path | None) -> WorkerStartError:
         else ""
     )
     return WorkerStartError(
-        f"{UNSTARTED_LIMIT} workers in a row died ({how}, the last) before their first job:"
+        f"{settings.ENGINE.unstarted_limit} workers in a row died ({how}, the last) before their first job:"
         f" they cannot start here, and the run stops. What they printed is above"
         f"{f' and in {log}' if log else ''}; the results so far stay in the run's journal, to resume"
         f" from.{hint}"

@@ -25,7 +25,6 @@ from pathlib import Path
 
 from conformance.engine import phase, settings
 from conformance.engine.deaths import (
-    UNSTARTED_LIMIT,
     Death,
     DeathStatus,
     Witness,
@@ -516,12 +515,12 @@ class Pool:
 
     def _not_started(self, index: int, how: str) -> None:
         """A worker died before it said it was ready for its first job: its jobs go back to the
-        queue and another worker takes its place, up to :data:`deaths.UNSTARTED_LIMIT` in a row;
+        queue and another worker takes its place, up to ``unstarted_limit`` (EngineSettings) in a row;
         then the run stops (see :func:`conformance.engine.deaths.unstarted`)."""
         slot = self.slots[index]
         self._unstarted += 1
         self._requeue_waiting(slot, running_too=True)
-        if self._unstarted >= UNSTARTED_LIMIT:
+        if self._unstarted >= settings.ENGINE.unstarted_limit:
             self._unstarted = 0  # a front door that goes on (pytest) tries afresh
             raise unstarted(how, slot.log)
         self._replace_dead(index)

@@ -72,6 +72,11 @@ class EngineSettings:
     #: libraries, their thread stacks): with --memory-budget a worker is capped at the budget plus
     #: this. Workers of every built-in backend peaked at 1.7 GB.
     address_space_base: int = 4 << 30
+    #: Workers in a row that may die before their first job (none in a healthy run: a backend's
+    #: crash comes in a job) before the run stops.
+    unstarted_limit: int = 3
+    #: How many of the items a worker ran before it died a crash result names (all are replayed).
+    named_before: int = 10
     #: What starting a fresh worker and loading a backend costs, for the crash review's estimates
     #: of what its budget allows.
     review_start_s: float = 3.0
