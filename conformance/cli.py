@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from conformance import arguments, options
 from conformance.engine import interruption, streams
 from conformance.errors import ConformanceError, Exit, UsageError
+from conformance.results import document as results_file  # out_folder imports it anyway
 from conformance.storage import out_folder
 
 if TYPE_CHECKING:
@@ -116,7 +117,6 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
     """What a run says before it starts: what it resumes or replaces (refused, before a word,
     when that is the complete run of another selection: runner.check_replacing), and how many
     jobs."""
-    from conformance.results.document import FILE_NAME as RESULTS
     from conformance.run import runner
     from conformance.storage.journal import FILE_NAME as JOURNAL
     from conformance.storage.journal import Journal
@@ -125,7 +125,7 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
     if config.resume:
         journaled = Journal.command(config.out / JOURNAL)
         print(f"resuming: {shlex.join(journaled or config.command)}", file=sys.stderr)
-    elif (config.out / RESULTS).exists():
+    elif (config.out / results_file.FILE_NAME).exists():
         print(
             f"note: this run replaces the results and report in {config.out}/; they move to "
             f"{config.out / out_folder.PREVIOUS}/ as it starts (give --out DIR to leave them in place)",
@@ -178,7 +178,6 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from conformance.explore import session, writing
     from conformance.explore import summary as explore_summary
     from conformance.explore.limits import DEFAULT_EXAMPLES, Limits
-    from conformance.results.document import FILE_NAME as RESULTS
     from conformance.run import resumption
 
     out_folder.check(Path(args.out))
@@ -196,7 +195,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     with interruption.boundary(lambda: resumption.advice(args.command, config.run.out)) as verb:
         outcome = session.explore(config)
         verb.ended(outcome.interrupted)
-        page = publishing.run_report(config.run.out / RESULTS)
+        page = publishing.run_report(config.run.out / results_file.FILE_NAME)
         cases: list[Path] = []
         if args.write and outcome.findings:
             cases, refused = writing.write(outcome.findings, outcome.in_corpus, Path(args.write), args.seed)
@@ -308,13 +307,12 @@ def cmd_compat(args: argparse.Namespace) -> int:
     """The compatibility page over results files, as HTML and/or Markdown (by each -o's suffix)."""
     from conformance import publishing, report
     from conformance.results.combined import combine
-    from conformance.results.document import read_documents
 
     paths = [Path(path) for path in args.results]
     outputs = [Path(path) for path in args.output]
     for out in outputs:
         publishing.check_compat_output(out)
-    combined = combine(read_documents(paths), [str(path) for path in paths])
+    combined = combine(results_file.read_documents(paths), [str(path) for path in paths])
     for out in outputs:
         link = args.report if args.report is not None else publishing.report_beside(paths[0], out)
         report.write_compat(combined, out, link)
@@ -329,7 +327,6 @@ def cmd_certify(args: argparse.Namespace) -> int:
     from conformance.certify.certificate import HTML_NAME as CERTIFICATE_PAGE
     from conformance.corpus import builtin
     from conformance.report import certificate_page
-    from conformance.results.document import FILE_NAME as RESULTS
     from conformance.run import resumption
 
     if args.verify:  # without a corpus, the certificate is checked but its scope is not re-derived
@@ -364,7 +361,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         verb.ended(done.interrupted)
         sealed = done.certificate
         pages = [] if sealed is None else [certificate_page.write(sealed, out / CERTIFICATE_PAGE)]
-        pages += [page] if (page := publishing.run_report(out / RESULTS)) else []
+        pages += [page] if (page := publishing.run_report(out / results_file.FILE_NAME)) else []
         done = replace(done, written=[*done.written, *pages])
         if done.interrupted:
             print(f"wrote {', '.join(str(path) for path in done.written)}; no certificate (interrupted)")

@@ -78,8 +78,8 @@ class ProgressLine:
         self._items = {job.key: (rate_class(job), size_bucket(job)) for job in jobs}
         self._left: Counter[tuple[str, int]] = Counter(self._items.values())
         self._totals: Counter[str] = Counter(kind for kind, _ in self._items.values())
-        #: (seconds of wall time, items) measured per rate class (bucket None) and per size bucket
-        self._measured: dict[tuple[str, int | None], tuple[float, int]] = {}
+        #: (seconds of wall time, items) measured per rate class and size bucket
+        self._measured: dict[tuple[str, int], tuple[float, int]] = {}
         #: each worker's last result: when it came, and its rate class
         self._last: dict[int, tuple[float, str]] = {}
 
@@ -95,9 +95,8 @@ class ProgressLine:
             self._last[result.worker["pid"]] = (now, kind)
             # a large item's seconds are its own, whatever its worker ran before it
             if previous is not None and (previous[1] == kind or kind.endswith(LARGE)):
-                for key in ((kind, None), (kind, bucket)):
-                    spent, count = self._measured.get(key, (0.0, 0))
-                    self._measured[key] = (spent + now - previous[0], count + 1)
+                spent, count = self._measured.get((kind, bucket), (0.0, 0))
+                self._measured[kind, bucket] = (spent + now - previous[0], count + 1)
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
             if now - self._shown[0] >= settings.ENGINE.redraw_s or self.done == self.total:
@@ -118,7 +117,11 @@ class ProgressLine:
         """Seconds of wall time each rate class has left (see the class's docstring), shared among
         the workers but for large items, which run alone; empty before anything is measured."""
         means = {key: spent / count for key, (spent, count) in self._measured.items()}
-        of_class = {kind: mean for (kind, bucket), mean in means.items() if bucket is None}
+        sums: dict[str, tuple[float, int]] = {}
+        for (kind, _), (spent, count) in self._measured.items():
+            spent_before, count_before = sums.get(kind, (0.0, 0))
+            sums[kind] = (spent_before + spent, count_before + count)
+        of_class = {kind: spent / count for kind, (spent, count) in sums.items()}
         if not of_class:
             return {}
         fallback = {}
