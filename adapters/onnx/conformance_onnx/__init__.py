@@ -1,8 +1,5 @@
 """ONNX's own tools judged as a backend (entry point ``onnx``): the reference evaluator, and the
-checker with strict shape inference.
-
-Importing this package is cheap: onnx is imported when the adapter first builds a model.
-"""
+checker with strict shape inference. onnx is imported only when the adapter first needs it."""
 
 from __future__ import annotations
 

@@ -1,27 +1,24 @@
 """ONNX's own tools, judged like any backend: what converters, exporters and model checkers trust.
 
-Routes, both over the model :mod:`conformance.models.onnx_graphs` builds (the same bytes ONNX
-Runtime and OpenVINO's ONNX frontend are handed):
+Both routes take the model :mod:`conformance.models.onnx_graphs` builds (the bytes ONNX Runtime
+and OpenVINO's ONNX frontend are handed):
 
 ``reference``
-    ``onnx.reference.ReferenceEvaluator``: ONNX's executable reading of its own operator
-    definitions, constructed on the model (compile) and run with the case's inputs.
+    ``onnx.reference.ReferenceEvaluator``, ONNX's executable reading of its operator definitions,
+    constructed on the model (compile) and run with the case's inputs. SplitToSequence's sequence
+    comes back as a list, whose tensors are the pieces.
 ``shape-inference``
-    ``onnx.checker.check_model(full_check=True)`` then ``onnx.shape_inference.infer_shapes`` in
-    strict mode with type checks and data propagation: what a converter runs to decide that a model
-    is valid and what its outputs look like. It computes no values, so it is judged on acceptance,
-    output count, shapes and dtypes alone (``Route.judged == "shapes"``; every result says values
-    were not judged). A model it accepts but whose output shapes it leaves unknown on a static case
-    is a refusal to state them, judged as such.
-
-SplitToSequence's one output is a sequence: the evaluator returns it as a list, whose tensors are
-the pieces. Shape inference cannot judge it (see ``support``).
+    ``onnx.checker.check_model(full_check=True)`` then strict ``onnx.shape_inference.infer_shapes``
+    with type checks and data propagation: how a converter decides that a model is valid and what
+    its outputs look like. It computes no values, so it is judged on acceptance, output count,
+    shapes and dtypes alone (``judged="shapes"``); output shapes it leaves unknown on a static case
+    are a refusal to state them, judged as such.
 
 Unsupported, and why only that: Split-1, which ONNX gives neither a reference implementation nor a
-shape inference function; on ``shape-inference``, cases whose output shapes depend on values
-fed at run time (a ``split`` graph input, dims declared unknown) or that run the model several times,
-since a checker sees one model and no inputs, and SplitToSequence, whose inferred sequence type states
-no piece count and one shape for every piece. Options: ``device`` (``cpu``, the only one).
+shape inference function; on ``shape-inference``, cases whose output shapes depend on values fed
+at run time (a ``split`` graph input, dims declared unknown) or that run the model several times,
+since a checker sees one model and no inputs, and SplitToSequence, whose inferred sequence type
+states no piece count and one shape for every piece. Options: ``device`` (``cpu``, the only one).
 """
 
 from __future__ import annotations
@@ -48,8 +45,7 @@ if TYPE_CHECKING:
 
 NAME: Final = "onnx"
 DEVICE: Final = "cpu"
-#: Why each route has nothing to judge on Split-1: ONNX ships neither a reference implementation
-#: nor a shape inference function for opset 1 (the same gap ONNX Runtime has, see its adapter).
+#: Why each route has nothing to judge on Split-1 (ONNX Runtime has the same gap).
 _SPLIT1: Final = {
     "reference": "the reference evaluator has no Split implementation for opset 1: it registers Split_2, "
     "Split_11, Split_13 and Split_18 only "
@@ -58,9 +54,6 @@ _SPLIT1: Final = {
     "its schema has no inference function "
     "(https://github.com/onnx/onnx/blob/main/onnx/defs/tensor/old.cpp)",
 }
-#: Why shape inference has nothing to judge on SplitToSequence (what onnx's inference gives, checked on
-#: onnx 1.23: [6, 4] split by 2 on axis 0 infers seq(tensor [2, 4]); split by 4, or [2, 4], infers
-#: seq(tensor [unk, 4]); no inferred type carries a count).
 _SEQUENCE_SHAPES: Final = (
     "shape inference types a sequence output with one tensor type for all its elements and no length: it "
     "states neither how many pieces there are nor each piece's shape (pieces of unequal lengths leave the "
@@ -69,7 +62,6 @@ _SEQUENCE_SHAPES: Final = (
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Split-1 on both routes (see the module docstring)."""
     return Unsupported(_SPLIT1[target.route]) if task.op == "onnx.Split-1" else None
 
 
@@ -98,14 +90,13 @@ def _shapes_support(task: Task, target: Target) -> Unsupported | None:
 
 
 def _build(task: Task, target: Target) -> onnx.ModelProto:
-    """The one-node model; never checked here (the checker is what a route judges)."""
+    """The one-node model, never checked here (the checker is what a route judges)."""
     from conformance.models import onnx_graphs
 
     return onnx_graphs.build_model(task)
 
 
 def _evaluator(model: onnx.ModelProto, target: Target) -> Any:
-    """The evaluator's construction: where it reads the model."""
     from onnx.reference import ReferenceEvaluator
 
     with backend_calls():
@@ -113,12 +104,18 @@ def _evaluator(model: onnx.ModelProto, target: Target) -> Any:
 
 
 def _evaluate(evaluator: Any, task: Task) -> Sequence[np.ndarray]:
-    """The evaluator's outputs (a sequence output's tensors, in order)."""
+    """The evaluator's outputs, a sequence output (a list) replaced by its tensors, strings as an
+    object array of ``str``."""
     from conformance.models import onnx_graphs
 
     with backend_calls():
         outputs = evaluator.run(None, onnx_graphs.feeds(task))
-    return [_suite_array(output) for output in _tensors(outputs)]
+    tensors = [
+        np.asarray(tensor)
+        for output in outputs
+        for tensor in (output if isinstance(output, list) else [output])
+    ]
+    return [dtypes.suite_strings(array) if array.dtype.kind in "OSU" else array for array in tensors]
 
 
 def _infer(model: onnx.ModelProto, target: Target) -> onnx.ModelProto:
@@ -134,8 +131,31 @@ def _infer(model: onnx.ModelProto, target: Target) -> onnx.ModelProto:
 
 
 def _inferred(inferred: onnx.ModelProto, task: Task) -> Sequence[np.ndarray]:
-    """Arrays of the inferred shapes and types (their values mean nothing)."""
-    return _inferred_outputs(inferred)
+    """One array per graph output, of the inferred shape and element type (values mean nothing)."""
+    from onnx import helper
+
+    outputs = []
+    for number, output in enumerate(inferred.graph.output):
+        tensor = output.type.tensor_type
+        dims = list(tensor.shape.dim) if tensor.HasField("shape") else None
+        if dims is None or not all(dim.HasField("dim_value") for dim in dims):
+            raise BackendRefusal(
+                f"shape inference accepted the model but left output {number}'s shape unknown"
+            )
+        kind = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.elem_type))
+        outputs.append(_placeholder(tuple(dim.dim_value for dim in dims), kind))
+    return outputs
+
+
+def _placeholder(shape: tuple[int, ...], kind: np.dtype[Any]) -> np.ndarray:
+    """A read-only broadcast view of one element, so a huge output costs nothing. A shape no array
+    can have (a negative dim, or more elements than NumPy can index) gets 0 for the offending dims:
+    the output is still there, and the request still judged as accepted."""
+    one = np.full((), "", dtype=object) if dtypes.name_of(kind) == "string" else np.zeros((), dtype=kind)
+    try:
+        return np.broadcast_to(one, tuple(max(size, 0) for size in shape))
+    except ValueError:  # too many elements to index
+        return np.broadcast_to(one, tuple(size if 0 <= size < 2**31 else 0 for size in shape))
 
 
 _LOAD: Final = "model = onnx.load_from_string(model)\n"
@@ -215,46 +235,3 @@ class OnnxToolsAdapter:
             devices=self.options.devices,
             options=self.options.resolved,
         )
-
-
-def _tensors(outputs: Sequence[Any]) -> list[Any]:
-    """The outputs with a sequence output (a list) replaced by its tensors: the pieces, in order."""
-    found: list[Any] = []
-    for output in outputs:
-        found.extend(output if isinstance(output, list) else [output])
-    return found
-
-
-def _suite_array(output: Any) -> np.ndarray:
-    """An evaluator output in the suite's representation: strings as an object array of ``str``."""
-    array = np.asarray(output)
-    return dtypes.suite_strings(array) if array.dtype.kind in "OSU" else array
-
-
-def _inferred_outputs(model: onnx.ModelProto) -> list[np.ndarray]:
-    """One array per graph output, of the inferred shape and element type (values mean nothing)."""
-    from onnx import helper
-
-    outputs = []
-    for number, output in enumerate(model.graph.output):
-        tensor = output.type.tensor_type
-        dims = list(tensor.shape.dim) if tensor.HasField("shape") else None
-        if dims is None or not all(dim.HasField("dim_value") for dim in dims):
-            raise BackendRefusal(
-                f"shape inference accepted the model but left output {number}'s shape unknown"
-            )
-        kind = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.elem_type))
-        outputs.append(_placeholder(tuple(dim.dim_value for dim in dims), kind))
-    return outputs
-
-
-def _placeholder(shape: tuple[int, ...], kind: np.dtype[Any]) -> np.ndarray:
-    """A read-only array of ``shape`` that holds one element (a broadcast view: a [2^31, 4] output
-    costs nothing). A shape no array can have (a negative dim from an accepted negative length, or
-    more elements than NumPy can index, from lengths whose sum wraps) is shown with 0 for the
-    offending dims: the output is then still there, and the request still judged as accepted."""
-    one = np.full((), "", dtype=object) if dtypes.name_of(kind) == "string" else np.zeros((), dtype=kind)
-    try:
-        return np.broadcast_to(one, tuple(max(size, 0) for size in shape))
-    except ValueError:  # too many elements to index
-        return np.broadcast_to(one, tuple(size if 0 <= size < 2**31 else 0 for size in shape))

@@ -1,8 +1,5 @@
-"""ONNX Runtime adapter for the split-conformance suite (entry point ``onnxruntime``).
-
-Importing this package is cheap: onnxruntime and onnx are imported only when the adapter is
-constructed or first runs, so ``conformance adapters`` lists adapters without loading backends.
-"""
+"""ONNX Runtime adapter for the split-conformance suite (entry point ``onnxruntime``); importing it
+is cheap: onnxruntime and onnx load only when the adapter is constructed or first runs."""
 
 from __future__ import annotations
 

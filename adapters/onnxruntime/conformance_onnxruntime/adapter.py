@@ -1,48 +1,39 @@
 """The ONNX Runtime adapter: the ``onnx.*`` ops (Split, SplitToSequence) run by an ``InferenceSession``.
 
-Route ``default``: the model of :func:`conformance.models.onnx_graphs.build_model` (the same
-bytes OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` and run with
-``session.run``; SplitToSequence's sequence output comes back as a list, whose tensors are the
-pieces. Route ``torch-onnx`` (off the default run): the torch.* ops as a torch module
-exported by ``torch.onnx.export`` (:mod:`conformance_onnxruntime.torch_onnx`). Route ``tf2onnx``
-(off the default run): the tensorflow.* ops as a traced ``tf.function`` converted by tf2onnx
-(:mod:`conformance_onnxruntime.tf2onnx_route`). Route ``paddle2onnx`` (off the default run): the
-paddle.* ops as a ``paddle.jit.save``'d program exported by paddle2onnx
-(:mod:`conformance_onnxruntime.paddle2onnx_route`). Routes ``onnxsim``, ``onnxslim``, ``onnxoptimizer``
-(off the default run): route ``default``'s model rewritten by that graph optimizer first
-(:mod:`conformance_onnxruntime.optimizer_routes`). Execution providers
-are an option rather than routes, because a vendor certifying an execution provider runs the
-same models through the same API and only swaps the provider list.
+Route ``default``: the model of :func:`conformance.models.onnx_graphs.build_model` (the bytes
+OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` and run; a sequence output
+comes back as a list, whose tensors are the pieces. Off the default run, each in a module of its
+own: ``torch-onnx`` (the torch.* ops exported by ``torch.onnx.export``), ``tf2onnx`` (the
+tensorflow.* ops converted by tf2onnx), ``paddle2onnx`` (the paddle.* ops exported by paddle2onnx),
+and ``onnxsim``, ``onnxslim``, ``onnxoptimizer`` (route ``default``'s model through that graph
+optimizer first). Execution providers are an option rather than routes: a vendor certifying one
+runs the same models through the same API with another provider list.
 
-Options (anything else is refused at construction, so a misspelt option cannot silently leave
-a run on its defaults):
+Options (anything else is refused, so a misspelt option cannot leave a run on its defaults):
 
 ``providers``
-    Comma-separated execution providers in priority order, default ``CPUExecutionProvider``;
-    each must be in ``onnxruntime.get_available_providers()``.
+    Execution providers in priority order, default ``CPUExecutionProvider``; each must be in
+    ``onnxruntime.get_available_providers()``.
 ``provider_options``
-    Options for providers, ``PROVIDER:KEY=VALUE,KEY=VALUE;PROVIDER2:...``, e.g.
+    ``PROVIDER:KEY=VALUE,KEY=VALUE;PROVIDER2:...``, e.g.
     ``OpenVINOExecutionProvider:device_type=CPU,precision=FP32`` (a provider that would lower float
     precision must be pinned, as the OpenVINO adapter pins f32 on CPU).
 ``graph_optimization_level``
-    ``disable`` | ``basic`` | ``extended`` | ``all`` (default ``all``, ORT's own default): the
-    graph rewrites ORT applies before running, which is where a Split can be fused or folded.
+    ``disable`` | ``basic`` | ``extended`` | ``all`` (default, ORT's own): the graph rewrites,
+    which can fuse or fold a Split.
 ``device``
-    Comma-separated device labels for the targets, default ``cpu``. The providers decide where a
-    session runs; a device other than ``cpu`` needs a provider other than the CPU one.
+    Device labels for the targets, default ``cpu``. The providers decide where a session runs; a
+    device other than ``cpu`` needs a provider other than the CPU one.
 ``intra_op_num_threads``
-    Default ``1``: the suite runs tiny models in parallel workers, and one thread per session
-    avoids oversubscribing the machine. Split moves data, so the count cannot change a result.
+    Default ``1``: the suite runs tiny models in parallel workers, and a split moves data, so the
+    count cannot change a result.
 
-What is refused as unsupported, and why only that: Split-1, for which ORT registers no kernel (its
-kernel table, docs/OperatorKernels.md, lists Split from opset 2), so every opset-1 model fails with
-NOT_IMPLEMENTED whatever the request. Judging that refusal would score every case the spec rejects
-as a pass for the wrong reason, so the op version is declared unsupported.
-Everything else is built and given to ORT, including types a version's spec forbids: a refusal of
-something the spec allows is a finding, judged as ``error`` and listed in ``known_issues.yaml``.
-Complex data is such a finding: ORT registers no complex tensor type, and the session refuses the
-model while loading it ("MLDataType for: tensor(complex64) is not currently registered"), before
-any feed is needed.
+What is refused as unsupported, and why only that: Split-1, for which ORT registers no kernel
+(docs/OperatorKernels.md lists Split from opset 2), so every opset-1 model fails whatever the
+request: judging that would score every case the spec rejects a pass for the wrong reason.
+Everything else is handed to ORT, types a version's spec forbids included: a refusal of something
+the spec allows is a finding listed in ``known_issues.yaml``, such as complex data (ORT registers
+no complex tensor type and refuses the model while loading it).
 """
 
 from __future__ import annotations
@@ -54,14 +45,7 @@ from typing import TYPE_CHECKING
 
 from conformance import reproducers
 from conformance.errors import UsageError
-from conformance.plugin import (
-    AdapterInfo,
-    AdapterOptions,
-    Route,
-    Target,
-    Task,
-    Unsupported,
-)
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
 from conformance_onnxruntime import optimizer_routes, paddle2onnx_route, tf2onnx_route, torch_onnx
 from conformance_onnxruntime.transport import prepare, run_onnx
 
@@ -78,12 +62,8 @@ _LEVEL_NAMES = {
     "extended": "ORT_ENABLE_EXTENDED",
     "all": "ORT_ENABLE_ALL",
 }
-OPTIMIZATION_LEVELS = tuple(_LEVEL_NAMES)
-KNOWN_OPTIONS = frozenset(
-    {"providers", "provider_options", "graph_optimization_level", "intra_op_num_threads"}
-)
-#: Why Split-1 has no result on ORT: no kernel, whatever the request (every route that ends in a
-#: session of an opset-1 model shares it).
+KNOWN_OPTIONS = ("providers", "provider_options", "graph_optimization_level", "intra_op_num_threads")
+#: Why Split-1 has no result on ORT: no kernel, whatever the request.
 _NO_SPLIT1_KERNEL = (
     "onnxruntime registers no Split kernel for opset 1 (its kernel table lists Split from opset 2: "
     "https://github.com/microsoft/onnxruntime/blob/main/docs/OperatorKernels.md), so sessions fail with "
@@ -112,8 +92,7 @@ class Settings:
         ]
 
     def session(self, model: bytes, target: Target) -> onnxruntime.InferenceSession:
-        """Session creation, every route's compile: ORT loads, type-checks, infers shapes,
-        optimizes and picks kernels."""
+        """Every route's compile: ORT loads, checks, optimizes and picks kernels."""
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
@@ -126,8 +105,8 @@ class Settings:
         return onnxruntime.InferenceSession(model, options, providers=self.session_providers())
 
     def session_code(self, task: Task) -> str:
-        """A reproducer's session lines: ``session`` made from the bytes in ``model`` as this run
-        makes every session (optimization level, providers); the snippet imports onnxruntime as ``ort``."""
+        """A reproducer's lines making ``session`` from the bytes in ``model`` as this run does
+        (optimization level, providers), onnxruntime imported as ``ort``."""
         note = (
             "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
             if task.dtype == "bfloat16"
@@ -169,30 +148,25 @@ def resolve(options: Mapping[str, str]) -> Settings:
             f"execution provider(s) {', '.join(missing)} not available; available: {', '.join(available)}"
         )
     optimization = parsed.get("graph_optimization_level", "all")
-    if optimization not in OPTIMIZATION_LEVELS:
+    if optimization not in _LEVEL_NAMES:
         raise UsageError(
-            f"graph_optimization_level {optimization!r}: expected one of {', '.join(OPTIMIZATION_LEVELS)}"
+            f"graph_optimization_level {optimization!r}: expected one of {', '.join(_LEVEL_NAMES)}"
         )
     threads_text = parsed.get("intra_op_num_threads", "1")
     if not threads_text.isdigit():
         raise UsageError(
             f"intra_op_num_threads {threads_text!r}: expected a non-negative integer (0: ORT decides)"
         )
-    for device in parsed.devices:
-        _check_device(device, providers)
+    for device in parsed.devices:  # one the providers cannot serve would leave every item unsupported
+        if device == DEFAULT_DEVICE and not _CPU_PROVIDERS & set(providers):
+            raise UsageError(f"device 'cpu' needs CPUExecutionProvider; providers: {', '.join(providers)}")
+        if device != DEFAULT_DEVICE and not set(providers) - _CPU_PROVIDERS:
+            raise UsageError(
+                f"device {device!r} needs an execution provider other than CPUExecutionProvider "
+                f"(name one with --option onnxruntime.providers=...); providers: {', '.join(providers)}"
+            )
     chosen = parse_provider_options(parsed.get("provider_options", ""), providers)
     return Settings(providers, optimization, parsed.devices, int(threads_text), chosen)
-
-
-def _check_device(device: str, providers: Sequence[str]) -> None:
-    """A device label the providers cannot serve stops the run (every item would be unsupported)."""
-    if device == DEFAULT_DEVICE and not _CPU_PROVIDERS & set(providers):
-        raise UsageError(f"device 'cpu' needs CPUExecutionProvider; providers: {', '.join(providers)}")
-    if device != DEFAULT_DEVICE and not set(providers) - _CPU_PROVIDERS:
-        raise UsageError(
-            f"device {device!r} needs an execution provider other than CPUExecutionProvider "
-            f"(name one with --option onnxruntime.providers=...); providers: {', '.join(providers)}"
-        )
 
 
 def parse_provider_options(text: str, providers: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -217,15 +191,11 @@ def parse_provider_options(text: str, providers: Sequence[str]) -> dict[str, dic
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Refuses only what ORT cannot be reached for (see the module docstring): route
-    ``default``'s refusals, and the optimizer routes' once their tool is there."""
-    if task.op == "onnx.Split-1":
-        return Unsupported(_NO_SPLIT1_KERNEL)
-    return None
+    """Route ``default``'s refusals, and the optimizer routes' once their tool is there."""
+    return Unsupported(_NO_SPLIT1_KERNEL) if task.op == "onnx.Split-1" else None
 
 
 def _build(task: Task, target: Target) -> bytes:
-    """The suite's one-node model, serialized (building never validates, invalid cases reach ORT)."""
     from conformance.models import onnx_graphs
 
     return onnx_graphs.model_bytes(task)
@@ -250,7 +220,6 @@ def _default_route(settings: Settings) -> Route:
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
         prepare=prepare,
-        # not onnxruntime itself: it starts a thread when imported, so it loads in each worker
     )
 
 
@@ -261,8 +230,7 @@ class OnnxRuntimeAdapter:
         self.settings = resolve(options)
 
     def info(self) -> AdapterInfo:
-        """ORT's own version string, every option that shapes the sessions, and the onnx package
-        that serialized the models (it decides the bytes ORT is handed)."""
+        """ORT's version, every option that shapes the sessions, and the onnx that wrote the models."""
         import onnx
         import onnxruntime
 
@@ -275,7 +243,7 @@ class OnnxRuntimeAdapter:
                 torch_onnx.route(self.settings),
                 tf2onnx_route.route(self.settings),
                 paddle2onnx_route.route(self.settings),
-                *optimizer_routes.routes(self.settings, _support),
+                *(tool.route(self.settings, _support) for tool in optimizer_routes.TOOLS.values()),
             ),
             devices=self.settings.devices,
             options={

@@ -1,19 +1,15 @@
 """Route ``paddle2onnx``: a Paddle program exported to ONNX by paddle2onnx and served by ONNX Runtime.
 
 How a PaddlePaddle model usually reaches ONNX Runtime: traced by ``paddle.jit.to_static``, written by
-``paddle.jit.save`` (a PIR ``.json`` program), exported by ``paddle2onnx.export``. The program is the
-suite's own (:func:`conformance.models.paddle_programs.save`, the one the paddle adapter's ``static``
-route runs): input ``x`` (None dims where ``data_shape: dynamic``) and ``axis`` when the case feeds
-it at run time; paddle2onnx keeps those names for the ONNX graph's inputs.
+``paddle.jit.save``, exported by ``paddle2onnx.export``. The program is the suite's own
+(:func:`conformance.models.paddle_programs.save`, the one the paddle adapter's ``static`` route
+runs): input ``x`` (None dims where ``data_shape: dynamic``) and ``axis`` when the case feeds it at
+run time, names the ONNX graph keeps.
 
-paddle2onnx is asked for the newest opset it writes, :data:`OPSET` (its exporter accepts 7 to
-``MAX_ONNX_OPSET_VERSION - 1``, which the 2.1.0 wheel reports as 21 when handed more; see
-paddle2onnx/mapper/exporter.cc). Its Python ``export`` with no ``save_file`` returns the C++
-exporter's bytes and imports nothing beyond Paddle (onnx, onnxoptimizer and polygraphy only serve
-its optimizing ``save_file`` path), so it runs beside the suite's onnx 1.23 although its metadata
-asks for onnx<=1.17. The C++ exporter aborts the process on programs it cannot convert (a split
-along a dim the program leaves unknown, an opset out of range): it runs in the worker, whose
-isolation makes such an abort one ``crash`` result.
+paddle2onnx is asked for the newest opset it writes, :data:`OPSET` (paddle2onnx/mapper/exporter.cc).
+Its ``export`` with no ``save_file`` returns the C++ exporter's bytes and imports nothing beyond
+Paddle, so it runs beside the suite's onnx although its metadata asks for onnx<=1.17. The exporter
+aborts the process on programs it cannot convert: the worker's isolation makes that one ``crash``.
 
 Needs PaddlePaddle and paddle2onnx beside onnxruntime (the paddle adapter's install, and
 ``pip install --no-deps paddle2onnx``: see the adapter's pyproject).
@@ -22,11 +18,9 @@ Needs PaddlePaddle and paddle2onnx beside onnxruntime (the paddle adapter's inst
 from __future__ import annotations
 
 import functools
-import importlib.util
 import os
 import tempfile
 from collections.abc import Sequence
-from importlib import metadata
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
@@ -41,28 +35,17 @@ if TYPE_CHECKING:
 
 #: The newest opset paddle2onnx 2.1 exports (its exporter refuses a larger one by aborting).
 OPSET: Final = 21
-_PACKAGES: Final = ("paddle", "paddle2onnx")
 
 
 def options() -> dict[str, str]:
     """The converter's version and the opset it is asked for."""
-    try:
-        version = metadata.version("paddle2onnx")
-    except metadata.PackageNotFoundError:
-        version = "not installed"
-    return {"paddle2onnx_version": version, "paddle2onnx_opset": str(OPSET)}
+    return {"paddle2onnx_version": transport.version("paddle2onnx"), "paddle2onnx_opset": str(OPSET)}
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Why the route cannot be handed ``task``: a missing package (complex data is handed over, and
-    refused by ORT when it loads the model: judged)."""
-    missing = [name for name in _PACKAGES if importlib.util.find_spec(name) is None]
-    if missing:
-        return Unsupported(
-            f"route paddle2onnx needs {' and '.join(missing)}: install adapters/paddle, and "
-            "pip install --no-deps paddle2onnx"
-        )
-    return None
+    """A missing package (complex data is handed over, and refused by ORT when it loads the model)."""
+    install = "install adapters/paddle, and pip install --no-deps paddle2onnx"
+    return transport.missing("paddle2onnx", ("paddle", "paddle2onnx"), install)
 
 
 def _export(task: Task, target: Target) -> bytes:
@@ -80,9 +63,8 @@ def _export(task: Task, target: Target) -> bytes:
 
 
 def warm_up(target: Target) -> None:
-    """What every route prepares, and one throwaway export: the first of a process imports Paddle
-    and paddle2onnx and traces its first program (seconds), which would otherwise be timed as one
-    item's build."""
+    """What every route prepares, and one throwaway export: a process's first imports Paddle and
+    paddle2onnx and traces a program (seconds), which would otherwise be timed as one item's build."""
     transport.prepare(target)
     os.environ.setdefault("GLOG_minloglevel", "2")  # Paddle's INFO lines say nothing of an item
     import paddle

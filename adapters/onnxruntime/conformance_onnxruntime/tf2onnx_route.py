@@ -1,18 +1,15 @@
 """Route ``tf2onnx``: a TensorFlow function converted to ONNX by tf2onnx and served by ONNX Runtime.
 
-The other way Split reaches ONNX from a framework: not a hand-built node, but whatever
-``tf2onnx.convert.from_function`` makes of a user's ``tf.split`` or ``tf.experimental.numpy.split``.
-The function is the suite's own (:func:`conformance.models.tf_functions.tf_function`, the one the
-TensorFlow adapter traces and OpenVINO and LiteRT convert), handed over with its ``TensorSpec``
-signature: inputs ``data`` (unknown dims for ``data_shape: dynamic``) and ``axis`` / ``lengths``
-when the case feeds them at run time, which become the ONNX graph's inputs by those names.
+The other way Split reaches ONNX from a framework: whatever ``tf2onnx.convert.from_function`` makes
+of a user's ``tf.split`` or ``tf.experimental.numpy.split``. The function is the suite's own
+(:func:`conformance.models.tf_functions.tf_function`, the one the TensorFlow adapter traces), handed
+over with its ``TensorSpec`` signature: inputs ``data`` (unknown dims for ``data_shape: dynamic``)
+and ``axis`` / ``lengths`` when the case feeds them at run time, names the ONNX graph keeps.
 
-tf2onnx is asked for the newest opset it writes (:func:`opset`: the last one its opset table knows;
-its default is an older one most runtimes take), so that Split is written as Split-18 with
-``num_outputs`` or a ``split`` input. Its Python API converts with ``continue_on_error=True``: a
-node it fails to convert is logged and left in the model as TensorFlow wrote it, which ORT then
-refuses as an invalid model; that refusal, and any from tracing or conversion, is the route's
-answer (judged like any refusal), never ``unsupported``.
+tf2onnx is asked for the newest opset it writes (:func:`opset`; its default is older), so that
+Split is written as Split-18. Its Python API converts with ``continue_on_error=True``: a node it
+fails to convert is left as TensorFlow wrote it, which ORT then refuses as an invalid model; that
+refusal, and any from tracing or conversion, is the route's answer (judged), never ``unsupported``.
 
 Needs tf2onnx and TensorFlow beside onnxruntime (``pip install adapters/onnxruntime[tensorflow]``).
 """
@@ -24,7 +21,6 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from functools import cache
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,12 +36,9 @@ if TYPE_CHECKING:
 
 @cache
 def opset() -> int | None:
-    """The newest ONNX opset this tf2onnx writes: the last of its opset-to-IR-version table (the
-    handlers go no further); None without tf2onnx.
-
-    Read from ``tf2onnx/constants.py`` loaded on its own, by path: importing ``tf2onnx.constants``
-    runs the package's ``__init__`` first, which imports TensorFlow (and with it Keras and JAX),
-    4.5 s that every ONNX Runtime worker paid in ``info()`` though only this route needs them."""
+    """The newest ONNX opset this tf2onnx writes, the last of its opset-to-IR-version table; None
+    without tf2onnx. Read from ``tf2onnx/constants.py`` loaded by path: importing
+    ``tf2onnx.constants`` would import TensorFlow (seconds) in every worker's ``info()``."""
     spec = importlib.util.find_spec("tf2onnx")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -60,21 +53,16 @@ def opset() -> int | None:
 
 def options() -> dict[str, str]:
     """The converter's settings and the versions that decide what it writes."""
-    try:
-        version = metadata.version("tf2onnx")
-    except metadata.PackageNotFoundError:
-        version = "not installed"
-    return {"tf2onnx_version": version, "tf2onnx_opset": str(opset() or "not installed")}
+    return {"tf2onnx_version": transport.version("tf2onnx"), "tf2onnx_opset": str(opset() or "not installed")}
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Why the route cannot express ``task``: a missing converter or an axis
-    input int32 cannot hold (:func:`conformance.models.tf_functions.build_problem`)."""
-    missing = [name for name in ("tensorflow", "tf2onnx") if importlib.util.find_spec(name) is None]
-    if missing:
-        return Unsupported(
-            f"route tf2onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[tensorflow]"
-        )
+    """A missing converter, or an axis input int32 cannot hold."""
+    refused = transport.missing(
+        "tf2onnx", ("tensorflow", "tf2onnx"), "pip install adapters/onnxruntime[tensorflow]"
+    )
+    if refused is not None:
+        return refused
     from conformance.models import tf_functions
 
     problem = tf_functions.build_problem(task)
@@ -95,9 +83,8 @@ def _export(task: Task, target: Target) -> bytes:
 
 
 def warm_up(target: Target) -> None:
-    """What every route prepares, and one throwaway conversion: the first of a process imports
-    TensorFlow and tf2onnx and sets up TensorFlow's graph machinery (seconds), which would
-    otherwise be timed as one item's build."""
+    """What every route prepares, and one throwaway conversion: a process's first imports
+    TensorFlow and tf2onnx (seconds), which would otherwise be timed as one item's build."""
     transport.prepare(target)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
     import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
@@ -108,19 +95,6 @@ def warm_up(target: Target) -> None:
     tf2onnx.convert.from_function(function, input_signature=signature, opset=opset())
 
 
-def _function_code(task: Task) -> str:
-    """The function as plain TensorFlow code: the function the shared builder writes
-    (:func:`conformance.models.tf_functions.split_code`), its signature, and the ``tf.function``
-    not yet traced, which is what ``from_function`` takes."""
-    from conformance.models import tf_functions
-
-    return (
-        f"{tf_functions.split_code(task)}\n\n"
-        f"signature = [{tf_functions.signature_code(task)}]\n"
-        "function = tf.function(split, input_signature=signature, autograph=False)\n"
-    )
-
-
 def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
     """Feeds the inputs as the signature names them (tf2onnx keeps those names)."""
     from conformance.models import tf_functions
@@ -129,16 +103,18 @@ def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndar
 
 
 def _reproducer(settings: Settings, task: Task, target: Target) -> str:
-    """The function, the conversion as the route calls it, and one session run per run."""
+    """The function and its signature as plain TensorFlow code, the conversion as the route calls
+    it, and one session run per run."""
     from conformance import reproducers
     from conformance.models import tf_functions
 
-    providers = list(settings.providers)
     body = (
         "import onnxruntime as ort\nimport tensorflow as tf\nimport tf2onnx.convert\n\n"
-        f"{_function_code(task)}"
+        f"{tf_functions.split_code(task)}\n\n"
+        f"signature = [{tf_functions.signature_code(task)}]\n"
+        "function = tf.function(split, input_signature=signature, autograph=False)\n"
         f"model, _ = tf2onnx.convert.from_function(function, input_signature=signature, opset={opset()})\n"
-        f"session = ort.InferenceSession(model.SerializeToString(), providers={providers!r})\n"
+        f"session = ort.InferenceSession(model.SerializeToString(), providers={list(settings.providers)!r})\n"
     )
     if task.dtype == "bfloat16":
         body += "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"

@@ -1,18 +1,16 @@
 """Route ``torch-onnx``: a PyTorch model exported to ONNX and served by ONNX Runtime.
 
-This is where most users meet Split in ONNX: not a hand-built node, but whatever
-``torch.onnx.export`` makes of ``torch.split`` / ``tensor_split`` / ``chunk`` / ``hsplit`` /
-``vsplit`` / ``dsplit`` (the last three have no ``dim``: the exporter sees the dim their rank
-names). The module is the suite's own (:mod:`conformance.models.torch_modules`, the one the torch
-adapter runs eagerly), and the exporter is called the way its documentation recommends today: the
-dynamo exporter (``dynamo=True``, which goes through ``torch.export``), its ONNX optimizer on, its
-default opset, the data's dims declared ``Dim.DYNAMIC`` when the case says they are unknown. An
-export failure is the route refusing the request (judged like any refusal), never ``unsupported``.
+Where most users meet Split in ONNX: whatever ``torch.onnx.export`` makes of ``torch.split`` /
+``tensor_split`` / ``chunk`` / ``hsplit`` / ``vsplit`` / ``dsplit``. The module is the suite's own
+(:mod:`conformance.models.torch_modules`, the one the torch adapter runs eagerly), exported as the
+exporter's documentation recommends today: the dynamo exporter (``dynamo=True``), its ONNX
+optimizer on, its default opset, the data's dims ``Dim.DYNAMIC`` where the case says they are
+unknown. An export failure is the route refusing the request (judged), never ``unsupported``.
 
 Complex data: ONNX Runtime has no complex tensors, so the exporter writes a complex tensor as its
-real representation, a float tensor with a trailing dim of 2 holding the real and imaginary parts
-(``torch.view_as_real``; ``ONNXProgram`` converts its own call's arguments the same way). The route
-feeds and reads the model in that representation, bit for bit, so the pieces are judged as complex.
+real representation (``torch.view_as_real``: a trailing dim of 2 holding the real and imaginary
+parts). The route feeds and reads the model in that representation, bit for bit, so the pieces are
+judged as complex.
 
 Needs torch and onnxscript beside onnxruntime (``pip install adapters/onnxruntime[torch]``).
 """
@@ -21,10 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.util
 import io
 from collections.abc import Sequence
-from importlib import metadata
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
@@ -49,22 +45,16 @@ EXPORTER_OPTIONS: Final = {
 def options() -> dict[str, str]:
     """The exporter's settings and the versions that decide what it emits."""
     found = {f"torch_onnx_{key}": value for key, value in EXPORTER_OPTIONS.items()}
-    for name in ("torch", "onnxscript"):
-        try:
-            found[f"{name}_version"] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found[f"{name}_version"] = "not installed"
-    return found
+    return found | {f"{name}_version": transport.version(name) for name in ("torch", "onnxscript")}
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Why the route cannot express ``task``: a missing exporter or a dim
-    torch.export cannot keep dynamic (see :func:`conformance.models.torch_modules.export_dynamic_problem`)."""
-    missing = [name for name in ("torch", "onnxscript") if importlib.util.find_spec(name) is None]
-    if missing:
-        return Unsupported(
-            f"route torch-onnx needs {' and '.join(missing)}: pip install adapters/onnxruntime[torch]"
-        )
+    """A missing exporter, or a dim torch.export cannot keep dynamic."""
+    refused = transport.missing(
+        "torch-onnx", ("torch", "onnxscript"), "pip install adapters/onnxruntime[torch]"
+    )
+    if refused is not None:
+        return refused
     from conformance.models import torch_modules
 
     problem = torch_modules.export_dynamic_problem(task)
@@ -92,9 +82,8 @@ def _export(task: Task, target: Target) -> bytes:
 
 
 def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
-    """An exported module has one input, whatever the exporter named it; complex data in and out
-    in the exporter's real representation (see the module docstring)."""
-
+    """The exported module's one input, whatever its name, fed and read in the exporter's real
+    representation of complex data."""
     outputs = transport.run(compiled, {compiled.get_inputs()[0].name: _as_real(task.data)})
     return [_as_complex(output, task.data.dtype) for output in outputs]
 
@@ -118,7 +107,6 @@ def _as_complex(output: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def _reproducer(settings: Settings, task: Task, target: Target) -> str:
     """The module, the export as the route calls it, and one session run per run."""
-    providers = list(settings.providers)
     from conformance import reproducers
     from conformance.models import torch_modules
 
@@ -136,10 +124,10 @@ def _reproducer(settings: Settings, task: Task, target: Target) -> str:
         f"{reproducers.array_code(task.data)}\n"
         "program = torch.onnx.export(\n"
         f"    Split(), (torch.from_numpy(data),), dynamo=True, optimize=True, verbose=False{dynamic}\n)\n"
-        f"session = ort.InferenceSession(program.model_proto.SerializeToString(), providers={providers!r})\n"
+        "session = ort.InferenceSession(program.model_proto.SerializeToString(), "
+        f"providers={list(settings.providers)!r})\n"
     )
-    # complex data goes in and out in the exporter's real representation (see the module docstring)
-    complex_data = task.data.dtype.kind == "c"
+    complex_data = task.data.dtype.kind == "c"  # in and out in the exporter's real representation
     feed = "torch.view_as_real(torch.from_numpy(data)).numpy()" if complex_data else "data"
     back = (
         "outputs = [torch.view_as_complex(torch.from_numpy(output)).numpy() for output in outputs]\n"

@@ -1,29 +1,29 @@
-"""Moving tensors between the suite's NumPy arrays and ONNX Runtime, bit for bit.
+"""Moving tensors between the suite's NumPy arrays and ONNX Runtime, bit for bit, and what every
+route of the adapter shares.
 
-ONNX Runtime's Python API speaks plain NumPy: ``InferenceSession.run`` takes and returns arrays
-of the standard NumPy dtypes and object arrays of ``str`` for strings, which are exactly the
-suite's carriers. bfloat16 is the exception: NumPy has no bfloat16, ORT does not recognise
-``ml_dtypes.bfloat16`` ("Numpy_type 256 can't be converted to MLDataType"), and an ORT bfloat16
-output has "no corresponding Numpy type" in ``OrtValue.numpy()``. So bfloat16 travels as its
-16-bit patterns: in through ``OrtValue.ortvalue_from_numpy_with_onnx_type`` on a uint16 view,
-out by copying the OrtValue's buffer and viewing it as ``ml_dtypes.bfloat16``. Nothing is
-converted by value, so NaN payloads and signed zeros survive.
-
-A sequence output (SplitToSequence's) comes back from ``session.run`` as a list of arrays: its
-tensors are the pieces, so they take the output's place in the list returned, in order.
+``InferenceSession.run`` takes and returns arrays of the standard NumPy dtypes and object arrays of
+``str``, exactly the suite's carriers, except bfloat16: ORT does not recognise
+``ml_dtypes.bfloat16`` ("Numpy_type 256 can't be converted to MLDataType"), and a bfloat16 output
+has "no corresponding Numpy type" in ``OrtValue.numpy()``. So bfloat16 travels as its 16-bit
+patterns: in through ``OrtValue.ortvalue_from_numpy_with_onnx_type`` on a uint16 view, out by
+copying the OrtValue's buffer and viewing it as ``ml_dtypes.bfloat16``; NaN payloads and signed
+zeros survive. A sequence output (SplitToSequence's) comes back as a list of arrays: its tensors
+take the output's place, in order.
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 import ml_dtypes
 import numpy as np
 
-from conformance.plugin import Target, Task
+from conformance.plugin import Target, Task, Unsupported
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]  # ORT ships no type information
@@ -40,28 +40,39 @@ def prepare(target: Target) -> None:
     from conformance.models import onnx_graphs  # noqa: F401
 
 
-def needs_ort_values(feeds: Mapping[str, np.ndarray]) -> bool:
-    """Whether any feed is bfloat16 and so must be handed over as an OrtValue."""
-    return any(array.dtype == _BFLOAT16 for array in feeds.values())
+def version(distribution: str) -> str:
+    """The installed version of ``distribution``, read from its metadata without importing it."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def missing(route: str, packages: Sequence[str], install: str) -> Unsupported | None:
+    """The refusal of a route that needs ``packages`` where one is not found (found, not imported:
+    some take seconds), with how to ``install`` them."""
+    absent = [name for name in packages if importlib.util.find_spec(name) is None]
+    return Unsupported(f"route {route} needs {' and '.join(absent)}: {install}") if absent else None
 
 
 def run_onnx(session: onnxruntime.InferenceSession, task: Task) -> list[np.ndarray]:
-    """The suite's model run on ``task``: its data (and a runtime ``split``) fed by the suite's
-    input names, every output in the suite's dtypes (route ``default``'s run, the optimizers')."""
+    """The suite's model run on ``task``'s data (and a runtime ``split``), by the suite's input names."""
     from conformance.models import onnx_graphs
 
     return run(session, onnx_graphs.feeds(task))
 
 
 def run(session: onnxruntime.InferenceSession, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """Run ``session`` on ``feeds`` and return every output in the suite's dtypes.
-
-    The plain ``session.run`` path is taken whenever it can carry the data, since it is the one
-    ORT's users take; the OrtValue path only when bfloat16 is involved.
-    """
-    if not needs_ort_values(feeds):
+    """Run ``session`` on ``feeds`` and return every output in the suite's dtypes: through the plain
+    ``session.run`` ORT's users take, or OrtValues where bfloat16 is involved."""
+    if not any(array.dtype == _BFLOAT16 for array in feeds.values()):
         outputs: list[Any] = session.run(None, dict(feeds))
-        return [np.asarray(tensor) for output in outputs for tensor in _tensors(output)]
+        # a sequence output is a list: its tensors take its place
+        return [
+            np.asarray(tensor)
+            for output in outputs
+            for tensor in (output if isinstance(output, list) else [output])
+        ]
     import onnxruntime
     from onnx import TensorProto
 
@@ -81,18 +92,12 @@ def run(session: onnxruntime.InferenceSession, feeds: Mapping[str, np.ndarray]) 
     return [_to_numpy(value) for value in results]
 
 
-def _tensors(output: Any) -> list[Any]:
-    """One output of ``session.run`` as the tensors it holds: a sequence's elements, or itself."""
-    return list(output) if isinstance(output, list) else [output]
-
-
 def _to_numpy(value: onnxruntime.OrtValue) -> np.ndarray:
     """An output OrtValue as a NumPy array, bfloat16 copied by bit pattern."""
     if value.data_type() != _BFLOAT16_TYPE:
         return np.asarray(value.numpy())
     shape = tuple(int(dim) for dim in value.shape())
-    # 2 bytes per element of a dense tensor; OrtValue.tensor_size_in_bytes() says the same but is
-    # missing from ORT 1.22 and older, which the adapter supports (and the compat matrix runs)
+    # 2 bytes per element; OrtValue.tensor_size_in_bytes() is missing from ORT 1.22 and older
     size = 2 * math.prod(shape)
     if size == 0:
         return np.empty(shape, dtype=_BFLOAT16)

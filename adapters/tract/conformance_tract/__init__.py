@@ -1,8 +1,5 @@
-"""tract adapter for the split-conformance suite (entry point ``tract``).
-
-Importing this package is cheap: tract's native library is loaded only in the workers, when the
-adapter first builds or runs, so ``conformance adapters`` lists adapters without loading it.
-"""
+"""tract adapter for the split-conformance suite (entry point ``tract``); importing it is cheap:
+tract's native library loads only in the workers."""
 
 from __future__ import annotations
 

@@ -1,32 +1,22 @@
 """The tract adapter: the ``onnx.*`` ops as one-node ONNX models loaded and run by Sonos' tract.
 
-Route ``onnx``, device ``cpu``: the model of :func:`conformance.models.onnx_graphs.model_bytes` (the
-same bytes ONNX Runtime and OpenVINO's ONNX frontend are handed) is the *build*; tract's
-``onnx().load(path).into_model().into_runnable()`` the *compile*; ``runnable.run([...])`` with the
-task's data (and a runtime ``split``) the *run*. :mod:`conformance_tract.loading` has the details:
-why the input facts are the model's own (a dynamic model keeps symbolic dims), the order inputs are
-fed in, and how tract's tensors become arrays bit for bit.
-
-No options besides ``device`` (``cpu``, the only one: the bindings' default runtime). tract takes
-no thread count through its Python API, and a split moves data, so nothing else could change a
-result.
+Route ``onnx``, device ``cpu`` (the bindings' default runtime; they take no thread count, and a
+split moves data, so there are no other options): the bytes of
+:func:`conformance.models.onnx_graphs.model_bytes` are the *build*, tract's
+``onnx().load(path).into_model().into_runnable()`` the *compile*, ``runnable.run([...])`` the *run*
+(:mod:`conformance_tract.loading` has the details).
 
 What is refused as unsupported, and why only that:
 
 - SplitToSequence: tract has no ONNX sequence type and no SplitToSequence operator
-  (sonos/tract#2665), so the op cannot be expressed to it at all: every such model fails when it
-  is typed, whatever the request;
-- bfloat16 and complex data or lengths: tract's ONNX frontend maps no element type for them (its
-  ``DatumType`` has neither), so the model cannot be loaded at all;
-- string tensors fed at run time: tract has a String type, but its Python bindings cannot build a
-  string tensor from NumPy (``Tensor.from_numpy`` takes fixed-size elements only).
+  (sonos/tract#2665): every such model fails when it is typed, whatever the request;
+- bfloat16 and complex data or lengths: tract's ONNX frontend maps no element type for them;
+- string tensors fed at run time: the Python bindings cannot build a string tensor from NumPy.
 
-Everything else is built and handed to tract, including what a version's spec forbids: a refusal
-of something the spec allows is a finding, judged as ``error`` and listed in ``known_issues.yaml``.
-That includes a ``split`` fed at run time: tract takes Split-13/18's ``split`` input only as a
-constant and Split-1's lengths only as the attribute, and refuses every such model while typing it,
-whatever the values (onnx/src/ops/array/split.rs); tract is reached and answers, so the refusal is
-judged (a pass where the spec rejects the request, a known issue where it accepts it).
+Everything else is handed to tract, including what the spec forbids: a refusal of something the
+spec allows is a finding listed in ``known_issues.yaml``. So is a ``split`` fed at run time: tract
+takes Split-13/18's ``split`` only as a constant and Split-1's lengths only as the attribute, and
+refuses every such model while typing it (onnx/src/ops/array/split.rs); that refusal is judged.
 """
 
 from __future__ import annotations
@@ -62,7 +52,6 @@ _STRING_FEED: Final = (
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Refuses only what cannot be handed to tract at all (see the module docstring)."""
     from conformance.models import onnx_graphs
 
     if onnx_graphs.is_sequence(task.op):
@@ -79,22 +68,17 @@ def _support(task: Task, target: Target) -> Unsupported | None:
 
 
 def _build(task: Task, target: Target) -> bytes:
-    """The suite's one-node model, serialized; building never validates, invalid cases reach tract."""
     from conformance.models import onnx_graphs
 
     return onnx_graphs.model_bytes(task)
 
 
 def _compile(model: bytes, target: Target) -> loading.Loaded:
-    """tract's load, typing and optimization: where it checks and refuses a Split request
-    (backtraces off here too: a worker that was not started for this target never ran
-    ``prepare``)."""
-    loading.quiet_error_backtraces()
+    loading.quiet_error_backtraces()  # here too: a worker not started for this target skipped prepare
     return loading.load(model)
 
 
 def _run(compiled: loading.Loaded, task: Task) -> Sequence[np.ndarray]:
-    """Feeds this run's data (and runtime ``split``) and returns every output, types kept."""
     from conformance.models import onnx_graphs
 
     return loading.run(compiled, onnx_graphs.feeds(task))
@@ -107,9 +91,8 @@ runnable = tract.onnx().load("model.onnx").into_model().into_runnable()
 
 
 def _reproducer(task: Task, target: Target) -> str:
-    """The model byte for byte, saved as ``model.onnx`` (tract's bindings load from a path),
-    tract's three calls as :mod:`conformance_tract.loading` makes them, and each run's feeds in
-    tract's input order (the graph's: ``data``, then a runtime ``split``): tract and NumPy only."""
+    """The model saved as ``model.onnx`` (tract loads from a path), tract's three calls, and each
+    run's feeds in tract's input order: tract and NumPy only."""
     from conformance.models import onnx_graphs
 
     return onnx_graphs.snippet(task, "import tract\n\n", _LOAD, _call, file="model.onnx")
@@ -123,8 +106,7 @@ def _call(variables: Mapping[str, str]) -> str:
 
 
 def _prepare(target: Target) -> None:
-    """Turn off tract's error backtraces (see :func:`loading.quiet_error_backtraces`) and load
-    tract's native library before the first item is timed."""
+    """Quiet tract's backtraces and load its native library before the first item is timed."""
     loading.quiet_error_backtraces()
     import tract  # noqa: F401
 
@@ -133,17 +115,14 @@ ROUTE: Final = Route(
     "onnx",
     ("onnx.*",),
     "the ONNX model loaded by tract (onnx().load, into_model, into_runnable) and run",
-    # Off the default run: alone, 3,459 items take 18.5 s at -j 2, but in the main job each of its
-    # 240 panics costs a worker forked from a zygote holding every backend, and the route added
-    # 80 s to it (293.5 s against 213.7 s at -j 2, quiet): about 46 ms of worker time per item.
     build=_build,
     run=_run,
     support=_support,
     compile=_compile,
     reproducer=_reproducer,
     prepare=_prepare,
+    # off the default run: each of its panics costs a worker, which added 80 s to the main job
     default=False,
-    # importing tract loads its native library and starts no thread (checked: /proc/self/task)
 )
 
 
@@ -154,8 +133,7 @@ class TractAdapter:
         self.options = AdapterOptions.parse(options, devices=("cpu",))
 
     def info(self) -> AdapterInfo:
-        """tract's version (from its distribution, so the parent never loads the native library),
-        the calls every model goes through, and the onnx package that serialized the models."""
+        """tract's version, the calls every model goes through, and the onnx that wrote the models."""
         import onnx
 
         return AdapterInfo(

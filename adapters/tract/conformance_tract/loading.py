@@ -1,30 +1,18 @@
-"""tract's side of an item: the ONNX model loaded the way tract's Python bindings document it, and
-tensors carried between NumPy and tract without touching a value.
+"""tract's side of an item: the ONNX model loaded as tract's Python bindings document it (tract
+0.23), and tensors carried between NumPy and tract without touching a value.
 
-The calls, in the order tract's Python README and docstrings give them (tract 0.23):
+1. ``tract.onnx().load(path)``: the ONNX frontend parses the file (the bindings load from a path
+   only, so the model goes through a temporary file, gone once loaded).
+2. ``.into_model()``: type inference, translation to tract's typed model and its *declutter*
+   pass: where tract checks a Split request and where it refuses one.
+3. ``.into_runnable()``: the default CPU runtime, which optimizes first; the bindings cannot skip
+   that, so the route judges the optimized model, as every user of the bindings runs it.
 
-1. ``tract.onnx().load(path)``: the ONNX frontend parses the file into an ``InferenceModel``. The
-   bindings load from a path only, so the serialized model goes through a temporary file, as the
-   openvino adapter's ONNX route does; the file is gone once loaded.
-2. ``.into_model()``: shape and type inference, then translation to tract's typed model and its
-   *declutter* pass (the Rust API's ``into_typed().into_decluttered()``). Where tract checks a Split
-   request (its output count, a constant ``split``) and where it refuses one.
-3. ``.into_runnable()``: the default CPU runtime, which runs ``into_optimized()`` and makes a plan.
-   The bindings have no call that skips optimization, so the route judges the optimized model,
-   which is what every user of the bindings runs.
-
-Input facts are left as the model declares them: no ``set_input_fact``. The suite's model states
-every dim (``data_shape: static``) or names each one ``d0``, ``d1`` ... (``dynamic``), which tract
-turns into symbols, so a dynamic model is typed with symbolic dims and takes any shape at run time,
-and a static one keeps its concrete dims. Declaring facts would judge the adapter's facts instead of
-what tract makes of the model as written.
-
-Inputs are fed as a list in the order tract lists the model's inputs (the graph inputs, by name:
-``data``, then ``split`` when the case feeds it at run time). Outputs are tract ``Tensor`` objects;
-``Tensor.to_numpy`` copies their bytes into an array of the matching ctypes type (float16 through a
-uint16 view), so the element type and every bit are kept. tract has no bfloat16, complex or
-sequence types, and its bindings cannot build string tensors: the adapter declares those items
-unsupported before anything reaches this module.
+Input facts are the model's own (no ``set_input_fact``): a dynamic model names its dims ``d0``,
+``d1`` ..., which tract types as symbols, so it takes any shape at run time; declaring facts would
+judge the adapter's facts instead of the model as written. Inputs are fed in tract's order (``data``,
+then a runtime ``split``); ``Tensor.to_numpy`` copies each output's bytes into an array of its
+element type, so every bit is kept.
 """
 
 from __future__ import annotations
@@ -45,10 +33,6 @@ CALL: Final = "tract.onnx().load(path).into_model().into_runnable()"
 PASSES: Final = "into_model: typed + decluttered; into_runnable: DefaultRuntime, into_optimized"
 #: Input facts: the model's own (see the module docstring).
 INPUT_FACTS: Final = "as the model declares them (no set_input_fact)"
-#: std::backtrace reads this before RUST_BACKTRACE; see quiet_error_backtraces.
-_LIB_BACKTRACE: Final = "RUST_LIB_BACKTRACE"
-#: what a panic's hook reads; see quiet_error_backtraces.
-_PANIC_BACKTRACE: Final = "RUST_BACKTRACE"
 
 
 @dataclass(frozen=True)
@@ -60,8 +44,7 @@ class Loaded:
 
 
 def version() -> str:
-    """The installed ``tract`` distribution's version, read without loading the native library
-    (the parent process lists adapters and plans runs without it)."""
+    """The ``tract`` distribution's version, read without loading the native library."""
     try:
         return metadata.version("tract")
     except metadata.PackageNotFoundError:
@@ -69,27 +52,19 @@ def version() -> str:
 
 
 def quiet_error_backtraces() -> None:
-    """Stop tract from capturing a stack trace into every error it returns.
+    """Stop tract from capturing a stack trace into every error and panic message.
 
-    tract's errors are ``anyhow`` errors, which capture a backtrace when ``RUST_BACKTRACE`` is set
-    (as it is on many developer machines); the bindings then put the whole trace in the message.
-    Measured here: a refused load costs 65-77 ms with the capture and 0.2 ms without, and a message of
-    3,800 characters instead of 140. ``RUST_LIB_BACKTRACE=0`` turns the capture off for errors only
-    (a panic still prints its trace). Set before the first error of the process: Rust caches it.
-
-    A panic (tract aborts the process on some invalid models) prints a fully resolved trace under
-    ``RUST_BACKTRACE=1``: 40 frames with file and line, which made each of the 240 panicking items
-    of a run cost about 0.4 s in the worker's death. The panic's own message names the line of
-    tract that panicked, which is the evidence a crash result quotes, so panics print no trace
-    either (``RUST_BACKTRACE=0`` in the worker only; the reproducer runs with the user's setting).
+    Under ``RUST_BACKTRACE`` tract's ``anyhow`` errors capture a trace into their message, which
+    made a refused load cost 70 ms instead of 0.2 ms; ``RUST_LIB_BACKTRACE=0`` turns that off (set
+    before the process's first error: Rust caches it). ``RUST_BACKTRACE=0`` keeps panics short too:
+    their message already names tract's line. Workers only; a reproducer keeps the user's setting.
     """
-    os.environ.setdefault(_LIB_BACKTRACE, "0")
-    os.environ[_PANIC_BACKTRACE] = "0"
+    os.environ.setdefault("RUST_LIB_BACKTRACE", "0")
+    os.environ["RUST_BACKTRACE"] = "0"
 
 
 def load(model: bytes) -> Loaded:
-    """The model through tract's three calls (see the module docstring); every exception is
-    tract's, raised below the bindings."""
+    """The model through tract's three calls; every exception is tract's."""
     import tract
 
     with tempfile.TemporaryDirectory(prefix="conformance-tract-") as directory:
@@ -102,6 +77,5 @@ def load(model: bytes) -> Loaded:
 
 def run(loaded: Loaded, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
     """Feed the arrays in tract's input order and copy every output tensor into NumPy."""
-    inputs = [feeds[name] for name in loaded.inputs]
-    outputs: Sequence[Any] = loaded.runnable.run(inputs)
+    outputs: Sequence[Any] = loaded.runnable.run([feeds[name] for name in loaded.inputs])
     return [np.asarray(tensor.to_numpy()) for tensor in outputs]

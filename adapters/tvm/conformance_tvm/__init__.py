@@ -1,8 +1,5 @@
-"""Apache TVM adapter for the split-conformance suite (entry point ``tvm``).
-
-Importing this package is cheap: TVM (about 3 s to import) is loaded only in the workers, when the
-adapter first builds or compiles, so ``conformance adapters`` lists adapters without loading it.
-"""
+"""Apache TVM adapter for the split-conformance suite (entry point ``tvm``); importing it is cheap:
+TVM (seconds to import) loads only in the workers."""
 
 from __future__ import annotations
 

@@ -1,29 +1,21 @@
 """The tvm adapter: the ``onnx.*`` ops as one-node ONNX models imported by Apache TVM's Relax ONNX
 frontend, compiled for the CPU and run on the Relax virtual machine.
 
-Route ``onnx``, device ``llvm`` (TVM's CPU target, the host): the model of
-:func:`conformance.models.onnx_graphs.model_bytes` (the same bytes ONNX Runtime, OpenVINO and tract
-are handed) imported by ``from_onnx`` is the *build*; ``tvm.compile(target="llvm")`` and a
-``relax.VirtualMachine`` the *compile*; ``vm["main"]`` with the task's data (and a runtime ``split``)
-the *run*. :mod:`conformance_tvm.loading` has the details (what ``from_onnx`` is given and why,
-the order inputs are fed in, outputs bit for bit).
+Route ``onnx``, device ``llvm`` (TVM's CPU target): the bytes of
+:func:`conformance.models.onnx_graphs.model_bytes` imported by ``from_onnx`` are the *build*;
+``tvm.compile(target="llvm")`` and a ``relax.VirtualMachine`` the *compile*; ``vm["main"]`` the
+*run* (:mod:`conformance_tvm.loading` has the details). Off the default run: importing and
+compiling cost 40 to 60 ms an item, over the suite's 20 ms bound.
 
-The route is off the default run (``default=False``): converting and compiling cost 40 to 60 ms per
-item, over the suite's 20 ms bound; ``nox -s extra_targets`` or ``--target 'tvm/*'`` runs it.
+What is refused as unsupported, and why only that: complex data or lengths (TVM has no complex
+element type, "unknown dtype `complex64`", so the model cannot be imported) and string data (no
+string tensors, "unknown dtype `object`").
 
-What is refused as unsupported, and why only that:
-
-- complex data or lengths: TVM has no complex element type ("unknown dtype `complex64`"), so the
-  model cannot be imported at all;
-- string data: TVM has no string tensors ("unknown dtype `object`").
-
-Everything else is handed to TVM, including what a version's spec forbids: a refusal of something
-the spec allows is a finding, judged as ``error`` and listed in ``known_issues.yaml``. That includes
-a ``split`` fed at run time: the frontend's Split-13/18 and SplitToSequence converters refuse any
-non-constant ``split`` while importing, whatever its values ("Dynamic Split not yet supported",
-"Only constant split supported for SplitToSequence"); TVM is reached and answers, so the refusal is
-judged (a pass where the spec rejects the request, a known issue where it accepts it). Split-1's
-runtime ``split`` is imported, and ignored, which is a finding too.
+Everything else is handed to TVM, including what the spec forbids: a refusal of something the spec
+allows is a finding listed in ``known_issues.yaml``. So is a ``split`` fed at run time: the
+frontend's Split-13/18 and SplitToSequence converters refuse any non-constant ``split`` while
+importing ("Dynamic Split not yet supported", "Only constant split supported for
+SplitToSequence"), and that refusal is judged; Split-1's runtime ``split`` is imported and ignored.
 """
 
 from __future__ import annotations
@@ -33,15 +25,7 @@ from typing import Final
 
 import numpy as np
 
-from conformance.plugin import (
-    AdapterInfo,
-    AdapterOptions,
-    Route,
-    Target,
-    Task,
-    Unsupported,
-    backend_calls,
-)
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported, backend_calls
 from conformance_tvm import loading
 
 NAME: Final = "tvm"
@@ -56,7 +40,6 @@ _STRING_DATA: Final = (
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
-    """Refuses only what cannot be handed to TVM at all (see the module docstring)."""
     from conformance.models import onnx_graphs
 
     for name in (task.dtype, task.graph.lengths_dtype):
@@ -71,8 +54,7 @@ def _support(task: Task, target: Target) -> Unsupported | None:
 
 
 def _build(task: Task, target: Target) -> loading.Imported:
-    """The suite's one-node model, serialized, then imported by ``from_onnx``: where the
-    frontend checks a Split request. Building never validates: invalid cases reach TVM."""
+    """The suite's model imported by ``from_onnx``, where the frontend checks a Split request."""
     from conformance.models import onnx_graphs
 
     model = onnx_graphs.model_bytes(task)
@@ -81,13 +63,11 @@ def _build(task: Task, target: Target) -> loading.Imported:
 
 
 def _compile(model: loading.Imported, target: Target) -> loading.Compiled:
-    """``tvm.compile`` for llvm and a Relax VM on the CPU."""
     with backend_calls():
         return loading.compile_module(model)
 
 
 def _run(compiled: loading.Compiled, task: Task) -> Sequence[np.ndarray]:
-    """Feeds this run's data (and a runtime Split-1 ``split``) and returns every output, types kept."""
     from conformance.models import onnx_graphs
 
     feeds = onnx_graphs.feeds(task)
@@ -111,10 +91,8 @@ def pieces(output):
 
 
 def _reproducer(task: Task, target: Target) -> str:
-    """The model byte for byte (also saved as ``model.onnx``, for anyone who wants to open it),
-    TVM's import, compile and VM calls as :mod:`conformance_tvm.loading` makes them, and each run's
-    feeds in the model's input order (a SplitToSequence's sequence comes back as a tuple of
-    tensors, printed as its pieces): TVM, onnx and NumPy only."""
+    """The model (also saved as ``model.onnx``), TVM's import, compile and VM calls, and each run's
+    feeds, a sequence printed as its pieces: TVM, onnx and NumPy only."""
     from conformance.models import onnx_graphs
 
     return onnx_graphs.snippet(task, _IMPORTS, _LOAD, _call, file="model.onnx")
@@ -126,7 +104,7 @@ def _call(variables: Mapping[str, str]) -> str:
 
 
 def _prepare(target: Target) -> None:
-    """Import TVM and its ONNX frontend (3 s) before the first item is timed."""
+    """Import TVM and its ONNX frontend (seconds) before the first item is timed."""
     import tvm.relax.frontend.onnx  # noqa: F401
 
 
@@ -134,16 +112,13 @@ ROUTE: Final = Route(
     "onnx",
     ("onnx.*",),
     "the ONNX model imported by TVM's Relax frontend (from_onnx), compiled for llvm and run on the Relax VM",
-    # 40-60 ms per item (import, then compile), over the default run's 20 ms bound
     build=_build,
     run=_run,
     support=_support,
     compile=_compile,
     reproducer=_reproducer,
     prepare=_prepare,
-    default=False,
-    # importing tvm (and its Relax ONNX frontend) starts no thread: checked with /proc/self/task
-    # under the zygote's OPENBLAS_NUM_THREADS=1
+    default=False,  # see the module docstring
 )
 
 
@@ -154,8 +129,8 @@ class TvmAdapter:
         self.options = AdapterOptions.parse(options, devices=("llvm",))
 
     def info(self) -> AdapterInfo:
-        """TVM's version (from its distribution, so the parent never imports TVM), the calls every
-        model goes through, the target, and the onnx package that serialized the models."""
+        """TVM's version, the calls every model goes through, the target, and the onnx that wrote
+        the models."""
         import onnx
 
         return AdapterInfo(

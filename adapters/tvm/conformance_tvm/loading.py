@@ -1,24 +1,18 @@
-"""TVM's side of an item: the ONNX model imported by the Relax frontend, compiled for the CPU,
-run on the Relax virtual machine, and tensors carried between NumPy and TVM without touching a value.
+"""TVM's side of an item: the ONNX model imported by the Relax frontend, compiled for the CPU, run
+on the Relax virtual machine, and tensors carried between NumPy and TVM without touching a value.
 
-The calls, as TVM's Relax ONNX frontend and its ``tvm.compile`` document them (TVM 0.27):
+1. ``from_onnx(onnx.load_from_string(model))`` with every default (TVM 0.27): no ``shape_dict``
+   (the model's own shapes: a dynamic model's dims ``d0``, ``d1`` ... become symbolic, so one
+   compiled module takes every run of a case), no ``opset`` (each Split version goes through its
+   own converter), ``keep_params_in_input=False`` (a constant ``split`` is bound into the module,
+   as a user's would be). This is where the frontend checks and refuses a Split request.
+2. ``tvm.compile(module, target="llvm")``, then ``relax.VirtualMachine(executable, tvm.cpu())``.
+3. ``vm["main"](*tensors)``: the graph's inputs in the model's order (``data``, then a runtime
+   ``split``), each ``tvm.runtime.tensor(array)``.
 
-1. ``onnx.load_from_string(model)`` then ``tvm.relax.frontend.onnx.from_onnx(model)`` with every
-   default: no ``shape_dict`` (input shapes are the model's own: the suite's dynamic models name
-   their dims ``d0``, ``d1`` ..., which become symbolic shape variables, so one compiled module takes
-   every run of a case), no ``opset`` (the frontend reads the model's opset import, so each Split
-   version is converted by its own converter), ``keep_params_in_input=False`` (a constant ``split``
-   initializer is bound into the module as a constant, as a user's model would be). This is where
-   the frontend checks and refuses a Split request.
-2. ``tvm.compile(module, target="llvm")``: the default Relax and TIR pipelines for the host CPU,
-   then ``relax.VirtualMachine(executable, tvm.cpu())``.
-3. ``vm["main"](*tensors)``: the graph's inputs in the model's order (``data``, then ``split`` when
-   fed at run time), each ``tvm.runtime.tensor(array)``.
-
-Outputs come back as a ``tvm.runtime.Tensor`` or an FFI array of them (several outputs, and a
-SplitToSequence's sequence, which the frontend makes a Relax tuple); each tensor's ``.numpy()``
-is a byte copy into the array of the same element type (bfloat16 as ml_dtypes.bfloat16), so every
-bit is kept.
+Outputs come back as a tensor or an FFI array of them (several outputs, or a SplitToSequence's
+tuple); ``.numpy()`` copies each tensor's bytes into an array of its element type (bfloat16 as
+ml_dtypes.bfloat16), so every bit is kept.
 """
 
 from __future__ import annotations
@@ -45,7 +39,7 @@ TARGET: Final = "llvm"
 class Imported:
     """A Relax module and the names of the graph inputs it takes, in the model's order."""
 
-    module: Any  # tvm.IRModule: TVM's types are not checked here (no stubs for its FFI objects)
+    module: Any  # tvm.IRModule: TVM's FFI objects have no type stubs
     inputs: tuple[str, ...]
 
 
@@ -58,7 +52,7 @@ class Compiled:
 
 
 def version() -> str:
-    """The installed ``apache-tvm`` distribution's version, read without importing TVM (3 s)."""
+    """The ``apache-tvm`` distribution's version, read without importing TVM."""
     try:
         return metadata.version("apache-tvm")
     except metadata.PackageNotFoundError:
@@ -81,8 +75,7 @@ def compile_module(imported: Imported) -> Compiled:
     import tvm
     from tvm import relax
 
-    executable = tvm.compile(imported.module, target=TARGET)
-    machine = relax.VirtualMachine(executable, tvm.cpu())
+    machine = relax.VirtualMachine(tvm.compile(imported.module, target=TARGET), tvm.cpu())
     return Compiled(machine["main"], imported.inputs)
 
 
