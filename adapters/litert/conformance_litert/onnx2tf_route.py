@@ -2,44 +2,27 @@
 interpreter.
 
 onnx2tf (https://github.com/PINTO0309/onnx2tf) is how many ONNX models reach LiteRT, and the
-converter most often named in Split reports. The route hands it the bytes every ONNX backend gets
-(:func:`conformance.models.onnx_graphs.model_bytes`, SplitToSequence included), written as
-``model.onnx`` to a private temporary directory, and calls (recorded in every results file):
+converter most often named in Split reports. The route writes the bytes every ONNX backend gets
+(:func:`conformance.models.onnx_graphs.model_bytes`) as ``model.onnx`` to a private temporary
+directory, calls ``onnx2tf.convert`` (the call is recorded in every results file) and reads back
+``model_float32.tflite``. Two keywords depart from a bare call: ``non_verbose=True`` (errors only
+in the log) and ``not_use_onnxsim=True`` (onnx2tf's default runs the ``onnxsim`` command three
+times per model, 11 s an item against 0.5 s for the rest, and is skipped anyway where the command
+is missing; onnx-simplifier is judged by route ``onnxruntime/onnxsim``).
 
-``onnx2tf.convert(input_onnx_file_path=..., output_folder_path=..., non_verbose=True, not_use_onnxsim=True)``
+What onnx2tf does is judged, never corrected: where it transposes inputs of rank 3 to 5 to
+TensorFlow's layout, the data is still fed as the ONNX model declares it, so the interpreter
+refuses it or answers in another layout, both onnx2tf's findings. Inputs are fed by their ONNX
+names, which onnx2tf keeps in the ``serving_default`` signature. Outputs are matched by name where
+the signature lists every ONNX output name, else (one layer yields every piece, renamed
+``output_2``, ``output_2_1`` ...) taken in the signature's order, all a user has to go by.
 
-every other keyword at its default; it reads back ``model_float32.tflite``, the float32 model onnx2tf
-writes beside a float16 one and a SavedModel. Two settings depart from a bare call, and why:
-
-- ``non_verbose=True``: errors only in the log (the route also swallows what onnx2tf prints);
-- ``not_use_onnxsim=True``: by default onnx2tf first runs the ``onnxsim`` command three times in
-  subprocesses, about 11 s per item here against 0.5 s for the rest of the conversion, and it
-  skips that step with a warning when the command is not on PATH. onnx-simplifier's effect on the
-  same model is judged by route ``onnxruntime/onnxsim``.
-
-What onnx2tf does is judged, never corrected. By default it transposes inputs of rank 3 to 5 from
-the ONNX layout (NCHW and kin) to TensorFlow's (NHWC), moving the split axis with it; the route
-feeds the data exactly as the ONNX model declares it and compares the outputs as ONNX defines
-them, so a converted model that wants its input transposed is refused by the interpreter (its
-input has another shape) or answers in another layout. Both are onnx2tf's findings.
-
-Inputs are fed by name: onnx2tf keeps the ONNX graph inputs' names (``data``, ``split``) as the
-``serving_default`` signature's. Outputs are matched by name when the signature lists every ONNX
-output name; onnx2tf loses them when one layer yields every piece (a ``tf.split``: each output is
-renamed after the same layer, so the signature holds ``output_2``, ``output_2_1``, ...). Then they
-are taken in the order the signature lists them, which is the order of the mapping LiteRT's
-``SignatureRunner`` returns, all a user has to go by. Outputs in the wrong order are a finding
-against the converter, not a defect of this route.
-
-Each conversion is onnx2tf's: what it raises, or a ``sys.exit`` it calls on an error, is its
-refusal (judged like any refusal), quoting the error lines it printed. Importing onnx2tf changes
-the process (it raises the recursion limit to the C maximum, silences every Python warning, sets
-``TF_USE_LEGACY_KERAS=1`` and TensorFlow's op determinism), so it is imported in the worker only,
-never in the parent workers fork from.
-
-Needs onnx2tf 1.29.24 and the modules it imports, installed without their pinned dependencies
-(onnx2tf pins an older numpy, onnx, onnxruntime and TensorFlow than the suite's); a missing one
-makes the route's items unsupported, naming the install.
+What onnx2tf raises, or a ``sys.exit`` it calls, is its refusal, quoting the error lines it
+printed. Importing onnx2tf changes the process (recursion limit, warnings silenced,
+``TF_USE_LEGACY_KERAS=1``, op determinism), so it is imported in the worker only. Needs onnx2tf
+1.29.24 and the modules it imports, installed without their pins (older numpy, onnx, onnxruntime
+and TensorFlow than the suite's); where one is missing, the route's items are unsupported, naming
+the install.
 """
 
 from __future__ import annotations
@@ -118,27 +101,31 @@ def _convert(task: Task, target: Target) -> bytes:
     from conformance.models import onnx_graphs
 
     with tempfile.TemporaryDirectory(prefix="onnx2tf-") as directory:
-        source = Path(directory) / f"{_MODEL}.onnx"
-        source.write_bytes(onnx_graphs.model_bytes(task))
-        output = Path(directory) / "converted"
-        _call_onnx2tf(source, output)
+        output = _call_onnx2tf(onnx_graphs.model_bytes(task), Path(directory))
         written = output / f"{_MODEL}_float32.tflite"
         if not written.is_file():
-            raise BackendRefusal(f"onnx2tf wrote no {written.name} (found: {_listing(output)})")
+            found = (
+                ", ".join(sorted(path.name for path in output.iterdir())) if output.is_dir() else "nothing"
+            )
+            raise BackendRefusal(f"onnx2tf wrote no {written.name} (found: {found})")
         return written.read_bytes()
 
 
-def _call_onnx2tf(source: Path, output: Path) -> None:
-    """onnx2tf.convert as the route calls it; its ``sys.exit`` on an error becomes a refusal that
-    quotes the error lines it printed (in colour, to stdout, whatever ``non_verbose`` says)."""
+def _call_onnx2tf(model: bytes, directory: Path) -> Path:
+    """onnx2tf.convert as the route calls it on ``model`` saved in ``directory``, and the folder it
+    writes to; its ``sys.exit`` on an error becomes a refusal that quotes the error lines it
+    printed (in colour, to stdout, whatever ``non_verbose`` says)."""
     import onnx2tf
 
+    source, output = directory / f"{_MODEL}.onnx", directory / "converted"
+    source.write_bytes(model)
     printed = io.StringIO()
     with backend_calls(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         try:
             onnx2tf.convert(input_onnx_file_path=str(source), output_folder_path=str(output), **SETTINGS)
         except SystemExit as exit_:
             raise BackendRefusal(f"onnx2tf exited ({exit_.code}): {_errors(printed.getvalue())}") from None
+    return output
 
 
 def _errors(printed: str) -> str:
@@ -149,17 +136,11 @@ def _errors(printed: str) -> str:
     return said if len(said) <= _QUOTED else "... " + said[-_QUOTED:]
 
 
-def _listing(directory: Path) -> str:
-    return ", ".join(sorted(path.name for path in directory.iterdir())) if directory.is_dir() else "nothing"
-
-
 def warm_up(target: Target) -> None:
-    """Import onnx2tf and convert one throwaway model: the first conversion of a process loads
-    onnx2tf, tf_keras and onnxruntime and sets up TensorFlow's graph machinery (seconds), which
-    would otherwise be timed as one item's build."""
+    """Convert one throwaway model: the first conversion of a process loads onnx2tf, tf_keras and
+    onnxruntime and sets up TensorFlow (seconds), which would otherwise be one item's build."""
     if missing():
         return
-    import onnx
     from onnx import TensorProto, helper
 
     graph = helper.make_graph(
@@ -171,9 +152,7 @@ def warm_up(target: Target) -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     with tempfile.TemporaryDirectory(prefix="onnx2tf-") as directory:
-        source = Path(directory) / f"{_MODEL}.onnx"
-        onnx.save(model, str(source))
-        _call_onnx2tf(source, Path(directory) / "converted")
+        _call_onnx2tf(model.SerializeToString(), Path(directory))
 
 
 def signature(loaded: Interpreter, onnx_outputs: Sequence[str]) -> tuple[dict[str, int], list[int]]:
@@ -189,13 +168,9 @@ def signature(loaded: Interpreter, onnx_outputs: Sequence[str]) -> tuple[dict[st
 
 
 def _invoke(loaded: Interpreter, task: Task) -> list[np.ndarray]:
-    """Feed the ONNX model's inputs by name, invoke, copy the outputs in the ONNX model's order.
-
-    As :func:`conformance.models.tflite_models.invoke` does for the other route: a model with
-    unknown dims has its inputs resized to the feeds and its tensors allocated again; a static one
-    is fed as it is, so a converted model that wants another shape (a transposed layout) refuses
-    the data. Inputs onnx2tf renamed or dropped are its refusal of the model as the ONNX graph
-    declares it."""
+    """Feed the ONNX model's inputs by name (resized where dims are unknown, as
+    :func:`conformance.models.tflite_models.invoke` does), invoke, copy the outputs in the ONNX
+    model's order. Inputs onnx2tf renamed or dropped are its refusal of the model as declared."""
     from conformance.models import onnx_graphs, tflite_models
 
     feeds = {name: np.array(array, copy=True, order="C") for name, array in onnx_graphs.feeds(task).items()}
@@ -234,5 +209,4 @@ def route(
         reproducer=reproducer,
         prepare=warm_up,
         default=False,
-        # not onnx2tf: importing it changes the process (see the module docstring)
     )

@@ -1,15 +1,12 @@
 """Standalone reproducers: Python statements that redo an item with TensorFlow and ai_edge_litert.
 
-They write out what the route does, as plain code a LiteRT developer can rerun without the suite:
-the ``tf.function`` of :mod:`conformance.models.tf_functions` (its call, its signature), its
-conversion as :func:`conformance.models.tflite_models.convert` does it, the operators the converter
-emitted, and the interpreter fed by the signature's names, resized and allocated for each run as
-:func:`conformance.models.tflite_models.invoke` does. Output shapes are printed from the
-interpreter's output details, which also hold for the empty pieces ``get_tensor`` cannot read.
-
-Route ``onnx2tf`` (:func:`onnx2tf_snippet`) needs onnx2tf, ai_edge_litert, NumPy and onnx only: the
-suite's ONNX model byte for byte, onnx2tf's call as the route makes it, the operators and the
-signature of the float32 model it wrote, and each run fed by the ONNX input names.
+Route ``converter``: the ``tf.function`` of :mod:`conformance.models.tf_functions`, its conversion
+as :func:`conformance.models.tflite_models.convert` does it, the operators emitted, and the
+interpreter fed by the signature's names, resized and allocated for each run as
+:func:`conformance.models.tflite_models.invoke` does; output shapes come from the output details,
+which also hold for the empty pieces ``get_tensor`` cannot read. Route ``onnx2tf``
+(:func:`onnx2tf_snippet`): the suite's ONNX model byte for byte, onnx2tf's call as the route makes
+it, the float32 model's operators and signature, and each run fed by the ONNX input names.
 """
 
 from __future__ import annotations

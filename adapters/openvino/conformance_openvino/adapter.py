@@ -1,41 +1,29 @@
 """The OpenVINO adapter: one backend reached by six routes, compiled and run the same way.
 
-Routes differ only in how the ``ov.Model`` comes to be, which is the point: the same CPU plugin
-judged through a hand-built opset1 graph (``native``), an ``.onnx`` file read by the ONNX
-frontend (``onnx``), a ``torch.nn.Module`` converted by the PyTorch frontend (``pytorch``,
-TorchScript tracing), a ``torch.export`` program converted by the same frontend's FX path
-(``torch-export``), a traced ``tf.function`` converted by the TensorFlow frontend
-(``tensorflow``) and the LiteRT flatbuffer converted from it, read by the TensorFlow Lite frontend
-(``tflite``). The last three are not in the default run (select them with ``--target
-'openvino/torch-export/*'`` and so on): tracing or exporting and converting cost tens to hundreds
-of milliseconds per item. A disagreement between routes is then a frontend's doing, not the
-plugin's.
+Routes differ only in how the ``ov.Model`` comes to be, so a disagreement between them is a
+frontend's: ``native`` (a hand-built opset1 graph), ``onnx`` (an ``.onnx`` file, ONNX frontend),
+``pytorch`` (a ``torch.nn.Module``, TorchScript tracing), ``torch-export`` (a ``torch.export``
+program, FX path), ``tensorflow`` (a traced ``tf.function``) and ``tflite`` (the LiteRT flatbuffer
+converted from it). Routes that trace or convert (tens to hundreds of ms an item) are off the
+default run: select them with ``--target 'openvino/tflite/*'`` and so on. Refused: complex data
+where the model needs an OpenVINO element type (there is none), strings ending in NUL (the Python
+API drops them), data of 1 GiB or more for the routes that trace a torch module with an example.
 
-Options (``--option openvino.KEY=VALUE``):
+Options (``--option openvino.KEY=VALUE``): ``device``, comma-separated OpenVINO devices (default
+``CPU``) checked against ``ov.Core().available_devices`` at construction, virtual ones (``AUTO``,
+``AUTO:CPU``) left to OpenVINO to check; ``properties``, extra compile properties
+``KEY=VALUE;KEY2=VALUE2``.
 
-- ``device``: comma-separated OpenVINO devices (default ``CPU``), checked against
-  ``ov.Core().available_devices`` when the adapter is constructed; virtual devices (``AUTO``,
-  ``AUTO:CPU``) pass through to OpenVINO, which checks them at compile time.
-- ``properties``: extra compile properties, ``KEY=VALUE;KEY2=VALUE2``.
+On CPU (and virtual devices that may use it) the adapter always compiles with
+``INFERENCE_PRECISION_HINT=f32`` (``inference_precision`` in ``info().options``; ``properties``
+asking for another are refused): bf16 or fp16 units otherwise lower float precision, and a Split
+that rounds its data is wrong by the suite's bit-exact measure. On the CPU device itself it also
+compiles with ``ENABLE_CPU_PINNING=NO`` unless ``properties`` set it (``cpu_pinning``): the
+suite's workers share the cores, and pinned threads waited for theirs while another sat idle (the
+default run on two cores: 50.3 s at -j 2 against 60.2 s pinned, every verdict the same).
 
-On CPU (and any virtual device naming CPU) the adapter always compiles with
-``INFERENCE_PRECISION_HINT=f32``: processors with bf16 or fp16 units otherwise lower float
-inference precision by default, and a Split that rounds its data is wrong by the suite's
-bit-exact measure. The hint is recorded as ``inference_precision`` in ``info().options``; a
-``properties`` option asking for another precision on CPU is refused at construction.
-
-On the CPU device itself the adapter also compiles with ``ENABLE_CPU_PINNING=NO`` unless the
-``properties`` option sets it (recorded as ``cpu_pinning``). The plugin pins its inference
-threads to cores by default, as if it had the machine to itself; the suite's workers share the
-cores with each other and with the run's own process, and pinned threads waited for their core
-while another sat idle. On two cores, without pinning, the default run's three OpenVINO targets
-(5,461 items) took 50.3 s at -j 2 against 60.2 s pinned, and 88.3 s against 105.9 s at -j 1,
-every verdict the same. Pinning decides where threads run, never what they compute.
-
-Each route's model and feeds come from a module of three functions (see :class:`RouteModule`),
-imported on first use so that the adapter costs nothing for the routes a run does not touch (ONNX,
-torch and TensorFlow stay unimported unless their routes run); :class:`RouteCalls` gives each
-route its calls.
+Each route's model and feeds come from a module (:class:`RouteModule`) imported on first use, so
+ONNX, torch and TensorFlow stay unimported unless their routes run.
 """
 
 from __future__ import annotations
@@ -67,21 +55,19 @@ NAME: Final = "openvino"
 
 @dataclass(frozen=True)
 class RouteSpec:
-    """One route: its declaration, the module that makes its model and feeds, and what its
-    frontend is handed that the others are not."""
+    """One route: its declaration, its module, its reproducer writer, and what sets it apart."""
 
     name: str
     ops: tuple[str, ...]
     description: str
     module: str
-    #: its reproducer's writer (see conformance_openvino.reproducer)
     snippet: reproducer.Writer
     default: bool = True
-    #: its frontend is handed complex data as its users would hand it and answers for itself
+    #: its frontend is handed complex data as its users would hand it, and answers for itself
     complex_frontend: bool = False
     #: it traces the module with the example input (memory grows with the data)
     traces_example: bool = False
-    #: its reproducer carries complex data (a model file or a TensorFlow function needs no
+    #: its reproducer can carry complex data (a model file or a TensorFlow function needs no
     #: OpenVINO element type)
     complex_snippet: bool = False
 
@@ -142,12 +128,10 @@ SPECS: Final = (
         default=False,
     ),
 )
-_OPTIONS: Final = frozenset({"properties"})
 #: Devices that stand for others (AUTO:CPU, MULTI:GPU ...) and so never appear as available.
 _VIRTUAL_DEVICES: Final = frozenset({"AUTO", "HETERO", "MULTI", "BATCH"})
 PRECISION_KEY: Final = "INFERENCE_PRECISION_HINT"
 PRECISION: Final = "f32"
-#: the CPU plugin's thread pinning, off unless the user's properties set it (see the module's text)
 PINNING_KEY: Final = "ENABLE_CPU_PINNING"
 PINNING: Final = "NO"
 _NO_COMPLEX: Final = (
@@ -155,7 +139,6 @@ _NO_COMPLEX: Final = (
     "(https://github.com/openvinotoolkit/openvino/blob/master/src/core/include/openvino/core/type/"
     "element_type.hpp), so no Parameter or tensor of complex data can be built"
 )
-#: Data from this size on is not converted by the pytorch route (see ``support``).
 _PYTORCH_EXAMPLE_LIMIT: Final = 1024**3
 _TRAILING_NUL: Final = (
     "OpenVINO's Python API passes string tensors through fixed-width NumPy bytes arrays "
@@ -170,9 +153,20 @@ def _base_device(device: str) -> str:
     return device.split(":")[0].split(".")[0]
 
 
+def _is_cpu(device: str) -> bool:
+    """CPU, or a virtual device that may place work on it (one naming CPU, or one with no list)."""
+    upper = device.upper()
+    return "CPU" in upper or upper in _VIRTUAL_DEVICES
+
+
+def _is_plain_cpu(device: str) -> bool:
+    """The CPU device itself (``CPU``, ``CPU.0``), not a virtual device that may use it."""
+    return _base_device(device).upper() == "CPU"
+
+
 def _installed(package: str) -> str:
-    """The version of the distribution that installed import package ``package`` (TensorFlow comes
-    as ``tensorflow``, ``tensorflow-cpu`` ...), ``name version`` when the names differ."""
+    """The installed version of import package ``package``, ``name version`` where the
+    distribution has another name (``tensorflow-cpu``)."""
     found = installed_distribution(package)
     if found is None:
         return "not installed"
@@ -181,19 +175,14 @@ def _installed(package: str) -> str:
 
 
 class RouteModule(Protocol):
-    """What a route module provides: the adapter does the rest the same way for every route."""
+    """A route's module: why it cannot express a task (or None), the ``ov.Model`` built or read as
+    a user of the route would, and the arrays to feed (in input order, or by input name)."""
 
-    def unsupported(self, task: Task) -> str | None:
-        """Why the route cannot express ``task``, or None."""
-        ...
+    def unsupported(self, task: Task) -> str | None: ...
 
-    def build_model(self, task: Task, core: ov.Core) -> ov.Model:
-        """The ``ov.Model`` for ``task``, built or read as a user of that route would."""
-        ...
+    def build_model(self, task: Task, core: ov.Core) -> ov.Model: ...
 
-    def runtime_inputs(self, task: Task) -> Sequence[np.ndarray] | Mapping[str, np.ndarray]:
-        """The arrays to feed: in input order, or by input name."""
-        ...
+    def runtime_inputs(self, task: Task) -> Sequence[np.ndarray] | Mapping[str, np.ndarray]: ...
 
 
 @dataclass(frozen=True)
@@ -216,12 +205,11 @@ def parse_properties(text: str) -> dict[str, str]:
 
 
 class OpenVINOAdapter:
-    """Runs openvino.*, onnx.*, torch.*, tensorflow.* and tflite.* ops on OpenVINO devices (see the
-    module docstring)."""
+    """Runs openvino.*, onnx.*, torch.*, tensorflow.* and tflite.* ops on OpenVINO devices."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
         # device names are checked below against the plugins this machine has (any_device)
-        parsed = AdapterOptions.parse(options, devices=("CPU",), known=_OPTIONS, any_device=True)
+        parsed = AdapterOptions.parse(options, devices=("CPU",), known=("properties",), any_device=True)
         import openvino as ov
 
         self._ov = ov
@@ -235,35 +223,23 @@ class OpenVINOAdapter:
                 raise UsageError(f"openvino device {device!r} is not available (available: {known})")
         self.properties = parse_properties(parsed.get("properties", ""))
         pinned = self.properties.get(PRECISION_KEY, PRECISION)
-        if any(self._is_cpu(device) for device in self.devices) and pinned.lower() != PRECISION:
+        if any(_is_cpu(device) for device in self.devices) and pinned.lower() != PRECISION:
             raise UsageError(
                 f"openvino properties: {PRECISION_KEY}={pinned} would let CPU inference alter float data; "
                 f"the adapter pins {PRECISION}"
             )
-        self.routes = tuple(self._route(spec) for spec in SPECS)
-
-    @staticmethod
-    def _is_cpu(device: str) -> bool:
-        """CPU itself, or a virtual device that may place work on it: one naming CPU (AUTO:CPU,
-        HETERO:CPU ...), or AUTO / MULTI / HETERO with no list, which choose among every device."""
-        upper = device.upper()
-        return "CPU" in upper or upper in _VIRTUAL_DEVICES
+        self.routes = tuple(RouteCalls(self, spec).route() for spec in SPECS)
 
     def config(self, device: str) -> dict[str, str]:
         """The compile properties for ``device``: the user's, plus f32 precision on CPU and, on the
         CPU device itself (a property of its plugin, which virtual devices need not pass on), no
         thread pinning unless the user's properties say otherwise."""
         config = dict(self.properties)
-        if self._is_cpu(device):
+        if _is_cpu(device):
             config[PRECISION_KEY] = PRECISION
-        if self._is_plain_cpu(device):
+        if _is_plain_cpu(device):
             config.setdefault(PINNING_KEY, PINNING)
         return config
-
-    @staticmethod
-    def _is_plain_cpu(device: str) -> bool:
-        """The CPU device itself (``CPU``, ``CPU.0``), not a virtual device that may use it."""
-        return _base_device(device).upper() == "CPU"
 
     def info(self) -> AdapterInfo:
         from conformance.models import sequence_consumers
@@ -277,14 +253,12 @@ class OpenVINOAdapter:
         }
         if self.properties:
             options["properties"] = ";".join(f"{key}={value}" for key, value in self.properties.items())
-        if any(self._is_cpu(device) for device in self.devices):
+        if any(_is_cpu(device) for device in self.devices):
             options["inference_precision"] = PRECISION
-        # how the onnx route reads a SplitToSequence (conformance.models.sequence_consumers)
-        options["onnx_sequence_consumer"] = sequence_consumers.CONCAT.text
-        pinning = [self.config(device)[PINNING_KEY] for device in self.devices if self._is_plain_cpu(device)]
-        if pinning:
-            options["cpu_pinning"] = pinning[0]
-        # what the conversion routes read from: the packages that write the models they convert
+        options["onnx_sequence_consumer"] = sequence_consumers.CONCAT.text  # the onnx route's
+        if any(_is_plain_cpu(device) for device in self.devices):
+            options["cpu_pinning"] = self.properties.get(PINNING_KEY, PINNING)
+        # the packages that write the models the conversion routes read
         for frontend_input in ("onnx", "torch", "tensorflow", "ai_edge_litert"):
             options[f"{frontend_input}_version"] = _installed(frontend_input)
         return AdapterInfo(
@@ -296,21 +270,22 @@ class OpenVINOAdapter:
             options=options,
         )
 
-    def _route(self, spec: RouteSpec) -> Route:
-        calls = RouteCalls(self, spec)
-        return Route(
-            spec.name, spec.ops, spec.description, build=calls.build, run=calls.run, compile=calls.compile,
-            support=calls.support, reproducer=calls.reproducer, prepare=calls.prepare, default=spec.default,
-        )  # fmt: skip
-
 
 class RouteCalls:
-    """One route's calls: the route module makes the model and the feeds; compiling, feeding and
+    """One route's calls: its module makes the model and the feeds; compiling, feeding and
     reading back are the same for every route."""
 
     def __init__(self, adapter: OpenVINOAdapter, spec: RouteSpec) -> None:
         self.adapter, self.spec = adapter, spec
         self._module: RouteModule | None = None
+
+    def route(self) -> Route:
+        """The route these calls serve."""
+        spec = self.spec
+        return Route(
+            spec.name, spec.ops, spec.description, build=self.build, run=self.run, compile=self.compile,
+            support=self.support, reproducer=self.reproducer, prepare=self.prepare, default=spec.default,
+        )  # fmt: skip
 
     def prepare(self, target: Target) -> None:
         """Import the route's frontend and load the device plugin before the first item is timed."""
@@ -321,8 +296,7 @@ class RouteCalls:
             warm_up()
 
     def module(self) -> RouteModule:
-        """The route's module, imported on first use (ONNX, torch and TensorFlow stay unimported
-        unless their routes run)."""
+        """The route's module, imported on first use."""
         if self._module is None:
             self._module = cast(RouteModule, importlib.import_module(self.spec.module))
         return self._module
@@ -362,10 +336,9 @@ class RouteCalls:
         from conformance_openvino.tensors import from_tensor, to_tensor  # imports openvino
 
         feeds = self.module().runtime_inputs(task)
-        # A frontend may drop an input no output depends on (the ONNX frontend folds a split of
-        # zero-size data to constants; an exported split into no pieces keeps no input): there is
-        # then nothing to feed it to, and the outputs, compared as usual, show whether dropping it
-        # was right.
+        # A frontend may drop an input no output depends on (a split of zero-size data folded to
+        # constants, an exported split into no pieces): there is then nothing to feed it to, and
+        # the outputs, compared as usual, show whether dropping it was right.
         ports = compiled.model.inputs
         if isinstance(feeds, Mapping):
             by_name = {name: index for index, port in enumerate(ports) for name in port.get_names()}
@@ -373,9 +346,8 @@ class RouteCalls:
         else:
             indexed = {index: array for index, array in enumerate(feeds) if index < len(ports)}
         request = compiled.request
-        # OpenVINO has no complex tensor: complex data (which only the tensorflow route's frontend
-        # accepts) is handed to infer as the NumPy array, for OpenVINO's own conversion to the type
-        # its model declares.
+        # OpenVINO has no complex tensor: complex data is handed to infer as the NumPy array, for
+        # OpenVINO's own conversion to the type its model declares.
         request.infer(
             {
                 index: array if array.dtype.kind == "c" else to_tensor(array)

@@ -1,15 +1,14 @@
 """Route ``native``: an ``ov.Model`` of one opset1 Split or VariadicSplit, built with the Python API.
 
-This is the graph a user writes by hand with ``openvino.opset1``, so the ops are exactly the
-versions judged: ``Split-1`` takes ``num_splits`` as an attribute, ``VariadicSplit-1`` takes
-``split_lengths`` as an input. Every input is built as the case states it, invalid values
-included: an axis Constant of a float type, a ``num_splits`` of 0, lengths that do not sum.
-OpenVINO validates while nodes are created (shape inference runs in the constructor), so many
-refusals surface in :func:`build_model` as the backend's own exception.
+The graph a user writes by hand with ``openvino.opset1``, so the ops are exactly the versions
+judged (``Split-1``'s ``num_splits`` an attribute, ``VariadicSplit-1``'s ``split_lengths`` an
+input), every input built as the case states it, invalid values included. OpenVINO validates while
+nodes are created (shape inference runs in the constructor), so many refusals surface in
+:func:`build_model` as the backend's own exception.
 
-Inputs, in parameter order: ``data``, then ``axis`` and (VariadicSplit) ``split_lengths``, each when
-the case feeds it at run time (``graph.inputs``: both, or each on its own); :func:`runtime_inputs`
-gives the arrays in that same order, from the task it is handed, so a later run feeds its own values.
+Inputs, in parameter order: ``data``, then ``axis`` and (VariadicSplit) ``split_lengths`` where the
+case feeds them at run time; :func:`runtime_inputs` gives the arrays in that order, from the task
+it is handed, so a later run feeds its own values.
 """
 
 from __future__ import annotations

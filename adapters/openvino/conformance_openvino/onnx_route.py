@@ -1,12 +1,9 @@
 """Route ``onnx``: the suite's ONNX model, written to a ``.onnx`` file and read by OpenVINO.
 
-The model comes from :mod:`conformance.models.onnx_graphs`, the same bytes ONNX Runtime is handed, so a
-difference between the two targets is a difference between backends. It is read the way a user
-reads one, ``core.read_model("model.onnx")``, which runs OpenVINO's ONNX frontend: the frontend
-translates each ``Split`` version into opset ops (Split, VariadicSplit, or a subgraph), and its
-checks, or the lack of them, are part of what is judged. The file lives only for the read; the
-weights are in the model, so nothing refers to it afterwards. A SplitToSequence model gets the
-Sequence ops that consume its sequence (see :mod:`conformance.models.sequence_consumers`).
+The model is :mod:`conformance.models.onnx_graphs`'s, the bytes ONNX Runtime is handed, read as a
+user reads one: ``core.read_model("model.onnx")``, which runs OpenVINO's ONNX frontend, whose
+translation of each ``Split`` version and its checks are part of what is judged. A SplitToSequence
+model gets the Sequence ops that consume its sequence (:mod:`conformance.models.sequence_consumers`).
 """
 
 from __future__ import annotations

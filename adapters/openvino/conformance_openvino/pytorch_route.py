@@ -1,18 +1,12 @@
 """Route ``pytorch``: the suite's ``torch.nn.Module``, converted by OpenVINO's PyTorch frontend.
 
-The module comes from :mod:`conformance.models.torch_modules`, the very module the PyTorch adapter runs
-eagerly, and is converted the way a user converts one: ``ov.convert_model(module,
-example_input=..., input=...)``. ``input`` declares the data's shape and element type: the case's
-shape for a static case, every dim unknown (-1) for a dynamic one, so that the frontend must keep
-the split request working for any runtime shape instead of folding it for the example's.
-
-Conversion traces the module with TorchScript and translates the ``aten::split`` /
-``aten::split_with_sizes`` / ``aten::tensor_split`` / ``aten::chunk`` call it finds; it is timed
-as the build phase and takes far longer than reading an ONNX file (see the adapter's report).
-``torch.hsplit`` / ``vsplit`` / ``dsplit`` trace to ``aten::hsplit`` / ``aten::vsplit`` /
-``aten::dsplit`` nodes of their own, which are handed to the frontend as they are: a frontend
-without a translator for them refuses the conversion, and that refusal is judged (the adapter's
-known issues say which versions), never turned into ``unsupported``.
+The module is :mod:`conformance.models.torch_modules`'s, the one the PyTorch adapter runs eagerly,
+converted as a user converts one: ``ov.convert_model(module, example_input=..., input=...)``, with
+``input`` declaring the case's shape, or every dim unknown (-1) for a dynamic case so that the
+frontend must keep the split working at any runtime shape. Conversion traces the module with
+TorchScript and is timed as the build. ``torch.hsplit`` / ``vsplit`` / ``dsplit`` trace to
+``aten::`` nodes of their own: a frontend without a translator for them refuses the conversion,
+and that refusal is judged (the known issues say which versions), never made ``unsupported``.
 """
 
 from __future__ import annotations

@@ -10,11 +10,13 @@ traced function handed to ``convert_model`` or converted to the ``.tflite`` file
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Final
 
 from conformance import dtypes, reproducers
 from conformance.plugin import Target, Task
 
-_ELEMENT_NAMES = {
+#: The suite's dtype names and the names of OpenVINO's element types (``ov.Type.<name>``).
+ELEMENT_NAMES: Final = {
     "bool": "boolean",
     "int8": "i8",
     "int16": "i16",
@@ -61,7 +63,7 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
         "import openvino as ov",
         "import openvino.opset1 as opset1",
         "",
-        f"data_node = opset1.parameter({shape}, ov.Type.{_ELEMENT_NAMES[task.dtype]}, name='data')",
+        f"data_node = opset1.parameter({shape}, ov.Type.{ELEMENT_NAMES[task.dtype]}, name='data')",
     ]
     parameters = ["data_node"]
     variadic = task.op == "openvino.VariadicSplit-1"
@@ -84,7 +86,7 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
         if runtime:
             lines.append(
                 f"{name}_node = opset1.parameter(list({shape_code}), "
-                f"ov.Type.{_ELEMENT_NAMES.get(type_name, 'f32')}, name={name!r})"
+                f"ov.Type.{ELEMENT_NAMES.get(type_name, 'f32')}, name={name!r})"
             )
             parameters.append(f"{name}_node")
         else:
@@ -110,120 +112,81 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
 def onnx_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import onnx_graphs, sequence_consumers
 
-    rule = sequence_consumers.CONCAT  # the onnx route's (see onnx_route.py)
-    model = reproducers.wrapped_base64(sequence_consumers.model_bytes(task, rule))
-    read = (
-        f", read through {sequence_consumers.consumer(task, rule)}"
-        if onnx_graphs.is_sequence(task.op)
-        else ""
-    )
-    body = (
-        "import base64\nimport os\nimport tempfile\n\nimport openvino as ov\n\n"
-        f"# {task.op}: one {onnx_graphs.operator_of(task.op)[0]} node{read},\n"
-        "# byte for byte as this run built it,\n"
+    load = (
         "# written to a folder of its own (never over a file of yours)\n"
         "path = os.path.join(tempfile.mkdtemp(), 'split.onnx')\n"
-        f"with open(path, 'wb') as file:\n    file.write(base64.b64decode('''\n{model}\n'''))\n"
+        "with open(path, 'wb') as file:\n    file.write(onnx_bytes)\n"
         "core = ov.Core()\nmodel = core.read_model(path)\n" + _compile(device, config)
     )
-    for run in task.every_run:
-        arrays, mapping = reproducers.feeds_code(onnx_graphs.feeds(run))
-        body += reproducers.run_heading(run) + f"{arrays}\n" + _infer(mapping)
-    return body
+    imports = "import base64\nimport os\nimport tempfile\n\nimport openvino as ov\n\n"
+    return onnx_graphs.snippet(
+        task,
+        imports,
+        load,
+        lambda variables: _infer(reproducers.feeds_literal(variables)),
+        variable="onnx_bytes",
+        consumed=sequence_consumers.CONCAT,  # the onnx route's (see onnx_route.py)
+    )
 
 
-def pytorch_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
+def _torch_snippet(task: Task, convert: str, device: str, config: Mapping[str, str]) -> str:
+    """The data, the suite's module (``Split``, and ``tensor`` for the data), ``convert`` making
+    ``model``, and one infer per run."""
     from conformance.models import torch_modules
 
-    argument = torch_modules.split_argument(task)
-    dim = "" if task.axis is None else f", dim={task.axis}"
-    dims = [-1] * task.data.ndim if task.graph.data_shape == "dynamic" else list(task.data.shape)
-    tensor = (
-        "torch.from_numpy(data.view(np.int16)).view(torch.bfloat16)"
-        if task.dtype == "bfloat16"
-        else "torch.from_numpy(data)"
-    )
     body = (
         "import openvino as ov\nimport torch\n\n"
-        f"{reproducers.array_code(task.data)}\n"
-        "class Split(torch.nn.Module):\n    def forward(self, x):\n"
-        f"        return {task.op}(x, {argument!r}{dim})\n\n"
-        f"example = {tensor}\n"
-        f"model = ov.convert_model(Split(), example_input=(example,), "
-        f"input=[(ov.PartialShape({dims!r}), ov.Type.{_ELEMENT_NAMES[task.dtype]})])\n"
+        f"{reproducers.array_code(task.data)}\n{torch_modules.module_code(task)}\n{convert}\n"
         "core = ov.Core()\n" + _compile(device, config)
     )
     for run in task.every_run:
         data = "" if run is task else reproducers.array_code(run.data) + "\n"
         body += reproducers.run_heading(run) + data + _infer("[data]")
     return body
+
+
+def pytorch_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
+    dims = [-1] * task.data.ndim if task.graph.data_shape == "dynamic" else list(task.data.shape)
+    declared = f"[(ov.PartialShape({dims!r}), ov.Type.{ELEMENT_NAMES[task.dtype]})]"
+    convert = f"model = ov.convert_model(Split(), example_input=(tensor(data),), input={declared})"
+    return _torch_snippet(task, convert, device, config)
 
 
 def torch_export_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     from conformance.models import torch_modules
 
-    argument = torch_modules.split_argument(task)
-    dim = "" if task.axis is None else f", dim={task.axis}"
-    dynamic = (
-        f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
-        if torch_modules.dynamic_shapes(task) is not None
-        else ""
-    )
-    body = (
-        "import openvino as ov\nimport torch\n\n"
-        f"{reproducers.array_code(task.data)}\n"
-        "class Split(torch.nn.Module):\n    def forward(self, x):\n"
-        f"        return {task.op}(x, {argument!r}{dim})\n\n"
-        f"program = torch.export.export(Split(), (torch.from_numpy(data),){dynamic})\n"
-        "model = ov.convert_model(program)\n"
-        "core = ov.Core()\n" + _compile(device, config)
-    )
-    for run in task.every_run:
-        data = "" if run is task else reproducers.array_code(run.data) + "\n"
-        body += reproducers.run_heading(run) + data + _infer("[data]")
-    return body
+    program = torch_modules.export_code(task, "tensor(data)")
+    return _torch_snippet(task, f"model = ov.convert_model({program})", device, config)
 
 
-def _tf_function(task: Task) -> str:
-    """The imports and ``split``, the concrete function the routes convert, written by the shared
-    builder (:func:`conformance.models.tf_functions.function_code`)."""
+def _tf_snippet(
+    task: Task, device: str, config: Mapping[str, str], convert: str, names: str = "{}", printed: str = ""
+) -> str:
+    """The traced function (:func:`conformance.models.tf_functions.function_code`), ``convert``
+    making ``model``, the element types its frontend declared (a type it cannot map becomes f32
+    silently), and one infer per run: inputs fed by the model's names (``names`` formatted with
+    the function's), ``printed`` the list to print (by default every output's shape)."""
     from conformance.models import tf_functions
 
-    return "import openvino as ov\nimport tensorflow as tf\n\n" + tf_functions.function_code(task)
+    def call(variables: Mapping[str, str]) -> str:
+        feeds = reproducers.feeds_literal({names.format(name): value for name, value in variables.items()})
+        return f"request.infer({feeds})\nprint({printed})\n" if printed else _infer(feeds)
 
-
-def _tf_runs(task: Task, prefix: str = "", suffix: str = "", printed: str = "") -> str:
-    """Each run's inputs fed by the model's input names (``prefix + name + suffix``), and the
-    output shapes (``printed``: the list to print, by default every output in the model's order)."""
-    from conformance.models import tf_functions
-
-    body = ""
-    for run in task.every_run:
-        arrays, _ = reproducers.feeds_code(tf_functions.feeds(run))
-        names = {name: f"feed_{number}" for number, name in enumerate(tf_functions.feeds(run))}
-        mapping = ", ".join(f"{prefix + name + suffix!r}: {variable}" for name, variable in names.items())
-        feeds = "{" + mapping + "}"
-        body += reproducers.run_heading(run) + f"{arrays}\n"
-        body += f"request.infer({feeds})\nprint({printed})\n" if printed else _infer(feeds)
-    return body
+    return (
+        f"import openvino as ov\nimport tensorflow as tf\n\n{tf_functions.function_code(task)}{convert}"
+        "print('inputs:', [(port.any_name, port.get_element_type().get_type_name())"
+        " for port in model.inputs])\n"
+        "core = ov.Core()\n"
+        + _compile(device, config)
+        + reproducers.feed_runs_code(task, tf_functions.feeds, call)
+    )
 
 
 def tensorflow_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     """The function, ``convert_model`` on it (shapes from its signature), one infer per run."""
-    return (
-        _tf_function(task)
-        + "model = ov.convert_model(split)\n"
-        + _INPUT_TYPES
-        + "core = ov.Core()\n"
-        + _compile(device, config)
-        + _tf_runs(task)
-    )
+    return _tf_snippet(task, device, config, "model = ov.convert_model(split)\n")
 
 
-#: The element types the frontend declared (a type it cannot map becomes f32 silently).
-_INPUT_TYPES = (
-    "print('inputs:', [(port.any_name, port.get_element_type().get_type_name()) for port in model.inputs])\n"
-)
 #: The .tflite file's signature: where each ``output_<n>`` is among the subgraph's outputs, which
 #: the frontend keeps in the file's order (not the function's).
 _TFLITE_ORDER = """from ai_edge_litert import schema_py_generated as schema
@@ -243,19 +206,13 @@ def tflite_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     """The function, TFLiteConverter's defaults, the ``.tflite`` file read by ``convert_model``;
     the frontend names inputs by their tensors and keeps the file's output order, so the shapes
     are printed in the signature's order."""
-    return (
-        _tf_function(task)
-        + "converter = tf.lite.TFLiteConverter.from_concrete_functions([split], tf.Module())\n"
+    convert = (
+        "converter = tf.lite.TFLiteConverter.from_concrete_functions([split], tf.Module())\n"
         "with open('split.tflite', 'wb') as file:\n    file.write(converter.convert())\n"
-        "model = ov.convert_model('split.tflite')\n"
-        + _INPUT_TYPES
-        + _TFLITE_ORDER
-        + "core = ov.Core()\n"
-        + _compile(device, config)
-        + _tf_runs(
-            task, "serving_default_", ":0", "[tuple(request.get_output_tensor(at).shape) for at in order]"
-        )
+        "model = ov.convert_model('split.tflite')\n" + _TFLITE_ORDER
     )
+    shapes = "[tuple(request.get_output_tensor(at).shape) for at in order]"
+    return _tf_snippet(task, device, config, convert, "serving_default_{}:0", shapes)
 
 
 #: What a route's snippet writer takes: the task, the device and the compile properties.
@@ -268,6 +225,6 @@ def snippet(
     """The reproducer of ``task`` on ``target`` written by the route's ``writer``, compiled with
     the run's ``config``; ``complex_data``: whether the route's snippet can carry complex data (a
     model file or a TensorFlow function needs no OpenVINO element type)."""
-    if task.dtype not in _ELEMENT_NAMES and not complex_data:
+    if task.dtype not in ELEMENT_NAMES and not complex_data:
         return None
     return writer(task, target.device, config)

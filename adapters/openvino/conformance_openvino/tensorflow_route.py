@@ -1,23 +1,21 @@
 """Route ``tensorflow``: the suite's traced ``tf.function``, converted by OpenVINO's TensorFlow frontend.
 
-The function comes from :func:`conformance.models.tf_functions.split_function`, the very concrete
-function the TensorFlow adapter runs and LiteRT and tf2onnx convert, so a difference between
-those targets is a difference between backends. It is handed over the way OpenVINO's documentation
-converts an in-memory TensorFlow model, ``ov.convert_model(concrete_function)``: no ``input=``
-argument, because the frontend reads the input names, element types and shapes from the function's
-``TensorSpec`` signature (``data``, and ``axis`` / ``lengths`` when the case feeds them at run
-time; unknown dims stay unknown, so the model must keep the split working at any later shape).
+The function is :func:`conformance.models.tf_functions.split_function`, the very concrete function
+the TensorFlow adapter runs and LiteRT and tf2onnx convert, handed over as OpenVINO's documentation
+converts an in-memory model: ``ov.convert_model(concrete_function)``, with no ``input=`` argument,
+because the frontend reads the input names, types and shapes from its ``TensorSpec`` signature
+(unknown dims stay unknown, so the model must keep the split working at any later shape).
 
-Tracing and conversion are timed together as the build. A refusal while tracing is TensorFlow's
-answer, marked so by the builder, and it is the route's answer too: a user converting a
-``tf.split`` meets it before OpenVINO does (as torch.export's refusals are the torch-export route's).
-Needs TensorFlow beside OpenVINO (``pip install adapters/openvino[tensorflow]``).
+Tracing and conversion are timed together as the build; a refusal while tracing is TensorFlow's,
+and the route's too (a user converting a ``tf.split`` meets it before OpenVINO does). Needs
+TensorFlow beside OpenVINO (``pip install adapters/openvino[tensorflow]``).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+from typing import Any
 
 import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
@@ -49,13 +47,18 @@ def runtime_inputs(task: Task) -> dict[str, np.ndarray]:
     return tf_functions.feeds(task)
 
 
-def warm_up() -> None:
-    """One throwaway trace and conversion: the first of a process imports TensorFlow and loads the
-    frontend (seconds), which would otherwise be timed as one item's build."""
+def throwaway_function() -> Any:
+    """A concrete ``tf.split`` function for a warm-up: the first trace of a process imports
+    TensorFlow (seconds), which would otherwise be timed as one item's build."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
     import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
 
     function = tf.function(
         lambda x: tf.split(x, 2), input_signature=[tf.TensorSpec([2], tf.float32)], autograph=False
     )
-    ov.convert_model(function.get_concrete_function())
+    return function.get_concrete_function()
+
+
+def warm_up() -> None:
+    """One throwaway trace and conversion, which also loads the frontend."""
+    ov.convert_model(throwaway_function())

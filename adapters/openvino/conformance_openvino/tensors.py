@@ -24,31 +24,14 @@ import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
 from conformance import dtypes
-
-#: The suite's dtype names and OpenVINO's element types; complex has no OpenVINO counterpart.
-ELEMENT_TYPES: Final[dict[str, ov.Type]] = {
-    "bool": ov.Type.boolean,
-    "int8": ov.Type.i8,
-    "int16": ov.Type.i16,
-    "int32": ov.Type.i32,
-    "int64": ov.Type.i64,
-    "uint8": ov.Type.u8,
-    "uint16": ov.Type.u16,
-    "uint32": ov.Type.u32,
-    "uint64": ov.Type.u64,
-    "float16": ov.Type.f16,
-    "bfloat16": ov.Type.bf16,
-    "float32": ov.Type.f32,
-    "float64": ov.Type.f64,
-    "string": ov.Type.string,
-}
+from conformance_openvino.reproducer import ELEMENT_NAMES
 
 _BFLOAT16: Final = np.dtype(ml_dtypes.bfloat16)
 
 
 def element_type(name: str) -> ov.Type:
-    """OpenVINO's element type for a suite dtype name (KeyError for complex types)."""
-    return ELEMENT_TYPES[name]
+    """OpenVINO's element type for a suite dtype name (KeyError for complex types: OpenVINO has none)."""
+    return getattr(ov.Type, ELEMENT_NAMES[name])
 
 
 def to_tensor(array: np.ndarray) -> ov.Tensor:

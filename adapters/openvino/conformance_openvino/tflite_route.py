@@ -1,40 +1,35 @@
 """Route ``tflite``: the suite's LiteRT flatbuffer, written to a ``.tflite`` file and read by OpenVINO.
 
-The flatbuffer comes from :func:`conformance.models.tflite_models.model_bytes`, the same bytes the
-LiteRT interpreter runs: the traced ``tf.split`` converted by ``TFLiteConverter`` with its defaults,
-and for ``tflite.SPLIT`` / ``tflite.SPLIT_V`` only a model that holds exactly that builtin (anything
-else is ``unsupported``, raised by that builder). It is read the way a user reads one,
-``ov.convert_model("model.tflite")``, which runs OpenVINO's TensorFlow Lite frontend.
+The flatbuffer is :func:`conformance.models.tflite_models.model_bytes`, the bytes the LiteRT
+interpreter runs (for ``tflite.SPLIT`` / ``tflite.SPLIT_V`` only a model holding exactly that
+builtin; anything else is ``unsupported``, raised by that builder), read as a user reads one:
+``ov.convert_model("model.tflite")``. A refusal by the converter is the route's answer (a user
+meets it first), as it is the litert adapter's.
 
-The file's interface is its ``serving_default`` signature: inputs ``data`` (and ``axis`` /
-``lengths`` fed at run time), outputs ``output_0``, ``output_1`` ... in the function's order. The
-frontend does not read signatures: it names the inputs and outputs by their tensors
-(``serving_default_data:0``, ``PartitionedCall:0``) and orders them as the subgraph lists them,
-which is not the function's order (the converter's, see tensorflow/tensorflow#33303). So the
-model's results are put in the signature's order and its parameters also answer to the
-signature's names, as an application reading the signature would address them; no value, type or
-shape is touched. A model whose results are not the subgraph's outputs one for one (the frontend
-drops outputs that are constant tensors, a known issue) is judged as read. A refusal by the
-converter is the route's answer (a user meets it first), as it is the litert adapter's.
+The frontend does not read the file's ``serving_default`` signature: it names inputs and outputs by
+their tensors and orders the outputs as the subgraph lists them, not in the function's order
+(tensorflow/tensorflow#33303). So the model's results are put in the signature's order and its
+parameters also answer to the signature's names, as an application reading the signature would
+address them; no value, type or shape is touched. A model whose results are not the subgraph's
+outputs one for one (the frontend drops constant outputs, a known issue) is judged as read.
 
-Needs TensorFlow (the converter) and ai-edge-litert (the flatbuffer schema) beside OpenVINO
-(``pip install adapters/openvino[tflite]``).
+Needs TensorFlow and ai-edge-litert beside OpenVINO (``pip install adapters/openvino[tflite]``).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
 from conformance.models import tf_functions, tflite_models
 from conformance.plugin import Task
+from conformance_openvino.tensorflow_route import runtime_inputs as runtime_inputs  # the same feeds
+from conformance_openvino.tensorflow_route import throwaway_function
 
 #: The distributions the route imports, by module.
 _NEEDS: Final = {"tensorflow": "tensorflow", "ai_edge_litert": "ai-edge-litert"}
@@ -49,15 +44,18 @@ def unsupported(task: Task) -> str | None:
 
 
 def build_model(task: Task, core: ov.Core) -> ov.Model:
-    """Convert the task's function to a ``.tflite`` file, read it with ``convert_model``, and
-    address the result by the file's signature."""
+    """The task's ``.tflite`` file read by ``convert_model``, addressed by the file's signature."""
     del core  # convert_model needs no core; compile uses the adapter's
     flatbuffer = tflite_models.model_bytes(task)
+    return by_signature(_read(flatbuffer), flatbuffer)
+
+
+def _read(flatbuffer: bytes) -> ov.Model:
+    """``flatbuffer`` written to a private ``.tflite`` file and read by ``convert_model``."""
     with tempfile.TemporaryDirectory(prefix="conformance-openvino-") as directory:
         path = Path(directory) / "model.tflite"
         path.write_bytes(flatbuffer)
-        model: ov.Model = ov.convert_model(str(path))
-    return by_signature(model, flatbuffer)
+        return ov.convert_model(str(path))
 
 
 @dataclass(frozen=True)
@@ -105,9 +103,8 @@ def signature(flatbuffer: bytes) -> Signature | None:
 
 def by_signature(model: ov.Model, flatbuffer: bytes) -> ov.Model:
     """``model`` with its results in the signature's order and each parameter also named as the
-    signature names it. A model without a signature, or whose results are not the subgraph's
-    outputs one for one (the frontend dropped or added some), is returned as read: its outputs
-    are then judged as the frontend gave them."""
+    signature names it; returned as read without a signature, or where its results are not the
+    subgraph's outputs one for one."""
     found = signature(flatbuffer)
     if found is None:
         return model
@@ -123,22 +120,7 @@ def by_signature(model: ov.Model, flatbuffer: bytes) -> ov.Model:
     return reordered
 
 
-def runtime_inputs(task: Task) -> dict[str, np.ndarray]:
-    """The inputs by the signature's names, from this run's task (its shape, its runtime values)."""
-    return tf_functions.feeds(task)
-
-
 def warm_up() -> None:
     """One throwaway conversion and read: the first of a process imports TensorFlow, sets up the
     converter and loads the frontend (seconds), which would otherwise be one item's build."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
-    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
-
-    function = tf.function(
-        lambda x: tf.split(x, 2), input_signature=[tf.TensorSpec([2], tf.float32)], autograph=False
-    )
-    flatbuffer = tflite_models.convert(function.get_concrete_function())
-    with tempfile.TemporaryDirectory(prefix="conformance-openvino-") as directory:
-        path = Path(directory) / "model.tflite"
-        path.write_bytes(flatbuffer)
-        ov.convert_model(str(path))
+    _read(tflite_models.convert(throwaway_function()))

@@ -9,11 +9,11 @@ conversion are timed together as the build; either one refusing is the route ref
 
 from __future__ import annotations
 
-import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
 from conformance.models import torch_modules
 from conformance.plugin import Task
+from conformance_openvino.pytorch_route import runtime_inputs as runtime_inputs  # the data alone
 
 
 def unsupported(task: Task) -> str | None:
@@ -26,11 +26,6 @@ def build_model(task: Task, core: ov.Core) -> ov.Model:
     del core  # convert_model needs no core; compile uses the adapter's
     model: ov.Model = ov.convert_model(torch_modules.exported_program(task))
     return model
-
-
-def runtime_inputs(task: Task) -> list[np.ndarray]:
-    """The one forward input: the data."""
-    return [task.data]
 
 
 def warm_up() -> None:
