@@ -1,36 +1,28 @@
 """The IREE adapter: the ``onnx.*`` ops (Split, SplitToSequence) imported, compiled and run by IREE.
 
-Route ``onnx`` (off the default run: compiling costs about 500 ms per item, see docs/performance.md), device
-``local-task``. The model is the one :func:`conformance.models.onnx_graphs.build_model` builds,
-the same bytes ONNX Runtime's and OpenVINO's routes are handed, and it goes through IREE's ONNX
-path as IREE's ONNX guide lays it out (:mod:`conformance_iree.toolchain`):
-
-- *build*: ``iree-import-onnx`` with its defaults (the onnx checker, shape inference with data
-  propagation, the import into the torch dialect, MLIR verification); the model's own opset, never
-  upgraded;
-- *compile*: the MLIR compiled for ``llvm-cpu`` on the ``local`` target device, then loaded into a
-  system context of the runtime's ``local-task`` driver;
-- *run*: the module's function (named after the ONNX graph) called with the graph's inputs in order,
-  every result copied to the host.
+Route ``onnx`` (off the default run: compiling costs about 500 ms per item, see docs/performance.md),
+device ``local-task``. The model is the one :func:`conformance.models.onnx_graphs.build_model` builds,
+the bytes ONNX Runtime's and OpenVINO's routes are handed, taken through IREE's ONNX path as IREE's
+ONNX guide lays it out (:mod:`conformance_iree.toolchain`): *build* is ``iree-import-onnx`` with its
+defaults (the model's own opset, never upgraded); *compile* the MLIR compiled for ``llvm-cpu`` on the
+``local`` target device and loaded into a system context of the ``local-task`` driver; *run* the
+module's function (named after the ONNX graph) called with the graph's inputs in order, every result
+copied to the host.
 
 SplitToSequence: a compiled function cannot return a sequence (iree-compile fails on a function
 whose result is the importer's ``!torch.list`` of tensors: llvm/torch-mlir#753), so the model is
-built with the Sequence ops that consume its sequence, as a model that uses the op reaches IREE,
-by the rule :data:`conformance.models.sequence_consumers.LENGTH` (recorded as the option
+built with the Sequence ops that consume its sequence, as a model that uses the op reaches IREE, by
+the rule :data:`conformance.models.sequence_consumers.LENGTH` (recorded as the option
 ``onnx_sequence_consumer``): SequenceAt at each of the reference's pieces; where the reference
 rejects the request, one SequenceLength (1-D lengths) or SequenceAt at position 0 (a size, or no
 split, whose list IREE cannot count), since torch-mlir lowers no ConcatFromSequence, which would have
-every such request refused for its consumer and pass vacuously (OpenVINO's onnx route joins those
-with it); one ConcatFromSequence where the reference's piece counts differ between runs. The
-function then returns tensors, judged like Split's.
+every such request refused for its consumer and pass vacuously; one ConcatFromSequence where the
+reference's piece counts differ between runs.
 
-A refusal by any of the three tools is IREE's answer and is judged: a pass where the spec rejects
-the request, an error where it accepts it (listed in ``known_issues.yaml`` by meaning). Only what
-cannot be handed to IREE at all is ``unsupported``: string tensors, for which neither the torch
-dialect the importer writes nor IREE's HAL has an element type.
-
-Dynamic dims and a ``split`` fed at run time are built as the case says, and judged by what IREE
-makes of the model.
+A refusal by any of the three tools is IREE's answer and is judged (``known_issues.yaml`` lists them
+by meaning). Only string tensors are ``unsupported``: neither the torch dialect the importer writes
+nor IREE's HAL has a string element type. Dynamic dims and a runtime ``split`` are built as the case
+says, and judged by what IREE makes of them.
 """
 
 from __future__ import annotations
@@ -67,8 +59,7 @@ def _support(task: Task, target: Target) -> Unsupported | None:
 
 
 def _build(task: Task, target: Target) -> toolchain.Imported:
-    """The suite's one-node model (a sequence read by its consumers) through ``iree-import-onnx``:
-    the MLIR text it writes."""
+    """The MLIR ``iree-import-onnx`` writes for the suite's model (a sequence read by its consumers)."""
     from conformance.models import sequence_consumers
 
     model = sequence_consumers.model(task, sequence_consumers.LENGTH)
@@ -91,8 +82,7 @@ def _run(compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
 
 
 def _prepare(target: Target) -> None:
-    """Load the importer, the compiler library and the device, and compile one throwaway module:
-    the first compile of a process initializes LLVM's targets, which would be one item's cost."""
+    """One throwaway import, compile and load: the first of a process initializes LLVM's targets."""
     toolchain.warm_up()
 
 
@@ -107,7 +97,6 @@ ROUTE: Final = Route(
     reproducer=reproducer.snippet,
     prepare=_prepare,
     default=False,
-    # none of these starts a thread when imported (checked: the runtime's device does, in compile)
 )
 
 

@@ -1,17 +1,14 @@
 """Standalone reproducers: Python statements that redo an item with IREE, onnx and NumPy alone.
 
-They write out what route ``onnx`` does as an IREE developer would type it: the suite's model
-saved byte for byte, ``iree-import-onnx`` run as its console script (``python -m`` of the same
-module, so no PATH is assumed), ``iree.compiler.tools.compile_file`` (which runs ``iree-compile``
-and raises with its diagnostics) with the route's flags, and the runtime on ``local-task``, called
-once per run of the case with one printed line of output shapes. The route calls the same importer
-and the same compiler library in-process; the command-line form is what an issue report can quote.
+They write out what route ``onnx`` does in the form an issue report can quote: the suite's model
+saved byte for byte, ``iree-import-onnx`` run as its console script (``python -m``, so no PATH is
+assumed), ``iree.compiler.tools.compile_file`` with the route's flags, and the runtime on
+``local-task``, called once per run of the case with one printed line of output shapes.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from conformance.plugin import Target, Task
 from conformance_iree import toolchain
@@ -50,12 +47,11 @@ def snippet(task: Task, target: Target) -> str:
     pipeline = _PIPELINE.format(
         flags=list(toolchain.COMPILE_FLAGS), driver=toolchain.DRIVER, function=model.graph.name
     )
-    call = functools.partial(_call, [value.name for value in model.graph.input])
+    inputs = [value.name for value in model.graph.input]
+
+    def call(variables: Mapping[str, str]) -> str:  # the feeds in the graph's input order
+        return _CALL.format(arguments=", ".join(variables[name] for name in inputs))
+
     return onnx_graphs.snippet(
         task, _TOOLS, pipeline, call, file="model.onnx", consumed=sequence_consumers.LENGTH
     )
-
-
-def _call(inputs: Sequence[str], variables: Mapping[str, str]) -> str:
-    """The function called with the feeds in the graph's input order."""
-    return _CALL.format(arguments=", ".join(variables[name] for name in inputs))

@@ -1,29 +1,25 @@
 """IREE's three tools as the route calls them: importer, compiler, runtime, each in this process.
 
 - :func:`import_onnx`: ``iree-import-onnx model.onnx -o model.mlir`` with its defaults, called as the
-  console script's own ``main`` (so the checker, the shape inference with data propagation and the
-  MLIR verification it runs are the tool's, byte for byte). No ``--opset-version``: the model keeps
-  the opset it was built with, so a Split-13 model is judged as Split-13, not as what onnx's
-  version converter makes of it.
-- :func:`compile_mlir`: the compiler's embedding API (``iree.compiler.api``, libIREECompiler in this
-  process, the library ``iree-compile`` is a front of) with :data:`COMPILE_FLAGS` and every other
-  setting at its default, MLIR's threading included. (Turning threading off needs the session's
-  MLIR context in Python, and a session whose context Python has taken leaks about 3 MB per compile
-  in IREE 3.13, enough to exhaust a worker over a run; the session flags have no threading option.)
-  Its diagnostics go to
-  the process's stderr, the only channel the embedding API offers to Python (a Python diagnostic
-  handler would be called without the GIL), so file descriptor 2 is pointed at a temporary file for
-  the call and the text becomes the refusal's message.
+  console script's own ``main`` (the checker, shape inference and MLIR verification are the tool's).
+  No ``--opset-version``: a Split-13 model is judged as Split-13, not as onnx's version converter
+  makes it.
+- :func:`compile_mlir`: the compiler's embedding API (``iree.compiler.api``, the library
+  ``iree-compile`` fronts) with :data:`COMPILE_FLAGS` and every other setting at its default, MLIR's
+  threading included (turning it off needs the session's MLIR context in Python, and such a session
+  leaks memory on every compile, enough to exhaust a worker over a run). Its diagnostics go to the
+  process's stderr, the only channel the API offers to Python, so file descriptor 2 is pointed at a
+  temporary file for the call and the text becomes the refusal's message.
 - :func:`load` and :func:`invoke`: ``iree.runtime`` on the ``local-task`` driver, the module's one
   function called with NumPy arrays, every result copied to the host.
 
-Calling the tools in-process spares a process per tool and item and keeps the importer's and the
-runtime's exceptions as Python exceptions; the compile itself costs about the same either way (0.45 s
-in-process, 0.47 s through a subprocess ``iree-compile``: medians of six, interleaved, one module).
+In-process calls spare a process per tool and item and keep the importer's and the runtime's
+exceptions as Python exceptions; the compile costs the same either way.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
@@ -32,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 import numpy as np
 
@@ -89,10 +85,14 @@ def compile_mlir(mlir: str) -> bytes:
         invocation = session.invocation()
         invocation.enable_console_diagnostics()
         source = Source.wrap_buffer(session, mlir.encode() + b"\0", buffer_name="model.mlir")
-        with _stderr_captured() as diagnostics:
-            compiled = invocation.parse_source(source) and invocation.execute()
+        with tempfile.TemporaryFile() as sink:
+            with _stderr_to(sink):
+                compiled = invocation.parse_source(source) and invocation.execute()
+            sink.seek(0)
+            diagnostics = sink.read().decode("utf-8", "replace")
         if not compiled:
-            raise BackendRefusal(f"iree-compile failed: {diagnostics.text().strip() or 'no diagnostics'}")
+            clipped = diagnostics if len(diagnostics) <= 4000 else diagnostics[:4000] + " ..."
+            raise BackendRefusal(f"iree-compile failed: {clipped.strip() or 'no diagnostics'}")
         output = Output.open_membuffer()
         invocation.output_vm_bytecode(output)
         return bytes(output.map_memory())
@@ -100,45 +100,26 @@ def compile_mlir(mlir: str) -> bytes:
         session.close()
 
 
-class _Captured:
-    """The text written to file descriptor 2 while it was captured."""
-
-    def __init__(self) -> None:
-        self.raw = b""
-
-    def text(self, limit: int = 4000) -> str:
-        decoded = self.raw.decode("utf-8", "replace")
-        return decoded if len(decoded) <= limit else decoded[:limit] + " ..."
-
-
 @contextmanager
-def _stderr_captured() -> Iterator[_Captured]:
-    """Point file descriptor 2 at an anonymous temporary file, then restore it: native code writes
-    there directly, past Python's ``sys.stderr``."""
-    captured = _Captured()
+def _stderr_to(sink: IO[bytes]) -> Iterator[None]:
+    """Point file descriptor 2 at ``sink``, then restore it: native code writes there directly, past
+    Python's ``sys.stderr``."""
     sys.stderr.flush()
     saved = os.dup(2)
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield captured
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            sink.seek(0)
-            captured.raw = sink.read()
+    os.dup2(sink.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
-_CONFIG: dict[str, Any] = {}
-
-
+@functools.cache
 def config() -> Any:
     """The driver's runtime config, one per process: it owns the device and its worker threads."""
-    if DRIVER not in _CONFIG:
-        import iree.runtime as ireert
+    import iree.runtime as ireert
 
-        _CONFIG[DRIVER] = ireert.Config(DRIVER)
-    return _CONFIG[DRIVER]
+    return ireert.Config(DRIVER)
 
 
 def load(vmfb: bytes, imported: Imported) -> Loaded:
@@ -162,14 +143,10 @@ def warm_up() -> None:
 def invoke(loaded: Loaded, arguments: Sequence[np.ndarray], declared: np.dtype[Any]) -> list[np.ndarray]:
     """Call the function and copy every result to the host, in order. ``declared``: the element type
     the model declares for every output (a split's pieces have the data's type)."""
-    return [_host(tensor, declared) for tensor in _as_tuple(loaded.function(*arguments))]
-
-
-def _as_tuple(results: Any) -> tuple[Any, ...]:
-    """A function with one result returns it bare, one with several a tuple, one with none None."""
-    if results is None:
-        return ()
-    return tuple(results) if isinstance(results, tuple) else (results,)
+    results = loaded.function(*arguments)
+    # a function with one result returns it bare, one with several a tuple, one with none None
+    tensors = () if results is None else results if isinstance(results, tuple) else (results,)
+    return [_host(tensor, declared) for tensor in tensors]
 
 
 #: HAL element types encode their numerical type in the top byte: 0x10 is an integer of no stated

@@ -1,7 +1,7 @@
 """JAX adapter for the split-conformance suite (entry point ``jax``).
 
-Importing this package is cheap and starts no thread: JAX is imported when the adapter first needs
-it, in the workers (``prepare``), and its CPU client, which does start threads, only at first use.
+Importing this package is cheap and starts no thread: JAX is imported only in the workers, when
+the adapter first needs it.
 """
 
 from __future__ import annotations

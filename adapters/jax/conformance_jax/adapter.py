@@ -1,28 +1,24 @@
 """The JAX adapter: jax.numpy's split functions and jax.lax.split, run by JAX itself.
 
-Routes (both build their calls with :mod:`conformance_jax.calls`; their code is in
-:mod:`conformance_jax.routes`):
+Routes (built with :mod:`conformance_jax.calls`, in :mod:`conformance_jax.routes`):
 
 ``eager``
-    The function called on a JAX array of the case's data (``jnp.asarray``), the way a user calls
-    it: a count as an int, split points or sizes as a list, ``axis=`` only when the case states one.
-    Eager JAX has no graph, so the graph options change nothing here.
+    The function called on a JAX array of the case's data (``jnp.asarray``), as a user calls it: a
+    count as an int, split points or sizes as a list, ``axis=`` only when the case states one. Eager
+    JAX has no graph, so the graph options change nothing here.
 ``jit``
-    ``jax.jit`` of a function doing the split, traced and lowered for the case's data (``build``),
-    compiled by XLA (``compile``), and the executable called on the data (``run``). The split value
-    and the axis are static arguments, as ``jax.jit`` needs values that decide output shapes to
-    be; when the case feeds the split value at run time (``inputs: runtime``), it is a traced
-    argument instead, which is JAX's to accept or refuse.
+    ``jax.jit`` of the split, traced and lowered for the case's data (``build``), compiled by XLA
+    (``compile``) and called on the data (``run``). The split value and the axis are static
+    arguments, as jax.jit needs values that decide output shapes to be; a split value the case feeds
+    at run time (``inputs: runtime``) is a traced argument instead, JAX's to accept or refuse.
 
-Devices: ``cpu`` is JAX's default 32-bit mode, in which 64-bit data is narrowed as it enters JAX (a
-difference the suite reports as a dtype mismatch); ``cpu-x64`` runs the same calls with
-``jax_enable_x64`` on. ``gpu`` and ``gpu-x64`` are the same on JAX's first GPU (CUDA or ROCm, through
-JAX's plugin), asked for with ``--option jax.device=...``; the default stays ``cpu,cpu-x64``. Where JAX
-has no GPU backend, asking for one is a usage error when the adapter loads. The mode and the device
-are JAX's thread-local ``jax.enable_x64`` and ``jax.default_device`` contexts, entered around every
-phase of an item, so one worker serving several devices runs each item in its own; the device a model
-was built for is kept with it, since JAX refuses to run an executable in the other mode, and ``run``
-checks that every piece is on that device.
+Devices: ``cpu`` is JAX's default 32-bit mode, which narrows 64-bit data as it enters JAX (reported
+as a dtype mismatch), ``cpu-x64`` the same calls with ``jax_enable_x64`` on; ``gpu`` and ``gpu-x64``
+are both on JAX's first GPU (CUDA or ROCm plugin), asked for with ``--option jax.device=...`` (the
+default is ``cpu,cpu-x64``; a GPU where JAX has none is a usage error). Every phase of an item runs
+in JAX's thread-local ``enable_x64`` and ``default_device`` contexts for its device, so one worker
+can serve several; a model keeps its device (JAX refuses to run an executable in the other mode),
+and ``run`` checks that every piece is on it.
 
 Refusals are JAX's: every call into it happens inside ``backend_calls``, and nothing here checks a
 request. JAX has no string element type, so string data is ``unsupported``.

@@ -1,15 +1,12 @@
 """What each route calls in JAX for a task, and how data crosses into JAX and back.
 
-Every op id of this adapter is the dotted path of the JAX function it judges (``jax.numpy.split``,
-``jax.lax.split``), so the call is found by that path and no table can drift from the catalogue.
-The request goes to the function exactly as the case writes it: a count as an int, split points and
-sizes as a list (a tuple where ``jax.jit`` needs a hashable static argument), the axis only when
-the case states one. Nothing here checks a request: refusing one is JAX's part.
+Every op id of this adapter is the dotted path of the JAX function it judges (``jax.lax.split``), so
+the call is found by that path and no table can drift from the catalogue. The request goes to the
+function as the case writes it (a tuple where ``jax.jit`` needs a hashable static argument), the
+axis only when the case states one; nothing here checks a request.
 
 JAX is imported only inside the functions, so that the run's main process, which imports this
-package for ``info()``, never pays for it; :func:`load` chooses JAX's platforms before its first use
-in the process (the CPU's alone, unless the run asked for a GPU device), and :func:`device` is the
-JAX device each of the adapter's devices names.
+package for ``info()``, never pays for it.
 """
 
 from __future__ import annotations
@@ -30,24 +27,21 @@ if TYPE_CHECKING:
 
 #: The devices whose names end so run with ``jax_enable_x64`` on; the others in JAX's default 32-bit mode.
 X64_SUFFIX = "-x64"
-#: Each device is a platform of JAX's (its first device) and a mode: ``gpu`` is JAX's name for a CUDA
-#: or ROCm GPU, whichever plugin is installed.
+#: Each device is a platform of JAX's (its first device) and a mode; ``gpu`` is a CUDA or ROCm GPU.
 DEVICES = ("cpu", "cpu-x64", "gpu", "gpu-x64")
 #: What a run judges without a ``device`` option: the CPU, in both modes.
 DEFAULT_DEVICES = ("cpu", "cpu-x64")
 GPU = "gpu"
 
-Value = int | list[int] | tuple[int, ...]
 Pieces = Sequence["jax.Array"]
 
 
 def load(gpu: bool = False) -> Any:
-    """The ``jax`` module, its platforms chosen for the run: the CPU's alone unless the run asked for
-    a GPU device (without the pin JAX would look for GPU and TPU plugins at its first use); with
-    ``gpu``, every backend JAX has, and no preallocation of GPU memory, since each of the run's
-    workers starts its own GPU client and JAX's default (75 % of the memory each) would leave none
-    for the second. Both settings act only before JAX's backends start in the process, which is why
-    the adapter calls this with the same ``gpu`` from every method."""
+    """The ``jax`` module, its platforms chosen for the run before its backends start: the CPU's
+    alone unless the run asked for a GPU device (else JAX looks for GPU and TPU plugins); with
+    ``gpu``, every backend, and no preallocation of GPU memory, since each worker starts its own GPU
+    client and JAX's default share would leave none for the next. The adapter passes the same
+    ``gpu`` from every method."""
     import jax
 
     config: Any = jax.config  # its options are set and read by name: untyped
@@ -119,7 +113,7 @@ def function(op: str) -> Callable[..., Pieces]:
     return found
 
 
-def value(task: Task, *, hashable: bool = False) -> Value:
+def value(task: Task, *, hashable: bool = False) -> int | list[int] | tuple[int, ...]:
     """The split value as a user passes it: an int count, or a list of split points or sizes
     (a tuple when ``hashable``, as a static argument of ``jax.jit`` must be)."""
     if task.form.kind == "parts":
@@ -179,11 +173,6 @@ def to_jax(array: np.ndarray) -> jax.Array:
     which is JAX's behaviour being judged."""
     converted: jax.Array = _jax().numpy.asarray(array)
     return converted
-
-
-def to_numpy(pieces: Pieces) -> list[np.ndarray]:
-    """Every piece as a NumPy array of JAX's element type (bfloat16 is ml_dtypes' in both)."""
-    return [np.asarray(piece) for piece in pieces]
 
 
 def eager(task: Task) -> Callable[[jax.Array], Pieces]:

@@ -22,9 +22,8 @@ On = Callable[[str], AbstractContextManager[None]]
 
 @dataclass(frozen=True)
 class Model:
-    """What ``build`` and ``compile`` hand on: the target's device (its platform and mode) and, on
-    ``jit``, the lowered function (after ``build``) or the executable (after ``compile``); None for
-    an eager call."""
+    """What ``build`` and ``compile`` hand on: the target's device and, on ``jit``, the lowered
+    function (after ``build``) or the executable (after ``compile``)."""
 
     device: str
     staged: Any = None
@@ -43,8 +42,8 @@ def _pieces(on: On, device: str, function: Any, given: Sequence[np.ndarray]) -> 
         with backend_calls():
             pieces = function(*(calls.to_jax(array) for array in given))
         calls.check_placement(pieces, device)
-        with backend_calls():
-            return calls.to_numpy(pieces)
+        with backend_calls():  # bfloat16 is ml_dtypes' in both
+            return [np.asarray(piece) for piece in pieces]
 
 
 @dataclass(frozen=True)
@@ -67,11 +66,6 @@ class _Eager:
             import jax
 
             jax.numpy.split(jax.numpy.zeros(2), 2)
-
-    @staticmethod
-    def reproducer(task: Task, target: Target) -> str:
-        """An eager call per run, on the device and in its mode."""
-        return snippets.eager(task, target.device)
 
 
 @dataclass(frozen=True)
@@ -104,40 +98,38 @@ class _Jit:
     def run(self, compiled: Model, task: Task) -> Sequence[np.ndarray]:
         return _pieces(self.on, compiled.device, compiled.staged, calls.feeds(task))
 
-    @staticmethod
-    def reproducer(task: Task, target: Target) -> str:
-        """Jitted, lowered and compiled once, as the route does, and called for every run."""
-        return snippets.jit(task, target.device)
+
+def _route(name: str, description: str, phases: _Eager | _Jit, **more: Any) -> Route:
+    return Route(
+        name,
+        _OPS,
+        description,
+        build=phases.build,
+        run=phases.run,
+        support=_support,
+        prepare=phases.prepare,
+        default=False,
+        **more,
+    )
 
 
 def routes(on: On) -> tuple[Route, ...]:
     """Both routes, their phases inside ``on``. Neither is in the default run: JAX compiles an XLA
-    computation for every new request, eager calls included (one per primitive, shape and static
-    parameters), which costs 40 to 100 ms per item on two cores (docs/performance.md), past the
-    20 ms a default route may spend. Select them with --target."""
-    eager, jit = _Eager(on), _Jit(on)
+    computation for every new request, eager calls included, which costs 40 to 100 ms per item
+    (docs/performance.md), past the 20 ms a default route may spend. Select them with --target."""
+    jit = _Jit(on)
     return (
-        Route(
+        _route(
             "eager",
-            _OPS,
             "the jax.numpy / jax.lax function called on a JAX array of the data",
-            build=eager.build,
-            run=eager.run,
-            support=_support,
-            reproducer=eager.reproducer,
-            prepare=eager.prepare,
-            default=False,
+            _Eager(on),
+            reproducer=snippets.eager,
         ),
-        Route(
+        _route(
             "jit",
-            _OPS,
             "jax.jit of the split (request static, or traced when fed at run time), lowered, compiled, run",
-            build=jit.build,
+            jit,
             compile=jit.compile,
-            run=jit.run,
-            support=_support,
-            reproducer=jit.reproducer,
-            prepare=jit.prepare,
-            default=False,
+            reproducer=snippets.jit,
         ),
     )

@@ -9,7 +9,7 @@ mode the dtype is the finding.
 from __future__ import annotations
 
 from conformance import reproducers
-from conformance.plugin import Task
+from conformance.plugin import Target, Task
 from conformance_jax import calls
 
 _DATA_SPEC = "jax.ShapeDtypeStruct(data.shape, data.dtype)"
@@ -34,19 +34,19 @@ def _call_code(task: Task, data: str, value: str) -> str:
     return f"{task.op}({data}, {value}{axis})"
 
 
-def eager(task: Task, device: str) -> str:
+def eager(task: Task, target: Target) -> str:
     """One call per run on that run's data and value: eager JAX has no model to build once."""
-    body = _mode_code(device)
+    body = _mode_code(target.device)
     for run in task.every_run:
         call = _call_code(run, "jax.numpy.asarray(data)", repr(calls.value(run)))
         body += f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\npieces = {call}\n{_PRINT}"
     return body
 
 
-def jit(task: Task, device: str) -> str:
+def jit(task: Task, target: Target) -> str:
     """One jitted function, lowered and compiled for the first run's data, called for every run."""
     call = _call_code(task, "data", "value")
-    body = _mode_code(device)
+    body = _mode_code(target.device)
     if calls.traced(task):
         given = calls.traced_value(task)
         body += f"split = jax.jit(lambda data, value: {call})\n"

@@ -1,16 +1,14 @@
 """The Keras adapter: ``keras.ops.split`` judged on each of Keras 3's backends.
 
 One route per backend, named as Keras names it: ``tensorflow``, ``jax``, ``torch``, ``numpy`` and
-``openvino``. Every route calls ``keras.ops.split(x, indices_or_sections, axis=...)`` eagerly, as
-a user of that backend does: ``x`` the backend's own tensor of the case's data
-(:mod:`conformance_keras.tensors`), ``indices_or_sections`` an ``int`` (``parts``) or a list of
-ints (``indices``) as the case writes it, ``axis=`` only when the case states one (else Keras's
-default, 0, is what gets judged). Each item runs on a Keras imported with the route's backend,
-checked before the call and on what comes back (:mod:`conformance_keras.backends`).
+``openvino``. Each calls ``keras.ops.split(x, indices_or_sections, axis=...)`` eagerly, as a user of
+that backend does: ``x`` the backend's own tensor of the data (:mod:`conformance_keras.tensors`),
+``indices_or_sections`` an int or a list as the case writes it, ``axis=`` only when the case states
+one (else Keras's default, 0, is judged), on a Keras imported with the route's backend, checked
+before the call and on what comes back (:mod:`conformance_keras.backends`).
 
-Not installed backends: every route is always offered (so that results files of two environments
-list the same targets); a route whose backend package is missing makes its items ``unsupported``
-with the reason and the pip extra that installs it.
+Every route is always offered, so that results files of two environments list the same targets; a
+route whose backend package is missing makes its items ``unsupported``, naming the pip extra.
 
 Options: ``device`` (``cpu`` only) and ``jax_x64`` (``off``, JAX's default, or ``on``): whether the
 jax route runs with JAX's 64-bit types. Off, a jax array cannot hold int64, uint64, float64 or
@@ -23,11 +21,12 @@ checks a request. Each route's calls are in :mod:`conformance_keras.routes`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import metadata
 from typing import Final
 
 from conformance.errors import UsageError
 from conformance.plugin import AdapterInfo, AdapterOptions
-from conformance_keras import backends, routes
+from conformance_keras import routes
 
 NAME: Final = "keras"
 DEVICES: Final = ("cpu",)
@@ -49,7 +48,7 @@ class KerasAdapter:
         return AdapterInfo(
             name=NAME,
             backend="keras",
-            version=backends.keras_version(),
+            version=metadata.version("keras"),
             routes=routes.routes(self.x64),
             devices=self.options.devices,
             options={**self.options.resolved, "jax_x64": _X64[self.x64]},

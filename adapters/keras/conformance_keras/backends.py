@@ -1,25 +1,20 @@
 """Keras's backends, one per route, and the one Keras a process holds at a time.
 
-Keras 3 reads its backend once, when ``keras`` is first imported (the ``KERAS_BACKEND`` variable,
-else ``~/.keras/keras.json``, else TensorFlow). The suite's workers, though, may serve several
-targets of one adapter in turn: the pool hands a worker the next job whatever its target (the
-plan groups jobs by target, and each run starts with a sample of every target's jobs). So a worker
-that served ``keras/tensorflow/cpu`` may next be given a job of ``keras/jax/cpu``.
-
-:func:`select` makes the process's Keras the route's before every item: when Keras was imported
-with another backend it calls ``keras.config.set_backend``, Keras's own way to switch (it sets
-``KERAS_BACKEND``, drops every ``keras`` module and imports Keras again, so nothing of the old
-backend's Keras is left; nothing of ours is kept across items, which the function's warning asks
-for). Then it checks ``keras.backend.backend()`` and raises :class:`AdapterError` if it is not the
-route's: an item never runs under another backend's Keras without saying so.
+Keras 3 reads its backend once, when ``keras`` is first imported (``KERAS_BACKEND``, else
+``~/.keras/keras.json``, else TensorFlow), but a worker may serve several of this adapter's targets
+in turn: one that served ``keras/tensorflow/cpu`` may next be given a job of ``keras/jax/cpu``.
+So :func:`select` makes the process's Keras the route's before every item, switching with Keras's
+own ``keras.config.set_backend`` (which drops every ``keras`` module and imports Keras again; we keep
+no Keras object across items, as its warning asks), and raises :class:`AdapterError` if
+``keras.backend.backend()`` is then not the route's: an item never runs under another backend.
 
 Nothing here imports Keras or a backend at module level: the run's parent process and the zygote
-import this module, and ``import keras`` would fix the process's Keras on the default backend
-(TensorFlow) for every worker forked from it, which must choose its own.
+import this module, and ``import keras`` there would fix every forked worker on TensorFlow.
 """
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import importlib
 import importlib.util
@@ -75,15 +70,9 @@ def version(name: str) -> str:
     """``distribution version`` of the backend's package, from the installed metadata (importing
     the backend to ask it would cost seconds and, for TensorFlow, a thread in the parent)."""
     for distribution in BACKENDS[name].distributions:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             return f"{distribution} {metadata.version(distribution)}"
-        except metadata.PackageNotFoundError:
-            continue
     return f"{BACKENDS[name].package} not installed"
-
-
-def keras_version() -> str:
-    return metadata.version("keras")
 
 
 def running() -> str | None:
@@ -98,12 +87,7 @@ def private_home() -> str:
 
 
 def select(name: str) -> ModuleType:
-    """This process's Keras, imported with the backend ``name``; see the module docstring.
-
-    Raises :class:`AdapterError` when Keras cannot be made to run that backend here (a Keras
-    without ``config.set_backend``, or one whose switch did not take): the item is then the
-    adapter's error, never a result of the wrong backend.
-    """
+    """This process's Keras, imported with the backend ``name``; see the module docstring."""
     before = running()
     if before is None:
         os.environ["KERAS_BACKEND"] = name
@@ -115,8 +99,8 @@ def select(name: str) -> ModuleType:
         switch = getattr(keras.config, "set_backend", None)
         if switch is None:
             raise AdapterError(
-                f"Keras {keras_version()} was imported with the {before} backend in this worker and has "
-                f"no keras.config.set_backend to switch to {name}: this item cannot run on its route"
+                f"Keras {metadata.version('keras')} was imported with the {before} backend in this worker "
+                f"and has no keras.config.set_backend to switch to {name}: this item cannot run on its route"
             )
         with warnings.catch_warnings():  # "set_backend is dangerous": we keep no Keras object
             warnings.simplefilter("ignore")

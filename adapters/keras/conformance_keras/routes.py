@@ -3,7 +3,7 @@ eager ``keras.ops.split`` call, on the route's backend's tensor, with the backen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -26,35 +26,6 @@ _TENSOR_KIND: Final = {
 }
 
 
-def _no_complex(task: Task, x64: bool) -> str | None:
-    if task.dtype not in dtypes.COMPLEX:
-        return None
-    return (
-        "OpenVINO has no complex element type: Keras's openvino backend has no complex dtype to "
-        "make a tensor of this data"
-    )
-
-
-def _narrowed(task: Task, x64: bool) -> str | None:
-    if x64 or task.dtype not in _WIDE:
-        return None
-    return (
-        f"JAX's 64-bit types are off (jax_enable_x64, off by default): a jax.Array cannot hold "
-        f"{task.dtype} data, jnp.asarray narrows it to 32 bits; --option keras.jax_x64=on judges it"
-    )
-
-
-#: What a backend cannot be handed at all, given the adapter's jax_x64 option.
-_LIMITS: Final[Mapping[str, Callable[[Task, bool], str | None]]] = {"openvino": _no_complex, "jax": _narrowed}
-
-
-@dataclass(frozen=True)
-class Call:
-    """What ``run`` calls: ``keras.ops.split`` on the route's backend (eager: nothing is built)."""
-
-    backend: str
-
-
 @dataclass(frozen=True)
 class BackendRoute:
     """The calls of the route ``backend``; ``x64``: JAX's 64-bit types (the jax_x64 option)."""
@@ -65,26 +36,29 @@ class BackendRoute:
     def support(self, task: Task, target: Target) -> Unsupported | None:
         """Refuses only what the route cannot be handed: a backend not installed, complex data for
         OpenVINO (no complex element type), 64-bit data for JAX with its 64-bit types off."""
-        limit = _LIMITS.get(self.backend)
-        why_not = backends.missing(self.backend) or (limit(task, self.x64) if limit else None)
+        why_not = backends.missing(self.backend)
+        if why_not is None and self.backend == "openvino" and task.dtype in dtypes.COMPLEX:
+            why_not = "OpenVINO has no complex element type: Keras's openvino backend has no complex dtype"
+        if why_not is None and self.backend == "jax" and not self.x64 and task.dtype in _WIDE:
+            why_not = (
+                f"JAX's 64-bit types are off (jax_enable_x64, off by default): a jax.Array cannot hold "
+                f"{task.dtype} data, jnp.asarray narrows it to 32 bits; --option keras.jax_x64=on judges it"
+            )
         return None if why_not is None else Unsupported(why_not)
 
-    def build(self, task: Task, target: Target) -> Call:
+    def build(self, task: Task, target: Target) -> None:
         """Makes this process's Keras the route's backend (re-importing Keras if a previous item
         ran another); an eager call has nothing else to build."""
         backends.select(self.backend)
-        return Call(self.backend)
 
-    def run(self, model: Call, task: Task) -> Sequence[np.ndarray]:
+    def run(self, model: None, task: Task) -> Sequence[np.ndarray]:
         """The task's data as the backend's tensor, keras.ops.split, every piece back bit for bit."""
-        keras = backends.select(model.backend)
-        value = task.form.value
-        argument = list(value) if isinstance(value, tuple) else value
+        keras = backends.select(self.backend)
         axis = {} if task.axis is None else {"axis": task.axis}
-        with tensors.configured(model.backend, self.x64):
-            data = tensors.to_backend(model.backend, task.data, keras)
+        with tensors.configured(self.backend, self.x64):
+            data = tensors.to_backend(self.backend, task.data, keras)
             with backend_calls():
-                pieces: Any = keras.ops.split(data, argument, **axis)
+                pieces: Any = keras.ops.split(data, snippets.split_argument(task), **axis)
             return [self._piece(piece, keras) for piece in pieces]
 
     def _piece(self, piece: Any, keras: Any) -> np.ndarray:
@@ -100,9 +74,9 @@ class BackendRoute:
         return snippets.reproducer(task, self.backend, x64=self.x64)
 
     def prepare(self, target: Target) -> None:
-        """Import the route's framework (seconds: TensorFlow 4 s, torch up to 7 s here) before any
-        item is timed; the first route a worker prepares also gets Keras imported with its backend
-        and one throwaway split. A later route's Keras is selected by its first item's build."""
+        """Import the route's framework (seconds) before any item is timed; the first route a worker
+        prepares also gets Keras imported with its backend and one throwaway split. A later route's
+        Keras is selected by its first item's build."""
         if backends.missing(self.backend) is not None:
             return  # its items are unsupported: nothing to import
         tensors.warm(self.backend)

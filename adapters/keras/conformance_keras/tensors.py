@@ -1,15 +1,12 @@
 """The case's data as each backend's own tensor, and each piece back, bit for bit.
 
-``keras.ops.split`` is handed what a user of that backend holds: a ``tf.Tensor``, a ``jax.Array``,
-a ``torch.Tensor``, a NumPy array (the numpy backend's tensors are NumPy arrays), and for OpenVINO,
-which has no eager tensor of its own, the ``OpenVINOKerasTensor`` that ``keras.ops.convert_to_tensor``
-makes. Each is made by the framework's exact conversion (bfloat16 through its bit pattern), never
-by Keras's ``convert_to_tensor`` where the framework has one: that function narrows types on some
-backends (int64 to int32 on numpy), which would judge the conversion instead of the split.
-
-Pieces come back the same way: the framework's own exact conversion, and for OpenVINO
-``keras.ops.convert_to_numpy``, which compiles and runs the graph the split built (the backend's
-only way to a value, so its refusals and its results are the backend's).
+``keras.ops.split`` is handed what a user of that backend holds: a ``tf.Tensor``, a ``jax.Array``, a
+``torch.Tensor``, a NumPy array, and for OpenVINO, which has no eager tensor of its own, the
+``OpenVINOKerasTensor`` of ``keras.ops.convert_to_tensor``. Each is made by the framework's exact
+conversion, never by Keras's ``convert_to_tensor`` where the framework has one: that narrows types
+on some backends (int64 to int32 on numpy), which would judge the conversion instead of the split.
+Pieces come back by the framework's own conversion too, and for OpenVINO by
+``keras.ops.convert_to_numpy``, which compiles and runs the graph (the backend at work).
 
 Backends are imported inside the functions: see :mod:`conformance_keras.backends`.
 """
@@ -19,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -84,18 +81,16 @@ def is_native(name: str, piece: Any) -> bool:
     return kind.__name__ == "OpenVINOKerasTensor" and kind.__module__.startswith("keras.src.backend.openvino")
 
 
-@contextlib.contextmanager
-def configured(name: str, x64: bool) -> Iterator[None]:
+def configured(name: str, x64: bool) -> AbstractContextManager[None]:
     """The backend's configuration for one item: on jax, 64-bit types on or off as the adapter's
     ``jax_x64`` option says, in a context (thread-local), so that neither another adapter in the
     same worker nor this one changes JAX's process-wide default for the other."""
     if name != "jax":
-        yield
-        return
+        return contextlib.nullcontext()
     import jax
 
-    with jax.enable_x64(x64):
-        yield
+    switched: AbstractContextManager[None] = jax.enable_x64(x64)
+    return switched
 
 
 def warm(name: str) -> None:

@@ -3,21 +3,17 @@
 Routes:
 
 ``numpy``
-    ``numpy.split``, ``numpy.array_split``, ``numpy.hsplit``, ``numpy.vsplit`` and
-    ``numpy.dsplit`` called as a user would: the data array, the int or the list exactly as the
-    case gives it, and ``axis`` only when the case states one (never for hsplit, vsplit and
-    dsplit, which have no axis parameter: they choose the axis from the data's rank).
+    ``numpy.split``, ``array_split``, ``hsplit``, ``vsplit`` and ``dsplit`` called as a user would:
+    the data, the int or the list as the case gives it, and ``axis`` only when the case states one
+    (never for hsplit, vsplit and dsplit, which have no axis parameter).
 ``emulated``
     The ops :mod:`conformance_numpy.emulation` implements (OpenVINO's, ONNX's Split versions and
-    torch.split / tensor_split / chunk), an independent reading of their spec texts. It is not a
-    backend with bugs of its own to find: it is the suite checking its reference, since two
-    readings of one text written apart should agree everywhere but on the documented ambiguities.
-    Its globs name exactly those ops, so an op added to the catalogue later (ONNX
-    SplitToSequence, torch.hsplit ...) never reaches an emulation that has no rules for it.
+    torch.split / tensor_split / chunk), an independent reading of their spec texts: not a backend
+    with bugs of its own, but the suite checking its reference, since two readings of one text
+    written apart should agree everywhere but on the documented ambiguities.
 
-NumPy has no devices and no graph, so ``device`` accepts ``cpu`` only and the graph options
-that describe how a model is built (constant or runtime inputs, static or dynamic shapes) have
-nothing to change; the emulation applies those a spec turns into rules.
+NumPy has no devices and no graph: ``device`` accepts ``cpu`` only, and the graph options change
+nothing but what a spec turns into rules.
 """
 
 from __future__ import annotations
@@ -36,13 +32,9 @@ NAME = "numpy"
 DEVICES = ("cpu",)
 
 _NUMPY_FUNCTIONS: dict[str, Callable[..., list[np.ndarray]]] = {
-    "numpy.split": np.split,
-    "numpy.array_split": np.array_split,
-    "numpy.hsplit": np.hsplit,
-    "numpy.vsplit": np.vsplit,
-    "numpy.dsplit": np.dsplit,
+    f"numpy.{function.__name__}": function
+    for function in (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit)
 }
-#: The functions without an axis parameter: they pick the axis from the data's rank.
 _NO_AXIS = frozenset({"numpy.hsplit", "numpy.vsplit", "numpy.dsplit"})
 
 
@@ -61,7 +53,7 @@ def _build(task: Task, target: Target) -> Call:
 
 
 def _run(compiled: Call, task: Task) -> Sequence[np.ndarray]:
-    """NumPy has nothing to compile: the call runs as built, on this run's data."""
+    """The call as built, on this run's data."""
     return list(compiled.function(task.data, *compiled.args, **compiled.kwargs))
 
 

@@ -1,22 +1,18 @@
 """A second, independent reading of the spec texts, executed with NumPy: the "emulated" route.
 
 It covers the ops in :data:`OPS` and no others: OpenVINO Split-1 and VariadicSplit-1, ONNX Split
-(every version) and torch.split / tensor_split / chunk. The route's globs are that tuple, so an
-op the catalogue gains later (ONNX SplitToSequence, the hsplit family, JAX's and Keras's splits)
-is not routed here until this module has an independent reading of its text.
+(every version) and torch.split / tensor_split / chunk. An op the catalogue gains later (ONNX
+SplitToSequence, the hsplit family, JAX's and Keras's splits) is not routed here until this module
+has a reading of its text.
 
-Written from the spec documents (the OpenVINO and ONNX operator specifications and the PyTorch
-and NumPy API documentation, listed in docs/specs.md) without looking at
+Written from the spec documents listed in docs/specs.md without looking at
 ``conformance.oracle.reference``, so that running it through the suite cross-checks the reference:
-where the two disagree, one of them misread a spec.
+where the two disagree, one of them misread a spec. Each op family has one function, which raises
+:class:`SpecViolation` (its message starts with the rule) for what its spec rejects and otherwise
+cuts the data with NumPy slicing. Graph options matter only where a spec makes them rules (the type
+of the axis and lengths inputs, the shape of the axis, Split-18's split/num_outputs exclusivity).
 
-Each op family has one function. It validates as its spec says, raising :class:`SpecViolation`
-(a ValueError whose message starts with the rule it applies), and otherwise cuts the data with
-plain NumPy slicing. Graph options matter only where a spec makes them rules (the type of the
-axis and lengths inputs, the shape of the axis, Split-18's split/num_outputs exclusivity); how a
-value reaches the op (constant or runtime input, static or dynamic data shape) changes nothing.
-
-Where a text admits two readings this module picks one, and says so:
+Where a text admits two readings this module picks one:
 
 * ONNX Split-1 with no ``axis``: the attribute has no stated default; read as axis 0, the default
   every later version states.
@@ -42,8 +38,7 @@ Other readings taken where the texts are silent, all reached from the wording:
 * torch.chunk on an empty dimension: a piece size of ceil(0 / chunks) = 0, read as ``chunks``
   empty pieces (the documented "attempts to split into the specified number of chunks").
 * A value its declared element type cannot hold (an axis of -1 declared uint16, a Split-1 split
-  input of type T that T cannot represent exactly) is rejected: no model can carry it. The corpus
-  has no such case; the reference takes such values at face value.
+  input of type T that T cannot represent exactly) is rejected: no model can carry it.
 """
 
 from __future__ import annotations
@@ -53,7 +48,6 @@ import functools
 import itertools
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -85,10 +79,8 @@ _ONNX_TYPES = {
 
 
 class SpecViolation(BackendRefusal, ValueError):
-    """The request breaks a rule of the op's spec; the message names the rule first.
-
-    The emulation is the backend of the ``emulated`` route, so its refusals are the backend's
-    (:class:`~conformance.plugin.BackendRefusal`), although they are raised in the adapter's package."""
+    """The request breaks a rule of the op's spec (the message names the rule first): a refusal by
+    the ``emulated`` route's backend, although raised in the adapter's package."""
 
     def __init__(self, rule: str, detail: str) -> None:
         super().__init__(f"{rule}: {detail}")
@@ -119,28 +111,23 @@ def _fits(values: Sequence[int], dtype: str, what: str, op: str) -> None:
         raise SpecViolation(f"{op} {what} type", f"{bad[0]} is not representable as {dtype}")
 
 
-def _cut(data: np.ndarray, axis: int, lengths: Sequence[int]) -> Pieces:
-    """Consecutive pieces of the given lengths along ``axis`` (already checked to tile it)."""
-    pieces = []
-    start = 0
-    for length in lengths:
-        index: list[Any] = [slice(None)] * data.ndim
-        index[axis] = slice(start, start + length)
-        pieces.append(data[tuple(index)])
-        start += length
-    return pieces
-
-
 def _at_points(data: np.ndarray, axis: int, points: Sequence[int]) -> Pieces:
     """Pieces between split points with Python slice semantics (negative points count from the end,
     points past the end clamp, a point before its predecessor gives an empty piece)."""
+    before = (slice(None),) * axis
     bounds: list[int | None] = [None, *points, None]
-    pieces = []
-    for start, stop in itertools.pairwise(bounds):
-        index: list[Any] = [slice(None)] * data.ndim
-        index[axis] = slice(start, stop)
-        pieces.append(data[tuple(index)])
-    return pieces
+    return [data[(*before, slice(start, stop))] for start, stop in itertools.pairwise(bounds)]
+
+
+def _cut(data: np.ndarray, axis: int, lengths: Sequence[int]) -> Pieces:
+    """Consecutive pieces of the given lengths along ``axis`` (already checked to tile it)."""
+    return _at_points(data, axis, list(itertools.accumulate(lengths))[:-1]) if lengths else []
+
+
+def _chunks(data: np.ndarray, axis: int, size: int) -> Pieces:
+    """Pieces of ``size`` along ``axis``, the last one smaller where it must be; one empty piece
+    for an empty dimension."""
+    return _at_points(data, axis, range(size, data.shape[axis], size)) if data.shape[axis] else [data]
 
 
 def _lengths_tiling(lengths: Sequence[int], dim: int, op: str) -> None:
@@ -270,19 +257,14 @@ def torch(op: str, data: np.ndarray, axis: int | None, form: Form) -> Pieces:
         size = form.values[0]
         if size < 0 or (size == 0 and dim != 0):
             raise SpecViolation(f"{op} size", f"piece size {size} on a dim of {dim}")
-        if dim == 0:
-            return _cut(data, a, [0])
-        return _cut(data, a, [size] * (dim // size) + ([dim % size] if dim % size else []))
+        return _chunks(data, a, size)
     if form.kind == "indices":
         return _at_points(data, a, form.values)
     count = form.values[0]
     if count <= 0:
         raise SpecViolation(f"{op} count", f"{count} pieces; the count must be > 0")
     if op == "torch.chunk":
-        if dim == 0:
-            return _cut(data, a, [0] * count)
-        size = math.ceil(dim / count)
-        return _cut(data, a, [size] * (dim // size) + ([dim % size] if dim % size else []))
+        return _chunks(data, a, math.ceil(dim / count)) if dim else _cut(data, a, [0] * count)
     longer = dim % count
     return _cut(data, a, [dim // count + 1] * longer + [dim // count] * (count - longer))
 
@@ -300,9 +282,7 @@ def emulate(
         return openvino(op, data, axis, form, graph)
     if family == "onnx":
         return onnx(int(name.rpartition("-")[2]), data, axis, form, graph, dtype)
-    if family == "torch":
-        return torch(op, data, axis, form)
-    raise ValueError(f"the emulation has no rules for {op}")
+    return torch(op, data, axis, form)
 
 
 def _build(task: Task, target: Target) -> functools.partial[Pieces]:

@@ -25,8 +25,7 @@ _OPS: Final = ("tensorflow.*",)
 
 
 def _prepare(target: Target) -> None:
-    """Import TensorFlow with its thread pools sized to the worker's share of the cores before the
-    first item is timed."""
+    """Import TensorFlow, its thread pools sized to the worker's share of the cores, untimed."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
     import tensorflow as tf
 
@@ -48,10 +47,6 @@ def _run_eager(model: None, task: Task) -> Sequence[np.ndarray]:
     with backend_calls():
         outputs: Any = tf_functions.call(task, {tf_functions.DATA: data})
     return tf_functions.to_numpy_all(outputs)
-
-
-def _reproduce_eager(task: Task, target: Target) -> str:
-    return snippets.eager(task)
 
 
 # function and xla: a tf.function traced with the case's signature, run as the concrete function
@@ -93,8 +88,8 @@ class _Traced:
         return snippets.traced(task, jit_compile=self.jit_compile)
 
     def prepare(self, target: Target) -> None:
-        """TensorFlow imported, and one throwaway trace (and XLA compilation), whose first time in
-        a process costs far more than any later one and would otherwise land on one item."""
+        """TensorFlow imported, and one throwaway trace (and XLA compilation): a process's first costs
+        far more than any later one."""
         _prepare(target)
         import tensorflow as tf
 
@@ -114,8 +109,6 @@ class _Traced:
         )
 
 
-_FUNCTION: Final = _Traced(jit_compile=False)
-_XLA: Final = _Traced(jit_compile=True)
 ROUTES: Final = (
     Route(
         "eager",
@@ -123,13 +116,13 @@ ROUTES: Final = (
         "the TensorFlow function called eagerly on a tensor of the data",
         build=_build_eager,
         run=_run_eager,
-        reproducer=_reproduce_eager,
+        reproducer=snippets.eager,
         prepare=_prepare,
     ),
-    _FUNCTION.route(
+    _Traced(jit_compile=False).route(
         "function", "a tf.function traced with the case's input signature, run as the concrete function"
     ),
-    _XLA.route(
+    _Traced(jit_compile=True).route(
         "xla", "the same tf.function compiled by XLA (jit_compile=True) at its first call", default=False
     ),
 )

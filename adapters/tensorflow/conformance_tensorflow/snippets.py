@@ -6,24 +6,18 @@ feeds) as plain code, so that a TensorFlow developer can rerun a finding without
 
 from __future__ import annotations
 
-import numpy as np
-
 from conformance import reproducers
-from conformance.plugin import Task
+from conformance.plugin import Target, Task
 
 
-def _feed_code(array: np.ndarray, name: str) -> str:
-    return f"{reproducers.array_code(array, name)}\n"
-
-
-def eager(task: Task) -> str:
+def eager(task: Task, target: Target) -> str:
     """An eager call per run, on that run's data."""
     from conformance.models import tf_functions
 
     body = "import tensorflow as tf\n\n"
     for run in task.every_run:
         body += (
-            f"{reproducers.run_heading(run)}{_feed_code(run.data, 'data')}"
+            f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
             f"data = tf.constant(data)\npieces = {tf_functions.call_code(run, (tf_functions.DATA,))}\n"
             "print([tuple(piece.shape) for piece in pieces])\n"
         )
@@ -39,7 +33,7 @@ def traced(task: Task, *, jit_compile: bool) -> str:
     for run in task.every_run:
         body += reproducers.run_heading(run)
         for name, array in tf_functions.feeds(run).items():
-            body += _feed_code(array, name)
+            body += f"{reproducers.array_code(array, name)}\n"
         body += (
             f"pieces = split({', '.join(f'tf.constant({name})' for name in names)})\n"
             "print([tuple(piece.shape) for piece in pieces])\n"

@@ -1,7 +1,6 @@
 """PyTorch adapter for the split-conformance suite (entry point ``torch``).
 
-Importing this package is cheap: torch is imported only when the adapter first needs it, so
-``conformance adapters`` can list every installed adapter without loading each backend.
+Importing this package is cheap: torch is imported only when the adapter first needs it.
 """
 
 from __future__ import annotations

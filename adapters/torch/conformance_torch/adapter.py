@@ -2,34 +2,24 @@
 
 Every route runs the module of :mod:`conformance.models.torch_modules` for the task: the request
 baked in as the int or list the case states, ``dim`` only when the case states an axis (never for
-hsplit, vsplit and dsplit, which have no ``dim`` and split along the dim their input's rank names).
-
-Routes:
+hsplit, vsplit and dsplit, which have no ``dim``). Routes (their calls are in
+:mod:`conformance_torch.routes`):
 
 ``eager``
-    The module of :func:`conformance.models.torch_modules.build_module` called directly, the way model
-    code runs. Eager PyTorch has no declared shapes, so ``data_shape: dynamic`` needs nothing:
-    every call already sees the shape only at run time.
-``compile`` (not in the default run: select it with ``--target 'torch/compile/*'``)
-    The same module through ``torch.compile`` with the inductor backend and ``fullgraph=True``,
-    ``dynamic`` as the case's ``data_shape`` says: the path a deployed model takes for speed. The
-    first call compiles (C++ code generated and built, timed as the first run); later runs of a case
-    with ``runs:`` reuse the compiled code or recompile at a new shape, as deployment would. Left out
-    of the default run because the first compile of each process spends seconds.
+    The module called directly, the way model code runs. Eager PyTorch has no declared shapes, so
+    ``data_shape: dynamic`` needs nothing.
+``compile`` (off the default run: the first compile of each process spends seconds)
+    The module through ``torch.compile`` (inductor, ``fullgraph=True``, ``dynamic`` as the case's
+    ``data_shape`` says), the path a deployed model takes for speed. The first call compiles; later
+    runs of a case with ``runs:`` reuse the code or recompile at a new shape, as deployment would.
 ``export``
-    The same module captured by ``torch.export.export`` and run as the exported program. This is
-    the path models take on their way to other runtimes, and it re-traces each op through the
-    meta kernels and symbolic shapes, which is where its checks can differ from eager. Here
-    ``data_shape: dynamic`` marks every data dim ``Dim.DYNAMIC``. A dim of size 0 or 1 is
-    ``unsupported`` rather than tried: export specialises those in the example input by design.
-    Any refusal by export is judged, a lengths list for torch.split on a dynamic dim included
-    (the lengths must sum to the split dim, and export raises a constraint violation rather than
-    keep it dynamic).
+    The module captured by ``torch.export.export`` and run as the exported program, the path models
+    take to other runtimes, re-tracing each op through meta kernels and symbolic shapes.
+    ``data_shape: dynamic`` marks every data dim ``Dim.DYNAMIC``; a dim of size 0 or 1 is then
+    ``unsupported``, since export specialises those by design. Any refusal by export is judged
+    (a lengths list for torch.split on a dynamic dim included: export raises a constraint violation).
 
-Each route's calls are in :mod:`conformance_torch.routes`.
-
-Options: ``device`` (comma-separated torch devices, default ``cpu``). Anything else is refused at
-construction, so a misspelt option cannot silently leave a run on its defaults.
+Options: ``device`` (comma-separated torch devices, default ``cpu``); anything else is refused.
 """
 
 from __future__ import annotations

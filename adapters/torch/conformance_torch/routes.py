@@ -1,6 +1,5 @@
-"""The torch adapter's three routes, each the module of :mod:`conformance.models.torch_modules`
-reached its own way (see the adapter's module docstring), with the calls every route shares: the
-device placement, the run and the reproducer's frame around the route's own statements."""
+"""The torch adapter's three routes (see the adapter's module docstring), with the calls they share:
+the device placement, the run and the reproducer's frame around the route's own statements."""
 
 from __future__ import annotations
 
@@ -49,26 +48,17 @@ def _run(compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
     return [torch_modules.to_numpy(piece) for piece in outputs]
 
 
-def _reproducer(making: Callable[[Task, str], str]) -> Callable[[Task, Target], str]:
-    """The torch call on the case's data for every run, ``split`` made by the route's ``making``
-    (given the task and the statement making ``tensor`` of ``data``)."""
+def _reproducer(making: Callable[[Task], str]) -> Callable[[Task, Target], str]:
+    """The torch call on the case's data for every run, ``split`` made by the route's ``making``."""
 
     def reproducer(task: Task, target: Target) -> str:
         from conformance.models import torch_modules
 
-        argument = torch_modules.split_argument(task)
-        dim = "" if task.axis is None else f", dim={task.axis}"
-        if task.dtype == "bfloat16":  # through the bit pattern: a float32 detour could change NaN payloads
-            tensor = "tensor = torch.from_numpy(data.view(np.int16)).view(torch.bfloat16)"
-        else:
-            tensor = "tensor = torch.from_numpy(data)"
-        body = "import torch\n\nclass Split(torch.nn.Module):\n    def forward(self, x):\n"
-        body += f"        return {task.op}(x, {argument!r}{dim})\n\n"
-        body += making(task, tensor)
+        body = f"import torch\n\n{torch_modules.module_code(task)}\n{making(task)}"
         for run in task.every_run:
             body += (
-                f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n{tensor}\n"
-                "pieces = split(tensor)\n"
+                f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
+                "pieces = split(tensor(data))\n"
                 "print([tuple(piece.shape) for piece in pieces])\n"
             )
         return body
@@ -78,16 +68,6 @@ def _reproducer(making: Callable[[Task, str], str]) -> Callable[[Task, Target], 
 
 def _route(name: str, description: str, build: Callable[[Task, Target], Any], **more: Any) -> Route:
     return Route(name, _OPS, description, build=build, run=_run, compile=_compile, **more)
-
-
-def _identity() -> torch.nn.Module:
-    import torch
-
-    class Identity(torch.nn.Module):
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return x + 1
-
-    return Identity()
 
 
 # eager: the module called directly, the way model code runs
@@ -103,9 +83,7 @@ def _build_eager(task: Task, target: Target) -> torch.nn.Module:
 
 
 def _support_export(task: Task, target: Target) -> Unsupported | None:
-    """Also refuses the dynamic dims torch.export cannot express by design (dims of size 0 or 1).
-    A lengths list on a dynamic dim is exported as the case declares it: torch.export's constraint
-    violation is its answer, judged like any other refusal."""
+    """Also refuses the dynamic dims torch.export cannot express by design (dims of size 0 or 1)."""
     from conformance.models import torch_modules
 
     refused = _support(task, target)
@@ -123,17 +101,11 @@ def _build_export(task: Task, target: Target) -> torch.nn.Module:
     return exported
 
 
-def _making_export(task: Task, tensor: str) -> str:
+def _making_export(task: Task) -> str:
     from conformance.models import torch_modules
 
-    shapes = ""
-    if torch_modules.dynamic_shapes(task) is not None:
-        dims = f"dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)"
-        shapes = f", dynamic_shapes={{'x': {dims}}}"
-    return (
-        f"{reproducers.array_code(task.data)}\n{tensor}\n"
-        f"split = torch.export.export(Split(), (tensor,){shapes}).module()\n"
-    )
+    export = torch_modules.export_code(task, "tensor(data)")
+    return f"{reproducers.array_code(task.data)}\nsplit = {export}.module()\n"
 
 
 def _prepare(target: Target) -> None:
@@ -145,7 +117,7 @@ def _warm_export(target: Target) -> None:
     """One throwaway export: the first of a process spends seconds setting up tracing."""
     import torch
 
-    torch.export.export(_identity(), (torch.zeros(2),))
+    torch.export.export(torch.nn.ReLU(), (torch.zeros(2),))
 
 
 # compile: the module through torch.compile (inductor, fullgraph)
@@ -170,7 +142,7 @@ def _build_compile(task: Task, target: Target) -> torch.nn.Module:
     return compiled
 
 
-def _making_compile(task: Task, tensor: str) -> str:
+def _making_compile(task: Task) -> str:
     dynamic = task.graph.data_shape == "dynamic"
     return f"split = torch.compile(Split(), backend='inductor', dynamic={dynamic}, fullgraph=True)\n"
 
@@ -179,7 +151,7 @@ def _warm_compile(target: Target) -> None:
     """One throwaway compilation: the first of a process sets up inductor's C++ toolchain."""
     import torch
 
-    torch.compile(_identity(), backend="inductor", fullgraph=True)(torch.zeros(2))
+    torch.compile(torch.nn.ReLU(), backend="inductor", fullgraph=True)(torch.zeros(2))
 
 
 ROUTES: Final = (
@@ -188,7 +160,7 @@ ROUTES: Final = (
         "the torch function called eagerly on a tensor of the case's data",
         _build_eager,
         support=_support,
-        reproducer=_reproducer(lambda task, tensor: "split = Split()\n"),
+        reproducer=_reproducer(lambda task: "split = Split()\n"),
         prepare=_prepare,
     ),
     _route(
