@@ -359,6 +359,17 @@ def installed_distribution(package: str) -> tuple[str, str] | None:
     return None
 
 
+def version_of(distribution: str) -> str:
+    """The installed version of ``distribution``, or ``not installed``: read from its metadata, so
+    that ``info()`` can name a backend's version without loading its library."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
 @functools.cache
 def distributions_by_package() -> Mapping[str, tuple[str, ...]]:
     """Which installed distributions provide each import package. Read once per process: it reads

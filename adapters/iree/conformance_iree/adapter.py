@@ -28,24 +28,16 @@ says, and judged by what IREE makes of them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from importlib import metadata
 from typing import Final
 
 import numpy as np
 
 from conformance import dtypes
-from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported, version_of
 from conformance_iree import reproducer, toolchain
 
 NAME = "iree"
 DEVICES = (toolchain.DRIVER,)
-
-
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:
@@ -115,13 +107,13 @@ class IreeAdapter:
         return AdapterInfo(
             name=NAME,
             backend="iree-base-compiler",
-            version=_version("iree-base-compiler"),
+            version=version_of("iree-base-compiler"),
             routes=(ROUTE,),
             devices=self.options.devices,
             options={
                 **self.options.resolved,
-                "iree_runtime_version": _version("iree-base-runtime"),
-                "onnx_version": _version("onnx"),
+                "iree_runtime_version": version_of("iree-base-runtime"),
+                "onnx_version": version_of("onnx"),
                 "importer": "iree-import-onnx MODEL -o MODEL.mlir (its defaults, called in-process)",
                 "opset": "the model's own (no --opset-version: never converted)",
                 "compile_flags": " ".join(toolchain.COMPILE_FLAGS),

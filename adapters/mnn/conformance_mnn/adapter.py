@@ -24,7 +24,7 @@ from typing import Final
 
 import numpy as np
 
-from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported, version_of
 from conformance_mnn import mnn_calls
 
 NAME: Final = "mnn"
@@ -127,7 +127,7 @@ class MnnAdapter:
         return AdapterInfo(
             name=NAME,
             backend="MNN",
-            version=mnn_calls.version(),
+            version=version_of("MNN"),
             routes=(ROUTE,),
             devices=self.options.devices,
             options={

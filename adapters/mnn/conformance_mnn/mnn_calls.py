@@ -34,7 +34,6 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Final
 
@@ -99,14 +98,6 @@ class Loaded:
 
     module: Any  # MNN.nn._Module: MNN ships no type information
     inputs: tuple[str, ...]
-
-
-def version() -> str:
-    """The installed MNN distribution's version, read without loading MNN's library."""
-    try:
-        return metadata.version("MNN")
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def convert(model: bytes) -> bytes:

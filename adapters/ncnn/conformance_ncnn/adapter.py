@@ -26,7 +26,7 @@ from typing import Final
 
 import numpy as np
 
-from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported, version_of
 from conformance_ncnn import ncnn_calls, pnnx_calls
 
 NAME: Final = "ncnn"
@@ -114,12 +114,12 @@ class NcnnAdapter:
         return AdapterInfo(
             name=NAME,
             backend="ncnn",
-            version=ncnn_calls.version(),
+            version=version_of("ncnn"),
             routes=(PNNX, ONNX),
             devices=self.options.devices,
             options={
                 **self.options.resolved,
-                "pnnx_version": pnnx_calls.version(),
+                "pnnx_version": version_of("pnnx"),
                 "converter": "pnnx model.pt|model.onnx inputshape=[dims]f32 (the wheel's executable)",
                 "tracer": "torch.jit.trace(module, (data,)) on route pnnx",
                 "net": ncnn_calls.OPTIONS,

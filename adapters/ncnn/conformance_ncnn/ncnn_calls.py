@@ -25,7 +25,6 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Final
 
@@ -58,14 +57,6 @@ class Loaded:
     net: Any  # ncnn.Net: the bindings ship no type information
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
-
-
-def version() -> str:
-    """The installed ncnn distribution's version, read without loading the library."""
-    try:
-        return metadata.version("ncnn")
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def feeds(task: Task) -> list[np.ndarray]:

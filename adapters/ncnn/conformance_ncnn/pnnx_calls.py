@@ -25,7 +25,6 @@ import importlib.util
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Final
 
@@ -43,14 +42,6 @@ class Converted:
 
     param: str
     weights: bytes
-
-
-def version() -> str:
-    """The installed pnnx distribution's version (pnnx's own package imports torch)."""
-    try:
-        return metadata.version("pnnx")
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def executable() -> Path:

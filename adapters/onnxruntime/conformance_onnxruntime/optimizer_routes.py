@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
-from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
+from conformance.plugin import Route, Target, Task, Unsupported, backend_calls, version_of
 from conformance_onnxruntime import transport
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def options() -> dict[str, str]:
     """Each tool's version and call (and onnxoptimizer's pass list), as every results file records them."""
     found: dict[str, str] = {}
     for name, tool in TOOLS.items():
-        found[f"{name}_version"] = transport.version(tool.distribution)
+        found[f"{name}_version"] = version_of(tool.distribution)
         found[f"{name}_call"] = tool.call
     found["onnxoptimizer_passes"] = ",".join(passes()) or "not installed"
     return found

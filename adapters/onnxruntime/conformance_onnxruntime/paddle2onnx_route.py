@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from conformance.plugin import Route, Target, Task, Unsupported, backend_calls
+from conformance.plugin import Route, Target, Task, Unsupported, backend_calls, version_of
 from conformance_onnxruntime import transport
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ OPSET: Final = 21
 
 def options() -> dict[str, str]:
     """The converter's version and the opset it is asked for."""
-    return {"paddle2onnx_version": transport.version("paddle2onnx"), "paddle2onnx_opset": str(OPSET)}
+    return {"paddle2onnx_version": version_of("paddle2onnx"), "paddle2onnx_opset": str(OPSET)}
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from conformance.plugin import Route, Target, Task, Unsupported
+from conformance.plugin import Route, Target, Task, Unsupported, version_of
 from conformance_onnxruntime import transport
 
 if TYPE_CHECKING:
@@ -53,7 +53,10 @@ def opset() -> int | None:
 
 def options() -> dict[str, str]:
     """The converter's settings and the versions that decide what it writes."""
-    return {"tf2onnx_version": transport.version("tf2onnx"), "tf2onnx_opset": str(opset() or "not installed")}
+    return {
+        "tf2onnx_version": version_of("tf2onnx"),
+        "tf2onnx_opset": str(opset() or "not installed"),
+    }
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:

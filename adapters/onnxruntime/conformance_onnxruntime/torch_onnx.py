@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from conformance.plugin import Route, Target, Task, Unsupported
+from conformance.plugin import Route, Target, Task, Unsupported, version_of
 from conformance_onnxruntime import transport
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ EXPORTER_OPTIONS: Final = {
 def options() -> dict[str, str]:
     """The exporter's settings and the versions that decide what it emits."""
     found = {f"torch_onnx_{key}": value for key, value in EXPORTER_OPTIONS.items()}
-    return found | {f"{name}_version": transport.version(name) for name in ("torch", "onnxscript")}
+    return found | {f"{name}_version": version_of(name) for name in ("torch", "onnxscript")}
 
 
 def _support(task: Task, target: Target) -> Unsupported | None:

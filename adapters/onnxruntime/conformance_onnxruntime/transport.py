@@ -17,7 +17,6 @@ import ctypes
 import importlib.util
 import math
 from collections.abc import Mapping, Sequence
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 import ml_dtypes
@@ -38,14 +37,6 @@ def prepare(target: Target) -> None:
     import onnxruntime  # noqa: F401
 
     from conformance.models import onnx_graphs  # noqa: F401
-
-
-def version(distribution: str) -> str:
-    """The installed version of ``distribution``, read from its metadata without importing it."""
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def missing(route: str, packages: Sequence[str], install: str) -> Unsupported | None:

@@ -26,7 +26,7 @@ from typing import Final
 
 import numpy as np
 
-from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported, version_of
 from conformance_tract import loading
 
 NAME: Final = "tract"
@@ -139,12 +139,12 @@ class TractAdapter:
         return AdapterInfo(
             name=NAME,
             backend="tract",
-            version=loading.version(),
+            version=version_of("tract"),
             routes=(ROUTE,),
             devices=self.options.devices,
             options={
                 **self.options.resolved,
-                "tract_version": loading.version(),
+                "tract_version": version_of("tract"),
                 "call": loading.CALL,
                 "passes": loading.PASSES,
                 "input_facts": loading.INPUT_FACTS,

@@ -21,7 +21,6 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Final
 
@@ -41,14 +40,6 @@ class Loaded:
 
     runnable: Any  # tract.Runnable: the bindings ship no type information
     inputs: tuple[str, ...]
-
-
-def version() -> str:
-    """The ``tract`` distribution's version, read without loading the native library."""
-    try:
-        return metadata.version("tract")
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def quiet_error_backtraces() -> None:

@@ -25,7 +25,16 @@ from typing import Final
 
 import numpy as np
 
-from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported, backend_calls
+from conformance.plugin import (
+    AdapterInfo,
+    AdapterOptions,
+    Route,
+    Target,
+    Task,
+    Unsupported,
+    backend_calls,
+    version_of,
+)
 from conformance_tvm import loading
 
 NAME: Final = "tvm"
@@ -136,12 +145,12 @@ class TvmAdapter:
         return AdapterInfo(
             name=NAME,
             backend="apache-tvm",
-            version=loading.version(),
+            version=version_of("apache-tvm"),
             routes=(ROUTE,),
             devices=self.options.devices,
             options={
                 **self.options.resolved,
-                "tvm_version": loading.version(),
+                "tvm_version": version_of("apache-tvm"),
                 "call": loading.CALL,
                 "from_onnx": loading.FRONTEND_ARGUMENTS,
                 "target": loading.TARGET,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any, Final
 
 import numpy as np
@@ -49,14 +48,6 @@ class Compiled:
 
     main: Any  # a tvm_ffi Function
     inputs: tuple[str, ...]
-
-
-def version() -> str:
-    """The ``apache-tvm`` distribution's version, read without importing TVM."""
-    try:
-        return metadata.version("apache-tvm")
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def import_model(model: bytes) -> Imported:
