@@ -1,12 +1,11 @@
 """ONNX's own tools, judged like any backend: what converters, exporters and model checkers trust.
 
-Both routes take the model :mod:`conformance.models.onnx_graphs` builds (the bytes ONNX Runtime
-and OpenVINO's ONNX frontend are handed):
+Both routes take the model of :mod:`conformance.models.onnx_graphs`, the bytes ONNX Runtime gets:
 
 ``reference``
     ``onnx.reference.ReferenceEvaluator``, ONNX's executable reading of its operator definitions,
-    constructed on the model (compile) and run with the case's inputs. SplitToSequence's sequence
-    comes back as a list, whose tensors are the pieces.
+    constructed on the model (compile) and run with the case's inputs (a sequence's tensors are the
+    pieces).
 ``shape-inference``
     ``onnx.checker.check_model(full_check=True)`` then strict ``onnx.shape_inference.infer_shapes``
     with type checks and data propagation: how a converter decides that a model is valid and what
@@ -14,11 +13,10 @@ and OpenVINO's ONNX frontend are handed):
     shapes and dtypes alone (``judged="shapes"``); output shapes it leaves unknown on a static case
     are a refusal to state them, judged as such.
 
-Unsupported, and why only that: Split-1, which ONNX gives neither a reference implementation nor a
-shape inference function; on ``shape-inference``, cases whose output shapes depend on values fed
-at run time (a ``split`` graph input, dims declared unknown) or that run the model several times,
-since a checker sees one model and no inputs, and SplitToSequence, whose inferred sequence type
-states no piece count and one shape for every piece. Options: ``device`` (``cpu``, the only one).
+Unsupported: Split-1, which ONNX gives neither a reference implementation nor a shape inference
+function; on ``shape-inference``, cases whose output shapes depend on values fed at run time or
+that run the model several times (a checker sees one model and no inputs), and SplitToSequence,
+whose inferred sequence type states no piece count. Options: ``device`` (``cpu``, the only one).
 """
 
 from __future__ import annotations

@@ -1,34 +1,144 @@
 """The TensorFlow adapter: tf.split and tf.experimental.numpy.split, run by TensorFlow itself.
 
-Routes (every one builds its call with :mod:`conformance.models.tf_functions`, the builder LiteRT,
-OpenVINO and tf2onnx convert from, so that all of them judge one program; their calls are in
-:mod:`conformance_tensorflow.routes`):
+Every route builds its call with :mod:`conformance.models.tf_functions`, the builder LiteRT,
+OpenVINO and tf2onnx convert from, so that all of them judge one program:
 
 ``eager``
-    The op called eagerly on a tensor of the case's data, as a user calls it: the axis a Python int
-    (left out when the case omits it), sizes a tensor of the case's type. The graph options, which
-    describe a traced program, change nothing here.
+    The op called on a tensor of the case's data, as a user calls it: the axis a Python int (left
+    out when the case omits it), sizes a tensor of the case's type; graph options change nothing.
 ``function``
     The ``tf.function`` traced once with the case's signature (``build``, timed): the data an input
     (None dims where the case declares them unknown), the axis and sizes inputs where the case feeds
-    them at run time. Every run of the case calls that one concrete function, as a deployed graph is.
+    them at run time; every run calls that one concrete function, as a deployed graph is.
 ``xla``
-    The same function with ``jit_compile=True``, compiled by XLA at its first call. XLA has no
-    string type, so string data is ``unsupported`` on this route.
+    The same function with ``jit_compile=True``; XLA has no string type, so string data is
+    ``unsupported`` here.
 
-Refusals are TensorFlow's: tracing and calls reach it inside ``backend_calls``, and nothing here
-checks a request. Options: ``device`` (``cpu`` only; this adapter judges the CPU build).
+Refusals are TensorFlow's (tracing and calls are inside ``backend_calls``). Options: ``device``
+(``cpu`` only; this adapter judges the CPU build).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
-from conformance.plugin import AdapterInfo, AdapterOptions, installed_distribution
-from conformance_tensorflow.routes import ROUTES
+import numpy as np
+
+from conformance import dtypes, plugin
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported, backend_calls
+from conformance_tensorflow import snippets
+
+if TYPE_CHECKING:
+    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
 
 NAME = "tensorflow"
 DEVICES = ("cpu",)
+_OPS: Final = ("tensorflow.*",)
+
+
+def _prepare(target: Target) -> None:
+    """Import TensorFlow, its thread pools sized to the worker's share of the cores, untimed."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
+    import tensorflow as tf
+
+    threads = int(os.environ.get("CONFORMANCE_THREADS", "0") or 0)
+    with contextlib.suppress(RuntimeError):  # set already: a second target in this worker
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+
+
+def _build_eager(task: Task, target: Target) -> None:
+    return None
+
+
+def _run_eager(model: None, task: Task) -> Sequence[np.ndarray]:
+    """Converts the data bit for bit, calls TensorFlow, converts every piece back."""
+    from conformance.models import tf_functions
+
+    data = tf_functions.to_tf(task.data)
+    with backend_calls():
+        outputs: Any = tf_functions.call(task, {tf_functions.DATA: data})
+    return tf_functions.to_numpy_all(outputs)
+
+
+@dataclass(frozen=True)
+class _Traced:
+    """The calls of a traced route: the function compiled by XLA at its first call, or not."""
+
+    jit_compile: bool
+
+    def support(self, task: Task, target: Target) -> Unsupported | None:
+        """Refuses only what cannot be handed over: strings to XLA, which has no string type, and
+        an axis input that int32 (the type of ``split_dim``) cannot hold."""
+        from conformance.models import tf_functions
+
+        if self.jit_compile and task.dtype in dtypes.STRING:
+            return Unsupported("XLA has no string element type: it cannot compile a function of strings")
+        why_not = tf_functions.build_problem(task)
+        return None if why_not is None else Unsupported(why_not)
+
+    def build(self, task: Task, target: Target) -> tf.types.experimental.ConcreteFunction:
+        """Traces the function (timed as the build)."""
+        from conformance.models import tf_functions
+
+        return tf_functions.split_function(task, jit_compile=self.jit_compile)
+
+    @staticmethod
+    def run(model: tf.types.experimental.ConcreteFunction, task: Task) -> Sequence[np.ndarray]:
+        """Converts the task's inputs bit for bit, calls the function, converts every piece back."""
+        from conformance.models import tf_functions
+
+        inputs = tf_functions.tensors(task)
+        with backend_calls():
+            outputs = model(*inputs)
+        return tf_functions.to_numpy_all(outputs)
+
+    def reproducer(self, task: Task, target: Target) -> str:
+        return snippets.traced(task, jit_compile=self.jit_compile)
+
+    def prepare(self, target: Target) -> None:
+        """TensorFlow imported, and one throwaway trace (and XLA compilation): a process's first costs
+        far more than any later one."""
+        _prepare(target)
+        import tensorflow as tf
+
+        tf.function(lambda x: tf.split(x, 2), autograph=False, jit_compile=self.jit_compile)(tf.zeros([2]))
+
+    def route(self, name: str, description: str, *, default: bool = True) -> Route:
+        return Route(
+            name,
+            _OPS,
+            description,
+            build=self.build,
+            run=self.run,
+            support=self.support,
+            reproducer=self.reproducer,
+            prepare=self.prepare,
+            default=default,
+        )
+
+
+ROUTES: Final = (
+    Route(
+        "eager",
+        _OPS,
+        "the TensorFlow function called eagerly on a tensor of the data",
+        build=_build_eager,
+        run=_run_eager,
+        reproducer=snippets.eager,
+        prepare=_prepare,
+    ),
+    _Traced(jit_compile=False).route(
+        "function", "a tf.function traced with the case's input signature, run as the concrete function"
+    ),
+    _Traced(jit_compile=True).route(
+        "xla", "the same tf.function compiled by XLA (jit_compile=True) at its first call", default=False
+    ),
+)
 
 
 class TensorflowAdapter:
@@ -40,7 +150,7 @@ class TensorflowAdapter:
     def info(self) -> AdapterInfo:
         """The distribution that installed TensorFlow (``tensorflow-cpu`` or another) and its version,
         from the installed metadata: importing TensorFlow in the main process costs seconds and a thread."""
-        found = installed_distribution("tensorflow")
+        found = plugin.installed_distribution("tensorflow")
         if found is None:
             raise ModuleNotFoundError("TensorFlow is not installed (python -m pip install tensorflow-cpu)")
         distribution, version = found

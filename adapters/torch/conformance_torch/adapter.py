@@ -1,37 +1,189 @@
 """The PyTorch adapter: torch.split, tensor_split, chunk, hsplit, vsplit and dsplit, run by PyTorch.
 
 Every route runs the module of :mod:`conformance.models.torch_modules` for the task: the request
-baked in as the int or list the case states, ``dim`` only when the case states an axis (never for
-hsplit, vsplit and dsplit, which have no ``dim``). Routes (their calls are in
-:mod:`conformance_torch.routes`):
-
-``eager``
-    The module called directly, the way model code runs. Eager PyTorch has no declared shapes, so
-    ``data_shape: dynamic`` needs nothing.
-``compile`` (off the default run: the first compile of each process spends seconds)
-    The module through ``torch.compile`` (inductor, ``fullgraph=True``, ``dynamic`` as the case's
-    ``data_shape`` says), the path a deployed model takes for speed. The first call compiles; later
-    runs of a case with ``runs:`` reuse the code or recompile at a new shape, as deployment would.
-``export``
-    The module captured by ``torch.export.export`` and run as the exported program, the path models
-    take to other runtimes, re-tracing each op through meta kernels and symbolic shapes.
-    ``data_shape: dynamic`` marks every data dim ``Dim.DYNAMIC``; a dim of size 0 or 1 is then
-    ``unsupported``, since export specialises those by design. Any refusal by export is judged
-    (a lengths list for torch.split on a dynamic dim included: export raises a constraint violation).
+baked in as the case states it, ``dim`` only when the case states an axis. Routes: ``eager``, the
+module called as model code calls it (no declared shapes, so ``data_shape: dynamic`` needs
+nothing); ``export``, the module captured by ``torch.export.export`` and run as the exported
+program, every data dim ``Dim.DYNAMIC`` in a dynamic case (a dim of size 0 or 1 is then
+unsupported: export specialises those by design), any refusal by export judged; ``compile``, the
+module through ``torch.compile`` (inductor, ``fullgraph=True``, ``dynamic`` as the case's
+``data_shape`` says), later runs reusing the code or recompiling at a new shape, as deployment
+would. ``export`` and ``compile`` are off the default run (tens of ms an item, seconds for a
+process's first).
 
 Options: ``device`` (comma-separated torch devices, default ``cpu``); anything else is refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
+import numpy as np
+
+from conformance import dtypes, reproducers
 from conformance.errors import UsageError
-from conformance.plugin import AdapterInfo, AdapterOptions
-from conformance_torch.routes import ROUTES
+from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task, Unsupported, backend_calls
+
+if TYPE_CHECKING:
+    import torch
 
 NAME = "torch"
-DEFAULT_DEVICE = "cpu"
+_OPS: Final = ("torch.*",)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A callable ready to run on one device: the eager module or the exported program's module."""
+
+    function: torch.nn.Module
+    device: str
+
+
+def _support(task: Task, target: Target) -> Unsupported | None:
+    """Refuses only what torch cannot hold: a dtype without a torch type."""
+    return Unsupported("torch has no string tensors") if task.dtype in dtypes.STRING else None
+
+
+def _compile(model: torch.nn.Module, target: Target) -> Compiled:
+    """Places the module on the device; the split modules hold no weights, so nothing moves."""
+    return Compiled(model.to(target.device), target.device)
+
+
+def _run(compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
+    """Converts the data bit for bit, calls the module, and converts every piece back."""
+    from conformance.models import torch_modules
+
+    data = torch_modules.to_torch(task.data).to(compiled.device)
+    # An exported program checks its guards in generated code (no frame of torch's package),
+    # so its refusal of a shape is marked as the backend's here.
+    with backend_calls():
+        outputs: Any = compiled.function(data)
+    return [torch_modules.to_numpy(piece) for piece in outputs]
+
+
+def _reproducer(making: Callable[[Task], str]) -> Callable[[Task, Target], str]:
+    """The torch call on the case's data for every run, ``split`` made by the route's ``making``."""
+
+    def reproducer(task: Task, target: Target) -> str:
+        from conformance.models import torch_modules
+
+        body = f"import torch\n\n{torch_modules.module_code(task)}\n{making(task)}"
+        for run in task.every_run:
+            body += (
+                f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
+                "pieces = split(tensor(data))\n"
+                "print([tuple(piece.shape) for piece in pieces])\n"
+            )
+        return body
+
+    return reproducer
+
+
+def _route(name: str, description: str, build: Callable[[Task, Target], Any], **more: Any) -> Route:
+    return Route(name, _OPS, description, build=build, run=_run, compile=_compile, **more)
+
+
+def _build_eager(task: Task, target: Target) -> torch.nn.Module:
+    from conformance.models import torch_modules
+
+    return torch_modules.build_module(task)
+
+
+def _support_export(task: Task, target: Target) -> Unsupported | None:
+    """Also refuses the dynamic dims torch.export cannot express by design (dims of size 0 or 1)."""
+    from conformance.models import torch_modules
+
+    why_not = torch_modules.export_dynamic_problem(task)
+    return _support(task, target) or (None if why_not is None else Unsupported(why_not))
+
+
+def _build_export(task: Task, target: Target) -> torch.nn.Module:
+    """The exported program (tracing happens here)."""
+    from conformance.models import torch_modules
+
+    exported: torch.nn.Module = torch_modules.exported_program(task).module()
+    return exported
+
+
+def _making_export(task: Task) -> str:
+    from conformance.models import torch_modules
+
+    export = torch_modules.export_code(task, "tensor(data)")
+    return f"{reproducers.array_code(task.data)}\nsplit = {export}.module()\n"
+
+
+def _prepare(target: Target) -> None:
+    """Import torch before the first item is timed."""
+    import torch  # noqa: F401  # the import is the preparation
+
+
+def _warm_export(target: Target) -> None:
+    """One throwaway export: the first of a process spends seconds setting up tracing."""
+    import torch
+
+    torch.export.export(torch.nn.ReLU(), (torch.zeros(2),))
+
+
+def _build_compile(task: Task, target: Target) -> torch.nn.Module:
+    import torch
+
+    from conformance.models import torch_modules
+
+    # Every item compiles the same forward code with other constants: without a reset, dynamo's
+    # recompile limit ends the route after eight items. A static case gets one graph specialised
+    # to the example, as deployed; a dynamic one keeps every dim symbolic for its later runs.
+    torch._dynamo.reset()
+    compiled: torch.nn.Module = torch.compile(  # type: ignore[assignment]
+        torch_modules.build_module(task),
+        backend="inductor",
+        dynamic=task.graph.data_shape == "dynamic",
+        fullgraph=True,
+    )
+    return compiled
+
+
+def _making_compile(task: Task) -> str:
+    dynamic = task.graph.data_shape == "dynamic"
+    return f"split = torch.compile(Split(), backend='inductor', dynamic={dynamic}, fullgraph=True)\n"
+
+
+def _warm_compile(target: Target) -> None:
+    """One throwaway compilation: the first of a process sets up inductor's C++ toolchain."""
+    import torch
+
+    torch.compile(torch.nn.ReLU(), backend="inductor", fullgraph=True)(torch.zeros(2))
+
+
+ROUTES: Final = (
+    _route(
+        "eager",
+        "the torch function called eagerly on a tensor of the case's data",
+        _build_eager,
+        support=_support,
+        reproducer=_reproducer(lambda task: "split = Split()\n"),
+        prepare=_prepare,
+    ),
+    _route(
+        "export",
+        "the module captured by torch.export.export, run as the exported program",
+        _build_export,
+        support=_support_export,
+        reproducer=_reproducer(_making_export),
+        prepare=_warm_export,
+        default=False,  # about 27 ms an item (exporting): over the default run's 20 ms
+    ),
+    _route(
+        "compile",
+        "the module compiled by torch.compile (inductor, fullgraph; dynamic when the case's dims are)",
+        _build_compile,
+        support=_support,
+        reproducer=_reproducer(_making_compile),
+        prepare=_warm_compile,
+        default=False,
+    ),
+)
 
 
 class TorchAdapter:
@@ -39,7 +191,7 @@ class TorchAdapter:
 
     def __init__(self, options: Mapping[str, str]) -> None:
         # torch's device names are open-ended (cuda:1, xpu): each is checked against this build
-        self.options = AdapterOptions.parse(options, devices=(DEFAULT_DEVICE,), any_device=True)
+        self.options = AdapterOptions.parse(options, devices=("cpu",), any_device=True)
         for device in self.options.devices:
             why = _device_problem(device)
             if why:
