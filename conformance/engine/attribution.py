@@ -1,22 +1,16 @@
 """Who raised it: the backend, the adapter's own code, or the suite's model builders.
 
-Only a backend's exception is a refusal the spec can ask for; an adapter whose table lookup
-fails on an invalid case has not rejected anything, and must not pass. The executor attributes
-every exception it catches, in this order:
+Only a backend's exception is a refusal the spec can ask for; an adapter whose table lookup fails
+on an invalid case has not rejected anything, and must not pass. In this order:
 
-1. what the adapter said: :class:`~conformance.plugin.AdapterError` is its defect;
-   :class:`~conformance.plugin.BackendRefusal`, or anything that left a
-   :func:`~conformance.plugin.backend_calls` block, is the backend's;
-2. exception types that are never a refusal (``NotImplementedError``, a failed import, an
-   assertion, an unknown name) are the adapter's;
-3. the traceback, from the adapter's first frame inward: the first frame outside the adapter's
-   package and the suite's harness decides: the suite's model builders (``conformance.models``)
-   mean the request cannot be built; any other package (the backend, its frontends and the
-   libraries it calls) means the backend refused;
-4. with no such frame, the innermost one: a call into native code that raised is the backend's,
-   unless it is Python refusing the call's arguments (``unexpected keyword argument``), which
-   is a mistake in the call; anything else (a ``raise`` statement, a failed lookup) is the
-   adapter's own defect.
+1. :class:`~conformance.plugin.AdapterError` is the adapter's; :class:`~conformance.plugin.BackendRefusal`,
+   or anything that left a :func:`~conformance.plugin.backend_calls` block, the backend's;
+2. types that are never a refusal (``NotImplementedError``, a failed import, ...) the adapter's;
+3. from the adapter's first frame inward, the first frame outside the adapter and the harness
+   decides: ``conformance.models`` means the request cannot be built, any other package that
+   the backend refused;
+4. else the innermost frame: a call into native code is the backend's, unless Python refused the
+   call's arguments; anything else (a ``raise``, a failed lookup) is the adapter's defect.
 """
 
 from __future__ import annotations
@@ -63,8 +57,7 @@ def _module(tb: types.TracebackType) -> str:
 
 
 def _called_out(tb: types.TracebackType) -> bool:
-    """True when the frame's last instruction is a call (into native code, since a Python callee
-    would have a frame of its own), not a ``raise``, a lookup or any other operation of its own."""
+    """Whether the frame's last instruction is a call (into native code: a Python one has a frame)."""
     for instruction in dis.get_instructions(tb.tb_frame.f_code):
         if instruction.offset == tb.tb_lasti:
             return instruction.opname.startswith("CALL")

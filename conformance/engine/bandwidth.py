@@ -1,8 +1,5 @@
-"""A memory-copy baseline, measured in the run it qualifies.
-
-Split moves data and computes nothing, so the fastest a backend can go is roughly the speed of
-a memory copy on the same machine at the same moment. Reports put each large case's effective
-bandwidth (bytes read plus bytes written, per steady-state run) next to this baseline.
+"""A memory-copy baseline, measured in the run it qualifies: Split moves data and computes nothing,
+so a backend can go about as fast as a memory copy on the same machine at the same moment.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""A worker's death on an item: the evidence the crash or timeout result carries, and what the
-crash review needs to run the item again and to look for the item that broke the worker; and the
-result of an item whose worker never got to it (see :func:`overran_start`).
-
-A worker that dies on an item may have been broken by an earlier one (a backend that corrupts
-its heap on one request and dies on the next). So a crash result says, beyond how the worker
-died: which worker, what it was doing (:mod:`conformance.engine.phase`), how many items it had run
-and the last of them, and its last output. The pool keeps the whole sequence the worker ran for
-the review (:mod:`conformance.verdict.crash_review`), which replays it in a fresh worker.
+"""A worker's death on an item: the evidence its crash or timeout result carries, and what the
+crash review needs to replay it; and the result of an item whose worker never got to it. A worker
+may have been broken by an earlier item (a backend that corrupts its heap on one request and dies
+on the next), so a crash result names the worker, its phase, how many items it had run and the
+last of them, and its last output; the pool keeps the whole sequence for the review.
 """
 
 from __future__ import annotations
@@ -92,10 +88,9 @@ def death(job: Job, status: DeathStatus, message: str, witness: Witness, before:
 
 
 def overran_start(job: Job, limit_s: float, said: str | None, log: Path | None, *, started: bool) -> Result:
-    """The result of ``job`` when its worker did not start (spawned or forked, its adapters loaded
-    and their prepare() called) within ``limit_s`` seconds, or, ``started``, did not load the job's
-    adapter in that time: no verdict on the item, which never ran, but the adapter's defect. Never
-    a timeout, which the crash review would run again in a fresh worker, slow to start again."""
+    """The result of ``job`` when its worker did not start (or, ``started``, load the job's adapter)
+    within ``limit_s`` seconds: the adapter's defect, never a timeout, which the crash review would
+    run again in a fresh worker as slow to start."""
     what = "loading the adapter" if started else "the worker's start (loading the adapter, its prepare())"
     message = (
         f"{what} took longer than {limit_s:g} s{f' (phase {said})' if said else ''}, before this item "
@@ -106,18 +101,16 @@ def overran_start(job: Job, limit_s: float, said: str | None, log: Path | None, 
 
 
 def died_preparing(preparing: bool, log: Path | None) -> bool:
-    """Whether a worker that died before its first job died in its adapters' prepare()
-    (``preparing``: it had targets to prepare), as its phase file says, rather than before it
-    could start: a worker that could not start must not turn prepare() off for the run. Without
-    a log there is no phase file: a worker with targets to prepare died preparing them."""
+    """Whether a worker that died before its first job died in its adapters' prepare() (its phase
+    file says so, or without a log, it had targets to prepare) rather than before it could start,
+    which must not turn prepare() off for the run."""
     return preparing and (log is None or phase.read(log) == "prepare")
 
 
 def unstarted(how: str, log: Path | None) -> WorkerStartError:
-    """Why the run stops once ``unstarted_limit`` (EngineSettings) workers in a row died before
-    their first job (``how``: the last one's end). Reported as the jobs' crashes, such a run would "confirm" a
-    crash of every item: a run started from a script read from standard input is one, as a
-    spawned process imports the main script again before anything else, and cannot."""
+    """Why the run stops once ``unstarted_limit`` workers in a row died before their first job
+    (``how``: the last one's end): reported as crashes, every item's would be "confirmed". A script
+    read from standard input does that: a spawned process cannot import it again."""
     main = getattr(sys.modules.get("__main__"), "__file__", None)
     hint = (
         f" A worker started afresh imports the run's main script again, and {main} is none:"

@@ -1,27 +1,13 @@
-"""Ctrl-C, SIGTERM and SIGHUP, one way for every verb (``run``, ``explore``, ``certify``, the
-pytest plugin), and the machine's own failures.
+"""Ctrl-C, SIGTERM and SIGHUP, one way for every verb, and the machine's own failures.
 
-Stopping a long run must cost nothing that finished and must say how to go on. The engines
-stop their work at the first Ctrl-C (:func:`stopping`) and still write their results file,
-marked interrupted, and return normally with ``interrupted`` set; the front door then writes
-the report as it would for a finished run, inside :func:`boundary`, which ends the verb: it
-prints what to type to finish and sets the exit status to 130 (128 + SIGINT, what a shell
-reports for a program Ctrl-C ended, so a script sees the interruption). A CI system's cancel or
-time-out (SIGTERM) and a closed terminal (SIGHUP) take the same path (:func:`signals`) and end
-with 128 + their number. A second signal while what finished is being written does not cut
-that short: the workers are ended at once anyway (the engine kills them when interrupted). A
-Ctrl-C that lands
-outside an engine's work (while adapters load, while the report is written) ends the verb at
-the boundary the same way, without a traceback; whatever finished is in the journal by then.
-
-A Ctrl-C whose KeyboardInterrupt is raised inside a garbage-collector callback or a ``__del__``
-(Hypothesis, which explore draws with, has such a callback) is swallowed by Python, "ignored",
-and the verb would run on to its end. Within either context manager
-a swallowed Ctrl-C is delivered again (:func:`_not_swallowed`), so one Ctrl-C always stops.
-
-The boundary also ends a verb the machine stopped (a full disk, memory exhausted, an output
-folder that cannot be written: :func:`environment_failure`) with one line naming the cause and
-the command that finishes, and :attr:`conformance.errors.Exit.ENVIRONMENT`, never a traceback.
+Stopping a long run must cost nothing that finished and must say how to go on. The engines stop
+their work at the first signal (:func:`stopping`), still write their results marked interrupted,
+and return; the front door writes its report inside :func:`boundary`, which prints what to type
+to finish and exits with 128 + the signal (130 for Ctrl-C, as a shell reports it). A second
+signal while what finished is written does not cut that short. A Ctrl-C that Python swallows (in
+a gc callback or a ``__del__``: Hypothesis has one) is delivered again, so one always stops. The
+boundary also ends a verb the machine stopped (a full disk, memory exhausted, a folder that cannot
+be written) with one line naming the cause and Exit.ENVIRONMENT, never a traceback.
 """
 
 from __future__ import annotations
@@ -41,11 +27,9 @@ from conformance.errors import EnvironmentFailure, Exit
 
 #: the exit status of a verb Ctrl-C interrupted (128 + SIGINT)
 EXIT_STATUS = 130
-#: the signals that stop a verb as Ctrl-C does: a terminal's Ctrl-C, a CI system's cancel or
-#: time-out, a closed terminal
+#: the signals that stop a verb as Ctrl-C does (a CI system's cancel, a closed terminal)
 STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-#: the errors (by errno) that are the machine's, not the input's: what a verb's boundary turns
-#: into one line and Exit.ENVIRONMENT
+#: the errors (by errno) that are the machine's, not the input's
 _MACHINE = {
     errno.ENOSPC: "the disk is full",
     errno.EDQUOT: "the disk quota is used up",
@@ -60,8 +44,7 @@ _MACHINE = {
 
 @dataclass
 class _Received:
-    """The first stopping signal a verb received (None: none yet, or only a plain
-    KeyboardInterrupt, which counts as SIGINT)."""
+    """The first stopping signal a verb received (None: none yet, or a plain KeyboardInterrupt)."""
 
     signal: int | None = None
     #: the verb has ended: a signal now (the process exiting) changes nothing
@@ -72,9 +55,8 @@ _received = _Received()
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
-    """A stopping signal: the first raises KeyboardInterrupt where the verb is (the Ctrl-C path);
-    a later one, while what finished is written, is noted and changes nothing, since raising there
-    would lose the results being written."""
+    """A stopping signal: the first raises KeyboardInterrupt where the verb is; a later one is only
+    noted, since raising while what finished is written would lose it."""
     if _received.ended:
         return
     if _received.signal is None:
@@ -89,11 +71,9 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def signals(restore: bool = True) -> Iterator[None]:
-    """SIGINT, SIGTERM and SIGHUP stop the body as Ctrl-C does (see the module's docstring).
-    After it, the handlers before are restored, or (``restore`` False: the process exits next)
-    kept and told to do nothing, so a cancel's late signal cannot turn a verb that has ended
-    into a killed process. Outside the main thread (where Python allows no handler) the body
-    runs as it is."""
+    """SIGINT, SIGTERM and SIGHUP stop the body as Ctrl-C does (not outside the main thread). After
+    it, the handlers before are restored, or (``restore`` False: the process exits next) told to do
+    nothing, so a late signal cannot kill a verb that has ended."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -120,8 +100,7 @@ def interrupted_status() -> int:
 
 
 def environment_failure(error: BaseException) -> str | None:
-    """What the machine did, when ``error`` is its failure rather than the suite's or the
-    input's: a full disk, memory exhausted, a path that cannot be written; else None."""
+    """What the machine did, when ``error`` is its failure rather than the suite's or the input's."""
     if isinstance(error, MemoryError):
         return "out of memory (MemoryError: the machine or an address-space limit refused an allocation)"
     if isinstance(error, EnvironmentFailure):
@@ -141,8 +120,7 @@ class Stop:
 
 @contextlib.contextmanager
 def stopping() -> Iterator[Stop]:
-    """The engine's side: a Ctrl-C in the body ends the body, not the engine, which goes on to
-    write what finished; ``happened`` says it was stopped."""
+    """The engine's side: a Ctrl-C ends the body, not the engine, which writes what finished."""
     stop = Stop()
     try:
         with _not_swallowed():
@@ -153,9 +131,9 @@ def stopping() -> Iterator[Stop]:
 
 @dataclass
 class Verb:
-    """A verb running inside :func:`boundary`: the body sets ``status`` (0 or 1) and calls
-    :meth:`ended` with its engine's ``interrupted``; after the boundary, ``status`` is 128 + the
-    signal (or Exit.ENVIRONMENT) and ``advice`` says what to do when it was interrupted."""
+    """A verb inside :func:`boundary`: the body sets ``status`` and calls :meth:`ended` with its
+    engine's ``interrupted``; after it, an interrupted verb's ``status`` is 128 + the signal (or
+    Exit.ENVIRONMENT) and ``advice`` says how to finish."""
 
     status: int = 0
     interrupted: bool = False
@@ -168,13 +146,10 @@ class Verb:
 @contextlib.contextmanager
 def boundary(advice: Callable[[], str], say: Callable[[str], None] | None = None) -> Iterator[Verb]:
     """The front door's side, around everything a verb does once its input is accepted.
-
     ``advice`` is asked only when interrupted (or stopped by the machine), for the command that
-    finishes the work (it may look at what is on disk by then); ``say`` prints it (default: to
-    stderr).
-    """
+    finishes the work; ``say`` prints it (default: to stderr)."""
     verb = Verb()
-    say = say or _to_stderr
+    say = say or (lambda text: print(text, file=sys.stderr))
     try:
         with _not_swallowed():
             yield verb
@@ -194,8 +169,7 @@ def boundary(advice: Callable[[], str], say: Callable[[str], None] | None = None
 
 
 def _after_failure(advice: Callable[[], str]) -> str:
-    """The finishing advice after the machine stopped a verb (itself perhaps unable to read the
-    folder)."""
+    """The finishing advice after the machine stopped a verb (perhaps unable to read the folder)."""
     try:
         return advice()
     except (OSError, MemoryError) as error:
@@ -204,10 +178,9 @@ def _after_failure(advice: Callable[[], str]) -> str:
 
 @contextlib.contextmanager
 def _not_swallowed() -> Iterator[None]:
-    """Deliver again a KeyboardInterrupt that Python could only report as unraisable (raised in
-    a gc callback or a destructor): as a new Ctrl-C a moment later, from a thread, once the code
-    that swallowed it has returned (delivered at once, it would land in this hook and be lost
-    again; one that lands inside such code again is delivered again)."""
+    """Deliver again a KeyboardInterrupt Python could only report as unraisable (raised in a gc
+    callback or a destructor): from a thread a moment later, once the code that swallowed it has
+    returned (delivered at once, it would be lost again)."""
     previous = sys.unraisablehook
 
     def hook(unraisable: sys.UnraisableHookArgs) -> None:
@@ -224,7 +197,3 @@ def _not_swallowed() -> Iterator[None]:
         yield
     finally:
         sys.unraisablehook = previous
-
-
-def _to_stderr(text: str) -> None:
-    print(text, file=sys.stderr)

@@ -1,9 +1,7 @@
-"""Executing one item on one target, in the current process: the unit the workers repeat.
-
-The phases are timed here, the same way for every adapter: build, compile, a first run (which
-doubles as warm-up) and ``repeat`` steady-state runs. Exceptions are caught per phase and
-become the backend's refusal (see :mod:`conformance.plugin`); KeyboardInterrupt and other
-BaseExceptions are never swallowed.
+"""Executing one item on one target, in the current process: the unit the workers repeat. The
+phases are timed the same way for every adapter: build, compile, a first run (the warm-up) and
+``repeat`` steady-state runs. Exceptions are caught per phase and judged by who raised them;
+KeyboardInterrupt and other BaseExceptions are never swallowed.
 """
 
 from __future__ import annotations
@@ -50,8 +48,7 @@ class Answered:
 
 
 def answered(case: Case, op: str, params: ParamsRecord | None = None) -> Answered:
-    """Work out the answers to ``case`` under ``op`` (reference.TooManyPieces: none is judged);
-    ``params``: the case's parameters record, when already made (it is the same for every op)."""
+    """The answers to ``case`` under ``op`` (``params``: its parameters record, if already made)."""
     runs = case.all_runs
     answers = tuple(reference.answer(op, SplitRequest.of_run(case, run)) for run in runs)
     return Answered(
@@ -68,23 +65,14 @@ def answered(case: Case, op: str, params: ParamsRecord | None = None) -> Answere
 def make_task(
     case: Case, op: str, data: np.ndarray | None = None, *, fill: Callable[[DataSpec], np.ndarray] = make_data
 ) -> Task:
-    """The task an adapter receives for ``case`` under ``op`` (data made by ``fill`` from the
-    case's data spec), carrying one further task per run of a case with ``runs:``."""
+    """The task an adapter receives for ``case`` under ``op``, with one further task per run."""
     item = ids.item_id(case.id, op)
     runs = tuple(
         Task(item, op, fill(run.data), run.axis, run.form, case.graph, case, run_number=run.number)
         for run in case.runs
     )
-    return Task(
-        item_id=item,
-        op=op,
-        data=fill(case.data) if data is None else data,
-        axis=case.axis,
-        form=case.form,
-        graph=case.graph,
-        case=case,
-        runs=runs,
-    )
+    data = fill(case.data) if data is None else data
+    return Task(item, op, data, case.axis, case.form, case.graph, case, runs=runs)
 
 
 def _ms(start: int) -> float:
@@ -92,8 +80,7 @@ def _ms(start: int) -> float:
 
 
 def _outputs(returned: Any) -> list[np.ndarray]:
-    """What ``run`` returned, held to the adapter contract: a sequence of NumPy arrays. Anything
-    else is the adapter's defect (raised here, so attributed to the adapter), never a refusal."""
+    """What ``run`` returned, held to the contract (NumPy arrays): else the adapter's defect."""
     if (
         returned is None
         or isinstance(returned, (np.ndarray, str, bytes, dict))
@@ -132,13 +119,10 @@ def _raised(error: Exception, step: str, adapter: AnyAdapter) -> Raised:
 def build_and_run(
     checked: hooks.Hooks, target: Target, task: Task, repeat: int
 ) -> tuple[list[Attempt], Timing]:
-    """Build and compile ``task`` once, then run it and each of its further runs on that model.
-
-    One attempt per run, in order. A refusal while building or compiling refuses every run (there
-    is no model to run); a refusal by one run leaves the model to the next run. Only the first
-    run is repeated ``repeat`` times for steady-state timing. The time a phase took until it
-    raised is kept as ``refused_ms``: a backend that refuses a request has still spent that time.
-    """
+    """Build and compile ``task`` once, then run it and each of its further runs on that model:
+    one attempt per run. A refusal while building or compiling refuses every run; one by a run
+    leaves the model to the next. Only the first run is repeated ``repeat`` times. The time until
+    a refusal is kept as ``refused_ms``: the backend spent it."""
     adapter, route = checked.adapter, checked.route(target)
     timing: dict[str, Any] = {}
     step = "build"
@@ -184,8 +168,7 @@ def build_and_run(
     timing["runs_ms"] = tuple(attempt.ms for attempt in attempts[1:])
     if refused:
         timing["refused_ms"] = refused
-    # Freeing the model is the backend's work too (destructors of compiled models, thread pools,
-    # traced modules): timed apart, it is not counted as the harness's.
+    # freeing the model is the backend's work too (destructors, thread pools): timed apart
     phase.mark("release")
     start = time.perf_counter_ns()
     del compiled, model
@@ -203,9 +186,8 @@ def bare_result(
     made: Answered | None = None,
     judged: Judged = "values",
 ) -> Result:
-    """A result that asks nothing of the reference or the fills: what an item is reported with
-    when they fail on it themselves (so the worker lives on), and what every result starts from;
-    with ``made``, the reference's answers, it carries them (see :func:`pending_result`)."""
+    """A result that asks nothing of the reference or the fills (for when they fail on the item):
+    what every result starts from, carrying the reference's answers ``made`` if given."""
     params: ParamsRecord = {"title": case.title, "source": case.source, "location": str(case.location)}
     expected: ExpectedRecord = {}
     ambiguous = False
@@ -227,10 +209,7 @@ def bare_result(
 
 
 def pending_result(case: Case, op: str, target: Target, *, judged: Judged = "values") -> Result:
-    """A result with everything known before execution: the parameters and the reference's answer.
-
-    The executor fills in a crash or timeout from it when a worker cannot report.
-    """
+    """A result with what is known before execution: what a crash or timeout is reported from."""
     try:
         made = answered(case, op)
     except reference.TooManyPieces as error:
@@ -252,9 +231,8 @@ def _not_judged(case: Case, op: str, target: Target, error: Exception, judged: J
 
 
 class LargeInput:
-    """A worker's input of its last large item, kept for the next with the same data: the large
-    items run in a row on one worker and share one input, which costs about a thousand mappings
-    to make and as many to free. Handed over read-only, so no item changes the next one's data."""
+    """A worker's input of its last large item, kept read-only for the next with the same data: the
+    large items run in a row on one worker, and one input costs a thousand mappings to make."""
 
     def __init__(self) -> None:
         self.spec: DataSpec | None = None
@@ -287,11 +265,8 @@ def run_item(
     kept: LargeInput | None = None,
 ) -> Result:
     """Execute and judge one (case, op) on ``target``: every run against its own reference answer.
-
-    ``adapter``: its checked hooks (what workers hold), or an adapter object, checked here;
-    ``judged`` is what the target's route is judged on (see :class:`conformance.plugin.Route`);
-    ``kept``: a worker's large input, kept for its next large item.
-    """
+    ``adapter``: its checked hooks, or an adapter object, checked here; ``judged``: what the route
+    is judged on; ``kept``: a worker's large input, kept for its next large item."""
     phase.mark("reference")
     try:
         made = answered(case, op)
@@ -353,14 +328,13 @@ def _judged(
 
 
 def _adapter_defect(outcome: CaseRunRecord) -> bool:
-    """Whether the run ended on an exception of the adapter's own code (conformance.engine.attribution)."""
+    """Whether the run ended on an exception of the adapter's own code (see .attribution)."""
     raised = outcome["actual"].get("raised")
     return outcome["status"] == "error" and raised is not None and raised.get("origin") == "adapter"
 
 
-#: How bad a run's verdict is, for the item's status: the adapter's defect first (the item is no
-#: verdict on the backend then), a departure from the spec next, then a request the suite could
-#: not build, then a pass. Equals go to the earliest run.
+#: How bad a run's verdict is, for the item's status: the adapter's defect first, a departure from
+#: the spec next, then a request the suite could not build, then a pass; equals go to the earliest.
 _SEVERITY: dict[str, int] = {"fail": 2, "error": 2, "unsupported": 1, "pass": 0}
 
 
@@ -375,8 +349,7 @@ def worst(outcomes: list[CaseRunRecord]) -> int:
 
 
 def _outcome(task: Task, made: Answered, attempt: Attempt, *, values: bool) -> CaseRunRecord:
-    """One run judged against the reference's answer for its own request; outputs no array can
-    hold fail whatever it expects."""
+    """One run judged against the reference's answer for its own request."""
     number = task.run_number
     actual: ActualRecord
     if attempt.impossible is not None:

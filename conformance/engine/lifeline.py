@@ -1,23 +1,12 @@
 """The engine's processes end with the run, however it ends: SIGKILL, SIGTERM, a crash.
 
-A worker hung in a backend (one that ignores SIGTERM too) sits in its own process group, so
-nothing of the run's end reached it: a run killed with SIGKILL left it, and the resource tracker
-of ``multiprocessing`` that waits for it, running under init for good. So every process the
-engine starts is tied to the process that started it: the zygote and the workers spawned afresh
-to the run, the workers forked by the zygote to the zygote, and what a worker forks (a backend's
-helper) to the worker. The kernel's parent-death signal (``prctl(PR_SET_PDEATHSIG)``, Linux)
-kills the child the moment its parent ends; it is set first thing in the child, then the
-parent is looked at again: one that ended before the call has already handed the child to
-another parent, and no signal is coming. The resource tracker ends by itself once every process
-holding its pipe has.
-
-The signal comes when the *thread* that started the child ends, not its process: the run starts
-its processes from its main thread (which drives the pool), the zygote has no other thread, and a
-worker ties only what its main thread forks (a thread of a backend's pool may end while the
-worker goes on).
-
-Where there is no ``prctl`` (not Linux: workers are spawned there, never forked), a thread of
-the child looks every ``watch_s`` seconds (EngineSettings) whether its parent has changed.
+A worker hung in a backend sits in its own process group, so a run killed with SIGKILL left it
+(and ``multiprocessing``'s resource tracker) running under init. So every process the engine
+starts is tied to its parent with the kernel's parent-death signal (``prctl(PR_SET_PDEATHSIG)``),
+set first thing in the child; then the parent is checked again, as one that ended before the call
+sends no signal. The signal comes when the *thread* that started the child ends, so only main
+threads' children are tied. Outside Linux a thread of the child checks its parent every
+``watch_s`` instead.
 """
 
 from __future__ import annotations
@@ -75,11 +64,9 @@ def tie_to_spawner() -> None:
 
 
 def tie_forks() -> None:
-    """From now on, tie each child this process's main thread forks (a backend's helper) to this
-    process: it ends with the worker rather than living on under init. A child another thread
-    forks is left alone (it would be killed when that thread ends), and so is one started by
-    ``subprocess`` or native code, which runs no Python in the child: the pool ends those with
-    the worker's process group (see :func:`conformance.engine.slot.stop_worker`)."""
+    """From now on, tie each child this process's main thread forks (a backend's helper) to it.
+    Another thread's child would be killed when that thread ends; one started by ``subprocess`` or
+    native code runs no Python to tie itself, and ends with the worker's process group."""
     if not sys.platform.startswith("linux"):
         return
     worker, main = os.getpid(), threading.get_ident()

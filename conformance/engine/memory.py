@@ -1,10 +1,7 @@
 """Whether an item's tensors fit in this machine's memory, asked before anything is allocated.
-
-A case may ask for a tensor of 2 GiB or more on purpose (dims at and past 2^31, tagged ``large``):
-that is how int32 overflow in a backend's indexing shows. Allocating such data on a machine
-without the room would end in the kernel's OOM killer taking the worker, or the whole run, so each
-item's need is estimated from its shapes first, and an item that cannot fit is reported, with the
-figures, instead of attempted.
+Cases tagged ``large`` ask for 2 GiB or more on purpose (int32 overflow in a backend's indexing).
+Allocated without the room, the OOM killer would take the worker or the whole run, so each item's
+need is estimated from its shapes, and one that cannot fit is reported instead of attempted.
 """
 
 from __future__ import annotations
@@ -30,12 +27,9 @@ _budget: int | None = None
 
 
 def confine(budget: int | None) -> None:
-    """Set this worker's limits: with a budget, items needing more are refused before anything is
-    allocated, and the address space is capped at the budget plus ``address_space_base``
-    (EngineSettings), so a backend that allocates without bound fails (MemoryError, or a crash)
-    inside its own worker.
-    Either way the worker offers itself first to the kernel's OOM killer, so that a machine out of
-    memory loses a worker and one result, not the run that holds every other result."""
+    """Set this worker's limits: with a budget, items needing more are refused and the address space
+    is capped, so a backend that allocates without bound fails in its own worker; and the worker is
+    the OOM killer's first choice, so a machine out of memory loses one result, not the run."""
     global _budget
     _budget = budget
     with contextlib.suppress(OSError):
@@ -58,8 +52,7 @@ def needed_bytes(case: Case) -> int:
 
 
 def is_large(case: Case) -> bool:
-    """Whether an item of ``case`` needs ``large_bytes`` (EngineSettings) or more: it runs alone on
-    the machine, on the pool's first worker, without steady-state repeats."""
+    """Whether an item of ``case`` needs ``large_bytes`` or more: it runs alone on the machine."""
     return needed_bytes(case) >= settings.ENGINE.large_bytes
 
 
@@ -76,12 +69,9 @@ def available_bytes() -> int | None:
 
 @contextmanager
 def reserved(case: Case, held: int = 0) -> Iterator[str | None]:
-    """Hold the machine's memory for an item of ``case``: yields why it must not be attempted, or None.
-
-    A large item first takes an exclusive lock shared by every worker of every run of this user,
-    so two large items never count the same free memory and then both allocate it; it is then
-    checked against what is available, and the lock is held until the item is done.
-    """
+    """Hold the machine's memory for an item of ``case``: yields why it must not be attempted, or
+    None. A large item holds a lock shared by every run of this user until it is done, so two large
+    items never count the same free memory and then both allocate it."""
     if not is_large(case):
         yield shortfall(case, held)
         return

@@ -1,17 +1,9 @@
-"""Which phase of an item a worker is in, readable by the parent after the worker has died.
-
-A crash result must say where the worker died: loading the adapter, making the data, in the
-backend's build, compile or run, judging, or between items (a backend's thread dying after
-the item had returned). The worker cannot say so once it is dead, so it says so beforehand: it
-writes the phase's name at the start of a small file beside its log at every transition, and the
-parent reads that file when the worker is gone. Without a log folder there is no file, and the
-phase is unknown. Each mark is one ``pwrite`` at the file's start: what the kernel has been
-given stays in the file whatever becomes of the process.
-
-The mark of an item's build also writes when it began (the system's monotonic clock, which the
-parent shares), after the name. Every phase from there to the release is the backend's, so a
-worker that dies in one of them leaves the time its backend spent on the item: the parent counts
-it the backend's (see :func:`left`), where it was lost with the worker's result.
+"""Which phase of an item a worker is in, readable by the parent after the worker has died: a crash
+result says where (loading the adapter, making the data, the backend's build, compile or run,
+judging, between items). A dead worker cannot say so, so it writes each phase's name at the start
+of a small file beside its log, one ``pwrite`` that stays in the file whatever becomes of the
+process. The build's mark also writes when it began (the monotonic clock), so a worker that dies
+in the backend's phases leaves the time its backend spent.
 """
 
 from __future__ import annotations
@@ -62,8 +54,7 @@ def mark(phase: str) -> None:
 
 #: each phase's name as written (ASCII, padded to :data:`_WIDTH`), made once
 _PADDED: dict[str, bytes] = {}
-#: the first of the backend's phases (conformance.engine.item.build_and_run), and the others: the
-#: steady runs, each further run of a case with runs ("run 2", ...) and freeing the model
+#: the backend's phases, the build first (and "run 2" ... of a case with runs)
 _BUILD = "build"
 _BACKEND = frozenset({_BUILD, "compile", "run", "steady runs", "release"})
 
@@ -75,10 +66,8 @@ def read(log: Path | None) -> str | None:
 
 def left(log: Path | None, now: float) -> tuple[str | None, float]:
     """In the parent, for a worker seen dead (or overrunning) at ``now`` (``time.monotonic()``): the
-    phase it said last, and how long its backend had been at the item, from the build's start, if
-    that phase is one of the backend's (0.0 otherwise, or without a phase file). The time includes
-    the dying process's own end (the kernel freeing its memory before the parent can see it gone):
-    a few ms of the tens a death costs."""
+    phase it said last, and how long its backend had been at the item since the build began if
+    that phase is the backend's (else 0.0)."""
     written = _written(log)
     name = _name(written)
     if name is None or len(written) < _WIDTH + 8 or not (name in _BACKEND or name.startswith("run ")):
@@ -89,8 +78,7 @@ def left(log: Path | None, now: float) -> tuple[str | None, float]:
 
 
 def _written(log: Path | None) -> bytes:
-    """The phase file's bytes (none without one), read until two reads agree: a worker still
-    running (one overrunning, not killed yet) may be in the middle of writing it."""
+    """The phase file's bytes, read until two reads agree: an overrunning worker may be writing it."""
     if log is None:
         return b""
     try:
@@ -106,6 +94,5 @@ def _written(log: Path | None) -> bytes:
 
 
 def _name(written: bytes) -> str | None:
-    """The phase name at the file's start; None for a file never marked (empty, or the zeros it is
-    cleared to)."""
+    """The phase name at the file's start; None for a file never marked (empty, or zeros)."""
     return written[:_WIDTH].decode("ascii", "replace").strip(" \x00") or None

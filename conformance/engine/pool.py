@@ -1,15 +1,8 @@
-"""A pool of worker processes with per-job deadlines and replacement of dead workers.
-
-The parent never runs backend code. It keeps each worker's next few jobs waiting in its pipe
-(see :class:`conformance.engine.settings.EngineSettings`), waits on the workers' pipes and process sentinels
-together, and turns a worker that dies into a ``crash`` result and one that overruns its deadline
-into a ``timeout`` result (the worker is killed; the deadline counts from when it was ready for the
-item, its start has a limit of its own); a fresh worker takes the slot and the
-run goes on. :class:`Starter` starts the workers: forked from a zygote, or spawned.
-
-Large jobs (gigabytes each, see :attr:`Job.large`) go to the first worker alone, one after the
-other: they run one at a time on the machine anyway (a second worker given one would wait for
-the first's memory).
+"""A pool of worker processes with per-job deadlines and replacement of dead workers. The parent
+never runs backend code: it keeps each worker's next jobs waiting in its pipe, waits on the pipes
+and process sentinels together, and turns a death into a ``crash`` result and an overrun into a
+``timeout`` (counted from when the worker was ready for the item). Large jobs go to the first
+worker alone: they run one at a time on the machine anyway.
 """
 
 from __future__ import annotations
@@ -34,16 +27,7 @@ from conformance.engine.deaths import (
     overran_start,
     unstarted,
 )
-from conformance.engine.slot import (
-    Slot,
-    Start,
-    ask_to_stop,
-    nap_s,
-    pickled,
-    readable,
-    slot_of,
-    stop_worker,
-)
+from conformance.engine.slot import Slot, Start, ask_to_stop, nap_s, pickled, readable, slot_of, stop_worker
 from conformance.engine.worker import Job, Preload
 from conformance.engine.zygote import Zygote
 from conformance.results.result import Result
@@ -64,19 +48,15 @@ class Limits:
     recycle_above_kib: int
     #: run the jobs exactly in the order given, the large ones too (the crash review's replays)
     in_order: bool
-    #: jobs in flight per worker (see Slot.takes); where workers are spawned (not Linux) over
-    #: socket pairs of smaller buffers (macOS: some 8 KiB), one waiting
+    #: jobs in flight per worker; 2 where workers are spawned (not Linux: smaller socket buffers)
     depth: int
 
 
 class Starter:
-    """Starts the pool's workers: forked from a zygote where it can, spawned otherwise, each with
-    its log, its private folder and the targets it prepares before its first job.
-
-    A route with workers of its own (see Job.group) has a zygote of its own too: the shared one
-    holds other backends' modules, and its workers, spawned, would each import their backend
-    again after every death (Paddle: seconds each). A group's zygote starts with its first
-    worker and learns only what that group's workers import."""
+    """Starts the pool's workers: forked from a zygote where it can, spawned otherwise. A route
+    with workers of its own (Job.group) has a zygote of its own, started with its first worker:
+    the shared one holds other backends' modules, and spawned workers would import their backend
+    again after every death."""
 
     def __init__(
         self,
@@ -90,8 +70,7 @@ class Starter:
         self.forking, self.warn = forking, warn
         #: the zygote of each worker group (None: the shared one)
         self.zygotes: dict[str | None, Zygote] = {}
-        #: the modules each group's workers found thread-free, passed on to its zygote (see
-        #: Zygote.learn)
+        #: the modules each group's workers found thread-free, passed on to its zygote
         self.learned: dict[str | None, set[str]] = {}
         #: a worker died in an adapter's prepare(): from then on workers start without it
         self.prepare_broken = False
@@ -102,8 +81,7 @@ class Starter:
         self.spare: Slot | None = None
 
     def start(self, upcoming: tuple[Preload, ...], group: str | None) -> Slot:
-        """A new worker that prepares ``upcoming`` (the targets of the next jobs) first, for the jobs
-        of ``group`` alone if not None (see Job.group)."""
+        """A new worker that prepares ``upcoming`` first, for the jobs of ``group`` alone if not None."""
         self._started += 1
         log = None
         if self.log_dir is not None:
@@ -122,8 +100,7 @@ class Starter:
         return slot
 
     def start_zygote(self, wait_s: float = 0.0, group: str | None = None) -> None:
-        """Start the zygote of ``group`` (once, where workers fork); ``wait_s``: how long to wait
-        for its harness, after which workers are spawned."""
+        """Start the zygote of ``group`` (once, where workers fork), waiting ``wait_s`` for it."""
         if not self.forking or group in self.zygotes:
             return
         log = None
@@ -139,8 +116,7 @@ class Starter:
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
     def learn(self, modules: tuple[str, ...] | None, group: str | None) -> None:
-        """Pass on to the zygote of ``group`` the modules one of its workers found thread-free that
-        it has not had (kept for it until it starts)."""
+        """Pass on to the zygote of ``group`` the new modules one of its workers found thread-free."""
         known = self.learned.setdefault(group, set())
         new = sorted(set(modules or ()) - known)
         known.update(new)
@@ -148,8 +124,8 @@ class Starter:
             self.zygotes[group].learn(new)
 
     def take_spare(self, group: str | None) -> Slot | None:
-        """The spare, if it can serve ``group``: alive, and started as workers start now (not with
-        a prepare() found broken since); one that cannot is stopped."""
+        """The spare, if alive and able to serve ``group`` (not started with a prepare() found broken
+        since); one that cannot is stopped."""
         spare, self.spare = self.spare, None
         if spare is None:
             return None
@@ -171,15 +147,10 @@ class Starter:
 
 
 class Pool:
-    """Runs jobs on ``size`` workers; ``on_result`` receives each result as it finishes.
-
-    ``journal`` receives each result's JSON line before ``on_result`` receives the result (a
-    worker's as the worker encoded it, a death's as the pool made it). A worker is replaced after
-    ``recycle_after`` jobs, or once it holds more than ``recycle_above_mib`` after a job (by
-    default the engine's settings). ``memory_budget``: the bytes an item may need
-    (--memory-budget). ``in_order``: run the jobs exactly in the order given (the crash review's
-    replays).
-    """
+    """Runs jobs on ``size`` workers; ``on_result`` receives each result as it finishes, after
+    ``journal`` has its JSON line. A worker is replaced after ``recycle_after`` jobs, or once it holds
+    more than ``recycle_above_mib`` after a job (default: the engine's settings). ``in_order``: run
+    the jobs exactly in the order given (the crash review's replays)."""
 
     def __init__(
         self,
@@ -210,16 +181,13 @@ class Pool:
         self.starter = Starter(threads_per_worker, log_dir, memory_budget, forking, warn)
         #: every item a worker died on or overran, with what that worker ran before it
         self.deaths: list[Death] = []
-        #: the jobs whose worker did not start within the start limit (see _overran_start)
+        #: the jobs whose worker did not start within the start limit
         self.slow_starts: set[str] = set()
         self.slots: list[Slot] = []
         self.queue: deque[Job] = deque()
         #: the large jobs, for the first slot alone
         self.large: deque[Job] = deque()
-        #: worker-seconds lost to deaths: from when each item a worker died on (or overran) became
-        #: its running job until its replacement started its first item, less the backend's own
-        #: time on the item, which its crash result carries. The benchmark reports it apart from
-        #: the harness's work: crashes are backends'.
+        #: worker-seconds lost to deaths (see _replace_dead), which the benchmark reports apart
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
@@ -238,7 +206,7 @@ class Pool:
         return self.starter.zygotes.get(None)
 
     def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
-        """The targets a new worker for ``group`` will most likely serve: those of the next queued jobs."""
+        """The targets of the next queued jobs of ``group``: what a new worker will likely serve."""
         seen: dict[Preload, None] = {}
         for job in [*list(self.large)[:1], *list(self.queue)[: self.size + 1]]:
             if job.group == group:
@@ -254,8 +222,7 @@ class Pool:
         return head.group if head is not None else None
 
     def _replace(self, index: int, group: str | None) -> Slot:
-        """A fresh worker in the slot for the jobs of ``group`` (see Job.group): the spare if it
-        can serve them, else one started now (its zygote started first, if it was not)."""
+        """A fresh worker in the slot for the jobs of ``group``: the spare if it can, else a new one."""
         stop_worker(self.slots[index], kill=True)
         slot = self.starter.take_spare(group)
         if slot is None:
@@ -265,11 +232,8 @@ class Pool:
         return slot
 
     def _replace_dead(self, index: int, backend_s: float = 0.0) -> None:
-        """Replace a worker that died or overran, counting the time its slot loses (lost_s): from
-        the start of the item it died on (or from when it took a dead worker's place, if it never
-        finished an item) until its successor starts its first item (the first result's arrival
-        less that item's own time, see _finished); less ``backend_s``, the backend's own time on
-        the item, which its crash result carries (see Witness.backend_s)."""
+        """Replace a worker that died or overran. The slot's loss (lost_s) runs from the start of the
+        item it died on until its successor starts its first item, less ``backend_s``."""
         dead, now = self.slots[index], time.monotonic()
         since = dead.replaced_at if dead.replaced_at is not None else dead.began
         self.lost_s += max(0.0, now - since - backend_s)
@@ -288,15 +252,13 @@ class Pool:
             self.close()
 
     def serve(self, jobs: Iterable[Job]) -> None:
-        """Run every job and keep the workers for the next call (``conformance explore`` hands
-        over one generated request at a time); :meth:`close` ends them."""
+        """Run every job and keep the workers for the next call (explore's); :meth:`close` ends them."""
         self.queue, self.large = deque(), deque()
         self.add(jobs)
         self.serve_until(lambda: False)
 
     def add(self, jobs: Iterable[Job]) -> None:
-        """Queue more jobs behind those queued (the pytest plugin hands them over as pytest walks
-        its items), starting workers up to the pool's size."""
+        """Queue more jobs behind those queued, starting workers up to the pool's size."""
         added = list(jobs)
         for given in added:
             (self.large if given.large and not self.limits.in_order else self.queue).append(given)
@@ -306,8 +268,7 @@ class Pool:
             self.slots.append(self._start(self._next_group()))
 
     def serve_until(self, done: Callable[[], bool]) -> None:
-        """Dispatch and collect until ``done()`` says so (checked after each collection) or no job
-        is queued or in flight."""
+        """Dispatch and collect until ``done()`` or no job is queued or in flight."""
         while self.queue or self.large or any(slot.job for slot in self.slots):
             self._fill()
             self._collect()
@@ -316,8 +277,7 @@ class Pool:
 
     def _fill(self) -> None:
         """Send the workers their next jobs a level at a time (each its first, then each its
-        second ...), so that a short queue (the pytest plugin keeps two jobs a worker queued) is
-        shared out rather than taken whole by the first worker with room."""
+        second ...), so that a short queue (the pytest plugin's) is shared out."""
         full: set[int] = set()
         for level in range(1, self.limits.depth + 1):
             for index, slot in enumerate(self.slots):
@@ -328,15 +288,13 @@ class Pool:
                     full.add(index)
 
     def drop_queued(self) -> list[Job]:
-        """Take back every job not yet sent to a worker (pytest stopped early); those in flight
-        still finish when served."""
+        """Take back every job not yet sent to a worker; those in flight still finish when served."""
         dropped = [*self.large, *self.queue]
         self.large, self.queue = deque(), deque()
         return dropped
 
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index``: the first slot takes the large jobs first, the others
-        never (in a row on one worker they never wait for each other)."""
+        """The next job for slot ``index``: the large ones go to the first slot alone."""
         if index == 0 and self.large:
             return self.large.popleft()
         return self.queue.popleft() if self.queue else None
@@ -347,8 +305,7 @@ class Pool:
 
     def close(self, at_once: bool = False) -> None:
         """Stop every worker: all are asked at once, then each is waited for (backends' teardown
-        takes seconds); ``at_once`` (a run interrupted) kills them without waiting. Closing again
-        does nothing."""
+        takes seconds), or killed ``at_once`` (a run interrupted). Closing again does nothing."""
         for slot in self.slots:
             ask_to_stop(slot)
         for slot in self.slots:
@@ -358,9 +315,8 @@ class Pool:
 
     def _dispatch(self, index: int, job: Job) -> bool:
         """Send ``job`` to the slot's worker; False (the job back in the queue) when the worker is
-        due for replacement or of another group (see Job.group) and still has jobs in flight, when
-        the job is not to wait behind the worker's (see Slot.takes), or when the send fails on a
-        worker that died."""
+        due for replacement or of another group and still busy, when the job may not wait behind
+        its jobs (Slot.takes), or when the send fails on a worker that died."""
         slot, limits = self.slots[index], self.limits
         # another group: a route with workers of its own begins or ends here
         if slot.served >= limits.recycle_after or slot.retire or slot.readiness.group != job.group:
@@ -373,8 +329,7 @@ class Pool:
             self._give_back(job)
             return False
         if not slot.inflight and slot.replaced_at is not None:
-            # a replacement's loss runs from when it has work: a slot idle for want of jobs (the
-            # pytest plugin, explore) loses nothing to the death before it
+            # a replacement's loss runs from when it has work: idle for want of jobs, it loses nothing
             slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
         if len(slot.inflight) == 1:
@@ -423,15 +378,12 @@ class Pool:
             if slot.starting:
                 self._overran_start(index, job)
                 return
-            witness = self._witness(slot, f"killed after {self.timeout:g} s without a result")
-            self._requeue_waiting(slot)
-            self._replace_dead(index, witness.backend_s)
+            how = f"killed after {self.timeout:g} s without a result"
             message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
-            self._died(job, "timeout", message, witness, slot)
+            self._died(index, job, "timeout", how, message)
 
     def _receive(self, index: int) -> None:
-        """Read what worker ``index`` has sent: every result waiting in its pipe (several, after a
-        nap: see _collect), or its end."""
+        """Read every result waiting in worker ``index``'s pipe (several, after a nap), or its end."""
         slot = self.slots[index]
         while (job := slot.job) is not None:
             try:
@@ -465,8 +417,7 @@ class Pool:
         self._report(result, line)
 
     def _requeue_waiting(self, slot: Slot, *, running_too: bool = False) -> None:
-        """The jobs sent behind the running one never started: back to the front of the queue
-        (``running_too``: the running one as well, for a worker that died before its first)."""
+        """Queue again the jobs sent behind the running one (``running_too``: and the running one)."""
         waiting = list(slot.inflight)[0 if running_too else 1 :]
         slot.inflight.clear()
         for job in reversed(waiting):
@@ -489,16 +440,13 @@ class Pool:
             self._requeue_waiting(slot, running_too=True)
             self._replace_dead(index)
             return
-        witness = self._witness(slot, how)
-        self._requeue_waiting(slot)
-        self._replace_dead(index, witness.backend_s)
         message = f"the worker died ({how}) while running this item; it was replaced"
-        self._died(job, "crash", message, witness, slot)
+        self._died(index, job, "crash", how, message)
 
     def _overran_start(self, index: int, job: Job) -> None:
         """The worker did not start, or load ``job``'s adapter, within :attr:`start_limit`: the job is
-        the adapter's error (see deaths.overran_start), those behind it go back to the queue, and
-        if it was in prepare(), workers start without it from now on, as after a crash there."""
+        the adapter's error, those behind it are queued again, and a prepare() that overran is
+        turned off as after a crash there."""
         slot = self.slots[index]
         said = phase.read(slot.log)
         if not slot.readiness.prepared and died_preparing(bool(slot.readiness.preload), slot.log):
@@ -514,9 +462,8 @@ class Pool:
         self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.readiness.prepared))
 
     def _not_started(self, index: int, how: str) -> None:
-        """A worker died before it said it was ready for its first job: its jobs go back to the
-        queue and another worker takes its place, up to ``unstarted_limit`` (EngineSettings) in a row;
-        then the run stops (see :func:`conformance.engine.deaths.unstarted`)."""
+        """A worker died before it was ready for its first job: its jobs are queued again and
+        another takes its place, up to ``unstarted_limit`` in a row; then the run stops."""
         slot = self.slots[index]
         self._unstarted += 1
         self._requeue_waiting(slot, running_too=True)
@@ -525,16 +472,16 @@ class Pool:
             raise unstarted(how, slot.log)
         self._replace_dead(index)
 
-    def _witness(self, slot: Slot, how: str) -> Witness:
-        """What the dead (or overrunning) worker left to see: read before it is replaced."""
-        name, log = (slot.log.stem if slot.log is not None else None), slot.log
-        said, backend_s = phase.left(log, time.monotonic())
-        return Witness(name, slot.process.pid, how, said, slot.log_tail(), log, backend_s)
-
-    def _died(self, job: Job, status: DeathStatus, message: str, witness: Witness, slot: Slot) -> None:
-        """Report the item a worker died on, with its evidence; keep it for the crash review."""
-        # the dead worker's history, not a copy: its slot is replaced, so the list never grows again
-        # (a copy per death cost a run with 329 deaths a list of up to 37,000 jobs each)
+    def _died(self, index: int, job: Job, status: DeathStatus, how: str, message: str) -> None:
+        """Report ``job``, which worker ``index`` died on (or overran), with its evidence; replace it."""
+        slot = self.slots[index]
+        said, backend_s = phase.left(slot.log, time.monotonic())
+        name = slot.log.stem if slot.log is not None else None
+        witness = Witness(name, slot.process.pid, how, said, slot.log_tail(), slot.log, backend_s)
+        self._requeue_waiting(slot)
+        self._replace_dead(index, backend_s)
+        # the dead worker's history, not a copy (its slot is replaced, so it never grows again):
+        # a copy per death cost a run with 329 deaths a list of up to 37,000 jobs each
         died = death(job, status, message, witness, slot.history)
         self.deaths.append(died)
         self._report(died.result)

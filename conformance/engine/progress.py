@@ -24,34 +24,23 @@ LARGE = " (large)"
 
 
 def rate_class(job: Job) -> str:
-    """What an item's time per item is measured with: its target's other items, except for a
-    large item (gigabytes of data), which takes seconds where its target's others take
-    milliseconds and so is measured with its target's other large items."""
+    """What an item's time is measured with: its target's other items, or its target's other large
+    items for a large one (seconds where the others take milliseconds)."""
     return f"{job.target.id}{LARGE}" if job.large else job.target.id
 
 
 def size_bucket(job: Job) -> int:
-    """An item's size as a power of 4 of its data's elements (over all its runs): items of a
-    target within one bucket cost about the same."""
+    """An item's size as a power of 4 of its data's elements (over all its runs)."""
     return (sum(math.prod(run.data.shape) for run in job.case.all_runs).bit_length() + 1) // 2
 
 
 class ProgressLine:
     """The progress line. Its ETA prices each rate class's items left at the mean wall time its
-    items of about their size took so far (the same :func:`size_bucket`; the class's mean for a
-    size not measured yet, the mean of the measured classes for a class not measured yet), shared
-    among the workers. Targets run at rates two orders of magnitude apart, so a run-wide rate
-    would promise the end long before it comes; and a few of a target's items can cost most of
-    its time (TensorFlow.js on Node: 0.7 to 2.7 s for each of its 7 largest inputs of 530, about a
-    millisecond for most others), which a mean over its sample, holding one of them or none,
-    prices as a share of every item.
-
-    An item's wall time is the time from its worker's previous result to its own, so it holds
-    what the harness costs around the item. A worker's first item of a class is left out: it
-    carries the set-up (loading the adapter, a first compile) that the class's other items do not
-    pay. It replaced the workers' own item times scaled by the wall time per second of them so
-    far, which the run's first tenth (workers starting, each target's sample) inflated: 1.45
-    against 1.12 for the rest of a run at -j 1 (full corpus), so every item left was over-priced."""
+    items of the same :func:`size_bucket` took so far (else the class's mean, else the mean of the
+    measured classes), shared among the workers: targets run at rates two orders of magnitude
+    apart, and a few large items can cost most of a target's time. An item's wall time runs from
+    its worker's previous result to its own; a worker's first item of a class is left out, as it
+    carries the adapter's loading and a first compile (see docs/architecture.md)."""
 
     def __init__(
         self,
@@ -73,8 +62,7 @@ class ProgressLine:
         self.workers = workers
         #: when the last line was written, and the tenth of the run it said
         self._shown = (0.0, -1)
-        #: the rate class and size bucket of each item to come (:func:`rate_class`,
-        #: :func:`size_bucket`), the items still to come of each, and each class's items in all
+        #: each item's rate class and size bucket, the items left of each, each class's items
         self._items = {job.key: (rate_class(job), size_bucket(job)) for job in jobs}
         self._left: Counter[tuple[str, int]] = Counter(self._items.values())
         self._totals: Counter[str] = Counter(kind for kind, _ in self._items.values())
@@ -109,13 +97,11 @@ class ProgressLine:
             self._shown = (now, tenth)
 
     def restart(self) -> None:
-        """Count the run's wall time from now, before any result: the first workers of a long run
-        wait for the zygote's harness."""
+        """Count the run's wall time from now (the first workers of a long run wait for the zygote)."""
         self.started = self.clock()
 
     def work_left(self) -> dict[str, float]:
-        """Seconds of wall time each rate class has left (see the class's docstring), shared among
-        the workers but for large items, which run alone; empty before anything is measured."""
+        """Seconds of wall time each rate class has left (large items run alone, the rest shared)."""
         means = {key: spent / count for key, (spent, count) in self._measured.items()}
         sums: dict[str, tuple[float, int]] = {}
         for (kind, _), (spent, count) in self._measured.items():
@@ -141,9 +127,8 @@ class ProgressLine:
         return sum(self.work_left().values())
 
     def _longest(self) -> str:
-        """The target with the most work left, with how far it has come: when targets run at
-        rates a hundred times apart, the items count says little, and this says what holds the
-        run up (e.g. ``openvino/pytorch/CPU 220/1017``)."""
+        """The target with the most work left and how far it has come (``openvino/pytorch/CPU
+        220/1017``): what holds the run up, where the items count says little."""
         work = self.work_left()
         if len(work) < 2:
             return ""
@@ -247,7 +232,6 @@ def _why_red(results: list[Result], interrupted: bool, missing: int, selected: i
 
 
 def eta_text(seconds: float) -> str:
-    """The ETA as the progress line shows it, five characters wide: whole seconds, tenths below 10
-    s: in whole seconds, rounding alone put the ETA up to a fifth off the time left near a run's
-    end."""
+    """The ETA, five characters wide: whole seconds, tenths below 10 s (whole seconds alone put it
+    up to a fifth off near a run's end)."""
     return f"{seconds:5.1f}" if seconds < 9.95 else f"{seconds:5.0f}"

@@ -1,7 +1,5 @@
 """A worker's place in the pool: its process, its pipe, the jobs it has been sent, and how it ends.
-
-The pool (:mod:`conformance.engine.pool`) keeps one slot per worker; a slot is replaced whole when its
-worker dies, overruns or is retired.
+A slot is replaced whole when its worker dies, overruns or is retired.
 """
 
 from __future__ import annotations
@@ -45,10 +43,7 @@ class Process(Protocol):
 
 @dataclass
 class Readiness:
-    """How far a worker is from running items: what it does before its first job (the targets it
-    prepares, whether it has said it is done), when it was started, the adapters it has said it
-    has loaded. Apart from the slot's pipe and clock: these change only while the worker starts
-    or meets a new adapter."""
+    """How far a worker is from running items (what changes only while it starts or loads)."""
 
     #: the targets it prepares before its first job, and whether it has said it is done
     preload: tuple[Preload, ...] = ()
@@ -60,9 +55,8 @@ class Readiness:
     group: str | None = None
 
     def waits_for(self, job: Job | None) -> bool:
-        """Whether ``job`` (the running one) waits for the worker's start (its spawn or fork,
-        loading its adapters and their prepare()) or for its adapter's loading and its target's
-        prepare(), not running."""
+        """Whether ``job`` (the running one) waits for the worker's start or for its adapter's
+        loading and its target's prepare(), rather than running."""
         return not self.prepared or (job is not None and job.preload not in self.loaded)
 
 
@@ -71,11 +65,9 @@ class Slot:
     process: Process
     connection: Connection
     log: Path | None
-    #: jobs sent and not answered yet, the running one first; the next ones already wait in the
-    #: pipe, so the worker starts one the moment it has sent a result (see EngineSettings.depth)
+    #: jobs sent and not answered yet, the running one first (the others wait in the pipe)
     inflight: deque[Job] = field(default_factory=deque)
-    #: its last item's time in ms (0: none yet) and that item's target, for the work let wait in
-    #: its pipe (see takes)
+    #: its last item's time in ms (0: none yet) and that item's target (see takes)
     pace_ms: float = 0.0
     pace_of: Target | None = None
     #: when the running job's time is up (see clock), and since when it has been the running job
@@ -91,8 +83,7 @@ class Slot:
     history: list[Job] = field(default_factory=list)
     #: its private temporary folder, removed once it has ended (see conformance.storage.scratch)
     scratch: Path | None = None
-    #: while it replaces a worker that died and has no result yet: when it took the place, or got
-    #: its first job if that came later (see Pool.lost_s)
+    #: while it replaces a dead worker and has no result yet: since when it loses time (Pool.lost_s)
     replaced_at: float | None = None
 
     @property
@@ -102,20 +93,19 @@ class Slot:
 
     def _room(self, depth: int) -> int:
         """How many jobs of its last item's target may wait behind the running one: fewer than
-        ``depth`` in flight, within ``waiting_ms`` of work at its pace, one at least."""
+        ``depth`` in flight, within ``waiting_ms`` at its pace, one at least."""
         waiting_ms = settings.ENGINE.waiting_ms
         return max(1, min(depth - 1, int(waiting_ms / self.pace_ms))) if self.pace_ms > 0 else 1
 
     def has_room(self, depth: int | None = None) -> bool:
-        """Whether any job could be sent now (see :meth:`takes`): asked before one is taken from
-        the queue, so that a full pipe costs no taking and giving back."""
+        """Whether any job could be sent now: asked before one is taken from the queue, so that a
+        full pipe costs no taking and giving back."""
         return len(self.inflight) <= self._room(depth or settings.ENGINE.depth)
 
     def takes(self, job: Job, depth: int | None = None, size: int | None = None) -> bool:
-        """Whether ``job`` (``size`` bytes pickled, if known) may be sent now: to an idle worker always;
-        behind a running job while the pipe has room (:meth:`_room`; one job for another target
-        than the last item's, whose pace says nothing of it) and the job is within
-        ``waiting_bytes``. A worker retired for its memory still runs the jobs in its pipe."""
+        """Whether ``job`` (``size`` bytes pickled, if known) may be sent now: to an idle worker
+        always; behind a running job while the pipe has room (one job of another target than the
+        last item's, whose pace says nothing of it) and within ``waiting_bytes``."""
         if not self.inflight:
             return True
         room = self._room(depth or settings.ENGINE.depth) if job.target == self.pace_of else 1
@@ -128,8 +118,8 @@ class Slot:
         return (len(self.inflight) - 1) * self.pace_ms
 
     def started_next(self, timeout: float, start_limit: float, log_end: int | None = None) -> None:
-        """Its next job is its running job from now: sent to it idle (its output starts at the log's
-        end), or ``log_end`` where the worker said its last one's output ended."""
+        """Its next job is its running job from now; its output starts at ``log_end`` (where the
+        worker said the last one's ended), or the log's end."""
         self.began = time.monotonic()
         self.clock(timeout, start_limit)
         if log_end is None:
@@ -138,22 +128,19 @@ class Slot:
 
     @property
     def starting(self) -> bool:
-        """Whether the running job waits for the worker's start (its spawn or fork, loading its
-        adapters and their prepare()) or for its adapter's loading, rather than running."""
+        """Whether the running job waits for the worker's start or its adapter's loading."""
         return self.readiness.waits_for(self.job)
 
     def clock(self, timeout: float, start_limit: float) -> None:
-        """Time the running job: ``timeout`` from now for the item itself; while the worker starts,
-        ``start_limit`` from its start, and while it loads the job's adapter, from now (neither is
-        the item's time: see EngineSettings.start_s)."""
+        """Time the running job: ``timeout`` from now for the item itself; ``start_limit`` from the
+        worker's start while it starts, from now while it loads the job's adapter."""
         if not self.readiness.prepared:
             self.deadline = self.readiness.born + start_limit
         else:
             self.deadline = time.monotonic() + (start_limit if self.starting else timeout)
 
     def ready(self, loaded: tuple[Preload, ...], timeout: float, start_limit: float) -> None:
-        """The worker says it has loaded and prepared the targets ``loaded`` (the first time, those
-        it started with): its running job's own time starts now."""
+        """The worker has loaded and prepared the targets ``loaded``: its running job's time starts."""
         self.readiness.prepared = True
         self.readiness.loaded.update(loaded)
         if self.inflight:
@@ -171,9 +158,7 @@ class Slot:
 
 @dataclass(frozen=True)
 class Start:
-    """What a worker is started with: its number, its log, the targets it prepares before its first
-    job, its private folder, its share of the cores and the memory an item may take
-    (``worker.main``'s ``memory_budget``)."""
+    """What a worker is started with (see ``worker.main``)."""
 
     number: int
     log: Path | None
@@ -192,9 +177,7 @@ class Start:
 
 
 def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
-    """The slot of a worker the zygote forked (``forked``: its process and connection), or of one
-    spawned now where the zygote could not fork it (its thread variables set in the environment
-    it starts with)."""
+    """The slot of a worker the zygote forked, or of one spawned now where it could not."""
     if forked is not None:
         process: Process = forked[0]
         connection = forked[1]
@@ -216,27 +199,17 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
 
 
 def nap_s(busy: list[Slot]) -> float:
-    """How long the parent may sleep before it looks at the ``busy`` workers' pipes: half the
-    work the least supplied of them has waiting, at most ``nap_ms`` (0 when one has none).
-
-    A worker's send wakes a parent blocked on its pipe: on two cores a wake-up per result cost the
-    parent's share of the CPU and each result's send time (the wake-up is the sender's work, a
-    virtual machine's interrupt between its processors). A parent asleep while every worker has
-    jobs waiting reads their results several at a time. The work waiting is priced at each
-    worker's last item, so a worker whose waiting job is of a faster target may run out and idle
-    for the rest of the nap (2 ms at most). Deaths and overruns are seen that much later, never
-    missed."""
+    """How long the parent may sleep before it looks at the ``busy`` workers' pipes: half the work
+    the least supplied has waiting, at most ``nap_ms``. On two cores a wake-up per result cost the
+    parent's share of the CPU; asleep while every worker has jobs waiting, it reads several."""
     slack = min((slot.slack_ms() for slot in busy), default=0.0)
     return min(slack / 2, settings.ENGINE.nap_ms) / 1000
 
 
 def readable(slot: Slot) -> bool:
-    """Whether the worker's pipe holds something unread (a result, or the end of the stream).
-
-    A worker can send a result and die (on its next item) between the ``wait`` and the check that
-    finds it dead; its connection was not in the ``ready`` list, but its result is in the pipe.
-    Declaring the running job lost then would blame the item that finished (and passed) for the
-    death of the next one, with no item before it to name as the culprit."""
+    """Whether the worker's pipe holds something unread (a result, or the end of the stream): a
+    worker may send a result and die on its next item between the ``wait`` and the check that finds
+    it dead, and the item that finished must not be blamed for the next one's death."""
     try:
         return slot.connection.poll()
     except (OSError, EOFError):  # closed here
@@ -256,14 +229,15 @@ def ask_to_stop(slot: Slot) -> None:
 
 
 def stop_worker(slot: Slot, *, kill: bool) -> None:
-    """End the worker: let it exit (it was asked) for up to ``stop_s`` unless ``kill``, then kill it."""
+    """End the worker: let it exit (it was asked) for up to ``stop_s`` unless ``kill``, then kill it
+    and its process group."""
     stop_s = settings.ENGINE.stop_s
     if slot.process.is_alive() and not kill:
         slot.process.join(timeout=stop_s)
     if slot.process.is_alive():
         slot.process.kill()
         slot.process.join(timeout=stop_s)
-    # and whatever the worker started (it leads its own process group): no helper outlives it
+    # whatever the worker started (it leads its own process group): no helper outlives it
     if slot.process.pid is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(slot.process.pid, signal.SIGKILL)

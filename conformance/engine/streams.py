@@ -1,11 +1,8 @@
-"""The terminal streams a verb writes to, made safe against what shells and CI systems do to them.
-
-A reader that stops early (``| head``), a terminal that closed (SIGHUP), a descriptor closed at
-start (``2>&-``) or an output encoding that cannot show a character must cost a verb its terminal
-output only: never the run, its files or its exit status. So the first write that fails points
-the descriptor at /dev/null (later writes, and the interpreter's last flush, then succeed and go
-nowhere), characters the encoding lacks are escaped, and a descriptor missing at start is opened
-on /dev/null before anything (a worker's log file) could take its number.
+"""The terminal streams a verb writes to, made safe against what shells and CI systems do to them:
+a reader that stops early (``| head``), a closed terminal, a descriptor closed at start (``2>&-``)
+or an encoding that cannot show a character must cost a verb its terminal output only, never the
+run, its files or its exit status. The first write that fails points the descriptor at /dev/null,
+unencodable characters are escaped, and a descriptor missing at start is opened on /dev/null.
 """
 
 from __future__ import annotations
@@ -59,8 +56,7 @@ class Tolerant:
 
 
 def _to_null(stream: TextIO) -> None:
-    """Point the stream's descriptor at /dev/null and drop what its buffer still holds there, so
-    the interpreter's flush at exit has nothing to fail on."""
+    """Point the stream's descriptor at /dev/null and flush there, so the exit's flush cannot fail."""
     with contextlib.suppress(OSError, ValueError):
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, stream.fileno())
@@ -82,8 +78,7 @@ def _open_missing_descriptors() -> None:
 
 
 def _usable(stream: TextIO | None, fd: int) -> TextIO:
-    """The stream to wrap: Python leaves sys.stdout/sys.stderr None when the descriptor was closed
-    at start; characters its encoding lacks are escaped rather than raised."""
+    """The stream to wrap (None if closed at start), escaping what its encoding lacks."""
     if stream is None:
         stream = open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     reconfigure = getattr(stream, "reconfigure", None)

@@ -1,9 +1,7 @@
-"""The worker process: runs jobs one at a time, each through :func:`execution.run_item`.
-
-Backends run here, never in the parent, so a segfault, an abort or a hang in a backend costs
-one worker (which the pool replaces) and one result, not the run. Workers are never forked from
-the parent (it may hold threads: forking it is unsafe); they are forked from the single-threaded
-zygote (:mod:`conformance.engine.zygote`), or started afresh where it cannot fork.
+"""The worker process: runs jobs one at a time, each through :func:`item.run_item`. Backends run
+here, never in the parent, so a segfault, an abort or a hang costs one worker and one result, not
+the run. Workers are never forked from the parent (it may hold threads: forking it is unsafe),
+only from the single-threaded zygote, or started afresh where it cannot fork.
 """
 
 from __future__ import annotations
@@ -39,8 +37,8 @@ AdapterKey = tuple[str, tuple[tuple[str, str], ...]]
 #: the adapters a worker has loaded
 Loaded = dict[AdapterKey, "LoadedAdapter"]
 
-#: Threading variables set in each worker so that N workers share the cores instead of each
-#: backend assuming it owns them all (which makes -j 2 slower, not faster).
+#: set in each worker so that N workers share the cores instead of each backend assuming it owns
+#: them all (which makes -j 2 slower, not faster)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CONFORMANCE_THREADS")
 
 
@@ -70,9 +68,8 @@ class Job:
 
     @functools.cached_property
     def large(self) -> bool:
-        """Whether the item needs gigabytes (see :mod:`conformance.engine.memory`): such items run
-        one at a time on the machine, so the pool gives them all to one worker. Kept once
-        asked: the pool and the progress line ask seven times a job."""
+        """Whether the item needs gigabytes (see :mod:`.memory`): the pool gives such items to one
+        worker. Cached: the pool and the progress line ask seven times a job."""
         return memory.is_large(self.case)
 
     @property
@@ -91,9 +88,8 @@ def peak_rss_kib() -> int:
 
 
 def resident_kib() -> int | None:
-    """This process's resident memory now (not its peak), or None where /proc is not there. Asked
-    after every item: the file stays open and is read again from its start (the system writes it
-    afresh on each read), rather than opened each time."""
+    """This process's resident memory now (not its peak), or None without /proc. Asked after every
+    item, so the file stays open and is read again from its start."""
     global _statm
     for _ in range(2):  # a descriptor an item closed (or reused for another file) is opened afresh
         try:
@@ -107,26 +103,19 @@ def resident_kib() -> int | None:
     return None
 
 
-#: the process that opened /proc/self/statm (a fork inherits the descriptor, naming its parent),
-#: and the descriptor
+#: the pid that opened /proc/self/statm (a fork inherits the descriptor) and the descriptor
 _statm: tuple[int, int] | None = None
 
 
-#: The soft core-file limit a worker sets: one byte, which the kernel takes as "no core dump" both for
-#: a core file (smaller than a page) and for a crash reporter that core_pattern pipes to (the
-#: kernel skips the pipe for a limit of exactly 1, its own guard against dumping the reporter).
+#: The soft core-file limit a worker sets: 1 byte means no core file (smaller than a page), and the
+#: kernel skips a core_pattern pipe to a crash reporter for a limit of exactly 1.
 NO_CORE = 1
 
 
 def forgo_core_dumps() -> None:
-    """Let a crash of this worker write no core dump. Where the user's shell allows them (``ulimit
-    -c unlimited``, usual where backends are developed), each of the crashes a run meets (dozens in
-    the corpus, on known backend bugs) wrote the worker's whole memory, hundreds of MB, as ``core``
-    into the folder the run was started in (the user's, overwriting a core of their own), and took
-    ten times as long to die; a crash reporter (``|`` in core_pattern) was handed the same stream.
-    A crash's evidence is its result, the worker's log and its reproducer, which runs the item in
-    a process of the user's own, with their limits. Where core_pattern pipes to a reporter, the
-    kernel logs a line for each crash it skips so ("RLIMIT_CORE is set to 1, aborting core")."""
+    """Let a crash of this worker write no core dump: under ``ulimit -c unlimited`` each of a run's
+    dozens of crashes wrote hundreds of MB as ``core`` into the user's folder and took ten times as
+    long to die. A crash's evidence is its result, the worker's log and its reproducer."""
     with contextlib.suppress(ValueError, OSError):
         hard = resource.getrlimit(resource.RLIMIT_CORE)[1]  # RLIM_INFINITY is -1 here: no min()
         soft = NO_CORE if hard == resource.RLIM_INFINITY else min(NO_CORE, hard)
@@ -134,9 +123,7 @@ def forgo_core_dumps() -> None:
 
 
 def redirect_output(log_path: str | None) -> None:
-    """Send this process's stdout and stderr (file descriptors, so native backend code too) to
-    its log file: backend chatter stays out of the run's console, and the parent can quote the
-    last lines when the worker dies."""
+    """Send this process's stdout and stderr (descriptors, so native code's too) to its log file."""
     if log_path is None:
         return
     descriptor = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -145,26 +132,19 @@ def redirect_output(log_path: str | None) -> None:
     os.close(descriptor)
 
 
-def thread_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
-    """The thread variables for a process that may use ``threads`` threads; ``blas`` overrides
-    the count for OpenBLAS, which starts its pool when NumPy is imported (the zygote needs 1)."""
-    values = dict.fromkeys(THREAD_VARIABLES, str(threads))
-    if blas is not None:
-        values["OPENBLAS_NUM_THREADS"] = str(blas)
-    return values
-
-
 def set_thread_variables(threads: int, *, blas: int | None = None) -> None:
-    """Tell the backends how many threads this process may use (before they load)."""
-    os.environ.update(thread_variables(threads, blas=blas))
+    """Tell the backends how many threads this process may use (before they load); ``blas``
+    overrides it for OpenBLAS, which starts its pool when NumPy is imported (the zygote needs 1)."""
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
+    if blas is not None:
+        os.environ["OPENBLAS_NUM_THREADS"] = str(blas)
 
 
 @contextlib.contextmanager
 def thread_environment(threads: int, *, blas: int | None = None) -> Iterator[None]:
-    """The thread variables set in this process's environment while a worker (or the zygote) is
-    started, then restored. A spawned process imports the parent's main module, and with it
-    NumPy, before its own code runs: set only there, OpenBLAS would already have started its
-    thread pool (and the zygote could never fork)."""
+    """The thread variables set here while a worker (or the zygote) is spawned, then restored: a
+    spawned process imports NumPy with the parent's main module before its own code runs, and
+    OpenBLAS would start its thread pool (the zygote could never fork)."""
     before = {name: os.environ.get(name) for name in THREAD_VARIABLES}
     set_thread_variables(threads, blas=blas)
     try:
@@ -178,9 +158,8 @@ def thread_environment(threads: int, *, blas: int | None = None) -> Iterator[Non
 
 
 def _settle_output(log_path: str | None) -> int:
-    """Flush this worker's output and say where the log ends. An adapter may have closed
-    ``sys.stdout`` or ``sys.stderr``, or their descriptors: they are opened again on the log, so
-    that the next item neither fails on a closed stream nor loses what it prints."""
+    """Flush this worker's output and say where the log ends; streams or descriptors an adapter
+    closed are opened again on the log, so that the next item neither fails nor loses output."""
     for number, name in ((1, "stdout"), (2, "stderr")):
         stream = getattr(sys, name)
         try:
@@ -218,42 +197,36 @@ def main(
     prepares: bool = True,
 ) -> None:
     """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
-    ``memory_budget``: the bytes an item may need (see :func:`conformance.engine.memory.confine`);
-    ``scratch_folder``: its private temporary folder (see :mod:`conformance.storage.scratch`);
-    ``prepares``: whether it calls ``prepare`` for each further target it meets (not once a
-    prepare() was found broken, see Pool._lost)."""
+    ``memory_budget``: the bytes an item may need (see :func:`.memory.confine`); ``prepares``:
+    whether it prepares each further target it meets (not once a prepare() was found broken)."""
     redirect_output(log_path)
     forgo_core_dumps()
     scratch.enter(scratch_folder)
     phase.open_marker(log_path)
     set_thread_variables(threads)
     memory.confine(memory_budget)
-    # its own process group: whatever a backend starts is ended with it (see run.slot.stop_worker),
-    # and a helper its main thread forks ends with it even if the pool is gone
+    # its own process group, so that whatever a backend starts is killed with it (slot.stop_worker)
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     lifeline.tie_forks()
     before = set(sys.modules)
     loaded, ready = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
-    # (see conformance.engine.zygote, which freezes what it imported before it forks)
     _freeze()
-    # prepared: a death from here on is an item's, not prepare()'s (see Pool._lost), and the first
-    # job's own time starts now (see Slot.ready); the modules it took go to the zygote
+    # prepared: a death from here on is an item's, and the first job's own time starts now
     connection.send((-1, tuple(ready), 0, learned(before)))
     _serve(connection, log_path, loaded, ready if prepares else None)
 
 
 def spawned_main(connection: Connection, *args: Any) -> None:
-    """:func:`main` in a worker started afresh (not forked by the zygote), tied first to the process
-    that started it (see :mod:`conformance.engine.lifeline`)."""
+    """:func:`main` in a worker started afresh, tied first to the process that started it."""
     lifeline.tie_to_spawner()
     main(connection, *args)
 
 
 def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: set[Preload] | None) -> None:
-    """Run jobs until the parent sends None or goes away (see :func:`main`). ``ready``: the targets
-    prepared so far, each further one prepared when its first job comes (None: none is)."""
+    """Run jobs until the parent sends None or goes away. ``ready``: the targets prepared so far,
+    each further one prepared when its first job comes (None: none is)."""
     # Imported here, after the thread variables are set: backends read them when they load.
     from conformance.engine.item import LargeInput, run_item
     from conformance.loading import registry
@@ -293,8 +266,7 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: 
         elapsed_ms = (time.perf_counter() - started) * 1000
         phase.mark("reporting")
         line = _journal_line(result, elapsed_ms, load_ms)
-        # where the next job's output will start in the log: the parent quotes the log from there
-        # if that job kills the worker (it may start before the parent has read this result)
+        # where the next job's output starts in the log, which the parent quotes if it dies
         log_end = _settle_output(log_path)
         # the memory the pool bounds: what the worker accumulates, not the input it keeps on purpose
         resident = resident_kib()
@@ -303,9 +275,8 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: 
 
 
 def _journal_line(result: Result, elapsed_ms: float, load_ms: float) -> str:
-    """The result with this worker's record, as the JSON line the run's journal keeps: the parent,
-    which serves every worker, writes it as it is instead of encoding the result again on the
-    cores the workers share. ``load_ms``: the adapter loaded in this item (0: it had been)."""
+    """The result with this worker's record as the journal's JSON line, encoded here so that the
+    parent, which serves every worker, need not. ``load_ms``: loading the adapter, if it did."""
     usage: WorkerRecord = {
         "pid": os.getpid(),
         "peak_rss_kib": peak_rss_kib(),
@@ -319,9 +290,8 @@ def _journal_line(result: Result, elapsed_ms: float, load_ms: float) -> str:
 
 
 def _freeze() -> None:
-    """Keep what the worker holds now out of its collections for good, once what is garbage among
-    it is collected (earlier items' cycles would otherwise be kept for the worker's life). Cheap
-    in a worker forked from the zygote: what it inherited is frozen already."""
+    """Keep what the worker holds now out of its collections for good, collected first (earlier
+    items' cycles would otherwise be kept for the worker's life)."""
     gc.collect()
     gc.freeze()
 
@@ -344,9 +314,7 @@ def thread_names() -> list[str]:
 
 
 def learned(before: set[str]) -> tuple[str, ...]:
-    """The modules imported since ``before``, in the order they were, for the zygote to import
-    for the workers it forks next (it tries each package in a child first: see
-    :mod:`conformance.engine.zygote`). Only modules importable under their own name are named."""
+    """The modules imported since ``before``, in order, importable by name: for the zygote."""
     names = []
     for name in sys.modules:  # insertion order: a package before its modules
         if name in before:
@@ -358,9 +326,7 @@ def learned(before: set[str]) -> tuple[str, ...]:
 
 
 def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, set[Preload]]:
-    """The ``preload`` targets' adapters, loaded and prepared before the first job, and those
-    targets (what fails here is printed: the first job meets the same problem and reports it on
-    its result)."""
+    """The ``preload`` targets' adapters, loaded and prepared (failures are printed), and those targets."""
     from conformance.loading import registry
 
     loaded: Loaded = {}
@@ -377,8 +343,7 @@ def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, set[Preload]]:
 
 
 def _prepare(adapter: LoadedAdapter, target: Target) -> None:
-    """The route's optional ``prepare(target)``; what fails is printed, not raised: the target's
-    items meet the same problem and report it on their results."""
+    """The route's optional ``prepare(target)``; what fails is printed: the items report it."""
     try:
         adapter.hooks.prepare(target)
     except Exception:

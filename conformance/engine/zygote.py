@@ -1,31 +1,15 @@
 """The zygote: one process that imports the harness and the backends' thread-free modules once,
-then forks each new worker from itself.
+then forks each new worker from itself (a spawned worker imports everything again: 0.4 s for the
+harness, 3 s for torch, and a full run starts dozens).
 
-Why: a worker started afresh ("spawn") imports everything again: about 0.4 s for the harness,
-1.5 s for torch, 1.5 s more for ``torch._dynamo``. A full run starts dozens of workers (each
-backend crash costs one), so on two cores those imports were most of the harness's share of the
-wall time. A forked worker has them already.
-
-Why it is safe: ``fork`` copies only the calling thread, so a process with other threads may
-be forked while one of them holds a lock that the child then waits for forever (a hang that
-would be reported as the backend's timeout). The zygote is started afresh, sets the thread
-variables before anything loads (NumPy's OpenBLAS with one thread: the suite's NumPy work uses no
-BLAS), imports the harness, and counts its threads after each import and before every fork: with
-more than one it refuses, and the pool spawns workers instead.
-
-Which backends it imports, it learns: a worker that has loaded and prepared its adapters sends the
-modules that took (see :func:`worker.learned`), the pool passes on those it has not passed on
-before (:meth:`Zygote.learn`), and the zygote takes them a top-level package at a time, between
-fork requests: it imports the package's modules in a forked child first, and only if the child
-is still single-threaded does it import them itself. So the first worker of a backend imports it
-itself and every worker forked afterwards (a replacement after a crash) has it; a backend that
-starts a thread when imported (OpenVINO, ONNX Runtime) is never imported in the zygote, and each
-worker imports it. Adapters declare nothing for this. The standard library's forkserver
-with ``set_forkserver_preload`` forks as fast, but its preload list is fixed before its first
-fork and it never looks at its own threads.
-
-The pool sees a forked worker as a :class:`Forked`: the same surface as a spawned
-``multiprocessing`` process (a sentinel to wait on, ``exitcode``, ``kill``, ``join``, ``close``).
+Why it is safe: ``fork`` copies only the calling thread, so a child of a process with other
+threads may wait forever for a lock one of them held. The zygote is spawned, sets the thread
+variables before anything loads (OpenBLAS with one thread), and counts its threads after each
+import and before every fork: with more than one it refuses, and the pool spawns workers. What it
+imports it learns from the workers, a package at a time, first in a forked child that must stay
+single-threaded, so a backend that starts a thread when imported is never imported here. The
+standard library's forkserver fixes its preload list before its first fork and never looks at
+its own threads.
 """
 
 from __future__ import annotations
@@ -61,14 +45,10 @@ _CONTEXT = multiprocessing.get_context("spawn")
 
 
 class Forked:
-    """A worker forked by the zygote, as the pool handles its workers.
-
-    Its sentinel is a pipe the zygote (the worker's parent, which reaps it) writes the exit code
-    to: it reads as ended when the worker has exited, even if a process the worker started
-    still holds every descriptor the worker had. If the zygote itself goes away, or refuses to
-    fork it, it reads as ended too, and a worker it forked is killed rather than left unwatched.
-    Its pid is None until the zygote has said it forked it (see :meth:`Zygote.fork`).
-    """
+    """A worker forked by the zygote, with a spawned process's surface for the pool. Its sentinel is
+    a pipe the zygote (which reaps it) writes the exit code to: it reads as ended when the worker
+    has exited, even if a process the worker started still holds its descriptors, and when the
+    zygote goes away or refuses to fork it (a forked worker is then killed, not left unwatched)."""
 
     def __init__(self, zygote: Zygote, sentinel: int) -> None:
         self._zygote = zygote
@@ -92,8 +72,7 @@ class Forked:
         self._ended = True
 
     def is_alive(self) -> bool:
-        if not self._ended and wait([self.sentinel], timeout=0):
-            self._ended_now()
+        self.join(timeout=0)
         return not self._ended
 
     def join(self, timeout: float | None = None) -> None:
@@ -101,8 +80,8 @@ class Forked:
             self._ended_now()
 
     def kill(self) -> None:
-        """Kill it, if it was forked and has not been reaped (its pid may be another process's by
-        then); one the zygote has not forked yet finds its pipe closed and ends when it is."""
+        """Kill it if it was forked and not reaped (its pid may be another process's by then); one
+        not forked yet ends when the zygote finds its pipe closed."""
         if not self._ended and self.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
@@ -132,8 +111,7 @@ class Zygote:
         self._asked: deque[Forked] = deque()
 
     def _read(self, wait_s: float) -> bool:
-        """Read one message within ``wait_s`` seconds: that it can fork, that it forked (or
-        refused) the worker asked for first, or why it cannot fork."""
+        """Read one message within ``wait_s``: ready, forked (or refused), or why it cannot fork."""
         try:
             if not self._connection.poll(wait_s):
                 return False
@@ -164,9 +142,8 @@ class Zygote:
 
     def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
         """A new worker running ``worker.main(connection, *args)``; None when the zygote cannot
-        fork (the pool spawns it instead). The request is sent with the worker's ends of its
-        pipes and not waited for: the zygote forks between imports, which take seconds
-        (TensorFlow's), and the parent serves the other workers meanwhile."""
+        fork. The request goes with the worker's ends of its pipes and is not waited for: the
+        zygote forks between imports (seconds, for TensorFlow) while the parent serves the others."""
         self.poll()  # the answers to earlier requests, and whether it can fork at all
         if self.usable is not True:
             return None
@@ -195,9 +172,8 @@ class Zygote:
                 self._connection.send(("import", tuple(modules)))
 
     def close(self, at_once: bool = False) -> None:
-        """Ask the zygote to exit (its workers are the pool's to stop), then make sure it has; one
-        in the middle of an import reads no request until it ends, and is killed after a moment,
-        as it is at once when ``at_once`` (a run interrupted)."""
+        """Ask the zygote to exit (its workers are the pool's to stop); one still importing is
+        killed after a moment, or at once when ``at_once`` (a run interrupted)."""
         with contextlib.suppress(OSError):
             self._connection.send(None)
         self.process.join(timeout=0 if at_once else 1)
@@ -208,9 +184,7 @@ class Zygote:
 
 
 def preload() -> None:
-    """Import the harness, and read the installed distributions' index, which adapters' ``info()``
-    asks for their backends' versions (:func:`conformance.plugin.distributions_by_package`): each
-    forked worker then has both."""
+    """Import the harness and read the distributions' index adapters' ``info()`` asks for."""
     _import(HARNESS)
     try:
         plugin.distributions_by_package()
@@ -234,8 +208,8 @@ def _import(names: Iterable[str]) -> None:
 
 
 def _single_threaded(connection: Connection, server: _Server, imported: str) -> bool:
-    """Whether the zygote still has one thread after importing ``imported``; if not, it says why,
-    forks no more, and serves its workers' exits until told to stop."""
+    """Whether the zygote still has one thread after importing ``imported``; if not, it says why
+    and only serves its workers' exits until told to stop."""
     running = worker.thread_count()
     if running == 1:
         return True
@@ -243,18 +217,15 @@ def _single_threaded(connection: Connection, server: _Server, imported: str) -> 
     reason = f"{running} threads ({names}) after importing {imported}: workers are spawned"
     print(f"zygote: {reason}", file=sys.stderr, flush=True)
     connection.send(("unsafe", reason))
-    # the workers forked before go on: their exit codes are still this process's to report
-    # (leaving now would read as its end, and kill them)
+    # its workers go on: leaving now would read as its end, and kill them
     while server.serve(block=True, fork=False):
         pass
     return False
 
 
 def main(connection: Connection, threads: int, log_path: str | None) -> None:
-    """Import the harness, then fork workers on request and import the modules the pool passes
-    on, one at a time between forks, until told to stop; after each import check that this
-    process is single-threaded. It ends with the run (see :mod:`conformance.engine.lifeline`), and
-    its workers with it."""
+    """Import the harness, then fork workers on request and import the packages the pool passes
+    on between forks, checking after each that it is single-threaded, until told to stop."""
     lifeline.tie_to_spawner()
     worker.redirect_output(log_path)
     worker.forgo_core_dumps()  # it imports backends: a crash there dumps no core either
@@ -316,9 +287,8 @@ def _starts_no_thread(modules: list[str]) -> bool:
 
 
 def _leave() -> NoReturn:
-    """End the zygote without the interpreter's teardown: it holds no state worth saving, and
-    tearing down the backends it imported (TensorFlow, torch, OpenVINO) takes seconds that the
-    pool would wait for at the end of every run that started it."""
+    """End the zygote without the interpreter's teardown: tearing down the backends it imported
+    takes seconds the pool would wait for at the end of every run."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -327,8 +297,7 @@ def _leave() -> NoReturn:
 
 class _Server:
     """Forks workers on request and reaps them, reporting each one's exit code. Set up before the
-    first import: a worker that ends while the zygote imports (seconds, for TensorFlow) is reaped
-    by the signal handler at once, so the pool learns how it ended without waiting for the import."""
+    first import: a worker that ends while the zygote imports is reaped by the signal handler."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
@@ -337,21 +306,18 @@ class _Server:
         signal.set_wakeup_fd(wake_write)
         self.children: dict[int, int] = {}  # pid -> the write end of its exit-code pipe
         zygote = os.getpid()
-        # only in the zygote: a worker between its fork and its own handler must not reap
-        # (it holds copies of its siblings' exit pipes)
+        # only in the zygote: a worker before its own handler holds its siblings' exit pipes
         signal.signal(signal.SIGCHLD, lambda *_: _reap(self.children) if os.getpid() == zygote else None)
         self.own = [connection.fileno(), self.wake_read, wake_write]
 
     def serve(self, *, block: bool, fork: bool = True, learned: deque[str] | None = None) -> bool:
-        """Fork on request (refuse, unless ``fork``) until told to stop (False), or to import
-        modules (True, added to ``learned``), or, unless ``block``, until no request is waiting
-        (True)."""
+        """Fork on request (refuse, unless ``fork``) until told to stop (False), to import modules
+        (True, added to ``learned``) or, unless ``block``, until no request is waiting (True)."""
         while True:
             ready = wait([self.connection, self.wake_read], None if block else 0)
             if self.wake_read in ready:
                 os.read(self.wake_read, 512)
-            # the handler reaps too: never in the middle of this call (it would report a worker
-            # this call has just waited for as ended with 0)
+            # the handler reaps too: not during this call, or a worker just waited for reads as 0
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
             try:
                 _reap(self.children)
@@ -412,8 +378,7 @@ def _fork(
 
 
 def _reap(children: dict[int, int]) -> None:
-    """Write the exit code of every ended worker to its pipe and close it (from the serving loop,
-    and from the signal handler while the zygote imports)."""
+    """Write the exit code of every ended worker to its pipe and close it."""
     for pid in list(children):
         try:
             done, status = os.waitpid(pid, os.WNOHANG)

@@ -1,8 +1,5 @@
-"""Planning a run: which (case, op, target) jobs it holds, in its deterministic order.
-
-Every front door plans through :func:`plan`: ``conformance run``, ``conformance certify`` and the
-pytest plugin (which plans each collected file, then the selected items again for the run), so
-one selection rule decides what runs whichever way the suite is driven.
+"""Planning a run: which (case, op, target) jobs it holds, in its deterministic order. Every front
+door plans through :func:`plan`, so one selection rule decides what runs.
 """
 
 from __future__ import annotations
@@ -16,14 +13,7 @@ from pathlib import Path
 from conformance.corpus import catalogue, keywords
 from conformance.corpus.case import Case
 from conformance.corpus.loader import Suite, load_paths
-from conformance.corpus.selection import (
-    Item,
-    close_to,
-    missing_items,
-    select,
-    unmatched_ops,
-    unmatched_tags,
-)
+from conformance.corpus.selection import Item, close_to, missing_items, select, unmatched_ops, unmatched_tags
 from conformance.engine.worker import Job
 from conformance.errors import PluginError, UsageError
 from conformance.loading import registry
@@ -56,8 +46,7 @@ class RunConfig:
     known_issue_files: tuple[Path, ...] = ()
     #: False: raw statuses (no shipped known issues), e.g. to compare backend releases
     known_issues: bool = True
-    #: written as the adapter's name in the results (e.g. openvino@2024.6.0), so runs of several
-    #: releases of one backend merge into one report without their target ids colliding
+    #: the adapter's name in the results (openvino@2024.6.0): runs of several releases merge
     label: str | None = None
     junit: bool = True
     command: tuple[str, ...] = ()
@@ -65,11 +54,9 @@ class RunConfig:
     memory_budget_mib: int | None = None
     #: run only this part of the jobs (``--shard I/N``; see conformance.storage.shard)
     shard: Shard | None = None
-    #: seconds the crash review may spend rerunning dead items and looking for the items that
-    #: broke their workers (``--crash-budget``; see conformance.verdict.crash_review)
+    #: seconds the crash review may spend (``--crash-budget``)
     crash_budget_s: float = 300.0
-    #: replace the complete run of another selection in ``out`` (``--replace``; see
-    #: conformance.storage.out_folder.check_replacing)
+    #: replace the complete run of another selection in ``out`` (``--replace``)
     replace: bool = False
 
 
@@ -115,8 +102,7 @@ def _load(name: str, options: Mapping[str, str]) -> registry.LoadedAdapter:
 
 @dataclass(frozen=True)
 class Station:
-    """One target a run serves, with what it needs to build jobs: the adapter spec the worker
-    loads, the adapter's options, what the route is judged on and the ops it runs."""
+    """One target a run serves, with what it needs to build jobs."""
 
     adapter: str
     target: Target
@@ -127,17 +113,8 @@ class Station:
 
     def job(self, index: int, case: Case, op: str, repeat: int) -> Job:
         """The job of ``case`` and ``op`` on this target, ``index``-th in its run."""
-        return Job(
-            index,
-            self.adapter,
-            self.target,
-            case,
-            op,
-            repeat,
-            dict(self.options),
-            self.judged,
-            self.own_worker,
-        )
+        options = dict(self.options)
+        return Job(index, self.adapter, self.target, case, op, repeat, options, self.judged, self.own_worker)
 
 
 def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[Station]:
@@ -155,16 +132,14 @@ def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> l
             if wanted:
                 options = dict(config.options.get(adapter.requested, {}))
                 ops = frozenset(catalogue.match(route.ops))
-                station = Station(
-                    adapter.requested, target, options, route.judged, ops, bool(route.own_worker)
+                found.append(
+                    Station(adapter.requested, target, options, route.judged, ops, bool(route.own_worker))
                 )
-                found.append(station)
     return found
 
 
 def issues_for(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[KnownIssue]:
-    """The known issues a run applies: the adapters' shipped lists (unless turned off) and the
-    ``--known-issues`` files."""
+    """The known issues a run applies: the adapters' shipped lists and the ``--known-issues`` files."""
     found = [
         issue
         for adapter in adapters
@@ -175,9 +150,8 @@ def issues_for(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) ->
 
 
 def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = None) -> Plan:
-    """Load the corpus (and the adapters, unless ``loaded`` are given) and list every job;
-    UsageError for a selector value that matches nothing (:func:`unmatched`) beside others that
-    select jobs."""
+    """Load the corpus (and the adapters, unless ``loaded``) and list every job; UsageError for a
+    selector value that matches nothing (:func:`unmatched`)."""
     suite = load_paths(config.case_paths)
     adapters = list(loaded) if loaded is not None else load_adapters(config)
     items = select(suite.cases, config.ops, config.tags, None, config.items)
@@ -216,11 +190,9 @@ def _served_without_keyword(config: RunConfig, plan_: Plan) -> bool:
 
 
 def unmatched(config: RunConfig, suite: Suite, adapters: Sequence[registry.LoadedAdapter]) -> list[str]:
-    """A problem for each value of a selector that matches nothing on its own, with the closest
-    choices: an ``--op`` no op of the catalogue has, a ``--target`` glob no target of the adapters
-    matches, a ``--tag`` no case has, an ``--item`` that does not exist. Repeated selectors
-    select the union of their values, so a typo among good values would otherwise just narrow
-    the run; :func:`plan` and :func:`nothing_selected` both refuse what this finds."""
+    """A problem for each value of ``--op``, ``--target``, ``--tag`` or ``--item`` that matches
+    nothing, with the closest choices: repeated selectors select the union of their values, so a
+    typo among good values would otherwise just narrow the run."""
     problems = unmatched_ops(config.ops) + unmatched_targets(config.targets, adapters)
     problems += unmatched_tags(config.tags, suite.cases)
     return problems + (missing_items(config.items, suite.cases) if config.items else [])
@@ -239,9 +211,7 @@ def unmatched_targets(globs: Sequence[str], adapters: Sequence[registry.LoadedAd
 
 
 def nothing_selected(config: RunConfig, plan_: Plan) -> str:
-    """Why a selection holds no job, naming the option at fault and the choices it had: a value
-    that matches nothing (:func:`unmatched`), a ``-k`` that matches nothing, or ops and targets
-    that do not meet."""
+    """Why a selection holds no job, naming the option at fault and the choices it had."""
     problems = unmatched(config, plan_.suite, plan_.loaded)
     if not problems and config.keyword and _served_without_keyword(config, plan_):
         problems.append(

@@ -1,12 +1,7 @@
-"""Copy-paste reproducers for results that are not a plain pass.
-
-Two per result: the ``conformance run`` command that reruns exactly that item on exactly that
-target, and a standalone Python snippet that uses only the backend (written by the adapter's
-optional ``reproducer(task, target)`` method, from the pieces here), so a backend developer can
-reproduce a finding without installing the suite.
-
-The command writes into a folder of its own (:func:`folder`, ``--out reports/repro/<result
-key>``), so that, typed as shown, it never replaces the results of the run it came from.
+"""Copy-paste reproducers for results that are not a plain pass: the ``conformance run`` command
+that reruns exactly that item on that target (into a folder of its own, so it never replaces the
+run's results), and a standalone Python snippet using only the backend, written by the adapter's
+optional ``reproducer(task, target)``, so a backend developer needs no suite.
 """
 
 from __future__ import annotations
@@ -24,14 +19,12 @@ from conformance.engine import memory
 from conformance.plugin import Target
 from conformance.storage import out_folder
 
-#: the folder the reproducer commands write into, one folder each: the same whatever the run's
-#: ``--out`` (shards run in several folders give the results the unsharded run gives)
+#: where the reproducer commands write, whatever the run's ``--out`` (so shards agree)
 REPRO = Path("reports") / "repro"
 
 
 def folder(case: Case, op: str, target: Target) -> Path:
-    """Where the reproducer command of an item on a target writes: a folder of its own, named
-    for the result, so that it replaces neither the run's results nor another reproducer's."""
+    """Where the reproducer command of an item on a target writes: a folder of its own."""
     return REPRO / out_folder.path_safe(ids.result_key(ids.item_id(case.id, op), target.id))
 
 
@@ -51,11 +44,9 @@ def sequence_command(
     *,
     suite_order: bool,
 ) -> str:
-    """The shell command that runs ``items`` one after the other in one worker (``-j 1``), as
-    the crash review replays an item that broke its worker and the item that died after it.
-    The suite runs a selection in its own order; where that is not the order given
-    (``suite_order`` False), the command says so on a comment line above it (the Python
-    reproducer keeps the order)."""
+    """The shell command that runs ``items`` one after the other in one worker (``-j 1``), as the
+    crash review replays a culprit and its victim; unless ``suite_order``, a comment above it says
+    the suite runs them in its own order."""
     line = shlex.join([*_command(items, adapter_spec, target, options, out), "-j", "1"])
     if suite_order:
         return line
@@ -81,10 +72,9 @@ def _command(
 
 
 def snippet_data(spec: DataSpec) -> np.ndarray:
-    """The data a reproducer's task carries: the case's own fill when
-    :func:`conformance.reproducers.array_code` embeds it, else a read-only stand-in of its shape
-    and dtype that takes no memory. The snippet rebuilds data past ``EMBED_LIMIT`` as a counter
-    anyway, so making a multi-GiB fill per failing result only to read its size would be waste."""
+    """The data a reproducer's task carries: the case's own fill when ``array_code`` embeds it, else
+    a read-only stand-in of its shape and dtype that takes no memory (the snippet rebuilds such
+    data as a counter anyway)."""
     if spec.dtype in dtypes.STRING or memory.data_bytes(spec) <= reproducers.EMBED_LIMIT:
         return make_data(spec)
     return np.broadcast_to(np.zeros((), dtype=dtypes.numpy_dtype(spec.dtype)), spec.shape)

@@ -1,19 +1,7 @@
-"""Finishing an interrupted run: which journal, what of it still holds, and the exact command
-that finishes it.
-
-What a journal holds is kept case by case (:func:`resumed`): the results of a case whose digest
-(:func:`conformance.corpus.loader.case_digest`) is what the journal recorded are kept, those of
-a case edited since run again, those of a case gone are dropped, and the run says which. The
-deaths no crash review finished (the run stopped before its review, or during it) are reviewed
-by the run that resumes it, as they would have been had the run not stopped.
-
-Every message that says "finish with" is made here, from the command the journal kept, so the
-advice printed is the command that works: ``conformance run --resume --out DIR`` for a run,
-the same ``conformance certify`` command with ``--resume`` for a certification. ``explore``
-and the pytest plugin do not resume (they start over). A journal set aside by a new run lives
-in a folder of its own (:func:`conformance.storage.out_folder.set_aside`), finished like any other.
-:func:`require_journal` refuses ``--resume`` at once when there is nothing to resume, before
-anything is planned or printed.
+"""Finishing an interrupted run: which journal, what of it still holds, and the exact command that
+finishes it. A journal is kept case by case: the results of a case whose digest is unchanged are
+kept, those of a case edited since run again, those of a case gone are dropped, and the run says
+which. Every "finish with" is made here, from the command the journal kept.
 """
 
 from __future__ import annotations
@@ -43,8 +31,7 @@ NAMED_CASES = 3
 
 
 def finish_command(command: Sequence[str], out: Path) -> str | None:
-    """The command that finishes the run ``command`` started, journaled in ``out``; None when
-    its front door does not resume."""
+    """The command that finishes the run ``command`` started in ``out``; None if it does not resume."""
     if tuple(command[:2]) == ("conformance", "run"):
         return shlex.join(["conformance", "run", "--resume", "--out", str(out)])
     if tuple(command[:2]) == ("conformance", "certify"):
@@ -74,9 +61,9 @@ def set_aside_note(folder: Path) -> str:
 
 
 def folder_to_resume(resume: str, out: Path, out_given: bool, stream: TextIO) -> Path:
-    """The folder of the run ``--resume [PATH]`` finishes: ``--out`` for a bare ``--resume``,
-    PATH when it is a folder or its ``journal.jsonl``; a journal elsewhere (one an earlier
-    version moved to ``journal-<time>.jsonl``) is first set aside into a folder of its own."""
+    """The folder of the run ``--resume [PATH]`` finishes: ``--out`` for a bare ``--resume``, PATH
+    when it is a folder or its ``journal.jsonl``; a journal elsewhere is first set aside into a
+    folder of its own."""
     if not resume:
         return out
     path = Path(resume)
@@ -131,9 +118,8 @@ def _without_out(command: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Resumed:
-    """What a resumed run keeps of its journal: the results (by key, as the workers or the crash
-    review gave them), the deaths no review finished, the records of the reviews that did, and
-    what it says about the cases that changed."""
+    """What a resumed run keeps of its journal: the results by key, the deaths no review finished,
+    the records of the reviews that did, and its notes on the cases that changed."""
 
     results: dict[str, Result]
     deaths: list[Death]
@@ -142,7 +128,7 @@ class Resumed:
 
 
 def resumed(held: Journaled, plan_: Plan) -> Resumed:
-    """What of the journal ``held`` the run of ``plan_`` keeps (see the module's docstring)."""
+    """What of the journal ``held`` the run of ``plan_`` keeps."""
     jobs = {job.key: job for job in plan_.jobs}
     kept, notes = _kept(held, plan_, jobs)
     deaths = _unreviewed(held, kept, jobs)
@@ -161,8 +147,7 @@ def resumed(held: Journaled, plan_: Plan) -> Resumed:
 
 def _kept(held: Journaled, plan_: Plan, jobs: Mapping[str, Job]) -> tuple[dict[str, Result], list[str]]:
     """The journal's results of the plan's items whose case is unchanged (each the item's last
-    line, placed where its case now is), and the notes on the cases changed, gone or new. A
-    journal with no cases' digests matched the whole suite's digest (see journal._check_header)."""
+    line, placed where its case now is), and the notes on the cases changed, gone or new."""
     recorded = held.header.get(CASES)
     now = plan_.suite.case_digests
     located = {job.case.id: str(job.case.location) for job in plan_.jobs}
@@ -204,18 +189,15 @@ def _named(where: Mapping[str, str]) -> str:
 
 
 def _placed(result: Result, location: str) -> Result:
-    """A kept result with its case's place as it is now: a comment added above a case moves it
-    down a line without changing the case."""
+    """A kept result with its case's place as it is now (a comment above it moves it down)."""
     if result.params.get("location", location) == location:
         return result
     return replace(result, params=cast(ParamsRecord, {**result.params, "location": location}))
 
 
 def _unreviewed(held: Journaled, kept: Mapping[str, Result], jobs: Mapping[str, Job]) -> list[Death]:
-    """The deaths written after the last crash review that ended (the run stopped before its
-    review or during it), each with the items its worker ran before it, as the run's review
-    would have had them: a death the pool journaled, not yet confirmed or rerun, and still the
-    item's last line."""
+    """The deaths journaled after the last crash review that ended, not yet confirmed or rerun and
+    still their item's last line, each with the items its worker ran before it."""
     ended = max((at for at, mark in held.marks if mark["mark"] == REVIEW_ENDED), default=0)
     last = {result.key: index for index, result in enumerate(held.results)}
     by_pid: dict[int, list[tuple[int, str]]] = {}  # each worker's results: (line, key), in order
@@ -237,10 +219,9 @@ def _unreviewed(held: Journaled, kept: Mapping[str, Result], jobs: Mapping[str, 
 
 
 def _history(ran: Sequence[str], crash: CrashRecord, jobs: Mapping[str, Job]) -> list[Job]:
-    """The jobs the dead worker ran before its item, oldest first: of the results its process
-    gave before it (``ran``, by pid), as many as the crash record counts, ending with the ten it
-    names. Where they do not agree (a line lost to a kill), the ten it names: a shorter search
-    for a culprit."""
+    """The jobs the dead worker ran before its item, oldest first: the last of ``ran`` (its
+    process's results) as many as the crash record counts, if they end with those it names; else
+    (a line lost to a kill) only those it names."""
     count, named = crash["ran_before"], crash["before"]
     keys = list(ran[len(ran) - count :]) if count <= len(ran) else []
     if len(keys) != count or keys[len(keys) - len(named) :] != named:

@@ -1,11 +1,7 @@
 """A whole run: execute a plan's jobs on the pool, journal them, apply known issues, and write
-the results file and JUnit XML.
-
-Every front door (``conformance run``, ``certify``, the pytest plugin) comes through
-:func:`conformance.run.planning.plan` and :class:`Execution` (:func:`execute` when every job is
-known at the start), so they produce the same results file from the same executor. The HTML
-report is the front doors' to write: it is a view of the results file, and the engine does not
-depend on it.
+the results file and JUnit XML. Every front door comes through :class:`Execution` (:func:`execute`
+when every job is known at the start), so all produce the same results file; the HTML report, a
+view of it, is theirs to write.
 """
 
 from __future__ import annotations
@@ -63,7 +59,7 @@ class ExecutionOutcome:
     written: list[Path]
     #: the distinct problems, as results.json records them
     findings: list[FindingRecord]
-    #: worker-seconds lost to workers' deaths (see Pool.lost_s): what the benchmark reports apart
+    #: worker-seconds lost to workers' deaths (see Pool.lost_s)
     lost_s: float = 0.0
     #: the crash review's seconds (its record's ``spent_s``; 0.0 when none ran)
     review_s: float = 0.0
@@ -82,8 +78,7 @@ def _selection(config: RunConfig) -> JSON:
 
 
 def _header(plan_: Plan, config: RunConfig) -> JSON:
-    """The journal's header: what a resume must match, and each case's digest
-    (conformance.storage.journal)."""
+    """The journal's header: what a resume must match, and each case's digest."""
     digests = plan_.suite.case_digests
     cases = dict.fromkeys(job.case.id for job in plan_.jobs)
     return {
@@ -100,12 +95,10 @@ def now() -> str:
 
 def _host() -> JSON:
     memory_kib = 0
-    try:
+    with contextlib.suppress(OSError):
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemTotal:"):
                 memory_kib = int(line.split()[1])
-    except OSError:
-        pass
     return {
         "hostname": platform.node(),
         "platform": platform.platform(),
@@ -117,10 +110,8 @@ def _host() -> JSON:
 
 
 def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journal, resumption.Resumed]:
-    """The run's journal, and what it keeps of the journal it resumes. A new run first moves the
-    previous run's results out of the way (out_folder.set_aside_results): until it writes its own,
-    the journal is the folder's live record, and a run killed before its end leaves none that
-    looks current."""
+    """The run's journal, and what it keeps of the journal it resumes. A new run first sets the
+    previous run's results aside, so that one killed before its end leaves none that looks current."""
     path = config.out / JOURNAL
     header = _header(plan_, config)
     if config.resume:
@@ -134,15 +125,13 @@ def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journ
 
 
 def check_resumable(plan_: Plan, config: RunConfig) -> None:
-    """Refuse (JournalError) a ``--resume`` whose journal does not match the plan, before the
-    front door prints anything about the run."""
+    """Refuse (JournalError) a ``--resume`` whose journal does not match the plan."""
     Journal.check(config.out / JOURNAL, _header(plan_, config))
 
 
 def check_replacing(plan_: Plan, config: RunConfig) -> None:
     """Refuse (UsageError) a new run that would replace the complete run of another selection in
-    its folder (out_folder.check_replacing), unless ``--replace`` says to; before the front door
-    prints anything about the run."""
+    its folder, unless ``--replace``; before the front door prints anything about the run."""
     if config.resume or config.replace:
         return
     names = frozenset(config.label or loaded.info.name for loaded in plan_.loaded)
@@ -156,11 +145,8 @@ def execute(
     stream: TextIO | None = None,
     on_result: Callable[[Result], None] | None = None,
 ) -> ExecutionOutcome:
-    """Run the plan and write the results. On Ctrl-C the run stops, writes what finished (marked
-    interrupted) and returns with ``interrupted`` set, keeping its journal (see
-    :mod:`conformance.engine.interruption`). The output folder is checked and marked
-    (:mod:`conformance.storage.out_folder`) and locked throughout: a second run on it stops with a
-    usage error naming this one."""
+    """Run the plan and write the results; on Ctrl-C, write what finished (marked interrupted) and
+    keep the journal. The output folder is locked throughout."""
     with Execution(plan_, config, stream, on_result) as run:
         with stopping() as stop:
             sample, bulk = sample_of_each(run.pending)
@@ -172,16 +158,10 @@ def execute(
 
 
 class Execution:
-    """One run of a plan held open, for front doors that hand its jobs over as they go: the pytest
-    plugin adds each item's job as pytest reaches it and waits for that job's result, so pytest's
-    ``-x``, ``--maxfail`` and Ctrl-C stop the run itself. :func:`execute` is the same run with
-    every job added at once, a sample of each target first (the order only :func:`execute`,
-    which has every job from the start, can choose).
-
-    Entering takes the output folder's lock, opens the journal (or resumes it) and starts the
-    pool; :meth:`outcome` closes them and writes the results of the jobs that ran; leaving
-    releases the lock (and closes what is still open).
-    """
+    """One run of a plan held open, for front doors that hand its jobs over as they go (the pytest
+    plugin, so that ``-x``, ``--maxfail`` and Ctrl-C stop the run itself). Entering takes the
+    output folder's lock, opens (or resumes) the journal and starts the pool; :meth:`outcome`
+    closes them and writes the results; leaving releases the lock."""
 
     def __init__(
         self,
@@ -264,26 +244,48 @@ class Execution:
         self.serve()
 
     def review(self) -> None:
-        """The crash review of the deaths not reviewed yet, within what is left of the budget;
-        their results are replaced by the review's."""
+        """The crash review (conformance.verdict.crash_review) of the deaths not reviewed yet, within
+        what is left of the budget; the results it changed replace the run's, journaled."""
         deaths = self.reviews.due(self.pool.deaths)
         if not deaths:
             return
         self.progress.close()
         # the marks say whether the review finished: a run resumed after Ctrl-C in it reviews again
         self.journal.mark(resumption.REVIEW_STARTED, deaths=len(deaths))
-        collected, left = self.results, self.reviews.left_s()
-        record = _review(
-            deaths, self.config, left, collected.raw, collected.issues, self.threads, self.stream, self._amend
-        )
-        self.journal.mark(resumption.REVIEW_ENDED, record=record)
-        self.reviews.add(record)
+        config, raw, issues = self.config, self.results.raw, self.results.issues
+
+        def pool(on_result: Callable[[Result], None], replay: bool) -> Pool:
+            return Pool(
+                1 if replay else config.jobs,
+                config.timeout,
+                on_result,
+                threads_per_worker=self.threads,
+                recycle_after=10**9 if replay else 1,
+                log_dir=config.out / out_folder.WORKERS / out_folder.REVIEW,
+                memory_budget=_budget_bytes(config),
+                in_order=replay,
+                warn=lambda text: print(text, file=self.stream),
+            )
+
+        def cost(job: Job) -> float:
+            worker = raw[job.key].worker if job.key in raw else None
+            return worker["elapsed_ms"] / 1000 if worker else 1.0
+
+        def known(result: Result) -> str | None:
+            claimed = issues.apply(result)
+            return claimed.known_issue["id"] if claimed.status == "xfail" and claimed.known_issue else None
+
+        left = self.reviews.left_s()
+        outcome = crash_review.review(deaths, raw.get, known, pool, cost, left, self.stream)
+        for result in outcome.changed.values():
+            self._amend(result)
+        self.journal.mark(resumption.REVIEW_ENDED, record=outcome.record)
+        self.reviews.add(outcome.record)
 
     def outcome(self, interrupted: bool) -> ExecutionOutcome:
-        """Write the results of the jobs that ran (``interrupted``: the run did not finish, its
-        journal is kept for ``--resume``) and say what the run produced. An interrupted run ends
-        its workers at once: what they were running would be discarded, and a backend that hangs
-        must not hold up a CI system's cancel (which sends SIGKILL a few seconds later)."""
+        """Write the results of the jobs that ran (``interrupted``: the journal is kept for
+        ``--resume``) and say what the run produced. An interrupted run kills its workers at once:
+        a hung backend must not hold up a CI system's cancel (SIGKILL follows in seconds)."""
         if interrupted:
             self.pool.close(at_once=True)
         self._stack.close()  # the pool, the progress line and the journal
@@ -307,10 +309,8 @@ class Execution:
 
 
 class Collected:
-    """A run's results as they arrive, by key: as the worker (or the crash review) gave each, and
-    as the known issues judge it. Known issues are applied as results arrive, so the progress line
-    counts xfail, not fail; the journal keeps each result as the worker gave it, so a resumed run
-    re-applies the current list."""
+    """A run's results by key, as the worker (or the crash review) gave each and as the known issues
+    judge it: the progress line counts xfail, and a resumed run applies the current list again."""
 
     def __init__(self, issues: known_issues.ByTarget) -> None:
         self.issues = issues
@@ -331,13 +331,12 @@ class Collected:
 
 class Reviews:
     """A run's crash reviews: the deaths not reviewed yet and one record of the rounds done, within
-    one budget (the pytest plugin reviews each death as it happens, :func:`execute` once)."""
+    one budget (the pytest plugin reviews as deaths happen, :func:`execute` once)."""
 
     def __init__(self, budget_s: float) -> None:
         self.budget_s = budget_s
         self.record: CrashReviewRecord | None = None
-        #: how many of the pool's deaths were reviewed, and the deaths a resumed run's journal
-        #: holds that no review finished (see resumption.resumed)
+        #: how many of the pool's deaths were reviewed, and a resumed journal's unreviewed deaths
         self.reviewed = 0
         self.unreviewed: list[Death] = []
 
@@ -365,8 +364,7 @@ class Reviews:
 def merged_review(
     before: CrashReviewRecord | None, record: CrashReviewRecord, budget_s: float
 ) -> CrashReviewRecord:
-    """One record for a run whose deaths were reviewed in several rounds (the pytest plugin
-    reviews each as it happens): the run's budget, the rounds' spending and counts added."""
+    """One record of several rounds of review: the run's budget, the rounds' spending and counts added."""
     if before is None:
         return {**record, "budget_s": budget_s}
     summed = {key: before[key] + record[key] for key in record if key != "budget_s"}  # type: ignore[literal-required]
@@ -378,50 +376,8 @@ def _budget_bytes(config: RunConfig) -> int | None:
     return None if config.memory_budget_mib is None else config.memory_budget_mib << 20
 
 
-def _review(
-    deaths: list[Death],
-    config: RunConfig,
-    budget_s: float,
-    raw: dict[str, Result],
-    issues: known_issues.ByTarget,
-    threads: int,
-    stream: TextIO,
-    amend: Callable[[Result], object],
-) -> CrashReviewRecord:
-    """Run the crash review (conformance.verdict.crash_review) on the run's deaths and record the
-    results it changed in place of the run's (journaled, then judged with the known issues)."""
-
-    def pool(on_result: Callable[[Result], None], replay: bool) -> Pool:
-        return Pool(
-            1 if replay else config.jobs,
-            config.timeout,
-            on_result,
-            threads_per_worker=threads,
-            recycle_after=10**9 if replay else 1,
-            log_dir=config.out / out_folder.WORKERS / out_folder.REVIEW,
-            memory_budget=_budget_bytes(config),
-            in_order=replay,
-            warn=lambda text: print(text, file=stream),
-        )
-
-    def cost(job: Job) -> float:
-        worker = raw[job.key].worker if job.key in raw else None
-        return worker["elapsed_ms"] / 1000 if worker else 1.0
-
-    def known(result: Result) -> str | None:
-        claimed = issues.apply(result)
-        return claimed.known_issue["id"] if claimed.status == "xfail" and claimed.known_issue else None
-
-    outcome = crash_review.review(deaths, raw.get, known, pool, cost, budget_s, stream)
-    for result in outcome.changed.values():
-        amend(result)
-    return outcome.record
-
-
 def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
-    """Attach to each result worth reproducing the command and the adapter's Python snippet; a
-    culprit's (conformance.verdict.crash_review) run it, then the item that died after it. Each
-    command writes into a folder of its own (reproducers.folder)."""
+    """Attach a command and a snippet to each result worth reproducing; a culprit's run its victim too."""
     jobs = {job.key: job for job in plan_.jobs}
     adapters = {loaded.requested: loaded for loaded in plan_.loaded}
     attached = []
