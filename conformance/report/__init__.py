@@ -1,17 +1,9 @@
 """The HTML report: one self-contained page over one or more results files.
 
-It is what people read (CI artifacts, vendor certificates, conversion decisions), so it holds
-everything a finding needs (parameters, value diff with bit patterns, the backend's message, two
-reproducers) while opening fast with tens of thousands of results: the data is embedded once as
-JSON and the page builds only what is on screen.
-
-    render(documents) -> str              # results documents (parsed results.json) to HTML
-    write([Path("reports/results.json")], Path("reports/index.html"))
-    write_compat(combined, Path("reports/compat.html"), "index.html")   # the compatibility page
-
-Several results files (e.g. one per adapter) are combined into one view; files from different
-case corpora (suite digests) are refused with a
-:class:`~conformance.errors.ResultsFileError`.
+It holds everything a finding needs (parameters, value diff, the backend's message, reproducers)
+yet opens fast with tens of thousands of results: the data is embedded once as JSON and the page
+builds only what is on screen. Files from different case corpora are refused
+(:class:`~conformance.errors.ResultsFileError`).
 """
 
 from __future__ import annotations
@@ -109,11 +101,7 @@ def _views(combined: CombinedResults, found: Sequence[Series] = ()) -> Html:
 
 
 def render(documents: Sequence[ResultsDocument], names: Sequence[str] | None = None) -> str:
-    """The report page for ``documents`` (parsed results files), combined into one view.
-
-    ``names`` label the documents (file names) in the page. Everything shown comes from the
-    documents themselves (case titles and notes included): no case file needs to be at hand.
-    """
+    """The report page for ``documents`` (parsed results files, labelled by ``names``) combined."""
     with no_gc():
         return render_combined(combine(documents, names))
 

@@ -1,9 +1,6 @@
-"""certificate.html: the certificate as one self-contained page a vendor can publish.
-
-A static page (no script, the report's stylesheet and Content-Security-Policy, nothing fetched)
-built with :mod:`conformance.report.markup`, so every string from a backend or a case file is
-escaped. Each failure shows its evidence and links to the same result in the run's report
-(``index.html`` beside it), opened in the matrix.
+"""certificate.html: the certificate as one self-contained, static page a vendor can publish, built
+with :mod:`conformance.report.markup` (every string escaped); each failure shows its evidence and
+links to its result in the run's report.
 """
 
 from __future__ import annotations
@@ -92,34 +89,23 @@ def _facts(certificate: JSON) -> Html:
     environment, run = certificate["environment"], certificate["run"]
     host = environment["host"]
     packages = ", ".join(f"{name} {version}" for name, version in environment["packages"].items())
+    package = adapter["package"] or "not installed"
+    targets = [
+        [Html("<br>") if number else None, tag("code", t["id"]), f" {t['description']}"]
+        for number, t in enumerate(certificate["targets"])
+    ]
+    report = tag("a", "report", {"href": run["report"]})
+    results = [tag("a", run["results"], {"href": run["results"]}), " (", report, ")"]
+    titled = f" — {profile['title']} ({profile['file']}, "
+    verify = f"conformance certify --verify certificate.json --results {run['results']}"
     return definitions(
         [
-            (
-                "profile",
-                [
-                    tag("b", profile["id"]),
-                    f" — {profile['title']} ({profile['file']}, ",
-                    tag("code", profile["digest"]),
-                    ")",
-                ],
-            ),
+            ("profile", [tag("b", profile["id"]), titled, tag("code", profile["digest"]), ")"]),
             ("claims", profile["description"]),
-            (
-                "adapter",
-                [
-                    tag("b", adapter["name"]),
-                    f" ({adapter['reference']}; package {adapter['package'] or 'not installed'})",
-                ],
-            ),
+            ("adapter", [tag("b", adapter["name"]), f" ({adapter['reference']}; package {package})"]),
             ("backend", f"{adapter['backend']} {adapter['backend_version']}"),
             ("options", ", ".join(f"{k}={v}" for k, v in sorted(adapter["options"].items())) or "none"),
-            (
-                "targets",
-                [
-                    [Html("<br>") if number else None, tag("code", t["id"]), f" {t['description']}"]
-                    for number, t in enumerate(certificate["targets"])
-                ],
-            ),
+            ("targets", targets),
             ("suite", [f"{suite['version']}, {suite['cases']} cases, ", tag("code", suite["digest"])]),
             (
                 "host",
@@ -128,21 +114,10 @@ def _facts(certificate: JSON) -> Html:
             ),
             ("packages", packages),
             ("run", f"{run['start']} to {run['end']}: {' '.join(run['command'])}"),
-            (
-                "results",
-                [
-                    tag("a", run["results"], {"href": run["results"]}),
-                    " (",
-                    tag("a", "report", {"href": run["report"]}),
-                    ")",
-                ],
-            ),
+            ("results", results),
             ("results digest", tag("code", certificate["results_digest"])),
             ("certificate digest", tag("code", certificate["digest"])),
-            (
-                "verify",
-                tag("code", f"conformance certify --verify certificate.json --results {run['results']}"),
-            ),
+            ("verify", tag("code", verify)),
         ]
     )
 
@@ -178,9 +153,8 @@ def _ops(rows: Sequence[JSON]) -> Html:
 
 
 def _grouped_failures(verdict: JSON) -> Html:
-    """The failures as their distinct problems: per finding its count and signature, the evidence
-    of one representative, and the list of its items; certificates older than findings list the
-    failures one by one."""
+    """The failures by finding: its signature, one representative's evidence and its items
+    (certificates older than findings list the failures one by one)."""
     found = verdict.get("findings")
     if found is None:
         return _failures(verdict["failures"])
@@ -253,20 +227,12 @@ def _failure(entry: JSON) -> Html:
     if reproducer.get("python"):
         snippet = tag("pre", reproducer["python"], {"class": "code"})
         evidence.append(("backend only", tag("details", [tag("summary", "standalone Python"), snippet])))
+    in_report = tag("a", "(in the report)", {"href": link})
     return tag(
         "section",
         [
             tag("h3", [tag("code", entry["item"]), f" on {entry['target']} ({entry['role']})"]),
-            tag(
-                "p",
-                [
-                    status_badge(entry["status"]),
-                    " ",
-                    entry["message"],
-                    " ",
-                    tag("a", "(in the report)", {"href": link}),
-                ],
-            ),
+            tag("p", [status_badge(entry["status"]), " ", entry["message"], " ", in_report]),
             definitions(evidence),
         ],
     )

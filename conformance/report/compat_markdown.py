@@ -1,10 +1,8 @@
-"""The compatibility page as GitHub Markdown, for a README or a docs site to include.
+"""The compatibility page as GitHub Markdown: the content of :mod:`conformance.report.compat_page`.
 
-The same content as the HTML page (:mod:`conformance.report.compat_page`): the two tables, one
-section a behaviour, the known issues. Only what GitHub renders is used: pipe tables, ``<br>``
-inside a cell, and ``<a id>`` anchors (GitHub prefixes them and still follows ``#slug`` links;
-MkDocs and Sphinx keep them as written), so the links do not depend on any site's heading slugs.
-Every piece of data is escaped: a ``|`` cannot end a cell, nor a ``<`` open a tag.
+Only what GitHub renders is used (pipe tables, ``<br>`` in a cell, ``<a id>`` anchors, so links do
+not depend on a site's heading slugs), and every piece of data is escaped: a ``|`` cannot end a
+cell, nor a ``<`` open a tag.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """The compatibility page as HTML: one self-contained, static page (no script), readable at 1,280 px.
 
-Two tables open it, one row a behaviour of Split (:mod:`conformance.results.behaviours`): first
-what each framework's spec answers to the row's example request (``3,3,1``, ``error``), then
-which backends depart on any request of the row, each departure numbered after the known issue
-that explains it. Both have fixed layouts sized to the window, so neither scrolls sideways.
-Below them, one section a behaviour, one screen each: every op's answer to the row's examples
-beside every backend's verdict on them and on the whole row, with the known issues' names and
-links. :mod:`conformance.report.compat_markdown` writes the same content as GitHub Markdown.
+Two tables of fixed layout open it, one row a behaviour: what each framework's spec answers to the
+row's example, then which backends depart (numbered after the known issues). One section a
+behaviour follows, with every op's answers beside every backend's verdict.
 """
 
 from __future__ import annotations
@@ -59,8 +55,7 @@ def requests(count: int) -> str:
 
 
 def report_link(report: str | None, **state: str) -> str | None:
-    """A link into the report's compatibility view (``report``: its path or URL relative to this
-    page), or None when there is no report to link to."""
+    """A link into the report's compatibility view, or None when there is no report."""
     return None if report is None else report + urlkeys.link({"view": "compat", **state})
 
 

@@ -1,12 +1,9 @@
 """The compatibility view: one request, what each op's spec answers, and what each target returned.
 
-A case is one request (data, axis, pieces asked for) judged under every op that can express it,
-so grouping results by case puts two different questions apart: where ops differ from each other
-("6 into 4" is three pieces for torch.chunk, four uneven ones for tensor_split, a rejection for
-numpy.split), which is a *definitional* difference a model converter must know about, and where a
-target differs from its own op's reference, which is a *bug*. The page draws the view from the
-embedded data (see :mod:`conformance.report.viewdata`); this module holds the grouping rules, so the
-tests and any other consumer apply the same ones.
+Grouping results by case sets apart where ops differ from each other (a *definitional*
+difference a model converter must know about) and where a target departs from its own op's
+reference (a *bug*). The page draws the view from the embedded data; this module holds the
+grouping rules, so tests and other consumers apply the same ones.
 """
 
 from __future__ import annotations
@@ -24,8 +21,7 @@ from conformance.statuses import DEVIATING
 
 
 def answer_key(expected: str) -> str:
-    """What makes two ops' answers the same: shapes alike, or both rejecting (whichever rule each
-    spec cites for it)."""
+    """What makes two ops' answers the same: shapes alike, or both rejecting (by whatever rule)."""
     return "rejects" if expected.startswith("rejects (") else expected
 
 

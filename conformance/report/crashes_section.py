@@ -1,10 +1,8 @@
 """The summary's crashes: every item a worker died on, told apart by what the crash review found.
 
-A crash that is the item's own (it died again alone in a fresh worker) needs a backend
-developer; a crash that did not reproduce alone says an earlier item broke the worker, and its
-culprit, when the review found it, is the item to fix; a crash the review's budget left
-unconfirmed needs a second look. The findings count them by kind; this table shows each with its
-evidence (how the worker died, in which phase, after how many items) so they are never mixed up.
+An item's own crash needs a backend developer; one that did not reproduce alone points to an
+earlier item (its culprit, when found); an unconfirmed one needs a second look. So each is shown
+with its evidence (how the worker died, in which phase, after how many items), never mixed up.
 """
 
 from __future__ import annotations
@@ -70,11 +68,8 @@ def crashes_section(combined: CombinedResults) -> Html:
     if not died:
         return Html("")
     order = list(OUTCOMES)
-    died.sort(
-        key=lambda result: (
-            order.index(result["crash"]["outcome"]) if result["crash"]["outcome"] in order else len(order)
-        )
-    )
+    rank = {outcome: number for number, outcome in enumerate(order)}
+    died.sort(key=lambda result: rank.get(result["crash"]["outcome"], len(rank)))
     listed = [result for result in died if result["crash"]["outcome"] != "known"]
     counts = Counter(result["crash"]["outcome"] for result in died)
     said = counted(counts)

@@ -1,8 +1,5 @@
-"""The diff as a page: the same categories as the terminal output, with every message in full.
-
-A static page (no script at all, so its policy allows none): a diff is read top to bottom and
-is short next to a report, and each list is a ``<details>`` element, which is keyboard
-accessible and prints open.
+"""The diff as a static page (no script): the categories of the terminal output with every message
+in full, each list a ``<details>`` element, keyboard accessible and printed open.
 """
 
 from __future__ import annotations
@@ -12,10 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.report import page
-from conformance.report.markup import Html, definitions, join, table, tag
+from conformance.report.markup import Content, Html, definitions, join, table, tag
 from conformance.report.summary import status_badge
 from conformance.report.viewdata import TIMES
-from conformance.results.diff import Change, Diff, TimingChange
+from conformance.results.diff import Change, Diff, TimingChange, digest
 from conformance.results.document import write_atomically
 from conformance.results.result import Result
 
@@ -26,32 +23,26 @@ def _badge(status: str) -> Html:
     return status_badge(status) if status != "absent" else tag("span", "absent", {"class": "badge"})
 
 
-def _changes(title: str, changes: list[Change], open_: bool) -> Html:
-    rows = []
-    for change in changes:
-        shown = change.new or change.old
-        rows.append(
-            [
-                tag("code", change.key),
-                _badge(change.old_status),
-                _badge(change.new_status),
-                tag("pre", shown.message if shown else "", {"class": "message"}),
-            ]
-        )
-    body = (
-        table(["result (case::op@target)", "old", "new", "message (new run)"], rows)
-        if rows
-        else tag("p", "none")
-    )
+def _listed(title: str, head: list[str], rows: list[list[Content]], open_: bool = False) -> Html:
+    """A folded list: its title with a count, and its table (or "none")."""
     return tag(
         "details",
-        [tag("summary", tag("h2", f"{title}: {len(changes)}")), body],
-        {"open": "open" if open_ and changes else None, "class": "diff-section"},
+        [tag("summary", tag("h2", f"{title}: {len(rows)}")), table(head, rows) if rows else tag("p", "none")],
+        {"open": "open" if open_ and rows else None, "class": "diff-section"},
     )
+
+
+def _changes(title: str, changes: list[Change]) -> Html:
+    rows: list[list[Content]] = []
+    for change in changes:
+        shown = change.new or change.old
+        message = tag("pre", shown.message if shown else "", {"class": "message"})
+        rows.append([tag("code", change.key), _badge(change.old_status), _badge(change.new_status), message])
+    return _listed(title, ["result (case::op@target)", "old", "new", "message (new run)"], rows, True)
 
 
 def _timings(title: str, changes: list[TimingChange]) -> Html:
-    rows = [
+    rows: list[list[Content]] = [
         [
             tag("code", change.key),
             f"{change.old_ms:.4g} ms",
@@ -62,16 +53,8 @@ def _timings(title: str, changes: list[TimingChange]) -> Html:
         ]
         for change in changes
     ]
-    body = (
-        table(["result", "old median", "new median", "ratio", "old runs (ms)", "new runs (ms)"], rows)
-        if rows
-        else tag("p", "none")
-    )
-    return tag(
-        "details",
-        [tag("summary", tag("h2", f"{title}: {len(changes)}")), body],
-        {"open": "open" if changes else None, "class": "diff-section"},
-    )
+    head = ["result", "old median", "new median", "ratio", "old runs (ms)", "new runs (ms)"]
+    return _listed(title, head, rows, True)
 
 
 def render(diff: Diff) -> str:
@@ -94,9 +77,9 @@ def render(diff: Diff) -> str:
             _validity(diff),
             _facts(diff),
             _rules(diff),
-            _changes("New failures", diff.new_failures, True),
-            _changes("Fixes", diff.fixes, True),
-            _changes("Other status changes", diff.changes, True),
+            _changes("New failures", diff.new_failures),
+            _changes("Fixes", diff.fixes),
+            _changes("Other status changes", diff.changes),
             _timings("Timing regressions", diff.regressions),
             _timings("Timing improvements", diff.improvements),
             _only("crashes in the new run that did not reproduce alone", diff.died_once),
@@ -122,20 +105,8 @@ def _facts(diff: Diff) -> Html:
     """What was compared with what: both runs, how many results, whether the corpora agree."""
     return definitions(
         [
-            (
-                "old",
-                [
-                    tag("code", diff.old.label),
-                    f" (suite {diff.old.suite['digest'] if diff.old.suite else '?'})",
-                ],
-            ),
-            (
-                "new",
-                [
-                    tag("code", diff.new.label),
-                    f" (suite {diff.new.suite['digest'] if diff.new.suite else '?'})",
-                ],
-            ),
+            ("old", [tag("code", diff.old.label), f" (suite {digest(diff.old.suite)})"]),
+            ("new", [tag("code", diff.new.label), f" (suite {digest(diff.new.suite)})"]),
             (
                 "compared",
                 f"{diff.compared} results in both runs; {len(diff.added)} only in new, "
@@ -170,16 +141,7 @@ def _rules(diff: Diff) -> Html:
 
 def _only(name: str, results: Sequence[Result]) -> Html:
     """The results only one of the runs has, folded."""
-    return tag(
-        "details",
-        [
-            tag("summary", tag("h2", f"{name}: {len(results)}")),
-            table(["result", "status"], [[tag("code", r.key), _badge(r.status)] for r in results])
-            if results
-            else tag("p", "none"),
-        ],
-        {"class": "diff-section"},
-    )
+    return _listed(name, ["result", "status"], [[tag("code", r.key), _badge(r.status)] for r in results])
 
 
 def write(diff: Diff, out: Path) -> Path:

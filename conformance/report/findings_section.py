@@ -1,11 +1,5 @@
 """The summary's findings: the unexplained ones in full, adapter and harness defects apart, the
-known ones folded.
-
-A green run on a young backend can have a hundred known findings and no news; listing them first
-(as the report once did) buried the answer under rows nobody needed to read. So the unexplained
-findings come first, then the defects (the adapter's or the suite's own failures, which need a
-different person than a backend bug), then the known ones in a ``<details>`` closed by default
-with the count in its summary: there for whoever wants them, out of the way otherwise.
+known ones folded in a closed ``<details>``, so a hundred known findings never bury the news.
 """
 
 from __future__ import annotations
@@ -89,8 +83,7 @@ def defects_section(verdict: Verdict) -> Html:
 
 
 def known_section(verdict: Verdict, combined: CombinedResults) -> Html:
-    """The departures a known issue explains, folded: the count in the summary line, the entries
-    applied and the findings inside."""
+    """The departures a known issue explains, folded under their count."""
     if not verdict.known and not verdict.counts["xpass"]:
         return Html("")
     xfail = verdict.counts["xfail"]

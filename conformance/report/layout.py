@@ -1,11 +1,8 @@
 """The field names of the compact arrays the report embeds, written down once for both sides.
 
-A report embeds 20,000 results and more, so a result is a short array rather than an object with
-named keys (names on every row would add about a fifth to the page). The names still exist, in
-one place: here. :func:`pack` builds each array from named values in this order, and the page
-gets :func:`fields` (``D.fields``: array name -> field name -> index), so its scripts read
-``row[RES_AT.status]`` and never a bare ``row[2]``. Reordering or adding a field is a change
-here alone.
+A result is a short array rather than an object (names on every row would add about a fifth to the
+page). :func:`pack` builds each array from named values, and the page gets :func:`fields`
+(``D.fields``), so its scripts read ``row[RES_AT.status]``, never a bare ``row[2]``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Server-side HTML, built so that no piece of data can become markup.
-
-The summary, the timing section and the diff page are written in Python. Every string that
-comes from a case file or a backend reaches the page through :func:`text` (``html.escape``
-with quotes), and markup is only ever assembled from :class:`Html` values, so forgetting to
-escape is a type error rather than an injection.
+"""Server-side HTML, built so that no piece of data can become markup: data reaches the page through
+:func:`text` (``html.escape`` with quotes), and markup is only assembled from :class:`Html` values,
+so forgetting to escape is a type error rather than an injection.
 """
 
 from __future__ import annotations
@@ -38,10 +35,8 @@ def join(parts: Content) -> Html:
 
 
 def tag(name: str, content: Content = None, attrs: Mapping[str, object] | None = None) -> Html:
-    """``<name attrs>content</name>`` with escaped attribute values and content.
-
-    ``name`` and the attribute names are always literals in this package, never data.
-    """
+    """``<name attrs>content</name>`` with escaped attribute values and content (``name`` and the
+    attribute names are always literals in this package, never data)."""
     rendered = "".join(
         f' {key}="{html.escape(str(value), quote=True)}"'
         for key, value in (attrs or {}).items()
@@ -63,6 +58,5 @@ def definitions(pairs: Iterable[tuple[str, Content]]) -> Html:
 
 
 def wide(content: Html) -> Html:
-    """A box that scrolls sideways itself when ``content`` (a table) is wider than the page, so
-    the page itself never does."""
+    """A box that scrolls sideways itself when ``content`` is wider than the page."""
     return tag("div", content, {"class": "wide"})

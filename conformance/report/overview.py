@@ -1,10 +1,7 @@
 """The pass-rate table the summary opens with: one row per target, one column per op family.
 
-It is the second thing a reader wants after the verdict (which targets, which ops), and it must
-fit the first screen with a dozen targets: so targets are rows (they grow downwards), op
-versions are folded into their family (``onnx.Split`` for Split-1 to Split-18: the per-version
-table is further down), and a cell is a rate alone, its counts in its tooltip. Every cell opens
-the matrix on its target and family.
+It must fit the first screen with a dozen targets: targets are rows, op versions fold into their
+family, and a cell is a rate alone, its counts in its tooltip; each opens the matrix.
 """
 
 from __future__ import annotations
@@ -62,8 +59,7 @@ def _family_header(family: str) -> Html:
 
 def _cells(combined: CombinedResults) -> dict[tuple[str, str], Counter[str]]:
     """Status counts per (target, family), per target (family ""), per family (target ALL) and
-    over everything; counted once per distinct (adapter, route, device, op, status), which is
-    a few hundred keys for 20,000 results."""
+    overall; tallied over the few distinct (adapter, route, device, op, status) keys."""
     distinct = Counter(
         (result["adapter"], result["route"], result["device"], result["op"], result["status"])
         for result in combined.results

@@ -1,15 +1,11 @@
 """The HTML shell: one self-contained file, with a Content-Security-Policy that forbids the network.
 
-Everything the page needs is inside it: the stylesheet and the script (package data under
-``assets/``, inlined), and the data as one ``<script type="application/json">`` block. The
-policy allows exactly that inline script and style (by their SHA-256 hashes), images from
-``data:`` only, and nothing else: no fetch, no frame, no form, no base URL. So even a bug in
-the page cannot send anything anywhere, and the file works the same from a CI artifact, a mail
-attachment or an offline laptop.
+The stylesheet, the script and the data (one ``<script type="application/json">`` block) are
+inlined; the policy allows exactly that script and style (by their SHA-256 hashes), images from
+``data:`` and nothing else, so even a bug in the page cannot send anything anywhere.
 
-The data block cannot be closed early by any string it holds: it is serialized with every
-non-ASCII character escaped (U+2028 and U+2029 included) and every ``<``, ``>`` and ``&``
-written as a ``\\u`` escape, so the characters that end a script element never appear in it.
+The data block cannot be closed early by any string it holds: non-ASCII characters (U+2028 and
+U+2029 included) and every ``<``, ``>`` and ``&`` are written as ``\\u`` escapes.
 """
 
 from __future__ import annotations
@@ -62,8 +58,7 @@ def policy(script: str | None, style: str) -> str:
 
 
 def document(title: str, header: Html, body: Html, data: JSON | None = None) -> str:
-    """A complete page. With ``data`` the page's script is included and reads it; without, the
-    page is static HTML (the diff page)."""
+    """A complete page: with ``data``, and the script that reads it; without, static HTML."""
     style = asset("report.css")
     script = script_text() if data is not None else None
     head = join(

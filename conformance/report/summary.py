@@ -1,9 +1,7 @@
 """The summary section: what was run where, and how each target did, per status and per op.
 
-Rendered on the server: it is small (targets by statuses, ops by targets), it must read well
-printed or with scripts off, and it is what a certificate quotes. Pass rate is defined once,
-here, and printed on the page: passes over judged results, where unsupported results are not
-judged (see conformance.statuses.NOT_JUDGED) and a known failure (xfail) is not a pass.
+Rendered on the server: it is small and must read well printed or with scripts off. Pass rate is
+defined here, once: passes over judged results (unsupported are not judged; xfail is no pass).
 """
 
 from __future__ import annotations
@@ -25,8 +23,6 @@ RATE_RULE = (
     f"pass rate = pass / judged, where judged = all results {MINUS} unsupported; "
     "xfail (a known failure) is not a pass, xpass is not counted as a pass either"
 )
-#: Statuses always shown as columns, whether or not any result has them.
-ALWAYS = STATUSES
 
 
 def status_badge(status: str, count: int | None = None) -> Html:
@@ -77,22 +73,13 @@ def _bar(counts: Counter[str], width: int = 160) -> Html:
                 )
             )
             x += share
-    return tag(
-        "svg",
-        parts,
-        {
-            "width": width,
-            "height": 12,
-            "viewBox": f"0 0 {width} 12",
-            "role": "img",
-            "aria-label": ", ".join(f"{status} {counts[status]}" for status in STATUSES if counts[status]),
-        },
-    )
+    label = ", ".join(f"{status} {counts[status]}" for status in STATUSES if counts[status])
+    attrs = {"width": width, "height": 12, "viewBox": f"0 0 {width} 12", "role": "img", "aria-label": label}
+    return tag("svg", parts, attrs)
 
 
 def matrix_link(content: Content, **filters: str) -> Html:
-    """``content`` as a link to the matrix filtered to ``filters`` (the view state is the URL's
-    hash, so the link works from a saved file, with scripts, and can be shared)."""
+    """``content`` as a link to the matrix filtered to ``filters`` (in the URL's hash)."""
     return tag("a", content, {"href": urlkeys.link({"view": "matrix", **filters}), "class": "filter-link"})
 
 
@@ -100,7 +87,7 @@ def status_table(combined: CombinedResults) -> Html:
     per_target: dict[str, Counter[str]] = defaultdict(Counter)
     for result in combined.results:
         per_target[ids.record_target(result)][result["status"]] += 1
-    columns = [s for s in STATUSES if s in ALWAYS or any(c[s] for c in per_target.values())]
+    columns = STATUSES  # every status, whether or not any result has it
     everything: Counter[str] = sum(per_target.values(), Counter())
     rows: list[list[Content]] = []
     for target, counts in [*((t["id"], per_target[t["id"]]) for t in combined.targets), ("all", everything)]:
@@ -208,17 +195,14 @@ def _host(host: Mapping[str, Any]) -> str:
 
 def run_section(combined: CombinedResults) -> Html:
     suite = combined.suite
+    replaced = f" ({combined.replaced} replaced by later files)" if combined.replaced else ""
     parts = [
         definitions(
             [
                 ("suite version", suite.get("version", "")),
                 ("suite digest", tag("code", suite.get("digest", ""))),
                 ("cases in the corpus", suite.get("cases", "")),
-                (
-                    "results shown",
-                    f"{len(combined.results)}"
-                    + (f" ({combined.replaced} replaced by later files)" if combined.replaced else ""),
-                ),
+                ("results shown", f"{len(combined.results)}{replaced}"),
             ]
         )
     ]
@@ -226,16 +210,13 @@ def run_section(combined: CombinedResults) -> Html:
         memcpy = ", ".join(
             f"{m.get('bytes', 0) // 1024 // 1024} MiB: {m.get('gbps')} GB/s" for m in run.get("memcpy") or []
         )
+        interrupted = " (interrupted: incomplete)" if run.get("interrupted") else ""
         parts.append(tag("h3", ["Run from ", tag("code", run.get("source", ""))]))
         parts.append(
             definitions(
                 [
                     ("started / ended", f"{run.get('start', '?')} / {run.get('end', '?')}"),
-                    (
-                        "wall time",
-                        f"{run.get('wall_s', '?')} s"
-                        + (" (interrupted: incomplete)" if run.get("interrupted") else ""),
-                    ),
+                    ("wall time", f"{run.get('wall_s', '?')} s{interrupted}"),
                     ("host", _host(run.get("host") or {})),
                     ("Python", run.get("python", "")),
                     ("command", tag("code", " ".join(str(arg) for arg in run.get("command") or []))),

@@ -1,14 +1,5 @@
-"""The summary view, in the order a reader needs it: the answer first, the run's details last.
-
-1. the verdict, green or red, in words (:mod:`conformance.report.verdict`);
-2. pass rates per target and op family (:mod:`conformance.report.overview`);
-3. the unexplained findings, then adapter and harness defects, then every crash and timeout by
-   what the crash review found (:mod:`conformance.report.crashes_section`), then the known
-   findings, folded (:mod:`conformance.report.findings_section`);
-4. the detail tables: statuses per target, pass rate per op version;
-5. the targets (backends, versions, options) and the suite and runs (host, command, digest).
-
-At 1,280 x 800 the first two fit the first screen.
+"""The summary view, in the order a reader needs it: the verdict, pass rates, findings and crashes,
+the detail tables, then the targets and runs. At 1,280 x 800 the first two fit the first screen.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """The timing section: where each target spends its time, and how close large splits come to a
-memory copy.
-
-Split moves data and computes nothing, so its speed limit is a memory copy on the same machine at
-the same moment; every run measures one (``run.memcpy``) and each large case's effective
-bandwidth, 2 x data bytes (read and write) per steady-state run, is shown next to it. Charts are
-inline SVG drawn here, so they need no script and print as they show.
+memory copy (Split's speed limit, measured in every run: ``run.memcpy``). Charts are inline SVG,
+so they need no script and print as they show.
 """
 
 from __future__ import annotations
@@ -26,12 +22,7 @@ LARGE_BYTES = 1 << 20
 #: Rows in the lists of the largest and the slowest results.
 TOP = 12
 BANDWIDTH_ROWS = 200
-PHASES = (
-    ("build_ms", "build"),
-    ("compile_ms", "compile"),
-    ("first_run_ms", "first run"),
-    ("steady", "steady"),
-)
+PHASES = ("build", "compile", "first run", "steady")
 
 
 def result_link(result: ResultRecord, label: object) -> Html:
@@ -71,49 +62,34 @@ def _phase_totals(combined: CombinedResults) -> dict[str, dict[str, float]]:
 def phase_chart(totals: Mapping[str, Mapping[str, float]]) -> Html:
     """Horizontal stacked bars: milliseconds per phase, summed over each target's results."""
     width, label_w, bar_h = 720, 210, 18
-    biggest = max((sum(row[name] for _, name in PHASES) for row in totals.values()), default=0.0) or 1.0
+    biggest = max((sum(row[name] for name in PHASES) for row in totals.values()), default=0.0) or 1.0
     scale = (width - label_w - 90) / biggest
     parts: list[Html] = []
     for number, (target, row) in enumerate(totals.items()):
         y = number * (bar_h + 6)
         parts.append(tag("text", target, {"x": 0, "y": y + 13, "class": "label"}))
         x = float(label_w)
-        for _, name in PHASES:
+        for name in PHASES:
             share = row[name] * scale
             if share > 0:
-                parts.append(
-                    tag(
-                        "rect",
-                        tag("title", f"{target} {name}: {_ms(row[name])}"),
-                        {
-                            "x": f"{x:.1f}",
-                            "y": y,
-                            "width": f"{max(share, 0.5):.1f}",
-                            "height": bar_h,
-                            "class": f"ph-{name.replace(' ', '-')}",
-                        },
-                    )
-                )
+                cls = f"ph-{name.replace(' ', '-')}"
+                box = {
+                    "x": f"{x:.1f}",
+                    "y": y,
+                    "width": f"{max(share, 0.5):.1f}",
+                    "height": bar_h,
+                    "class": cls,
+                }
+                parts.append(tag("rect", tag("title", f"{target} {name}: {_ms(row[name])}"), box))
                 x += share
-        total = sum(row[name] for _, name in PHASES)
+        total = sum(row[name] for name in PHASES)
         parts.append(tag("text", _ms(total), {"x": f"{x + 4:.1f}", "y": y + 13, "class": "value"}))
     height = len(totals) * (bar_h + 6) + 24
     legend_y = height - 8
-    for number, (_, name) in enumerate(PHASES):
+    for number, name in enumerate(PHASES):
         x = label_w + number * 110
-        parts.append(
-            tag(
-                "rect",
-                None,
-                {
-                    "x": x,
-                    "y": legend_y - 10,
-                    "width": 12,
-                    "height": 12,
-                    "class": f"ph-{name.replace(' ', '-')}",
-                },
-            )
-        )
+        cls = f"ph-{name.replace(' ', '-')}"
+        parts.append(tag("rect", None, {"x": x, "y": legend_y - 10, "width": 12, "height": 12, "class": cls}))
         parts.append(tag("text", name, {"x": x + 16, "y": legend_y, "class": "label"}))
     return _chart(parts, width, height, "time per phase and target")
 
@@ -140,19 +116,7 @@ def spread_chart(medians: Mapping[str, Sequence[float]]) -> Html:
             continue
         p10, p50, p90 = (ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.1, 0.5, 0.9))
         summary = f"{target}: p10 {_ms(p10)}, median {_ms(p50)}, p90 {_ms(p90)}, max {_ms(ordered[-1])}"
-        parts.append(
-            tag(
-                "line",
-                None,
-                {
-                    "x1": f"{x_of(ordered[0]):.1f}",
-                    "x2": f"{x_of(ordered[-1]):.1f}",
-                    "y1": y + 9,
-                    "y2": y + 9,
-                    "class": "whisker",
-                },
-            )
-        )
+        parts.append(_line(x_of(ordered[0]), x_of(ordered[-1]), y + 9, y + 9, "whisker"))
         parts.append(
             tag(
                 "rect",
@@ -166,29 +130,11 @@ def spread_chart(medians: Mapping[str, Sequence[float]]) -> Html:
                 },
             )
         )
-        parts.append(
-            tag(
-                "line",
-                None,
-                {
-                    "x1": f"{x_of(p50):.1f}",
-                    "x2": f"{x_of(p50):.1f}",
-                    "y1": y,
-                    "y2": y + 18,
-                    "class": "median",
-                },
-            )
-        )
+        parts.append(_line(x_of(p50), x_of(p50), y, y + 18, "median"))
     axis_y = len(medians) * row_h + 12
     for power in range(low, high + 1):
         x = x_of(10.0**power)
-        parts.append(
-            tag(
-                "line",
-                None,
-                {"x1": f"{x:.1f}", "x2": f"{x:.1f}", "y1": 0, "y2": axis_y - 10, "class": "grid"},
-            )
-        )
+        parts.append(_line(x, x, 0, axis_y - 10, "grid"))
         parts.append(tag("text", _ms(10.0**power), {"x": f"{x:.1f}", "y": axis_y, "class": "tick"}))
     height = axis_y + 6
     return _chart(parts, width, height, "spread of steady-state times per target")
@@ -228,19 +174,15 @@ def bandwidth_section(combined: CombinedResults) -> Html:
         share = f"{100 * gbps / baseline['gbps']:.0f}%" if baseline else DASH
         copy = f"{baseline['gbps']:.1f} GB/s @ {baseline['bytes'] // 1024 // 1024} MiB" if baseline else DASH
         width = min(100.0, 100 * gbps / baseline["gbps"]) if baseline else 0.0
+        bars = [
+            tag("rect", None, {"x": 0, "y": 0, "width": 100, "height": 10, "class": "track"}),
+            tag("rect", None, {"x": 0, "y": 0, "width": f"{width:.1f}", "height": 10, "class": "fill"}),
+        ]
+        label = f"{share} of memory copy"
         meter = tag(
             "svg",
-            [
-                tag("rect", None, {"x": 0, "y": 0, "width": 100, "height": 10, "class": "track"}),
-                tag("rect", None, {"x": 0, "y": 0, "width": f"{width:.1f}", "height": 10, "class": "fill"}),
-            ],
-            {
-                "width": 100,
-                "height": 10,
-                "viewBox": "0 0 100 10",
-                "role": "img",
-                "aria-label": f"{share} of memory copy",
-            },
+            bars,
+            {"width": 100, "height": 10, "viewBox": "0 0 100 10", "role": "img", "aria-label": label},
         )
         body.append(
             [
@@ -300,8 +242,8 @@ def section(combined: CombinedResults) -> Html:
         [
             tag("code", target),
             int(row["timed"]),
-            *(_ms(row[name]) for _, name in PHASES),
-            _ms(sum(row[name] for _, name in PHASES)),
+            *(_ms(row[name]) for name in PHASES),
+            _ms(sum(row[name] for name in PHASES)),
             _ms(statistics.median(medians[target])) if medians[target] else DASH,
         ]
         for target, row in totals.items()
@@ -345,6 +287,10 @@ def section(combined: CombinedResults) -> Html:
             _top(prepare, "build + compile"),
         ]
     )
+
+
+def _line(x1: float, x2: float, y1: int, y2: int, cls: str) -> Html:
+    return tag("line", None, {"x1": f"{x1:.1f}", "x2": f"{x2:.1f}", "y1": y1, "y2": y2, "class": cls})
 
 
 def _chart(parts: list[Html], width: int, height: int, label: str) -> Html:

@@ -1,9 +1,6 @@
-"""The keys of the report's address: the view state a link carries, listed once.
-
-The page keeps its view (tab, filters, page, open result) in the URL's hash, so a link shows the
-same view to whoever opens it. The scripts read exactly these keys (they get the list in the
-embedded data, ``D.keys``), the summary's links are checked against them (:func:`link`), and
-docs/report.md describes each; a test holds the three equal.
+"""The keys of the report's address: the view state (tab, filters, page, open result) a link
+carries in its hash, listed once. The scripts get this list (``D.keys``), the summary's links are
+checked against it (:func:`link`), and a test holds docs/report.md to it.
 """
 
 from __future__ import annotations

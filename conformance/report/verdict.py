@@ -1,21 +1,14 @@
 """The answer a report opens on: is the run green, and if not, what is unexplained.
 
-People open a report to learn one thing first: did anything go wrong that nobody has explained?
-A run's exit status already says it (green: every result pass, xfail or unsupported); the
-headline says it in words, with the counts behind it, each a link into the matrix. It keeps
-apart what needs different people:
-
-- unexplained findings: the backend departed from its spec and no known issue covers it;
-- stale known issues (xpass): the backend is right now, its known-issues entry is not;
-- adapter defects and harness failures (a result's ``defect``): the adapter's own code, or the
-  suite, failed on the item, so the result is no verdict on the backend;
-- known issues (xfail): departures already explained, counted but not the news.
+The headline says the exit status in words, with the counts behind it as links into the matrix,
+keeping apart what needs different people: unexplained findings, stale known issues (xpass),
+adapter defects and harness failures (no verdict on the backend), and known issues (xfail).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from conformance.report import urlkeys
@@ -23,7 +16,7 @@ from conformance.report.markup import Content, Html, join, tag
 from conformance.report.viewdata import defect_of
 from conformance.results.combined import CombinedResults
 from conformance.results.findings import findings
-from conformance.results.records import FindingRecord, KnownIssueRecord, ResultRecord
+from conformance.results.records import FindingRecord, ResultRecord
 from conformance.statuses import DEFECT_LABELS, DEFECTS, FAILING, PROBLEMS, STATUSES
 
 
@@ -78,17 +71,11 @@ def judge(combined: CombinedResults) -> Verdict:
         known=[f for f in found if f["known_issue"]],
         defects={kind: findings(defective[kind]) for kind in DEFECTS if kind in defective},
         defect_results=Counter({kind: len(members) for kind, members in defective.items()}),
-        stale=sorted({issue["id"] for issue in _stale_issues(ordinary)}),
+        stale=sorted(
+            {issue["id"] for r in ordinary if r["status"] == "xpass" and (issue := r.get("known_issue"))}
+        ),
         interrupted=any(run.get("interrupted") for run in combined.runs),
     )
-
-
-def _stale_issues(results: Iterable[ResultRecord]) -> Iterator[KnownIssueRecord]:
-    """The known issues of results that passed (xpass)."""
-    for result in results:
-        issue = result.get("known_issue")
-        if result["status"] == "xpass" and issue:
-            yield issue
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -165,7 +152,11 @@ def headline(verdict: Verdict) -> Html:
     word = "GREEN" if verdict.green else "RED"
     sentence = tag(
         "p",
-        [tag("strong", word, {"class": "word"}), ": ", join(_separated(clauses(verdict)))],
+        [
+            tag("strong", word, {"class": "word"}),
+            ": ",
+            [["; " if n else "", part] for n, part in enumerate(clauses(verdict))],
+        ],
         {"class": "verdict-line", "id": "verdict"},
     )
     facts = [tag("li", fact) for fact in _facts(verdict)]
@@ -176,10 +167,3 @@ def headline(verdict: Verdict) -> Html:
         [sentence, tag("ul", facts, {"class": "verdict-facts"})],
         {"class": f"verdict {'green' if verdict.green else 'red'}", "aria-labelledby": "verdict"},
     )
-
-
-def _separated(parts: Iterable[Html]) -> list[Content]:
-    joined: list[Content] = []
-    for number, part in enumerate(parts):
-        joined.extend(["; " if number else "", part])
-    return joined

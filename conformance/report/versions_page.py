@@ -50,21 +50,9 @@ def series_html(series: Series) -> Html:
         if rows
         else tag("p", "every item has the same status under every version")
     )
-    return tag(
-        "details",
-        [
-            tag(
-                "summary",
-                tag(
-                    "h3",
-                    f"{series.name}: {len(series.rows)} items change across {', '.join(series.versions)}",
-                ),
-            ),
-            totals,
-            changed,
-        ],
-        {"open": "open", "class": "diff-section"},
-    )
+    title = f"{series.name}: {len(series.rows)} items change across {', '.join(series.versions)}"
+    summary = tag("summary", tag("h3", title))
+    return tag("details", [summary, totals, changed], {"open": "open", "class": "diff-section"})
 
 
 def section(found: Sequence[Series]) -> Html:

@@ -1,10 +1,8 @@
 """From combined results to what the page shows: one-line summaries, and the lean data it embeds.
 
-A report must open fast with tens of thousands of results, so the page holds the data once, as
-JSON, and builds only the visible part of the matrix. That JSON is shaped for size: every
-repeated string (messages, ids, titles, outcome summaries, pieces of reproducers) is interned in
-one table, a case's parameters are stored once rather than on each of its results, and a
-result is a short array (see :func:`view_data` for the layout).
+The page holds the data once, as JSON, and builds only the visible part, so the JSON is shaped for
+size: repeated strings are interned in one table, a case's parameters are stored once, and a
+result is a short array (see :func:`view_data`).
 """
 
 from __future__ import annotations
@@ -65,8 +63,7 @@ def _shape(shape: Sequence[int]) -> str:
 
 
 def outputs_text(outputs: Sequence[OutputRecord], dtype: str | None) -> str:
-    """Output shapes in a few characters: ``3 x [2,4]`` (with a multiplication sign) or
-    ``4: [2] [2] [1] [1]``."""
+    """Output shapes in a few characters: ``3 x [2,4]`` (x: a multiplication sign), ``4: [2] [2] [1] [1]``."""
     shapes = [_shape(output["shape"]) for output in outputs]
     others = sorted({str(output["dtype"]) for output in outputs} - {dtype})
     suffix = f" ({', '.join(others)})" if others else ""
@@ -134,13 +131,8 @@ def request_text(params: ParamsRecord) -> str:
 def data_bytes(params: ParamsRecord) -> int | None:
     """Bytes of the input tensor (None for strings, whose size is not fixed)."""
     data = params.get("data", {})
-    try:
-        itemsize = dtypes.numpy_dtype(str(data.get("dtype"))).itemsize
-    except ValueError:
-        return None
-    if data.get("dtype") == "string":
-        return None
-    return math.prod(int(size) for size in data.get("shape", [])) * itemsize
+    itemsize = _itemsize(str(data.get("dtype")))
+    return math.prod(int(size) for size in data.get("shape", [])) * itemsize if itemsize else None
 
 
 def _round(value: float | None) -> float | None:
@@ -160,23 +152,17 @@ def _timing(timing: TimingRecord | None) -> list[Any] | int:
 
 
 def view_data(combined: CombinedResults) -> JSON:
-    """The page's data. Layout (indices point into the named lists, -1 meaning none; the arrays'
-    fields are named in :mod:`conformance.report.layout`, and ``fields`` carries those names):
+    """The page's data. Indices point into the named lists, -1 meaning none; arrays are laid out
+    as :mod:`conformance.report.layout` names them (``fields``):
 
     - ``s``: the string table; ``cases[i]``: ``{id, t (title), n (note), d (dtype), g (tags),
-      x (request text), p (params)}`` with strings as indices into ``s``;
-    - ``items[i]``: an item (case, op) as ``layout.ITEM``; ``behaviours``: every row of the
-      compatibility page (:mod:`conformance.results.behaviours`) as ``{slug, title}``, and
-      ``bsets``: the distinct lists of them an item's ``behaviours`` field points at;
-    - ``res[i]``: a result as ``layout.RESULT``, sorted by item then target; its timing is
-      ``layout.TIMING`` in ms, or 0;
-    - ``extra[i]``: only what some results have: ``mm`` mismatch, ``ki`` known issue (into
-      ``known``), ``rd`` reading, ``rp`` reproducer ``{c: command, p: [pieces of the Python
-      snippet, split at its triple quotes so the data blocks shared by a case's results are
-      stored once]}``, ``w`` worker, ``df`` the defect (``adapter`` or ``harness``: not the
-      backend's verdict); for a case with runs, ``re`` (``layout.DECIDED``) the expectation of the
-      run that decided (the item's own expectation is run 1's) and ``ru`` a list of
-      ``layout.RUN``, one per run; ``sh`` 1 when the route is judged on shapes only.
+      x (request text), p (params)}``; ``items[i]``: ``layout.ITEM``; ``behaviours``: the
+      compatibility page's rows as ``{slug, title}``, ``bsets`` the distinct lists of them;
+    - ``res[i]``: ``layout.RESULT``, sorted by item then target;
+    - ``extra[i]``: ``mm`` mismatch, ``ki`` known issue, ``rd`` reading, ``rp`` reproducer
+      ``{c: command, p: [the Python snippet split at its triple quotes, so a case's shared data
+      blocks are stored once]}``, ``w`` worker, ``df`` defect, ``sh`` 1 when judged on shapes
+      only; for a case with runs, ``re`` (``layout.DECIDED``) and ``ru`` (``layout.RUN`` each).
     """
     tables = _Tables()
     classifier = Classifier()
@@ -267,8 +253,7 @@ def op_families(op_list: Sequence[str]) -> dict[str, list[int]]:
 
 @dataclass
 class _Tables:
-    """The interned tables of the page's data: strings, expected and actual answers, known issues,
-    and the lists of behaviours items fall in."""
+    """The interned tables of the page's data."""
 
     strings: Interner = field(default_factory=Interner)
     expected: Interner = field(default_factory=Interner)
@@ -342,6 +327,7 @@ def _describe_item(item: JSON, result: ResultRecord, tables: _Tables, classifier
 
 
 def _itemsize(name: str) -> int:
+    """Bytes per element; 0 for strings (no fixed size) and unknown names."""
     try:
         return 0 if name == "string" else dtypes.numpy_dtype(name).itemsize
     except ValueError:
@@ -406,9 +392,8 @@ def _extra(result: ResultRecord, tables: _Tables) -> JSON:
 
 
 def defect_of(result: ResultRecord) -> str | None:
-    """``adapter`` or ``harness`` when the result is not the backend's verdict (the adapter's own
-    code, or the suite, failed on the item); None for an ordinary result or an unknown value.
-    Read with ``get``: results files written before the key existed lack it."""
+    """``adapter`` or ``harness`` when the adapter's own code, or the suite, failed on the item (the
+    result is not the backend's verdict); None otherwise, older files included."""
     defect = result.get("defect")
     return defect if defect in DEFECTS else None
 

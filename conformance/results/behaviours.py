@@ -1,17 +1,10 @@
 """Split's behaviours: what a request exercises, read from the request itself.
 
-The compatibility page (``conformance compat``) and the report's ``behaviour`` filter group
-requests by behaviour, "a count that does not divide", "a -1 size that would be negative", so
-that a reader moving a model between frameworks finds every request that answers one question
-in one row. A result carries its resolved case (``params``: data, axis, form, graph, tags), so
-the behaviours of an item are computed from a results file alone, with no case file at hand.
-
-:data:`BEHAVIOURS` is the table (docs/compat.md prints it): each row has a slug (the page's
-anchor and the report's ``behaviour=`` value), a title, the group it is listed under, a test on
-the request, and the cases preferred as its examples. A request usually falls in several rows
-("7 into 3" on int8 data with a dynamic dim is in three); a row's backend verdict covers every
-request in it. Rows are about the request an op sees, so a case without an axis is read on
-each op's own default axis (hsplit splits axis 1 of a matrix, the others axis 0).
+The compatibility page and the report's ``behaviour`` filter group requests by behaviour ("a count
+that does not divide"), so a reader moving a model between frameworks finds every request that
+answers one question in one row. They are computed from a result's resolved case (``params``)
+alone. A request usually falls in several rows; a case without an axis is read on each op's own
+default axis. :data:`BEHAVIOURS` is the table (docs/compat.md prints it).
 """
 
 from __future__ import annotations
@@ -27,8 +20,8 @@ from conformance.oracle.reference.directional_ops import DSPLIT, HSPLIT, VSPLIT
 from conformance.results.records import FormParams, ParamsRecord
 
 INT32_MAX = 2**31 - 1
-#: The data's element types by family, as the page's dtype rows list them (float32, the corpus's
-#: default, has no row: nearly every request has it).
+#: The data's element types by family, as the page's dtype rows list them (float32, nearly every
+#: request's, has no row).
 DTYPE_FAMILIES: dict[str, tuple[str, ...]] = {
     "bool": ("bool",),
     "signed": ("int8", "int16", "int32", "int64"),
@@ -256,8 +249,6 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     _row("doc-example", "The documents' own examples", DOCUMENTS, _tag("doc-example")),
     _row("ambiguous", "Where a text admits two readings", DOCUMENTS, _tag("ambiguous")),
 )
-#: Each behaviour by slug.
-BY_SLUG: dict[str, Behaviour] = {behaviour.slug: behaviour for behaviour in BEHAVIOURS}
 
 
 def default_axis(op: str, rank: int) -> int:
@@ -302,8 +293,7 @@ def behaviours_of(request: Request) -> list[int]:
 
 
 class Classifier:
-    """The rows of each (case, op), computed once per distinct request: a case is read on one
-    axis, or on a few default ones, so 34,000 results cost about 1,300 classifications."""
+    """The rows of each (case, op), computed once per distinct request."""
 
     def __init__(self) -> None:
         self._rows: dict[tuple[str, int | None], tuple[int, ...]] = {}

@@ -1,9 +1,7 @@
-"""Several results documents seen as one set, the way the report and the version comparison
-read them: one suite, their runs, targets and results, a rerun laid over the run it repeats.
+"""Several results documents seen as one set, as the report and the version comparison read them.
 
-Several results files make one report (e.g. one per adapter, or a rerun of a few items laid
-over a full run), but only when they ran the same case corpus: their suite digests must match.
-(``conformance merge`` is stricter and writes a new results file: :mod:`conformance.results.merge`.)
+They must come from the same case corpus (suite digest). ``conformance merge``, which writes a
+new results file, is stricter: :mod:`conformance.results.merge`.
 """
 
 from __future__ import annotations
@@ -41,10 +39,8 @@ class CombinedTarget(TypedDict):
 class CombinedResults:
     """Several results documents as one view: one suite, their runs, targets and results.
 
-    ``targets`` are the adapters entries that have results, each with its ``id`` and the index
-    of the run (document) it came from. A result whose key (item and target) appears in more
-    than one document is taken from the last one, the way a rerun of a few items is laid over
-    a full run; ``replaced`` counts those.
+    A result in more than one document is taken from the last one, the way a rerun of a few items
+    is laid over a full run; ``replaced`` counts those.
     """
 
     suite: SuiteRecord

@@ -1,22 +1,10 @@
 """Whether two runs' results compare at all: what ``conformance diff`` checks before it judges.
 
-A diff that reads "no new failures" must mean the new run was judged on everything the old one
-was, the same way. Three things break that, and each makes the comparison not valid
-(``conformance diff`` exits :data:`NOT_VALID`), with a message saying which:
-
-- a side was interrupted (``run.interrupted``): the results it lacks were never judged;
-- the selections differ: a result key in one file only. A key of OLD missing from NEW is always
-  a problem (whatever it would have been is unknown); a key only in NEW is one unless the
-  caller allows new items (``--allow-new-items``: cases added to the corpus, whose failures then
-  count as new failures). The recorded selections (``run.selection``) are named as the likely
-  cause; selections recorded differently that select the same results are only a note;
-- one side applied known issues the other did not (``--no-known-issues``, or a
-  ``--known-issues FILE`` given to one run only): an xfail in one is a fail or error in the other.
-
-Results files do not record the known-issue mode as such, so it is derived twice: from the
-command each run recorded (``conformance run``/``explore``/``certify``; not ``run --resume``
-or pytest, whose commands may not show the options in force), and otherwise from the
-known-issue lists that mark the results both files hold.
+"No new failures" must mean NEW was judged on everything OLD was, the same way. The comparison is
+not valid (exit :data:`NOT_VALID`) when a side was interrupted, when a result key is in one file
+only (a key only in NEW is allowed with ``--allow-new-items``), or when one side applied known
+issues the other did not. Results files do not record the known-issue mode, so it is read from
+the recorded command, or else from the known-issue lists that mark the results both files hold.
 """
 
 from __future__ import annotations
@@ -50,8 +38,7 @@ class Side:
 
 @dataclass(frozen=True)
 class Mode:
-    """How a run treated known issues: the adapters' shipped lists applied or not (raw
-    statuses), and the ``--known-issues`` files it added."""
+    """How a run treated known issues: the shipped lists applied or not, and ``--known-issues`` files."""
 
     shipped: bool
     files: tuple[str, ...] = ()
@@ -111,8 +98,7 @@ def _selections(old: Side, new: Side, allow_new_items: bool) -> tuple[list[str],
 
 
 def _selection_difference(old: Side, new: Side) -> str:
-    """The filters of ``run.selection`` that differ, as ``ops [] -> ['onnx.*']``; empty when
-    they agree or a file does not record them."""
+    """The ``run.selection`` filters that differ (``ops [] -> ['onnx.*']``); empty if none or unrecorded."""
     before = old.run.get("selection") if old.run else None
     after = new.run.get("selection") if new.run else None
     if before is None or after is None:
@@ -186,9 +172,8 @@ def mode_of(run: RunInfoRecord | Mapping[str, Any] | None) -> Mode | str | None:
 def command_mode(command: Sequence[str]) -> Mode | None:
     """The mode a recorded ``conformance`` command ran in; None where the command does not say.
 
-    argparse takes a unique prefix of a long option (``--no-known`` for ``--no-known-issues``),
-    so prefixes count. ``run --resume`` keeps the interrupted run's options in its journal, not
-    in the command, and pytest's may come from its configuration files: neither tells.
+    argparse takes unique prefixes of long options, so prefixes count. ``run --resume`` keeps its
+    options in the journal, and pytest's may come from configuration files: neither tells.
     """
     if len(command) < 2 or Path(command[0]).name != "conformance":
         return None
@@ -210,6 +195,6 @@ def command_mode(command: Sequence[str]) -> Mode | None:
 
 
 def _abbreviates(word: str, option: str, shortest: int) -> bool:
-    """Whether ``word`` is ``option`` or a prefix of it argparse accepts (at least ``shortest``
-    characters: shorter ones are ambiguous among the verb's options)."""
+    """Whether argparse reads ``word`` as ``option``: a prefix of at least ``shortest`` characters
+    (shorter ones are ambiguous among the verb's options)."""
     return len(word) >= shortest and option.startswith(word)

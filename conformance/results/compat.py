@@ -1,13 +1,9 @@
 """The compatibility page's content: Split's behaviours by framework, from results files.
 
-A row is a behaviour (:mod:`conformance.results.behaviours`); its columns are what each op's
-spec says, grouped by framework, and what each backend (adapter, its targets folded) does. The
-spec cells are concrete: they answer the row's example requests in a few characters, the
-lengths of the pieces along the axis (``3,3,1``, ``3,2,2``) or ``error``; the backend cells
-cover every request of the row: "conforms" when every judged result on every target of the
-adapter matches its op's reference, else the known issues that explain the departures, or
-"departs (unexplained)". :mod:`conformance.report.compat_page` writes it as HTML,
-:mod:`conformance.report.compat_markdown` as Markdown.
+A row is a behaviour (:mod:`conformance.results.behaviours`); its columns are what each op's spec
+answers to the row's example requests (``3,3,1``, ``error``), grouped by framework, and what each
+adapter does on all of the row's requests: "conforms", the known issues behind its departures, or
+"departs (unexplained)". :mod:`conformance.report.compat_page` and ``compat_markdown`` write it.
 """
 
 from __future__ import annotations
@@ -153,8 +149,7 @@ class Verdict:
 
     @property
     def word(self) -> str:
-        """``conforms``, ``departs``, ``departs (unexplained)``, ``not judged`` or ``unsupported``;
-        empty when the adapter ran none of the requests."""
+        """The verdict in a word (a key of the page's symbols); empty when none of the requests ran."""
         if self.unexplained:
             return "departs (unexplained)"
         if self.known:

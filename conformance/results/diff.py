@@ -1,21 +1,15 @@
 """Run-to-run diff: new failures, fixes, other status changes, and timing regressions beyond noise.
 
-CI gates on it (``conformance diff OLD NEW`` exits 1 when NEW has a failure OLD did not have,
-and 4 when the two runs do not compare at all: :mod:`conformance.results.comparable`), so its
-categories are defined once, here:
+CI gates on it (``conformance diff OLD NEW`` exits 1 on a new failure, 4 when the runs do not
+compare at all: :mod:`conformance.results.comparable`), so its categories are defined here once:
 
-- a *new failure* is a result that is fail, error, crash or timeout in NEW and was none of those
-  in OLD (or did not exist in OLD: a new item, allowed with ``--allow-new-items``);
-- a *fix* is a result that was fail, error, crash, timeout or xfail in OLD and passes in NEW
-  (pass, or xpass: a known issue that no longer happens);
-- every other difference of status is a *status change* (pass to unsupported, fail to crash, …);
-- a *crash that did not reproduce* is a result of NEW whose worker died on it in the run but not
-  when it ran alone (conformance.verdict.crash_review): it carries the rerun's verdict and is listed
-  apart, whatever its status, so a pass after a death is never read as a plain pass.
+- a *new failure*: fail, error, crash or timeout in NEW, none of those in OLD (or absent from it);
+- a *fix*: fail, error, crash, timeout or xfail in OLD, pass or xpass in NEW;
+- a *status change*: any other difference of status;
+- a *crash that did not reproduce*: NEW's worker died on it, but not when it ran alone; listed
+  apart whatever its status, so a pass after a death is never read as a plain pass.
 
-Timing is noisy, tiny Split runs most of all, so a regression must clear three bars, each
-answering a different kind of noise (see :class:`NoiseRule`): a ratio of steady-state medians,
-an absolute floor in milliseconds, and no overlap between the two runs' repeated samples.
+Timing is noisy, so a regression must clear the three bars of :class:`NoiseRule`.
 """
 
 from __future__ import annotations
@@ -36,10 +30,9 @@ from conformance.statuses import DEVIATING, FAILING, PASSING
 class NoiseRule:
     """When a slower steady-state time is a regression rather than noise.
 
-    All must hold: both results have at least ``min_runs`` steady runs; the median of NEW's runs
-    is more than ``ratio`` times OLD's (relative noise); it is slower by more than ``floor_ms``
-    (timer and scheduler jitter dominate sub-millisecond runs); and NEW's fastest run is slower
-    than OLD's slowest (the repeated samples do not overlap, so one outlier cannot decide).
+    All must hold: both have ``min_runs`` steady runs; NEW's median is over ``ratio`` times OLD's
+    (relative noise) and over ``floor_ms`` slower (jitter dominates sub-millisecond runs); NEW's
+    fastest run is slower than OLD's slowest (so one outlier cannot decide).
     """
 
     ratio: float = 1.5
@@ -148,8 +141,7 @@ class Diff:
 
     @property
     def exit_status(self) -> int:
-        """``conformance diff``'s status: NOT_VALID when the runs do not compare (whatever else
-        it found), 1 on a new failure, 0 otherwise."""
+        """``conformance diff``'s status: NOT_VALID when the runs do not compare, 1 on a new failure."""
         if self.problems:
             return comparable.NOT_VALID
         return 1 if self.gate_fails else 0
@@ -175,8 +167,7 @@ def compare(
     new_run: RunInfoRecord | None = None,
     allow_new_items: bool = False,
 ) -> Diff:
-    """Every difference between two runs' results, matched by key (item on target), and
-    whether the runs compare at all (:mod:`conformance.results.comparable`)."""
+    """Every difference between two runs' results, matched by key, and whether they compare at all."""
     diff = Diff(Compared(old_label, old_suite), Compared(new_label, new_suite), rule or NoiseRule())
     before = {result.key: result for result in old}
     after = {result.key: result for result in new}
@@ -217,9 +208,7 @@ def _classify(diff: Diff, key: str, old: Result, new: Result) -> None:
 def read(
     old_path: Path, new_path: Path, rule: NoiseRule | None = None, allow_new_items: bool = False
 ) -> Diff:
-    """Compare two results files; ResultsFileError (naming the file) for one that is not a
-    results file, UsageError for two that share no result (nothing was compared, which CI must
-    not read as green)."""
+    """Compare two results files; UsageError when they share no result (CI must not read it as green)."""
     old_body, old_results = results_file.read(old_path)
     new_body, new_results = results_file.read(new_path)
     found = compare(

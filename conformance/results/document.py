@@ -1,14 +1,9 @@
-"""The results file (``reports/results.json``), a contract: schema "conformance.results/1".
+"""The results file (``reports/results.json``), a contract: the only module that reads or writes it.
 
-This module is the only one that reads or writes it; every consumer (the report, merge, diff,
-the version comparison, certification) reads through :func:`read_document` or :func:`read`,
-which check the document before anyone looks inside it, so a broken or foreign file is
-reported once, naming the file and the place in it, and never surfaces later as a KeyError.
-The document's Python shape is :class:`conformance.results.records.ResultsDocument`; its JSON
-Schema ships in the package (:func:`schema`).
-
-Files are written atomically (a temporary file renamed over the old one), so a reader never
-sees half a file and a crash never destroys the previous one.
+Every consumer reads through :func:`read_document` or :func:`read`, which check the document first,
+so a broken or foreign file is reported once, naming the file and the place in it, never later as
+a KeyError. Files are written atomically (a temporary file renamed over the old one), so a reader
+never sees half a file and a crash never destroys the previous one.
 """
 
 from __future__ import annotations
@@ -54,8 +49,7 @@ def _simple() -> dict[int, tuple[type, ...]]:
 
 
 def _simple_nodes(node: Any, found: dict[int, tuple[type, ...]]) -> dict[int, tuple[type, ...]]:
-    """Nodes that only give a scalar type (a string, a number ...), by id: the reader checks a
-    value against them inline, which is most of the schema's nodes and most of a file's values."""
+    """Nodes that only give a scalar type, by id: most nodes and values, checked inline."""
     if isinstance(node, dict):
         kinds = node.get("type")
         names = [kinds] if isinstance(kinds, str) else kinds or []
@@ -70,8 +64,7 @@ def _simple_nodes(node: Any, found: dict[int, tuple[type, ...]]) -> dict[int, tu
 
 
 def write_atomically(path: Path, text: str | bytes) -> None:
-    """Replace ``path`` with ``text`` (bytes: UTF-8 already) in one step; a UsageError names a
-    path that cannot be written."""
+    """Replace ``path`` with ``text`` (bytes: UTF-8 already) in one step; UsageError if it cannot."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_dir():
@@ -114,15 +107,12 @@ def write(path: Path, body: Mapping[str, Any]) -> None:
 
 
 def encoded(body: Mapping[str, Any]) -> bytes:
-    """The document as UTF-8: one top-level key per line, and each element of a top-level list (a
-    result, a finding) on a line of its own.
+    """The document as UTF-8, diffable: one top-level key per line, and each element of a
+    top-level list (a result, a finding) on a line of its own.
 
-    Readable and diffable line by line, and written by the json module's C encoder: with
-    ``indent`` set, json falls back to its pure-Python encoder, which took 2.1 s of a full run's
-    end for 21,000 results. Each line is made bytes before the lines are joined: joined as text,
-    one character beyond the Basic Multilingual Plane in one result (a hostile case's message)
-    made the whole document's 65 MB four bytes a character, and the 34,104 results of a full run
-    took 1.8 s to make and encode where these bytes take 0.9 s (the same bytes).
+    Written by json's C encoder (with ``indent`` set json falls back to its pure-Python one, 2.1 s
+    for 21,000 results). Lines become bytes before they are joined: joined as text, one character
+    beyond the Basic Multilingual Plane made the whole 65 MB string four bytes a character.
     """
     encoder = json.JSONEncoder(ensure_ascii=False)
 
@@ -190,27 +180,18 @@ def _resolve(pointer: str) -> Mapping[str, Any]:
     return resolved
 
 
-def _check(value: Any, node: Mapping[str, Any]) -> None:
-    """Raise _Mismatch where ``value`` breaks the structure ``node`` of the schema declares.
-
-    The part of JSON Schema a reader relies on: types, required keys, the keys' own schemas,
-    array items, enums and constants (not patterns or bounds: the full check is :func:`validate`,
-    thorough but four times slower). Cheap enough for every read, so that a consumer never meets
-    a missing key or a value of the wrong type.
-    """
-    _checker(node)(value)
-
-
-#: Checks a value against one schema node (see :func:`_checker`).
+#: Raises _Mismatch where a value breaks the structure one schema node declares.
 _Checker: TypeAlias = Callable[[Any], None]
 #: each node's checker, by the node's identity (the node is kept with it, so its identity is not reused)
 _checkers: dict[int, tuple[Mapping[str, Any], _Checker]] = {}
 
 
 def _checker(node: Mapping[str, Any]) -> _Checker:
-    """The check of ``node``, made once per node: what the node asks is looked up when the check
-    is made, not again for each value (a full run's results file, 34,104 results, took 1.3 s to
-    check so; 0.9 s now)."""
+    """The check of ``node``, made once per node rather than per value.
+
+    It checks what a reader relies on: types, required keys, the keys' own schemas, array items,
+    enums and constants; not patterns or bounds (:func:`validate` does, four times slower).
+    """
     held = _checkers.get(id(node))
     if held is None or held[0] is not node:
         held = _checkers[id(node)] = (node, _make_checker(node))
@@ -246,7 +227,7 @@ def _make_checker(node: Mapping[str, Any]) -> _Checker:
 
 class _Members:
     """What a node asks of an object's keys or an array's items; the children's checks are made on
-    the first value (a node's children may refer back to it)."""
+    the first value (they may refer back to the node)."""
 
     def __init__(self, node: Mapping[str, Any]) -> None:
         self.node = node
@@ -288,8 +269,7 @@ class _Members:
 
 
 class _Children:
-    """The checks of a node's children: each property's (with the scalar types it is checked
-    against inline, see :func:`_simple`), the other keys', an array's items'."""
+    """The checks of a node's children: properties' (with inline scalar types), other keys', items'."""
 
     def __init__(self, node: Mapping[str, Any]) -> None:
         simple = _simple()
@@ -305,16 +285,20 @@ def _json_name(value: Any) -> str:
     return names.get(type(value), "number")
 
 
+def _structure_problem(value: Any, node: Mapping[str, Any], whole: str) -> str | None:
+    """Where and how ``value`` breaks ``node`` (``whole`` names the top), or None."""
+    try:
+        _checker(node)(value)
+    except _Mismatch as mismatch:
+        return f"{'/'.join(reversed(mismatch.path)) or whole} {mismatch.reason}"
+    return None
+
+
 def _problem(body: Any) -> str | None:
     """What keeps ``body`` from being a results document of this schema, or None."""
     if isinstance(body, dict) and body.get("schema") not in SCHEMA_NAMES:
         return f"not a results file of schema {' or '.join(SCHEMA_NAMES)} (got {body.get('schema')!r})"
-    try:
-        _check(body, schema())
-    except _Mismatch as mismatch:
-        where = "/".join(reversed(mismatch.path)) or "the file"
-        return f"{where} {mismatch.reason}"
-    return None
+    return _structure_problem(body, schema(), "the file")
 
 
 #: the schema node of one result
@@ -324,13 +308,9 @@ _RESULT: Mapping[str, Any] = {"$ref": "#/$defs/result"}
 def result_problem(record: Any) -> str | None:
     """What keeps ``record`` from being one result of the schema (a journal line), or None."""
     try:
-        _check(record, _RESULT)
+        return _structure_problem(record, _RESULT, "the result")
     except RecursionError:
         return "the result is nested too deeply"
-    except _Mismatch as mismatch:
-        where = "/".join(reversed(mismatch.path)) or "the result"
-        return f"{where} {mismatch.reason}"
-    return None
 
 
 def read_document(path: Path) -> ResultsDocument:
@@ -359,9 +339,8 @@ HEAD_LIMIT = 4 << 20
 
 def read_head(path: Path) -> dict[str, Any] | None:
     """The document's top-level entries before its results (schema, suite, run, adapters), read
-    without the results, which take all but a few KB of a full run's 65 MB: :func:`encoded` puts
-    each top-level key on a line of its own, with one leading space. None when ``path`` is not
-    such a file (missing, unreadable, another layout): a caller that needs more reads it whole."""
+    line by line as :func:`encoded` writes them, without the results (nearly all of the file).
+    None when ``path`` is not such a file: a caller that needs more reads it whole."""
     lines: list[bytes] = []
     size = 0
     try:

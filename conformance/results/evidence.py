@@ -1,9 +1,6 @@
 """How a result records its evidence: the case's parameters, the reference's answer, what the
-backend returned or raised, and the first mismatch, as the records of the results file.
-
-The oracle and the executor speak in objects (a :class:`~conformance.oracle.reference.SpecAnswer`,
-a :class:`~conformance.oracle.compare.Mismatch`, NumPy arrays); results files speak in the
-records of :mod:`conformance.results.records`. The translation is written once, here.
+backend returned or raised, and the first mismatch. The oracle's and executor's objects are
+translated into the records of :mod:`conformance.results.records` here, once.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Findings: the non-pass results of a run grouped into the distinct problems behind them.
 
-A run on a young backend can have hundreds of failing rows and a dozen causes. Two results share
-a finding when they have the same signature: the target, the op family (``onnx.Split``, whatever
-the version), the status, what kind of departure it is (the rule the backend should have applied,
-the kind of mismatch, or the exception it raised), the backend's message with its numbers, names
-and quoted values masked, and the known issue that covers it. Each finding keeps its count, its
-items and one representative result (the first in run order, whose reproducers the report shows).
+Results share a finding when they share a signature (:func:`signature`): target, op family,
+status, kind of departure, the backend's message with what varies masked, and the known issue.
+Each finding keeps its count, items and first result (whose reproducers the report shows).
 """
 
 from __future__ import annotations
@@ -111,9 +108,8 @@ def signature(result: ResultRecord) -> tuple[str, ...]:
 
 
 def findings(results: Iterable[ResultRecord]) -> list[FindingRecord]:
-    """The distinct problems among ``results`` (every status but pass, xpass and unsupported, and
-    the deaths that did not reproduce whatever their status), largest first, then in the order
-    their first result appears."""
+    """The distinct problems among ``results`` (not pass, xpass or unsupported, or a death that did
+    not reproduce), largest first, then in the order their first result appears."""
     groups: dict[tuple[str, ...], FindingRecord] = {}
     for result in results:
         if (result["status"] in PASSING or result["status"] == "unsupported") and not died_once(result):

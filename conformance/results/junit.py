@@ -1,11 +1,8 @@
 """JUnit XML, for CI systems that show test results natively.
 
-One <testsuite> per target, one <testcase> per item (classname = target id, name = item id):
-fail and xpass are failures, error / crash / timeout are errors, and unsupported / xfail are
-skipped with their reason (the groups of conformance.statuses), so a green run reads green in
-any JUnit viewer. An error that is no verdict on the backend has the error type ``adapter-defect``
-or ``harness-failure`` instead of ``error``, and each suite counts them in a property, so a CI
-viewer tells a broken adapter from a backend that refused a valid input.
+One <testsuite> per target, one <testcase> per item: statuses map by the groups of
+conformance.statuses, so a green run reads green in any JUnit viewer. An error that is no verdict
+on the backend has the type ``adapter-defect`` or ``harness-failure``, and each suite counts them.
 """
 
 from __future__ import annotations
@@ -57,14 +54,12 @@ def write(path: Path, results: Iterable[Result]) -> None:
                 suite, "testcase", classname=target, name=result.item_id, time=f"{seconds:.6f}"
             )
             message = _clean(result.message)
-            if result.status in JUNIT_FAILURES:
+            if result.status in JUNIT_FAILURES or result.status in JUNIT_ERRORS:
+                failure = result.status in JUNIT_FAILURES
+                kind = result.status if failure or result.defect is None else _kebab(result.defect)
+                first = message.splitlines()[0] if message else ""
                 ElementTree.SubElement(
-                    case, "failure", message=message.splitlines()[0] if message else "", type=result.status
-                ).text = message
-            elif result.status in JUNIT_ERRORS:
-                kind = result.status if result.defect is None else _kebab(result.defect)
-                ElementTree.SubElement(
-                    case, "error", message=message.splitlines()[0] if message else "", type=kind
+                    case, "failure" if failure else "error", message=first, type=kind
                 ).text = message
             elif result.status in JUNIT_SKIPPED:
                 ElementTree.SubElement(case, "skipped", message=f"{result.status}: {message}")

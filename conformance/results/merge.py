@@ -1,23 +1,11 @@
 """Merging results files (the shards of a run, runs on several machines or devices) into one.
 
-``conformance merge RESULTS... -o OUT`` is the gather step of a fanned-out run: CI runs
-``conformance run --shard I/N`` per adapter on many machines, and one job joins their
-``results.json`` files into one results file, JUnit file and report, as if one run had done it
-all. The merge is strict where a silent mix would mislead a reader of the certificate:
-
-- files of different case corpora (suite digests) or engine versions are refused;
-- a (case, op, target) found in two files with different verdicts (status, expectation,
-  outputs, mismatch, known issue...) is refused (``prefer_last`` takes the later file's
-  instead, for laying a rerun over a run); the same verdict twice, differing only in timing,
-  worker and the backend's message text, is taken from the later file;
-- one target described differently by two files (backend version, options) is refused: shards
-  run on differently configured machines are two targets, not one.
-
-Results come out in the order one unsharded run gives them (the runner's job order): targets in
-the order the files list them, then cases in suite order (their recorded ``file:line``
-location against the suite's file list, so the case files need not be at hand), then ops in
-catalogue order. The merged ``run`` spans the earliest start to the latest end and lists every
-merged run (path, host, command, shard, times), flattening inputs that are merges themselves.
+``conformance merge RESULTS... -o OUT`` is the gather step of a fanned-out run (``conformance run
+--shard I/N`` on many machines). It is strict where a silent mix would mislead a certificate's
+reader: it refuses files of different case corpora or engine versions, one result with different
+verdicts in two files (``prefer_last`` takes the later file's; the same verdict twice, differing
+only in incidental fields, is taken from the later file), and one target described differently
+by two files. Results come out in the order one unsharded run gives them (:func:`_order`).
 """
 
 from __future__ import annotations
@@ -28,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from conformance import ids
 from conformance.corpus import catalogue
@@ -48,8 +36,7 @@ from conformance.results.records import (
 from conformance.results.result import Result
 
 #: Result fields that differ between two executions of the same verdict: measurements, and the
-#: backend's own words, which carry process-specific detail (OpenVINO numbers the nodes it names
-#: in errors with a per-process counter, Split_79119; a crash quotes its worker's log file).
+#: backend's own words, which carry process-specific detail (node counters, worker log names).
 _INCIDENTAL = frozenset({"timing", "worker", "message"})
 
 
@@ -140,9 +127,8 @@ def _order(
 ) -> Callable[[tuple[ResultRecord, int]], tuple[Any, ...]]:
     """The sort key giving the runner's job order: target, then case in suite order, then op.
 
-    A case's place in the suite is its file's place in the suite's file list, then its line;
-    each result is placed by its own document's list, as files given by another path on another
-    machine (same digest) are spelled differently in locations but listed in the same order.
+    A case is placed by its file's rank in its own document's ``suite.files``, then its line: the
+    case files need not be at hand, and another machine may spell their paths differently.
     """
     targets = {ids.record_target(entry): rank for rank, entry in enumerate(adapters)}
     files = [
@@ -254,15 +240,11 @@ def _merged_run(
         "memcpy": _memcpy(entries),
         "merged": entries,
     }
-    jobs = _common([run.get("jobs") for run in runs])
-    if jobs is not None:
-        body["jobs"] = jobs
-    timeout = _common([run.get("timeout_s") for run in runs])
-    if timeout is not None:
-        body["timeout_s"] = timeout
-    repeat = _common([run.get("repeat") for run in runs])
-    if repeat is not None:
-        body["repeat"] = repeat
+    shared: tuple[Literal["jobs", "timeout_s", "repeat"], ...] = ("jobs", "timeout_s", "repeat")
+    for name in shared:
+        value = _common([run.get(name) for run in runs])
+        if value is not None:
+            body[name] = value
     return body
 
 
@@ -327,8 +309,7 @@ def results(merged: MergeResult) -> list[Result]:
 def write(
     paths: Sequence[Path], out_dir: Path, prefer_last: bool = False, command: Sequence[str] = ()
 ) -> tuple[MergeResult, list[Path]]:
-    """Merge the results files at ``paths`` into ``out_dir``: results.json and junit.xml (the
-    front door adds the report)."""
+    """Merge the results files at ``paths`` into ``out_dir``'s results.json and junit.xml."""
     documents = read_documents(paths)
     merged = merge(documents, [str(path) for path in paths], prefer_last, command)
     results_file.validate(merged.document, "the merged document")

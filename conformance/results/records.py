@@ -1,10 +1,8 @@
 """The results file's shape in Python: one TypedDict per object of ``results.schema.json``.
 
-Results travel as JSON (worker to parent, journal, results file, report), so their evidence is
-plain data; these types say which keys that data has, and mypy --strict checks every key a
-reader looks up. ``NotRequired`` marks what the schema does not require (results written before
-a key existed, or keys only some results carry). Keep them in step with the JSON Schema: a test
-validates documents built from these types against it.
+Results travel as plain JSON data, so these types let mypy --strict check every key a reader
+looks up; ``NotRequired`` marks what the schema does not require. Keep them in step with the
+JSON Schema: a test validates documents built from these types against it.
 """
 
 from typing import Any, Literal, NotRequired, TypedDict
@@ -46,8 +44,7 @@ class ExpectedRecord(TypedDict, total=False):
 
 
 class RaisedRecord(TypedDict):
-    """The exception an execution ended with, in which phase (build, compile, run), and who
-    raised it (absent in files written before attribution: the backend)."""
+    """The exception an execution ended with, its phase, and who raised it (absent: the backend)."""
 
     phase: str
     type: str
@@ -90,9 +87,7 @@ class TimingRecord(TypedDict, total=False):
     steady_median_ms: float | None
     runs_ms: list[float | None]  # each further run of a case with runs, in order
     release_ms: float | None  # freeing the model and the compiled model after the runs
-    # the phases that raised, until each raised; a crash or timeout in the backend's phases: from
-    # the build until the worker was seen dead or killed (absent when none did)
-    refused_ms: float
+    refused_ms: float  # in the phases that raised; a crash or timeout: from the build until it died
 
 
 class KnownIssueRecord(TypedDict):
@@ -108,19 +103,16 @@ class WorkerRecord(TypedDict):
     pid: int
     peak_rss_kib: int
     elapsed_ms: float
-    #: part of elapsed_ms: loading the adapter, on the first item of an adapter (with its options) the
-    #: worker had not loaded before its first job
+    #: part of elapsed_ms: loading the adapter, on the worker's first item of that adapter
     load_ms: NotRequired[float]
 
 
 class CrashRecord(TypedDict):
     """How a worker died on an item and what the crash review made of it (verdict/crash_review.py).
 
-    ``outcome``: ``unconfirmed`` (not run again: the review's budget was spent, or the run was
-    stopped), ``confirmed`` (it died again alone in a fresh worker: the item's own crash),
-    ``not reproduced`` (alone it gave another verdict, which the result now carries), or
-    ``culprit`` (this item ran fine but left its worker broken: the next item died), or
-    ``known`` (a known issue claims the crash: not run again).
+    ``outcome``: ``confirmed`` (died again alone), ``unconfirmed`` (not run again), ``not
+    reproduced`` (alone it gave the verdict the result carries), ``culprit`` (it left its worker
+    broken for the next item) or ``known`` (a known issue claims the crash).
     """
 
     outcome: str

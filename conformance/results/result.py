@@ -1,7 +1,5 @@
-"""One result: a (case, op, target) execution with its status, evidence and timing.
-
-Results travel from worker processes to the journal, the results file and the reports, so
-they are plain data with a lossless JSON form (``to_json`` / ``from_json``).
+"""One result: a (case, op, target) execution with its status, evidence and timing, as plain data
+with a lossless JSON form (``to_json`` / ``from_json``), since results travel between processes.
 """
 
 from __future__ import annotations
@@ -40,8 +38,7 @@ class Timing:
     runs_ms: tuple[float | None, ...] = ()
     #: freeing the model and the compiled model once the runs are done (the backend's destructors)
     release_ms: float | None = None
-    #: the time spent in the phases that raised (build, compile or runs), until each raised: a
-    #: refusal is the backend's work too (a failed torch.export takes 5 ms, as long as one that works)
+    #: the time spent in the phases that raised, until each raised: a refusal is the backend's work too
     refused_ms: float | None = None
 
     @property
@@ -50,8 +47,7 @@ class Timing:
 
     @property
     def backend_ms(self) -> float:
-        """Everything spent inside the backend: build, compile, every run, the release and the
-        phases that raised."""
+        """Everything spent inside the backend, the phases that raised included."""
         parts = (
             self.build_ms,
             self.compile_ms,

@@ -1,20 +1,10 @@
 """Backend releases side by side: which release introduced or fixed each disagreement.
 
-A compatibility matrix runs the same corpus against several released versions of one backend,
-each run relabelled (``conformance run --label openvino@2024.6.0``) so that their target ids
-do not collide when the results files are combined. This module lines those runs up: per series
-(backend, route, device) the status of every item under every version, the items whose status
-differs between versions with a verdict, and per-version totals.
-
-Verdicts compare neighbouring versions in release order, ignoring versions that did not run the
-item. A step from a good status (pass, xpass) to a bad one (fail, error, crash, timeout, xfail)
-is "introduced in V", the reverse "fixed in V"; any other step (fail to error, unsupported to
-pass, ...) is "changed in V". Raw statuses are what compare: run the matrix with
-``--no-known-issues``, so a fix shows as fail to pass rather than xfail to xpass.
-
-    series = compare(combine(documents))          # Series per (backend, route, device)
-    print(terminal(series))
-    # the report's "Versions" tab and page: conformance.report.versions_page
+A compatibility matrix runs one corpus against several versions of a backend, each run relabelled
+(``--label openvino@2024.6.0``) so that their targets do not collide. Per series (backend, route,
+device), neighbouring versions that ran an item compare in release order: pass or xpass to a bad
+status is "introduced in V", the reverse "fixed in V", any other step "changed in V". Run the
+matrix with ``--no-known-issues``, so a fix shows as fail to pass rather than xfail to xpass.
 """
 
 from __future__ import annotations
@@ -86,8 +76,7 @@ class Series:
 
     @property
     def name(self) -> str:
-        """``backend/route/device``: the target id's shape, with the backend in the adapter's place
-        (each version's results carry their own label there)."""
+        """``backend/route/device``: a target id with the backend in the adapter's place."""
         return f"{self.backend}/{self.route}/{self.device}"
 
     def steps_per_version(self) -> dict[str, Counter[str]]:
@@ -173,8 +162,7 @@ def _summary_lines(series: Series) -> list[str]:
 
 
 def terminal(found: Sequence[Series], rows: int | None = None) -> str:
-    """A plain-text summary: per series the totals per version, then the changes grouped by op
-    (``rows`` of them per route; None: TERMINAL_ROWS)."""
+    """A plain-text summary: per series the totals per version, then ``rows`` changes by op."""
     rows = TERMINAL_ROWS if rows is None else rows
     if not found:
         return "no backend ran under two or more versions (run each version with --label ADAPTER@VERSION)"
