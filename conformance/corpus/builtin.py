@@ -1,13 +1,9 @@
 """Where the corpus is when no ``--cases`` is given.
 
-The suite's judgement is only as good as its cases, so the corpus travels with the package: a
-wheel carries ``cases/`` (profiles included) as ``conformance/corpus/builtin/``, copied there
-when the wheel is built (``setup.py``), and ``pip install split-conformance`` plus an adapter is
-enough to run and certify from any directory. In order:
-
-1. ``cases/`` in the working directory: a checkout, or a corpus of your own laid out the same way;
-2. the corpus installed with the package (a wheel);
-3. ``cases/`` of the checkout the package is imported from (an editable install, run elsewhere).
+A wheel carries ``cases/`` (profiles included) as ``conformance/corpus/builtin/`` (``setup.py``
+copies it), so an installed package can run from any directory. Tried in order: ``cases/`` in the
+working directory, the corpus installed with the package, ``cases/`` of the checkout the package
+is imported from (an editable install run elsewhere).
 """
 
 from __future__ import annotations

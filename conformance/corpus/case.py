@@ -1,7 +1,6 @@
 """The case model: one scenario from a YAML case file, resolved and immutable.
 
-These dataclasses are what the loader produces and what the reference, the executor and the
-adapters consume. They mirror the case format (docs/case-format.md) one to one, so a case can always be
+The dataclasses mirror the case format (docs/case-format.md) one to one, so a case can always be
 written back as the YAML that produced it (reproducers and reports rely on that).
 """
 
@@ -51,9 +50,8 @@ class Location:
 class Form:
     """How the split is requested: piece lengths, a piece count, a piece size or split points.
 
-    ``value`` is an int for ``parts`` and ``size`` and a tuple of ints for ``lengths`` and
-    ``indices``. Values are kept exactly as written, invalid ones included: rejecting them is the
-    reference's job, not the loader's.
+    ``value`` is an int for ``parts`` and ``size``, a tuple for ``lengths`` and ``indices``; kept as
+    written, invalid ones included (rejecting them is the reference's job).
     """
 
     kind: FormKind
@@ -84,9 +82,8 @@ class DataSpec:
 class InputPlacement:
     """``graph.inputs`` given as a mapping: each input constant or runtime on its own.
 
-    Kept apart from the plain ``constant`` / ``runtime`` words because it asks more of an op:
-    ``runtime`` feeds whatever the op takes as an input, while ``{axis: runtime}`` promises an axis
-    *input*, so an op that has an axis attribute (ONNX) cannot express it.
+    It asks more than the word ``runtime``, which feeds whatever the op takes as an input:
+    ``{axis: runtime}`` promises an axis *input*, which an op with an axis attribute (ONNX) lacks.
     """
 
     axis: Placement = "constant"
@@ -107,12 +104,9 @@ class InputPlacement:
 class GraphSpec:
     """How a backend must build the model; each field is a contract of the case format.
 
-    ``num_outputs`` exists for ONNX Split-18 alone, whose spec requires exactly one of the
-    ``split`` input and the ``num_outputs`` attribute: ``both`` and ``neither`` build the two
-    forbidden graphs so that the rule itself can be tested. ``declared_outputs`` makes an ONNX
-    node declare that many outputs whatever the request implies (a malformed model, on purpose).
-    ``keepdims`` and ``split_input`` exist for ONNX SplitToSequence, whose ``split`` input is
-    optional: without it the pieces have length 1 and ``keepdims: 0`` drops the split axis.
+    ``num_outputs`` is for ONNX Split-18, which requires exactly one of ``split`` and
+    ``num_outputs``: ``both`` and ``neither`` build the two forbidden graphs. ``declared_outputs``
+    makes an ONNX node declare that many outputs whatever the request implies (malformed on purpose).
     """
 
     axis_dtype: str = "int64"
@@ -129,19 +123,13 @@ class GraphSpec:
     split_input: Literal["given", "omitted"] = "given"
 
     def runtime(self, name: str) -> bool:
-        """Whether input ``name`` (``axis`` or ``lengths``) is fed at run time, where the op has it.
-
-        ``runtime`` places every input the op takes at run time; a mapping places each on its own.
-        """
+        """Whether input ``name`` (``axis`` or ``lengths``) is fed at run time, where the op has it."""
         if isinstance(self.inputs, InputPlacement):
             return name in self.inputs.runtime()
         return self.inputs == "runtime"
 
     def non_default(self) -> frozenset[str]:
-        """Names of the options this case sets away from their defaults.
-
-        An op that cannot express one of them is not applicable to the case.
-        """
+        """Names of the options set away from their defaults (an op must express each of them)."""
         default = GraphSpec()
         return frozenset(f.name for f in fields(self) if getattr(self, f.name) != getattr(default, f.name))
 
@@ -156,10 +144,7 @@ class GraphSpec:
 @dataclass(frozen=True)
 class OutputExpect:
     """Facts a spec document states about one case's result; the reference must agree.
-
-    ``error`` is True, or the id of the rule the reference must apply, when the case is to be
-    rejected.
-    """
+    ``error`` is True, or the id of the rule that rejects the case."""
 
     shapes: tuple[tuple[int, ...], ...] | None = None
     values: tuple[Any, ...] | None = None
@@ -179,11 +164,8 @@ class Expect(OutputExpect):
 
 @dataclass(frozen=True)
 class CaseRun:
-    """One further request on the model a case built and compiled once (the case's ``runs:``).
-
-    Fully resolved at load time: what the run leaves out is the case's (or, for the data, the
-    case's fill on the run's shape). ``number`` counts from 2, the case's own request being run 1.
-    """
+    """One further request on the model a case built and compiled once (the case's ``runs:``),
+    resolved at load time; ``number`` counts from 2, the case's own request being run 1."""
 
     number: int
     data: DataSpec

@@ -1,9 +1,8 @@
 """The op catalogue: every versioned op the suite judges, and which cases each can express.
 
-"Can express" is about the op's interface, not about validity: ONNX Split-1 can be handed an
-int32 tensor (its spec then says reject it), but torch.split cannot be handed a string tensor
-at all, and no ONNX op has an axis *input* whose dtype a case could choose. A case an op cannot
-express is *not applicable*: it yields no result rather than a failure.
+"Can express" is about the op's interface, not validity: ONNX Split-1 can be handed int32 data
+(its spec then rejects it), torch.split cannot be handed strings at all. A case an op cannot
+express is *not applicable*: no result rather than a failure.
 """
 
 from __future__ import annotations
@@ -23,8 +22,7 @@ _RUNTIME = frozenset({"inputs"})
 _DYNAMIC = frozenset({"data_shape"})
 _DECLARED = frozenset({"declared_outputs"})
 
-#: The forms whose split value is a typed input (``lengths_dtype``), where more than ``lengths``:
-#: SplitToSequence's scalar ``split`` is as typed as its 1-D one.
+#: The forms whose split value is a typed input (``lengths_dtype``), where more than ``lengths``.
 _TYPED_FORMS: dict[str, tuple[FormKind, ...]] = {"onnx.SplitToSequence-11": ("lengths", "size")}
 
 #: Split-18's forbidden graphs: "both" adds num_outputs next to a split input (a lengths
@@ -48,16 +46,13 @@ class OpEntry:
     #: the public document that defines the op (its short name in docs/specs.md) and its section
     document: str
     #: the inputs (``axis``, ``lengths``) the op takes as model inputs, by form: what ``graph.inputs``
-    #: can feed at run time (an ONNX Split has an axis attribute and, given a piece count, no input
-    #: but the data, while an OpenVINO op always has its axis input)
+    #: can feed at run time
     inputs: tuple[tuple[FormKind, frozenset[str]], ...] = ()
-    #: Whether a case's shared ``expect`` pins this op as well as the ops of the document it was
-    #: written from. True for the ops the corpus was written against together (OpenVINO, ONNX,
-    #: torch, NumPy); an op added later is pinned by ``expect.by_op`` or by a case whose source
-    #: cites its document, so that adding it needs no edit of cases that say nothing about it.
+    #: Whether a case's shared ``expect`` pins this op. True for the ops the corpus was written
+    #: against; an op added later is pinned by ``expect.by_op`` or a case citing its document, so
+    #: adding it needs no edit of cases that say nothing about it.
     shared_expect: bool = True
-    #: False for hsplit, vsplit and dsplit, which choose their axis from the data's rank: a case
-    #: that states an axis is not applicable to them
+    #: False for hsplit, vsplit and dsplit, which choose their axis from the data's rank
     takes_axis: bool = True
 
     def inputs_for(self, kind: FormKind) -> frozenset[str]:
@@ -112,12 +107,11 @@ def _later_op(
     inputs: tuple[tuple[FormKind, frozenset[str]], ...] = (),
     takes_axis: bool = True,
 ) -> OpEntry:
-    """An op added after the corpus was written: its axis optional, a case's shared ``expect``
-    pinning it only where the case cites its document."""
-    family = op_id.partition(".")[0]
+    """An op added after the corpus was written: axis optional, pinned by a shared ``expect`` only
+    where the case cites its document."""
     return OpEntry(
         op_id,
-        family,
+        op_id.partition(".")[0],
         forms,
         graph_options,
         dtype_set,
@@ -127,6 +121,16 @@ def _later_op(
         shared_expect=False,
         takes_axis=takes_axis,
     )
+
+
+def _library_op(
+    op_id: str, forms: frozenset[FormKind], graph_options: frozenset[str], dtype_set: frozenset[str]
+) -> OpEntry:
+    """A torch or numpy function the corpus was written against: axis optional, documented on the
+    page named for it (``pytorch-torch.split``, ``numpy-numpy.split``)."""
+    family = op_id.partition(".")[0]
+    site = {"torch": "pytorch"}.get(family, family)
+    return OpEntry(op_id, family, forms, graph_options, dtype_set, False, f"{site}-{op_id}")
 
 
 def _directional(library: str, document: str, dtype_set: frozenset[str], **jax: Any) -> tuple[OpEntry, ...]:
@@ -168,76 +172,28 @@ OPS: dict[str, OpEntry] = {
         _onnx(11, _LENGTHS_OR_PARTS, frozenset()),
         _onnx(13, _LENGTHS_OR_PARTS, _RUNTIME | {"lengths_dtype"}),
         _onnx(18, _LENGTHS_OR_PARTS, _RUNTIME | {"lengths_dtype", "num_outputs"}),
-        OpEntry(
-            "torch.split",
-            "torch",
-            frozenset({"lengths", "size"}),
-            _DYNAMIC,
-            _TORCH_TYPES,
-            False,
-            "pytorch-torch.split",
-        ),
-        OpEntry(
-            "torch.tensor_split",
-            "torch",
-            frozenset({"parts", "indices"}),
-            _DYNAMIC,
-            _TORCH_TYPES,
-            False,
-            "pytorch-torch.tensor_split",
-        ),
-        OpEntry(
-            "torch.chunk",
-            "torch",
-            frozenset({"parts"}),
-            _DYNAMIC,
-            _TORCH_TYPES,
-            False,
-            "pytorch-torch.chunk",
-        ),
-        OpEntry(
-            "numpy.split",
-            "numpy",
-            frozenset({"parts", "indices"}),
-            frozenset(),
-            _ALL_TYPES,
-            False,
-            "numpy-numpy.split",
-        ),
-        OpEntry(
-            "numpy.array_split",
-            "numpy",
-            frozenset({"parts", "indices"}),
-            frozenset(),
-            _ALL_TYPES,
-            False,
-            "numpy-numpy.array_split",
-        ),
+        _library_op("torch.split", frozenset({"lengths", "size"}), _DYNAMIC, _TORCH_TYPES),
+        _library_op("torch.tensor_split", frozenset({"parts", "indices"}), _DYNAMIC, _TORCH_TYPES),
+        _library_op("torch.chunk", frozenset({"parts"}), _DYNAMIC, _TORCH_TYPES),
+        _library_op("numpy.split", _PARTS_OR_INDICES, frozenset(), _ALL_TYPES),
+        _library_op("numpy.array_split", _PARTS_OR_INDICES, frozenset(), _ALL_TYPES),
         # tf.split: a count (raw Split) or sizes (raw SplitV, whose Tlen is the lengths' type);
         # the axis defaults to 0, and axis and sizes can be graph inputs of a traced function.
-        OpEntry(
+        _later_op(
             "tensorflow.split",
-            "tensorflow",
             _LENGTHS_OR_PARTS,
-            _RUNTIME | _DYNAMIC | {"lengths_dtype"},
             _ALL_TYPES,
-            False,
             "tensorflow-tf.split",
-            shared_expect=False,
+            graph_options=_RUNTIME | _DYNAMIC | {"lengths_dtype"},
             inputs=(("lengths", _AXIS | _LENGTHS), ("parts", _AXIS)),
         ),
-        OpEntry(
+        _later_op(
             "tensorflow.experimental.numpy.split",
-            "tensorflow",
-            frozenset({"parts", "indices"}),
-            frozenset(),
+            _PARTS_OR_INDICES,
             _ALL_TYPES,
-            False,
             "tensorflow-tf.experimental.numpy.split",
-            shared_expect=False,
         ),
-        # LiteRT builtins: the axis is always an input tensor (SPLIT takes it first), the piece
-        # count an attribute; a converter decides the sizes' type, so lengths_dtype is not theirs.
+        # LiteRT builtins: the axis is always an input tensor; the converter decides the sizes' type.
         OpEntry(
             "tflite.SPLIT",
             "tflite",
@@ -271,8 +227,7 @@ OPS: dict[str, OpEntry] = {
         ),
         *_directional("numpy", "numpy-numpy", _ALL_TYPES),
         *_directional("torch", "pytorch-torch", _TORCH_TYPES),
-        # JAX's jax.numpy functions (NumPy's texts) and its lax primitive; graph.inputs: runtime
-        # makes the split value a traced argument of the jitted function.
+        # JAX's jax.numpy functions (NumPy's texts) and its lax primitive.
         _later_op(
             "jax.numpy.split",
             _PARTS_OR_INDICES,
@@ -303,13 +258,11 @@ OPS: dict[str, OpEntry] = {
         _later_op("cupy.split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.split"),
         _later_op("cupy.array_split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.array_split"),
         *_directional("cupy", "cupy-cupy", _NO_STRINGS),
-        # MLX and TensorFlow.js: eager calls, no graph to feed. Both convert a host array of a type
-        # they lack (MLX's complex128, TF.js's all but five) rather than refusing it, so their
-        # adapters refuse those types (unsupported); only MLX's strings cannot be handed at all.
+        # MLX and TensorFlow.js: eager calls. Their adapters refuse the types they would silently
+        # convert (unsupported); only MLX's strings cannot be handed at all.
         _later_op("mlx.core.split", _PARTS_OR_INDICES, _NO_STRINGS, "mlx-mlx.core.split"),
         _later_op("tfjs.split", _LENGTHS_OR_PARTS, _ALL_TYPES, "tfjs-tf.split"),
-        # PaddlePaddle's functions: eager calls and programs traced by paddle.jit.to_static, where the
-        # data's dims may be None and the axis (a Tensor of int32 or int64) an input of the program.
+        # PaddlePaddle's functions: eager calls, and programs traced by paddle.jit.to_static.
         _later_op(
             "paddle.split",
             _LENGTHS_OR_PARTS,

@@ -1,11 +1,9 @@
 """Deterministic input data for a case: the same spec gives the same bytes, on every machine.
 
-Split only moves elements, so the data's one job is to make every misplaced element visible: the
-``arange`` fill gives each element a value no other element has, for as many elements as the dtype
-has values to give. ``special`` puts the values backends are known to mangle in transit (NaN
-payloads, signalling NaNs, the sign of zero, subnormals that flush-to-zero would erase, extreme
-integers, strings with NULs or markup) among those distinct values. Floats are built from bit
-patterns, never by arithmetic, so that a payload is exactly the one intended.
+Split only moves elements, so the data must make every misplaced element visible: ``arange`` gives
+each element a distinct value (as far as the dtype allows); ``special`` mixes in values backends
+mangle in transit (NaN payloads, signalling NaNs, -0.0, subnormals, extreme integers, strings with
+NULs or markup). Floats are built from bit patterns, never by arithmetic, so payloads are exact.
 """
 
 from __future__ import annotations
@@ -39,9 +37,8 @@ _SUFFIXES: Final = ("", "é", "字", "🙂", "  ", "ש", "e\u0301", "ß")
 #: Random strings draw from ASCII, Latin-1, CJK, emoji, Hebrew, a combining mark and a NUL.
 _ALPHABET: Final = tuple("aZ09 _-<>&\"'é字🙂ש\u0301\x00ßΩ")
 
-#: Strings that break naive pipelines: empty, long, NULs (fixed-width numpy strips a trailing
-#: one), combining characters, emoji with a modifier, right-to-left text and an override
-#: character, and markup a report must escape.
+#: Strings that break naive pipelines: empty, long, NULs (fixed-width numpy strips a trailing one),
+#: combining characters, emoji, right-to-left text and override, markup a report must escape.
 HOSTILE_STRINGS: Final = (
     "",
     "long-" * 60,
@@ -74,17 +71,12 @@ def make_data(spec: DataSpec) -> Array:
     return flat.reshape(spec.shape)
 
 
-# --- arange -------------------------------------------------------------------------------------
-
-
 def arange(dtype: str, count: int, *, mapped: bool = False) -> Array:
     """``count`` distinct elements in C order (as long as the dtype has that many values);
-    ``mapped``: an integer counter of :data:`REPEATED_FROM_BYTES` or more may come read-only,
-    mapped from one block (for a caller that writes nothing into it)."""
+    ``mapped``: a large integer counter may come read-only (for a caller that writes nothing)."""
     if dtype in dtypes.INTEGER:
-        # Wrap by unsigned arithmetic, then reinterpret: int8 holds the patterns of -128..127.
-        # Past one full period the pattern repeats, so it is tiled rather than computed through a
-        # uint64 index (which would take 8 bytes per element: 16 GiB for a [2^31] uint8 tensor).
+        # Wrap by unsigned arithmetic, then reinterpret. One period is tiled: a uint64 index would
+        # take 8 bytes per element (16 GiB for a [2^31] uint8 tensor).
         unsigned = np.dtype(f"uint{dtypes.numpy_dtype(dtype).itemsize * 8}")
         pattern = np.arange(min(count, 1 << (unsigned.itemsize * 8)), dtype=np.uint64).astype(unsigned)
         return _tiled(pattern, count, mapped=mapped).view(dtypes.numpy_dtype(dtype))
@@ -105,17 +97,14 @@ def arange(dtype: str, count: int, *, mapped: bool = False) -> Array:
     raise ValueError(f"unknown dtype {dtype!r}")
 
 
-#: From this size on a counter handed to a backend is one block mapped again and again
-#: (read-only), not written out: the ``large`` cases' 2 GiB input (see
-#: :mod:`conformance.corpus.repeated`). An input this big makes its item large (the runner's
-#: memory check counts 1 GiB and more so), whose input a worker keeps read-only anyway.
+#: From this size on a counter handed to a backend is mapped read-only from one block
+#: (:mod:`conformance.corpus.repeated`); a worker keeps so large an item's input read-only anyway.
 REPEATED_FROM_BYTES: Final = 1 << 30
 
 
 def _tiled(pattern: Array, count: int, *, mapped: bool) -> Array:
-    """``count`` elements repeating ``pattern``: with ``mapped``, from :data:`REPEATED_FROM_BYTES`
-    on, mapped (read-only) where the platform allows; else written in place (np.resize builds it
-    through concatenated copies, several times slower on a multi-GiB tensor)."""
+    """``count`` elements repeating ``pattern``: mapped from :data:`REPEATED_FROM_BYTES` on where
+    allowed, else written in place (np.resize's concatenated copies are several times slower)."""
     if mapped and count * pattern.itemsize >= REPEATED_FROM_BYTES:
         tensor = repeated(pattern, count)
         if tensor is not None:
@@ -135,17 +124,13 @@ def exact_integer_limit(dtype: str) -> int:
 
 
 def _float_arange(dtype: str, index: npt.NDArray[np.uint64]) -> Array:
-    """Element i is i itself while floats hold it exactly, then distinct finite bit patterns.
-
-    Past the exact integers the sequence walks the positive finite patterns above the last exact
-    integer, then the negative finite ones (-0.0 excluded); it repeats only after all of those,
-    e.g. after about 34,800 elements for float16.
-    """
+    """Element i is i itself while floats hold it exactly, then the positive finite bit patterns
+    above it, then the negative finite ones (-0.0 excluded), before repeating."""
     target = dtypes.numpy_dtype(dtype)
     bits_type = dtypes.bits_dtype(dtype)
     assert bits_type is not None
     limit = exact_integer_limit(dtype)
-    if not index.size or int(index.max()) <= limit:  # every element exact: most cases, 11 us -> 3 us
+    if not index.size or int(index.max()) <= limit:  # every element exact: most cases
         return index.astype(np.float64).astype(target)
     out = np.empty(index.shape, dtype=target)
     exact = index <= limit
@@ -159,9 +144,6 @@ def _float_arange(dtype: str, index: npt.NDArray[np.uint64]) -> Array:
     bits = np.where(beyond < positives, beyond + np.uint64(start), (beyond - np.uint64(positives) + 1) | sign)
     out[~exact] = bits.astype(bits_type).view(target)
     return out
-
-
-# --- random -------------------------------------------------------------------------------------
 
 
 def _random(dtype: str, count: int, seed: int) -> Array:
@@ -187,9 +169,6 @@ def _random(dtype: str, count: int, seed: int) -> Array:
         ends = np.cumsum(lengths)
         return _strings("".join(chars[int(end - n) : int(end)]) for n, end in zip(lengths, ends, strict=True))
     raise ValueError(f"unknown dtype {dtype!r}")
-
-
-# --- special ------------------------------------------------------------------------------------
 
 
 def special_float_bits(dtype: str) -> tuple[int, ...]:
@@ -256,9 +235,6 @@ def _cycle_bits(dtype: str, patterns: Sequence[int], count: int) -> Array:
     return bits.view(dtypes.numpy_dtype(dtype))
 
 
-# --- values -------------------------------------------------------------------------------------
-
-
 def values_array(dtype: str, values: Any, count: int) -> Array:
     """The listed values as a flat array of ``dtype``; ValueError when they do not fit it."""
     leaves, problems = flatten_values(dtype, values, count)
@@ -285,11 +261,9 @@ Problems = list[tuple[tuple[int, ...], str]]
 def flatten_values(dtype: str, values: Any, count: int) -> tuple[list[tuple[tuple[int, ...], Any]], Problems]:
     """The elements of a nested ``values`` list with their index paths, and what is wrong with them.
 
-    Values may be nested any way (they are reshaped), so only their number is checked against
-    the shape. A complex element is a number or an ``[re, im]`` pair: the lists of two numbers
-    are read as pairs when the numbers alone do not make ``count`` and the pairs do. Each problem
-    carries the index path of the offending element (``()`` for the list as a whole), so the
-    loader can point at its line.
+    Only the number of values is checked against the shape (they are reshaped). A complex element
+    is a number or an ``[re, im]`` pair, read as pairs when only the pairs make ``count``. Each
+    problem carries the offending element's index path (``()`` for the whole list).
     """
     leaves = _leaves(values, ())
     if dtype in _PART and len(leaves) != count:
@@ -343,9 +317,6 @@ def _leaf_problem(dtype: str, leaf: Any) -> str | None:
         if isinstance(number, int) and not -(2**63) <= number < 2**63:
             return f"{number} does not fit int64; write it as a float"
     return None
-
-
-# --- assembly -----------------------------------------------------------------------------------
 
 
 def _complex(dtype: str, real: Array, imag: Array) -> Array:

@@ -1,19 +1,10 @@
-"""What ``-k`` matches, one rule for both front doors.
+"""What ``-k`` matches, one rule for ``pytest -k`` and ``conformance run -k``.
 
-``pytest cases/ --adapter X -k EXPR`` and ``conformance run -k EXPR`` keep the same items: pytest
-matches a word of the expression against the names of an item and of its parents and the names of
-its markers, as a substring, ignoring case; the CLI matches the same words by the same test. An
-item's words are:
-
-- the name pytest gives it, ``<case>::<op>[<target>]`` (so a case id, an op id, an op family, a
-  target id or an adapter name matches as part of it);
-- the folders and the file name of its case file (pytest's directory and file nodes), as the path
-  was given, relative to the working directory when it lies under it;
-- its tags, its form (``lengths``, ``parts``, ``size``, ``indices``) and its dtype, which the pytest
-  plugin adds as markers or keywords, and ``conformance``, the marker every item carries.
-
-``conformance list`` has no targets: there the name is ``<case>::<op>``. The expression is parsed
-here, never evaluated, so no ``-k`` can run code.
+A word of the expression matches, as a substring ignoring case (pytest's rule), one of an item's
+words: its pytest name ``<case>::<op>[<target>]`` (``<case>::<op>`` for ``conformance list``), the
+folders and file name of its case file (relative to the working directory when under it), its tags,
+form and dtype, and ``conformance``, the marker every item carries. The expression is parsed here,
+never evaluated, so no ``-k`` can run code.
 """
 
 from __future__ import annotations
@@ -54,8 +45,8 @@ def words(case: Case, op: str, target: str | None = None) -> frozenset[str]:
 
 
 def _path_words(file: str) -> tuple[str, ...]:
-    """The case file's folders and name, as pytest's directory and file nodes are named: relative
-    to the working directory when the file lies under it, else its name alone."""
+    """The case file's folders and name as pytest names its nodes (relative to the working
+    directory when the file lies under it, else its name alone)."""
     path = Path(file)
     if path.is_absolute():
         try:

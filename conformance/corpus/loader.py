@@ -1,14 +1,9 @@
 """Loading case files into :class:`~conformance.corpus.case.Case` objects, or saying exactly what is wrong.
 
-A case file is data that many people edit by hand, so a loading error must be fixable without
-reading this code: each one names the file, the line and the case, and a run reports every
-problem of every file at once rather than one per attempt. Checking happens in two layers: the
-JSON Schema that ships with the package (the same one editors use, so the rules cannot drift
-apart) catches structure, types and unknown keys; Python then checks what needs the merged case
-or the catalogue (value counts, op patterns, the note an ambiguous case owes its readers).
-
-Values are kept as written: an axis of 7 on a rank-2 tensor or lengths of ``[-1, -1]`` are
-legitimate test inputs, and rejecting them is the reference's job.
+Case files are edited by hand, so every error names the file, the line and the case, and a run
+reports every problem of every file at once. The shipped JSON Schema (the one editors use) checks
+structure; Python checks what needs the merged case or the catalogue. Values are kept as written:
+an axis of 7 on a rank-2 tensor is a legitimate test input, and rejecting it is the reference's job.
 """
 
 from __future__ import annotations
@@ -77,13 +72,9 @@ class CaseFileErrors(CorpusError):
 
 @dataclass(frozen=True)
 class Suite:
-    """The loaded cases and a digest of the files they came from.
-
-    The digest lets two runs (or a results file and a checkout) tell whether they used the same
-    corpus without comparing the files themselves. ``case_digests`` tells it case by case, from
-    each case's content rather than its file's bytes (:func:`case_digest`), so that ``run
-    --resume`` after an edit runs again only the cases that changed.
-    """
+    """The loaded cases and a digest of the files they came from, so two runs can tell whether they
+    used the same corpus; ``case_digests`` tells it case by case (:func:`case_digest`), so that
+    ``run --resume`` after an edit runs again only the cases that changed."""
 
     cases: tuple[Case, ...]
     files: tuple[str, ...]
@@ -107,14 +98,12 @@ class Suite:
 
 def load_file(path: Path | str) -> list[Case]:
     """The cases of one file; raises CaseFileErrors listing every problem in it."""
-    suite = load_paths([path])
-    return list(suite.cases)
+    return list(load_paths([path]).cases)
 
 
 def load_text(text: str, file: str) -> list[Case]:
-    """The cases of a YAML document held in memory (``conformance explore`` makes its requests
-    as case documents, so they pass the same schema and rules as a file would); ``file`` is the
-    name errors give. Raises CaseFileErrors like :func:`load_paths`."""
+    """The cases of a YAML document held in memory (``conformance explore``'s requests), named
+    ``file`` in errors; raises CaseFileErrors like :func:`load_paths`."""
     document = _parse(file, text.encode("utf-8"))
     if isinstance(document, CaseFileError):
         raise CaseFileErrors([document])
@@ -125,12 +114,9 @@ def load_text(text: str, file: str) -> list[Case]:
 
 
 def load_paths(paths: Iterable[Path | str]) -> Suite:
-    """The cases of every file named, and of every ``*.yaml`` / ``*.yml`` under each directory.
-
-    Arguments are taken in the order given and each directory's files in sorted path order, so
-    the case order and the digest never depend on the file system. Ids must be unique across all
-    files. Raises CaseFileErrors after reading every file, so one run shows every problem.
-    """
+    """The cases of every file named and every ``*.yaml`` / ``*.yml`` under each directory, in the
+    order given and sorted path order (never the file system's); ids unique across all files.
+    Raises CaseFileErrors after reading every file."""
     errors: list[CaseFileError] = []
     seen_ids: dict[str, Location] = {}
     seen_files: set[Path] = set()
@@ -164,8 +150,7 @@ def load_paths(paths: Iterable[Path | str]) -> Suite:
     return Suite(tuple(cases), tuple(files), _digest(digest_items), case_digests)
 
 
-#: Directories under a case directory that hold other YAML, not cases: certification profiles
-#: (``cases/profiles/``, read by :mod:`conformance.certify.profiles`), kept beside the cases they select.
+#: Directories under a case directory that hold other YAML: certification profiles (``cases/profiles/``).
 NOT_CASE_DIRECTORIES = frozenset({"profiles"})
 
 
@@ -198,8 +183,8 @@ def _expand(path: Path, errors: list[CaseFileError]) -> Iterator[tuple[Path, str
 
 
 def _walk(root: Path, unreadable: list[str]) -> Iterator[Path]:
-    """Every file under ``root``; a directory that cannot be listed is added to ``unreadable``
-    (``Path.rglob`` skips it silently, which made a permission problem look like an empty corpus)."""
+    """Every file under ``root``; a directory that cannot be listed goes to ``unreadable``
+    (``Path.rglob`` would skip it silently, making a permission problem look like an empty corpus)."""
     for directory, _, files in os.walk(root, onerror=lambda error: unreadable.append(str(error.filename))):
         for name in files:
             yield Path(directory) / name
@@ -217,11 +202,8 @@ def _digest(items: list[tuple[str, bytes]]) -> str:
 
 
 def case_digest(merged: Mapping[str, Any]) -> str:
-    """A digest of one case as its file's defaults make it (:func:`_merge`): its content, not
-    its text, so a comment, a blank line, quoting, flow or block style and key order change
-    nothing, and a case whose own keys and defaults are untouched keeps its digest whatever else
-    its file gains. 16 hex digits: enough to tell an edit, small enough for a journal to keep
-    one per case."""
+    """A digest of one merged case (:func:`_merge`): of its content, not its text, so comments,
+    style and key order change nothing, nor does anything else its file gains."""
     text = json.dumps(merged, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -257,10 +239,7 @@ def _parse(file: str, content: bytes) -> YamlDocument | CaseFileError:
 
 class _FileLoader:
     """Loads one parsed file's cases and collects its errors (never raises for a problem in the file).
-
-    Cases the schema found broken are not built (their data cannot be trusted), but every other
-    case is, so its own problems are reported in the same run.
-    """
+    Cases the schema found broken are not built; every other case is, so its problems show too."""
 
     def __init__(self, file: str, document: YamlDocument, seen_ids: dict[str, Location]) -> None:
         self.file = file
@@ -341,11 +320,8 @@ def _case_index(path: YamlPath) -> int | None:
 
 def _merge(defaults: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
     """A case with its file's defaults: the case's keys win, data/graph/expect merge key by key.
-
-    The form and the fill are each one choice spread over several keys, so a case that makes the
-    choice replaces the default's choice whole: a case's ``parts`` drops a default ``lengths``,
-    and its ``values`` drop a default ``fill: random``.
-    """
+    The form and the fill are each one choice over several keys, so a case's choice replaces the
+    default's whole (a case's ``parts`` drops a default ``lengths``)."""
     merged = dict(defaults)
     if any(kind in case for kind in FORM_KINDS):
         for kind in FORM_KINDS:
@@ -427,8 +403,8 @@ class _CaseBuilder:
         )
 
     def _check_omitted_split(self, form: Form, graph: GraphSpec) -> None:
-        """``split_input: omitted`` leaves SplitToSequence's split input out, which the op reads as
-        a split of 1: the case states that request (``size: 1``), and has no split value to feed."""
+        """``split_input: omitted`` means the op's default split of 1: the case must say ``size: 1``
+        and have no split value to feed."""
         if graph.split_input != "omitted":
             return
         if form.kind != "size" or form.value != 1:
@@ -467,11 +443,8 @@ class _CaseBuilder:
         self, number: int, raw: dict[str, Any], data: DataSpec, axis: int | None, form: Form, graph: GraphSpec
     ) -> CaseRun | None:
         """One ``runs:`` entry resolved against the case, or None after reporting why it cannot be.
-
-        A run can only change what the built model leaves open: the data's shape when its dims are
-        dynamic (not its rank), and the values of inputs fed at run time (not their count, which
-        fixes the model's outputs).
-        """
+        A run changes only what the built model leaves open: a dynamic shape (not its rank), and the
+        values of inputs fed at run time (not their count, which fixes the model's outputs)."""
         where: YamlPath = ("runs", number - 2)
         ok = True
 

@@ -1,16 +1,13 @@
 """A periodic tensor of gigabytes held in one block of memory, mapped again and again.
 
-The ``large`` cases split a [2^31 + 8] uint8 counter. Its bytes repeat every 256, so every 2 MiB
-of it is the same 2 MiB. Writing 2 GiB costs more than most backends take to split it: on a
-virtual machine the first touch of fresh memory took 4.5 to 4.9 s (the host backs each page
-then), the fill itself 0.35 s. Here the block is written once into an in-memory file
-(``memfd_create``) and mapped read-only at every block of one reserved address range, so the
-tensor costs 2 MiB of memory and about a thousand ``mmap`` calls, and reads as the same bytes.
+The ``large`` cases split a [2^31 + 8] uint8 counter whose bytes repeat every 256. Writing 2 GiB
+costs more than most backends take to split it (first touch of fresh memory: about 5 s on a
+virtual machine), so one 2 MiB block is written into an in-memory file (``memfd_create``) and
+mapped at every block of one reserved address range.
 
-Read-only for real: the mappings are ``PROT_READ``, so a backend that wrote into its input
-would crash (a finding the worker isolation reports) rather than change every block at once.
-Linux only (``os.memfd_create``); elsewhere, or when the kernel refuses a mapping,
-:func:`repeated` returns None and the caller writes the tensor out as before.
+The mappings are ``PROT_READ``: a backend that wrote into its input crashes (a finding the worker
+isolation reports) rather than changing every block at once. Linux only; elsewhere, or when the
+kernel refuses a mapping, :func:`repeated` returns None and the caller writes the tensor out.
 """
 
 from __future__ import annotations
@@ -61,9 +58,8 @@ def repeated(pattern: npt.NDArray[Any], count: int) -> npt.NDArray[Any] | None:
 
 
 def _mapped(block: bytes, blocks: int) -> mmap.mmap:
-    """An address range of ``blocks`` x :data:`BLOCK_BYTES`, each block a read-only private
-    mapping of one in-memory file holding ``block``. The returned mmap object owns the range:
-    when the last array over it goes, its unmapping takes every block with it."""
+    """``blocks`` x :data:`BLOCK_BYTES` of address range, each block a read-only private mapping
+    of one in-memory file holding ``block``; the returned mmap owns (and unmaps) the whole range."""
     descriptor = os.memfd_create("conformance-repeated", os.MFD_CLOEXEC)
     try:
         os.ftruncate(descriptor, BLOCK_BYTES)

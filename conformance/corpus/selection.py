@@ -1,7 +1,5 @@
-"""Which (case, op) pairs a command works on: the items, their stable ids and the filters.
-
-An item id is ``<case id>::<op id>`` (``vsplit-doc-1::openvino.VariadicSplit-1``): stable,
-greppable, and the same in the CLI, the pytest plugin, results files and reports.
+"""Which (case, op) pairs a command works on: the items, their ids (``<case id>::<op id>``, the same
+in the CLI, the pytest plugin, results files and reports) and the filters.
 """
 
 from __future__ import annotations
@@ -40,11 +38,8 @@ def select(
     keyword: str | None = None,
     item_ids: Sequence[str] = (),
 ) -> list[Item]:
-    """Every applicable item of ``cases``, narrowed by op patterns, tags (any of), ``-k`` and
-    exact item ids (``case::op``, as reproducers name them).
-
-    Order is deterministic: cases in suite order, then ops in catalogue order.
-    """
+    """Every applicable item of ``cases`` (in suite, then catalogue order), narrowed by op patterns,
+    tags (any of), ``-k`` and exact item ids."""
     wanted_ops = set(catalogue.match(op_patterns)) if op_patterns else None
     if op_patterns and not wanted_ops:
         raise UsageError("; ".join(unmatched_ops(op_patterns)))

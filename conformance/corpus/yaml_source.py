@@ -1,13 +1,9 @@
 """Reading YAML while remembering where every node was written.
 
-``yaml.safe_load`` returns plain data and forgets the source, yet every complaint about a case file
-must name the line to fix. So the file is composed into PyYAML's node tree first (with a
-SafeLoader subclass: nothing but safe tags can be constructed), each node's line is recorded under
-its path (``("cases", 3, "data", "shape")``), and only then is the tree constructed into data.
-
-PyYAML silently keeps the last of two equal keys in a mapping, which would let a typo'd copy of a
-key quietly override the intended one. Walking the node tree finds them; they are returned rather
-than raised, so that the caller can report them together with every other problem of the file.
+Every complaint about a case file must name the line to fix, so the file is composed into PyYAML's
+node tree first (by a SafeLoader subclass: only safe tags construct), each node's line is recorded
+under its path (``("cases", 3, "data", "shape")``), and only then is the tree built into data. The
+walk also finds keys given twice, which PyYAML would silently resolve to the last one.
 """
 
 from __future__ import annotations
@@ -24,12 +20,10 @@ from jsonschema import Draft202012Validator
 YamlPath: TypeAlias = tuple[Hashable, ...]
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-#: The most nodes a document may hold with its aliases expanded. The largest corpus file holds
-#: about 40,000; an alias bomb ("billion laughs") reaches 10^9 from a few hundred bytes, and the
-#: constructor, the schema check and everything after would build and walk every one of them.
+#: The most nodes a document may hold with its aliases expanded: an alias bomb ("billion laughs")
+#: reaches 10^9 from a few hundred bytes, and everything after parsing would walk each one.
 MAX_NODES = 1_000_000
-#: The deepest nesting a document may have: cases nest a handful of levels (values of rank 6 at
-#: most in the corpus); the YAML reader and the schema check recurse once per level.
+#: The deepest nesting a document may have: the YAML reader and the schema check recurse per level.
 MAX_DEPTH = 100
 _UNUSABLE = object()  # stands for a key that cannot be located (a list or mapping used as a key)
 
@@ -38,15 +32,13 @@ class _SafeLoader(yaml.SafeLoader):
     """yaml.SafeLoader under our own name, so nothing registered here can leak into PyYAML's."""
 
 
-#: PyYAML's reader in C (libyaml), where PyYAML was built with it (its wheels are): it composes the
-#: corpus's 41 files in 0.16 s against 0.96 s for the reader in Python, a second off every command
-#: that loads the corpus. The tree it gives is the same (the same nodes, tags and marks).
-_C_READER: type | None = getattr(yaml, "CSafeLoader", None)  # only where PyYAML has libyaml
+#: PyYAML's reader in C (libyaml), where PyYAML has it: the same tree, a second faster on the corpus.
+_C_READER: type | None = getattr(yaml, "CSafeLoader", None)
 
 
 class YamlLimitError(yaml.MarkedYAMLError):
-    """A document past a bound (size with aliases expanded, nesting depth, an alias that contains
-    itself), refused before it is built; the mark is where the offending node starts."""
+    """A document past a bound (size with aliases expanded, nesting depth, an alias inside itself),
+    refused before it is built; the mark is where the offending node starts."""
 
     def __init__(self, problem: str, mark: yaml.Mark | None) -> None:
         super().__init__(problem=problem, problem_mark=mark)
@@ -67,12 +59,9 @@ class DuplicateKey:
 
 @dataclass(frozen=True)
 class YamlDocument:
-    """The constructed data of one YAML document and where each part of it was written.
-
-    ``lines`` maps the path of every node to the 1-based line its value starts on, ``key_lines``
-    maps the path of every mapping entry to the line of its key (an unknown key is best reported
-    where the key is, even when its value sits on the next line).
-    """
+    """The constructed data of one YAML document and where each part of it was written: ``lines``
+    by the path of every node (1-based, where its value starts), ``key_lines`` by the path of every
+    mapping entry (where its key is, for reporting an unknown key)."""
 
     data: Any
     lines: Mapping[YamlPath, int] = field(default_factory=dict)
@@ -80,10 +69,7 @@ class YamlDocument:
     duplicates: tuple[DuplicateKey, ...] = ()
 
     def line(self, path: YamlPath, *, key: bool = False) -> int | None:
-        """Line of ``path``, or of its nearest written ancestor when the path itself is absent.
-
-        A missing key has no line of its own; the mapping that lacks it is the place to point at.
-        """
+        """Line of ``path``, or of its nearest written ancestor (a missing key's mapping)."""
         if key and path in self.key_lines:
             return self.key_lines[path]
         for end in range(len(path), -1, -1):
@@ -94,12 +80,8 @@ class YamlDocument:
 
 
 def read_yaml(text: str) -> YamlDocument:
-    """Compose, locate and construct one YAML document with safe-load semantics.
-
-    Raises yaml.MarkedYAMLError (with the line in its ``problem_mark``) for a syntax error, for
-    more than one document, or for data that safe loading cannot construct. An empty document
-    gives ``data=None``.
-    """
+    """Compose, locate and construct one YAML document with safe-load semantics (``data=None``
+    when empty); raises yaml.MarkedYAMLError, line in ``problem_mark``, for what cannot be read."""
     try:
         node = _compose(text)
     except RecursionError:
@@ -119,10 +101,8 @@ def read_yaml(text: str) -> YamlDocument:
 
 
 def _compose(text: str) -> yaml.Node | None:
-    """The document's node tree, by the C reader where there is one. What the C reader refuses is
-    read again in Python, which says why in more words (the character, the alias it could not
-    find) and reads the YAML 1.1 documents libyaml would not: a broken file's message and line are
-    the same whichever reader PyYAML has."""
+    """The document's node tree, by the C reader where there is one. What it refuses is read again
+    in Python, so a broken file gets the same message and line whichever reader PyYAML has."""
     if _C_READER is not None:
         try:
             return _compose_in_c(text, _C_READER)
@@ -134,10 +114,9 @@ def _compose(text: str) -> yaml.Node | None:
 
 
 def _compose_in_c(text: str, reader: type) -> yaml.Node | None:
-    """The C reader's tree. Its composer recurses in C with no limit: a line of a million ``- ``
-    would overflow the stack and kill the process, so the nesting is measured first over the
-    parser's events (a flat walk: 0.05 s for the corpus) and a document past :data:`MAX_DEPTH` is
-    refused there."""
+    """The C reader's tree. Its composer recurses in C with no limit (a million ``- `` would
+    overflow the stack and kill the process), so a flat walk over the parser's events first
+    refuses a document past :data:`MAX_DEPTH`."""
     depth = 0
     for event in yaml.parse(text, Loader=reader):
         if isinstance(event, yaml.CollectionStartEvent):
@@ -154,9 +133,8 @@ def _compose_in_c(text: str, reader: type) -> yaml.Node | None:
 class _Walker:
     """Records lines by path and finds duplicate keys, before the tree is turned into data.
 
-    Aliases make the tree a graph: a node is walked again under each path that reaches it (each
-    path needs its line), but a node already on the current path is not entered twice, so a
-    recursive alias cannot loop; and each mapping is checked for duplicates only once.
+    A node is walked under each path that reaches it, but never re-entered while on the current
+    path, so a recursive alias cannot loop; each mapping is checked for duplicates once.
     """
 
     def __init__(self, constructor: _SafeLoader) -> None:
@@ -228,9 +206,8 @@ class _Walker:
 def schema_problems(
     document: YamlDocument, schema: Mapping[str, Any], at_least: str = "give at least one key"
 ) -> list[tuple[int | None, str]]:
-    """A YAML document's duplicate keys and JSON Schema violations, each in plain words with the
-    line to fix (an unknown key with the known one it resembles); ``at_least`` words a
-    ``minProperties`` violation."""
+    """A YAML document's duplicate keys and JSON Schema violations in plain words, each with the
+    line to fix; ``at_least`` words a ``minProperties`` violation."""
     problems = [
         (document.line(key.path, key=True), f"key {key.key!r} given twice (first at line {key.first_line})")
         for key in document.duplicates
@@ -260,12 +237,9 @@ def schema_problems(
 
 
 def check_bounds(root: yaml.Node) -> None:
-    """Raise YamlLimitError if the node graph, its aliases expanded, holds more than MAX_NODES
-    nodes, nests deeper than MAX_DEPTH, or has an alias inside the node it names (a loop).
-
-    One pass, without recursion: each node's expanded size is computed once from its children's,
-    so a bomb is measured in the time its few hundred nodes take, not the 10^9 it stands for.
-    """
+    """Raise YamlLimitError if the node graph, aliases expanded, holds more than MAX_NODES nodes,
+    nests deeper than MAX_DEPTH, or has an alias inside the node it names (a loop). One pass
+    without recursion, each node's size computed once, so a bomb costs only its few real nodes."""
     sizes: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 0, False)]

@@ -1,23 +1,15 @@
 """Model converters run as child processes, for adapters whose converter is a command-line tool
 (MNN's ``mnnconvert``, ncnn's ``pnnx``).
 
-Why a child process rather than the converter's in-process binding: a converter that crashes,
-aborts or corrupts its heap on an odd model must not take the worker's backend state with it, and
-its printed diagnostics (the only account of what it did, since these tools exit 0 after a warning)
-come back as text. The child runs in a scratch folder the caller owns, with a time limit.
+A child process, so that a converter that crashes or corrupts its heap cannot take the worker's
+backend state with it, and its printed diagnostics come back as text (these tools exit 0 after a
+warning). How its end is judged, so that the engine's statuses stay true:
 
-How the child's end is judged, so that the engine's statuses stay true:
-
-- it exits (whatever the code): the caller reads what it wrote and what it printed, and decides;
-  a tool that exits 0 without writing its model, or after a warning, is never taken at its word;
-- it dies by a signal (SIGSEGV, SIGABRT from a heap check): the worker prints what the child
-  printed and dies by the same signal, so the item is a ``crash`` (the engine's worker isolation
-  makes that one result, and its crash review reruns it alone), never a refusal that an invalid
-  case would score as a pass;
-- it outlives the worker (the engine killed the worker for running past ``--timeout``): the child
-  asked Linux to kill it when its parent dies (``PR_SET_PDEATHSIG``), so nothing is left running;
-- it runs past ``limit_s`` (a limit above the engine's default item timeout): an adapter error,
-  never green.
+- it exits (whatever the code): the caller reads what it wrote and printed, and decides;
+- it dies by a signal: the worker dies by the same signal, so the item is a ``crash``, never a
+  refusal that an invalid case would score as a pass;
+- it outlives the worker (killed past ``--timeout``): ``PR_SET_PDEATHSIG`` has Linux kill it too;
+- it runs past ``limit_s``: an adapter error, never green.
 """
 
 from __future__ import annotations
@@ -30,8 +22,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
-#: Seconds a conversion may take: above the engine's default item timeout (120 s), so that a hang is
-#: normally the engine's ``timeout``; this limit only ends a child nobody else would.
+#: Seconds a conversion may take: above the engine's default item timeout (120 s), so this only ends
+#: a child nobody else would.
 LIMIT_S: Final = 300.0
 #: How many characters of the child's output a message quotes.
 QUOTED: Final = 1500
@@ -44,8 +36,8 @@ class ConverterHung(Exception):
 
 
 def _die_with_parent() -> Callable[[], None] | None:
-    """What the child calls before exec to be killed when the worker that started it dies: libc's
-    prctl, looked up here in the parent, so the child makes one plain system call after fork."""
+    """What the child calls before exec to die with the worker: libc's prctl, looked up in the
+    parent so that the child makes one plain system call after fork."""
     if sys.platform != "linux":
         return None
     import ctypes

@@ -1,37 +1,17 @@
 """ONNX models for the ``onnx.Split-*`` and ``onnx.SplitToSequence-*`` ops: one node, built exactly
-as a case states it.
+as a case states it, so that every backend that reads ONNX is handed the *same* model.
 
-Shared by every backend that reads ONNX (ONNX Runtime, OpenVINO's ONNX frontend), so that they
-are all handed the *same* model for a (case, op) and their answers can be compared.
-
-What the builder guarantees, and why:
-
-- One ``Split`` node of the op's version, the default-domain opset import set to that version,
-  and ``ir_version`` pinned to :data:`IR_VERSION` (8, the IR of ONNX 1.13 that introduced
-  opset 18): both backends load IR 8, and one IR for every opset keeps the models comparable.
-  Initializers need not be graph inputs from IR 4 on, which Split-13/-18 constants rely on.
-- The split request as that version defines it: Split-1 ``split`` attribute (lengths placed
-  ``constant``) or second input of the data's type T (``runtime``); Split-2/-11 ``split``
-  attribute; Split-13/-18 ``split`` input, an initializer (``constant``) or a graph input
-  (``runtime``) of element type ``graph.lengths_dtype`` (int64 unless a case tests the rule).
-  The axis is always the ``axis`` attribute, so only the lengths can be placed at run time.
-  A piece count: the number of declared outputs (Split-1..13), or Split-18's ``num_outputs``.
-- Invalid values are built as given, never fixed: a -1 length, an empty split, a zero count.
-  Where a value cannot be written literally it is written the nearest faithful way, see
-  :func:`output_count` and :func:`_lengths_array`.
-- No ``onnx.checker`` gate: a model the checker would refuse is exactly what an invalid case is
-  for; the backend's own reaction is judged. :func:`check` runs the checker on demand.
-- Output value infos carry the element type and the rank only, so that the backend's shape
-  inference, not this builder, decides the piece shapes.
-
-SplitToSequence (see :func:`_sequence_graph`): one ``SplitToSequence`` node whose one output, a
-graph output of type ``seq(tensor(T))``, holds the pieces; the backend returns that sequence and the
-adapters hand its tensors on as the list of pieces. The model declares opset 11, the op's version,
-as Split models declare theirs: any opset from 11 to 23 resolves to SplitToSequence-11 (24 brings
-SplitToSequence-24, which adds bfloat16), and 11, the lowest, is what the oldest runtimes of the
-version matrix load as readily as the newest.
-The sequence output declares the element type and no shape, not even a rank: ``keepdims`` decides the
-rank, and that is the backend's to apply.
+- The default-domain opset import is the op's version; ``ir_version`` is :data:`IR_VERSION` for
+  every opset, which every backend loads.
+- The split request as that version defines it: Split-1 ``split`` attribute (``constant``) or
+  second input of the data's type T (``runtime``); Split-2/-11 attribute; Split-13/-18 input, an
+  initializer or a graph input of ``graph.lengths_dtype``. The axis is always an attribute. A piece
+  count is the number of declared outputs (Split-1..13), or Split-18's ``num_outputs``.
+- Invalid values are built as given, never fixed, and no ``onnx.checker`` gate: the backend's own
+  reaction is judged (:func:`check` runs the checker on demand).
+- Outputs state the element type and rank only: the backend's shape inference decides the shapes.
+  SplitToSequence's one output, ``seq(tensor(T))``, states no rank either (``keepdims`` decides it);
+  its model declares opset 11, which resolves to SplitToSequence-11 up to opset 23.
 """
 
 from __future__ import annotations
@@ -108,17 +88,9 @@ def output_name(index: int) -> str:
 
 
 def output_count(task: Task) -> int:
-    """How many outputs the node declares.
-
-    SplitToSequence declares one, the sequence, whatever the pieces. For Split, a lengths request
-    declares one output per length (zero for an empty split: a node without
-    outputs, which onnx lets us construct, is the faithful form of that request). A piece count
-    *is* the output count for Split-1..13 and for Split-18 without ``num_outputs``, so a count
-    below 1 declares no output at all. When Split-18's ``num_outputs`` attribute carries the
-    count, the attribute holds the invalid value as given and the node keeps one output, so that
-    the one rule broken is "num_outputs >= 1" and not also "a node has outputs".
-    ``graph.declared_outputs`` overrides all of this: the node then declares exactly that many,
-    a malformed model on purpose when the request implies another count.
+    """How many outputs the node declares: one for SplitToSequence; ``graph.declared_outputs`` where
+    set; one per length (none for an empty split); else the piece count (none below 1), except that
+    Split-18's ``num_outputs`` keeps one output, so the one rule broken is its own.
     """
     if is_sequence(task.op):
         return 1
@@ -159,13 +131,9 @@ def _lengths_dtype(task: Task) -> str:
 
 
 def _lengths_array(task: Task) -> np.ndarray:
-    """The ``split`` input's value in its type: 1-D lengths, or a 0-d tensor for a ``size`` request
-    (SplitToSequence's scalar split).
-
-    Values go through int64 first and are then cast, so a -1 in an unsigned type keeps its
-    two's-complement bit pattern (what a C API caller would hand over) instead of raising; a
-    string T gets the decimal text of each length.
-    """
+    """The ``split`` input's value in its type: 1-D lengths, or 0-d for a ``size`` request. Cast
+    from int64, so a -1 in an unsigned type keeps its two's-complement bits (as a C caller would
+    hand it) instead of raising; a string T gets each length's decimal text."""
     name = _lengths_dtype(task)
     scalar = task.form.kind == "size"
     values = np.asarray(task.form.values, dtype=np.int64).reshape(() if scalar else (-1,))
@@ -208,7 +176,7 @@ def _inputs(task: Task) -> tuple[list[ValueInfoProto], list[TensorProto], list[s
             split_type = ELEMENT_TYPES[_lengths_dtype(task)]
             inputs.append(helper.make_tensor_value_info(SPLIT, split_type, list(lengths.shape)))
         else:
-            initializers.append(_initializer(lengths))
+            initializers.append(numpy_helper.from_array(lengths, SPLIT))  # any suite dtype
     return inputs, initializers, node_inputs
 
 
@@ -235,10 +203,8 @@ def _split_graph(task: Task) -> GraphProto:
 
 
 def _sequence_graph(task: Task) -> GraphProto:
-    """One ``SplitToSequence`` node: ``split`` a 1-D tensor (``lengths``), a 0-d one (``size``) or
-    absent (``graph.split_input: omitted``); ``axis`` as the case states it or left to its default;
-    ``keepdims`` written only when the case sets it (to 0), so an unset one judges the op's default.
-    The one graph output is the sequence, of the data's element type and no stated shape."""
+    """One ``SplitToSequence`` node: ``split`` 1-D (``lengths``), 0-d (``size``) or absent; ``axis``
+    and ``keepdims`` written only where the case sets them, so the op's defaults are judged."""
     inputs, initializers, node_inputs = _inputs(task)
     node = helper.make_node("SplitToSequence", node_inputs, [SEQUENCE], name="split_node")
     if task.axis is not None:
@@ -251,13 +217,9 @@ def _sequence_graph(task: Task) -> GraphProto:
 
 def consumed_sequence_model(task: Task, reader: int | str) -> onnx.ModelProto:
     """The SplitToSequence model of ``task`` with its sequence read by Sequence ops, for a backend
-    that cannot hand a sequence out of a model (OpenVINO, IREE), as ``reader`` says
-    (:func:`conformance.models.sequence_consumers.reader`): a count n, ``SequenceAt`` at positions 0
-    to n - 1, each a graph output ``output_<i>``; ``"ConcatFromSequence"``, one node that joins
-    whatever the sequence holds along the split axis (with ``new_axis`` where ``keepdims=0`` dropped
-    it); ``"SequenceLength"``, one node that counts it (an int64 scalar). The one consumer's output
-    is ``output_0``. The positions are constant int64 initializers; the outputs state the element
-    type and the rank only, as Split's do."""
+    that cannot hand a sequence out (:func:`conformance.models.sequence_consumers.reader`):
+    ``reader`` a count n (``SequenceAt`` at 0..n-1, outputs ``output_<i>``), ``"ConcatFromSequence"``
+    (joined along the split axis) or ``"SequenceLength"`` (an int64 scalar), output ``output_0``."""
     model = build_model(task)
     graph = model.graph
     del graph.output[:]
@@ -285,21 +247,13 @@ def consumed_sequence_model(task: Task, reader: int | str) -> onnx.ModelProto:
     return model
 
 
-def _initializer(lengths: np.ndarray) -> TensorProto:
-    """The ``split`` initializer; numpy_helper maps every suite dtype, bfloat16 and strings included."""
-    return numpy_helper.from_array(lengths, SPLIT)
-
-
 def _graph_name(task: Task) -> str:
     return "split_" + "".join(c if c.isalnum() else "_" for c in task.item_id)
 
 
 def feeds(task: Task) -> dict[str, np.ndarray]:
-    """The runtime inputs: the data, and ``split`` when the model takes it as a graph input.
-
-    Arrays keep the suite's dtypes (bfloat16 as ml_dtypes.bfloat16, strings as object arrays);
-    a backend whose Python API needs another carrier converts in its adapter.
-    """
+    """The runtime inputs: the data, and ``split`` when the model takes it as a graph input, in the
+    suite's dtypes (an adapter converts to what its API needs)."""
     result = {DATA: task.data}
     if _split_is_input(task) and task.graph.runtime("lengths"):
         result[SPLIT] = _lengths_array(task)
@@ -321,10 +275,7 @@ def save(task: Task, path: Path | str) -> Path:
 
 def check(model: onnx.ModelProto) -> None:
     """Run onnx's own checker with full shape inference; raises ``onnx.checker.ValidationError``.
-
-    Never called by the builder: invalid cases must reach the backend. Useful to tell, for a
-    finding, whether onnx itself would have refused the model.
-    """
+    Never called by the builder: invalid cases must reach the backend."""
     onnx.checker.check_model(model, full_check=True)
 
 
@@ -338,16 +289,11 @@ def snippet(
     file: str | None = None,
     consumed: sequence_consumers.Rule | None = None,
 ) -> str:
-    """The snippet of a route that hands the backend the suite's one-node ONNX model
-    (:mod:`conformance.models.onnx_graphs`, the bytes ONNX Runtime, ONNX's tools, OpenVINO's ONNX
-    frontend, tract, TVM, IREE and onnx2tf are all handed): ``imports``, the model embedded byte for
-    byte as bytes in ``variable`` (and saved as ``file`` in the working directory, for a backend
-    that reads a path), the backend's ``load`` statements, then each run of the case with its feeds
-    rebuilt and ``call`` on their variables (see :func:`conformance.reproducers.feed_runs_code`);
-    ``call`` None for a route that runs nothing (a checker judges the model alone). ``consumed``:
-    the rule by which a SplitToSequence model is embedded with the Sequence ops that read its
-    sequence, as a route that cannot return a sequence is handed it
-    (:mod:`conformance.models.sequence_consumers`)."""
+    """A reproducer snippet for a route handed this module's model: ``imports``, the model's bytes
+    in ``variable`` (also saved as ``file`` if given), the backend's ``load`` statements, then each
+    run with its feeds and ``call`` on them (:func:`conformance.reproducers.feed_runs_code`; None
+    runs nothing). ``consumed``: the :mod:`~conformance.models.sequence_consumers` rule for a
+    SplitToSequence model, for a route that cannot return a sequence."""
     from conformance.models import sequence_consumers  # it builds on this module
 
     rule = consumed if is_sequence(task.op) else None

@@ -1,21 +1,14 @@
 """PaddlePaddle calls and programs for the paddle.* ops, and exact conversions between NumPy and Paddle.
 
-Three targets judge what Paddle makes of one request: the paddle adapter calls the function eagerly
-and runs the program ``paddle.jit.to_static`` traces from it, and ONNX Runtime runs that program
-once ``paddle.jit.save`` has written it and paddle2onnx has exported it. Building the call here, in
-the engine, hands all of them the same program, so a difference between them is a difference
-between backends.
+The paddle adapter (eager and ``paddle.jit.to_static``) and ONNX Runtime (through paddle2onnx) are
+handed the same program, so a difference between them is a difference between backends.
 
 - One call as model code writes it: ``paddle.<name>(x, value, axis=...)``, the axis left out when
-  the case omits it (hsplit, vsplit and dsplit take none). A count is a Python int, sizes and split
-  indices a Python list.
-- The axis is a Python int, or a 0-D Tensor of ``graph.axis_dtype`` when the case types it away
-  from the default or feeds it at run time (then it is an input of the traced program).
-- ``paddle.jit.to_static`` reads the source of the function it traces, so the functions it is
-  handed are defined in this file; the data's dims are None in its ``InputSpec`` where the case
-  declares them dynamic.
-- Conversions move bytes: bfloat16 crosses as its uint16 bit patterns (NumPy's uint16 becomes
-  Paddle's bfloat16, so Paddle cannot hold uint16 data, nor uint32, uint64 or strings).
+  the case omits it; the axis a Python int, or a 0-D Tensor of ``graph.axis_dtype`` when the case
+  types it or feeds it at run time.
+- ``to_static`` reads the source of the function it traces, so those functions live in this file.
+- bfloat16 crosses as its uint16 bit patterns (NumPy's uint16 becomes Paddle's bfloat16, so Paddle
+  cannot hold uint16 data, nor uint32, uint64 or strings).
 
 Paddle is imported lazily: the engine does not need it installed.
 """
@@ -73,8 +66,8 @@ def to_numpy(tensor: Any, dtype: str) -> np.ndarray:
 
 
 def pieces_to_numpy(pieces: Sequence[Any], dtype: str) -> list[np.ndarray]:
-    """The pieces back as arrays; ImpossibleOutput where Paddle gave a piece a shape no array can
-    have (it does, for sizes whose sum wraps int64)."""
+    """The pieces back as arrays; ImpossibleOutput for a shape no array can have (sizes whose sum
+    wraps int64)."""
     impossible = ImpossibleOutput.found([list(piece.shape) for piece in pieces], dtype)
     if impossible is not None:
         raise impossible
@@ -174,9 +167,8 @@ def feeds(task: Task) -> dict[str, np.ndarray]:
 
 
 def save(task: Task, prefix: str) -> str:
-    """The traced program written by ``paddle.jit.save`` at ``prefix`` (``prefix.json``, the PIR
-    program, and ``prefix.pdiparams``, which a program without weights does not get); returns the
-    program file's path."""
+    """The traced program written by ``paddle.jit.save`` at ``prefix``; returns the program file's
+    path (``prefix.json``)."""
     import paddle
 
     program = static_function(task)
@@ -217,10 +209,8 @@ def axis_code(task: Task) -> str | None:
 
 
 def program_code(task: Task) -> str:
-    """Statements defining ``program``, what :func:`static_function` traces: the function written to
-    a file (``to_static`` reads its source), loaded and traced with :func:`input_spec`. They need
-    importlib.util, pathlib, tempfile, paddle and ``InputSpec`` imported above them, and leave the
-    file's folder in ``folder``."""
+    """Statements defining ``program`` as :func:`static_function` traces it, from a file written to
+    ``folder``; they need importlib.util, pathlib, tempfile, paddle and ``InputSpec`` imported."""
     fed = axis_fed(task)
     axis = "axis" if fed else axis_code(task)
     if axis is not None and not fed and axis_is_tensor(task):

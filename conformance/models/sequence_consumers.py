@@ -1,46 +1,24 @@
 """How a backend that cannot hand a sequence out of a compiled model reads SplitToSequence: through
 the Sequence ops that consume it.
 
-OpenVINO's ONNX frontend has no sequence type (it refuses a sequence as a graph output), and an
-IREE module cannot return one (a list of tensors is no compiled function's result). A model that
-uses the op reaches such a backend only with its sequence consumed, so these routes are handed the
-suite's SplitToSequence model with consumers appended
-(:func:`conformance.models.onnx_graphs.consumed_sequence_model`), by a :class:`Rule` the route
-chooses:
+OpenVINO's ONNX frontend has no sequence type and an IREE module cannot return one, so these routes
+get the suite's model with consumers appended
+(:func:`conformance.models.onnx_graphs.consumed_sequence_model`), by the route's :class:`Rule`:
 
-- ``SequenceAt`` at positions 0 to n-1, one graph output per piece, where n is the reference's
-  piece count: the same in every run of the case and every reading of the spec it has. The
-  outputs are the pieces themselves, judged bit for bit like Split's.
-- ``ConcatFromSequence`` along the split axis where the reference's piece counts differ between
-  runs or readings. It consumes however many tensors the sequence holds, so a refusal can only be
-  the backend's, never a position that the consumer got wrong; where pieces are due, an answer
-  fails by its count unless one piece is due.
-- the rule's consumer of a rejected request where the reference rejects every reading of every
-  run. Any answer is then an invalid request accepted, whatever it holds, so the consumer must be
-  one the backend lowers for a valid request of the same form and read whatever the backend
-  makes: a refusal is the request's only if the consumer would have been accepted.
-  :data:`CONCAT` (OpenVINO's onnx route) takes ConcatFromSequence, which OpenVINO's frontend
-  lowers and which reads a sequence of any length. :data:`LENGTH` (IREE) cannot: torch-mlir,
-  IREE's ONNX importer, has no ConcatFromSequence lowering at all, so every rejected request
-  that got that far would be refused for its consumer and pass vacuously. It takes, by the
-  split's form:
+- ``SequenceAt`` at 0..n-1 where the reference's piece count n is the same in every run and
+  reading: the outputs are the pieces, judged bit for bit like Split's.
+- ``ConcatFromSequence`` along the split axis where the counts differ: it reads however many
+  tensors there are, so a refusal can only be the backend's.
+- Where the reference rejects every run, a consumer the backend lowers for a valid request of the
+  same form, so that a refusal is the request's and not the consumer's. :data:`CONCAT` (OpenVINO)
+  takes ConcatFromSequence. :data:`LENGTH` (IREE, whose importer torch-mlir lowers no
+  ConcatFromSequence) takes ``SequenceLength`` for 1-D lengths (a length known at compile time,
+  and it reads an empty sequence too), else ``SequenceAt`` at 0: IREE lowers no SequenceLength of a
+  run-time length, a valid request on a dim that is not empty has a piece 0, and a refusal of the
+  read names the position ("index ... split_result_size").
 
-  - 1-D lengths: one ``SequenceLength`` (output the piece count, an int64 scalar). The lowering
-    knows the list's length at compile time, so IREE lowers it, and it reads the empty sequence
-    too: a refusal is of the SplitToSequence (its import, lowering or run), an answer the request
-    accepted. SequenceAt at position 0 would not do: a backend that accepts the request but makes
-    no piece (an empty split on a dim that is not empty) would fail the read, a refusal the
-    consumer made, not the check the spec asks for.
-  - a size, or no split: ``SequenceAt`` at position 0. Here the list's length is known only at
-    run time, and IREE lowers no SequenceLength of it (iree-compile fails on the spec's own valid
-    example read that way), while it lowers SequenceAt. A valid request of these forms on a dim
-    that is not empty has at least one piece (ceil(dim / size) of them, or one per element), so
-    position 0 is due wherever pieces are; only a backend that makes no piece for a rejected
-    request on such a dim (a size it does not check, say) would be refused by the read, and that
-    refusal names the position ("index ... split_result_size" on IREE), so a reader can tell it.
-
-Each adapter records its rule's :attr:`Rule.text` in every results file as the option
-``onnx_sequence_consumer``, and each reproducer names its consumer. ONNX operator pages: SequenceAt-11
+Each adapter records its rule's :attr:`Rule.text` as the option ``onnx_sequence_consumer``; each
+reproducer names its consumer. ONNX operator pages: SequenceAt-11
 (https://onnx.ai/onnx/operators/onnx__SequenceAt.html), ConcatFromSequence-11
 (https://onnx.ai/onnx/operators/onnx__ConcatFromSequence.html) and SequenceLength-11
 (https://onnx.ai/onnx/operators/onnx__SequenceLength.html).
@@ -66,12 +44,9 @@ SEQUENCE_LENGTH: Final = "SequenceLength"
 
 @dataclass(frozen=True)
 class Rule:
-    """The consumers a route's SplitToSequence models get: SequenceAt at each of the reference's
-    pieces, ConcatFromSequence where its counts differ, and where it rejects every run
-    ``rejected_lengths`` (split given as 1-D lengths) or ``rejected_other`` (a size, or no split),
-    each an op type or a count of SequenceAt. ``text``: the rule in words, as the adapter records it
-    (option ``onnx_sequence_consumer``), since a result's expected outcome says which consumer its
-    model had."""
+    """The consumers a route's SplitToSequence models get where the reference rejects every run:
+    ``rejected_lengths`` (1-D lengths) or ``rejected_other`` (a size, or no split), each an op type
+    or a count of SequenceAt; ``text``, the whole rule in words, as the adapter records it."""
 
     rejected_lengths: int | str
     rejected_other: int | str

@@ -1,35 +1,21 @@
 """TensorFlow functions for the TensorFlow split ops, and exact conversions between NumPy and TensorFlow.
 
-Several targets judge what TensorFlow makes of one request: the TensorFlow adapter calls the op
-eagerly, runs the traced function and compiles it with XLA; LiteRT converts the traced function
-to a flatbuffer; OpenVINO and tf2onnx convert it to their own graphs. Building the function here,
-in the engine, means all of them are handed the *same* program for an item, so a difference
-between them is a difference between backends, never between two hand-written copies.
+The TensorFlow adapter (eager, traced, XLA), LiteRT, OpenVINO and tf2onnx are all handed the *same*
+program for an item, so a difference between them is a difference between backends.
 
-What the builder guarantees, and why:
+- One call as model code writes it: ``tf.split`` (also for ``tflite.SPLIT`` / ``SPLIT_V``, which
+  LiteRT converts from it) or ``tf.experimental.numpy.split``; the axis left out when the case
+  omits it, so the op's own default is judged.
+- The request as given: a count a Python int, split points a list, sizes a 1-D tensor of
+  ``graph.lengths_dtype`` (int32 for ``tflite.*``) cast from int64, wrapping as ``tf.constant`` does.
+- ``graph.inputs``: the axis (int32, raw Split's ``split_dim``) and the sizes become inputs of the
+  traced function where ``graph.runtime`` says so; the data's dims are None when dynamic.
+- Tracing and eager calls run inside :func:`~conformance.plugin.backend_calls`: a refusal while
+  tracing is TensorFlow's answer, not this builder failing.
+- Conversions move bytes: bfloat16 as ``ml_dtypes.bfloat16``, strings as UTF-8 and back to ``str``.
 
-- One call of the op as model code writes it: ``tf.split(value, num_or_size_splits, axis)`` for
-  ``tensorflow.split`` (and for ``tflite.SPLIT`` / ``tflite.SPLIT_V``, which LiteRT converts from
-  it), ``tf.experimental.numpy.split(ary, indices_or_sections, axis)`` for the NumPy variant.
-  The axis is left out when the case omits it, so that the op's own default is judged.
-- The request as given, invalid values included: a count is a Python int; sizes are a 1-D
-  tensor of the sizes' type (``graph.lengths_dtype``, e.g. ``tf.constant(sizes, tf.int8)``;
-  int32 for the ``tflite.*`` ops, whose SPLIT_V takes 32-bit sizes and which cannot choose), cast
-  from int64 so that a value the type cannot hold wraps as ``tf.constant`` wraps it; split
-  points (``indices``) a Python list.
-- ``graph.inputs``: the axis (an int32 scalar, the type of raw Split's and SplitV's
-  ``split_dim``; the case cannot choose it) and the sizes become inputs of the traced function
-  when ``graph.runtime`` says so, else constants of it. The data is always an input, its dims
-  None when ``graph.data_shape`` is dynamic (same rank).
-- Tracing (:func:`split_function`) and eager calls reach TensorFlow inside
-  :func:`~conformance.plugin.backend_calls` where this module calls it: a refusal while tracing
-  is TensorFlow's answer to the request, not this builder failing to build it.
-- Conversions move bytes, never values: bfloat16 as ``ml_dtypes.bfloat16`` (TensorFlow's own
-  NumPy type for it), strings as UTF-8 bytes and back to ``str``.
-
-TensorFlow is imported lazily, inside the functions: the engine does not need it installed. (The
-routes that need it list it in their imports, and the zygote imports it before forking workers:
-with the zygote's thread variables it starts no thread.)
+TensorFlow is imported lazily: the engine does not need it installed (the zygote imports it before
+forking workers, with thread variables under which it starts no thread).
 """
 
 from __future__ import annotations
@@ -98,9 +84,8 @@ def lengths_array(task: Task) -> np.ndarray:
 
 
 def build_problem(task: Task) -> str | None:
-    """Why the function cannot be built as the case states it, or None: an axis fed at run time
-    is int32, which cannot hold an axis beyond it (a constant axis is handed to TensorFlow as a
-    Python int, whatever its size, and TensorFlow judges it)."""
+    """Why the function cannot be built as the case states it, or None: an axis fed at run time is
+    int32 and cannot hold a larger one (a constant axis is a Python int, which TensorFlow judges)."""
     for run in task.every_run:
         why = _axis_problem(run)
         if why:
@@ -121,10 +106,8 @@ def _axis_problem(task: Task) -> str | None:
 
 
 def feeds(task: Task) -> dict[str, np.ndarray]:
-    """The inputs of one run of the traced function, by name and in order (:func:`input_names`):
-    the task's data, its axis and its sizes. Built from the task handed in, so a later run of a
-    case gets its own shape and runtime values. Arrays keep the suite's dtypes (bfloat16 as
-    ml_dtypes, strings as object arrays of str); :func:`tensors` converts them."""
+    """The inputs of one run of the traced function (this task's run), by name in
+    :func:`input_names` order, in the suite's dtypes (:func:`tensors` converts them)."""
     why = _axis_problem(task)
     if why:
         raise ValueError(why)
@@ -143,9 +126,8 @@ def tensors(task: Task) -> list[tf.Tensor]:
 
 
 def signature(task: Task) -> tuple[tuple[list[int | None], str, str], ...]:
-    """The traced function's inputs as (shape, dtype, name): data dims None when dynamic. The
-    dtype is the suite's name, which is TensorFlow's for every dtype of the suite (a test holds
-    them equal), so reproducers write the signature without importing TensorFlow."""
+    """The traced function's inputs as (shape, dtype, name), data dims None when dynamic; the
+    suite's dtype names are TensorFlow's, so reproducers need not import TensorFlow."""
     shape = tuple(task.case.data.shape)
     data_shape: list[int | None] = [None] * len(shape) if task.graph.data_shape == "dynamic" else list(shape)
     specs = [(data_shape, task.dtype, DATA)]
@@ -166,20 +148,15 @@ def input_signature(task: Task) -> tuple[tf.TensorSpec, ...]:
 
 def signature_code(task: Task) -> str:
     """:func:`signature` as the TensorSpecs model code writes, comma-separated. Text only: the
-    results' reproducers are written in the run's parent, which must not import TensorFlow
-    (it took 4 s of every run's end)."""
+    run's parent writes reproducers and must not import TensorFlow (4 s of every run's end)."""
     return ", ".join(
         f"tf.TensorSpec({shape!r}, tf.{dtype}, name={name!r})" for shape, dtype, name in signature(task)
     )
 
 
 def call(task: Task, inputs: Mapping[str, Any]) -> list[tf.Tensor]:
-    """The op called once on ``inputs`` (by name; :data:`DATA` at least): what model code writes.
-
-    An input missing from ``inputs`` is the request's constant: the axis as a Python int (left
-    out when None), the sizes as a tensor of their type, a count or split points as given. Called
-    eagerly by the adapter (inside ``backend_calls``) and inside the traced function.
-    """
+    """The op called once on ``inputs`` (by name; :data:`DATA` at least), eagerly or while tracing;
+    an input missing from ``inputs`` is the request's constant."""
     import tensorflow as tf
 
     _check_op(task)
@@ -207,9 +184,8 @@ def python_function(task: Task) -> Callable[..., list[tf.Tensor]]:
 
 
 def tf_function(task: Task, *, jit_compile: bool = False) -> Any:
-    """The ``tf.function`` (not yet traced) with :func:`input_signature`; autograph off, since the
-    function has no Python control flow to convert. ``jit_compile=True`` makes XLA compile it.
-    What tf2onnx's ``from_function`` takes; :func:`split_function` is the traced form."""
+    """The ``tf.function``, not yet traced, with :func:`input_signature` (autograph off: no control
+    flow to convert); ``jit_compile=True`` makes XLA compile it."""
     import tensorflow as tf
 
     return tf.function(
@@ -218,23 +194,16 @@ def tf_function(task: Task, *, jit_compile: bool = False) -> Any:
 
 
 def split_function(task: Task, *, jit_compile: bool = False) -> tf.types.experimental.ConcreteFunction:
-    """The traced ``ConcreteFunction`` of the task: what the adapter runs, LiteRT's converter and
-    OpenVINO's ``convert_model`` take. Tracing happens here, so TensorFlow's refusals while
-    tracing (a count that does not divide a static dim, a sizes type SplitV does not take)
-    surface here, and are marked as TensorFlow's."""
+    """The traced ``ConcreteFunction`` of the task; TensorFlow's refusals while tracing surface here,
+    marked as TensorFlow's."""
     function = tf_function(task, jit_compile=jit_compile)
     with backend_calls():
         return function.get_concrete_function()
 
 
-#: The name LiteRT's adapter calls it by.
-concrete_function = split_function
-
-
 def save_model(task: Task, path: str) -> str:
-    """Write the traced function as a SavedModel at ``path`` (its ``serving_default`` signature,
-    inputs by :func:`input_names`, outputs ``output_0``, ``output_1`` ...): for converters that
-    read files. Returns ``path``."""
+    """Write the traced function as a SavedModel at ``path`` (``serving_default``, inputs by
+    :func:`input_names`, outputs ``output_0`` ...), for converters that read files; returns ``path``."""
     import tensorflow as tf
 
     module = tf.Module()
@@ -245,8 +214,8 @@ def save_model(task: Task, path: str) -> str:
 
 
 def to_tf(array: np.ndarray) -> tf.Tensor:
-    """A tensor with the same shape, dtype and bytes as ``array`` (a copy: the suite's data stays
-    safe from a backend that writes into its input). Strings cross as UTF-8 bytes."""
+    """A copy of ``array`` as a tensor, same shape, dtype and bytes (a backend that writes into its
+    input cannot touch the suite's data); strings cross as UTF-8."""
     import tensorflow as tf
 
     if array.dtype == object:
@@ -256,10 +225,8 @@ def to_tf(array: np.ndarray) -> tf.Tensor:
 
 
 def to_numpy(tensor: tf.Tensor) -> np.ndarray:
-    """An array with the same shape, dtype and bytes as ``tensor``, in the suite's types:
-    bfloat16 as ml_dtypes (TensorFlow's NumPy type), strings as an object array of ``str``
-    (bytes that are not UTF-8 kept as surrogate escapes, so a corrupted string shows as a value
-    mismatch rather than failing the conversion)."""
+    """An array with the same shape, dtype and bytes as ``tensor``, in the suite's types (strings as
+    ``str``, bytes that are not UTF-8 kept as surrogate escapes: a value mismatch, not a failure)."""
     import tensorflow as tf
 
     raw = tensor.numpy()
@@ -297,9 +264,8 @@ def call_code(task: Task, names: tuple[str, ...]) -> str:
 
 
 def function_code(task: Task, *, jit_compile: bool = False) -> str:
-    """Statements defining ``split``, the concrete function :func:`split_function` traces: what a
-    reproducer of the function, XLA, converter and frontend routes starts from. They need
-    ``import numpy as np`` and ``import tensorflow as tf`` above them."""
+    """Statements defining ``split``, the concrete function :func:`split_function` traces, for
+    reproducers; they need ``numpy as np`` and ``tensorflow as tf`` imported above them."""
     jit = ", jit_compile=True" if jit_compile else ""
     return (
         f"{split_code(task)}\n\n"
@@ -309,7 +275,6 @@ def function_code(task: Task, *, jit_compile: bool = False) -> str:
 
 
 def split_code(task: Task) -> str:
-    """The Python function ``split`` model code writes: the op called on its inputs by name, not
-    yet traced (what tf2onnx's ``from_function`` takes, with :func:`signature_code`)."""
+    """The Python function ``split`` as model code writes it, not yet traced."""
     names = input_names(task)
     return f"def split({', '.join(names)}):\n    return {call_code(task, names)}\n"

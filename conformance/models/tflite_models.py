@@ -1,30 +1,14 @@
 """LiteRT models for the TensorFlow split functions: the converted flatbuffer, the builtin operators
-it really holds, and a run in the LiteRT interpreter.
+it really holds, and a run in the LiteRT interpreter, the same flatbuffer for every route.
 
-Shared by every route that judges what LiteRT makes of a traced ``tf.function``
-(:func:`conformance.models.tf_functions.split_function` traces it), so that each is handed the same
-flatbuffer for an item.
-
-What the builder guarantees, and why:
-
-- :func:`convert` is ``tf.lite.TFLiteConverter.from_concrete_functions`` with its defaults: builtin
-  operators only (no select-TF-ops fallback, which would run TensorFlow's own kernels inside
-  LiteRT), no optimizations, no quantization. A refusal by the converter is LiteRT's answer to
-  the request and is marked as the backend's.
-- :func:`model_bytes` is the whole build of an item. For ``tensorflow.split`` it is what a user's
-  traced ``tf.split`` becomes, whatever operators the converter picks. For ``tflite.SPLIT`` and
-  ``tflite.SPLIT_V`` the model must exercise that builtin, so two outcomes mean the request cannot
-  be built here, and raise (from this module, the suite's model builder: judged ``unsupported``
-  with the message): TensorFlow refusing to trace the ``tf.split`` (:class:`NotTraced`: LiteRT was
-  never asked), and a converted model that is not exactly one such builtin (:class:`NotEmitted`:
-  folded away, lowered to slices, split into several).
-- :func:`operators` reads the builtin operators from the flatbuffer itself (the schema LiteRT
-  ships), not from a loaded interpreter, whose op list already shows the delegates' rewrites.
-- :func:`load` and :func:`invoke` call the interpreter inside
-  :func:`~conformance.plugin.backend_calls`: its exceptions are LiteRT's refusals, never this
-  builder failing. Inputs are fed by the names the traced function gives them; a model with
-  unknown dims has its inputs resized to each run's shapes and its tensors allocated again, as an
-  application does; outputs are copied out in the model's output order, bytes unchanged.
+- :func:`convert` uses the converter's defaults: builtin operators only (no select-TF-ops, which
+  would run TensorFlow's kernels inside LiteRT), no optimization or quantization; its refusal is
+  LiteRT's answer.
+- For ``tflite.SPLIT`` / ``SPLIT_V`` the model must exercise that builtin, so a ``tf.split``
+  TensorFlow refuses to trace (:class:`NotTraced`) or a model that is not exactly that one builtin
+  (:class:`NotEmitted`) cannot be built here: ``unsupported``, with the message.
+- :func:`operators` reads the flatbuffer itself, not an interpreter already rewritten by delegates.
+- The interpreter runs inside :func:`~conformance.plugin.backend_calls`: its exceptions are LiteRT's.
 """
 
 from __future__ import annotations
@@ -67,9 +51,8 @@ def model_bytes(task: Task) -> bytes:
 
 
 def build_problem(task: Task) -> str | None:
-    """Why a ``tflite.*`` task cannot be built, or None: the builtins take the axis (``split_dim``)
-    and SPLIT_V's sizes as 32-bit integer tensors, so a value beyond int32 cannot reach them
-    (TensorFlow would wrap it while tracing, and the builtin would judge another request)."""
+    """Why a ``tflite.*`` task cannot be built, or None: the builtins take the axis and SPLIT_V's
+    sizes as int32 tensors, so a larger value would wrap and judge another request."""
     if task.op not in BUILTINS:
         return None
     low, high = dtypes.integer_range("int32")
@@ -103,12 +86,9 @@ def _traced_for_builtin(task: Task) -> Any:
 def convert(function: Any) -> bytes:
     """The flatbuffer ``TFLiteConverter.from_concrete_functions`` writes with default settings.
 
-    ``function`` is a traced ``ConcreteFunction``. It is handed over with a ``tf.Module`` as its
-    trackable object, as TensorFlow's documentation of the method does: without one the converter
-    takes its deprecated path (a frozen graph; TensorFlow logs that it is deprecated), with one it
-    saves the function as a SavedModel and converts that, which is the path models take today.
-    The model then carries a ``serving_default`` signature, whose names :func:`invoke` feeds and
-    reads by (the outputs' tensor order is not the function's).
+    The traced ``function`` goes with a ``tf.Module`` as its trackable object, as TensorFlow's
+    documentation does: without one the converter takes its deprecated frozen-graph path. The
+    model then carries a ``serving_default`` signature, by whose names :func:`invoke` feeds and reads.
     """
     import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
 
@@ -157,10 +137,9 @@ def require_only(model: bytes, op: str) -> None:
 
 
 def load(model: bytes, *, delegates: bool, threads: int = 1) -> Interpreter:
-    """The interpreter for ``model``: with LiteRT's default delegates (XNNPACK for the CPU) or with
-    the builtin kernels alone. Its tensors are allocated here when every input shape is known; a
-    model with unknown dims is allocated by :func:`invoke` once a run's shapes are known (allocating
-    at the placeholder dims of 1 would make a SPLIT refuse a split no run asked for)."""
+    """The interpreter for ``model``, with LiteRT's default delegates or the builtin kernels alone.
+    A model with unknown dims is allocated by :func:`invoke` at a run's shapes (at the placeholder
+    dims of 1 a SPLIT would refuse a split no run asked for)."""
     from ai_edge_litert import interpreter
 
     resolver = (
@@ -183,10 +162,8 @@ def is_dynamic(loaded: Interpreter) -> bool:
 
 
 def _signature(loaded: Interpreter) -> tuple[dict[str, int], list[int]]:
-    """The model's inputs by the traced function's names and its outputs in the function's order,
-    as tensor indices: from the ``serving_default`` signature (outputs ``output_0``, ``output_1``,
-    ... whose tensors the converter does not keep in that order), else, for a model converted
-    without one, the inputs' own names and the subgraph's output order."""
+    """Tensor indices of the inputs by name and of the outputs in the function's order, from the
+    ``serving_default`` signature (the converter reorders output tensors), else the subgraph's."""
     signatures = loaded.get_signature_list()
     if not signatures:
         inputs = {detail["name"]: detail["index"] for detail in loaded.get_input_details()}
@@ -199,9 +176,8 @@ def _signature(loaded: Interpreter) -> tuple[dict[str, int], list[int]]:
 
 
 def invoke(loaded: Interpreter, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """Feed ``feeds`` by input name, run, and return a copy of every output in the function's
-    order. A model with unknown dims has each input resized to its feed and its tensors allocated
-    again first, as an application does for every new shape; a static model is fed as it is."""
+    """Feed ``feeds`` by input name, run, and return a copy of every output in the function's order
+    (:func:`invoke_indexed`)."""
     inputs, outputs = _signature(loaded)
     if set(inputs) != set(feeds):
         # the traced function and its feeds disagree: a defect, never a refusal by LiteRT
@@ -214,9 +190,9 @@ def invoke(loaded: Interpreter, feeds: Mapping[str, np.ndarray]) -> list[np.ndar
 def invoke_indexed(
     loaded: Interpreter, inputs: Mapping[str, int], outputs: Sequence[int], arrays: Mapping[str, np.ndarray]
 ) -> list[np.ndarray]:
-    """Set each input tensor (by its index) to its array, run, and copy the outputs (by index) in
-    the order given; a model with unknown dims is resized to the arrays and allocated again first.
-    Every call is LiteRT's: the caller wraps it in ``backend_calls``."""
+    """Set each input tensor (by index) to its array, run, and copy the outputs (by index) in order;
+    a model with unknown dims is resized and allocated again first, as an application does. The
+    caller wraps it in ``backend_calls``."""
     if is_dynamic(loaded):
         for name, index in inputs.items():
             loaded.resize_tensor_input(index, list(arrays[name].shape))
@@ -229,11 +205,9 @@ def invoke_indexed(
 
 
 def output_array(loaded: Interpreter, detail: Mapping[str, Any]) -> np.ndarray:
-    """A copy of one output after ``invoke``. An output with no elements is made from the shape and
-    type the interpreter reports: ``get_tensor`` refuses a zero-size tensor that was allocated at
-    run time ("Invalid tensor size", tensorflow/tensorflow#57084) although it has no bytes to read,
-    so only its shape and type can be judged, and they are exactly what the interpreter states.
-    Strings come back as UTF-8 bytes and are held as the suite holds them (``str``)."""
+    """A copy of one output after ``invoke``, strings as ``str``. An empty output is made from the
+    shape and type the interpreter reports: ``get_tensor`` refuses a zero-size tensor allocated at
+    run time (tensorflow/tensorflow#57084)."""
     shape = tuple(int(size) for size in detail["shape"])
     if 0 in shape:
         return np.empty(shape, dtype=detail["dtype"])

@@ -1,9 +1,8 @@
 """Bit-exact comparison of output tensors.
 
-Split moves data and computes nothing, so there is no tolerance: floats are compared by bit
-pattern (a NaN payload or the sign of a zero that changed in transit is a wrong result),
-complex numbers by the bits of both parts, strings exactly. The first mismatching elements are
-reported with their indices so a reader sees what moved where.
+Split computes nothing, so there is no tolerance: floats and complex numbers are compared by bit
+pattern (a changed NaN payload or sign of zero is a wrong result), strings exactly. The first
+mismatching elements are reported with their indices.
 """
 
 from __future__ import annotations
@@ -73,11 +72,9 @@ def _unequal_count(left: np.ndarray, right: np.ndarray) -> int:
 
 
 def _same_bytes(left: np.ndarray, right: np.ndarray) -> bool:
-    """Whether two C-contiguous arrays of one size hold the same bytes, read eight at a time chunk
-    by chunk: one comparison per word, not per element (a 2 GiB uint8 piece in 0.28 s, against
-    0.45 s element by element). Equal bytes are equal bits whatever the type; unequal ones are
-    looked at element by element (a bool's byte can differ where its truth does not). Arrays read
-    with strides are compared element by element, a chunk at a time."""
+    """Whether two arrays of one size hold the same bytes, compared a 64-bit word at a time chunk by
+    chunk when C-contiguous (faster than element by element), else element by element. Unequal
+    bytes prove nothing (a bool's byte can differ where its truth does not): the caller looks."""
     if not (left.flags.c_contiguous and right.flags.c_contiguous):
         return _unequal_count(left, right) == 0
     bytes_left, bytes_right = left.reshape(-1).view(np.uint8), right.reshape(-1).view(np.uint8)
@@ -91,9 +88,8 @@ def _same_bytes(left: np.ndarray, right: np.ndarray) -> bool:
 
 def same_elements(left: np.ndarray, right: np.ndarray) -> bool:
     """Whether two arrays are the very same elements of one buffer (same address, shape, strides
-    and type): then they hold the same bits without reading them. A backend that hands back views
-    of its input (NumPy, PyTorch eager) returns the reference's own pieces, and comparing a 2 GiB
-    piece with itself read 4 GiB (0.3 s an item)."""
+    and type), so equal without reading them: a backend that returns views of its input (NumPy,
+    PyTorch eager) hands back the reference's own pieces."""
     return (
         left.__array_interface__["data"][0] == right.__array_interface__["data"][0]
         and left.shape == right.shape

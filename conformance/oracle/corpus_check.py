@@ -1,8 +1,7 @@
 """The suite's own defects: cases that load but say something the reference contradicts.
 
-``expect`` never replaces the reference; it pins what a spec document states. A case whose pin
-disagrees with the reference is a defect of the suite (of the case, or of the reference), and
-so is a case tagged ``ambiguous`` that no op finds ambiguous, or an explicit ``ops`` entry that
+``expect`` pins what a spec document states; a pin the reference disagrees with is a defect of the
+case or of the reference, as is an ``ambiguous`` tag no op bears out or an ``ops`` entry that
 cannot express the case. ``conformance validate`` and the project's tests run this audit.
 """
 

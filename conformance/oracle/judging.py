@@ -1,13 +1,9 @@
 """Judging what a backend did against what the reference says.
 
-A backend either returns outputs or raises. Against a reading that accepts, outputs are
-compared bit-exactly (count, shapes, dtypes, values) and raising is an ``error``; against a
-reading that rejects, raising is a pass and any outputs are a ``fail`` (it accepted what the
-spec forbids). An ambiguous answer passes when any reading matches, and records which one.
-
-Only the backend can refuse: an exception the adapter's own code raised is an adapter defect
-(``error``, whatever the spec says), and one the suite's model builders raised means the request
-cannot be built (``unsupported``); see :mod:`conformance.engine.attribution`.
+Against a reading that accepts, outputs are compared bit-exactly and raising is an ``error``;
+against one that rejects, raising passes and outputs ``fail``. An ambiguous answer passes when any
+reading matches. Only the backend can refuse: the adapter's own exception is an ``error``, the
+suite's model builders' is ``unsupported`` (:mod:`conformance.engine.attribution`).
 """
 
 from __future__ import annotations
@@ -62,11 +58,8 @@ def judge(
     *,
     values: bool = True,
 ) -> Judgement:
-    """The status of one execution: ``outputs`` when the backend returned, ``raised`` when it refused.
-
-    ``values=False`` judges a shape checker: acceptance, output count, shapes and dtypes, never
-    the elements (which such a backend does not compute).
-    """
+    """The status of one execution: ``outputs`` when the backend returned, ``raised`` when it refused;
+    ``values=False`` (a shape checker) judges everything but the elements."""
     if raised is not None and _out_of_memory(raised):
         return Judgement(
             "error",

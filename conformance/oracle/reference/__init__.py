@@ -1,9 +1,8 @@
 """The reference semantics: the oracle every backend is judged against.
 
-Pure NumPy-free arithmetic over shapes, written from the spec documents listed in docs/specs.md, one
-module per op family. :func:`answer` is the single entry point: it maps an op id to its rules
-and turns a broken rule into a :class:`Rejection` that names it. Adding an op family (Concat,
-say) adds a module and entries in ``_RULES``; callers do not change.
+NumPy-free arithmetic over shapes, written from the spec documents in docs/specs.md, one module
+per op family. :func:`answer`, the one entry point, maps an op id to its rules and turns a broken
+rule into a :class:`Rejection` that names it.
 """
 
 from __future__ import annotations

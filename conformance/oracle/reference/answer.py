@@ -1,9 +1,7 @@
 """What the reference answers: the pieces a valid request yields, or the rule that rejects it.
 
-The reference decides on shapes alone (Split's validity never depends on element values), and
-returns piece bounds rather than arrays; :meth:`Pieces.take` then cuts the data with explicit
-slices. Keeping the arithmetic apart from the data lets the same answer judge any fill and
-lets property tests check the arithmetic directly.
+It decides on shapes alone (Split's validity never depends on element values) and returns piece
+bounds, not arrays, so one answer judges any fill; :meth:`Pieces.take` cuts the data.
 """
 
 from __future__ import annotations
@@ -40,11 +38,8 @@ class SplitRequest:
 
 @dataclass(frozen=True)
 class Pieces:
-    """An accepted split: the normalized axis and each output's [start, stop) along it.
-
-    ``squeeze`` marks pieces of length 1 whose split axis is dropped (ONNX SplitToSequence with
-    ``keepdims=0`` and no ``split`` input), so each output has one dimension fewer than the data.
-    """
+    """An accepted split: the normalized axis and each output's [start, stop) along it. ``squeeze``:
+    pieces of length 1 whose axis is dropped (ONNX SplitToSequence, ``keepdims=0``, no ``split``)."""
 
     axis: int
     bounds: tuple[tuple[int, int], ...]
@@ -74,11 +69,8 @@ class Pieces:
         )
 
     def take(self, data: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The outputs, cut from ``data`` by explicit offsets.
-
-        Views, not copies: they are compared as soon as the backend has answered and kept by
-        nothing, and a copy of a multi-GiB input (the ``large`` cases) costs seconds.
-        """
+        """The outputs, cut from ``data`` by explicit offsets: views, since a copy of a multi-GiB
+        input (the ``large`` cases) costs seconds and nothing keeps them."""
         lead: tuple[Any, ...] = (slice(None),) * self.axis
         if self.squeeze:  # pieces of length 1: an index drops the axis (``...`` keeps 0-d arrays arrays)
             return tuple(data[(*lead, start, Ellipsis)] for start, _ in self.bounds)
@@ -106,11 +98,8 @@ class Reading:
 
 @dataclass(frozen=True)
 class SpecAnswer:
-    """The reference's answer: one reading, or several when the spec admits more than one.
-
-    An ambiguous answer carries ``ambiguity``, the reason the text allows several readings,
-    so results against it are shown side by side instead of scored.
-    """
+    """The reference's answer: one reading, or several when the spec admits more than one, with
+    ``ambiguity``, the reason the text allows them."""
 
     readings: tuple[Reading, ...]
     ambiguity: str | None = None

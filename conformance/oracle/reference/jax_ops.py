@@ -10,15 +10,8 @@ Its page says nothing of negative axes; docs/specs.md lists that as an ambiguous
 
 from __future__ import annotations
 
-from conformance.oracle.reference.answer import (
-    Pieces,
-    Reading,
-    Rejection,
-    SpecAnswer,
-    SpecOutcome,
-    SplitRequest,
-)
-from conformance.oracle.reference.rules import RuleViolation, exact_lengths, normalize_axis
+from conformance.oracle.reference.answer import Pieces, Reading, Rejection, SpecAnswer, SplitRequest
+from conformance.oracle.reference.rules import exact_lengths, normalize_axis, outcome_of
 
 LAX_SPLIT = "jax.lax.split"
 
@@ -47,11 +40,7 @@ def _sizes(axis: int, request: SplitRequest) -> Pieces:
 def _negative_axis(request: SplitRequest, axis_value: int) -> SpecAnswer:
     """A negative axis in range: refused by one reading, counted from the back by the other."""
     refused = Rejection("axis-negative", f"{LAX_SPLIT} defines no negative axis; got {axis_value}")
-    counted: SpecOutcome
-    try:
-        counted = _sizes(axis_value + len(request.shape), request)
-    except RuleViolation as violation:
-        counted = violation.rejection
+    counted = outcome_of(_sizes, axis_value + len(request.shape), request)
     return SpecAnswer(
         (Reading(refused, "no negative axis"), Reading(counted, "counted from the back")),
         ambiguity=LAX_NEGATIVE_AXIS_AMBIGUITY,

@@ -1,6 +1,5 @@
-"""torch.split / tensor_split / chunk and numpy.split / array_split, from the API facts in
-the PyTorch and NumPy API documentation (these libraries define their functions there; the
-pages and the statements relied on are listed in docs/specs.md).
+"""torch.split / tensor_split / chunk and numpy.split / array_split, from the PyTorch and NumPy API
+documentation (the pages and statements relied on are listed in docs/specs.md).
 
 One point the documentation leaves open gets an ambiguous answer rather than a guess: how many
 pieces torch.split with an integer size gives for an empty dimension (none, or one empty piece).
@@ -15,25 +14,19 @@ from __future__ import annotations
 from conformance.oracle.reference.answer import Pieces, Reading, SpecAnswer, SplitRequest
 from conformance.oracle.reference.rules import (
     RuleViolation,
+    axis_and_dim,
     balanced_lengths,
     ceil_lengths,
     equal_lengths,
     exact_lengths,
-    normalize_axis,
     require_positive_count,
     slice_bounds,
 )
 
 
-def _axis(request: SplitRequest, spec: str) -> tuple[int, int]:
-    """The normalized axis (default 0) and the dimension along it."""
-    axis = normalize_axis(0 if request.axis is None else request.axis, len(request.shape), spec)
-    return axis, request.shape[axis]
-
-
 def torch_split(request: SplitRequest) -> SpecAnswer | Pieces:
     spec = "torch.split"
-    axis, dim = _axis(request, spec)
+    axis, dim = axis_and_dim(request, spec)
     if request.form.kind == "lengths":
         assert isinstance(request.form.value, tuple)
         return exact_lengths(axis, request.form.value, dim, spec)
@@ -55,7 +48,7 @@ def torch_split(request: SplitRequest) -> SpecAnswer | Pieces:
 
 def torch_chunk(request: SplitRequest) -> Pieces:
     spec = "torch.chunk"
-    axis, dim = _axis(request, spec)
+    axis, dim = axis_and_dim(request, spec)
     assert isinstance(request.form.value, int)
     chunks = request.form.value
     require_positive_count(chunks, "sections-positive", spec, "chunks")
@@ -68,7 +61,7 @@ def torch_chunk(request: SplitRequest) -> Pieces:
 def sections_or_indices(request: SplitRequest, spec: str, *, must_divide: bool) -> Pieces:
     """NumPy's ``indices_or_sections``: a count of pieces (dividing the axis when ``must_divide``)
     or split points under Python's slice rules; the axis defaults to 0."""
-    axis, _ = _axis(request, spec)
+    axis, _ = axis_and_dim(request, spec)
     return sections_or_indices_on(axis, request, spec, must_divide=must_divide)
 
 

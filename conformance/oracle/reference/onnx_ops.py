@@ -30,6 +30,7 @@ from conformance.oracle.reference.rules import (
     equal_lengths,
     exact_lengths,
     normalize_axis,
+    outcome_of,
 )
 
 _ALL_BUT_BF16 = frozenset(dtypes.ALL) - {"bfloat16"}
@@ -99,10 +100,7 @@ def _negative_axis(spec: _Version, request: SplitRequest, axis_value: int) -> Sp
         f"{spec.spec} defines no negative axis (counting from the back arrives with Split-11); "
         f"got {axis_value}",
     )
-    try:
-        counted = SpecAnswer.wrap(_on_axis(spec, request, axis_value + len(request.shape))).outcome
-    except RuleViolation as violation:
-        counted = violation.rejection
+    counted = outcome_of(_on_axis, spec, request, axis_value + len(request.shape))
     return SpecAnswer(
         (Reading(refused, "no negative axis before Split-11"), Reading(counted, "counted from the back")),
         ambiguity=NEGATIVE_AXIS_AMBIGUITY,
@@ -112,10 +110,7 @@ def _negative_axis(spec: _Version, request: SplitRequest, axis_value: int) -> Sp
 def _omitted_axis(spec: _Version, request: SplitRequest) -> SpecAnswer:
     """Split-1 lists axis with no default and without marking it required."""
     missing = Rejection("axis-missing", f"{spec.spec} states no default for the axis attribute")
-    try:
-        defaulted = SpecAnswer.wrap(_on_axis(spec, request, 0)).outcome
-    except RuleViolation as violation:
-        defaulted = violation.rejection
+    defaulted = outcome_of(_on_axis, spec, request, 0)
     return SpecAnswer(
         (Reading(missing, "axis is required"), Reading(defaulted, "axis defaults to 0 as from Split-2")),
         ambiguity=f"{spec.spec} gives the axis attribute no default and does not mark it required",

@@ -26,7 +26,7 @@ from conformance.oracle.reference.answer import (
     SpecOutcome,
     SplitRequest,
 )
-from conformance.oracle.reference.rules import RuleViolation, ceil_lengths, normalize_axis
+from conformance.oracle.reference.rules import RuleViolation, axis_and_dim, ceil_lengths
 
 SPEC = "ONNX SplitToSequence-11"
 #: The element types the text's constraint ``I`` lists for ``split``.
@@ -50,8 +50,7 @@ def split_to_sequence(request: SplitRequest) -> SpecAnswer | Pieces:
         raise RuleViolation(
             "data-type", f"{SPEC}: T lists every tensor type but bfloat16; got tensor({request.dtype})"
         )
-    axis = normalize_axis(0 if request.axis is None else request.axis, len(request.shape), SPEC)
-    dim = request.shape[axis]
+    axis, dim = axis_and_dim(request, SPEC)
     omitted = request.graph.split_input == "omitted"
     if not omitted and request.graph.lengths_dtype not in SPLIT_TYPES:
         raise RuleViolation(

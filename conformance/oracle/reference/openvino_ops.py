@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from conformance import dtypes
 from conformance.oracle.reference.answer import Pieces, Reading, Rejection, SpecAnswer, SplitRequest
-from conformance.oracle.reference.rules import RuleViolation, equal_lengths, inferred_lengths, normalize_axis
+from conformance.oracle.reference.rules import (
+    RuleViolation,
+    equal_lengths,
+    inferred_lengths,
+    normalize_axis,
+    outcome_of,
+)
 
 SPLIT = "OpenVINO Split-1"
 VARIADIC = "OpenVINO VariadicSplit-1"
@@ -65,7 +71,7 @@ def variadic_split_1(request: SplitRequest) -> SpecAnswer:
         )
     assert isinstance(request.form.value, tuple)
     lengths = list(request.form.value)
-    outcome = _variadic_pieces(axis, lengths, request.shape[axis])
+    outcome = outcome_of(inferred_lengths, axis, lengths, request.shape[axis], VARIADIC, "split_lengths")
     if graph.axis_dtype == graph.lengths_dtype or isinstance(outcome, Rejection):
         return SpecAnswer.of(outcome)  # a rejection either way is no ambiguity
     mismatch = Rejection(
@@ -80,10 +86,3 @@ def variadic_split_1(request: SplitRequest) -> SpecAnswer:
             "whether one type variable forces the two inputs to the same type"
         ),
     )
-
-
-def _variadic_pieces(axis: int, lengths: list[int], dim: int) -> Pieces | Rejection:
-    try:
-        return inferred_lengths(axis, lengths, dim, VARIADIC, "split_lengths")
-    except RuleViolation as violation:
-        return violation.rejection

@@ -22,9 +22,9 @@ from conformance.oracle.reference.directional_ops import DSPLIT, HSPLIT, VSPLIT,
 from conformance.oracle.reference.library_ops import sections_or_indices_on
 from conformance.oracle.reference.rules import (
     RuleViolation,
+    axis_and_dim,
     equal_lengths,
     inferred_lengths,
-    normalize_axis,
     require_positive_count,
 )
 
@@ -51,8 +51,7 @@ def _axis(request: SplitRequest, spec: str) -> tuple[int, int]:
             "axis-type",
             f"{spec}: an axis Tensor has data type {' or '.join(AXIS_TYPES)}; got {request.graph.axis_dtype}",
         )
-    axis = normalize_axis(0 if request.axis is None else request.axis, len(request.shape), spec)
-    return axis, request.shape[axis]
+    return axis_and_dim(request, spec)
 
 
 def _rank(request: SplitRequest, spec: str, least: int) -> None:

@@ -1,29 +1,25 @@
 """Rules shared by several specs: the axis range and the arithmetic that turns a request into
-piece bounds. Each check raises :class:`RuleViolation` with a stable rule id and a sentence that
-says which text it applies, so a rejection always names its rule.
-
-Nothing here calls ``numpy.split`` or any framework: offsets are computed explicitly, because
-this is the oracle the frameworks are judged against.
+piece bounds. Each check raises :class:`RuleViolation` with a stable rule id and a sentence naming
+the text it applies. Offsets are computed explicitly, never by a framework's split: this is the
+oracle the frameworks are judged against.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from conformance.oracle.reference.answer import Pieces, Rejection
+from conformance.oracle.reference.answer import Pieces, Rejection, SpecAnswer, SpecOutcome, SplitRequest
 
-#: The most pieces the reference describes. A spec may define an answer with far more (a count
-#: of 2^31 on a short dimension gives 2^31 pieces, mostly empty; a size of 1 on a dimension of
-#: 10^7 gives 10^7), but writing them down took gigabytes and minutes, and no backend is judged on
-#: such an item anyway: it is reported as not judged instead (see :class:`TooManyPieces`).
+#: The most pieces the reference describes. A spec may define far more (a count of 2^31 gives
+#: 2^31 pieces), but listing them took gigabytes and minutes: such an item is not judged instead.
 MAX_PIECES = 1 << 16
 
 
 class TooManyPieces(Exception):
-    """A request whose answer has more than MAX_PIECES pieces: the reference does not list them.
-    Not a rule of any spec, so not a rejection: the item is not judged (``unsupported``), and the
-    corpus audit reports the case."""
+    """A request whose answer has more than MAX_PIECES pieces. No spec's rule, so no rejection: the
+    item is not judged (``unsupported``) and the corpus audit reports the case."""
 
     def __init__(self, count: int) -> None:
         super().__init__(
@@ -52,12 +48,17 @@ class RuleViolation(Exception):
         return Rejection(self.rule, self.reason)
 
 
-def normalize_axis(axis: int, rank: int, spec: str, *, negative: bool = True) -> int:
-    """The axis as a dimension index in [0, rank), or a violation of ``spec``'s axis range.
+def outcome_of(rules: Callable[..., SpecAnswer | Pieces], *args: Any) -> SpecOutcome:
+    """``rules(*args)`` as one outcome (an answer's first reading), a violation as its rejection."""
+    try:
+        return SpecAnswer.wrap(rules(*args)).outcome
+    except RuleViolation as violation:
+        return violation.rejection
 
-    ``negative=False`` is for texts that define no negative axis (ONNX Split-1 and -2, whose
-    callers read a negative axis in range as an open point before calling this).
-    """
+
+def normalize_axis(axis: int, rank: int, spec: str, *, negative: bool = True) -> int:
+    """The axis as a dimension index in [0, rank), or a violation of ``spec``'s axis range;
+    ``negative=False`` for texts that define no negative axis (ONNX Split-1 and -2)."""
     low = -rank if negative else 0
     if rank == 0:
         raise RuleViolation(
@@ -68,6 +69,12 @@ def normalize_axis(axis: int, rank: int, spec: str, *, negative: bool = True) ->
             "axis-range", f"{spec}: axis {axis} is outside [{low}, {rank - 1}] for rank {rank}"
         )
     return axis + rank if axis < 0 else axis
+
+
+def axis_and_dim(request: SplitRequest, spec: str) -> tuple[int, int]:
+    """The request's axis (0 when it gives none) normalized, and the dimension along it."""
+    axis = normalize_axis(0 if request.axis is None else request.axis, len(request.shape), spec)
+    return axis, request.shape[axis]
 
 
 def exact_lengths(axis: int, lengths: Sequence[int], dim: int, spec: str) -> Pieces:
@@ -104,11 +111,9 @@ def balanced_lengths(dim: int, sections: int) -> list[int]:
 
 
 def slice_bounds(axis: int, indices: Sequence[int], dim: int) -> Pieces:
-    """Pieces [0:i0], [i0:i1], ..., [ik:dim] under Python slice rules.
-
-    Negative points count from the end, points are clamped to [0, dim], and a point below its
-    predecessor gives an empty piece (the next piece then starts from that point, not from where
-    the previous one stopped), as the NumPy and torch.tensor_split texts describe.
+    """Pieces [0:i0], [i0:i1], ..., [ik:dim] under Python slice rules, as the NumPy and
+    torch.tensor_split texts describe: negative points count from the end, points clamp to [0, dim],
+    and a point below its predecessor gives an empty piece (the next one starts from that point).
     """
     points = [0, *indices, dim]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from conformance.oracle.reference.answer import Pieces, SplitRequest
 from conformance.oracle.reference.library_ops import sections_or_indices
-from conformance.oracle.reference.rules import RuleViolation, even_split, inferred_lengths, normalize_axis
+from conformance.oracle.reference.rules import RuleViolation, axis_and_dim, even_split, inferred_lengths
 
 TF_SPLIT = "tf.split"
 TNP_SPLIT = "tf.experimental.numpy.split"
@@ -25,8 +25,7 @@ SIZE_TYPES = ("int8", "int32", "int64")
 
 def split(request: SplitRequest) -> Pieces:
     """tf.split: ``num_or_size_splits`` a count (raw Split) or sizes (raw SplitV)."""
-    axis = normalize_axis(0 if request.axis is None else request.axis, len(request.shape), TF_SPLIT)
-    dim = request.shape[axis]
+    axis, dim = axis_and_dim(request, TF_SPLIT)
     if request.form.kind == "lengths":
         assert isinstance(request.form.value, tuple)
         return _sizes(axis, request.form.value, dim, request.graph.lengths_dtype)

@@ -3,14 +3,13 @@
 ``numOrSizeSplits`` is a number of pieces, which must divide the axis, or the size of every piece,
 the sizes summing to the axis and one of them possibly ``-1`` for the size to infer. The page is
 TF.js's own: it does not send the reader to TensorFlow's raw ops, so nothing of raw ``SplitV``
-that the page does not state (its types for the sizes) applies. The rules it does state are the
-ones the shared helpers already enforce for other texts, under TF.js's parameter name.
+that the page does not state (its types for the sizes) applies.
 """
 
 from __future__ import annotations
 
 from conformance.oracle.reference.answer import Pieces, SplitRequest
-from conformance.oracle.reference.rules import even_split, inferred_lengths, normalize_axis
+from conformance.oracle.reference.rules import axis_and_dim, even_split, inferred_lengths
 
 TFJS_SPLIT = "tf.split (TensorFlow.js)"
 PARAMETER = "numOrSizeSplits"
@@ -18,8 +17,7 @@ PARAMETER = "numOrSizeSplits"
 
 def split(request: SplitRequest) -> Pieces:
     """tf.split of TF.js: a count that divides the axis, or sizes with at most one ``-1``."""
-    axis = normalize_axis(0 if request.axis is None else request.axis, len(request.shape), TFJS_SPLIT)
-    dim = request.shape[axis]
+    axis, dim = axis_and_dim(request, TFJS_SPLIT)
     if request.form.kind == "lengths":
         assert isinstance(request.form.value, tuple)
         return inferred_lengths(axis, request.form.value, dim, TFJS_SPLIT, PARAMETER)
