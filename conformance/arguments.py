@@ -1,9 +1,7 @@
-"""The command line's verbs, one function per group of verbs. Their options come from the
-option table (:mod:`conformance.options`); the results verbs' few options of their own (``-o``,
-``--html``, diff's timing thresholds) are declared here.
-
-Only declarations: :mod:`conformance.cli` gives each verb its handler and does the work, and
-``run --resume`` parses a journaled ``run`` command with :func:`run_arguments` again.
+"""The command line's verbs, declared: their options come from the option table
+(:mod:`conformance.options`), the results verbs' few own options are here. :mod:`conformance.cli`
+gives each verb its handler, and ``run --resume`` parses a journaled command with
+:func:`run_arguments` again.
 """
 
 from __future__ import annotations
@@ -186,8 +184,7 @@ def _certify_verb(verbs: Verbs) -> None:
 
 
 def parser() -> tuple[argparse.ArgumentParser, Verbs]:
-    """The command line without handlers, and its verbs (``conformance.cli`` gives each its
-    handler)."""
+    """The command line without handlers, and its verbs (``conformance.cli`` gives the handlers)."""
     parser = argparse.ArgumentParser(
         prog="conformance", description="Conformance suite for the Split family."
     )

@@ -1,16 +1,10 @@
 """The ``conformance`` command line: a thin front door over the engine.
 
-Exit status: one table for every verb (conformance.errors.Exit, each verb's rows in its
-``--help`` and docs/results.md): 0 done and green, 1 findings, 2 unusable input (any
-conformance.errors.ConformanceError), 3 an adapter or the suite failed on an item, 4 the
-machine stopped the verb, 5 two runs ``diff`` cannot compare, 128 + the signal when Ctrl-C,
-SIGTERM or SIGHUP stopped it (what finished is written: conformance.engine.interruption). A run
-that did not judge its whole selection never exits 0. Every message about a case names its file
-and line. Input is refused before any work starts or anything about it is printed.
-
-Each verb imports what it uses when it starts: the run's planning (the corpus's schema, the
-reference, the worker) and Hypothesis would otherwise cost every verb that reads only results
-files (``merge``, ``diff``, ``versions``, ``compat``, ``report``) 0.4 s before its first line.
+Exit statuses are one table for every verb (:class:`conformance.errors.Exit`, shown in each verb's
+``--help``); any ConformanceError exits 2, and a run that did not judge its whole selection never
+exits 0. Input is refused before any work starts. Each verb imports what it uses when it starts:
+the run's planning and Hypothesis would otherwise cost the verbs that only read results files
+0.4 s before their first line.
 """
 
 from __future__ import annotations
@@ -114,9 +108,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
-    """What a run says before it starts: what it resumes or replaces (refused, before a word,
-    when that is the complete run of another selection: runner.check_replacing), and how many
-    jobs."""
+    """What a run says before it starts: what it resumes or replaces (refused first when that is
+    the complete run of another selection), and how many jobs."""
     from conformance.run import runner
     from conformance.storage.journal import FILE_NAME as JOURNAL
     from conformance.storage.journal import Journal
@@ -142,8 +135,7 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
 
 
 def _run_summary(outcome: runner.ExecutionOutcome, selected: int) -> int:
-    """The report and the terminal summary of a run (an interrupted one's too): the table, the
-    files written, the verdict line and the findings below it; its exit status."""
+    """A run's report and terminal summary (an interrupted one's too); its exit status."""
     from conformance import publishing
     from conformance.engine.progress import exit_status, nothing_judged, summary_table, verdict
     from conformance.results import findings
@@ -247,11 +239,9 @@ def cmd_adapters(args: argparse.Namespace) -> int:
             continue
         info = loaded.info
         print(f"{name}  {info.backend} {info.version}  ({found[name]})")
-        others = (
-            f"  (also: {', '.join(info.other_devices)}, with --option {name}.device=...)"
-            if info.other_devices
-            else ""
-        )
+        others = ""
+        if info.other_devices:
+            others = f"  (also: {', '.join(info.other_devices)}, with --option {name}.device=...)"
         print(f"  devices: {', '.join(info.devices)}{others}")
         for key, value in sorted(info.options.items()):
             print(f"  option {key} = {value}")
@@ -271,8 +261,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     paths = [Path(path) for path in args.results]
     out_folder.check_page(Path(args.output), "-o")
     out = report.write(paths, Path(args.output))
-    size = out.stat().st_size
-    print(f"wrote {out} ({size / 1024 / 1024:.1f} MiB) from {len(paths)} results file(s)")
+    print(f"wrote {out} ({out.stat().st_size / 1024 / 1024:.1f} MiB) from {len(paths)} results file(s)")
     return 0
 
 
@@ -393,9 +382,8 @@ def _resuming(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def _restored(args: argparse.Namespace) -> argparse.Namespace:
-    """``run --resume``: the interrupted run's options, from the command its journal kept, with
-    the options given now on top (``--resume -j 4`` finishes with more workers). A journal that
-    kept no command (or one from another front door) resumes with the options given."""
+    """``run --resume``: the options of the command the journal kept, with those given now on top
+    (``--resume -j 4`` finishes with more workers); without such a command, those given."""
     from conformance.storage.journal import FILE_NAME as JOURNAL
     from conformance.storage.journal import Journal
 
@@ -438,11 +426,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one verb; its exit status (conformance.errors.Exit, or 128 + a stopping signal).
-
-    The terminal streams survive their reader (:mod:`conformance.engine.streams`) and SIGTERM and
-    SIGHUP stop a verb as Ctrl-C does (:func:`conformance.engine.interruption.signals`), so neither a
-    closed pipe nor a CI system's cancel can lose results or read as green."""
+    """Run one verb; its exit status (conformance.errors.Exit, or 128 + a stopping signal). Neither
+    a closed pipe nor SIGTERM or SIGHUP (stopping a verb as Ctrl-C does) can lose results."""
     given = list(sys.argv[1:] if argv is None else argv)
     # as the program itself (no argv), the process ends with the verb: its handlers stay
     with streams.guarded(), interruption.signals(restore=argv is not None):

@@ -1,9 +1,7 @@
-"""Element types: the suite's names for them and how NumPy holds each one.
+"""Element types: the suite's names for them and how NumPy holds each one, in one place.
 
-Case files, the reference and every adapter speak of dtypes by these names, so the mapping
-to NumPy lives in exactly one place. bfloat16 comes from ml_dtypes (NumPy has none); strings
-are held as object arrays of ``str`` because that is what ONNX Runtime and OpenVINO accept and
-because fixed-width NumPy unicode would silently strip trailing NUL characters.
+bfloat16 comes from ml_dtypes (NumPy has none); strings are object arrays of ``str``, which ONNX
+Runtime and OpenVINO accept and which keep trailing NUL characters (fixed-width unicode strips them).
 """
 
 from __future__ import annotations
@@ -25,24 +23,9 @@ STRING: Final = ("string",)
 #: Every dtype name a case may use, in the order reports list them.
 ALL: Final = BOOL + INTEGER + FLOATING + COMPLEX + STRING
 
-_NUMPY: Final[dict[str, np.dtype]] = {
-    "bool": np.dtype(np.bool_),
-    "int8": np.dtype(np.int8),
-    "int16": np.dtype(np.int16),
-    "int32": np.dtype(np.int32),
-    "int64": np.dtype(np.int64),
-    "uint8": np.dtype(np.uint8),
-    "uint16": np.dtype(np.uint16),
-    "uint32": np.dtype(np.uint32),
-    "uint64": np.dtype(np.uint64),
-    "float16": np.dtype(np.float16),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-    "float32": np.dtype(np.float32),
-    "float64": np.dtype(np.float64),
-    "complex64": np.dtype(np.complex64),
-    "complex128": np.dtype(np.complex128),
-    "string": np.dtype(object),
-}
+_OWN: Final = {"bfloat16": np.dtype(ml_dtypes.bfloat16), "string": np.dtype(object)}
+#: How NumPy holds each type: NumPy's dtype of that name, but for bfloat16 and strings.
+_NUMPY: Final[dict[str, np.dtype]] = {name: _OWN[name] if name in _OWN else np.dtype(name) for name in ALL}
 
 #: Unsigned integer type of the same width, used to compare floats by bit pattern.
 _BITS: Final[dict[str, np.dtype]] = {
@@ -83,11 +66,8 @@ def shown_name(dtype: np.dtype) -> str:
 
 
 def bits_dtype(name: str) -> np.dtype | None:
-    """Unsigned type of the same width for float and complex types, else None.
-
-    Split only moves data, so floats are judged by bit pattern: a NaN payload or the sign of a
-    zero that changes in transit is a wrong result.
-    """
+    """Unsigned type of the same width for float and complex types, else None: Split only moves
+    data, so floats are judged by bit pattern (a NaN payload or a zero's sign changed is wrong)."""
     return _BITS.get(name)
 
 

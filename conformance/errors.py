@@ -1,13 +1,10 @@
-"""Every error the suite reports to its user, in one hierarchy.
+"""Every error the suite reports to its user, in one hierarchy, and its exit statuses.
 
-A :class:`ConformanceError` is input the suite cannot work with (a case file, an option, an
-adapter, a results file ...), never a defect of the suite itself: its message says what is
-wrong and where (file and line where there is one), and each front door catches the base class
-once: ``conformance`` prints it and exits with status 2, the pytest plugin turns it into a
-usage error. Anything else that escapes is a bug and keeps its traceback.
-
-Subclasses name the kind of input at fault, so a caller that wants to handle one kind (a
-script merging results files, say) can catch just that one.
+A :class:`ConformanceError` is input the suite cannot use (a case file, an option, an adapter, a
+results file ...), never a defect of the suite: its message says what is wrong and where, and each
+front door catches the base class once (``conformance`` exits 2, the pytest plugin raises a usage
+error). Anything else that escapes is a bug and keeps its traceback. Subclasses name the kind of
+input at fault, so a caller can catch just one kind.
 """
 
 from __future__ import annotations
@@ -54,45 +51,31 @@ class CertifyError(ConformanceError):
 
 
 class WorkerStartError(ConformanceError):
-    """Workers that die before their first job, again and again: the environment they start in
-    cannot run the suite (its main script cannot be imported again, a broken install); the
-    message says how they ended."""
+    """Workers that die before their first job, again and again (a broken install, a main script
+    that cannot be imported again); the message says how they ended."""
 
 
 class EnvironmentFailure(Exception):
-    """The machine stopped a verb, not its input or the backend: the disk is full, memory ran
-    out, the output folder cannot be written. Not a ConformanceError (exit 2 would blame the
-    input): the front door ends the verb with :attr:`Exit.ENVIRONMENT`, one line naming the cause
-    and how to finish, and the journal written so far intact."""
+    """The machine stopped a verb (disk full, out of memory, an output folder not writable). Not a
+    ConformanceError, which would blame the input: the verb ends with :attr:`Exit.ENVIRONMENT`."""
 
 
 class Exit(enum.IntEnum):
-    """Every exit status of the command line, one meaning each for every verb, so a CI job can
-    branch on it. A stopping signal ends a verb with 128 + the signal (:data:`SIGNAL_EXITS`)."""
+    """Every exit status of the command line, one meaning each for every verb (:data:`EXIT_MEANINGS`),
+    so a CI job can branch on it. A stopping signal ends a verb with 128 + the signal."""
 
-    #: the verb did all it was asked, and found nothing unexplained (run: every result pass,
-    #: xfail or unsupported, and something judged)
     GREEN = 0
-    #: the verb did its work and found problems (run: an unexplained finding, or nothing judged;
-    #: diff: a new failure; certify: not certified; validate: a defect in the corpus)
     FINDINGS = 1
-    #: the input cannot be used: arguments, a case file, an adapter, a results file
     USAGE = 2
-    #: an adapter's own code or the suite failed on an item: no verdict on the backend
     DEFECTS = 3
-    #: the machine stopped the verb: disk full, out of memory, an output folder not writable
     ENVIRONMENT = 4
-    #: diff: the two results files cannot be compared as a gate (a side interrupted, different
-    #: selections, known issues applied on one side only)
     NOT_COMPARABLE = 5
 
 
-#: what each stopping signal ends a verb with (128 + the signal, as a shell reports it): Ctrl-C,
-#: a CI system's cancel or time-out, a closed terminal
+#: what each stopping signal ends a verb with (128 + the signal, as a shell reports it)
 SIGNAL_EXITS: dict[str, int] = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
 
-#: what each exit status means, as ``--help`` and docs/results.md say it (what 0 and 1 mean is
-#: each verb's own: :data:`BY_VERB`)
+#: what each exit status means, as ``--help`` and docs/results.md say it (and each verb: :data:`BY_VERB`)
 EXIT_MEANINGS: dict[int, str] = {
     Exit.GREEN: "done, and nothing unexplained found",
     Exit.FINDINGS: "done, with findings",
@@ -123,9 +106,8 @@ BY_VERB: dict[tuple[str, int], str] = {
     ("certify", 1): "not certified (or the certificate does not verify)",
 }
 #: the exit statuses of each verb, in the order its ``--help`` lists them
-_STOPPED = tuple(SIGNAL_EXITS.values())
 VERB_EXITS: dict[str, tuple[int, ...]] = {
-    verb: (*codes, 4, *_STOPPED)
+    verb: (*codes, 4, *SIGNAL_EXITS.values())
     for verb, codes in {
         "validate": (0, 1, 2),
         "list": (0, 2),
@@ -157,8 +139,7 @@ def exit_epilog(verb: str) -> str:
 
 
 def exit_markdown() -> str:
-    """The exit statuses of every verb as the Markdown table docs/results.md holds (a test keeps
-    the two equal)."""
+    """The exit statuses of every verb as the Markdown table docs/results.md holds."""
     rows = ["| status | meaning | verbs |", "| --- | --- | --- |"]
     for code, meaning in EXIT_MEANINGS.items():
         verbs = [verb for verb, codes in VERB_EXITS.items() if code in codes]

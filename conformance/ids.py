@@ -2,12 +2,11 @@
 
 - item: ``<case>::<op>``, one case judged under one op (``vsplit-doc-1::openvino.VariadicSplit-1``);
 - target: ``<adapter>/<route>/<device>``, where it ran (``openvino/onnx/CPU``);
-- result key: ``<item>@<target>``, unique within a run, and what shards hash, journals resume
-  by and merges match on.
+- result key: ``<item>@<target>``, unique within a run: what shards hash, journals resume by and
+  merges match on.
 
-They appear in results files, reports, reproducer commands, known-issue globs and pytest ids,
-so they must be built the same way everywhere; a case id never contains ``::`` or ``@`` and an
-op id never contains ``@`` (the loader and the catalogue ensure it), which keeps them parseable.
+A case id never contains ``::`` or ``@`` and an op id never ``@`` (the loader and the catalogue
+ensure it), which keeps them parseable.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The option table: every option of ``run``, ``explore``, ``certify``, ``list`` and the pytest
-plugin, declared once (name, type with its validation, unit, default, help).
-
-One name has one meaning wherever it appears: ``--memory-budget`` is the memory one item may use
-in ``run`` and in pytest alike; the largest input ``explore`` draws is ``--max-data``. The command
-line's verbs take their options from here (:func:`add`), the pytest plugin takes the same ones as
-``--conformance-<name>`` (:func:`add_to_pytest`), and ``run --resume`` tells the options given now
-from those its journal kept with a parser built from the same entries (:func:`given`).
+plugin, declared once (name, type with its validation, unit, default, help), so one name has
+one meaning everywhere. The verbs take their options from here (:func:`add`), the pytest plugin
+as ``--conformance-<name>`` (:func:`add_to_pytest`), and ``run --resume`` tells the options given
+now from those its journal kept (:func:`given`).
 """
 
 from __future__ import annotations
@@ -307,16 +304,14 @@ def add(
     shown: Mapping[str, str] | None = None,
     **defaults: Any,
 ) -> None:
-    """Declare ``dests`` on ``parser`` as the table has them; ``defaults`` gives a verb its own
-    default (explore's ``--timeout 30``), ``shown`` the words for a default the verb works out
-    itself (certify's ``--out``). A parser whose ``argument_default`` is SUPPRESS keeps none, so
-    that it names only what was given (:func:`given`)."""
+    """Declare ``dests`` on ``parser``; ``defaults`` gives a verb its own default (explore's
+    ``--timeout 30``), ``shown`` the words for one it works out itself (certify's ``--out``)."""
     for dest in dests:
         option = TABLE[dest]
         keywords = _keywords(option, dest, defaults.get(dest, option.default))
         if shown and dest in shown:
             keywords["help"] = keywords["help"].replace("%(default)s/", shown[dest])
-        if parser.argument_default == argparse.SUPPRESS:
+        if parser.argument_default == argparse.SUPPRESS:  # given(): only what was given is named
             keywords.pop("default", None)
         parser.add_argument(*option.flags, **keywords)
 
@@ -336,9 +331,8 @@ def add_to_pytest(group: _PytestGroup) -> None:
 
 
 def given(dests: Sequence[str], argv: Sequence[str]) -> dict[str, Any]:
-    """The options of ``dests`` that ``argv`` gives, and their values: parsed by a parser built
-    from the table that keeps no default, so an option not given is absent (``--resume -j 4``
-    gives ``jobs`` and ``resume`` only)."""
+    """The options of ``dests`` that ``argv`` gives, and their values (``--resume -j 4`` gives
+    ``jobs`` and ``resume`` only): the parser keeps no default."""
     parser = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS, exit_on_error=False)
     add(parser, dests)
     return vars(parser.parse_args(list(argv)))
@@ -349,10 +343,8 @@ Values = Callable[[str], Any]
 
 
 def run_config(value: Values, command: Sequence[str], **overrides: Any) -> planning.RunConfig:
-    """The run the options ask for, read the same way in every front door (``run``, ``explore``,
-    the pytest plugin); ``overrides`` set what a front door decides itself (pytest's corpus and
-    its own deselection). The planning is imported here, by the verbs that run, not by every verb
-    that builds the command line's parser."""
+    """The run the options ask for, read the same way in every front door; ``overrides`` set what
+    a front door decides itself (pytest's corpus). Planning is imported here, by the verbs that run."""
     from conformance.run import planning
 
     shard = value("shard")

@@ -104,31 +104,22 @@ ENTRY_POINT_GROUP = "conformance.adapters"
 @dataclass(frozen=True)
 class Route:
     """One way an adapter reaches its backend (a native graph, a file read by a frontend, an eager
-    call), with the calls that take a task there.
+    call), with the calls that take a task there (docs/adapters.md describes each).
 
     ``ops`` holds the op ids or globs the route runs; ``build(task, target)`` makes the model
     exactly as the case says, ``run(model, task)`` feeds one run's inputs and returns every output
     as a NumPy array in the suite's dtypes. Optional: ``support(task, target)`` refuses what the
-    backend cannot be handed at all (:class:`Unsupported`, with the document that says so; it must
-    not raise), ``compile(model, target)`` is a separately timed load step whose result ``run``
-    receives, ``reproducer(task, target)`` writes standalone statements that redo the task with
-    the backend alone (see :mod:`conformance.reproducers`). The callables may be plain functions
-    or bound methods of the adapter (to reach its options).
+    backend cannot be handed at all (:class:`Unsupported`; it must not raise), ``compile(model,
+    target)`` is a separately timed load step, ``reproducer(task, target)`` writes statements that
+    redo the task with the backend alone (:mod:`conformance.reproducers`), ``prepare(target)`` is
+    the untimed start-up per target in each worker (import the backend, load the device plugin),
+    which would otherwise land in the first item's build time. The calls may be bound methods.
 
-    ``judged="shapes"`` is for a route that infers outputs without computing them (ONNX's shape
-    inference): its ``run`` returns arrays of the inferred shapes and dtypes whose values mean
-    nothing, and its results say that values were not judged. ``default=False`` leaves the route
-    out of a run unless a ``--target`` glob selects it: for routes spending over 20 ms an item
-    (an exporter, a converter), which would multiply the time of the default run.
-
-    ``prepare(target)`` is called once per target in each worker before its first item, untimed:
-    import the backend and its frontends, load the device plugin, make one throwaway call. Without
-    it that cost lands in the first item's build time, and again after every worker replacement.
-
-    ``own_worker`` (a reason) gives the route's jobs workers of their own: running no other
-    route's jobs, forked from a zygote of their own that learns only their imports. For a backend
-    that aborts the process when another backend was imported first (Paddle after TensorFlow);
-    the reason is for the adapter's readers.
+    ``judged="shapes"``: the route infers outputs without computing them (ONNX's shape inference),
+    so values are not judged. ``default=False`` leaves a slow route (over 20 ms an item: an exporter,
+    a converter) out of a run unless a ``--target`` glob selects it. ``own_worker`` (a reason) gives
+    the route's jobs workers of their own, forked from their own zygote: for a backend that aborts
+    the process when another was imported first (Paddle after TensorFlow).
     """
 
     name: str
@@ -164,13 +155,10 @@ class AdapterInfo:
 class Task:
     """One (case, op) handed to an adapter: the data and the split exactly as the case states it.
 
-    ``axis`` is None when the case omits it (the op's default applies, where it has one); form
-    values may be invalid on purpose, and the adapter builds them as given.
-
-    A case with ``runs:`` makes one task per run. The first (``run_number`` 1, the case's own request) is
-    the one ``build`` sees and carries the others in ``runs``; the executor hands each of those to
-    ``run`` on the model compiled from the first, so ``run`` must feed the data and the runtime
-    inputs of the task it is given, never values kept from the build. Reproducers replay them all.
+    ``axis`` is None when the case omits it; form values may be invalid on purpose, and the adapter
+    builds them as given. A case with ``runs:`` makes one task per run: ``build`` sees the first,
+    which carries the others in ``runs``, and each is handed to ``run`` on the model built from the
+    first, so ``run`` must feed the data and runtime inputs of the task it is given.
     """
 
     item_id: str
@@ -244,11 +232,8 @@ BACKEND_ORIGIN_ATTRIBUTE = "__conformance_backend__"
 @contextmanager
 def backend_calls() -> Iterator[None]:
     """Around calls into the backend: any exception leaving the block is the backend's refusal.
-
-    Needed where the backend is native code called straight from the adapter's frame (a pybind
-    or C function raising a plain RuntimeError), which leaves no frame of the backend's package
-    in the traceback; elsewhere the suite attributes exceptions by their traceback.
-    """
+    Needed for native code called from the adapter's frame, which leaves no frame of the backend's
+    package in the traceback (elsewhere the suite attributes exceptions by their traceback)."""
     try:
         yield
     except Exception as error:
@@ -286,12 +271,8 @@ AnyAdapter = Adapter
 
 @dataclass(frozen=True)
 class AdapterOptions:
-    """An adapter's options, checked once: the one place option keys and devices are read.
-
-    Adapters refuse keys they do not know and devices they do not have, so that a misspelt
-    ``--option acme.devise=npu`` or ``acme.device=gpu`` stops the run with a usage error instead of
-    leaving a certification on its defaults or every item ``unsupported``.
-    """
+    """An adapter's options, checked once: a misspelt ``--option acme.devise=npu`` or an unknown
+    device stops the run with a usage error instead of leaving a certification on its defaults."""
 
     #: the options as given, ``device`` included when it was
     values: Mapping[str, str]
@@ -341,11 +322,9 @@ def comma_list(text: str) -> tuple[str, ...]:
 
 
 def installed_distribution(package: str) -> tuple[str, str] | None:
-    """The normalised name and the version of the distribution that installed import package
-    ``package`` (TensorFlow's ``tensorflow`` comes as ``tensorflow-cpu``, ``tensorflow`` ...), or
-    None. Read from the installed metadata, so an adapter's ``info()`` can name a framework it does
-    not own without importing it: every worker loads the adapter, and a TensorFlow import there
-    cost each one 4 s."""
+    """The normalised name and version of the distribution that installed import package
+    ``package`` (``tensorflow`` may come as ``tensorflow-cpu``), or None. Read from the metadata,
+    so ``info()`` names a framework without importing it (TensorFlow's import cost each worker 4 s)."""
     from importlib import metadata
 
     def names() -> Iterator[str]:
@@ -372,11 +351,8 @@ def version_of(distribution: str) -> str:
 
 @functools.cache
 def distributions_by_package() -> Mapping[str, tuple[str, ...]]:
-    """Which installed distributions provide each import package. Read once per process: it reads
-    every installed distribution's file list (0.23 s here), which the OpenVINO adapter's four
-    version look-ups made 0.9 s of every worker's adapter load, replacements after a crash
-    included. The zygote reads it before it forks (:func:`conformance.engine.zygote.preload`), so
-    forked workers have it."""
+    """Which installed distributions provide each import package. Read once per process (it reads
+    every distribution's file list), before the zygote forks, so forked workers have it."""
     from importlib import metadata
 
     # read-only: one copy serves every caller in the process

@@ -1,12 +1,9 @@
 """The front doors' last step: the HTML pages over what the engine wrote.
 
-The engine writes results files and certificates (JSON, the contract); the pages are views of
-them, written here by the front doors that ran the engine (``conformance run``, ``merge``,
-``certify``, the pytest plugin): the report, and beside it the compatibility page (Split's
-behaviours by framework, :mod:`conformance.results.compat`) as HTML and as Markdown, from the
-same parsed results, so the second page costs its own rendering (a second or two for the main
-job's 34,000 results) and no second read. A page that cannot be written costs a warning, never
-the results it shows, which are already on disk.
+The engine writes results files and certificates (JSON, the contract); the front doors that ran
+it write the report and, beside it, the compatibility page (:mod:`conformance.results.compat`)
+as HTML and Markdown from the same parsed results, so no second read. A page that cannot be
+written costs a warning, never the results it shows, which are already on disk.
 """
 
 from __future__ import annotations
@@ -29,8 +26,8 @@ COMPAT_NAMES = ("compat.html", "compat.md")
 
 
 def run_report(results_path: Path) -> Path | None:
-    """``index.html`` beside ``results_path``; None (after a warning) when it could not be written.
-    The compatibility pages are written beside it (:func:`compat_pages`)."""
+    """``index.html`` and the compatibility pages beside ``results_path``; None (after a warning)
+    when the report could not be written."""
     try:
         combined = combine(read_documents([results_path]), [str(results_path)])
         written = report.write_combined(combined, results_path.with_name(REPORT_NAME))
@@ -56,8 +53,7 @@ def compat_pages(combined: CombinedResults, folder: Path) -> list[Path]:
 
 
 def report_beside(results_path: Path, page: Path) -> str | None:
-    """The link from ``page`` to the report beside ``results_path`` (``index.html`` in its
-    folder), relative to the page's folder; None when there is no report there."""
+    """The link from ``page`` to the ``index.html`` beside ``results_path``; None when there is none."""
     found = results_path.with_name(REPORT_NAME)
     if not found.is_file():
         return None

@@ -1,14 +1,7 @@
-"""What adapters write their reproducers with: the Python snippet an adapter's optional
-``reproducer(task, target)`` returns needs only its backend and NumPy, and these write its pieces.
-:func:`array_code` turns a task's data into Python statements (base64 for the bytes);
-:func:`run_heading` is the comment before each replayed run of a case with ``runs:`` (``for run
-in task.every_run``); :func:`feed_runs_code` replays every run, rebuilding its feeds and handing
-their variables to the backend's call (:func:`session_call` for a session fed by input name, which
-:func:`session_runs_code` puts together); :func:`wrapped_base64` embeds a serialized model
-(:func:`conformance.models.onnx_graphs.snippet` writes the whole snippet of a route that reads
-the suite's ONNX model).
-
-The harness's side (the command that reruns one item, the header of every snippet) is
+"""What adapters write their reproducers with: the Python snippet a route's optional
+``reproducer(task, target)`` returns needs only its backend and NumPy, and these write its pieces
+(arrays as statements, feeds, each run of a case with ``runs:``, an embedded model). The harness's
+side (the command that reruns one item, the header of every snippet) is
 :mod:`conformance.run.reproducers`.
 """
 
@@ -24,16 +17,13 @@ from conformance.plugin import Task
 
 #: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
 EMBED_LIMIT = 48 * 1024
-
-
 #: The characters of base64 on each line of a snippet
 BASE64_LINE = 96
 
 
 def wrapped_base64(data: bytes) -> str:
-    """``data`` (a serialized model) in base64, in lines of :data:`BASE64_LINE` characters: the
-    text a snippet puts between ``base64.b64decode('''`` and ``''')`` to rebuild it byte for byte.
-    Cut by slicing: base64 has no spaces to break at, so ``textwrap`` only adds its cost."""
+    """``data`` (a serialized model) in base64, in lines of :data:`BASE64_LINE` characters, for a
+    snippet's ``base64.b64decode('''...''')`` (sliced: base64 has no spaces for ``textwrap``)."""
     text = base64.b64encode(data).decode("ascii")
     return "\n".join(text[start : start + BASE64_LINE] for start in range(0, len(text), BASE64_LINE))
 
@@ -82,10 +72,8 @@ def feeds_literal(variables: Mapping[str, str]) -> str:
 def feed_runs_code(
     task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], call: Callable[[Mapping[str, str]], str]
 ) -> str:
-    """For each run of ``task``: its heading, its feeds rebuilt as ``feed_0``, ``feed_1`` ... (in
-    the order ``feeds`` gives them), then ``call(variables by input name)``: the statements that run
-    the model on them and print what came out. Every snippet that feeds a model run after run
-    shares this; only the call differs from backend to backend."""
+    """For each run of ``task``: its heading, its feeds rebuilt as ``feed_0``, ``feed_1`` ..., then
+    ``call(variables by input name)``, the backend's statements that run the model and print."""
     body = ""
     for run in task.every_run:
         statements, variables = _feed_statements(feeds(run))
@@ -94,10 +82,9 @@ def feed_runs_code(
 
 
 def session_call(session: str, *, sequence: bool = False) -> Callable[[Mapping[str, str]], str]:
-    """The call of :func:`feed_runs_code` for a session fed by input name: ``outputs =
-    <session>.run(None, feeds by name)`` and one printed line of output shapes. ``sequence``: the
-    model's one output is a sequence (SplitToSequence), which comes back as a list of tensors, so
-    the line prints that list's shapes."""
+    """The call of :func:`feed_runs_code` for a session fed by input name: ``<session>.run(None,
+    feeds)`` and a printed line of output shapes (``sequence``: of the one output's list, as
+    SplitToSequence returns)."""
     outputs = "(pieces,)" if sequence else "outputs"
     shapes = "[piece.shape for piece in pieces]" if sequence else "[output.shape for output in outputs]"
     return lambda variables: f"{outputs} = {session}.run(None, {feeds_literal(variables)})\nprint({shapes})\n"
@@ -106,12 +93,11 @@ def session_call(session: str, *, sequence: bool = False) -> Callable[[Mapping[s
 def session_runs_code(
     task: Task, feeds: Callable[[Task], Mapping[str, np.ndarray]], session: str, *, sequence: bool = False
 ) -> str:
-    """Every run of ``task`` through :func:`session_call`: how every snippet that feeds a model by
-    input name (ONNX Runtime, ONNX's evaluator, converted models) replays a case's runs."""
+    """Every run of ``task`` through :func:`session_call` (ONNX Runtime, ONNX's evaluator ...)."""
     return feed_runs_code(task, feeds, session_call(session, sequence=sequence))
 
 
 def run_heading(task: Task) -> str:
-    """The comment a snippet puts before each run of a case with ``runs:`` (none for a single run),
-    so a reader can tell which printed line belongs to which request."""
+    """The comment before each run of a case with ``runs:`` (none for a single run), so a reader
+    can tell which printed line belongs to which request."""
     return f"# {task.run_label}\n" if task.case.runs else ""

@@ -1,8 +1,6 @@
-"""The statuses a result can have, and every group of them the suite reasons with.
-
-Each group is defined once, here, and emitted into the report's data for its scripts, so the
-exit code, the JUnit file, the report's filters, the diff, the version comparison and the
-certificate cannot disagree about what, say, "failing" means.
+"""The statuses a result can have, and every group of them the suite reasons with, each defined
+once here (and emitted into the report's data), so the exit code, the JUnit file, the report, the
+diff and the certificate cannot disagree about what, say, "failing" means.
 """
 
 from __future__ import annotations
@@ -15,10 +13,8 @@ Status: TypeAlias = Literal["pass", "fail", "error", "unsupported", "crash", "ti
 #: shapes and dtypes alone (a shape checker, which computes no values).
 Judged: TypeAlias = Literal["values", "shapes"]
 
-#: Whose failure an ``error`` is when it is no verdict on the backend: the adapter's own code
-#: (it raised, broke the contract, or could not be loaded) or the suite's (the harness failed on
-#: the item). Such a result is never claimed by a known issue, is counted apart from the backend's
-#: findings, and makes a run exit with DEFECT_EXIT.
+#: Whose failure an ``error`` is when it is no verdict on the backend: the adapter's code or the
+#: suite's. Never claimed by a known issue, counted apart from findings, exits with DEFECT_EXIT.
 Defect: TypeAlias = Literal["adapter", "harness"]
 DEFECTS: tuple[Defect, ...] = ("adapter", "harness")
 #: Each defect's name, as findings, summaries and the JUnit file's error types say it.
@@ -28,8 +24,7 @@ DEFECT_MEANINGS: dict[str, str] = {
     "adapter": "adapter defect: the adapter's own code failed; not a verdict on the backend",
     "harness": "harness failure: the suite itself failed on this item; not a verdict on the backend",
 }
-#: A run's exit status when any result is a defect, whatever the backend did: the run cannot be
-#: trusted as a verdict (0: green, 1: unexplained findings, 2: unusable input, 130: interrupted).
+#: A run's exit status when any result is a defect: the run cannot be trusted as a verdict.
 DEFECT_EXIT = 3
 
 #: Every status, in the order reports list them.
@@ -76,8 +71,7 @@ REPRODUCIBLE: frozenset[Status] = frozenset(STATUSES) - {"pass", "unsupported"}
 #: The statuses a known-issue entry turns into xfail unless it lists its own.
 KNOWN_ISSUE_DEFAULT: tuple[Status, ...] = tuple(status for status in STATUSES if status in FAILING)
 
-#: JUnit's three kinds of non-pass: failures (wrong answers), errors (the backend broke or
-#: refused), skipped (not judged, or a known issue).
+#: JUnit's three kinds of non-pass: failures, errors (the backend broke or refused), skipped.
 JUNIT_FAILURES: frozenset[Status] = frozenset({"fail", "xpass"})
 JUNIT_ERRORS: frozenset[Status] = frozenset({"error", "crash", "timeout"})
 JUNIT_SKIPPED: frozenset[Status] = frozenset({"unsupported", "xfail"})

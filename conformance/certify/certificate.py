@@ -1,29 +1,11 @@
 """The certificate: what a profile's results say about one adapter, in a form anyone can re-check.
 
-A certificate is derived data. Its verdict comes from the results file of the certification run
-and the scope it covers (each item with its role, from the profile), by the rules below, so
-:func:`verify` can recompute every claim from the two files and find any edit to either.
-
-Rules, per result in scope (an item on a target):
-
-* ``pass`` counts as a pass, and so does ``xpass``: the backend did what the spec says, only
-  its known-issues list is out of date.
-* ``xfail`` is a failure: a known issue is still a departure from the spec; the certificate
-  lists it with the issue's reason and link.
-* ``unsupported`` is a failure, unless the profile made the item optional.
-* Every other status, and a missing result (the target does not run the op, or the run was
-  cut short), is a failure.
-* An ambiguous item (its case is tagged ``ambiguous``, or the reference has several readings)
-  is shown with its status and never decides anything.
-* An item whose worker died on it in the run but not when it ran alone (the crash review's
-  ``not reproduced``) is scored by the rerun's status, and listed apart (``died_once``) with how
-  the worker died and the item that broke it, if found: a death is never silently a pass.
-
-Two digests, both sha256 over canonical JSON (sorted keys, no spaces, UTF-8): ``results_digest``
-over the results in scope, reduced to what decides them (case, op, target, status, expected,
-actual, mismatch; never timing, host or message text); ``digest`` over the whole certificate but
-itself. They make a certificate verifiable, not unforgeable: anyone can recompute them, so trust
-comes from re-running :func:`verify` (or the certification) rather than from the file alone.
+A certificate is derived data: its verdict follows from the certification run's results file and
+the scope (each item with its role, from the profile) by the rules of docs/certification.md, so
+:func:`verify` can recompute every claim from the two files and find any edit to either. A death
+the crash review did not reproduce is scored by the rerun's status and listed apart
+(``died_once``): never silently a pass. Both digests are sha256 over canonical JSON; they make a
+certificate verifiable, not unforgeable: trust comes from re-running :func:`verify`.
 """
 
 from __future__ import annotations
@@ -45,7 +27,6 @@ from conformance.statuses import PASSING
 SCHEMA = "conformance.certificate/1"
 FILE_NAME = "certificate.json"
 HTML_NAME = "certificate.html"
-#: Statuses that count as a pass for a certificate.
 
 
 def canonical(value: Any) -> bytes:
@@ -173,8 +154,7 @@ def build(
     targets: Sequence[str],
     results: Sequence[Result],
 ) -> JSON:
-    """The sealed certificate: ``header`` (profile, suite, adapter, environment, run) plus the
-    verdicts and the evidence, the scope, and both digests."""
+    """The sealed certificate: ``header`` plus the verdict, the evidence, the scope and both digests."""
     scoped = in_scope(roles, targets, results)
     verdict = assess(roles, reasons, targets, scoped)
     body: JSON = {
@@ -189,11 +169,8 @@ def build(
 
 
 def verify(certificate: JSON, results: Sequence[Result], suite_digest: str | None = None) -> list[str]:
-    """Every way the certificate disagrees with itself or with the results; empty when it holds.
-
-    ``results`` are those of the results file the certificate names (extra results, e.g. of a
-    wider run, are ignored); ``suite_digest`` is that file's corpus digest.
-    """
+    """Every way the certificate disagrees with itself or with ``results`` (those of the file it
+    names; results out of scope are ignored); empty when it holds. ``suite_digest``: that file's."""
     if certificate.get("schema") != SCHEMA:
         return [f"not a certificate of schema {SCHEMA} (got {certificate.get('schema')!r})"]
     problems = []
@@ -237,8 +214,8 @@ def _evidence(verdict: ItemScore) -> JSON:
         "target": verdict.target,
         "role": verdict.role,
         "status": verdict.status,
+        "message": _message(verdict),
     }
-    entry["message"] = _message(verdict)
     if result is not None:
         entry.update(
             expected=result.expected,

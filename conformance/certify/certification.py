@@ -1,11 +1,8 @@
 """``conformance certify``: run a profile's items on one adapter and write its certificate.
 
-The run is an ordinary run (:func:`conformance.run.planning.plan` and
-:func:`conformance.run.runner.execute`, the one path every run takes) narrowed to the profile's
-items and to the targets asked for, so its results file is the one ``conformance run`` would
-write (the front door adds the HTML pages). The certificate
-is then derived from that results file as written (see :mod:`conformance.certify.certificate`), which
-is what lets ``conformance certify --verify`` recompute it later from the same two files.
+The run is an ordinary run (:func:`conformance.run.runner.execute`, the one path every run takes)
+narrowed to the profile's items and the targets asked for; the certificate is then derived from
+the results file as written, so ``conformance certify --verify`` can recompute it from the two files.
 """
 
 from __future__ import annotations
@@ -20,8 +17,8 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.certify import certificate, profiles
-from conformance.certify.profiles import Profile, Scope
-from conformance.corpus.loader import Suite, load_paths
+from conformance.certify.profiles import Profile
+from conformance.corpus.loader import load_paths
 from conformance.errors import CertifyError, ConformanceError
 from conformance.loading import registry
 from conformance.results import document as results_file
@@ -63,20 +60,16 @@ class Certified:
 
 
 def certify(request: CertifyRequest, stream: TextIO | None = None) -> Certified:
-    """Run the profile on the adapter and write certificate.json.
-
-    Raises a ConformanceError for unusable input, before running anything. When interrupted,
-    the results that finished are written, as any run writes them, and no certificate
-    (``interrupted`` is set).
-    """
+    """Run the profile on the adapter and write certificate.json; a ConformanceError for unusable
+    input, before running anything. When interrupted, the finished results and no certificate."""
     stream = stream or sys.stderr
     profile = _profile(request.profile, request.case_paths)
     out = output_folder(request, profile)
     out_folder.check(out)
     if request.resume:
         resumption.require_journal(out)
-    suite = _suite(request.case_paths)
-    scope = _scope(profile, suite)
+    suite = load_paths(request.case_paths)
+    scope = profile.scope(suite)
     config = planning.RunConfig(
         case_paths=request.case_paths,
         adapters=(request.adapter,),
@@ -182,12 +175,8 @@ class Verification:
 
 
 def verify(certificate_path: Path, results_path: Path | None, case_paths: Sequence[str] = ()) -> Verification:
-    """Check a certificate against its results file (by default the one it names, beside it).
-
-    With ``case_paths`` holding the certified corpus and the profile file unchanged, the scope is
-    derived again too, so a certificate cannot quietly drop or demote required items; with another
-    corpus or profile that check is skipped, and a note says so.
-    """
+    """Check a certificate against its results file (by default the one it names), and with the
+    certified corpus and profile at hand derive its scope again, else say so in a note."""
     try:
         claimed: JSON = json.loads(certificate_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -217,14 +206,14 @@ def _rederive_scope(claimed: JSON, case_paths: Sequence[str]) -> Verification:
     try:
         by_id = profiles_directory(case_paths) / f"{recorded['id']}.yaml"
         profile = _profile(str(by_id if by_id.is_file() else recorded["file"]), case_paths)
-        suite = _suite(case_paths)
+        suite = load_paths(case_paths)
     except ConformanceError as error:
         return Verification([], [f"scope not re-derived: {error}"])
     if profile.digest != recorded["digest"]:
         return Verification([], [f"scope not re-derived: {profile.file} has changed since the certification"])
     if suite.digest != claimed["suite"]["digest"]:
         return Verification([], [f"scope not re-derived: {', '.join(case_paths)} is another corpus"])
-    scope = _scope(profile, suite)
+    scope = profile.scope(suite)
     derived = {"items": dict(scope.roles), "optional_reasons": dict(scope.reasons)}
     if derived != {key: claimed["scope"][key] for key in derived}:
         return Verification([f"the scope is not what profile {profile.id} selects from {suite.digest}"], [])
@@ -239,14 +228,6 @@ def profiles_directory(case_paths: Sequence[str]) -> Path:
 
 def _profile(name: str, case_paths: Sequence[str]) -> Profile:
     return profiles.find(name, profiles_directory(case_paths))
-
-
-def _suite(case_paths: Sequence[str]) -> Suite:
-    return load_paths(case_paths)
-
-
-def _scope(profile: Profile, suite: Suite) -> Scope:
-    return profile.scope(suite)
 
 
 def _nothing_to_run(loaded: registry.LoadedAdapter, profile: Profile, request: CertifyRequest) -> str:

@@ -1,15 +1,11 @@
 """Certification profiles: which items a backend must get right to earn a certificate.
 
-A profile is a YAML file in ``cases/profiles/`` (beside the cases it selects; the case loader
-skips that directory). It names the required ops, may narrow their cases by tag, and may mark
-items *optional*: a backend may leave those unsupported, but what it runs must pass. Everything
-else the selection holds is required, the ``invalid`` cases included, since a certified backend
-must reject what the spec rejects. Items whose case is tagged ``ambiguous`` (or whose reference
-verdict has several readings) are run and shown but never decide a certificate.
-
-Profiles are checked like case files: a JSON Schema that ships in the package
-(``conformance/schema/profile.schema.json``) for structure, then Python for what needs the op
-catalogue or the corpus; every problem is reported with the file and the line to fix.
+A profile is a YAML file in ``cases/profiles/`` naming the required ops, maybe narrowing their
+cases by tag and marking items *optional* (a backend may leave those unsupported). Everything
+else selected is required, ``invalid`` cases included: a certified backend rejects what the spec
+rejects. Ambiguous items are run and shown but never decide. A profile is checked by a JSON
+Schema (``conformance/schema/profile.schema.json``), then against the op catalogue and the
+corpus; every problem names the file and the line.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 import yaml
 
@@ -223,15 +219,12 @@ def load(path: Path) -> Profile:
     )
 
 
-def schema() -> Mapping[str, Any]:
-    """The profile schema as shipped in the package."""
-    return schemas.load("profile")
-
-
 def _problems(document: YamlDocument, path: Path) -> list[tuple[int | None, str]]:
     """Schema violations in plain words, then what the schema cannot know: op ids and the file name."""
     data = document.data
-    problems = schema_problems(document, schema(), "give at least one of ops, tags, dtypes, items")
+    problems = schema_problems(
+        document, schemas.load("profile"), "give at least one of ops, tags, dtypes, items"
+    )
     if problems:
         return problems
     for number, op in enumerate(data["ops"]):

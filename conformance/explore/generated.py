@@ -68,15 +68,13 @@ def dump(cases: list[dict[str, Any]], header: str = "") -> str:
 
 
 def to_case(op: str, document: Mapping[str, Any], seed: int) -> Case:
-    """The case a request makes, loaded by the case loader (its schema and rules apply);
-    raises CaseFileErrors when the request breaks one of them."""
+    """The case a request makes, through the case loader (CaseFileErrors when it breaks a rule)."""
     text = dump([full_document(op, document, seed)])
     return load_text(text, f"generated for {op} (seed {seed})")[0]
 
 
 def request_key(case: Case) -> tuple[Any, ...]:
-    """What makes two cases the same request: each run's request (shape, dtype, axis, form,
-    graph) and fill. Titles, ids and tags do not count."""
+    """What makes two cases the same request: each run's request and fill (not titles, ids, tags)."""
     return tuple((SplitRequest.of_run(case, run), run.data.fill, run.data.seed) for run in case.all_runs)
 
 

@@ -1,6 +1,5 @@
-"""What ``explore`` draws at most: per request (:class:`Limits`) and per op. A module of its own
-so that the option table and the other verbs read these defaults without importing Hypothesis,
-which costs every command about a fifth of its start."""
+"""What ``explore`` draws at most, in a module of its own so that the option table and the other
+verbs read these defaults without importing Hypothesis (a fifth of every command's start)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,13 @@
 """The search over one op's parameter space: Hypothesis draws requests, every selected target
 runs each, and each new disagreement is shrunk to a minimal request.
 
-How one op is searched, in rounds with the same seed:
-
-1. Hypothesis draws requests (:func:`conformance.explore.space.case_documents`); each runs on
-   every target that runs the op, and each result is judged and has the known issues applied.
-2. The first result that deviates from the spec (fail, error, crash, timeout, or xfail for a
-   known one) with a findings signature not met before becomes the round's focus, and the test
-   fails. Hypothesis then shrinks: each smaller candidate runs on the focus target alone, through
-   the same worker pool, and counts as failing only while it shows the same signature, so a crash
-   shrinks to a smaller crash and a mismatch never turns into some other problem on the way.
-3. The next round starts again from the seed: requests already run come from the cache, so it
-   picks up where the previous one found its finding and looks for the next signature.
-
-The search stops when Hypothesis has drawn ``max_examples`` requests without a new signature, or
-when the op's time is up (a shrink in progress keeps its smallest failing request so far).
+One op is searched in rounds with the same seed. Each drawn request runs on every target of the
+op; the first result that deviates from the spec with a findings signature not met before becomes
+the round's focus, and the test fails. While Hypothesis shrinks, each candidate runs on the focus
+target alone and counts as failing only with the same signature, so a crash shrinks to a smaller
+crash, never into another problem. The next round replays the cached requests up to that finding
+and looks for the next signature. The search stops when ``max_examples`` draws find no new
+signature, or when the op's time is up (a shrink in progress keeps its smallest request so far).
 """
 
 from __future__ import annotations
@@ -46,8 +39,7 @@ ProgressCallback = Callable[[str, int, int, int], None]
 
 
 class BudgetSpent(BaseException):
-    """Raised inside the test when the op's time is up. A BaseException, so Hypothesis lets it
-    through instead of taking it for a failure to shrink."""
+    """The op's time is up: a BaseException, so Hypothesis lets it through instead of shrinking it."""
 
 
 class _Deviates(Exception):
@@ -189,8 +181,7 @@ class OpSearch:
             self._fail(case, document, result)
 
     def _fail(self, case: Case, document: dict[str, Any], result: Result) -> None:
-        """Fail the test with this request as the smallest so far. Raised from this one line:
-        Hypothesis tells failures apart by where they are raised, and shrinks only towards the
-        same one."""
+        """Fail the test with this request as the smallest so far, always from this line: Hypothesis
+        tells failures apart by where they are raised, and shrinks only towards the same one."""
         self._best = (case, document, result)
         raise _Deviates(self._focus)

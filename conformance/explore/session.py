@@ -1,10 +1,10 @@
-"""One ``conformance explore``: the adapters and targets of a run, the worker pool, the journal,
-each op's search in turn within the budget, then the results file and the findings.
+"""One ``conformance explore``: the adapters and targets, the worker pool, the journal, each op's
+search in turn within the budget, then the results file and the findings.
 
-Requests run through the same executor as ``conformance run`` (worker processes, per-item time
-limit, crash and timeout results, the journal), so a generated request that kills a backend
-costs one worker, and what finished survives Ctrl-C. Every drawn request's results go to the
-results file; of the shrinking steps, only each finding's smallest request does.
+Requests run through ``conformance run``'s executor (worker processes, time limits, crash
+results, the journal), so a request that kills a backend costs one worker and what finished
+survives Ctrl-C. Every drawn request's results are kept; of the shrinking steps, only each
+finding's smallest request.
 """
 
 from __future__ import annotations
@@ -72,10 +72,8 @@ class ExploreOutcome:
 
 
 class _Executor:
-    """Runs generated cases on the pool, once per (case, target): the cache is what lets each
-    search round replay the requests before its predecessor's finding for free. It holds each
-    result as the worker gave it (what the journal keeps) and with the known issues applied
-    (what the search and the results file see), both made once."""
+    """Runs generated cases on the pool once per (case, target), so a search round replays the
+    requests before the last finding for free; it keeps each result raw and with known issues."""
 
     def __init__(
         self, stations: Sequence[Station], issues: list[known_issues.KnownIssue], run: RunConfig
@@ -102,12 +100,8 @@ class _Executor:
 
     def __call__(self, op: str, case: Case, targets: Sequence[str] | None, record: bool) -> dict[str, Result]:
         chosen = [s for s in self.stations if op in s.ops and (targets is None or s.target.id in targets)]
-        jobs = {}
-        for station in chosen:
-            if (case.id, station.target.id) in self.cache:
-                continue
-            job = self._job(station, case, op)
-            jobs[job.key] = job
+        fresh = [self._job(s, case, op) for s in chosen if (case.id, s.target.id) not in self.cache]
+        jobs = {job.key: job for job in fresh}
         if jobs:
             self._arrived = []
             self.pool.serve(jobs.values())
@@ -182,10 +176,8 @@ def _corpus(config: RunConfig, stream: TextIO) -> generated.CorpusIndex:
 
 
 def explore(config: ExploreConfig, stream: TextIO | None = None) -> ExploreOutcome:
-    """Search every selected op within the budget and write the results file; on Ctrl-C stop,
-    keep what was found and write it all the same (``interrupted`` says so; the caller writes
-    the report and the cases either way, see :mod:`conformance.engine.interruption`). The output
-    folder is checked, marked and locked as a run's is."""
+    """Search every selected op within the budget and write the results file, in a folder locked
+    as a run's is; on Ctrl-C, write what was found all the same (``interrupted`` says so)."""
     with out_lock.locked(config.run.out, config.run.command or ("conformance explore",)):
         return _explore(config, stream)
 
@@ -207,15 +199,10 @@ def _explore(config: ExploreConfig, stream: TextIO | None) -> ExploreOutcome:
     _set_aside_a_runs_journal(run.out / JOURNAL, stream)
     executor.journal = Journal.start(run.out / JOURNAL, {"explore": {"seed": config.seed, "ops": ops}})
     progress = _ExploreProgressLine(stream, config.budget_s)
-    print(
-        f"exploring {len(ops)} ops on {len(stations)} targets, seed {config.seed}, "
-        + (
-            f"budget {config.budget_s:g} s"
-            if config.budget_s is not None
-            else f"{config.examples} requests per op"
-        ),
-        file=stream,
+    bound = (
+        f"{config.examples} requests per op" if config.budget_s is None else f"budget {config.budget_s:g} s"
     )
+    print(f"exploring {len(ops)} ops on {len(stations)} targets, seed {config.seed}, {bound}", file=stream)
     findings: list[ShrunkDisagreement] = []
     drawn = 0
     try:

@@ -1,19 +1,14 @@
 """Each op's parameter space as Hypothesis strategies that draw case documents.
 
-A draw is the mapping one case of a YAML case file holds (``data``, ``axis``, the form, ``graph``,
-``runs``), so a generated request passes the same schema and loader rules as a written one and a
-finding can be written back as a case without translation.
+A draw is the mapping a case of a YAML case file holds (``data``, ``axis``, the form, ``graph``,
+``runs``), so it passes the same schema and loader rules as a written case and a finding is
+written back without translation. The space is the op's interface, not its spec: every dtype it
+can carry, axes in and out of range, valid, boundary and invalid form values, every graph option
+and several runs. Choices are ordered so that Hypothesis shrinks towards the plain request.
 
-The space is the op's interface (its catalogue entry), not its spec: every dtype it can carry
-(the reference decides which its type list allows), axes in and out of range, each form with
-valid, boundary and invalid values and the 32/64-bit edges, every graph option the op has and
-several runs on a model with dynamic dims or inputs fed at run time. Choices are ordered so that
-Hypothesis shrinks towards the plain request: rank 1, float32, axis 0, a valid form value,
-constant inputs, static dims, one run.
-
-Two bounds keep a request inside what one item may cost: the data's bytes (``Limits.data_bytes``)
-and the number of output pieces it implies (``Limits.pieces``), since a count of 2^31 on an empty
-dimension is a valid torch.tensor_split request that no backend could answer with 2^31 tensors.
+A request stays inside what one item may cost: its data's bytes and the output pieces it implies
+(a count of 2^31 on an empty dimension is a valid torch.tensor_split request that no backend
+could answer with 2^31 tensors).
 """
 
 from __future__ import annotations
@@ -34,16 +29,7 @@ from conformance.explore.limits import Limits
 
 #: Values at the edges of 32- and 64-bit integers, and past them by a little: where a backend
 #: that narrows, wraps or saturates a count, a length or an axis gives itself away.
-EDGES: tuple[int, ...] = (
-    2**31 - 1,
-    2**31,
-    2**32,
-    2**32 + 2,
-    -(2**31),
-    -(2**31) - 1,
-    2**63 - 1,
-    -(2**63),
-)
+EDGES: tuple[int, ...] = (2**31 - 1, 2**31, 2**32, 2**32 + 2, -(2**31), -(2**31) - 1, 2**63 - 1, -(2**63))
 #: Dims beyond the small ones: odd and power-of-two sizes, and sizes past int32 that only an
 #: empty tensor (another dim of 0) can hold within the data budget.
 LARGE_DIMS: tuple[int, ...] = (17, 64, 255, 256, 1000, 4097, 65537, 2**20, 2**31 - 1, 2**31 + 8, 2**32 + 2)
@@ -71,12 +57,7 @@ def _dtype_order(op: OpEntry) -> list[str]:
 
 
 def _dim(draw: Draw) -> int:
-    return int(
-        _weighted(
-            draw,
-            [(14, st.integers(1, 8)), (3, st.just(0)), (2, st.sampled_from(LARGE_DIMS))],
-        )
-    )
+    return int(_weighted(draw, [(14, st.integers(1, 8)), (3, st.just(0)), (2, st.sampled_from(LARGE_DIMS))]))
 
 
 def _shape(draw: Draw) -> list[int]:
@@ -141,9 +122,8 @@ def _composition(draw: Draw, total: int, count: int) -> list[int]:
     return [b - a for a, b in itertools.pairwise(bounds)]
 
 
-#: How a drawn valid list of lengths is bent: first the valid list itself, then the spec's -1,
-#: near misses of the sum, negative entries and the integer edges (including sums that wrap or
-#: narrow back to the dim).
+#: How a drawn valid list of lengths is bent: not at all, the spec's -1, near misses of the sum,
+#: negative entries, the integer edges and sums that wrap or narrow back to the dim.
 _LENGTH_BENDS = (
     "none",
     "minus-one",

@@ -1,10 +1,9 @@
 """The case files of an exploration's findings: one case per distinct smallest request, ready to
 be reviewed and moved into the corpus.
 
-Each case is checked as the corpus would check it (the loader's schema and rules, the corpus
-audit) before it is written, so what this writes can be committed as it is; a case either would
-refuse is reported instead of written. A finding
-whose request the corpus already holds is not written again: the summary names that case.
+Each case is checked as the corpus would check it (loader and corpus audit) before it is
+written, and one either would refuse is reported instead. A finding whose request the corpus
+already holds is not written: the summary names that case.
 """
 
 from __future__ import annotations
@@ -34,13 +33,6 @@ def _tags(finding: ShrunkDisagreement) -> list[str]:
     if finding.case.runs:
         tags.append("runs")
     return tags
-
-
-def _said(finding: ShrunkDisagreement) -> str:
-    """One line: where it was found and what the backend did (an applied known issue names itself
-    at the start of the message)."""
-    result = finding.result
-    return f"{finding.target}: {result.status}: {result.message.split(chr(10), 1)[0]}"
 
 
 def file_name(seed: int, op: str) -> str:
@@ -79,9 +71,8 @@ def _refusal(document: dict[str, Any]) -> str | None:
 def write(
     findings: Sequence[ShrunkDisagreement], in_corpus: dict[int, str], directory: Path, seed: int
 ) -> tuple[list[Path], list[str]]:
-    """Write the findings not in the corpus, a file per op. Returns the files written and, for
-    each finding's case the loader or the audit would refuse, why (it is left out: what this
-    writes is always a valid case file)."""
+    """Write the findings not in the corpus, a file per op. Returns the files written and why each
+    case the loader or the audit would refuse was left out."""
     by_op: dict[str, dict[str, dict[str, Any]]] = {}
     for index, finding in enumerate(findings):
         if index in in_corpus:
@@ -89,7 +80,9 @@ def write(
         cases = by_op.setdefault(finding.op, {})
         document = generated.full_document(finding.op, finding.document, seed, _tags(finding))
         entry = cases.setdefault(document["id"], {**document, "note": ""})
-        said = _said(finding) + ("" if finding.shrunk else " (not fully shrunk: the time ran out)")
+        result = finding.result
+        said = f"{finding.target}: {result.status}: {result.message.split(chr(10), 1)[0]}"
+        said += "" if finding.shrunk else " (not fully shrunk: the time ran out)"
         entry["note"] = f"{entry['note']}\n{said}".strip()
     directory.mkdir(parents=True, exist_ok=True)
     today = datetime.date.today().isoformat()

@@ -1,12 +1,9 @@
 """An adapter and its routes, checked once when loaded and then called through, never looked up.
 
-The contract (:mod:`conformance.plugin`): an adapter has ``info()``, whose routes carry their
-``build`` and ``run`` and optionally ``support``, ``compile``, ``reproducer`` and ``prepare``.
 Looking optional calls up at the moment of use hid mistakes (a ``reproducer`` with the wrong
-parameters surfaced as a comment in a report), so every call is compared here with the
-parameters the contract gives it, and an adapter-level ``prepare`` method (the contract before
-routes carried it), which nothing would call, is refused: a vendor learns of either from the
-first ``conformance adapters``.
+parameters surfaced as a comment in a report), so every route call is compared here with the
+parameters the contract (:mod:`conformance.plugin`) gives it, and an adapter-level ``prepare``,
+which nothing would call, is refused: a vendor learns of either from ``conformance adapters``.
 """
 
 from __future__ import annotations
@@ -73,29 +70,19 @@ def _check_call(where: str, name: str, call: Any, wanted: tuple[str, ...]) -> No
         ) from None
 
 
-def _check_no_prepare(where: str, adapter: object) -> None:
-    """An adapter-level ``prepare`` would never be called: a route carries it now."""
-    if callable(getattr(type(adapter), "prepare", None)):
+def check(where: str, adapter: object, info: AdapterInfo) -> Hooks:
+    """The adapter's calls, or a PluginError naming ``where``, the route and the call at fault."""
+    if callable(getattr(type(adapter), "prepare", None)):  # the contract before routes carried it
         raise PluginError(
             f"{where}: it has a method 'prepare', which the suite never calls: a route's "
             "prepare(target) does that work (Route(..., prepare=...), see conformance.plugin.Route)"
         )
-
-
-def _checked_route(where: str, route: Route) -> Route:
-    where = f"{where}: route {route.name!r}"
-    for name, wanted in ROUTE_CALLS.items():
-        call = getattr(route, name)
-        if call is not None:
-            _check_call(where, name, call, wanted)
-    return route
-
-
-def check(where: str, adapter: object, info: AdapterInfo) -> Hooks:
-    """The adapter's calls, or a PluginError naming ``where``, the route and the call at fault."""
-    _check_no_prepare(where, adapter)
-    routes = {route.name: _checked_route(where, route) for route in info.routes}
-    return Hooks(adapter, routes)  # type: ignore[arg-type]
+    for route in info.routes:
+        for name, wanted in ROUTE_CALLS.items():
+            call = getattr(route, name)
+            if call is not None:
+                _check_call(f"{where}: route {route.name!r}", name, call, wanted)
+    return Hooks(adapter, {route.name: route for route in info.routes})  # type: ignore[arg-type]
 
 
 def of(adapter: AnyAdapter | Hooks) -> Hooks:

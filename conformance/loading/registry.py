@@ -1,9 +1,8 @@
 """Locating adapters: entry points of the group ``conformance.adapters``, validated when loaded.
 
-An adapter is named either by its entry-point name (``openvino``) or, for one under
-development that is not installed, by an import reference (``my_pkg.adapter:MyAdapter``).
-Loading checks what the executor relies on and fails with an error that names the plugin,
-so a broken third-party adapter is reported as such rather than as a crash deep in a run.
+An adapter is named by its entry-point name (``openvino``) or, not installed, by an import
+reference (``my_pkg.adapter:MyAdapter``). Loading checks what the executor relies on, so a
+broken third-party adapter is reported by name rather than as a crash deep in a run.
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
 """The pytest front door: ``pytest cases/ --adapter onnxruntime`` collects the YAML cases.
 
-Each (case, op, target) becomes a test item with a stable id
-(``cases/lengths.yaml::lengths-minus1-first::onnx.Split-13[onnxruntime/default/cpu]``), so pytest's
-own ``--lf`` and reporting work; ``-k`` keeps the items ``conformance run -k`` keeps (one rule,
-conformance.corpus.keywords), and ``-m`` selects by tag, op family or target. Items are not executed
-in the pytest process: once collection (and deselection) is done, the same executor as ``conformance
-run`` starts (worker processes, timeouts, journal, crash review), and each item hands its job to it
-when pytest runs that item, in pytest's order, a few jobs ahead so that every worker stays busy. So
-``-x``, ``--maxfail`` and Ctrl-C stop the run itself: the jobs already sent finish, nothing else
-runs, and the results file holds exactly the items that ran. The same results file and JUnit XML are
-written, and pytest's own JUnit XML gets each item's time in its worker.
-
-With pytest-xdist (``-n``), each of its workers runs its items through its own run and the
-controlling process writes the one results file (:mod:`conformance.pytest.xdist`).
-
-The plugin is inert unless ``--adapter`` is given, so it never touches other test suites.
+Each (case, op, target) is a test item with a stable id
+(``cases/lengths.yaml::lengths-minus1-first::onnx.Split-13[onnxruntime/default/cpu]``); ``-k``
+keeps the items ``conformance run -k`` keeps, and ``-m`` selects by tag, op family or target.
+Items run in ``conformance run``'s executor (worker processes, timeouts, journal, crash review):
+each hands over its job when pytest runs it, a few jobs ahead to keep every worker busy, so
+``-x``, ``--maxfail`` and Ctrl-C stop the run itself, and the same results file is written. With
+pytest-xdist the controlling process writes it (:mod:`conformance.pytest.xdist`). The plugin is
+inert unless ``--adapter`` is given, so it never touches other test suites.
 """
 
 from __future__ import annotations
@@ -56,8 +49,7 @@ _GATHERED = pytest.StashKey[xdist.Gathered]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """The run's options, from the option table (conformance.options) as ``--conformance-<name>``
-    (``--adapter`` and ``--adapter-option`` kept as the first two's other names)."""
+    """The run's options from the option table, as ``--conformance-<name>``."""
     options.add_to_pytest(parser.getgroup("conformance", "Split conformance suite"))
 
 
@@ -89,9 +81,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _run_config(config: pytest.Config, case_paths: tuple[str, ...], **narrowing: Any) -> planning.RunConfig:
-    """The run this session stands for, as ``conformance run`` would be configured for it (the
-    same reading of the same options). Collection plans every shard (pytest deselects the other
-    shards' items itself); the run is given the shard to record it."""
+    """The run this session stands for, read from the options as ``conformance run`` reads them.
+    Collection plans every shard (pytest deselects the others); the run records its shard."""
 
     def value(dest: str) -> Any:
         return _value(config, dest) if dest in options.PYTEST else None
@@ -123,9 +114,8 @@ class CaseFile(pytest.File):
 
 
 def _markers(job: Job) -> list[tuple[str, str]]:
-    """The markers an item carries, with what each means (registered as they first appear, so
-    ``--strict-markers`` accepts them): its tags, its op family and its target, for ``-m``
-    (``-m 'uneven and onnx'``, ``-m 'onnxruntime/default/cpu'``)."""
+    """An item's markers for ``-m`` (its tags, op family and target), with what each means: each
+    is registered as it first appears, so ``--strict-markers`` accepts them."""
     return [
         (keywords.MARKER, "an item of the Split conformance suite"),
         *((tag, "a case tag") for tag in job.case.tags),
@@ -193,8 +183,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _corpus_paths(config: pytest.Config, items: list[ConformanceItem]) -> tuple[str, ...]:
     """The corpus as the command line named it (``pytest cases/`` stands for ``--cases cases/``),
-    so the suite digest is the one ``conformance run`` computes for the same corpus and results of
-    both front doors merge, report and diff together; the collected files when no path was named."""
+    so both front doors compute the same suite digest and their results merge; else the files."""
     collected = {Path(item.path).resolve() for item in items}
     named = [Path(argument.split("::")[0]) for argument in config.args]
     corpus = [
@@ -207,12 +196,8 @@ def _corpus_paths(config: pytest.Config, items: list[ConformanceItem]) -> tuple[
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the run for the selected items; pytest's run phase hands their jobs over.
-
-    The run is planned again over the collected files, narrowed to the items pytest kept (after
-    ``-k``, ``--lf``, deselection and sharding), so its results file is the one ``conformance
-    run`` would write for the same selection; its jobs are handed over in pytest's order.
-    """
+    """Start the run, planned again over the collected files and narrowed to the items pytest
+    kept, so its results file is the one ``conformance run`` writes for the same selection."""
     config = session.config
     if not _active(config) or config.option.collectonly:
         return
@@ -255,9 +240,8 @@ class _Streamed:
         self.outcome: runner.ExecutionOutcome | None = None
 
     def result(self, job: Job, following: Job | None = None) -> Result | None:
-        """The job's result once it has run (the crash review done if it died), None if it cannot
-        run. ``window`` 0 (an xdist worker, whose items arrive one by one): this job and
-        ``following``, the next item pytest will run here, are handed over."""
+        """The job's result once it has run (reviewed if it died), None if it cannot run. With
+        ``window`` 0 (an xdist worker), this job and ``following``, pytest's next, are handed over."""
         wanted = self.position.get(job.key)
         if wanted is None:
             return None
@@ -296,9 +280,8 @@ class _Streamed:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """pytest's report of an item's call gets the item's time in its worker (pytest's own JUnit
-    XML and ``--durations`` read it), not the time the plugin waited for it; its setup and
-    teardown, which hold nothing of the item's work, get none (JUnit adds the three phases up)."""
+    """An item's call takes its time in its worker, not the wait for it, and its setup and
+    teardown none (pytest's JUnit XML adds the three phases up; ``--durations`` reads them)."""
     report: pytest.TestReport = yield
     streamed = item.config.stash.get(_RUN, None)
     if not isinstance(item, ConformanceItem) or streamed is None:
@@ -322,8 +305,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Write the results of the items that ran, and the report (an xdist worker hands its
-    outcome to the controller instead, which writes them)."""
+    """Write the results of the items that ran and the report (an xdist worker hands them over)."""
     config = session.config
     maxfail = config.option.maxfail
     stopped = bool(maxfail) and session.testsfailed >= maxfail  # -x, --maxfail: not a Ctrl-C
@@ -354,9 +336,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def _turned_red(session: pytest.Session, reported: Mapping[str, str], results: Iterable[Result]) -> None:
-    """Items pytest reported green whose result the crash review turned red afterwards (an item
-    found to have broken its worker for a later one): the session fails, as ``conformance run``
-    does on the same results, and the summary names them."""
+    """Items reported green that the crash review turned red (found to break their worker): the
+    session fails, as ``conformance run`` does, and the summary names them."""
     turned = [
         result.key for result in results if reported.get(result.key) in GREEN and result.status not in GREEN
     ]
@@ -368,28 +349,25 @@ def _turned_red(session: pytest.Session, reported: Mapping[str, str], results: I
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Where the results went, how many of the selection ran, and the crash review's lines."""
     gathered = config.stash.get(_GATHERED, None)
+    streamed = config.stash.get(_RUN, None)
     if gathered is not None and gathered.written:
         terminalreporter.write_sep("-", "conformance")
         where = ", ".join(str(path) for path in gathered.written)
         terminalreporter.write_line(f"{len(gathered.results)} items ran in xdist's workers; results: {where}")
-        _say_turned(terminalreporter, config)
+    elif streamed is not None and streamed.outcome is not None:
+        outcome = streamed.outcome
+        terminalreporter.write_sep("-", "conformance")
+        said = (
+            streamed.execution.stream.getvalue() if isinstance(streamed.execution.stream, io.StringIO) else ""
+        )
+        for line in said.splitlines():
+            if line.startswith(("crash review", "interrupted")):
+                terminalreporter.write_line(line)
+        planned = len(streamed.execution.plan.jobs)
+        where = ", ".join(str(path) for path in outcome.written)
+        terminalreporter.write_line(f"{len(outcome.results)} of {planned} items ran; results: {where}")
+    else:
         return
-    streamed = config.stash.get(_RUN, None)
-    if streamed is None or streamed.outcome is None:
-        return
-    outcome = streamed.outcome
-    terminalreporter.write_sep("-", "conformance")
-    said = streamed.execution.stream.getvalue() if isinstance(streamed.execution.stream, io.StringIO) else ""
-    for line in said.splitlines():
-        if line.startswith(("crash review", "interrupted")):
-            terminalreporter.write_line(line)
-    planned = len(streamed.execution.plan.jobs)
-    where = ", ".join(str(path) for path in outcome.written)
-    terminalreporter.write_line(f"{len(outcome.results)} of {planned} items ran; results: {where}")
-    _say_turned(terminalreporter, config)
-
-
-def _say_turned(terminalreporter: Any, config: pytest.Config) -> None:
     for key in config.stash.get(_TURNED, []):
         terminalreporter.write_line(
             f"{key}: reported green, then found to break its worker (crash): the run is red"

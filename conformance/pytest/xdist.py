@@ -1,16 +1,11 @@
 """pytest-xdist with the suite's plugin: ``pytest cases/ --adapter X -n 2``.
 
-xdist runs every collected item in one of its worker processes. Each of those runs the items it
-is given through its own run of the suite (its own pool of one or more worker processes,
-``--conformance-jobs``, and its own crash review), in a private folder removed at its end, and
-hands each result to the controlling process with pytest's report (``user_properties``), and
-its whole outcome once it ends (``workeroutput``: every result as finally judged, its corpus and
-its crash review's figures). The controlling process runs no backend and writes the one results
-file, JUnit XML and report a ``conformance run`` of the same selection writes, with the same
-statuses.
-
-Registered by :mod:`conformance.pytest.plugin` in the controlling process only, when ``-n`` asks
-for workers.
+Each xdist worker runs its items through its own run of the suite (its own pool and crash
+review) in a private folder removed at its end, and hands each result to the controlling process
+with pytest's report (``user_properties``) and its whole outcome when it ends (``workeroutput``).
+The controller runs no backend and writes the results file, JUnit XML and report a ``conformance
+run`` of the same selection writes. Registered by :mod:`conformance.pytest.plugin` when ``-n``
+asks for workers.
 """
 
 from __future__ import annotations
@@ -49,9 +44,7 @@ def is_controller(config: pytest.Config) -> bool:
 def hand_over(
     config: pytest.Config, corpus: tuple[str, ...], outcome: runner.ExecutionOutcome, review: Any
 ) -> None:
-    """A worker's outcome, for the controller (``workeroutput``, which xdist sends once the
-    worker ends: JSON-safe values only): every result as finally judged, its corpus, its crash
-    review's figures."""
+    """A worker's outcome for the controller, in ``workeroutput``: sent when it ends, JSON-safe."""
     output: dict[str, Any] = getattr(config, "workeroutput")  # noqa: B009 (set by xdist, untyped)
     output[OUTPUT] = {
         "corpus": list(corpus),

@@ -1,16 +1,12 @@
 """The run journal: results appended as they finish, so an interrupted run loses nothing.
 
-One JSON object per line. The first line is a header naming the selection, the targets and a
-digest of each case (by id); ``--resume`` accepts a journal only when the selection and targets
-match, then keeps the results it holds of the cases whose digest is unchanged (see
-:mod:`conformance.run.resumption`). A header written before the cases' digests were kept must
-match the whole suite's digest instead. The header also keeps the command that started the
-run, so that ``conformance run --resume`` alone can restore its options (:func:`command`).
-Other lines are results, or marks (``{"mark": NAME, ...}``) of what the run did between them:
-the crash review's start and end, so a resumed run knows which deaths no review finished.
-Each line is written with one system call as it comes, so Ctrl-C, a killed parent or a crash
-keeps every finished result; a line cut short by a kill is ignored on resume, and one a full
-disk cut short is taken back at once.
+One JSON object per line. The header (first line) names the selection, the targets, a digest of
+each case and the command that started the run; ``--resume`` accepts a journal whose selection
+and targets match and keeps the results of the cases whose digest is unchanged
+(:mod:`conformance.run.resumption`). Other lines are results, or marks (``{"mark": NAME, ...}``)
+such as the crash review's start and end. Each line is written with one system call, so a kill
+or crash keeps every finished result; a line a kill cut short is ignored on resume, and one a
+full disk cut short is taken back at once.
 """
 
 from __future__ import annotations
@@ -29,8 +25,7 @@ from conformance.results.result import JSON, Result
 
 SCHEMA = "conformance.journal/1"
 FILE_NAME = "journal.jsonl"
-#: the header line is about 40 bytes a case (60 KB for the 1,271 cases of the corpus); reading
-#: no more keeps a damaged file harmless
+#: the header is about 40 bytes a case; reading no more keeps a damaged file harmless
 _HEADER_LIMIT = 16 << 20
 #: the header key of the cases' digests, which the caller compares case by case
 CASES = "cases"
@@ -38,9 +33,7 @@ CASES = "cases"
 
 @dataclass
 class Journaled:
-    """What a journal holds: its header, its results in the order they were written (an item's
-    later line replaces its earlier one), and its marks, each with the number of results
-    written before it."""
+    """A journal's header, results (in written order) and marks (with the results written before)."""
 
     header: JSON
     results: list[Result] = field(default_factory=list)
@@ -65,13 +58,9 @@ class Journal:
 
     @classmethod
     def resume(cls, path: Path, header: JSON, warn: TextIO | None = None) -> tuple[Journal, Journaled]:
-        """Reopen ``path`` for appending, with what it holds (refused unless its header matches
-        ``header``, see :func:`_check_header`).
-
-        Read as bytes, line by line: a kill or a full disk can cut the last line anywhere, even
-        inside a multi-byte character. A line that is not a whole result (the torn last one, or
-        any other) is dropped with a warning on ``warn``; its item simply runs again.
-        """
+        """Reopen ``path`` for appending, with what it holds (refused unless its header matches).
+        Read as bytes, since a kill can cut the last line anywhere, even inside a UTF-8 character;
+        a line that is not a whole result is dropped with a warning on ``warn`` (its item runs again)."""
         if not path.is_file():
             raise JournalError(f"nothing to resume: {path} does not exist")
         content = path.read_bytes()
@@ -108,8 +97,7 @@ class Journal:
 
     @staticmethod
     def check(path: Path, header: JSON) -> None:
-        """Refuse (JournalError) a journal that ``resume`` would refuse for its header, reading
-        only that line: a front door checks this before it prints a plan."""
+        """Refuse (JournalError) a journal whose header ``resume`` would refuse, reading that line only."""
         if not path.is_file():
             raise JournalError(f"nothing to resume: {path} does not exist")
         _check_header(path, Journal.header(path), header)
@@ -126,8 +114,7 @@ class Journal:
 
     @staticmethod
     def command(path: Path) -> list[str] | None:
-        """The command that started the run journaled at ``path``; None when there is no journal
-        or it does not say (one written before the command was kept)."""
+        """The command that started the run journaled at ``path``; None when it does not say."""
         first = Journal.header(path)
         command = first.get("command") if first is not None else None
         if isinstance(command, list) and all(isinstance(part, str) for part in command):
@@ -146,9 +133,8 @@ class Journal:
         self._write((text + "\n").encode("utf-8"))
 
     def _write(self, data: bytes) -> None:
-        """Append ``data`` whole, or raise with the journal as it was before: a write the disk
-        refuses (full, quota) or cuts short leaves no torn line, so the run ends there and
-        ``--resume`` finishes it once there is room."""
+        """Append ``data`` whole, or raise with the journal cut back as it was: a full disk leaves
+        no torn line, and ``--resume`` finishes the run once there is room."""
         try:
             written = os.write(self._fd, data)
             while written < len(data):  # a short write: the disk filled up during it
@@ -170,15 +156,13 @@ def line(result: Result) -> str:
 
 
 def encoded(record: ResultRecord) -> str:
-    """A result's record as its journal line: its JSON on one line. Workers send their results
-    so (see :mod:`conformance.engine.worker`), and the pool journals the line a worker sent as it is."""
+    """A result's record as its journal line; workers send results so, and the pool journals them as sent."""
     return json.dumps(record, ensure_ascii=False)
 
 
 def _check_header(path: Path, first: object, header: JSON) -> None:
     """JournalError unless ``first`` is a journal header matching ``header`` key by key, but for
-    the cases' digests (:data:`CASES`, compared case by case by the caller) and, in a header
-    that has those, the whole suite's digest (an edit of one case changes it)."""
+    the cases' digests (the caller compares those) and, where they are kept, the suite's digest."""
     if not isinstance(first, dict) or first.get("schema") != SCHEMA:
         raise JournalError(f"{path} is not a run journal (its first line is not a journal header)")
     for key, value in header.items():

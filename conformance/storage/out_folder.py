@@ -1,19 +1,13 @@
 """The output folder: the suite writes only where it cannot destroy a file it did not write,
 nor a run it was not asked to replace.
 
-A run replaces its results, report, journal and worker logs, and ``--out .`` once deleted a
-user's ``workers/notes.txt`` and overwrote their ``index.html``. So a folder is written only
-when it is new, empty, or marked as the suite's by :data:`MARKER`, a file the suite puts in
-every folder it writes. Even in a marked folder the suite replaces or removes only files of its
-own names (:data:`OWN_NAMES`, the worker logs) and leaves any other file alone. Every check
-here reads only, so a front door can refuse before it plans or runs anything; :func:`claim`
-creates and marks the folder when the work starts.
-
-A run of one item (the reproducer command a report shows) would replace a complete run's
-results with its one: a run whose selection differs from the complete run in its folder is
-refused unless told to replace it (:func:`check_replacing`). A run that may replace the folder's
-results moves them into ``previous/`` as it starts (:func:`set_aside_results`), so that a run
-killed before its end leaves no results file that looks current.
+``--out .`` once deleted a user's ``workers/notes.txt`` and overwrote their ``index.html``. So a
+folder is written only when it is new, empty, or marked as the suite's by :data:`MARKER`, and
+even then the suite replaces or removes only files of its own names (:data:`OWN_NAMES`, the
+worker logs). The checks only read, so a front door can refuse before it plans anything.
+A run whose selection differs from the complete run in its folder is refused unless told to
+replace it (:func:`check_replacing`), and a run moves the previous results into ``previous/``
+as it starts, so a run killed early leaves no results file that looks current.
 """
 
 from __future__ import annotations
@@ -33,32 +27,19 @@ from conformance.errors import EnvironmentFailure, UsageError
 from conformance.results import document as results_file
 
 MARKER = ".conformance-run"
+#: what a run writes at its end, moved into :data:`PREVIOUS` when the next run starts
+RESULTS = ("results.json", "junit.xml", "index.html", "compat.html", "compat.md")
+PREVIOUS = "previous"
 #: the files a run, explore, merge or certify writes at the top of its folder
-OWN_NAMES = (
-    "results.json",
-    "junit.xml",
-    "index.html",
-    "compat.html",
-    "compat.md",
-    "journal.jsonl",
-    "certificate.json",
-    "certificate.html",
-    ".lock",
-    MARKER,
-)
+OWN_NAMES = (*RESULTS, "journal.jsonl", "certificate.json", "certificate.html", ".lock", MARKER)
 WORKERS = "workers"
-#: the worker logs in ``workers/``: ``worker-<n>.log`` and ``zygote.log``, and each worker's
-#: phase file (conformance.engine.phase), there and in ``workers/review/`` (the crash review's)
+#: the worker logs and phase files in ``workers/`` and ``workers/review/`` (the crash review's)
 WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.(log|phase)")
 REVIEW = "review"
 #: the folder an unfinished run's journal is set aside in (see :func:`set_aside`)
 SET_ASIDE = "interrupted-{stamp}"
 #: foreign files a refusal names
 NAMED = 4
-#: what a run writes at its end (results file, JUnit XML, report and compatibility pages:
-#: conformance.publishing's names), moved into :data:`PREVIOUS` when the next run starts
-RESULTS = ("results.json", "junit.xml", "index.html", "compat.html", "compat.md")
-PREVIOUS = "previous"
 #: adapters a refusal names (then "...")
 NAMED_ADAPTERS = 3
 
@@ -76,14 +57,13 @@ def is_marked(folder: Path) -> bool:
 
 
 def check(out: Path, option: str = "--out") -> None:
-    """Refuse (UsageError) an output folder the suite may not write: a file, or a folder that
-    holds files without being marked. Reads only; nothing is created."""
+    """Refuse (UsageError) a file, or a folder holding files but no marker; reads only."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"{option} {out}: is a file, not a folder; give a new or empty folder")
     if not out.is_dir() or is_marked(out):
         return
-    try:
-        foreign = _first_files(out)
+    try:  # the first few files are enough to name: a home directory is not walked further
+        foreign = list(_walk(out, Path()))[: NAMED + 1]
     except OSError as error:
         raise UsageError(f"{option} {out}: cannot be listed: {error.strerror or error}") from None
     if foreign:
@@ -97,8 +77,7 @@ def claim(out: Path, option: str = "--out") -> None:
 
 
 def mark(out: Path, option: str = "--out") -> None:
-    """Create ``out`` if need be and mark it as the suite's (after :func:`check`, or once the
-    suite has written it)."""
+    """Create ``out`` if need be and mark it as the suite's."""
     try:
         out.mkdir(parents=True, exist_ok=True)
         if not is_marked(out):
@@ -110,8 +89,7 @@ def mark(out: Path, option: str = "--out") -> None:
 
 
 def clear_worker_logs(out: Path) -> None:
-    """Remove the previous run's worker logs, and ``workers/`` when that leaves it empty; any
-    other file there stays."""
+    """Remove the previous run's worker logs, and ``workers/`` when that leaves it empty."""
     for folder in (out / WORKERS / REVIEW, out / WORKERS):
         if not folder.is_dir():
             continue
@@ -123,12 +101,9 @@ def clear_worker_logs(out: Path) -> None:
 
 
 def set_aside_results(out: Path) -> list[Path]:
-    """Move the previous run's results file, JUnit XML and report into ``previous/`` (marked;
-    the set an earlier run left there is replaced), the results file first: a run killed before
-    it writes its own then leaves none that claims to be current, and the previous ones stay
-    readable there (``conformance diff previous/results.json results.json``). Where ``previous``
-    is not the suite's to write (a file, someone's folder), they are removed instead. Returns
-    where they went."""
+    """Move the previous run's results and pages into ``previous/`` (replacing the set there),
+    the results file first, so a run killed early leaves none that claims to be current; where
+    ``previous`` is not the suite's to write, remove them instead. Returns where they went."""
     present = [out / name for name in RESULTS if (out / name).is_file()]
     if not present:
         return []
@@ -148,16 +123,14 @@ def set_aside_results(out: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class Coverage:
-    """What a run covers, as far as replacing another goes: its selection (``run.selection`` of
-    its results file), its case files and the names of its adapters."""
+    """What a run covers, as far as replacing another goes: its selection, case files and adapters."""
 
     selection: Mapping[str, Any]
     files: tuple[str, ...]
     adapters: frozenset[str]
 
     def covers(self, other: Coverage) -> bool:
-        """Whether this run replaces ``other`` with no less: the same selection, and at least its
-        case files and adapters (a case file or a backend added since is fine)."""
+        """Whether this run replaces ``other`` with no less: the same selection, its files and adapters."""
         return (
             self.selection == other.selection
             and set(other.files) <= set(self.files)
@@ -182,8 +155,7 @@ class Coverage:
 
 
 def complete_run(out: Path) -> Coverage | None:
-    """What the complete run whose results are in ``out`` covered; None when there is none (no
-    results file, an interrupted run's, or one that does not say)."""
+    """What the complete run whose results are in ``out`` covered; None when there is none."""
     head = results_file.read_head(out / results_file.FILE_NAME) or {}
     run, suite, adapters = head.get("run"), head.get("suite"), head.get("adapters")
     if not (isinstance(run, dict) and isinstance(suite, dict) and isinstance(adapters, list)):
@@ -196,8 +168,7 @@ def complete_run(out: Path) -> Coverage | None:
 
 
 def check_replacing(out: Path, run: Coverage) -> None:
-    """Refuse (UsageError) a run that would replace the complete run of another selection in
-    ``out`` (see :meth:`Coverage.covers`); a rerun of the same selection replaces it."""
+    """Refuse (UsageError) a run that would replace the complete run of another selection in ``out``."""
     there = complete_run(out)
     if there is None or run.covers(there):
         return
@@ -210,9 +181,8 @@ def check_replacing(out: Path, run: Coverage) -> None:
 
 
 def path_safe(text: str, limit: int = 80) -> str:
-    """``text`` as one folder name: runs of characters other than letters, digits, ``.``, ``_``
-    and ``-`` become ``_``; a longer name is cut and ends with a hash of the whole, so two long
-    names stay apart."""
+    """``text`` as one folder name: other characters than ``[A-Za-z0-9._-]`` become ``_``; a longer
+    name is cut and ends with a hash of the whole, so two long names stay apart."""
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._-")
     if len(name) <= limit:
         return name
@@ -220,9 +190,8 @@ def path_safe(text: str, limit: int = 80) -> str:
 
 
 def set_aside(journal: Path) -> Path:
-    """Move an unfinished run's journal out of the way of a new run, into a folder of its own
-    beside it (``interrupted-<time>/journal.jsonl``, marked), where ``--resume`` finishes it;
-    returns that folder."""
+    """Move an unfinished run's journal out of a new run's way, into a marked folder beside it
+    (``interrupted-<time>/journal.jsonl``) where ``--resume`` finishes it; returns that folder."""
     stamp = int(journal.stat().st_mtime)
     folder = journal.parent / SET_ASIDE.format(stamp=stamp)
     number = 1
@@ -245,9 +214,8 @@ def set_aside_runs(out: Path) -> list[Path]:
 
 
 def check_page(path: Path, option: str = "-o") -> None:
-    """Refuse to replace a file that is not a page the suite wrote: a page of its own name in a
-    marked folder, or an HTML page titled ``Split conformance...`` (report, diff and versions
-    pages are). A missing file is fine; a directory is left to the writer's own message."""
+    """Refuse to replace a file that is not a page the suite wrote: one of its own names in a
+    marked folder, or an HTML page titled ``Split conformance...``. A missing file is fine."""
     if not path.is_file():
         return
     if path.name in OWN_NAMES and is_marked(path.parent):
@@ -265,13 +233,8 @@ def check_page(path: Path, option: str = "-o") -> None:
     )
 
 
-def _first_files(folder: Path) -> list[str]:
-    """Up to NAMED+1 files under ``folder``, as paths relative to it, in sorted order (the first
-    few are enough to name; a folder as large as a home directory is not walked further)."""
-    return list(_walk(folder, Path()))[: NAMED + 1]
-
-
 def _walk(folder: Path, relative: Path) -> Iterator[str]:
+    """The first files under ``folder`` (paths relative to it, sorted); stops soon after NAMED+1."""
     count = 0
     for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
         if count > NAMED:
@@ -287,18 +250,13 @@ def _walk(folder: Path, relative: Path) -> Iterator[str]:
 
 def _refusal(out: Path, option: str, foreign: list[str]) -> str:
     named = ", ".join(foreign[:NAMED]) + (", ..." if len(foreign) > NAMED else "")
+    free, number = out / "conformance-reports", 1  # a folder to suggest
+    while free.exists():
+        number += 1
+        free = out / f"conformance-reports-{number}"
     return (
         f"{option} {out}: the folder holds files the suite did not write ({named}) and no "
         f"{MARKER} marker of an earlier run; the suite writes only into a new folder, an empty one "
         f"or one it wrote before, so that it never replaces or deletes your files. Give a new "
-        f"folder, e.g. {option} {_free_name(out)}"
+        f"folder, e.g. {option} {free}"
     )
-
-
-def _free_name(out: Path) -> str:
-    """A folder inside ``out`` that does not exist yet, to suggest."""
-    candidate, number = out / "conformance-reports", 1
-    while candidate.exists():
-        number += 1
-        candidate = out / f"conformance-reports-{number}"
-    return str(candidate)

@@ -1,13 +1,10 @@
 """One run at a time per output folder.
 
 Two runs writing one ``--out`` would rename, append to and delete each other's journal and
-overwrite each other's results. A run holds an
-exclusive lock on ``<out>/.lock`` from before it opens the journal until its results are
-written; a second run on the same folder stops at once, with exit status 2 and the first run's
-process id and command. The lock is the operating system's (``flock``): it is released when the
-holder exits, however it exits, so a killed run never leaves a stale lock behind. Before the
-lock file is made, the folder is checked and marked as the suite's
-(:func:`conformance.storage.out_folder.claim`): a folder holding someone else's files is refused.
+results. A run holds an exclusive ``flock`` on ``<out>/.lock`` from before it opens the journal
+until its results are written; a second run stops at once (exit status 2) naming the holder.
+The operating system releases the lock however the holder exits, so a killed run leaves no stale
+lock. The folder is checked and marked as the suite's (:func:`out_folder.claim`) first.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """Each worker's private temporary folder, removed by the parent when the worker ends.
 
-Why: backends and converters write temporary files while they work, and a worker that dies or
-is killed for overrunning never removes its own: an item whose worker dies inside a
-``TemporaryDirectory`` leaves the folder in /tmp, and TensorFlow's AutoGraph leaves a
-``__autograph_generated_file*.py`` behind on every function it converts. A worker
-now points ``TMPDIR`` (and ``TEMP``, ``TMP`` and Python's :data:`tempfile.tempdir`) at a folder
-of its own inside the pool's folder, before any backend loads; the parent removes it once the
-worker has ended however it ended, and the pool's folder when the pool closes. A user's own
-temporary folder then holds nothing of a run once it is over.
+Backends and converters write temporary files, and a worker that dies or is killed never removes
+its own (TensorFlow's AutoGraph leaves a ``__autograph_generated_file*.py`` per function). So a
+worker points ``TMPDIR`` (``TEMP``, ``TMP``, :data:`tempfile.tempdir`) at a folder of its own
+before any backend loads, and the parent removes it once the worker has ended, however it ended.
 
-The lock that keeps large items apart (:mod:`conformance.engine.memory`) is shared by every worker
-of every run, so it stays in the system's temporary folder: :data:`SYSTEM` is read at import,
-before a worker moves its own.
+The lock that keeps large items apart (:mod:`conformance.engine.memory`) is shared by every
+worker of every run, so it stays in the system's temporary folder: :data:`SYSTEM`, read at import.
 """
 
 from __future__ import annotations

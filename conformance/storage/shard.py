@@ -1,25 +1,16 @@
 """Sharding: ``--shard I/N`` runs one of N disjoint parts of a run, for fanning out over machines.
 
-A job belongs to shard ``sha256(key) mod N`` (plus one), where the key is the job's
-``case::op@adapter/route/device``. The assignment is a property of the job alone, which is
-what makes it safe to scatter and gather:
+A job belongs to shard ``sha256(key) mod N`` (plus one), its key being
+``case::op@adapter/route/device``: a property of the job alone, so shards are
 
-- **Stable.** Adding, removing or editing a case moves only that case's jobs; the rest keep
-  their shard. Splitting by position in the job list (``index % N``) would reshuffle every job
-  after the first insertion, so shard 2 of today and shard 2 of yesterday would share little.
-- **The same through every front door and every selection.** ``conformance run``, the pytest
-  plugin (whose collection order differs from the CLI's job order), ``-k``, ``--target``, one
-  adapter per CI job or all at once: an item always lands in the same shard, so shard files of
-  differently sliced runs still merge without overlap, and ``--resume`` of a shard needs nothing
-  but the shard's own journal.
-- **Balanced in time, not only in count.** Targets differ by orders of magnitude in cost (a
-  NumPy call against an OpenVINO compile or a ``torch.export`` trace), so what matters is that
-  every target is spread over every shard, which hashing the whole key (target included) does:
-  each target's jobs split binomially, within a few per cent of 1/N for the hundreds of jobs a
-  target has, and one expensive case on several targets does not pile up in one shard.
-  On a full run in 3 shards the slowest shard held 1.03 times the mean item time, as round
-  robin over the job list did: round robin balances counts exactly but not time any better,
-  and buys that with the reshuffling above. With only a few dozen jobs, shards can differ by half.
+- **stable**: editing the corpus moves only the edited cases' jobs, where splitting by position
+  (``index % N``) would reshuffle every job after the first insertion;
+- **the same through every front door and selection** (``conformance run``, pytest, ``-k``,
+  ``--target``, one adapter per CI job): shards of differently sliced runs merge without overlap,
+  and ``--resume`` of a shard needs only its own journal;
+- **balanced in time**: hashing the whole key spreads every target's jobs (whose costs differ by
+  orders of magnitude) over every shard. On a full run in 3 shards the slowest held 1.03 times
+  the mean item time, as round robin did, which buys exact counts with the reshuffling.
 
 Python's ``hash()`` is salted per process, hence SHA-256: every machine agrees.
 """

@@ -1,26 +1,17 @@
 """The crash review: no item is judged a crash (or a timeout) on the word of one dead worker.
 
-A worker can die on an item that is fine: an earlier item on the same worker corrupted the
-backend's heap (OpenVINO does on some invalid requests it accepts), and the next one pays. A run
-that reported that victim as a crash was red at random, with nothing to look at. So after the
-run, within a budget of seconds:
+A worker can die on a fine item because an earlier item corrupted the backend's heap (OpenVINO
+does on some invalid requests it accepts); reporting that victim made runs red at random. So
+after the run, within a budget of seconds:
 
-1. every item a worker died on or overran runs again alone in a fresh worker. If it dies again,
-   the crash is the item's own (``confirmed``). If not, the item takes that rerun's verdict and
-   its result says that it died once, after which items (``not reproduced``);
-2. for each crash that did not reproduce, the review looks for the item that broke the worker:
-   it replays the items that worker ran before the victim, then the victim, in a fresh worker.
-   Culprits are usually recent, so it replays the last 1, 2, 4, ... items first until a replay
-   kills the victim, then bisects between the last clean and the first deadly length: the
-   shortest run of items before the victim that still kills it starts with the culprit (the
-   cost is proportional to how far back the culprit is, not to how long the worker lived). The
-   culprit's result becomes a crash, "leaves the process broken: the next item dies", with the
-   victim and a reproducer that runs the two in one process; a known issue can claim it;
-3. whatever the budget cuts short is said: an item not run again stays a crash, ``unconfirmed``
+1. every item a worker died on or overran runs again alone in a fresh worker: if it dies again
+   the crash is its own (``confirmed``), else it takes the rerun's verdict (``not reproduced``);
+2. for each of those, the items its worker ran before it are replayed, then it, in a fresh
+   worker: the last 1, 2, 4, ... until a replay kills it, then a bisection for the shortest
+   deadly run (so the cost grows with how far back the culprit is). That run's first item, the
+   culprit, becomes a crash ("leaves the process broken") with a reproducer of the two;
+3. what the budget cuts short is said: an item not run again stays a crash, ``unconfirmed``
    (never silently green); a search cut short leaves the victim's rerun verdict and says so.
-
-Pytest's ``detect-test-pollution`` plugin searches for a polluting test the same way (bisection
-over the tests that ran before a failing one).
 """
 
 from __future__ import annotations
@@ -102,9 +93,8 @@ def review(
     stream: TextIO,
 ) -> Review:
     """Rerun each death alone, then look for the culprits of those that did not reproduce.
-    ``raw``: a result of the run by key, as the worker gave it (before known issues); ``known``:
-    the known issue that claims a result, if any (such a death is not run again: the entry
-    already says the item crashes)."""
+    ``raw``: a run's result by key before known issues; ``known``: the known issue that claims a
+    result, if any (such a death is not run again: the entry already says the item crashes)."""
     budget = Budget(budget_s)
     changed = {died.job.key: _known(died, issue) for died in deaths if (issue := known(died.result))}
     unclaimed = [died for died in deaths if died.job.key not in changed]
@@ -162,8 +152,8 @@ def _rerun_all(
     budget: Budget,
     stream: TextIO,
 ) -> dict[str, Result]:
-    """Every death run again alone, each in a fresh worker (as many at once as the run had
-    workers), as far as the budget goes; the result each is judged by, by key."""
+    """Every death run again alone in a fresh worker, as far as the budget goes; the result each
+    is judged by, by key."""
     collected: dict[str, Result] = {}
     pool = make_pool(lambda result: collected.__setitem__(result.key, result), False)
     workers = pool.size
@@ -204,8 +194,8 @@ def _summary(record: CrashReviewRecord) -> str:
 
 
 def _judged_again(died: Death, again: Result | None, unrun: str) -> Result:
-    """The dead item's result once it ran again alone (``again``): confirmed, not reproduced (the
-    rerun's verdict), or, None (``unrun`` says why it did not run), left unconfirmed."""
+    """The dead item's result once run again alone: confirmed, not reproduced (the rerun's
+    verdict), or, when ``again`` is None (``unrun`` says why), unconfirmed."""
     crashed, evidence = died.result, died.result.crash
     assert evidence is not None
     if again is None:
@@ -248,8 +238,7 @@ class Found:
 
 
 def _search(died: Death, replayer: Replayer, budget: Budget, stream: TextIO) -> Found:
-    """The item whose run left the worker broken for ``died``: the shortest run of the items
-    before it that still kills it in a fresh worker (see the module's docstring)."""
+    """The item that left the worker broken for ``died`` (see the module's docstring)."""
     before, victim = died.before, died.job
     if not before:
         return Found(None, "nothing to search: it was its worker's first item")

@@ -1,12 +1,11 @@
 """Expected failures: plain data each adapter's owner keeps, next to the adapter.
 
 Each adapter package may ship ``known_issues.yaml``; ``--known-issues FILE`` adds more. An entry
-turns a matching non-green result into ``xfail`` (and a matching pass into ``xpass``), keeping
-the reason and the link in the result so the report shows both. Entries select results by what
-they are (op, target, dtype, the rule the spec rejects by, form, graph options, predicates on the
-request, the kind of mismatch, the exception raised) and by item-id globs; the file is checked
-against ``conformance/schema/known-issues.schema.json``. An entry whose results ran and none failed
-as listed is reported as stale, so the list does not rot when a backend fixes a bug.
+turns a matching non-green result into ``xfail`` (a matching pass into ``xpass``), keeping its
+reason and link in the result. Entries select results by what they are (op, target, dtype, rule,
+form, graph options, request predicates, mismatch, exception) and by item-id globs; the file is
+checked against ``conformance/schema/known-issues.schema.json``. An entry whose results ran and
+none failed as listed is reported stale, so the list does not rot when a backend fixes a bug.
 """
 
 from __future__ import annotations
@@ -45,8 +44,7 @@ def _globs(value: object) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class KnownIssue:
     """One entry: what it selects (every selector given must match), the statuses it explains,
-    why and where it is reported. Selectors name results by what they are, so an entry keeps
-    recognising its bug on any corpus, not only on the case ids it was written against."""
+    why and where it is reported."""
 
     id: str
     targets: tuple[str, ...]
@@ -80,9 +78,8 @@ class KnownIssue:
         return not self.ops or any(fnmatch.fnmatchcase(op, glob) for glob in self.ops)
 
     def selects(self, result: Result) -> bool:
-        """True when every selector but the target globs matches ``result``: what is left to ask
-        of a result whose target the entry covers (:class:`ByTarget` keeps those entries apart, so
-        a run never matches the globs again for each of its tens of thousands of results)."""
+        """True when every selector but the target globs matches ``result`` (:class:`ByTarget`
+        matches those once per target, not once per result)."""
         params, expected = _deciding_request(result), result.expected
         if self.items and not any(fnmatch.fnmatchcase(result.item_id, glob) for glob in self.items):
             return False
@@ -126,8 +123,7 @@ def _rules(expected: ExpectedRecord) -> set[str]:
 
 
 def _verdict(expected: ExpectedRecord) -> bool | None:
-    """True when the reference accepts the request, False when it rejects it, None when its
-    readings disagree (an ambiguous point is neither valid nor invalid)."""
+    """True when the reference accepts the request, False when it rejects it, None when readings differ."""
     readings = expected.get("readings", [expected])
     accepts = {"outputs" in reading for reading in readings}
     return accepts.pop() if len(accepts) == 1 else None
@@ -143,9 +139,8 @@ def _deciding_request(result: Result) -> ParamsRecord:
 
 
 def graph_view(graph: Mapping[str, Any]) -> dict[str, str]:
-    """A result's graph options as the ``graph`` selector sees them: every value as text, and the
-    inputs by meaning: ``inputs`` is ``runtime`` when any input is fed at run time (a mapping or
-    the word), and ``inputs.axis`` / ``inputs.lengths`` give each input's own placement."""
+    """A result's graph options as the ``graph`` selector sees them: every value as text, ``inputs``
+    ``runtime`` when any input is fed at run time, and each input's own as ``inputs.<name>``."""
     view = {name: "none" if value is None else str(value) for name, value in graph.items()}
     inputs = graph.get("inputs", "constant")
     placed = dict(inputs) if isinstance(inputs, Mapping) else {"axis": inputs, "lengths": inputs}
@@ -194,8 +189,7 @@ def _holds(name: str, wanted: object, params: ParamsRecord) -> bool:
 
 
 def parse(text: str, source: str, adapter: str) -> list[KnownIssue]:
-    """Entries of one file, checked against the shipped schema (file:line for every problem);
-    ``adapter`` scopes the default target glob to that adapter."""
+    """Entries of one file, checked against the schema; ``adapter`` scopes the default target glob."""
     try:
         document = read_yaml(text)
     except yaml.YAMLError as error:
@@ -258,6 +252,7 @@ def shipped(adapter: str, import_path: str) -> list[KnownIssue]:
 
 
 def from_file(path: Path, adapter: str = "*") -> list[KnownIssue]:
+    """The entries of a ``--known-issues`` file."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
@@ -270,9 +265,8 @@ def from_file(path: Path, adapter: str = "*") -> list[KnownIssue]:
 
 
 class ByTarget:
-    """A run's entries, looked up by target: a run applies them to every result as it arrives,
-    and matching each result against every entry (most of them for other targets) costs the
-    parent time the workers need."""
+    """A run's entries, looked up by target: matching each result against every entry would cost
+    the parent time the workers need."""
 
     def __init__(self, issues: Sequence[KnownIssue]) -> None:
         self.issues = tuple(issues)
@@ -297,8 +291,7 @@ class ByTarget:
 
 def apply(result: Result, issues: Sequence[KnownIssue], *, covered: bool = False) -> Result:
     """The result with its known issue applied: xfail, xpass, or unchanged (``covered``: every
-    entry of ``issues`` covers the result's target). An adapter's defect or a harness failure is
-    never claimed: it says nothing of the backend an entry could describe."""
+    entry covers its target). A defect is never claimed: it says nothing of the backend."""
     if result.defect is not None:
         return result
     for issue in issues:
@@ -314,9 +307,8 @@ def apply(result: Result, issues: Sequence[KnownIssue], *, covered: bool = False
 
 
 def stale(issues: Iterable[KnownIssue], results: Iterable[Result]) -> list[KnownIssue]:
-    """Entries whose results ran and none of them failed as listed: the bug looks fixed. An entry
-    that selected nothing is not stale, since the run may simply not have selected its items; nor
-    is one that selected only items the target could not run (``unsupported``)."""
+    """Entries whose results ran and none failed as listed: the bug looks fixed. An entry that
+    selected nothing, or only items the target could not run, is not stale."""
     by_target: dict[str, list[Result]] = defaultdict(list)
     for result in results:
         by_target[result.target_id].append(result)
