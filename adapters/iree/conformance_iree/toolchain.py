@@ -143,7 +143,7 @@ def warm_up() -> None:
 def invoke(loaded: Loaded, arguments: Sequence[np.ndarray], declared: np.dtype[Any]) -> list[np.ndarray]:
     """Call the function and copy every result to the host, in order. ``declared``: the element type
     the model declares for every output (a split's pieces have the data's type)."""
-    results = loaded.function(*arguments)
+    results = loaded.function(*arguments)  # one result comes bare, several as a tuple, none as None
     # a function with one result returns it bare, one with several a tuple, one with none None
     tensors = () if results is None else results if isinstance(results, tuple) else (results,)
     return [_host(tensor, declared) for tensor in tensors]

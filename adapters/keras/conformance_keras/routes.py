@@ -3,7 +3,7 @@ eager ``keras.ops.split`` call, on the route's backend's tensor, with the backen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -26,6 +26,28 @@ _TENSOR_KIND: Final = {
 }
 
 
+def _no_complex(task: Task, x64: bool) -> str | None:
+    if task.dtype not in dtypes.COMPLEX:
+        return None
+    return (
+        "OpenVINO has no complex element type: Keras's openvino backend has no complex dtype to "
+        "make a tensor of this data"
+    )
+
+
+def _narrowed(task: Task, x64: bool) -> str | None:
+    if x64 or task.dtype not in _WIDE:
+        return None
+    return (
+        f"JAX's 64-bit types are off (jax_enable_x64, off by default): a jax.Array cannot hold "
+        f"{task.dtype} data, jnp.asarray narrows it to 32 bits; --option keras.jax_x64=on judges it"
+    )
+
+
+#: What a backend's tensors cannot hold, by the route (backend) that refuses it.
+_LIMITS: Final[Mapping[str, Callable[[Task, bool], str | None]]] = {"openvino": _no_complex, "jax": _narrowed}
+
+
 @dataclass(frozen=True)
 class BackendRoute:
     """The calls of the route ``backend``; ``x64``: JAX's 64-bit types (the jax_x64 option)."""
@@ -36,14 +58,8 @@ class BackendRoute:
     def support(self, task: Task, target: Target) -> Unsupported | None:
         """Refuses only what the route cannot be handed: a backend not installed, complex data for
         OpenVINO (no complex element type), 64-bit data for JAX with its 64-bit types off."""
-        why_not = backends.missing(self.backend)
-        if why_not is None and self.backend == "openvino" and task.dtype in dtypes.COMPLEX:
-            why_not = "OpenVINO has no complex element type: Keras's openvino backend has no complex dtype"
-        if why_not is None and self.backend == "jax" and not self.x64 and task.dtype in _WIDE:
-            why_not = (
-                f"JAX's 64-bit types are off (jax_enable_x64, off by default): a jax.Array cannot hold "
-                f"{task.dtype} data, jnp.asarray narrows it to 32 bits; --option keras.jax_x64=on judges it"
-            )
+        limit = _LIMITS.get(self.backend)
+        why_not = backends.missing(self.backend) or (limit(task, self.x64) if limit else None)
         return None if why_not is None else Unsupported(why_not)
 
     def build(self, task: Task, target: Target) -> None:

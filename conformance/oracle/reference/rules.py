@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import ParamSpec
 
 from conformance.oracle.reference.answer import Pieces, Rejection, SpecAnswer, SpecOutcome, SplitRequest
 
@@ -48,10 +48,16 @@ class RuleViolation(Exception):
         return Rejection(self.rule, self.reason)
 
 
-def outcome_of(rules: Callable[..., SpecAnswer | Pieces], *args: Any) -> SpecOutcome:
+#: the parameters of the rules function outcome_of calls
+_Args = ParamSpec("_Args")
+
+
+def outcome_of(
+    rules: Callable[_Args, SpecAnswer | Pieces], *args: _Args.args, **kwargs: _Args.kwargs
+) -> SpecOutcome:
     """``rules(*args)`` as one outcome (an answer's first reading), a violation as its rejection."""
     try:
-        return SpecAnswer.wrap(rules(*args)).outcome
+        return SpecAnswer.wrap(rules(*args, **kwargs)).outcome
     except RuleViolation as violation:
         return violation.rejection
 
