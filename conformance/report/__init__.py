@@ -24,7 +24,7 @@ from conformance.report import (
     versions_page,
     viewdata,
 )
-from conformance.report.markup import Html, join, tag
+from conformance.report.markup import Content, Html, join, tag
 from conformance.results import compat
 from conformance.results.combined import CombinedResults, combine
 from conformance.results.document import no_gc, read_documents, write_atomically
@@ -58,44 +58,37 @@ def _header(combined: CombinedResults, views: Sequence[tuple[str, str]] = VIEWS)
         f"{len(combined.results):,} results, {len(combined.targets)} targets, suite "
         f"{combined.suite.get('version', '?')} ({digest[:19]}…), generated {generated}"
     )
-    return tag("header", [tag("h1", TITLE), tag("p", facts, {"class": "facts"}), nav])
+    return page.header(TITLE, facts, nav)
 
 
-def versions_view(found: Sequence[Series]) -> Html:
-    """The Versions view, when some backend ran under several versions; nothing otherwise."""
-    if not found:
-        return Html("")
-    return tag("section", versions_page.section(found), {"id": "view-versions", "class": "view"})
+def _view(key: str, content: Content) -> Html:
+    return tag("section", content, {"id": f"view-{key}", "class": "view"})
 
 
-def _views(combined: CombinedResults, found: Sequence[Series] = ()) -> Html:
+def _views(combined: CombinedResults, found: Sequence[Series]) -> Html:
     filters = tag(
         "form",
         tag("p", "Filters need JavaScript; the summary and timing views work without it."),
         {"id": "filters", "class": "filters", "role": "search", "aria-label": "filters"},
     )
+    matrix_rule = (
+        "Cases by targets. Select a cell for the details of that result; the view "
+        "(filters, page, open result) is in the address, so a link shows the same."
+    )
+    matrix = [
+        tag("h2", "Matrix"),
+        legend(),
+        tag("p", matrix_rule, {"class": "rule"}),
+        tag("div", None, {"id": "matrix", "class": "matrix"}),
+    ]
     return join(
         [
-            tag("section", summary_view.section(combined), {"id": "view-summary", "class": "view"}),
+            _view("summary", summary_view.section(combined)),
             tag("div", filters, {"id": "controls", "class": "controls"}),
-            tag(
-                "section",
-                [
-                    tag("h2", "Matrix"),
-                    legend(),
-                    tag(
-                        "p",
-                        "Cases by targets. Select a cell for the details of that result; the view "
-                        "(filters, page, open result) is in the address, so a link shows the same.",
-                        {"class": "rule"},
-                    ),
-                    tag("div", None, {"id": "matrix", "class": "matrix"}),
-                ],
-                {"id": "view-matrix", "class": "view"},
-            ),
-            tag("section", compatibility.section(legend()), {"id": "view-compat", "class": "view"}),
-            tag("section", timing.section(combined), {"id": "view-timing", "class": "view"}),
-            versions_view(found),
+            _view("matrix", matrix),
+            _view("compat", compatibility.section(legend())),
+            _view("timing", timing.section(combined)),
+            _view("versions", versions_page.section(found)) if found else None,  # a backend's releases
         ]
     )
 

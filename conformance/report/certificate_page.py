@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conformance import ids
 from conformance.report import page, urlkeys
-from conformance.report.markup import Content, Html, definitions, join, table, tag
+from conformance.report.markup import Content, Html, definitions, folded, join, table, tag
 from conformance.report.summary import safe_link, status_badge
 from conformance.results.document import write_atomically
 from conformance.results.result import JSON
@@ -31,7 +31,7 @@ def render(certificate: JSON) -> str:
         f"{profile['id']}: {len(verdict['failures'])} failing item(s), {len(verdict['ambiguous'])} ambiguous "
         f"shown, {len(verdict['optional_unsupported'])} optional item(s) unsupported"
     )
-    header = tag("header", [tag("h1", [banner, " ", title]), tag("p", summary, {"class": "facts"})])
+    header = page.header([banner, " ", title], summary)
     body = join(
         [
             _facts(certificate),
@@ -39,8 +39,8 @@ def render(certificate: JSON) -> str:
             _ops(verdict["ops"]),
             tag("h2", f"Failures: {len(verdict['failures'])}"),
             _grouped_failures(verdict),
-            _section("Ambiguous items (shown, never scored)", _ambiguous(verdict["ambiguous"])),
-            _section(
+            folded("Ambiguous items (shown, never scored)", _ambiguous(verdict["ambiguous"])),
+            folded(
                 f"Optional items left unsupported: {len(verdict['optional_unsupported'])}",
                 table(
                     ["item", "target", "why optional", "message"],
@@ -61,7 +61,7 @@ def _died_once(rows: Sequence[JSON]) -> Html:
     """The items a worker died on once but not alone: scored by the rerun, shown apart."""
     if not rows:
         return Html("")
-    return _section(
+    return folded(
         f"Crashes that did not reproduce alone: {len(rows)} (scored by the rerun in a fresh worker)",
         table(
             ["item", "target", "status alone", "how the worker died", "the item that broke it"],
@@ -132,34 +132,26 @@ def _verdict_badge(certified: bool, *, upper: bool = False) -> Html:
 
 
 def _ops(rows: Sequence[JSON]) -> Html:
-    head = ["op", "target", "verdict", "required", "optional", "passed", "failed", "ambiguous", "statuses"]
-    return table(
-        head,
+    counts = ("required", "optional", "passed", "failed", "ambiguous")
+    cells: list[list[Content]] = [
         [
-            [
-                tag("code", row["op"]),
-                tag("code", row["target"]),
-                _verdict_badge(row["certified"]),
-                row["required"],
-                row["optional"],
-                row["passed"],
-                row["failed"],
-                row["ambiguous"],
-                [[status_badge(status, count), " "] for status, count in row["statuses"].items()],
-            ]
-            for row in rows
-        ],
-    )
+            tag("code", row["op"]),
+            tag("code", row["target"]),
+            _verdict_badge(row["certified"]),
+            *(row[count] for count in counts),
+            [[status_badge(status, count), " "] for status, count in row["statuses"].items()],
+        ]
+        for row in rows
+    ]
+    return table(["op", "target", "verdict", *counts, "statuses"], cells)
 
 
 def _grouped_failures(verdict: JSON) -> Html:
     """The failures by finding: its signature, one representative's evidence and its items
     (certificates older than findings list the failures one by one)."""
     found = verdict.get("findings")
-    if found is None:
+    if found is None or not verdict["failures"]:
         return _failures(verdict["failures"])
-    if not verdict["failures"]:
-        return tag("p", "none: every deciding item passes")
     by_key = {ids.result_key(entry["item"], entry["target"]): entry for entry in verdict["failures"]}
     grouped: set[str] = set()
     blocks = []
@@ -183,7 +175,7 @@ def _grouped_failures(verdict: JSON) -> Html:
                     tag("h3", title),
                     tag("p", tag("code", finding["message"]), {"class": "rule"}),
                     _failure(representative) if representative else None,
-                    _section(f"its {len(items)} items", listed),
+                    folded(f"its {len(items)} items", listed),
                 ],
                 {"class": "finding"},
             )
@@ -201,7 +193,7 @@ def _failures(failures: Sequence[JSON]) -> Html:
         ["item", "target", "status", "message"],
         [[tag("code", e["item"]), e["target"], status_badge(e["status"]), e["message"]] for e in rest],
     )
-    return join([*shown, _section(f"{len(rest)} more failures", listed) if rest else None])
+    return join([*shown, folded(f"{len(rest)} more failures", listed) if rest else None])
 
 
 def _failure(entry: JSON) -> Html:
@@ -249,19 +241,11 @@ def _describe_actual(actual: JSON) -> str:
 
 
 def _ambiguous(rows: Sequence[JSON]) -> Html:
-    return table(
-        ["item", "target", "status", "reading matched", "message"],
-        [
-            [
-                tag("code", r["item"]),
-                r["target"],
-                status_badge(r["status"]),
-                r["reading"] or "none",
-                r["message"],
-            ]
-            for r in rows
-        ],
-    )
+    cells = [
+        [tag("code", r["item"]), r["target"], status_badge(r["status"]), r["reading"] or "none", r["message"]]
+        for r in rows
+    ]
+    return table(["item", "target", "status", "reading matched", "message"], cells)
 
 
 def _rules(profile: JSON) -> Html:
@@ -286,10 +270,6 @@ def _rules(profile: JSON) -> Html:
             tag("ul", optional) if optional else None,
         ]
     )
-
-
-def _section(title: str, content: Html) -> Html:
-    return tag("details", [tag("summary", tag("h2", title)), content], {"class": "diff-section"})
 
 
 __all__ = ["render", "write"]

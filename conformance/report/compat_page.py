@@ -26,7 +26,6 @@ from conformance.results.compat import (
     routes,
     spec_lines,
 )
-from conformance.results.records import KnownIssueRecord
 
 TITLE = "Split conformance: compatibility by behaviour"
 #: The symbols of the backends table, with what each says (its legend).
@@ -133,9 +132,9 @@ def _spec_table(page: CompatPage, report: str | None) -> Html:
     return _fixed_table("specs", columns + [tag("col") for _ in page.frameworks], head, body)
 
 
-def _report_ref(report: str | None, row: Row, words: str = "in the report") -> Html:
+def _report_ref(report: str | None, row: Row) -> Html:
     href = report_link(report, behaviour=row.behaviour.slug)
-    return join([" · ", tag("a", words, {"href": href})]) if href else Html("")
+    return join([" · ", tag("a", "in the report", {"href": href})]) if href else Html("")
 
 
 def _symbol(page: CompatPage, verdict: Verdict) -> Html:
@@ -251,21 +250,17 @@ def section(page: CompatPage, row: Row, report: str | None) -> Html:
     )
 
 
-def _issue_link(issue: KnownIssueRecord) -> Html:
-    return _link(safe_link(issue["link"]), issue["link"])
-
-
 def _known_list(page: CompatPage) -> Html:
-    items = [
-        tag("li", [tag("code", one["id"]), ": ", one["reason"], " ", _issue_link(one)], {"id": f"ki-{n}"})
-        for n, one in enumerate(page.known, 1)
-    ]
+    items = []
+    for n, one in enumerate(page.known, 1):
+        link = _link(safe_link(one["link"]), one["link"])
+        items.append(tag("li", [tag("code", one["id"]), ": ", one["reason"], " ", link], {"id": f"ki-{n}"}))
     return tag("section", [tag("h2", "Known issues"), tag("ol", items)], {"id": "known-issues"})
 
 
 def render(page: CompatPage, report: str | None) -> str:
     """The HTML page; ``report`` is the report's path or URL relative to the page (None: no links)."""
-    header = tag("header", [tag("h1", TITLE), tag("p", facts(page), {"class": "facts"})])
+    header = shell.header(TITLE, facts(page))
     body = tag(
         "div",
         [

@@ -8,7 +8,6 @@ grouping rules, so tests and other consumers apply the same ones.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -16,7 +15,7 @@ from conformance import ids
 from conformance.corpus.catalogue import op_order
 from conformance.report.markup import Html, join, tag
 from conformance.report.viewdata import actual_text, expected_text
-from conformance.results.records import ParamsRecord, ResultRecord
+from conformance.results.records import ResultRecord
 from conformance.statuses import DEVIATING
 
 
@@ -30,7 +29,6 @@ class CaseView:
     """One case's row group: per op the reference's answer, per (op, target) what came back."""
 
     case: str
-    request: ParamsRecord = field(default_factory=lambda: ParamsRecord())
     expected: dict[str, str] = field(default_factory=dict)
     returned: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
@@ -55,16 +53,13 @@ class CaseView:
 
 def group(results: Iterable[ResultRecord]) -> dict[str, CaseView]:
     """The results grouped by case, in order of first appearance."""
-    views: dict[str, CaseView] = defaultdict(lambda: CaseView(""))
+    views: dict[str, CaseView] = {}
     for result in results:
-        view = views[result["case"]]
-        view.case = result["case"]
-        params = result["params"]
-        view.request = params
-        dtype = params.get("data", {}).get("dtype")
+        view = views.setdefault(result["case"], CaseView(result["case"]))
+        dtype = result["params"].get("data", {}).get("dtype")
         view.expected[result["op"]] = expected_text(result["expected"], dtype)
         view.returned[(result["op"], ids.record_target(result))] = (result["status"], actual_text(result))
-    return dict(views)
+    return views
 
 
 def section(legend: Html) -> Html:

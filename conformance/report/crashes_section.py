@@ -67,13 +67,12 @@ def crashes_section(combined: CombinedResults) -> Html:
     died = [result for result in combined.results if result.get("crash")]
     if not died:
         return Html("")
-    order = list(OUTCOMES)
-    rank = {outcome: number for number, outcome in enumerate(order)}
+    rank = {outcome: number for number, outcome in enumerate(OUTCOMES)}
     died.sort(key=lambda result: rank.get(result["crash"]["outcome"], len(rank)))
     listed = [result for result in died if result["crash"]["outcome"] != "known"]
     counts = Counter(result["crash"]["outcome"] for result in died)
     said = counted(counts)
-    rule = "; ".join(f"{outcome}: {OUTCOMES[outcome]}" for outcome in order if counts[outcome])
+    rule = "; ".join(f"{outcome}: {OUTCOMES[outcome]}" for outcome in OUTCOMES if counts[outcome])
     return join(
         [
             tag("h3", f"Crashes and timeouts: {said}"),

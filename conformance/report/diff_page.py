@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.report import page
-from conformance.report.markup import Content, Html, definitions, join, table, tag
+from conformance.report.markup import Content, Html, definitions, folded, join, table, tag
 from conformance.report.summary import status_badge
 from conformance.report.viewdata import TIMES
 from conformance.results.diff import Change, Diff, TimingChange, digest
@@ -25,11 +25,8 @@ def _badge(status: str) -> Html:
 
 def _listed(title: str, head: list[str], rows: list[list[Content]], open_: bool = False) -> Html:
     """A folded list: its title with a count, and its table (or "none")."""
-    return tag(
-        "details",
-        [tag("summary", tag("h2", f"{title}: {len(rows)}")), table(head, rows) if rows else tag("p", "none")],
-        {"open": "open" if open_ and rows else None, "class": "diff-section"},
-    )
+    content = table(head, rows) if rows else tag("p", "none")
+    return folded(f"{title}: {len(rows)}", content, open_=open_ and bool(rows))
 
 
 def _changes(title: str, changes: list[Change]) -> Html:
@@ -60,18 +57,8 @@ def _timings(title: str, changes: list[TimingChange]) -> Html:
 def render(diff: Diff) -> str:
     """The diff page."""
     generated = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    verdict = diff.verdict()
-    header = tag(
-        "header",
-        [
-            tag("h1", TITLE),
-            tag(
-                "p",
-                f"{diff.old.label} → {diff.new.label}: {verdict}; generated {generated}",
-                {"class": "facts"},
-            ),
-        ],
-    )
+    facts = f"{diff.old.label} → {diff.new.label}: {diff.verdict()}; generated {generated}"
+    header = page.header(TITLE, facts)
     body = join(
         [
             _validity(diff),

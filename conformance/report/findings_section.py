@@ -22,11 +22,8 @@ def findings_table(found: Sequence[FindingRecord], cls: str, defect: str = "") -
     first result open (``defect`` narrows the link to results with that defect)."""
     rows: list[list[Content]] = []
     for finding in found:
-        state = {"view": "matrix", "target": finding["target"], "status": finding["status"]}
-        if len(finding["ops"]) == 1:
-            state["op"] = finding["ops"][0]
-        if defect:
-            state["defect"] = defect
+        state = {"view": "matrix", "target": finding["target"], "status": finding["status"], "defect": defect}
+        state["op"] = finding["ops"][0] if len(finding["ops"]) == 1 else ""  # empty keys are left out
         state["open"] = finding["representative"]
         known = finding["known_issue"]
         rows.append(

@@ -57,6 +57,12 @@ def definitions(pairs: Iterable[tuple[str, Content]]) -> Html:
     return tag("dl", [[tag("dt", label), tag("dd", value)] for label, value in pairs])
 
 
+def folded(title: str, content: Content, heading: str = "h2", open_: bool = False) -> Html:
+    """A ``<details>`` section under its ``heading``: keyboard accessible, and printed open."""
+    attrs = {"open": "open" if open_ else None, "class": "diff-section"}
+    return tag("details", [tag("summary", tag(heading, title)), content], attrs)
+
+
 def wide(content: Html) -> Html:
     """A box that scrolls sideways itself when ``content`` is wider than the page."""
     return tag("div", content, {"class": "wide"})

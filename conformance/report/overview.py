@@ -35,14 +35,10 @@ def rate_cell(counts: Counter[str] | None, **state: str) -> Html:
     judged = judged_count(counts)
     detail = ", ".join(f"{status} {counts[status]:,}" for status in STATUSES if counts[status])
     title = f"pass {counts['pass']:,} of {judged:,} judged ({detail})"
-    return matrix_link(
-        tag(
-            "span",
-            short_rate(counts["pass"], judged),
-            {"class": f"rate {rate_level(counts)}", "title": title},
-        ),
-        **state,
+    rate = tag(
+        "span", short_rate(counts["pass"], judged), {"class": f"rate {rate_level(counts)}", "title": title}
     )
+    return matrix_link(rate, **state)
 
 
 def _count_cell(count: int, cls: str, **state: str) -> Html:

@@ -16,7 +16,7 @@ import json
 from functools import cache
 from importlib import resources
 
-from conformance.report.markup import Html, join, tag, text
+from conformance.report.markup import Content, Html, join, tag, text
 from conformance.results.result import JSON
 
 #: Script files, concatenated in this order into the page's one inline script.
@@ -57,6 +57,11 @@ def policy(script: str | None, style: str) -> str:
     )
 
 
+def header(title: Content, facts: str, nav: Html | None = None) -> Html:
+    """A page's header: its title over a line saying what the page was made from."""
+    return tag("header", [tag("h1", title), tag("p", facts, {"class": "facts"}), nav])
+
+
 def document(title: str, header: Html, body: Html, data: JSON | None = None) -> str:
     """A complete page: with ``data``, and the script that reads it; without, static HTML."""
     style = asset("report.css")
@@ -72,12 +77,10 @@ def document(title: str, header: Html, body: Html, data: JSON | None = None) -> 
             Html(f"<style>{style}</style>"),
         ]
     )
-    tail = Html("")
-    if data is not None and script is not None:
-        tail = Html(
-            f'<script type="application/json" id="report-data">{embed_json(data)}</script>\n'
-            f"<script>{script}</script>"
-        )
+    tail = ""
+    if script is not None:
+        data_block = f'<script type="application/json" id="report-data">{embed_json(data)}</script>'
+        tail = f"{data_block}\n<script>{script}</script>"
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="en">\n<head>\n{head}\n</head>\n<body>\n{header}\n<main>\n{body}\n</main>\n{tail}\n'

@@ -22,22 +22,23 @@ LARGE_BYTES = 1 << 20
 #: Rows in the lists of the largest and the slowest results.
 TOP = 12
 BANDWIDTH_ROWS = 200
+BANDWIDTH_HEAD = ("item", "target", "data", "steady median", "effective", "memory copy", "share of copy")
 PHASES = ("build", "compile", "first run", "steady")
+PHASE_CLASSES = {name: f"ph-{name.replace(' ', '-')}" for name in PHASES}
+#: (result, data bytes, steady median ms, GB/s, baseline) of a large timed result.
+BandwidthRow = tuple[ResultRecord, int, float, float, MemcpyRecord | None]
 
 
-def result_link(result: ResultRecord, label: object) -> Html:
-    """A link that opens this result's details in the matrix view."""
+def result_link(result: ResultRecord) -> Html:
+    """The result's item, a link that opens the result's details in the matrix view."""
     key = ids.record_key(result)
     fragment = urlkeys.link({"view": "matrix", "q": result["case"], "op": result["op"], "open": key})
-    return tag("a", str(label), {"href": fragment})
+    return tag("a", ids.record_item(result), {"href": fragment})
 
 
 def _median(result: ResultRecord) -> float | None:
-    steady = sorted((result.get("timing") or {}).get("steady_ms") or [])
-    if not steady:
-        return None
-    middle = len(steady) // 2
-    return float(steady[middle]) if len(steady) % 2 else (steady[middle - 1] + steady[middle]) / 2
+    steady = (result.get("timing") or {}).get("steady_ms")
+    return float(statistics.median(steady)) if steady else None
 
 
 def _ms(value: float | None) -> str:
@@ -72,15 +73,9 @@ def phase_chart(totals: Mapping[str, Mapping[str, float]]) -> Html:
         for name in PHASES:
             share = row[name] * scale
             if share > 0:
-                cls = f"ph-{name.replace(' ', '-')}"
-                box = {
-                    "x": f"{x:.1f}",
-                    "y": y,
-                    "width": f"{max(share, 0.5):.1f}",
-                    "height": bar_h,
-                    "class": cls,
-                }
-                parts.append(tag("rect", tag("title", f"{target} {name}: {_ms(row[name])}"), box))
+                box = {"x": f"{x:.1f}", "y": y, "width": f"{max(share, 0.5):.1f}", "height": bar_h}
+                title = tag("title", f"{target} {name}: {_ms(row[name])}")
+                parts.append(tag("rect", title, {**box, "class": PHASE_CLASSES[name]}))
                 x += share
         total = sum(row[name] for name in PHASES)
         parts.append(tag("text", _ms(total), {"x": f"{x + 4:.1f}", "y": y + 13, "class": "value"}))
@@ -88,8 +83,8 @@ def phase_chart(totals: Mapping[str, Mapping[str, float]]) -> Html:
     legend_y = height - 8
     for number, name in enumerate(PHASES):
         x = label_w + number * 110
-        cls = f"ph-{name.replace(' ', '-')}"
-        parts.append(tag("rect", None, {"x": x, "y": legend_y - 10, "width": 12, "height": 12, "class": cls}))
+        box = {"x": x, "y": legend_y - 10, "width": 12, "height": 12, "class": PHASE_CLASSES[name]}
+        parts.append(tag("rect", None, box))
         parts.append(tag("text", name, {"x": x + 16, "y": legend_y, "class": "label"}))
     return _chart(parts, width, height, "time per phase and target")
 
@@ -117,19 +112,9 @@ def spread_chart(medians: Mapping[str, Sequence[float]]) -> Html:
         p10, p50, p90 = (ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.1, 0.5, 0.9))
         summary = f"{target}: p10 {_ms(p10)}, median {_ms(p50)}, p90 {_ms(p90)}, max {_ms(ordered[-1])}"
         parts.append(_line(x_of(ordered[0]), x_of(ordered[-1]), y + 9, y + 9, "whisker"))
-        parts.append(
-            tag(
-                "rect",
-                tag("title", summary),
-                {
-                    "x": f"{x_of(p10):.1f}",
-                    "y": y + 2,
-                    "height": 14,
-                    "class": "box",
-                    "width": f"{max(x_of(p90) - x_of(p10), 1.0):.1f}",
-                },
-            )
-        )
+        box_w = f"{max(x_of(p90) - x_of(p10), 1.0):.1f}"
+        box = {"x": f"{x_of(p10):.1f}", "y": y + 2, "height": 14, "class": "box", "width": box_w}
+        parts.append(tag("rect", tag("title", summary), box))
         parts.append(_line(x_of(p50), x_of(p50), y, y + 18, "median"))
     axis_y = len(medians) * row_h + 12
     for power in range(low, high + 1):
@@ -148,12 +133,10 @@ def nearest_baseline(memcpy: Sequence[MemcpyRecord], size: int) -> MemcpyRecord 
     return min(usable, key=lambda entry: abs(math.log(entry["bytes"]) - math.log(size)))
 
 
-def bandwidth_rows(
-    combined: CombinedResults,
-) -> list[tuple[ResultRecord, int, float, float, MemcpyRecord | None]]:
-    """(result, data bytes, steady median ms, GB/s, baseline) for every large timed result."""
+def bandwidth_rows(combined: CombinedResults) -> list[BandwidthRow]:
+    """A row for every large timed result, the largest first."""
     memcpy = {t["id"]: combined.runs[int(t.get("run", 0))].get("memcpy") or [] for t in combined.targets}
-    rows: list[tuple[ResultRecord, int, float, float, MemcpyRecord | None]] = []
+    rows: list[BandwidthRow] = []
     for result in combined.results:
         size = data_bytes(result.get("params") or {})
         median = _median(result)
@@ -179,14 +162,11 @@ def bandwidth_section(combined: CombinedResults) -> Html:
             tag("rect", None, {"x": 0, "y": 0, "width": f"{width:.1f}", "height": 10, "class": "fill"}),
         ]
         label = f"{share} of memory copy"
-        meter = tag(
-            "svg",
-            bars,
-            {"width": 100, "height": 10, "viewBox": "0 0 100 10", "role": "img", "aria-label": label},
-        )
+        attrs = {"width": 100, "height": 10, "viewBox": "0 0 100 10", "role": "img", "aria-label": label}
+        meter = tag("svg", bars, attrs)
         body.append(
             [
-                result_link(result, ids.record_item(result)),
+                result_link(result),
                 tag("code", ids.record_target(result)),
                 f"{size / 1024 / 1024:.1f} MiB",
                 _ms(median),
@@ -205,13 +185,7 @@ def bandwidth_section(combined: CombinedResults) -> Html:
                 "means the data was not copied at all (the backend returned views of its input).",
                 {"class": "rule"},
             ),
-            wide(
-                table(
-                    ["item", "target", "data", "steady median", "effective", "memory copy", "share of copy"],
-                    body,
-                    "bandwidth",
-                )
-            ),
+            wide(table(BANDWIDTH_HEAD, body, "bandwidth")),
         ]
     )
 
@@ -219,10 +193,7 @@ def bandwidth_section(combined: CombinedResults) -> Html:
 def _top(ranked: list[tuple[float, ResultRecord]], what: str) -> Html:
     """The slowest results by one figure (``ranked``: figure and result, any order)."""
     slowest = sorted((entry for entry in ranked if entry[0] > 0), key=lambda entry: -entry[0])[:TOP]
-    rows = [
-        [result_link(r, ids.record_item(r)), tag("code", ids.record_target(r)), _ms(value)]
-        for value, r in slowest
-    ]
+    rows = [[result_link(r), tag("code", ids.record_target(r)), _ms(value)] for value, r in slowest]
     return wide(table(["item", "target", what], rows))
 
 
@@ -248,6 +219,7 @@ def section(combined: CombinedResults) -> Html:
         ]
         for target, row in totals.items()
     ]
+    head = ["target", "timed results", *PHASES[:-1], "steady (all runs)", "total", "median steady run"]
     return join(
         [
             tag("h2", "Timing"),
@@ -259,20 +231,7 @@ def section(combined: CombinedResults) -> Html:
                 {"class": "rule"},
             ),
             tag("h3", "Totals per target"),
-            table(
-                [
-                    "target",
-                    "timed results",
-                    "build",
-                    "compile",
-                    "first run",
-                    "steady (all runs)",
-                    "total",
-                    "median steady run",
-                ],
-                rows,
-                "totals",
-            ),
+            table(head, rows, "totals"),
             phase_chart(totals),
             tag(
                 "h3",
@@ -295,12 +254,5 @@ def _line(x1: float, x2: float, y1: int, y2: int, cls: str) -> Html:
 
 def _chart(parts: list[Html], width: int, height: int, label: str) -> Html:
     """An inline SVG chart, labelled for screen readers."""
-    attrs = {
-        "viewBox": f"0 0 {width} {height}",
-        "width": width,
-        "height": height,
-        "role": "img",
-        "aria-label": label,
-        "class": "chart",
-    }
-    return tag("svg", parts, attrs)
+    size = {"viewBox": f"0 0 {width} {height}", "width": width, "height": height}
+    return tag("svg", parts, {**size, "role": "img", "aria-label": label, "class": "chart"})

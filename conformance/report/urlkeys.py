@@ -11,24 +11,10 @@ from urllib.parse import urlencode
 
 from conformance.statuses import DEFECTS as DEFECT_KINDS
 
-#: Every key, in the order the page writes them into its address.
-KEYS: Final = (
-    "view",
-    "op",
-    "tag",
-    "behaviour",
-    "dtype",
-    "status",
-    "target",
-    "known",
-    "defect",
-    "q",
-    "show",
-    "page",
-    "open",
-)
 #: The filters (keys that narrow the results), as the controls list them.
 FILTERS: Final = ("op", "tag", "behaviour", "dtype", "status", "target", "known", "defect")
+#: Every key, in the order the page writes them into its address.
+KEYS: Final = ("view", *FILTERS, "q", "show", "page", "open")
 #: Values of ``defect``: each kind of defect (conformance.statuses.DEFECTS: the adapter's own
 #: code failed, or the suite did), or ``none``: the result is the backend's own verdict.
 DEFECTS: Final = (*DEFECT_KINDS, "none")

@@ -8,7 +8,6 @@ adapter defects and harness failures (no verdict on the backend), and known issu
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from conformance.report import urlkeys
@@ -42,14 +41,6 @@ class Verdict:
     def green(self) -> bool:
         """The run's exit status in a word: nothing unexplained went wrong."""
         return not any(self.counts[status] for status in PROBLEMS)
-
-    @property
-    def unexplained_results(self) -> int:
-        return sum(finding["count"] for finding in self.unexplained)
-
-    @property
-    def unexplained_targets(self) -> list[str]:
-        return sorted({finding["target"] for finding in self.unexplained})
 
 
 def judge(combined: CombinedResults) -> Verdict:
@@ -87,20 +78,17 @@ def _link(content: Content, **state: str) -> Html:
     return tag("a", content, {"href": urlkeys.link({"view": "matrix", **state})})
 
 
-def _targets_state(targets: Sequence[str]) -> dict[str, str]:
-    """The target filter when one target holds them all (the link narrows to it)."""
-    return {"target": targets[0]} if len(targets) == 1 else {}
-
-
 def clauses(verdict: Verdict) -> list[Html]:
     """The verdict sentence after its word, clause by clause: what is unexplained, then what is known."""
     parts: list[Html] = []
-    targets = verdict.unexplained_targets
     if verdict.unexplained:
+        targets = sorted({finding["target"] for finding in verdict.unexplained})
         text = (
             f"{plural(len(verdict.unexplained), 'unexplained finding')} on {plural(len(targets), 'target')}"
         )
-        parts.append(_link(text, status="failing", defect="none", **_targets_state(targets)))
+        # one target holding them all: the link narrows to it
+        only = targets[0] if len(targets) == 1 else ""
+        parts.append(_link(text, status="failing", defect="none", target=only))
     if verdict.counts["xpass"]:
         issues = plural(len(verdict.stale), "stale known issue")
         parts.append(_link(f"{issues} ({verdict.counts['xpass']:,} xpass)", status="xpass"))
@@ -128,13 +116,8 @@ def _facts(verdict: Verdict) -> list[Html]:
         for finding in verdict.unexplained:
             by_status[finding["status"]] += finding["count"]
         detail = ", ".join(f"{status} {by_status[status]:,}" for status in STATUSES if by_status[status])
-        facts.append(
-            _link(
-                f"{plural(verdict.unexplained_results, 'result')} in unexplained findings ({detail})",
-                status="failing",
-                defect="none",
-            )
-        )
+        text = f"{plural(by_status.total(), 'result')} in unexplained findings ({detail})"
+        facts.append(_link(text, status="failing", defect="none"))
     facts.append(_link(f"{counts['pass']:,} pass", status="pass"))
     if counts["xfail"]:
         facts.append(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.report import page
-from conformance.report.markup import Content, Html, join, table, tag, wide
+from conformance.report.markup import Content, Html, folded, join, table, tag, wide
 from conformance.report.summary import status_badge
 from conformance.results.document import write_atomically
 from conformance.results.versions import Series
@@ -51,8 +51,7 @@ def series_html(series: Series) -> Html:
         else tag("p", "every item has the same status under every version")
     )
     title = f"{series.name}: {len(series.rows)} items change across {', '.join(series.versions)}"
-    summary = tag("summary", tag("h3", title))
-    return tag("details", [summary, totals, changed], {"open": "open", "class": "diff-section"})
+    return folded(title, [totals, changed], "h3", open_=True)
 
 
 def section(found: Sequence[Series]) -> Html:
@@ -76,12 +75,6 @@ def section(found: Sequence[Series]) -> Html:
 
 def write(found: Sequence[Series], out: Path) -> Path:
     """A standalone page of :func:`section` (no script, like the diff page)."""
-    header = tag(
-        "header",
-        [
-            tag("h1", TITLE),
-            tag("p", f"{len(found)} backend route(s) under several versions", {"class": "facts"}),
-        ],
-    )
+    header = page.header(TITLE, f"{len(found)} backend route(s) under several versions")
     write_atomically(out, page.document(TITLE, header, section(found)))
     return out

@@ -319,11 +319,15 @@ def _describe_item(item: JSON, result: ResultRecord, tables: _Tables, classifier
         return
     item["behaviours"] = tables.bsets(list(classifier.rows(result["case"], result["op"], result["params"])))
     runs = result.get("runs") or []
-    own = runs[0]["expected"] if runs else result.get("expected") or {}
-    dtype = result["params"].get("data", {}).get("dtype", "?")
-    item["expected"] = tables.expected(own)
-    item["expected_text"] = tables.strings(expected_text(own, dtype))
+    item.update(_expectation(runs[0]["expected"] if runs else result.get("expected") or {}, result, tables))
     item["ambiguous"] = 1 if result.get("ambiguous") else 0
+
+
+def _expectation(expected: ExpectedRecord, result: ResultRecord, tables: _Tables) -> dict[str, int]:
+    """An expectation and its one-line text, interned (``layout.DECIDED``)."""
+    dtype = result["params"].get("data", {}).get("dtype", "?")
+    text = expected_text(expected, dtype)
+    return {"expected": tables.expected(expected), "expected_text": tables.strings(text)}
 
 
 def _itemsize(name: str) -> int:
@@ -372,13 +376,8 @@ def _extra(result: ResultRecord, tables: _Tables) -> JSON:
         extra["df"] = defect
     runs = result.get("runs") or []
     if runs:
-        decided = result.get("expected") or {}
-        dtype = result["params"].get("data", {}).get("dtype", "?")
-        extra["re"] = layout.pack(
-            layout.DECIDED,
-            expected=tables.expected(decided),
-            expected_text=strings(expected_text(decided, dtype)),
-        )
+        decided = _expectation(result.get("expected") or {}, result, tables)
+        extra["re"] = layout.pack(layout.DECIDED, **decided)
         extra["ru"] = [
             layout.pack(
                 layout.RUN,
