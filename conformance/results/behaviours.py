@@ -2,9 +2,8 @@
 
 The compatibility page and the report's ``behaviour`` filter group requests by behaviour ("a count
 that does not divide"), so a reader moving a model between frameworks finds every request that
-answers one question in one row. They are computed from a result's resolved case (``params``)
-alone. A request usually falls in several rows; a case without an axis is read on each op's own
-default axis. :data:`BEHAVIOURS` is the table (docs/compat.md prints it).
+answers one question in one row; a request usually falls in several. :data:`BEHAVIOURS` is the
+table (docs/compat.md prints it).
 """
 
 from __future__ import annotations
@@ -20,8 +19,7 @@ from conformance.oracle.reference.directional_ops import DSPLIT, HSPLIT, VSPLIT
 from conformance.results.records import FormParams, ParamsRecord
 
 INT32_MAX = 2**31 - 1
-#: The data's element types by family, as the page's dtype rows list them (float32, nearly every
-#: request's, has no row).
+#: The data's element types by family, a row each (float32, nearly every request's, has none).
 DTYPE_FAMILIES: dict[str, tuple[str, ...]] = {
     "bool": ("bool",),
     "signed": ("int8", "int16", "int32", "int64"),

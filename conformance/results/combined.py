@@ -37,11 +37,9 @@ class CombinedTarget(TypedDict):
 
 @dataclass(frozen=True)
 class CombinedResults:
-    """Several results documents as one view: one suite, their runs, targets and results.
-
-    A result in more than one document is taken from the last one, the way a rerun of a few items
-    is laid over a full run; ``replaced`` counts those.
-    """
+    """Several results documents as one view: one suite, their runs, targets and results. A result
+    in several documents is taken from the last, the way a rerun of a few items is laid over a full
+    run (``replaced`` counts those)."""
 
     suite: SuiteRecord
     runs: list[SourcedRun]

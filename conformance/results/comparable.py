@@ -1,10 +1,9 @@
 """Whether two runs' results compare at all: what ``conformance diff`` checks before it judges.
 
-"No new failures" must mean NEW was judged on everything OLD was, the same way. The comparison is
-not valid (exit :data:`NOT_VALID`) when a side was interrupted, when a result key is in one file
-only (a key only in NEW is allowed with ``--allow-new-items``), or when one side applied known
-issues the other did not. Results files do not record the known-issue mode, so it is read from
-the recorded command, or else from the known-issue lists that mark the results both files hold.
+"No new failures" must mean NEW was judged on everything OLD was, the same way: not when a side
+was interrupted, a result key is in one file only (one only in NEW: unless ``--allow-new-items``),
+or one side applied known issues the other did not. Results files do not record the known-issue
+mode, so it is read from the recorded command, or else from the lists that mark the results both hold.
 """
 
 from __future__ import annotations
@@ -170,11 +169,8 @@ def mode_of(run: RunInfoRecord | Mapping[str, Any] | None) -> Mode | str | None:
 
 
 def command_mode(command: Sequence[str]) -> Mode | None:
-    """The mode a recorded ``conformance`` command ran in; None where the command does not say.
-
-    argparse takes unique prefixes of long options, so prefixes count. ``run --resume`` keeps its
-    options in the journal, and pytest's may come from configuration files: neither tells.
-    """
+    """The mode a recorded ``conformance`` command ran in (prefixes of options count, as argparse
+    takes them); None where it does not say, as for ``run --resume`` or pytest."""
     if len(command) < 2 or Path(command[0]).name != "conformance":
         return None
     if command[1] == "certify":

@@ -1,15 +1,10 @@
 """Run-to-run diff: new failures, fixes, other status changes, and timing regressions beyond noise.
 
 CI gates on it (``conformance diff OLD NEW`` exits 1 on a new failure, 4 when the runs do not
-compare at all: :mod:`conformance.results.comparable`), so its categories are defined here once:
-
-- a *new failure*: fail, error, crash or timeout in NEW, none of those in OLD (or absent from it);
-- a *fix*: fail, error, crash, timeout or xfail in OLD, pass or xpass in NEW;
-- a *status change*: any other difference of status;
-- a *crash that did not reproduce*: NEW's worker died on it, but not when it ran alone; listed
-  apart whatever its status, so a pass after a death is never read as a plain pass.
-
-Timing is noisy, so a regression must clear the three bars of :class:`NoiseRule`.
+compare at all: :mod:`conformance.results.comparable`), so its categories are defined here once, in
+:func:`_classify` (docs/results.md lists them). A crash in NEW that did not reproduce alone is listed
+apart whatever its status, so a pass after a death is never read as a plain pass; timing is noisy,
+so a regression must clear the three bars of :class:`NoiseRule`.
 """
 
 from __future__ import annotations
@@ -28,12 +23,9 @@ from conformance.statuses import DEVIATING, FAILING, PASSING
 
 @dataclass(frozen=True)
 class NoiseRule:
-    """When a slower steady-state time is a regression rather than noise.
-
-    All must hold: both have ``min_runs`` steady runs; NEW's median is over ``ratio`` times OLD's
-    (relative noise) and over ``floor_ms`` slower (jitter dominates sub-millisecond runs); NEW's
-    fastest run is slower than OLD's slowest (so one outlier cannot decide).
-    """
+    """When a slower steady-state time is a regression rather than noise (:meth:`describe`): a
+    ratio against relative noise, a floor against sub-millisecond jitter, and no overlap of the
+    runs' times, so that one outlier cannot decide."""
 
     ratio: float = 1.5
     floor_ms: float = 0.1
@@ -243,6 +235,10 @@ def _line(change: Change) -> str:
     return f"  {change.old_status:>11} -> {change.new_status:<11} {change.key}\n{'':17}{message}"
 
 
+def _timed(change: TimingChange) -> str:
+    return f"  {change.old_ms:10.4g} ms -> {change.new_ms:10.4g} ms  x{change.ratio:<6.2f} {change.key}"
+
+
 def terminal(diff: Diff, limit: int = 50) -> str:
     """The diff as text for a terminal or a CI log; every list capped at ``limit`` lines."""
     lines = [
@@ -273,14 +269,8 @@ def terminal(diff: Diff, limit: int = 50) -> str:
         ],
     )
     lines.append(f"timing rule: {diff.rule.describe()}")
-    for title, entries in (
-        ("timing regressions", diff.regressions),
-        ("timing improvements", diff.improvements),
-    ):
-        block(
-            title,
-            [f"  {t.old_ms:10.4g} ms -> {t.new_ms:10.4g} ms  x{t.ratio:<6.2f} {t.key}" for t in entries],
-        )
+    block("timing regressions", [_timed(change) for change in diff.regressions])
+    block("timing improvements", [_timed(change) for change in diff.improvements])
     if diff.problems:
         lines.append(f"the comparison is not valid: {len(diff.problems)} reason(s)")
         lines.extend(f"  - {problem}" for problem in diff.problems)

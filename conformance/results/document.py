@@ -1,9 +1,8 @@
 """The results file (``reports/results.json``), a contract: the only module that reads or writes it.
 
-Every consumer reads through :func:`read_document` or :func:`read`, which check the document first,
-so a broken or foreign file is reported once, naming the file and the place in it, never later as
-a KeyError. Files are written atomically (a temporary file renamed over the old one), so a reader
-never sees half a file and a crash never destroys the previous one.
+Readers go through :func:`read_document` or :func:`read`, which check the document first, so a
+broken or foreign file is reported once, naming the file and the place in it, never later as a
+KeyError. Files are written atomically, so a crash never leaves half a file.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from conformance.results.findings import findings
 from conformance.results.records import (
     SCHEMA_NAME,
     SCHEMA_NAMES,
+    ResultRecord,
     ResultsDocument,
     RunInfoRecord,
     SuiteRecord,
@@ -33,34 +33,12 @@ from conformance.results.records import (
 )
 from conformance.results.result import Result
 
-SCHEMA = SCHEMA_NAME
 FILE_NAME = "results.json"
 
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of the results file."""
     return schemas.load("results")
-
-
-@cache
-def _simple() -> dict[int, tuple[type, ...]]:
-    """The schema's scalar-only nodes, by id (bool never passes the inline check)."""
-    return _simple_nodes(schema(), {})
-
-
-def _simple_nodes(node: Any, found: dict[int, tuple[type, ...]]) -> dict[int, tuple[type, ...]]:
-    """Nodes that only give a scalar type, by id: most nodes and values, checked inline."""
-    if isinstance(node, dict):
-        kinds = node.get("type")
-        names = [kinds] if isinstance(kinds, str) else kinds or []
-        if set(node) <= {"type", "description"} and names and not {"object", "array"} & set(names):
-            found[id(node)] = tuple(kind for name in names for kind in _JSON_TYPES[name] if kind is not bool)
-        for child in node.values():
-            _simple_nodes(child, found)
-    elif isinstance(node, list):
-        for child in node:
-            _simple_nodes(child, found)
-    return found
 
 
 def write_atomically(path: Path, text: str | bytes) -> None:
@@ -90,9 +68,15 @@ def build(
     suite: SuiteRecord, run: RunInfoRecord, adapters: list[TargetRecord], results: Sequence[Result]
 ) -> ResultsDocument:
     """The document of one run, with its findings."""
-    records = [result.to_json() for result in results]
+    return assemble(suite, run, adapters, [result.to_json() for result in results])
+
+
+def assemble(
+    suite: SuiteRecord, run: RunInfoRecord, adapters: list[TargetRecord], records: list[ResultRecord]
+) -> ResultsDocument:
+    """The document of ``records``, with their findings."""
     return {
-        "schema": SCHEMA,
+        "schema": SCHEMA_NAME,
         "suite": suite,
         "run": run,
         "adapters": adapters,
@@ -108,12 +92,9 @@ def write(path: Path, body: Mapping[str, Any]) -> None:
 
 def encoded(body: Mapping[str, Any]) -> bytes:
     """The document as UTF-8, diffable: one top-level key per line, and each element of a
-    top-level list (a result, a finding) on a line of its own.
-
-    Written by json's C encoder (with ``indent`` set json falls back to its pure-Python one, 2.1 s
-    for 21,000 results). Lines become bytes before they are joined: joined as text, one character
-    beyond the Basic Multilingual Plane made the whole 65 MB string four bytes a character.
-    """
+    top-level list (a result, a finding) on a line of its own. No ``indent``, which would make json
+    use its slow pure-Python encoder; lines are joined as bytes, since as text one character beyond
+    the Basic Multilingual Plane would make the whole string four bytes a character."""
     encoder = json.JSONEncoder(ensure_ascii=False)
 
     def value(item: Any) -> bytes:
@@ -128,8 +109,8 @@ def encoded(body: Mapping[str, Any]) -> bytes:
 
 @contextmanager
 def no_gc() -> Iterator[None]:
-    """Cyclic garbage collection paused: a results file is tens of thousands of small dicts, and
-    the collection passes their creation triggers cost more than parsing them (3x here)."""
+    """Cyclic garbage collection paused: the passes that a results file's many small dicts trigger
+    cost more than parsing them."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -164,13 +145,6 @@ _SCALAR_ITEMS: dict[object, type] = {"integer": int, "string": str}
 
 
 @cache
-def _allowed(kinds: str | tuple[str, ...]) -> tuple[type, ...]:
-    return tuple(
-        kind for name in ([kinds] if isinstance(kinds, str) else kinds) for kind in _JSON_TYPES[name]
-    )
-
-
-@cache
 def _resolve(pointer: str) -> Mapping[str, Any]:
     """The schema node a local ``$ref`` (``#/$defs/result/properties/expected``) points at."""
     node: Any = schema()
@@ -187,11 +161,8 @@ _checkers: dict[int, tuple[Mapping[str, Any], _Checker]] = {}
 
 
 def _checker(node: Mapping[str, Any]) -> _Checker:
-    """The check of ``node``, made once per node rather than per value.
-
-    It checks what a reader relies on: types, required keys, the keys' own schemas, array items,
-    enums and constants; not patterns or bounds (:func:`validate` does, four times slower).
-    """
+    """The check of ``node``, made once per node rather than per value: types, required keys, the
+    keys' own schemas, array items, enums and constants, not patterns or bounds (:func:`validate`)."""
     held = _checkers.get(id(node))
     if held is None or held[0] is not node:
         held = _checkers[id(node)] = (node, _make_checker(node))
@@ -203,8 +174,9 @@ def _make_checker(node: Mapping[str, Any]) -> _Checker:
         target = _resolve(node["$ref"])
         return lambda value: _checker(target)(value)
     kinds = node.get("type")
-    allowed = None if kinds is None else _allowed(kinds if isinstance(kinds, str) else tuple(kinds))
-    names = "" if kinds is None else kinds if isinstance(kinds, str) else " or ".join(kinds)
+    listed = [kinds] if isinstance(kinds, str) else kinds or []
+    allowed = tuple(kind for name in listed for kind in _JSON_TYPES[name]) if listed else None
+    names = " or ".join(listed)
     bool_allowed = allowed is None or bool in allowed
     has_const, const = "const" in node, node.get("const")
     enum = node.get("enum")
@@ -272,12 +244,21 @@ class _Children:
     """The checks of a node's children: properties' (with inline scalar types), other keys', items'."""
 
     def __init__(self, node: Mapping[str, Any]) -> None:
-        simple = _simple()
         given = node.get("properties", {}).items()
-        self.properties = [(key, simple.get(id(child)), _checker(child)) for key, child in given]
+        self.properties = [(key, _scalar(child), _checker(child)) for key, child in given]
         extra, items = node.get("additionalProperties"), node.get("items")
         self.extra = _checker(extra) if isinstance(extra, dict) else None
         self.items = _checker(items) if items is not None else None
+
+
+def _scalar(node: Mapping[str, Any]) -> tuple[type, ...] | None:
+    """The types of a node that gives only a scalar type, which most values meet and are checked
+    against inline (bool never passes); None for any other node."""
+    kinds = node.get("type")
+    names = [kinds] if isinstance(kinds, str) else kinds or []
+    if not set(node) <= {"type", "description"} or not names or {"object", "array"} & set(names):
+        return None
+    return tuple(kind for name in names for kind in _JSON_TYPES[name] if kind is not bool)
 
 
 def _json_name(value: Any) -> str:
@@ -301,7 +282,6 @@ def _problem(body: Any) -> str | None:
     return _structure_problem(body, schema(), "the file")
 
 
-#: the schema node of one result
 _RESULT: Mapping[str, Any] = {"$ref": "#/$defs/result"}
 
 
@@ -338,9 +318,8 @@ HEAD_LIMIT = 4 << 20
 
 
 def read_head(path: Path) -> dict[str, Any] | None:
-    """The document's top-level entries before its results (schema, suite, run, adapters), read
-    line by line as :func:`encoded` writes them, without the results (nearly all of the file).
-    None when ``path`` is not such a file: a caller that needs more reads it whole."""
+    """The top-level entries before the results (schema, suite, run, adapters), read line by line as
+    :func:`encoded` writes them; None when ``path`` is no such file (a caller then reads it whole)."""
     lines: list[bytes] = []
     size = 0
     try:

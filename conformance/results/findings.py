@@ -26,8 +26,7 @@ _MASKS = (
 )
 #: The prefix an applied known issue puts on a message (the signature has the issue already).
 _KNOWN_PREFIX = re.compile(r"^(known issue \S+: |passes, but listed as known issue \S+: )")
-#: The run a message names first (``run 2 (shape [3, 4]): ``): the same problem in another run
-#: of a model is the same finding.
+#: The run a message names first (``run 2 (shape [3, 4]): ``): another run, the same finding.
 _RUN_PREFIX = re.compile(r"^run \d+(?: \((?:[^()]|\([^()]*\))*\))?: ")
 #: How much of a masked message takes part in the signature (long messages end in detail).
 _MESSAGE_CHARS = 160
@@ -135,8 +134,7 @@ def findings(results: Iterable[ResultRecord]) -> list[FindingRecord]:
         found["items"].append(ids.record_item(result))
         if result["op"] not in found["ops"]:
             found["ops"].append(result["op"])
-    ordered = list(groups.values())
-    return sorted(ordered, key=lambda finding: -finding["count"])
+    return sorted(groups.values(), key=lambda finding: -finding["count"])
 
 
 def terminal(found: list[FindingRecord], limit: int = 10) -> str:

@@ -1,11 +1,10 @@
 """Merging results files (the shards of a run, runs on several machines or devices) into one.
 
-``conformance merge RESULTS... -o OUT`` is the gather step of a fanned-out run (``conformance run
---shard I/N`` on many machines). It is strict where a silent mix would mislead a certificate's
-reader: it refuses files of different case corpora or engine versions, one result with different
-verdicts in two files (``prefer_last`` takes the later file's; the same verdict twice, differing
-only in incidental fields, is taken from the later file), and one target described differently
-by two files. Results come out in the order one unsharded run gives them (:func:`_order`).
+``conformance merge RESULTS... -o OUT`` gathers a fanned-out run (``--shard I/N`` on many
+machines). It is strict where a silent mix would mislead a certificate's reader: it refuses files
+of different case corpora or engine versions, one result with different verdicts in two files
+(unless ``prefer_last``), and one target described differently by two files. Results come out in
+the order one unsharded run gives them (:func:`_order`).
 """
 
 from __future__ import annotations
@@ -23,8 +22,6 @@ from conformance.corpus import catalogue
 from conformance.errors import MergeError
 from conformance.results import document as results_file
 from conformance.results import junit
-from conformance.results.document import read_documents
-from conformance.results.findings import findings
 from conformance.results.records import (
     MemcpyRecord,
     MergedRunRecord,
@@ -38,6 +35,8 @@ from conformance.results.result import Result
 #: Result fields that differ between two executions of the same verdict: measurements, and the
 #: backend's own words, which carry process-specific detail (node counters, worker log names).
 _INCIDENTAL = frozenset({"timing", "worker", "message"})
+#: What two files must say alike of one target.
+_DESCRIBED: tuple[Literal["backend", "version", "options"], ...] = ("backend", "version", "options")
 
 
 @dataclass(frozen=True)
@@ -76,11 +75,8 @@ def _adapters(labels: Sequence[str], documents: Sequence[ResultsDocument]) -> li
                 union[target] = (label, entry)
                 continue
             first_label, first = union[target]
-            for name, mine, theirs in (
-                ("backend", entry["backend"], first["backend"]),
-                ("version", entry["version"], first["version"]),
-                ("options", entry["options"], first["options"]),
-            ):
+            for name in _DESCRIBED:
+                mine, theirs = entry[name], first[name]
                 if mine != theirs:
                     raise MergeError(
                         f"target {target} differs between {first_label} ({name} {theirs!r}) and "
@@ -125,11 +121,9 @@ def _results(
 def _order(
     documents: Sequence[ResultsDocument], adapters: Sequence[TargetRecord]
 ) -> Callable[[tuple[ResultRecord, int]], tuple[Any, ...]]:
-    """The sort key giving the runner's job order: target, then case in suite order, then op.
-
-    A case is placed by its file's rank in its own document's ``suite.files``, then its line: the
-    case files need not be at hand, and another machine may spell their paths differently.
-    """
+    """The sort key giving the runner's job order: target, then case in suite order, then op. A
+    case is placed by its file's rank in its own document's ``suite.files``, then its line: the case
+    files need not be at hand, and another machine may spell their paths differently."""
     targets = {ids.record_target(entry): rank for rank, entry in enumerate(adapters)}
     files = [
         {name: rank for rank, name in enumerate(document["suite"].get("files", []))} for document in documents
@@ -223,17 +217,14 @@ def _merged_run(
     starts = [_time(label, run["start"], "start") for label, run in zip(labels, runs, strict=True)]
     ends = [_time(label, run["end"], "end") for label, run in zip(labels, runs, strict=True)]
     entries = _runs(labels, documents)
-    selections = [
-        {k: v for k, v in (entry.get("selection") or {}).items() if k != "shard"} for entry in entries
-    ]
+    selections = [_unsharded(entry) for entry in entries]
     body: RunInfoRecord = {
         "start": runs[starts.index(min(starts))]["start"],
         "end": runs[ends.index(max(ends))]["end"],
         "host": _host([entry.get("host", {}) for entry in entries]),
         "python": ", ".join(sorted({str(entry.get("python") or "?") for entry in entries})),
         "command": list(command),
-        # the merged runs' wall times added up: their cost, which the start-to-end span of
-        # parallel shards hides
+        # added up: the runs' cost, which the start-to-end span of parallel shards hides
         "wall_s": round(sum(float(entry.get("wall_s") or 0) for entry in entries), 3),
         "interrupted": any(entry.get("interrupted") for entry in entries),
         "selection": {**(_common(selections) or {}), "shard": None},
@@ -246,6 +237,11 @@ def _merged_run(
         if value is not None:
             body[name] = value
     return body
+
+
+def _unsharded(entry: MergedRunRecord) -> dict[str, Any]:
+    """A merged run's selection but for its shard."""
+    return {k: v for k, v in (entry.get("selection") or {}).items() if k != "shard"}
 
 
 def _incomplete(entries: Sequence[MergedRunRecord]) -> list[str]:
@@ -261,8 +257,7 @@ def _incomplete(entries: Sequence[MergedRunRecord]) -> list[str]:
         if not shard:
             continue
         part, _, whole = str(shard).partition("/")
-        selection = {k: v for k, v in (entry.get("selection") or {}).items() if k != "shard"}
-        group = (repr(sorted(selection.items())), *entry.get("targets", []))
+        group = (repr(sorted(_unsharded(entry).items())), *entry.get("targets", []))
         groups[group][int(whole)].add(int(part))
     for group, counts in groups.items():
         for count, present in counts.items():
@@ -288,16 +283,8 @@ def merge(
     adapters = _adapters(names, documents)
     placed, duplicates = _results(names, documents, prefer_last)
     results = [result for result, _ in sorted(placed, key=_order(documents, adapters))]
-    suite = documents[0]["suite"]
     run = _merged_run(names, documents, command)
-    document: ResultsDocument = {
-        "schema": results_file.SCHEMA,
-        "suite": suite,
-        "run": run,
-        "adapters": adapters,
-        "results": results,
-        "findings": findings(results),
-    }
+    document = results_file.assemble(documents[0]["suite"], run, adapters, results)
     return MergeResult(document, duplicates, _incomplete(run.get("merged", [])))
 
 
@@ -310,7 +297,7 @@ def write(
     paths: Sequence[Path], out_dir: Path, prefer_last: bool = False, command: Sequence[str] = ()
 ) -> tuple[MergeResult, list[Path]]:
     """Merge the results files at ``paths`` into ``out_dir``'s results.json and junit.xml."""
-    documents = read_documents(paths)
+    documents = results_file.read_documents(paths)
     merged = merge(documents, [str(path) for path in paths], prefer_last, command)
     results_file.validate(merged.document, "the merged document")
     out = out_dir / results_file.FILE_NAME

@@ -103,38 +103,25 @@ class WorkerRecord(TypedDict):
     pid: int
     peak_rss_kib: int
     elapsed_ms: float
-    #: part of elapsed_ms: loading the adapter, on the worker's first item of that adapter
     load_ms: NotRequired[float]
 
 
 class CrashRecord(TypedDict):
-    """How a worker died on an item and what the crash review made of it (verdict/crash_review.py).
-
-    ``outcome``: ``confirmed`` (died again alone), ``unconfirmed`` (not run again), ``not
-    reproduced`` (alone it gave the verdict the result carries), ``culprit`` (it left its worker
-    broken for the next item) or ``known`` (a known issue claims the crash).
-    """
+    """How a worker died on an item and what the crash review made of it (verdict/crash_review.py);
+    docs/results.md ("crash") says what each key holds."""
 
     outcome: str
-    #: the worker that died: its log's name ("worker-7") and process id
     worker: str | None
     pid: int | None
-    #: "killed by SIGFPE", "exited with status 134", "killed after 60 s without a result"
     exit: str
-    #: what the worker was doing (conformance.engine.phase): "build", "run", "between items", ...
     phase: str | None
-    #: how many items the worker had finished before this one, and the last of them, oldest first
     ran_before: int
     before: list[str]
     last_output: str
     log: str | None
-    #: the status the item got alone in a fresh worker (absent: not run again)
     rerun: NotRequired[str]
-    #: on a crash that did not reproduce: the item that broke the worker (result key), if found
     culprit: NotRequired[str | None]
-    #: what the search for that item did, in words ("found in 3 replays, 14 items replayed")
     search: NotRequired[str]
-    #: on a culprit: the item that died after it, and the culprit's own verdict
     victim: NotRequired[str]
     own_status: NotRequired[str]
     own_message: NotRequired[str]
@@ -209,7 +196,7 @@ class CaseRunRecord(TypedDict):
 
 
 class ResultRecord(TypedDict):
-    """One (case, op, target) execution."""
+    """One (case, op, target) execution; the schema describes each key."""
 
     case: str
     op: str
@@ -228,14 +215,10 @@ class ResultRecord(TypedDict):
     known_issue: NotRequired[KnownIssueRecord | None]
     worker: NotRequired[WorkerRecord | None]
     reproducer: NotRequired[ReproducerRecord | None]
-    #: for a case with runs: the run whose verdict is the result's (the worst), and every run
     run: NotRequired[int]
     runs: NotRequired[list[CaseRunRecord]]
-    #: "shapes" for a route that infers shapes without computing values (absent: values judged)
     judged: NotRequired[Judged]
-    #: on an error that is no verdict on the backend: "adapter" or "harness" (conformance.statuses)
     defect: NotRequired[Defect]
-    #: on a crash or timeout, on a crash that did not reproduce, and on its culprit: the evidence
     crash: NotRequired[CrashRecord]
 
 

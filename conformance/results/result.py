@@ -36,9 +36,8 @@ class Timing:
     steady_ms: tuple[float, ...] = ()
     #: each further run of a case with runs (None where it raised before a time was taken)
     runs_ms: tuple[float | None, ...] = ()
-    #: freeing the model and the compiled model once the runs are done (the backend's destructors)
     release_ms: float | None = None
-    #: the time spent in the phases that raised, until each raised: a refusal is the backend's work too
+    #: in the phases that raised, until each raised: a refusal is the backend's work too
     refused_ms: float | None = None
 
     @property
@@ -62,6 +61,8 @@ class Timing:
 
 @dataclass(frozen=True)
 class Result:
+    """One (case, op, target) execution; its fields mean what :class:`ResultRecord`'s keys do."""
+
     case: str
     op: str
     adapter: str
@@ -77,20 +78,13 @@ class Result:
     #: for an ambiguous verdict: the label of the reading the backend matched, if any
     reading: str | None = None
     ambiguous: bool = False
-    #: the expectations-file entry that made this an xfail or xpass
     known_issue: KnownIssueRecord | None = None
-    #: the worker that produced it: pid, peak resident memory in KiB, elapsed ms for the item
     worker: WorkerRecord | None = None
-    #: for results that are not a plain pass: {"command": ..., "python": ...} (see reproducers)
     reproducer: ReproducerRecord | None = None
-    #: for a case with runs: the run whose verdict this is (the worst), and every run's outcome
     run: int | None = None
     runs: tuple[CaseRunRecord, ...] = ()
-    #: what the route is judged on: "shapes" for a shape checker, whose values are never compared
     judged: Judged = "values"
-    #: set on an ``error`` that is no verdict on the backend: whose failure it is instead
     defect: Defect | None = None
-    #: a worker died on it (or after it): the evidence and the crash review's outcome
     crash: CrashRecord | None = None
 
     @property

@@ -2,9 +2,8 @@
 
 A compatibility matrix runs one corpus against several versions of a backend, each run relabelled
 (``--label openvino@2024.6.0``) so that their targets do not collide. Per series (backend, route,
-device), neighbouring versions that ran an item compare in release order: pass or xpass to a bad
-status is "introduced in V", the reverse "fixed in V", any other step "changed in V". Run the
-matrix with ``--no-known-issues``, so a fix shows as fail to pass rather than xfail to xpass.
+device), neighbouring versions that ran an item compare in release order (:func:`steps`; the
+verdicts are in docs/running.md).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The run journal: results appended as they finish, so an interrupted run loses nothing.
 
-One JSON object per line. The header (first line) names the selection, the targets, a digest of
-each case and the command that started the run; ``--resume`` accepts a journal whose selection
-and targets match and keeps the results of the cases whose digest is unchanged
-(:mod:`conformance.run.resumption`). Other lines are results, or marks (``{"mark": NAME, ...}``)
-such as the crash review's start and end. Each line is written with one system call, so a kill
-or crash keeps every finished result; a line a kill cut short is ignored on resume, and one a
-full disk cut short is taken back at once.
+One JSON object per line: a header (the selection, the targets, each case's digest, the command),
+then results and marks (``{"mark": NAME, ...}``). Each line is written with one system call, so
+a kill keeps every finished result; ``--resume`` (:mod:`conformance.run.resumption`) ignores a
+line a kill cut short, and a line a full disk cut short is taken back at once.
 """
 
 from __future__ import annotations
@@ -133,8 +130,7 @@ class Journal:
         self._write((text + "\n").encode("utf-8"))
 
     def _write(self, data: bytes) -> None:
-        """Append ``data`` whole, or raise with the journal cut back as it was: a full disk leaves
-        no torn line, and ``--resume`` finishes the run once there is room."""
+        """Append ``data`` whole, or raise with the journal cut back as it was (no torn line)."""
         try:
             written = os.write(self._fd, data)
             while written < len(data):  # a short write: the disk filled up during it

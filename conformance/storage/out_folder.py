@@ -1,13 +1,9 @@
 """The output folder: the suite writes only where it cannot destroy a file it did not write,
 nor a run it was not asked to replace.
 
-``--out .`` once deleted a user's ``workers/notes.txt`` and overwrote their ``index.html``. So a
-folder is written only when it is new, empty, or marked as the suite's by :data:`MARKER`, and
-even then the suite replaces or removes only files of its own names (:data:`OWN_NAMES`, the
-worker logs). The checks only read, so a front door can refuse before it plans anything.
-A run whose selection differs from the complete run in its folder is refused unless told to
-replace it (:func:`check_replacing`), and a run moves the previous results into ``previous/``
-as it starts, so a run killed early leaves no results file that looks current.
+A folder is written only when it is new, empty, or marked as the suite's by :data:`MARKER`, and
+even then only files of the suite's own names (:data:`OWN_NAMES`, the worker logs) are replaced
+or removed. The checks only read, so a front door can refuse before it plans anything.
 """
 
 from __future__ import annotations
@@ -192,12 +188,7 @@ def path_safe(text: str, limit: int = 80) -> str:
 def set_aside(journal: Path) -> Path:
     """Move an unfinished run's journal out of a new run's way, into a marked folder beside it
     (``interrupted-<time>/journal.jsonl``) where ``--resume`` finishes it; returns that folder."""
-    stamp = int(journal.stat().st_mtime)
-    folder = journal.parent / SET_ASIDE.format(stamp=stamp)
-    number = 1
-    while folder.exists():
-        number += 1
-        folder = journal.parent / (SET_ASIDE.format(stamp=stamp) + f"-{number}")
+    folder = _unused(journal.parent / SET_ASIDE.format(stamp=int(journal.stat().st_mtime)))
     folder.mkdir()
     claim(folder)
     os.replace(journal, folder / "journal.jsonl")
@@ -233,6 +224,15 @@ def check_page(path: Path, option: str = "-o") -> None:
     )
 
 
+def _unused(path: Path) -> Path:
+    """``path``, or where it exists the first of ``path-2``, ``path-3``, ... that does not."""
+    found, number = path, 1
+    while found.exists():
+        number += 1
+        found = path.with_name(f"{path.name}-{number}")
+    return found
+
+
 def _walk(folder: Path, relative: Path) -> Iterator[str]:
     """The first files under ``folder`` (paths relative to it, sorted); stops soon after NAMED+1."""
     count = 0
@@ -250,10 +250,7 @@ def _walk(folder: Path, relative: Path) -> Iterator[str]:
 
 def _refusal(out: Path, option: str, foreign: list[str]) -> str:
     named = ", ".join(foreign[:NAMED]) + (", ..." if len(foreign) > NAMED else "")
-    free, number = out / "conformance-reports", 1  # a folder to suggest
-    while free.exists():
-        number += 1
-        free = out / f"conformance-reports-{number}"
+    free = _unused(out / "conformance-reports")  # a folder to suggest
     return (
         f"{option} {out}: the folder holds files the suite did not write ({named}) and no "
         f"{MARKER} marker of an earlier run; the suite writes only into a new folder, an empty one "

@@ -1,10 +1,6 @@
-"""One run at a time per output folder.
-
-Two runs writing one ``--out`` would rename, append to and delete each other's journal and
-results. A run holds an exclusive ``flock`` on ``<out>/.lock`` from before it opens the journal
-until its results are written; a second run stops at once (exit status 2) naming the holder.
-The operating system releases the lock however the holder exits, so a killed run leaves no stale
-lock. The folder is checked and marked as the suite's (:func:`out_folder.claim`) first.
+"""One run at a time per output folder: two runs writing one ``--out`` would rename, append to and
+delete each other's journal and results. A run holds an exclusive ``flock`` on ``<out>/.lock``,
+which the operating system releases however the holder exits, so a killed run leaves no stale lock.
 """
 
 from __future__ import annotations
@@ -34,8 +30,7 @@ def locked(out: Path, command: Sequence[str]) -> Iterator[None]:
     if fcntl is None:
         yield
         return
-    path = out / FILE_NAME
-    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    descriptor = os.open(out / FILE_NAME, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1,12 +1,9 @@
 """Each worker's private temporary folder, removed by the parent when the worker ends.
 
-Backends and converters write temporary files, and a worker that dies or is killed never removes
-its own (TensorFlow's AutoGraph leaves a ``__autograph_generated_file*.py`` per function). So a
-worker points ``TMPDIR`` (``TEMP``, ``TMP``, :data:`tempfile.tempdir`) at a folder of its own
-before any backend loads, and the parent removes it once the worker has ended, however it ended.
-
-The lock that keeps large items apart (:mod:`conformance.engine.memory`) is shared by every
-worker of every run, so it stays in the system's temporary folder: :data:`SYSTEM`, read at import.
+A worker that dies never removes the temporary files its backends write, so it points ``TMPDIR``
+(``TEMP``, ``TMP``, :data:`tempfile.tempdir`) at a folder of its own before any backend loads, and
+the parent removes that folder however the worker ended. What every worker shares (the lock of
+:mod:`conformance.engine.memory`) stays in the system's temporary folder, :data:`SYSTEM`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Sharding: ``--shard I/N`` runs one of N disjoint parts of a run, for fanning out over machines.
 
 A job belongs to shard ``sha256(key) mod N`` (plus one), its key being
-``case::op@adapter/route/device``: a property of the job alone, so shards are
-
-- **stable**: editing the corpus moves only the edited cases' jobs, where splitting by position
-  (``index % N``) would reshuffle every job after the first insertion;
-- **the same through every front door and selection** (``conformance run``, pytest, ``-k``,
-  ``--target``, one adapter per CI job): shards of differently sliced runs merge without overlap,
-  and ``--resume`` of a shard needs only its own journal;
-- **balanced in time**: hashing the whole key spreads every target's jobs (whose costs differ by
-  orders of magnitude) over every shard. On a full run in 3 shards the slowest held 1.03 times
-  the mean item time, as round robin did, which buys exact counts with the reshuffling.
-
-Python's ``hash()`` is salted per process, hence SHA-256: every machine agrees.
+``case::op@adapter/route/device``: a property of the job alone, so editing the corpus moves only
+the edited cases' jobs, shards of differently selected runs merge without overlap, and hashing the
+whole key spreads every target's jobs over every shard. SHA-256, not the per-process salted
+``hash()``, so every machine agrees.
 """
 
 from __future__ import annotations
