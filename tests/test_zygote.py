@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 import warnings
 from dataclasses import replace
@@ -18,7 +19,8 @@ import pytest
 from fake_adapters import Segfaulter
 
 from conformance.engine import settings
-from conformance.engine.pool import Pool
+from conformance.engine.pool import Pool, Starter
+from conformance.engine.slot import stop_worker
 from conformance.engine.worker import Job
 from conformance.engine.zygote import Forked, Zygote
 from conformance.plugin import AdapterInfo, Target, Task
@@ -442,3 +444,36 @@ def test_a_fork_asked_while_the_zygote_imports_does_not_hold_up_the_parent(
         connection.close()
     finally:
         zygote.close()
+
+
+def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spare of the wrong worker group is stopped when a route with workers of its own begins;
+    while the zygote imports (seconds) it has not forked it yet, and waiting for it would idle
+    every worker. Once forked, it finds its pipe closed and exits."""
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, stop_s=120.0))
+    starter = Starter(1, tmp_path / "workers", None, True, print)
+    try:
+        starter.start_zygote(wait_s=60)
+        zygote = starter.zygotes[None]
+        assert zygote.forkable(), zygote.reason
+        zygote.learn(("gated_import",))  # its import waits for the gate
+        slot = starter.start((), None)
+        assert slot.process.pid is None
+        opened = threading.Timer(20, gate.touch)  # a stop that waits for the fork ends after this
+        opened.start()
+        stop_worker(slot, kill=True)
+        assert not gate.exists(), "stopping the worker waited for the zygote to fork it"
+        opened.cancel()
+        gate.touch()
+        pid = _pid(slot.process)  # forked once the import has ended
+        deadline = time.monotonic() + 30
+        while os.path.exists(f"/proc/{pid}"):  # reaped by the zygote once it exits
+            assert time.monotonic() < deadline, "the worker forked after its stop did not exit"
+            time.sleep(0.05)
+    finally:
+        starter.close(at_once=False)

@@ -217,8 +217,8 @@ class Pool:
         return self.starter.start(self._upcoming(group), group)
 
     def _next_group(self) -> str | None:
-        """The worker group of the next job to be taken (see Job.group)."""
-        head = self.large[0] if self.large else self.queue[0] if self.queue else None
+        """The worker group of the next jobs to be taken (see Job.group)."""
+        head = self.queue[0] if self.queue else self.large[0] if self.large else None
         return head.group if head is not None else None
 
     def _replace(self, index: int, group: str | None) -> Slot:
@@ -265,7 +265,10 @@ class Pool:
         if not self.slots and len(self.queue) >= settings.ENGINE.eager_zygote:
             self.starter.start_zygote(wait_s=settings.ENGINE.zygote_wait_s)
         while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
-            self.slots.append(self._start(self._next_group()))
+            group = self._next_group()
+            if group is not None:  # its zygote learns from these first workers, for the ones after
+                self.starter.start_zygote(group=group)
+            self.slots.append(self._start(group))
 
     def serve_until(self, done: Callable[[], bool]) -> None:
         """Dispatch and collect until ``done()`` or no job is queued or in flight."""
@@ -294,8 +297,9 @@ class Pool:
         return dropped
 
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index``: the large ones go to the first slot alone."""
-        if index == 0 and self.large:
+        """The next job for slot ``index``: the large ones go to the first slot alone, each once
+        the queue has come to its worker group (or is empty), so that no group comes twice."""
+        if index == 0 and self.large and (not self.queue or self.large[0].group == self.queue[0].group):
             return self.large.popleft()
         return self.queue.popleft() if self.queue else None
 

@@ -232,13 +232,15 @@ def stop_worker(slot: Slot, *, kill: bool) -> None:
     """End the worker: let it exit (it was asked) for up to ``stop_s`` unless ``kill``, then kill it
     and its process group."""
     stop_s = settings.ENGINE.stop_s
-    if slot.process.is_alive() and not kill:
-        slot.process.join(timeout=stop_s)
-    if slot.process.is_alive():
-        slot.process.kill()
-        slot.process.join(timeout=stop_s)
-    # whatever the worker started (it leads its own process group): no helper outlives it
+    # one the zygote has not forked yet (it is importing) is not waited for: every worker would
+    # wait with the parent; once forked, it finds its pipe closed and exits
     if slot.process.pid is not None:
+        if slot.process.is_alive() and not kill:
+            slot.process.join(timeout=stop_s)
+        if slot.process.is_alive():
+            slot.process.kill()
+            slot.process.join(timeout=stop_s)
+        # whatever the worker started (it leads its own process group): no helper outlives it
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(slot.process.pid, signal.SIGKILL)
     with contextlib.suppress(ValueError):  # a spawned process still running cannot be closed
