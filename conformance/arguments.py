@@ -1,7 +1,6 @@
 """The command line's verbs, declared: their options come from the option table
 (:mod:`conformance.options`), the results verbs' few own options are here. :mod:`conformance.cli`
-gives each verb its handler, and ``run --resume`` parses a journaled command with
-:func:`run_arguments` again.
+gives each verb its handler.
 """
 
 from __future__ import annotations
@@ -13,24 +12,15 @@ from conformance import __version__, options
 from conformance.errors import exit_epilog
 from conformance.explore.limits import Limits
 
-
-def run_arguments(run: argparse.ArgumentParser) -> None:
-    """``run``'s options (``run --resume`` reads a journaled command with them again)."""
-    options.add(run, options.RUN)
-
-
 #: the verbs of the command line, as argparse holds them
 Verbs: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
-def _verb(verbs: Verbs, name: str, **declared: object) -> argparse.ArgumentParser:
+def _verb(verbs: Verbs, name: str, **declared: Any) -> argparse.ArgumentParser:
     """A verb, whose ``--help`` ends on the table of its exit statuses."""
-    given: dict[str, Any] = {
-        "epilog": exit_epilog(name),
-        "formatter_class": argparse.RawDescriptionHelpFormatter,
-        **declared,
-    }
-    return verbs.add_parser(name, **given)
+    return verbs.add_parser(
+        name, epilog=exit_epilog(name), formatter_class=argparse.RawDescriptionHelpFormatter, **declared
+    )
 
 
 def _corpus_verbs(verbs: Verbs) -> None:
@@ -48,7 +38,7 @@ def _corpus_verbs(verbs: Verbs) -> None:
 def _running_verbs(verbs: Verbs) -> None:
     """The verbs that run adapters: run, explore, adapters."""
     run = _verb(verbs, "run", help="run the cases through the adapters and judge every result")
-    run_arguments(run)
+    options.add(run, options.RUN)  # run --resume reads a journaled command with them again
 
     exploring = _verb(
         verbs,

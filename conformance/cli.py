@@ -2,9 +2,8 @@
 
 Exit statuses are one table for every verb (:class:`conformance.errors.Exit`, shown in each verb's
 ``--help``); any ConformanceError exits 2, and a run that did not judge its whole selection never
-exits 0. Input is refused before any work starts. Each verb imports what it uses when it starts:
-the run's planning and Hypothesis would otherwise cost the verbs that only read results files
-0.4 s before their first line.
+exits 0. Input is refused before any work starts. Each verb imports what it uses when it starts,
+so the verbs that only read results files do not wait for the run's planning and Hypothesis.
 """
 
 from __future__ import annotations
@@ -391,7 +390,7 @@ def _restored(args: argparse.Namespace) -> argparse.Namespace:
     if journaled is None or journaled[:2] != ["conformance", "run"]:
         return args
     parser = argparse.ArgumentParser(prog="conformance run", add_help=False)
-    arguments.run_arguments(parser)
+    options.add(parser, options.RUN)
     try:
         saved = parser.parse_args(journaled[2:])
     except SystemExit:

@@ -5,33 +5,15 @@ An adapter is found through the entry-point group ``conformance.adapters``::
     [project.entry-points."conformance.adapters"]
     acme = "acme_conformance:AcmeAdapter"
 
-The entry point names a callable (usually the class) taking the adapter's options, a mapping of
-strings given on the command line as ``--option acme.device=NPU``; :meth:`AdapterOptions.parse`
-refuses keys the adapter does not know and devices it does not have. Its ``info()`` says what it
-is and lists its :class:`Route` objects; each route carries its ops and its calls, and the
-executor, in a worker process, times each phase of an item itself:
+The entry point names a callable (usually the class) taking the adapter's options (checked by
+:meth:`AdapterOptions.parse`). Its ``info()`` lists its :class:`Route` objects, whose calls the
+loader checks (:mod:`conformance.loading.hooks`); docs/adapters.md describes the whole contract.
 
-1. ``route.build(task, target)`` makes the model exactly as the case says (op version, attribute
-   vs input, constant vs runtime input, dynamic dims, axis and lengths types);
-2. ``route.run(model, task)`` feeds the task's inputs and returns the outputs as NumPy arrays in
-   the suite's dtypes (bfloat16 as ml_dtypes.bfloat16, strings as object arrays of str).
-
-A route may add ``support`` (refuse what the backend cannot be handed at all), ``compile`` (a
-separately timed load step), ``reproducer`` (a standalone snippet for reports) and ``prepare``
-(untimed start-up per worker). The loader checks the parameters of every call
-(:mod:`conformance.loading.hooks`), with a :class:`~conformance.errors.PluginError` naming the
-adapter, the route and the call.
-
-An exception from build, compile or run is judged by where it came from (the suite records
-it as ``actual.raised.origin``): one raised by the backend is the backend refusing the input (a
-pass where the spec says reject, an ``error`` where the spec accepts); one raised by the
-adapter's own code is an adapter defect (``error`` with ``defect: adapter``: never a pass, never a
-verdict on the backend, never claimed by a known issue); one raised by the suite's model builders
-means the request cannot be built (``unsupported``). So an adapter lets backend exceptions through
-untouched, raises :class:`AdapterError` for its own defects, and marks the backend's refusals
-where they surface through its own code: with :func:`backend_calls` around calls into native code
-(a compiled function called from the adapter's frame leaves no Python frame of the backend to
-attribute the exception to), or by raising :class:`BackendRefusal`.
+An exception from build, compile or run is judged by who raised it: the backend's is its refusal
+of the input, the adapter's own an adapter defect (never a pass, never claimed by a known issue),
+the suite's model builders' an ``unsupported`` request. So an adapter lets backend exceptions
+through, raises :class:`AdapterError` for its own defects, and marks refusals that surface through
+its own code with :func:`backend_calls` or :class:`BackendRefusal`.
 
 A complete adapter, runnable as is, whose backend is NumPy's own split functions::
 
@@ -104,16 +86,10 @@ ENTRY_POINT_GROUP = "conformance.adapters"
 @dataclass(frozen=True)
 class Route:
     """One way an adapter reaches its backend (a native graph, a file read by a frontend, an eager
-    call), with the calls that take a task there (docs/adapters.md describes each).
-
-    ``ops`` holds the op ids or globs the route runs; ``build(task, target)`` makes the model
-    exactly as the case says, ``run(model, task)`` feeds one run's inputs and returns every output
-    as a NumPy array in the suite's dtypes. Optional: ``support(task, target)`` refuses what the
-    backend cannot be handed at all (:class:`Unsupported`; it must not raise), ``compile(model,
-    target)`` is a separately timed load step, ``reproducer(task, target)`` writes statements that
-    redo the task with the backend alone (:mod:`conformance.reproducers`), ``prepare(target)`` is
-    the untimed start-up per target in each worker (import the backend, load the device plugin),
-    which would otherwise land in the first item's build time. The calls may be bound methods.
+    call): the op ids or globs it runs, and the calls that take a task there (docs/adapters.md
+    describes each; any may be a bound method). ``support`` refuses what the backend cannot be
+    handed at all (it must not raise); ``prepare`` is the untimed start-up per target in each
+    worker, which would otherwise land in the first item's build time.
 
     ``judged="shapes"``: the route infers outputs without computing them (ONNX's shape inference),
     so values are not judged. ``default=False`` leaves a slow route (over 20 ms an item: an exporter,

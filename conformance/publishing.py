@@ -38,18 +38,16 @@ def run_report(results_path: Path) -> Path | None:
     return written
 
 
-def compat_pages(combined: CombinedResults, folder: Path) -> list[Path]:
+def compat_pages(combined: CombinedResults, folder: Path) -> None:
     """The compatibility page as ``compat.html`` and ``compat.md`` in ``folder``, linking to the
     report beside them; a file of those names that the suite did not write is left alone."""
-    written = []
     for name in COMPAT_NAMES:
         out = folder / name
         try:
             check_compat_output(out, "the compatibility page")
-            written.append(report.write_compat(combined, out, REPORT_NAME))
+            report.write_compat(combined, out, REPORT_NAME)
         except Exception as error:  # a view must never cost the results
             print(f"warning: {out} was not written: {type(error).__name__}: {error}", file=sys.stderr)
-    return written
 
 
 def report_beside(results_path: Path, page: Path) -> str | None:

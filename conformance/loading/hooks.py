@@ -1,9 +1,8 @@
 """An adapter and its routes, checked once when loaded and then called through, never looked up.
 
-Looking optional calls up at the moment of use hid mistakes (a ``reproducer`` with the wrong
-parameters surfaced as a comment in a report), so every route call is compared here with the
-parameters the contract (:mod:`conformance.plugin`) gives it, and an adapter-level ``prepare``,
-which nothing would call, is refused: a vendor learns of either from ``conformance adapters``.
+Every route call is compared with the parameters the contract (:mod:`conformance.plugin`) gives
+it, and an adapter-level ``prepare``, which nothing would call, is refused: a vendor learns of
+either from ``conformance adapters``, not from a report.
 """
 
 from __future__ import annotations

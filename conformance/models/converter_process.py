@@ -9,7 +9,7 @@ warning). How its end is judged, so that the engine's statuses stay true:
 - it dies by a signal: the worker dies by the same signal, so the item is a ``crash``, never a
   refusal that an invalid case would score as a pass;
 - it outlives the worker (killed past ``--timeout``): ``PR_SET_PDEATHSIG`` has Linux kill it too;
-- it runs past ``limit_s``: an adapter error, never green.
+- it runs past :data:`LIMIT_S`: an adapter error, never green.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ def _die_with_parent() -> Callable[[], None] | None:
     return lambda: prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def run(argv: Sequence[str], workdir: Path, *, limit_s: float = LIMIT_S) -> subprocess.CompletedProcess[str]:
+def run(argv: Sequence[str], workdir: Path) -> subprocess.CompletedProcess[str]:
     """``argv`` in ``workdir``, stdout and stderr together as text; dies like the child did (see the
-    module docstring), raises :class:`ConverterHung` past ``limit_s``."""
+    module docstring), raises :class:`ConverterHung` past :data:`LIMIT_S`."""
     try:
         done = subprocess.run(
             list(argv),
@@ -58,12 +58,12 @@ def run(argv: Sequence[str], workdir: Path, *, limit_s: float = LIMIT_S) -> subp
             stdin=subprocess.DEVNULL,
             text=True,
             errors="replace",
-            timeout=limit_s,
+            timeout=LIMIT_S,
             check=False,
             preexec_fn=_die_with_parent(),
         )
     except subprocess.TimeoutExpired as expired:
-        raise ConverterHung(f"{Path(argv[0]).name} ran past {limit_s:g} s and was killed") from expired
+        raise ConverterHung(f"{Path(argv[0]).name} ran past {LIMIT_S:g} s and was killed") from expired
     if done.returncode < 0:
         die_like(-done.returncode, f"{Path(argv[0]).name} {' '.join(argv[1:])}", done.stdout)
     return done
@@ -80,7 +80,7 @@ def die_like(number: int, command: str, printed: str) -> None:
     os._exit(128 + number)  # a signal that does not end a process by default
 
 
-def tail(printed: str, limit: int = QUOTED) -> str:
+def tail(printed: str) -> str:
     """The end of a child's output, where converters say what went wrong."""
     text = printed.strip()
-    return text if len(text) <= limit else "... " + text[-limit:]
+    return text if len(text) <= QUOTED else "... " + text[-QUOTED:]

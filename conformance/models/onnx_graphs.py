@@ -1,8 +1,7 @@
 """ONNX models for the ``onnx.Split-*`` and ``onnx.SplitToSequence-*`` ops: one node, built exactly
 as a case states it, so that every backend that reads ONNX is handed the *same* model.
 
-- The default-domain opset import is the op's version; ``ir_version`` is :data:`IR_VERSION` for
-  every opset, which every backend loads.
+- The default-domain opset import is the op's version, with :data:`IR_VERSION` for every opset.
 - The split request as that version defines it: Split-1 ``split`` attribute (``constant``) or
   second input of the data's type T (``runtime``); Split-2/-11 attribute; Split-13/-18 input, an
   initializer or a graph input of ``graph.lengths_dtype``. The axis is always an attribute. A piece
@@ -30,7 +29,7 @@ from conformance.plugin import Task
 if TYPE_CHECKING:  # sequence_consumers builds on this module
     from conformance.models import sequence_consumers
 
-#: The IR version every model is stamped with (ONNX 1.13: opsets up to 18).
+#: The IR version every model is stamped with (ONNX 1.13: opsets up to 18), which every backend loads.
 IR_VERSION: Final = 8
 
 DATA: Final = "data"
@@ -98,10 +97,7 @@ def output_count(task: Task) -> int:
         return task.graph.declared_outputs
     if task.form.kind == "lengths":
         return len(task.form.values)
-    count = task.form.values[0]
-    if _has_num_outputs(task):
-        return max(count, 1)
-    return max(count, 0)
+    return max(task.form.values[0], 1 if _has_num_outputs(task) else 0)
 
 
 def _has_num_outputs(task: Task) -> bool:
@@ -117,12 +113,10 @@ def _split_is_input(task: Task) -> bool:
     """Whether ``split`` is a node input (rather than an attribute, or absent) for this task."""
     if is_sequence(task.op):  # optional: left out only when the case says so
         return task.graph.split_input == "given"
-    version = version_of(task.op)
     if task.form.kind != "lengths":
         return False
-    if version == 1:
-        return task.graph.runtime("lengths")
-    return version >= 13
+    version = version_of(task.op)
+    return task.graph.runtime("lengths") if version == 1 else version >= 13
 
 
 def _lengths_dtype(task: Task) -> str:

@@ -25,8 +25,6 @@ from conformance import dtypes
 from conformance.plugin import ImpossibleOutput, Task, backend_calls
 
 AXIS: Final = "axis"
-#: The ops that take no axis: their pages name the axis for the data's rank.
-NO_AXIS: Final = frozenset({"paddle.hsplit", "paddle.vsplit", "paddle.dsplit"})
 #: What a NumPy dtype of the suite becomes on the way into Paddle, where it is not itself.
 _CARRIER: Final = {"bfloat16": np.uint16}
 
@@ -74,12 +72,11 @@ def pieces_to_numpy(pieces: Sequence[Any], dtype: str) -> list[np.ndarray]:
     return [to_numpy(piece, dtype) for piece in pieces]
 
 
-def axis_tensor(task: Task, axis: int | None = None) -> Any:
-    """The axis as a 0-D Tensor of the case's axis type (``axis``: a run's own axis)."""
+def axis_tensor(task: Task) -> Any:
+    """The axis of ``task``'s run as a 0-D Tensor of the case's axis type."""
     import paddle
 
-    wanted = task.axis if axis is None else axis
-    return paddle.to_tensor(np.array(wanted, dtype=dtypes.numpy_dtype(task.graph.axis_dtype)))
+    return paddle.to_tensor(np.array(task.axis, dtype=dtypes.numpy_dtype(task.graph.axis_dtype)))
 
 
 def eager(task: Task) -> list[np.ndarray]:
@@ -89,10 +86,8 @@ def eager(task: Task) -> list[np.ndarray]:
     function = getattr(paddle, function_name(task))
     with backend_calls():
         x = to_paddle(task.data)
-        if task.axis is None:
-            pieces = function(x, value(task))
-        else:
-            pieces = function(x, value(task), axis=axis_tensor(task) if axis_is_tensor(task) else task.axis)
+        axis = {} if task.axis is None else {"axis": axis_tensor(task) if axis_is_tensor(task) else task.axis}
+        pieces = function(x, value(task), **axis)
     return pieces_to_numpy(pieces, task.dtype)
 
 

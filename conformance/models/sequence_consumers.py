@@ -1,27 +1,18 @@
 """How a backend that cannot hand a sequence out of a compiled model reads SplitToSequence: through
 the Sequence ops that consume it.
 
-OpenVINO's ONNX frontend has no sequence type and an IREE module cannot return one, so these routes
-get the suite's model with consumers appended
-(:func:`conformance.models.onnx_graphs.consumed_sequence_model`), by the route's :class:`Rule`:
-
-- ``SequenceAt`` at 0..n-1 where the reference's piece count n is the same in every run and
-  reading: the outputs are the pieces, judged bit for bit like Split's.
-- ``ConcatFromSequence`` along the split axis where the counts differ: it reads however many
-  tensors there are, so a refusal can only be the backend's.
-- Where the reference rejects every run, a consumer the backend lowers for a valid request of the
-  same form, so that a refusal is the request's and not the consumer's. :data:`CONCAT` (OpenVINO)
-  takes ConcatFromSequence. :data:`LENGTH` (IREE, whose importer torch-mlir lowers no
-  ConcatFromSequence) takes ``SequenceLength`` for 1-D lengths (a length known at compile time,
-  and it reads an empty sequence too), else ``SequenceAt`` at 0: IREE lowers no SequenceLength of a
-  run-time length, a valid request on a dim that is not empty has a piece 0, and a refusal of the
-  read names the position ("index ... split_result_size").
+OpenVINO's ONNX frontend has no sequence type and an IREE module cannot return one, so these
+routes get the suite's model with consumers appended
+(:func:`conformance.models.onnx_graphs.consumed_sequence_model`): ``SequenceAt`` at each position
+where the reference fixes the piece count (the pieces are then judged bit for bit like Split's),
+else ``ConcatFromSequence``, which reads however many tensors there are, so a refusal can only be
+the backend's. Where the reference rejects every run, the route's :class:`Rule` picks a consumer
+the backend lowers for a valid request of the same form, so that a refusal is the request's and
+not the consumer's.
 
 Each adapter records its rule's :attr:`Rule.text` as the option ``onnx_sequence_consumer``; each
-reproducer names its consumer. ONNX operator pages: SequenceAt-11
-(https://onnx.ai/onnx/operators/onnx__SequenceAt.html), ConcatFromSequence-11
-(https://onnx.ai/onnx/operators/onnx__ConcatFromSequence.html) and SequenceLength-11
-(https://onnx.ai/onnx/operators/onnx__SequenceLength.html).
+reproducer names its consumer. ONNX operator pages: SequenceAt-11, ConcatFromSequence-11 and
+SequenceLength-11 (https://onnx.ai/onnx/operators/).
 """
 
 from __future__ import annotations
@@ -61,8 +52,9 @@ CONCAT: Final = Rule(
     "reading); else one ConcatFromSequence along the split axis (the reference rejects every run, "
     "or its counts differ)",
 )
-#: IREE: a rejected request counted by SequenceLength, or read at position 0 where IREE cannot
-#: count (torch-mlir lowers no ConcatFromSequence)
+#: IREE (whose importer, torch-mlir, lowers no ConcatFromSequence): 1-D lengths counted by
+#: SequenceLength, a length known at compile time; else SequenceAt at 0, as IREE lowers no
+#: SequenceLength of a run-time length and a valid request on a dim that is not empty has a piece 0
 LENGTH: Final = Rule(
     SEQUENCE_LENGTH,
     1,

@@ -1,18 +1,10 @@
 """TensorFlow functions for the TensorFlow split ops, and exact conversions between NumPy and TensorFlow.
 
 The TensorFlow adapter (eager, traced, XLA), LiteRT, OpenVINO and tf2onnx are all handed the *same*
-program for an item, so a difference between them is a difference between backends.
-
-- One call as model code writes it: ``tf.split`` (also for ``tflite.SPLIT`` / ``SPLIT_V``, which
-  LiteRT converts from it) or ``tf.experimental.numpy.split``; the axis left out when the case
-  omits it, so the op's own default is judged.
-- The request as given: a count a Python int, split points a list, sizes a 1-D tensor of
-  ``graph.lengths_dtype`` (int32 for ``tflite.*``) cast from int64, wrapping as ``tf.constant`` does.
-- ``graph.inputs``: the axis (int32, raw Split's ``split_dim``) and the sizes become inputs of the
-  traced function where ``graph.runtime`` says so; the data's dims are None when dynamic.
-- Tracing and eager calls run inside :func:`~conformance.plugin.backend_calls`: a refusal while
-  tracing is TensorFlow's answer, not this builder failing.
-- Conversions move bytes: bfloat16 as ``ml_dtypes.bfloat16``, strings as UTF-8 and back to ``str``.
+program for an item, so a difference between them is a difference between backends: one
+``tf.split`` (which LiteRT converts to ``SPLIT`` / ``SPLIT_V``) or ``tf.experimental.numpy.split``
+call with the request as given, the axis left out where the case omits it (so the op's own default
+is judged), and the axis and the sizes inputs of the traced function where ``graph.runtime`` says so.
 
 TensorFlow is imported lazily: the engine does not need it installed (the zygote imports it before
 forking workers, with thread variables under which it starts no thread).
@@ -41,12 +33,6 @@ TF_SPLIT_OPS: Final = frozenset({"tensorflow.split", "tflite.SPLIT", "tflite.SPL
 TNP_SPLIT_OPS: Final = frozenset({"tensorflow.experimental.numpy.split"})
 #: The axis input's type: raw Split's and SplitV's ``split_dim`` is an int32 scalar.
 AXIS_DTYPE: Final = "int32"
-
-
-def _check_op(task: Task) -> None:
-    if task.op not in TF_SPLIT_OPS | TNP_SPLIT_OPS:
-        known = ", ".join(sorted(TF_SPLIT_OPS | TNP_SPLIT_OPS))
-        raise ValueError(f"{task.op} is not built as a TensorFlow function; known: {known}")
 
 
 def tf_dtype(name: str) -> tf.DType:
@@ -159,7 +145,9 @@ def call(task: Task, inputs: Mapping[str, Any]) -> list[tf.Tensor]:
     an input missing from ``inputs`` is the request's constant."""
     import tensorflow as tf
 
-    _check_op(task)
+    if task.op not in TF_SPLIT_OPS | TNP_SPLIT_OPS:
+        known = ", ".join(sorted(TF_SPLIT_OPS | TNP_SPLIT_OPS))
+        raise ValueError(f"{task.op} is not built as a TensorFlow function; known: {known}")
     axis = inputs.get(AXIS, task.axis)
     keywords = {} if axis is None else {"axis": axis}
     if task.op in TNP_SPLIT_OPS:

@@ -1,14 +1,11 @@
 """LiteRT models for the TensorFlow split functions: the converted flatbuffer, the builtin operators
 it really holds, and a run in the LiteRT interpreter, the same flatbuffer for every route.
 
-- :func:`convert` uses the converter's defaults: builtin operators only (no select-TF-ops, which
-  would run TensorFlow's kernels inside LiteRT), no optimization or quantization; its refusal is
-  LiteRT's answer.
-- For ``tflite.SPLIT`` / ``SPLIT_V`` the model must exercise that builtin, so a ``tf.split``
-  TensorFlow refuses to trace (:class:`NotTraced`) or a model that is not exactly that one builtin
-  (:class:`NotEmitted`) cannot be built here: ``unsupported``, with the message.
-- :func:`operators` reads the flatbuffer itself, not an interpreter already rewritten by delegates.
-- The interpreter runs inside :func:`~conformance.plugin.backend_calls`: its exceptions are LiteRT's.
+The converter keeps its defaults (builtin operators only: select-TF-ops would run TensorFlow's
+kernels inside LiteRT), and its refusal is LiteRT's answer. A ``tflite.SPLIT`` / ``SPLIT_V`` model
+must be exactly that builtin, as the flatbuffer itself says (not an interpreter already rewritten
+by delegates); else the request cannot be built here (:class:`NotTraced`, :class:`NotEmitted`) and
+is ``unsupported``.
 """
 
 from __future__ import annotations
@@ -142,11 +139,8 @@ def load(model: bytes, *, delegates: bool, threads: int = 1) -> Interpreter:
     dims of 1 a SPLIT would refuse a split no run asked for)."""
     from ai_edge_litert import interpreter
 
-    resolver = (
-        interpreter.OpResolverType.AUTO
-        if delegates
-        else interpreter.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
-    )
+    kinds = interpreter.OpResolverType
+    resolver = kinds.AUTO if delegates else kinds.BUILTIN_WITHOUT_DEFAULT_DELEGATES
     with backend_calls():
         loaded = interpreter.Interpreter(
             model_content=model, experimental_op_resolver_type=resolver, num_threads=threads

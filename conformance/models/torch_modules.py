@@ -54,9 +54,8 @@ class SplitModule(torch.nn.Module):
         self.dim = dim
 
     def forward(self, data: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        if self.dim is None:
-            return tuple(self.function(data, self.argument))
-        return tuple(self.function(data, self.argument, self.dim))
+        dim = () if self.dim is None else (self.dim,)
+        return tuple(self.function(data, self.argument, *dim))
 
     def extra_repr(self) -> str:
         dim = "" if self.dim is None else f", dim={self.dim}"
@@ -102,14 +101,12 @@ def export_dynamic_problem(task: Task) -> str | None:
     example dims of size 0 and 1 (only the case's own run is the example). Every route through
     torch.export shares this limit; split lengths pinning a dynamic dim are a refusal to judge.
     """
-    if task.graph.data_shape != "dynamic":
+    if task.graph.data_shape != "dynamic" or not any(size in (0, 1) for size in task.data.shape):
         return None
-    if any(size in (0, 1) for size in task.data.shape):
-        return (
-            "torch.export specialises dims of size 0 or 1 in the example input, so it cannot declare them "
-            "dynamic (its documented '0/1 specialization': https://pytorch.org/docs/stable/export.html)"
-        )
-    return None
+    return (
+        "torch.export specialises dims of size 0 or 1 in the example input, so it cannot declare them "
+        "dynamic (its documented '0/1 specialization': https://pytorch.org/docs/stable/export.html)"
+    )
 
 
 def exported_program(task: Task) -> torch.export.ExportedProgram:
@@ -125,11 +122,10 @@ def module_code(task: Task) -> str:
     bit-exact conversion, for reproducers."""
     argument = split_argument(task)
     dim = "" if task.axis is None else f", dim={task.axis}"
-    # through the bit pattern: a float32 detour could change NaN payloads
     tensor = (
         "torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)"
         if task.dtype == "bfloat16"
-        else ("torch.from_numpy(array)")
+        else "torch.from_numpy(array)"
     )
     return (
         "class Split(torch.nn.Module):\n    def forward(self, x):\n"

@@ -40,9 +40,7 @@ class Mismatch:
 def _bits_view(array: np.ndarray, name: str) -> np.ndarray:
     """The array as unsigned integers when its type is compared by bit pattern."""
     bits = dtypes.bits_dtype(name)
-    if bits is None:
-        return array
-    return np.ascontiguousarray(array).view(bits)
+    return array if bits is None else np.ascontiguousarray(array).view(bits)
 
 
 def _show(array: np.ndarray, name: str, index: tuple[int, ...]) -> str:

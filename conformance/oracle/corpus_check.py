@@ -102,7 +102,7 @@ def _disagreement(case: Case, expect: OutputExpect, spec_answer: SpecAnswer) -> 
 def _complaint(case: Case, expect: OutputExpect, outcome: Pieces | Rejection) -> str | None:
     if expect.error:
         if not isinstance(outcome, Rejection):
-            return f"expects a rejection, the reference gives shapes {_shapes(case, outcome)}"
+            return f"expects a rejection, the reference gives shapes {outcome.shapes(case.data.shape)}"
         if isinstance(expect.error, str) and expect.error != outcome.rule:
             return f"expects rule {expect.error}, the reference applies {outcome.rule} ({outcome.reason})"
         return None
@@ -110,10 +110,9 @@ def _complaint(case: Case, expect: OutputExpect, outcome: Pieces | Rejection) ->
         if expect.shapes is None and expect.values is None:
             return None
         return f"expects outputs, the reference rejects: {outcome.reason}"
-    if expect.shapes is not None and tuple(expect.shapes) != _shapes(case, outcome):
-        return (
-            f"expects shapes {_listed(expect.shapes)}, the reference gives {_listed(_shapes(case, outcome))}"
-        )
+    shapes = outcome.shapes(case.data.shape)
+    if expect.shapes is not None and tuple(expect.shapes) != shapes:
+        return f"expects shapes {_listed(expect.shapes)}, the reference gives {_listed(shapes)}"
     if expect.values is not None:
         return _value_complaint(case, expect.values, outcome)
     return None
@@ -146,10 +145,6 @@ def _value_complaint(case: Case, values: tuple[object, ...], pieces: Pieces) -> 
 #: The most data the audit fills to check ``expect.values`` (a case pinning values is a small one;
 #: a shape of 10^10 elements would otherwise be allocated by ``conformance validate``).
 AUDIT_DATA_BYTES = 64 << 20
-
-
-def _shapes(case: Case, pieces: Pieces) -> tuple[tuple[int, ...], ...]:
-    return pieces.shapes(case.data.shape)
 
 
 def _listed(shapes: Iterable[Iterable[int]]) -> list[list[int]]:

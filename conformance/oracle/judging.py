@@ -116,9 +116,6 @@ def _against(
     assert outputs is not None
     mismatch = diff_outputs(outcome.take(data), outputs, values=values)
     if mismatch is None:
-        if not values:
-            return Judgement(
-                "pass", f"{len(outputs)} outputs match in count, shapes and dtypes (values not judged)"
-            )
-        return Judgement("pass", f"{len(outputs)} outputs match bit for bit")
+        how = "bit for bit" if values else "in count, shapes and dtypes (values not judged)"
+        return Judgement("pass", f"{len(outputs)} outputs match {how}")
     return Judgement("fail", mismatch.message, mismatch)

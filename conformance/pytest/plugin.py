@@ -35,9 +35,7 @@ from conformance.run import planning, runner
 from conformance.statuses import GREEN, NOT_JUDGED
 from conformance.storage import out_folder
 from conformance.storage.shard import Shard
-
-#: statuses of an item whose worker died or overran: the crash review looks at it at once
-DIED = frozenset({"crash", "timeout"})
+from conformance.verdict.crash_review import DEATHS
 
 _RUN = pytest.StashKey["_Streamed"]()
 _LOADED = pytest.StashKey[list[registry.LoadedAdapter]]()
@@ -255,7 +253,7 @@ class _Streamed:
             self.sent = max(self.sent, upto)
         finished = self.execution.results.finished
         self.execution.serve(until=lambda: job.key in finished)
-        if job.key in finished and finished[job.key].status in DIED:
+        if job.key in finished and finished[job.key].status in DEATHS:
             self.execution.review()
         result = finished.get(job.key)
         if result is not None:

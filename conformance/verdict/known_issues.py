@@ -2,10 +2,9 @@
 
 Each adapter package may ship ``known_issues.yaml``; ``--known-issues FILE`` adds more. An entry
 turns a matching non-green result into ``xfail`` (a matching pass into ``xpass``), keeping its
-reason and link in the result. Entries select results by what they are (op, target, dtype, rule,
-form, graph options, request predicates, mismatch, exception) and by item-id globs; the file is
-checked against ``conformance/schema/known-issues.schema.json``. An entry whose results ran and
-none failed as listed is reported stale, so the list does not rot when a backend fixes a bug.
+reason and link in the result; the file is checked against
+``conformance/schema/known-issues.schema.json``. An entry whose results ran and none failed as
+listed is reported stale, so the list does not rot when a backend fixes a bug.
 """
 
 from __future__ import annotations

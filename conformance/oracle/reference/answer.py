@@ -6,6 +6,7 @@ bounds, not arrays, so one answer judges any fill; :meth:`Pieces.take` cuts the 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -35,6 +36,18 @@ class SplitRequest:
         """One run's request on the model the case builds (the graph is the case's)."""
         return cls(run.data.shape, run.data.dtype, run.axis, run.form, case.graph)
 
+    @property
+    def integer(self) -> int:
+        """The value of a ``parts`` or ``size`` request: a piece count or size."""
+        assert isinstance(self.form.value, int)
+        return self.form.value
+
+    @property
+    def integers(self) -> tuple[int, ...]:
+        """The value of a ``lengths`` or ``indices`` request: piece lengths or split points."""
+        assert isinstance(self.form.value, tuple)
+        return self.form.value
+
 
 @dataclass(frozen=True)
 class Pieces:
@@ -48,12 +61,7 @@ class Pieces:
     @classmethod
     def from_lengths(cls, axis: int, lengths: Sequence[int], *, squeeze: bool = False) -> Pieces:
         """Consecutive pieces of the given lengths, the first starting at offset 0."""
-        bounds = []
-        start = 0
-        for length in lengths:
-            bounds.append((start, start + length))
-            start += length
-        return cls(axis, tuple(bounds), squeeze)
+        return cls(axis, tuple(itertools.pairwise((0, *itertools.accumulate(lengths)))), squeeze)
 
     @property
     def lengths(self) -> tuple[int, ...]:
@@ -107,6 +115,14 @@ class SpecAnswer:
     @classmethod
     def of(cls, outcome: SpecOutcome) -> SpecAnswer:
         return cls((Reading(outcome),))
+
+    @classmethod
+    def empty_dimension(cls, axis: int, ambiguity: str) -> SpecAnswer:
+        """The two readings of a piece size on an empty dimension, which the texts leave open."""
+        return cls(
+            (Reading(Pieces(axis, ()), "no pieces"), Reading(Pieces(axis, ((0, 0),)), "one empty piece")),
+            ambiguity=ambiguity,
+        )
 
     @classmethod
     def wrap(cls, answer: SpecAnswer | SpecOutcome) -> SpecAnswer:

@@ -36,6 +36,7 @@ class Direction:
 HSPLIT = Direction("hsplit", 1, lambda rank: 0 if rank == 1 else 1)
 VSPLIT = Direction("vsplit", 1, lambda rank: 0)
 DSPLIT = Direction("dsplit", 3, lambda rank: 2)
+DIRECTIONS = (HSPLIT, VSPLIT, DSPLIT)
 #: PyTorch's pages state their own least ranks: vsplit needs two dims where NumPy's page asks for one.
 TORCH_MIN_RANK = {"hsplit": 1, "vsplit": 2, "dsplit": 3}
 

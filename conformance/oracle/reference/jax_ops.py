@@ -33,8 +33,7 @@ def lax_split(request: SplitRequest) -> SpecAnswer | Pieces:
 
 
 def _sizes(axis: int, request: SplitRequest) -> Pieces:
-    assert isinstance(request.form.value, tuple)
-    return exact_lengths(axis, request.form.value, request.shape[axis], LAX_SPLIT)
+    return exact_lengths(axis, request.integers, request.shape[axis], LAX_SPLIT)
 
 
 def _negative_axis(request: SplitRequest, axis_value: int) -> SpecAnswer:

@@ -11,7 +11,7 @@ the reading the reference takes.
 
 from __future__ import annotations
 
-from conformance.oracle.reference.answer import Pieces, Reading, SpecAnswer, SplitRequest
+from conformance.oracle.reference.answer import Pieces, SpecAnswer, SplitRequest
 from conformance.oracle.reference.rules import (
     RuleViolation,
     axis_and_dim,
@@ -28,10 +28,8 @@ def torch_split(request: SplitRequest) -> SpecAnswer | Pieces:
     spec = "torch.split"
     axis, dim = axis_and_dim(request, spec)
     if request.form.kind == "lengths":
-        assert isinstance(request.form.value, tuple)
-        return exact_lengths(axis, request.form.value, dim, spec)
-    assert isinstance(request.form.value, int)
-    size = request.form.value
+        return exact_lengths(axis, request.integers, dim, spec)
+    size = request.integer
     if size < 0 or (size == 0 and dim != 0):
         raise RuleViolation(
             "size-positive",
@@ -39,9 +37,8 @@ def torch_split(request: SplitRequest) -> SpecAnswer | Pieces:
             f"for a dimension of {dim}",
         )
     if dim == 0:
-        return SpecAnswer(
-            (Reading(Pieces(axis, ()), "no pieces"), Reading(Pieces(axis, ((0, 0),)), "one empty piece")),
-            ambiguity=f"{spec} does not say how many chunks of size {size} an empty dimension gives",
+        return SpecAnswer.empty_dimension(
+            axis, f"{spec} does not say how many chunks of size {size} an empty dimension gives"
         )
     return Pieces.from_lengths(axis, ceil_lengths(dim, size))
 
@@ -49,8 +46,7 @@ def torch_split(request: SplitRequest) -> SpecAnswer | Pieces:
 def torch_chunk(request: SplitRequest) -> Pieces:
     spec = "torch.chunk"
     axis, dim = axis_and_dim(request, spec)
-    assert isinstance(request.form.value, int)
-    chunks = request.form.value
+    chunks = request.integer
     require_positive_count(chunks, "sections-positive", spec, "chunks")
     if dim == 0:
         return Pieces.from_lengths(axis, equal_lengths(0, chunks))
@@ -69,10 +65,8 @@ def sections_or_indices_on(axis: int, request: SplitRequest, spec: str, *, must_
     """:func:`sections_or_indices` on an axis already chosen (hsplit and its kin choose it by rank)."""
     dim = request.shape[axis]
     if request.form.kind == "indices":
-        assert isinstance(request.form.value, tuple)
-        return slice_bounds(axis, request.form.value, dim)
-    assert isinstance(request.form.value, int)
-    sections = request.form.value
+        return slice_bounds(axis, request.integers, dim)
+    sections = request.integer
     require_positive_count(sections, "sections-positive", spec, "the number of sections")
     if must_divide and dim % sections:
         raise RuleViolation(

@@ -15,16 +15,15 @@ from conformance.oracle.reference.rules import RuleViolation, even_split, inferr
 
 SPLIT = "LiteRT SPLIT"
 SPLIT_V = "LiteRT SPLIT_V"
-#: The element types the dialect lists for the data (quantized types aside).
+#: The element types the dialect lists for the data of both builtins (quantized types aside).
 SPLIT_TYPES = ("float32", "int8", "int16", "int32", "int64", "uint8")
-SPLIT_V_TYPES = SPLIT_TYPES
 
 
-def _checked(request: SplitRequest, spec: str, types: tuple[str, ...]) -> int:
+def _checked(request: SplitRequest, spec: str) -> int:
     """The data's element type, then the axis: what both builtins check first."""
-    if request.dtype not in types:
+    if request.dtype not in SPLIT_TYPES:
         raise RuleViolation(
-            "data-type", f"{spec}: the data must be one of {', '.join(types)}; got {request.dtype}"
+            "data-type", f"{spec}: the data must be one of {', '.join(SPLIT_TYPES)}; got {request.dtype}"
         )
     assert request.axis is not None, "catalogue.why_not_applicable keeps axis-less cases away"
     return normalize_axis(request.axis, len(request.shape), spec)
@@ -32,17 +31,15 @@ def _checked(request: SplitRequest, spec: str, types: tuple[str, ...]) -> int:
 
 def split(request: SplitRequest) -> Pieces:
     """SPLIT: ``num_splits`` equal pieces."""
-    axis = _checked(request, SPLIT, SPLIT_TYPES)
+    axis = _checked(request, SPLIT)
     dim = request.shape[axis]
-    assert isinstance(request.form.value, int)
-    return even_split(axis, dim, request.form.value, SPLIT, "num_splits")
+    return even_split(axis, dim, request.integer, SPLIT, "num_splits")
 
 
 def split_v(request: SplitRequest) -> Pieces:
     """SPLIT_V: pieces of the given sizes, one of which may be -1."""
-    axis = _checked(request, SPLIT_V, SPLIT_V_TYPES)
-    assert isinstance(request.form.value, tuple)
-    sizes = request.form.value
+    axis = _checked(request, SPLIT_V)
+    sizes = request.integers
     if not sizes:
         raise RuleViolation("num-split-positive", f"{SPLIT_V}: num_splits is a positive integer; got 0 sizes")
     return inferred_lengths(axis, sizes, request.shape[axis], SPLIT_V, "size_splits")

@@ -18,11 +18,7 @@ from conformance.oracle.reference.library_ops import sections_or_indices
 Rules = Callable[[SplitRequest], Pieces]
 
 #: NumPy's split functions a namesake may claim, each with how NumPy's text applies it.
-_DIRECTIONS = {
-    "hsplit": directional_ops.HSPLIT,
-    "vsplit": directional_ops.VSPLIT,
-    "dsplit": directional_ops.DSPLIT,
-}
+_DIRECTIONS = {direction.name: direction for direction in directional_ops.DIRECTIONS}
 _MUST_DIVIDE = {"split": True, "array_split": False}
 NAMES = (*_MUST_DIVIDE, *_DIRECTIONS)
 

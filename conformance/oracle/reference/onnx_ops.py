@@ -1,8 +1,7 @@
 """ONNX Split-1, -2, -11, -13 and -18, from the ONNX operator documentation of Split (docs/specs.md).
 
-The versions differ in more than the changelog headline, and each difference is a rule here:
-- type lists: Split-1 takes float16/float/double only; -2 and -11 every type but bfloat16;
-  -13 and -18 add bfloat16;
+The versions differ in more than the changelog headline, and each difference is a rule here
+(the type lists are in :data:`VERSIONS`):
 - axis: Split-1 states no default (an omitted axis is ambiguous), -2 defaults to 0, negative
   values are defined from -11 on (before, a negative axis in range is ambiguous: the text is
   silent, and ONNX's own Split-2 shape inference counts it from the back);
@@ -86,10 +85,8 @@ def _on_axis(spec: _Version, request: SplitRequest, axis_value: int) -> SpecAnsw
     axis = normalize_axis(axis_value, rank, spec.spec, negative=spec.negative_axis)
     dim = request.shape[axis]
     if request.form.kind == "lengths":
-        assert isinstance(request.form.value, tuple)
-        return _split_given(spec, request, axis, list(request.form.value), dim)
-    assert isinstance(request.form.value, int)
-    return _count_given(spec, request, axis, request.form.value, dim)
+        return _split_given(spec, request, axis, list(request.integers), dim)
+    return _count_given(spec, request, axis, request.integer, dim)
 
 
 def _negative_axis(spec: _Version, request: SplitRequest, axis_value: int) -> SpecAnswer:
@@ -218,11 +215,7 @@ def _num_outputs(axis: int, count: int, dim: int) -> SpecAnswer | Pieces:
     last = dim - piece * (count - 1)
     if last >= 0:
         return Pieces.from_lengths(axis, [*equal_lengths(piece, count - 1), last])
-    clamped = []
-    left = dim
-    for _ in range(check_piece_count(count)):
-        clamped.append(min(piece, left))
-        left -= clamped[-1]
+    clamped = [min(piece, max(dim - piece * index, 0)) for index in range(check_piece_count(count))]
     return SpecAnswer(
         (
             Reading(

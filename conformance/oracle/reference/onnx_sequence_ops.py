@@ -68,13 +68,7 @@ def split_to_sequence(request: SplitRequest) -> SpecAnswer | Pieces:
     if dim == 0 and squeeze:  # an empty piece has no axis of length 1 to drop: no piece (our reading)
         return Pieces(axis, (), squeeze)
     if dim == 0:
-        return SpecAnswer(
-            (
-                Reading(Pieces(axis, ()), "no pieces"),
-                Reading(Pieces(axis, ((0, 0),)), "one empty piece"),
-            ),
-            ambiguity=EMPTY_DIMENSION_AMBIGUITY,
-        )
+        return SpecAnswer.empty_dimension(axis, EMPTY_DIMENSION_AMBIGUITY)
     return Pieces.from_lengths(axis, ceil_lengths(dim, values[0]), squeeze=squeeze)
 
 

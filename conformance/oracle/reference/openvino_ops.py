@@ -42,8 +42,7 @@ def split_1(request: SplitRequest) -> Pieces:
     """Split-1: num_splits equal pieces; num_splits in [1, dim] and dividing dim."""
     axis = _axis(request, SPLIT, shape_one=False)
     dim = request.shape[axis]
-    assert isinstance(request.form.value, int)
-    num_splits = request.form.value
+    num_splits = request.integer
     if not 1 <= num_splits <= dim:
         raise RuleViolation(
             "num-splits-range",
@@ -69,8 +68,7 @@ def variadic_split_1(request: SplitRequest) -> SpecAnswer:
             f"{VARIADIC}: split_lengths must be a 1D tensor of an integer type (T2); "
             f"got {graph.lengths_dtype}",
         )
-    assert isinstance(request.form.value, tuple)
-    lengths = list(request.form.value)
+    lengths = list(request.integers)
     outcome = outcome_of(inferred_lengths, axis, lengths, request.shape[axis], VARIADIC, "split_lengths")
     if graph.axis_dtype == graph.lengths_dtype or isinstance(outcome, Rejection):
         return SpecAnswer.of(outcome)  # a rejection either way is no ambiguity

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import partial
 
 from conformance.oracle.reference.answer import Pieces, SplitRequest
-from conformance.oracle.reference.directional_ops import DSPLIT, HSPLIT, VSPLIT, Direction
+from conformance.oracle.reference.directional_ops import DIRECTIONS, Direction
 from conformance.oracle.reference.library_ops import sections_or_indices_on
 from conformance.oracle.reference.rules import (
     RuleViolation,
@@ -78,10 +78,8 @@ def split(request: SplitRequest) -> Pieces:
     _data_type(request, spec, _SPLIT_TYPES)
     axis, dim = _axis(request, spec)
     if request.form.kind == "parts":
-        assert isinstance(request.form.value, int)
-        return _equal(axis, dim, request.form.value, spec, "num_or_sections")
-    assert isinstance(request.form.value, tuple)
-    sizes = request.form.value
+        return _equal(axis, dim, request.integer, spec, "num_or_sections")
+    sizes = request.integers
     if len(sizes) > dim:
         raise RuleViolation(
             "lengths-count",
@@ -95,8 +93,7 @@ def chunk(request: SplitRequest) -> Pieces:
     spec = "paddle.chunk"
     _data_type(request, spec, _CHUNK_TYPES)
     axis, dim = _axis(request, spec)
-    assert isinstance(request.form.value, int)
-    return _equal(axis, dim, request.form.value, spec, "chunks")
+    return _equal(axis, dim, request.integer, spec, "chunks")
 
 
 def tensor_split(request: SplitRequest) -> Pieces:
@@ -121,5 +118,5 @@ RULES: dict[str, Callable[[SplitRequest], Pieces]] = {
     "paddle.split": split,
     "paddle.tensor_split": tensor_split,
     "paddle.chunk": chunk,
-    **{f"paddle.{d.name}": partial(directional, d) for d in (HSPLIT, VSPLIT, DSPLIT)},
+    **{f"paddle.{d.name}": partial(directional, d) for d in DIRECTIONS},
 }

@@ -27,10 +27,8 @@ def split(request: SplitRequest) -> Pieces:
     """tf.split: ``num_or_size_splits`` a count (raw Split) or sizes (raw SplitV)."""
     axis, dim = axis_and_dim(request, TF_SPLIT)
     if request.form.kind == "lengths":
-        assert isinstance(request.form.value, tuple)
-        return _sizes(axis, request.form.value, dim, request.graph.lengths_dtype)
-    assert isinstance(request.form.value, int)
-    return even_split(axis, dim, request.form.value, TF_SPLIT, "num_split")
+        return _sizes(axis, request.integers, dim, request.graph.lengths_dtype)
+    return even_split(axis, dim, request.integer, TF_SPLIT, "num_split")
 
 
 def _sizes(axis: int, sizes: tuple[int, ...], dim: int, size_type: str) -> Pieces:

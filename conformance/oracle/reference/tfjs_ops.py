@@ -19,7 +19,5 @@ def split(request: SplitRequest) -> Pieces:
     """tf.split of TF.js: a count that divides the axis, or sizes with at most one ``-1``."""
     axis, dim = axis_and_dim(request, TFJS_SPLIT)
     if request.form.kind == "lengths":
-        assert isinstance(request.form.value, tuple)
-        return inferred_lengths(axis, request.form.value, dim, TFJS_SPLIT, PARAMETER)
-    assert isinstance(request.form.value, int)
-    return even_split(axis, dim, request.form.value, TFJS_SPLIT, PARAMETER)
+        return inferred_lengths(axis, request.integers, dim, TFJS_SPLIT, PARAMETER)
+    return even_split(axis, dim, request.integer, TFJS_SPLIT, PARAMETER)
