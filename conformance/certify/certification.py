@@ -263,11 +263,7 @@ def _header(
         packages[package] = _version(package)
     return {
         "profile": profile.to_json(),
-        "suite": {
-            "version": document["suite"]["version"],
-            "digest": document["suite"]["digest"],
-            "cases": document["suite"]["cases"],
-        },
+        "suite": {key: document["suite"][key] for key in ("version", "digest", "cases")},
         "adapter": {
             "name": info.name,
             "spec": loaded.requested,

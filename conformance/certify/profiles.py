@@ -3,9 +3,7 @@
 A profile is a YAML file in ``cases/profiles/`` naming the required ops, maybe narrowing their
 cases by tag and marking items *optional* (a backend may leave those unsupported). Everything
 else selected is required, ``invalid`` cases included: a certified backend rejects what the spec
-rejects. Ambiguous items are run and shown but never decide. A profile is checked by a JSON
-Schema (``conformance/schema/profile.schema.json``), then against the op catalogue and the
-corpus; every problem names the file and the line.
+rejects. Ambiguous items are run and shown but never decide.
 """
 
 from __future__ import annotations

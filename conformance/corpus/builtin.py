@@ -1,9 +1,6 @@
-"""Where the corpus is when no ``--cases`` is given.
-
-A wheel carries ``cases/`` (profiles included) as ``conformance/corpus/builtin/`` (``setup.py``
-copies it), so an installed package can run from any directory. Tried in order: ``cases/`` in the
-working directory, the corpus installed with the package, ``cases/`` of the checkout the package
-is imported from (an editable install run elsewhere).
+"""Where the corpus is when no ``--cases`` is given: ``cases/`` here, else the one a wheel carries
+(``setup.py`` copies ``cases/``, profiles included, so an installed package runs from any
+directory), else ``cases/`` of the checkout the package is imported from (an editable install).
 """
 
 from __future__ import annotations
@@ -12,9 +9,7 @@ from pathlib import Path
 
 from conformance.errors import UsageError
 
-#: The corpus a wheel carries (absent in a checkout).
 PACKAGED = Path(__file__).resolve().parent / "builtin"
-#: The checkout's corpus, for a package imported from a checkout.
 CHECKOUT = Path(__file__).resolve().parents[2] / "cases"
 
 

@@ -49,10 +49,7 @@ class Location:
 @dataclass(frozen=True)
 class Form:
     """How the split is requested: piece lengths, a piece count, a piece size or split points.
-
-    ``value`` is an int for ``parts`` and ``size``, a tuple for ``lengths`` and ``indices``; kept as
-    written, invalid ones included (rejecting them is the reference's job).
-    """
+    ``value`` is an int for ``parts`` and ``size``, a tuple for ``lengths`` and ``indices``."""
 
     kind: FormKind
     value: int | tuple[int, ...]
@@ -75,16 +72,13 @@ class DataSpec:
     dtype: str
     fill: FillKind = "arange"
     seed: int = 0
-    values: Any = None  # nested lists as written in the file, when fill == "values"
+    values: Any = None  # nested lists as written, for fill: values
 
 
 @dataclass(frozen=True)
 class InputPlacement:
-    """``graph.inputs`` given as a mapping: each input constant or runtime on its own.
-
-    It asks more than the word ``runtime``, which feeds whatever the op takes as an input:
-    ``{axis: runtime}`` promises an axis *input*, which an op with an axis attribute (ONNX) lacks.
-    """
+    """``graph.inputs`` given as a mapping: each input constant or runtime on its own. It asks more
+    than the word ``runtime``: ``{axis: runtime}`` promises an axis *input*, which ONNX lacks."""
 
     axis: Placement = "constant"
     lengths: Placement = "constant"
@@ -104,10 +98,9 @@ class InputPlacement:
 class GraphSpec:
     """How a backend must build the model; each field is a contract of the case format.
 
-    ``num_outputs`` is for ONNX Split-18, which requires exactly one of ``split`` and
-    ``num_outputs``: ``both`` and ``neither`` build the two forbidden graphs. ``declared_outputs``
-    makes an ONNX node declare that many outputs whatever the request implies (malformed on purpose).
-    """
+    ``num_outputs``: ``both`` and ``neither`` build Split-18's two forbidden graphs (it requires
+    exactly one of ``split`` and ``num_outputs``). ``declared_outputs`` makes an ONNX node declare
+    that many outputs whatever the request implies (malformed on purpose)."""
 
     axis_dtype: str = "int64"
     axis_shape: Literal["scalar", "[1]"] = "scalar"
@@ -223,10 +216,5 @@ class Case:
 
     def runtime_changes(self) -> frozenset[str]:
         """The inputs some run gives new values (``axis``, ``lengths``): an op must feed them at run time."""
-        changed = set()
-        for run in self.runs:
-            if "axis" in run.changes:
-                changed.add("axis")
-            if self.form.kind in run.changes:
-                changed.add("lengths")
-        return frozenset(changed)
+        fed = {"axis": "axis", self.form.kind: "lengths"}  # the input each changed key is fed through
+        return frozenset(fed[key] for run in self.runs for key in run.changes if key in fed)

@@ -81,6 +81,7 @@ def _onnx(version: int, forms: frozenset[FormKind], graph_options: frozenset[str
 
 
 _LENGTHS_OR_PARTS: frozenset[FormKind] = frozenset({"lengths", "parts"})
+_PARTS: frozenset[FormKind] = frozenset({"parts"})
 _PARTS_OR_INDICES: frozenset[FormKind] = frozenset({"parts", "indices"})
 _AXIS = frozenset({"axis"})
 _LENGTHS = frozenset({"lengths"})
@@ -101,24 +102,28 @@ def _later_op(
     op_id: str,
     forms: frozenset[FormKind],
     dtype_set: frozenset[str],
-    document: str,
+    document: str | None = None,
     *,
     graph_options: frozenset[str] = frozenset(),
     inputs: tuple[tuple[FormKind, frozenset[str]], ...] = (),
     takes_axis: bool = True,
+    shared_expect: bool = False,
 ) -> OpEntry:
-    """An op added after the corpus was written: axis optional, pinned by a shared ``expect`` only
-    where the case cites its document."""
+    """An op whose axis is optional, documented by default on the page named for it
+    (``pytorch-torch.split``); one added after the corpus was written is pinned by a shared
+    ``expect`` only where the case cites its document."""
+    family = op_id.partition(".")[0]
+    site = {"torch": "pytorch"}.get(family, family)
     return OpEntry(
         op_id,
-        op_id.partition(".")[0],
+        family,
         forms,
         graph_options,
         dtype_set,
         False,
-        document,
+        document or f"{site}-{op_id}",
         inputs=inputs,
-        shared_expect=False,
+        shared_expect=shared_expect,
         takes_axis=takes_axis,
     )
 
@@ -126,19 +131,14 @@ def _later_op(
 def _library_op(
     op_id: str, forms: frozenset[FormKind], graph_options: frozenset[str], dtype_set: frozenset[str]
 ) -> OpEntry:
-    """A torch or numpy function the corpus was written against: axis optional, documented on the
-    page named for it (``pytorch-torch.split``, ``numpy-numpy.split``)."""
-    family = op_id.partition(".")[0]
-    site = {"torch": "pytorch"}.get(family, family)
-    return OpEntry(op_id, family, forms, graph_options, dtype_set, False, f"{site}-{op_id}")
+    """A torch or numpy function the corpus was written against, so a shared ``expect`` pins it."""
+    return _later_op(op_id, forms, dtype_set, graph_options=graph_options, shared_expect=True)
 
 
-def _directional(library: str, document: str, dtype_set: frozenset[str], **jax: Any) -> tuple[OpEntry, ...]:
+def _directional(library: str, dtype_set: frozenset[str], **jax: Any) -> tuple[OpEntry, ...]:
     """hsplit, vsplit and dsplit of a library: no axis parameter, a count or split points."""
     return tuple(
-        _later_op(
-            f"{library}.{name}", _PARTS_OR_INDICES, dtype_set, f"{document}.{name}", takes_axis=False, **jax
-        )
+        _later_op(f"{library}.{name}", _PARTS_OR_INDICES, dtype_set, takes_axis=False, **jax)
         for name in ("hsplit", "vsplit", "dsplit")
     )
 
@@ -149,7 +149,7 @@ OPS: dict[str, OpEntry] = {
         OpEntry(
             "openvino.Split-1",
             "openvino",
-            frozenset({"parts"}),
+            _PARTS,
             _AXIS_INPUT | _RUNTIME | _DYNAMIC,
             _OV_TYPES,
             True,
@@ -174,7 +174,7 @@ OPS: dict[str, OpEntry] = {
         _onnx(18, _LENGTHS_OR_PARTS, _RUNTIME | {"lengths_dtype", "num_outputs"}),
         _library_op("torch.split", frozenset({"lengths", "size"}), _DYNAMIC, _TORCH_TYPES),
         _library_op("torch.tensor_split", frozenset({"parts", "indices"}), _DYNAMIC, _TORCH_TYPES),
-        _library_op("torch.chunk", frozenset({"parts"}), _DYNAMIC, _TORCH_TYPES),
+        _library_op("torch.chunk", _PARTS, _DYNAMIC, _TORCH_TYPES),
         _library_op("numpy.split", _PARTS_OR_INDICES, frozenset(), _ALL_TYPES),
         _library_op("numpy.array_split", _PARTS_OR_INDICES, frozenset(), _ALL_TYPES),
         # tf.split: a count (raw Split) or sizes (raw SplitV, whose Tlen is the lengths' type);
@@ -197,7 +197,7 @@ OPS: dict[str, OpEntry] = {
         OpEntry(
             "tflite.SPLIT",
             "tflite",
-            frozenset({"parts"}),
+            _PARTS,
             _RUNTIME | _DYNAMIC,
             _ALL_TYPES,
             True,
@@ -225,69 +225,48 @@ OPS: dict[str, OpEntry] = {
             graph_options=_RUNTIME | _DYNAMIC | {"lengths_dtype", "keepdims", "split_input"},
             inputs=(("lengths", _LENGTHS), ("size", _LENGTHS)),
         ),
-        *_directional("numpy", "numpy-numpy", _ALL_TYPES),
-        *_directional("torch", "pytorch-torch", _TORCH_TYPES),
+        *_directional("numpy", _ALL_TYPES),
+        *_directional("torch", _TORCH_TYPES),
         # JAX's jax.numpy functions (NumPy's texts) and its lax primitive.
-        _later_op(
-            "jax.numpy.split",
-            _PARTS_OR_INDICES,
-            _NO_STRINGS,
-            "jax-jax.numpy.split",
-            graph_options=_RUNTIME,
-            inputs=_JAX_TRACED,
+        *(
+            _later_op(
+                f"jax.numpy.{name}",
+                _PARTS_OR_INDICES,
+                _NO_STRINGS,
+                graph_options=_RUNTIME,
+                inputs=_JAX_TRACED,
+            )
+            for name in ("split", "array_split")
         ),
-        _later_op(
-            "jax.numpy.array_split",
-            _PARTS_OR_INDICES,
-            _NO_STRINGS,
-            "jax-jax.numpy.array_split",
-            graph_options=_RUNTIME,
-            inputs=_JAX_TRACED,
-        ),
-        *_directional("jax.numpy", "jax-jax.numpy", _NO_STRINGS, graph_options=_RUNTIME, inputs=_JAX_TRACED),
+        *_directional("jax.numpy", _NO_STRINGS, graph_options=_RUNTIME, inputs=_JAX_TRACED),
         _later_op(
             "jax.lax.split",
             frozenset({"lengths"}),
             _NO_STRINGS,
-            "jax-jax.lax.split",
             graph_options=_RUNTIME,
             inputs=(("lengths", _LENGTHS),),
         ),
-        _later_op("keras.ops.split", _PARTS_OR_INDICES, _NO_STRINGS, "keras-keras.ops.split"),
+        _later_op("keras.ops.split", _PARTS_OR_INDICES, _NO_STRINGS),
         # CuPy's functions (NumPy's texts, on a GPU): eager calls on a cupy.ndarray, no graph to feed
-        _later_op("cupy.split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.split"),
-        _later_op("cupy.array_split", _PARTS_OR_INDICES, _NO_STRINGS, "cupy-cupy.array_split"),
-        *_directional("cupy", "cupy-cupy", _NO_STRINGS),
+        _later_op("cupy.split", _PARTS_OR_INDICES, _NO_STRINGS),
+        _later_op("cupy.array_split", _PARTS_OR_INDICES, _NO_STRINGS),
+        *_directional("cupy", _NO_STRINGS),
         # MLX and TensorFlow.js: eager calls. Their adapters refuse the types they would silently
         # convert (unsupported); only MLX's strings cannot be handed at all.
-        _later_op("mlx.core.split", _PARTS_OR_INDICES, _NO_STRINGS, "mlx-mlx.core.split"),
+        _later_op("mlx.core.split", _PARTS_OR_INDICES, _NO_STRINGS),
         _later_op("tfjs.split", _LENGTHS_OR_PARTS, _ALL_TYPES, "tfjs-tf.split"),
         # PaddlePaddle's functions: eager calls, and programs traced by paddle.jit.to_static.
-        _later_op(
-            "paddle.split",
-            _LENGTHS_OR_PARTS,
-            _PADDLE_TYPES,
-            "paddle-paddle.split",
-            graph_options=_PADDLE_GRAPH,
-            inputs=_PADDLE_AXIS_INPUT,
+        *(
+            _later_op(
+                f"paddle.{name}", forms, _PADDLE_TYPES, graph_options=_PADDLE_GRAPH, inputs=_PADDLE_AXIS_INPUT
+            )
+            for name, forms in (
+                ("split", _LENGTHS_OR_PARTS),
+                ("tensor_split", _PARTS_OR_INDICES),
+                ("chunk", _PARTS),
+            )
         ),
-        _later_op(
-            "paddle.tensor_split",
-            _PARTS_OR_INDICES,
-            _PADDLE_TYPES,
-            "paddle-paddle.tensor_split",
-            graph_options=_PADDLE_GRAPH,
-            inputs=_PADDLE_AXIS_INPUT,
-        ),
-        _later_op(
-            "paddle.chunk",
-            frozenset({"parts"}),
-            _PADDLE_TYPES,
-            "paddle-paddle.chunk",
-            graph_options=_PADDLE_GRAPH,
-            inputs=_PADDLE_AXIS_INPUT,
-        ),
-        *_directional("paddle", "paddle-paddle", _PADDLE_TYPES, graph_options=_DYNAMIC),
+        *_directional("paddle", _PADDLE_TYPES, graph_options=_DYNAMIC),
     )
 }
 

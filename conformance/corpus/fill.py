@@ -118,24 +118,19 @@ def _tiled(pattern: Array, count: int, *, mapped: bool) -> Array:
     return out
 
 
-def exact_integer_limit(dtype: str) -> int:
-    """Largest n such that every integer 0..n is exactly representable in a float type."""
-    return 1 << (_FORMAT[dtype][1] + 1)
-
-
 def _float_arange(dtype: str, index: npt.NDArray[np.uint64]) -> Array:
     """Element i is i itself while floats hold it exactly, then the positive finite bit patterns
     above it, then the negative finite ones (-0.0 excluded), before repeating."""
     target = dtypes.numpy_dtype(dtype)
     bits_type = dtypes.bits_dtype(dtype)
     assert bits_type is not None
-    limit = exact_integer_limit(dtype)
+    exponent_bits, mantissa_bits = _FORMAT[dtype]
+    limit = 1 << (mantissa_bits + 1)  # the largest n with every integer 0..n exact
     if not index.size or int(index.max()) <= limit:  # every element exact: most cases
         return index.astype(np.float64).astype(target)
     out = np.empty(index.shape, dtype=target)
     exact = index <= limit
     out[exact] = index[exact].astype(np.float64).astype(target)
-    exponent_bits, mantissa_bits = _FORMAT[dtype]
     sign = 1 << (exponent_bits + mantissa_bits)
     max_finite = (((1 << exponent_bits) - 1) << mantissa_bits) - 1
     start = int(np.array(limit, dtype=target).view(bits_type)) + 1
@@ -172,12 +167,10 @@ def _random(dtype: str, count: int, seed: int) -> Array:
 
 
 def special_float_bits(dtype: str) -> tuple[int, ...]:
-    """Bit patterns of the special values of a float type, in the order the fill cycles them.
-
-    quiet NaN, negative quiet NaN, quiet NaN with payload 1, quiet NaN with every payload bit set,
-    signalling NaN (payload 1), +inf, -inf, +0.0, -0.0, smallest subnormal, largest subnormal,
-    negative smallest subnormal, largest finite, negative largest finite, smallest normal.
-    """
+    """Bit patterns of a float type's special values, in the order the fill cycles them: quiet NaN,
+    negative quiet NaN, quiet NaN with payload 1, quiet NaN with every payload bit set, signalling
+    NaN (payload 1), +inf, -inf, +0.0, -0.0, smallest subnormal, largest subnormal, negative
+    smallest subnormal, largest finite, negative largest finite, smallest normal."""
     exponent_bits, mantissa_bits = _FORMAT[dtype]
     sign = 1 << (exponent_bits + mantissa_bits)
     infinity = ((1 << exponent_bits) - 1) << mantissa_bits
@@ -214,12 +207,9 @@ def _special(dtype: str, count: int) -> Array:
         specials = special_float_bits(part)
         shifted = specials[len(specials) // 2 :] + specials[: len(specials) // 2]
         out[where] = _complex(dtype, _cycle_bits(part, specials, picks), _cycle_bits(part, shifted, picks))
-    elif dtype in dtypes.SIGNED:
+    elif dtype in dtypes.INTEGER:
         low, high = dtypes.integer_range(dtype)
-        out[where] = np.array(list(islice(cycle((low, high, 0, -1, 1)), picks)), dtype=out.dtype)
-    elif dtype in dtypes.UNSIGNED:
-        _, high = dtypes.integer_range(dtype)
-        values = (0, high, 1, high - 1, (high + 1) // 2)
+        values = (low, high, 0, -1, 1) if dtype in dtypes.SIGNED else (0, high, 1, high - 1, (high + 1) // 2)
         out[where] = np.array(list(islice(cycle(values), picks)), dtype=out.dtype)
     elif dtype == "bool":
         out[:] = np.arange(count) % 2 == 0
@@ -259,11 +249,9 @@ Problems = list[tuple[tuple[int, ...], str]]
 
 
 def flatten_values(dtype: str, values: Any, count: int) -> tuple[list[tuple[tuple[int, ...], Any]], Problems]:
-    """The elements of a nested ``values`` list with their index paths, and what is wrong with them.
-
-    Only the number of values is checked against the shape (they are reshaped). A complex element
-    is a number or an ``[re, im]`` pair, read as pairs when only the pairs make ``count``. Each
-    problem carries the offending element's index path (``()`` for the whole list).
+    """The elements of a nested ``values`` list with their index paths, and what is wrong with them
+    (by element, ``()`` for the whole list). Only their number must fit the shape: they are reshaped.
+    A complex element is a number or an ``[re, im]`` pair, read as pairs when only pairs make ``count``.
     """
     leaves = _leaves(values, ())
     if dtype in _PART and len(leaves) != count:
@@ -337,7 +325,6 @@ __all__ = [
     "HOSTILE_STRINGS",
     "arange",
     "describe_fill",
-    "exact_integer_limit",
     "flatten_values",
     "make_data",
     "special_float_bits",

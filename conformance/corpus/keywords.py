@@ -45,8 +45,7 @@ def words(case: Case, op: str, target: str | None = None) -> frozenset[str]:
 
 
 def _path_words(file: str) -> tuple[str, ...]:
-    """The case file's folders and name as pytest names its nodes (relative to the working
-    directory when the file lies under it, else its name alone)."""
+    """The case file's folders and name as pytest names its nodes (its name alone outside the cwd)."""
     path = Path(file)
     if path.is_absolute():
         try:
@@ -57,9 +56,8 @@ def _path_words(file: str) -> tuple[str, ...]:
 
 
 def compile_keyword(expression: str) -> Callable[[Words], bool]:
-    """A ``-k`` expression as a predicate over an item's words: words joined by and / or / not,
-    with parentheses; a word matches when it is a substring of one of the item's words, ignoring
-    case (pytest's rule)."""
+    """A ``-k`` expression (words joined by and / or / not, with parentheses) as a predicate over
+    an item's words."""
     tokens: list[str] = _TOKEN.findall(expression)
     position = 0
 

@@ -1,9 +1,8 @@
 """Loading case files into :class:`~conformance.corpus.case.Case` objects, or saying exactly what is wrong.
 
 Case files are edited by hand, so every error names the file, the line and the case, and a run
-reports every problem of every file at once. The shipped JSON Schema (the one editors use) checks
-structure; Python checks what needs the merged case or the catalogue. Values are kept as written:
-an axis of 7 on a rank-2 tensor is a legitimate test input, and rejecting it is the reference's job.
+reports every problem of every file at once. Values are kept as written: an axis of 7 on a rank-2
+tensor is a legitimate test input, and rejecting it is the reference's job.
 """
 
 from __future__ import annotations
@@ -38,7 +37,6 @@ from conformance.corpus.schema import schema_problems
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
 from conformance.errors import CorpusError
 
-#: Keys merged key by key from defaults into a case, rather than replaced whole.
 _NESTED = ("data", "graph", "expect")
 
 
@@ -73,13 +71,12 @@ class CaseFileErrors(CorpusError):
 @dataclass(frozen=True)
 class Suite:
     """The loaded cases and a digest of the files they came from, so two runs can tell whether they
-    used the same corpus; ``case_digests`` tells it case by case (:func:`case_digest`), so that
-    ``run --resume`` after an edit runs again only the cases that changed."""
+    used the same corpus; ``case_digests`` tells it case by case (:func:`case_digest`, by id; empty
+    for a suite not loaded from files), so ``run --resume`` after an edit reruns only changed cases."""
 
     cases: tuple[Case, ...]
     files: tuple[str, ...]
     digest: str
-    #: each case's :func:`case_digest`, by case id (empty for a suite not loaded from files)
     case_digests: Mapping[str, str] = field(default_factory=dict)
 
     @cached_property
@@ -245,7 +242,6 @@ class _FileLoader:
         self.file = file
         self.errors: list[CaseFileError] = []
         self.cases: list[Case] = []
-        #: each case's :func:`case_digest`, by id
         self.digests: dict[str, str] = {}
         self._doc = document
         self._seen_ids = seen_ids
@@ -403,8 +399,7 @@ class _CaseBuilder:
         )
 
     def _check_omitted_split(self, form: Form, graph: GraphSpec) -> None:
-        """``split_input: omitted`` means the op's default split of 1: the case must say ``size: 1``
-        and have no split value to feed."""
+        """``split_input: omitted`` means the op's default split of 1, with no split value to feed."""
         if graph.split_input != "omitted":
             return
         if form.kind != "size" or form.value != 1:

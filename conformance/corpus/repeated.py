@@ -1,9 +1,8 @@
 """A periodic tensor of gigabytes held in one block of memory, mapped again and again.
 
 The ``large`` cases split a [2^31 + 8] uint8 counter whose bytes repeat every 256. Writing 2 GiB
-costs more than most backends take to split it (first touch of fresh memory: about 5 s on a
-virtual machine), so one 2 MiB block is written into an in-memory file (``memfd_create``) and
-mapped at every block of one reserved address range.
+costs more than most backends take to split it, so one 2 MiB block is written into an in-memory
+file (``memfd_create``) and mapped at every block of one reserved address range.
 
 The mappings are ``PROT_READ``: a backend that wrote into its input crashes (a finding the worker
 isolation reports) rather than changing every block at once. Linux only; elsewhere, or when the
@@ -39,9 +38,8 @@ def _libc_mmap() -> Any:
 
 
 def repeated(pattern: npt.NDArray[Any], count: int) -> npt.NDArray[Any] | None:
-    """``count`` elements repeating ``pattern``, read-only, or None where this cannot be done
-    (not Linux, a period that does not divide :data:`BLOCK_BYTES`, too many blocks, or a
-    mapping refused): the caller then writes the elements out itself."""
+    """``count`` elements repeating ``pattern``, read-only, or None where this cannot be done:
+    the caller then writes the elements out itself."""
     period = pattern.nbytes
     total = count * pattern.itemsize
     blocks = -(-total // BLOCK_BYTES)

@@ -55,8 +55,7 @@ def _validator() -> Validator:
 
 def inlined(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The schema with each reference to its ``$defs`` replaced by the definition, except those
-    that refer back to themselves: the same rules, without jsonschema resolving 28,000 references
-    (0.2 s of every load's 0.46 s of checking)."""
+    that refer back to themselves: the same rules, without jsonschema resolving 28,000 references."""
     definitions: Mapping[str, Any] = schema.get("$defs", {})
     recursive = {name for name in definitions if name in _reached(name, definitions)}
 

@@ -25,11 +25,6 @@ class Item:
     def id(self) -> str:
         return ids.item_id(self.case.id, self.op)
 
-    @property
-    def keywords(self) -> frozenset[str]:
-        """Words ``-k`` matches against, without a target (``conformance list``)."""
-        return keywords.words(self.case, self.op)
-
 
 def select(
     cases: Iterable[Case],
@@ -52,7 +47,7 @@ def select(
             item = Item(case, op)
             if wanted_ops is not None and op not in wanted_ops:
                 continue
-            if matches is not None and not matches(item.keywords):
+            if matches is not None and not matches(keywords.words(case, op)):  # no target: as listed
                 continue
             if item_ids and item.id not in item_ids:
                 continue

@@ -1,9 +1,8 @@
-"""Reading YAML while remembering where every node was written.
+"""Reading YAML while remembering where every node was written, so every complaint names the line.
 
-Every complaint about a case file must name the line to fix, so the file is composed into PyYAML's
-node tree first (by a SafeLoader subclass: only safe tags construct), each node's line is recorded
-under its path (``("cases", 3, "data", "shape")``), and only then is the tree built into data. The
-walk also finds keys given twice, which PyYAML would silently resolve to the last one.
+The node tree is walked before it is built into data (by a SafeLoader subclass: only safe tags
+construct): the walk records each node's line under its path and finds keys given twice, which
+PyYAML would silently resolve to the last one.
 """
 
 from __future__ import annotations
@@ -131,11 +130,8 @@ def _compose_in_c(text: str, reader: type) -> yaml.Node | None:
 
 
 class _Walker:
-    """Records lines by path and finds duplicate keys, before the tree is turned into data.
-
-    A node is walked under each path that reaches it, but never re-entered while on the current
-    path, so a recursive alias cannot loop; each mapping is checked for duplicates once.
-    """
+    """Records lines by path and finds duplicate keys. A node is walked under each path that
+    reaches it, but never re-entered while on the current path, so a recursive alias cannot loop."""
 
     def __init__(self, constructor: _SafeLoader) -> None:
         self._constructor = constructor

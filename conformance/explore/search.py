@@ -1,13 +1,12 @@
-"""The search over one op's parameter space: Hypothesis draws requests, every selected target
-runs each, and each new disagreement is shrunk to a minimal request.
+"""The search over one op's parameter space, in rounds with the same seed.
 
-One op is searched in rounds with the same seed. Each drawn request runs on every target of the
-op; the first result that deviates from the spec with a findings signature not met before becomes
-the round's focus, and the test fails. While Hypothesis shrinks, each candidate runs on the focus
-target alone and counts as failing only with the same signature, so a crash shrinks to a smaller
-crash, never into another problem. The next round replays the cached requests up to that finding
-and looks for the next signature. The search stops when ``max_examples`` draws find no new
-signature, or when the op's time is up (a shrink in progress keeps its smallest request so far).
+Each drawn request runs on every target of the op; the first result that deviates from the spec
+with a findings signature not met before becomes the round's focus, and the test fails. While
+Hypothesis shrinks, each candidate runs on the focus target alone and counts as failing only with
+the same signature, so a crash shrinks to a smaller crash, never into another problem. The next
+round replays the cached requests up to that finding and looks for the next signature. The search
+stops when ``max_examples`` draws find no new signature, or when the op's time is up (a shrink in
+progress keeps its smallest request so far).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-"""One ``conformance explore``: the adapters and targets, the worker pool, the journal, each op's
-search in turn within the budget, then the results file and the findings.
+"""One ``conformance explore``: each op's search in turn within the budget, then the results
+file and the findings.
 
-Requests run through ``conformance run``'s executor (worker processes, time limits, crash
-results, the journal), so a request that kills a backend costs one worker and what finished
-survives Ctrl-C. Every drawn request's results are kept; of the shrinking steps, only each
-finding's smallest request.
+Requests run through ``conformance run``'s worker pool and journal, so a request that kills a
+backend costs one worker and what finished survives Ctrl-C. Every drawn request's results are
+kept; of the shrinking steps, only each finding's smallest request.
 """
 
 from __future__ import annotations
@@ -261,9 +260,7 @@ def _write_results(
     digest = hashlib.sha256("\n".join(sorted(case.id for case in cases)).encode()).hexdigest()[:16]
     suite = Suite(cases, (), f"explore-seed-{config.seed}-{digest}")
     plan = Plan(suite, adapters, list(executor.jobs.values()), issues)
-    results = runner.with_reproducers(plan, outcome.results)
-    outcome.results = results
-    written, _ = runner.write_results(
-        plan, replace(config.run, repeat=0), results, started, outcome.wall_s, outcome.interrupted
+    outcome.results = runner.with_reproducers(plan, outcome.results)
+    outcome.written, _ = runner.write_results(
+        plan, replace(config.run, repeat=0), outcome.results, started, outcome.wall_s, outcome.interrupted
     )
-    outcome.written = written

@@ -1,14 +1,9 @@
 """Each op's parameter space as Hypothesis strategies that draw case documents.
 
-A draw is the mapping a case of a YAML case file holds (``data``, ``axis``, the form, ``graph``,
-``runs``), so it passes the same schema and loader rules as a written case and a finding is
-written back without translation. The space is the op's interface, not its spec: every dtype it
-can carry, axes in and out of range, valid, boundary and invalid form values, every graph option
-and several runs. Choices are ordered so that Hypothesis shrinks towards the plain request.
-
-A request stays inside what one item may cost: its data's bytes and the output pieces it implies
-(a count of 2^31 on an empty dimension is a valid torch.tensor_split request that no backend
-could answer with 2^31 tensors).
+A draw is the mapping a case of a YAML case file holds, so it passes the same rules as a written
+case and a finding is written back without translation. The space is the op's interface, not its
+spec: invalid values included. Choices are ordered so that Hypothesis shrinks towards the plain
+request. A request stays inside what one item may cost (:func:`within`).
 """
 
 from __future__ import annotations
@@ -23,7 +18,7 @@ from hypothesis import strategies as st
 
 from conformance import dtypes
 from conformance.corpus import catalogue
-from conformance.corpus.case import FORM_KINDS, FormKind
+from conformance.corpus.case import FORM_KINDS, FormKind, GraphSpec
 from conformance.corpus.catalogue import OpEntry
 from conformance.explore.limits import Limits
 
@@ -192,9 +187,7 @@ def _inputs_choices(op: OpEntry, kind: FormKind) -> list[Any]:
     fed = op.inputs_for(kind)
     if "inputs" not in op.graph_options or not fed:
         return ["constant"]
-    choices: list[Any] = ["constant", "runtime"]
-    choices += [{name: "runtime"} for name in sorted(fed) if len(fed) > 1]
-    return choices
+    return ["constant", "runtime", *({name: "runtime"} for name in sorted(fed) if len(fed) > 1)]
 
 
 def _graph(draw: Draw, op: OpEntry, kind: FormKind) -> dict[str, Any]:
@@ -221,14 +214,8 @@ def _graph(draw: Draw, op: OpEntry, kind: FormKind) -> dict[str, Any]:
         graph["split_input"] = "omitted"
     if "declared_outputs" in options and declares and draw(st.integers(0, 5)) == 5:
         graph["declared_outputs"] = draw(st.integers(0, 6))
-    defaults = {
-        "axis_dtype": "int64",
-        "axis_shape": "scalar",
-        "lengths_dtype": "int64",
-        "num_outputs": "auto",
-        "keepdims": 1,
-    }
-    return {key: value for key, value in graph.items() if defaults.get(key) != value}
+    defaults = GraphSpec().as_dict()
+    return {key: value for key, value in graph.items() if defaults[key] != value}
 
 
 def _index_dtype(draw: Draw) -> str:

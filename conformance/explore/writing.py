@@ -1,9 +1,7 @@
-"""The case files of an exploration's findings: one case per distinct smallest request, ready to
-be reviewed and moved into the corpus.
+"""The case files of an exploration's findings, ready to be reviewed and moved into the corpus.
 
-Each case is checked as the corpus would check it (loader and corpus audit) before it is
-written, and one either would refuse is reported instead. A finding whose request the corpus
-already holds is not written: the summary names that case.
+Each case is checked by the loader and the corpus audit first, and one either would refuse is
+reported instead. A finding whose request the corpus holds is not written: the summary names it.
 """
 
 from __future__ import annotations
