@@ -4,7 +4,6 @@ time that target's items of about their size took so far, shared among the worke
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from conformance.corpus.loader import load_paths
 from conformance.engine.item import LargeInput, run_item
 from conformance.engine.pool import Pool
 from conformance.engine.progress import ProgressLine
-from conformance.engine.sampling import run_order, sample_of_each
+from conformance.engine.sampling import sample_of_each
 from conformance.engine.worker import Job
 from conformance.plugin import Target, Task
 from conformance.results.result import Result
@@ -131,16 +130,6 @@ def test_a_spread_sample_of_every_target_runs_first_then_the_rest() -> None:
     assert sorted(job.index for job in sample + rest) == list(range(9))  # nothing lost
     many = [_job(i, "big/r/d") for i in range(2000)]
     assert len(sample_of_each(many)[0]) == 100  # a large target's sample: 5 % of its items
-
-
-def test_each_worker_group_runs_in_a_row_the_routes_with_workers_of_their_own_first() -> None:
-    """Switching worker groups replaces every worker; a group sampled apart from its other jobs
-    would make the shared workers' replacements import their backends twice."""
-    common = [_job(i, "common/r/d") for i in range(4)]
-    own = [replace(_job(4 + i, "own/r/d"), own_worker=True) for i in range(4)]
-    ordered = run_order(common + own, sample=2)
-    assert [job.group for job in ordered] == ["own/r"] * 4 + [None] * 4
-    assert [job.index for job in ordered] == [4, 6, 5, 7, 0, 2, 1, 3]  # each: its sample first
 
 
 def test_large_items_are_measured_apart_from_their_targets_other_items() -> None:

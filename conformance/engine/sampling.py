@@ -1,27 +1,12 @@
-"""The order a run's items go in: each worker group's in a row, and within it a sample of each
-target first. A sample prices every target early for the progress line's ETA, as targets differ in
-speed by two orders of magnitude; it is spread over the target's items, as its first cases
-(documentation examples, ambiguous points) are not its typical ones.
+"""Which items of each target run first: a sample that prices every target early for the progress
+line's ETA, as targets differ in speed by two orders of magnitude. It is spread over the target's
+items: its first cases (documentation examples, ambiguous points) are not its typical ones.
 """
 
 from __future__ import annotations
 
 from conformance.engine import settings
 from conformance.engine.worker import Job
-
-
-def run_order(jobs: list[Job], sample: int | None = None) -> list[Job]:
-    """The jobs of each worker group (Job.group) in a row, the routes with workers of their own
-    first: switching groups replaces every worker, and the shared workers' replacements import
-    their backends again. Within a group, :func:`sample_of_each` then the rest."""
-    groups: dict[str | None, list[Job]] = {}
-    for job in jobs:
-        groups.setdefault(job.group, []).append(job)
-    ordered: list[Job] = []
-    for group in sorted(groups, key=lambda group: group is None):
-        first, rest = sample_of_each(groups[group], sample)
-        ordered += first + rest
-    return ordered
 
 
 def sample_of_each(jobs: list[Job], sample: int | None = None) -> tuple[list[Job], list[Job]]:

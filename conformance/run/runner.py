@@ -24,7 +24,7 @@ from conformance.engine.interruption import stopping
 from conformance.engine.item import make_task
 from conformance.engine.pool import Pool
 from conformance.engine.progress import ProgressLine
-from conformance.engine.sampling import run_order
+from conformance.engine.sampling import sample_of_each
 from conformance.engine.worker import Job
 from conformance.plugin import Target, Task
 from conformance.results import document as results_file
@@ -149,7 +149,8 @@ def execute(
     keep the journal. The output folder is locked throughout."""
     with Execution(plan_, config, stream, on_result) as run:
         with stopping() as stop:
-            run.add(run_order(run.pending))
+            sample, bulk = sample_of_each(run.pending)
+            run.add(sample + bulk)
             run.progress.restart()  # the first workers of a long run waited for the zygote
             run.serve()
             run.review()
