@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -221,6 +222,16 @@ class SlowStart(Slicer):
 
     def _prepare(self, target: Target) -> None:
         time.sleep(float(self.options.get("prepare", "0")))
+
+
+class PrepareMarker(SlowStart):
+    """Slow to load (``load`` seconds), then creates the file its ``marker`` option names when it
+    prepares a target: whether a worker got as far as preparing."""
+
+    name = "prepare-marker"
+
+    def _prepare(self, target: Target) -> None:
+        Path(self.options["marker"]).touch()
 
 
 class GcReporter(Slicer):

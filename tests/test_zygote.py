@@ -451,18 +451,19 @@ def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(
 ) -> None:
     """A spare of the wrong worker group is stopped when a route with workers of its own begins;
     while the zygote imports (seconds) it has not forked it yet, and waiting for it would idle
-    every worker. Once forked, it finds its pipe closed and exits."""
-    gate = tmp_path / "gate"
+    every worker. It is killed once forked, before it loads and prepares its targets."""
+    gate, marker = tmp_path / "gate", tmp_path / "prepared"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
     monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, stop_s=120.0))
+    job = _jobs(tmp_path, "fake_adapters:PrepareMarker", load="1", marker=str(marker))[0]
     starter = Starter(1, tmp_path / "workers", None, True, print)
     try:
         starter.start_zygote(wait_s=60)
         zygote = starter.zygotes[None]
         assert zygote.forkable(), zygote.reason
         zygote.learn(("gated_import",))  # its import waits for the gate
-        slot = starter.start((), None)
+        slot = starter.start((job.preload,), None)
         assert slot.process.pid is None
         opened = threading.Timer(20, gate.touch)  # a stop that waits for the fork ends after this
         opened.start()
@@ -470,10 +471,11 @@ def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(
         assert not gate.exists(), "stopping the worker waited for the zygote to fork it"
         opened.cancel()
         gate.touch()
-        pid = _pid(slot.process)  # forked once the import has ended
+        pid = _pid(slot.process)  # forked once the import has ended, and killed when said
         deadline = time.monotonic() + 30
         while os.path.exists(f"/proc/{pid}"):  # reaped by the zygote once it exits
             assert time.monotonic() < deadline, "the worker forked after its stop did not exit"
             time.sleep(0.05)
+        assert not marker.exists(), "the worker forked after its stop prepared its target"
     finally:
         starter.close(at_once=False)

@@ -297,10 +297,15 @@ class Pool:
         return dropped
 
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index``: the large ones go to the first slot alone, each once
-        the queue has come to its worker group (or is empty), so that no group comes twice."""
-        if index == 0 and self.large and (not self.queue or self.large[0].group == self.queue[0].group):
-            return self.large.popleft()
+        """The next job for slot ``index``: the large ones go to the first slot alone, the first of
+        the queue's worker group (any once the queue is empty), so that the slot's worker is not
+        replaced for a large job of a route with workers of its own and replaced back after it."""
+        if index == 0:
+            group = self.queue[0].group if self.queue else None
+            for position, job in enumerate(self.large):
+                if not self.queue or job.group == group:
+                    del self.large[position]
+                    return job
         return self.queue.popleft() if self.queue else None
 
     def _give_back(self, job: Job) -> None:

@@ -232,9 +232,9 @@ def stop_worker(slot: Slot, *, kill: bool) -> None:
     """End the worker: let it exit (it was asked) for up to ``stop_s`` unless ``kill``, then kill it
     and its process group."""
     stop_s = settings.ENGINE.stop_s
-    # one the zygote has not forked yet (it is importing) is not waited for: every worker would
-    # wait with the parent; once forked, it finds its pipe closed and exits
-    if slot.process.pid is not None:
+    if slot.process.pid is None:  # the zygote, importing, has not forked it: it is killed once
+        slot.process.kill()  # forked (Forked.kill); waiting here would idle every worker
+    else:
         if slot.process.is_alive() and not kill:
             slot.process.join(timeout=stop_s)
         if slot.process.is_alive():

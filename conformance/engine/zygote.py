@@ -56,6 +56,8 @@ class Forked:
         self.sentinel = sentinel
         self.exitcode: int | None = None
         self._ended = False
+        #: stopped before the zygote forked it: killed as soon as the zygote says it has
+        self._doomed = False
 
     @property
     def pid(self) -> int | None:
@@ -81,10 +83,14 @@ class Forked:
 
     def kill(self) -> None:
         """Kill it if it was forked and not reaped (its pid may be another process's by then); one
-        not forked yet ends when the zygote finds its pipe closed."""
-        if not self._ended and self.pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
+        not forked yet is killed, with its process group, once the zygote says it forked it."""
+        if self._ended:
+            return
+        if self.pid is None:
+            self._doomed = True
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -119,7 +125,12 @@ class Zygote:
         except (EOFError, OSError):
             said, detail = "gone", "the zygote exited"
         if said == "forked":
-            self._asked.popleft()._pid = int(detail)
+            forked = self._asked.popleft()
+            forked._pid = int(detail)
+            if forked._doomed:  # stopped while the zygote imported: it must not load its targets
+                for kill in (os.killpg, os.kill):
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        kill(forked._pid, signal.SIGKILL)
         elif said == "ready":
             self.usable = True
         else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
