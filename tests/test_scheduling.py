@@ -4,8 +4,6 @@ time that target's items of about their size took so far, shared among the worke
 from __future__ import annotations
 
 import io
-from collections import deque
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -132,19 +130,6 @@ def test_a_spread_sample_of_every_target_runs_first_then_the_rest() -> None:
     assert sorted(job.index for job in sample + rest) == list(range(9))  # nothing lost
     many = [_job(i, "big/r/d") for i in range(2000)]
     assert len(sample_of_each(many)[0]) == 100  # a large target's sample: 5 % of its items
-
-
-def test_the_first_slot_takes_the_large_item_of_the_worker_group_the_queue_is_at() -> None:
-    """A large item of a route with workers of its own, taken while the queue serves the shared
-    workers, would replace the first slot's worker for it and again after it."""
-    common = _job(0, "common/r/d")
-    own_large = replace(_job(1, "own/r/d", (2**28,)), own_worker=True)
-    common_large = _job(2, "common/r/d", (2**28,))
-    pool = Pool(2, 60, lambda result: None)
-    pool.queue, pool.large = deque([common]), deque([own_large, common_large])
-    assert pool._take(0) is common_large
-    assert pool._take(1) is common
-    assert pool._take(0) is own_large  # the queue is empty: any large item
 
 
 def test_large_items_are_measured_apart_from_their_targets_other_items() -> None:

@@ -217,8 +217,8 @@ class Pool:
         return self.starter.start(self._upcoming(group), group)
 
     def _next_group(self) -> str | None:
-        """The worker group of the next jobs to be taken (see Job.group)."""
-        head = self.queue[0] if self.queue else self.large[0] if self.large else None
+        """The worker group of the next job to be taken (see Job.group)."""
+        head = self.large[0] if self.large else self.queue[0] if self.queue else None
         return head.group if head is not None else None
 
     def _replace(self, index: int, group: str | None) -> Slot:
@@ -297,15 +297,9 @@ class Pool:
         return dropped
 
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index``: the large ones go to the first slot alone, the first of
-        the queue's worker group (any once the queue is empty), so that the slot's worker is not
-        replaced for a large job of a route with workers of its own and replaced back after it."""
-        if index == 0:
-            group = self.queue[0].group if self.queue else None
-            for position, job in enumerate(self.large):
-                if not self.queue or job.group == group:
-                    del self.large[position]
-                    return job
+        """The next job for slot ``index``: the large ones go to the first slot alone."""
+        if index == 0 and self.large:
+            return self.large.popleft()
         return self.queue.popleft() if self.queue else None
 
     def _give_back(self, job: Job) -> None:

@@ -82,15 +82,16 @@ class Forked:
             self._ended_now()
 
     def kill(self) -> None:
-        """Kill it if it was forked and not reaped (its pid may be another process's by then); one
-        not forked yet is killed, with its process group, once the zygote says it forked it."""
+        """Kill it and its process group if it was forked and not reaped (its pid may be another
+        process's by then); one not forked yet is killed once the zygote says it forked it."""
         if self._ended:
             return
         if self.pid is None:
             self._doomed = True
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
+        for kill in (os.killpg, os.kill):  # the group first: the worker leads it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill(self.pid, signal.SIGKILL)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -128,9 +129,7 @@ class Zygote:
             forked = self._asked.popleft()
             forked._pid = int(detail)
             if forked._doomed:  # stopped while the zygote imported: it must not load its targets
-                for kill in (os.killpg, os.kill):
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        kill(forked._pid, signal.SIGKILL)
+                forked.kill()
         elif said == "ready":
             self.usable = True
         else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
