@@ -2,22 +2,25 @@
 
 Runs the corpus through the chosen adapters twice, with -j 1 and -j 2, and prints figures: wall
 time, time inside the backends (build, compile, runs), the harness's own share of the wall time,
-items per second and the cost per item of each target (against the 20 ms rule that keeps a route
-in the default run), peak memory per worker, the -j 2 speed-up and its efficiency: the speed-up
-over the contended ceiling, 2 x backend time at -j 1 / backend time at -j 2 (two backends on two
-cores slow each other down, so 2x is out of reach). It also checks the progress line's ETA: every
+items per second and the cost per item of each target (against the 20 ms rule that keeps a route in
+the default run), peak memory per worker, the -j 2 speed-up and its efficiency: the speed-up over
+the contended ceiling, 2 x backend time at -j 1 / backend time at -j 2 (two backends on two cores
+slow each other down, so 2x is out of reach). It also checks the progress line's ETA: every
 estimate printed from 10 % of the run on, against the time the run really took from there. Targets
 on a 2-core machine: harness share at most 20 % (-j 1) and 25 % (-j 2), efficiency at least 90 %,
-the ETA within 35 % from 10 % on. The harness share counts everything outside build, compile and
-runs as the harness's; a second figure counts two more costs as the backends': loading an adapter
-inside an item (one its worker had not loaded before its first job: the adapters of a worker's
-first targets load before it, and count between items), and the backends' crashes (the item that
-died, before its backend's phases, and the time until a replacement worker, which imports the
-backend again, starts its first item; the backend's time on the item until it died is the
-backend's in both figures: its crash result carries it). It prints the CPU seconds of the run's
-own process too: at -j 2 that process, which serves both workers, shares the two cores with them;
-and the crash review's seconds, with the harness share without them when a review ran (a death no
-known issue foresaw has the review replay items for minutes).
+the ETA within 35 % from 10 % on. It counts the items judged (a backend reached, not
+"unsupported"), in all and per target: two trees or versions compared on one corpus do the same
+work only where those counts agree (a route that learns to reach more items costs more wall time
+for it). The harness share counts everything outside build, compile and runs as the harness's; a
+second figure counts two more costs as the backends': loading an adapter inside an item (one its
+worker had not loaded before its first job: the adapters of a worker's first targets load before
+it, and count between items), and the backends' crashes (the item that died, before its backend's
+phases, and the time until a replacement worker, which imports the backend again, starts its first
+item; the backend's time on the item until it died is the backend's in both figures: its crash
+result carries it). It prints the CPU seconds of the run's own process too: at -j 2 that process,
+which serves both workers, shares the two cores with them; and the crash review's seconds, with the
+harness share without them when a review ran (a death no known issue foresaw has the review replay
+items for minutes).
 
     python benchmarks/full_run.py                      # every installed adapter, whole corpus
     python benchmarks/full_run.py --adapter onnxruntime -k "not large"
@@ -166,6 +169,9 @@ def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, 
         "harness_share": 1 - backend_s / capacity_s if capacity_s else 0.0,
         "own_share": 1 - backends_s / capacity_s if capacity_s else 0.0,
         "items": len(results),
+        # a backend reached (not "unsupported"): two trees or versions compared on one corpus
+        # do the same work only where these agree, per target too
+        "judged": sum(r.status != "unsupported" for r in results),
         "in_items_s": items_s - backend_s,
         "load_s": load_s,
         "large_s": large_s,
@@ -174,8 +180,8 @@ def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, 
     }
 
 
-def per_target(results: list[Result]) -> list[tuple[str, int, float, float, float]]:
-    """Per target: items, items per second of worker time, backend s, and per item the
+def per_target(results: list[Result]) -> list[tuple[str, int, int, float, float, float]]:
+    """Per target: items, items judged, items per second of worker time, backend s, and per item the
     backend's own ms next to the harness's (worker time around the backend: data, reference,
     judging), so the floor each target sets is visible."""
     grouped: dict[str, list[Result]] = defaultdict(list)
@@ -186,7 +192,10 @@ def per_target(results: list[Result]) -> list[tuple[str, int, float, float, floa
         elapsed_s = sum(worker_s(r) for r in items)
         backend_s = sum(r.timing.backend_ms for r in items) / 1000
         rate = len(items) / elapsed_s if elapsed_s else 0.0
-        rows.append((target, len(items), rate, backend_s, (elapsed_s - backend_s) / len(items) * 1000))
+        judged = sum(r.status != "unsupported" for r in items)
+        rows.append(
+            (target, len(items), judged, rate, backend_s, (elapsed_s - backend_s) / len(items) * 1000)
+        )
     return rows
 
 
@@ -198,18 +207,18 @@ DEFAULT_RUN_MS = 20.0
 def print_per_target(single: list[Result], double: list[Result]) -> None:
     """The per-target table, with each target's cost per item against the 20 ms rule."""
     print(
-        "\nper target (-j 1): items, items/s of worker time, backend s, per item: backend ms, harness ms,"
-        " worker ms (the 20 ms rule); then -j 2's backend ms per item (cores shared)"
+        "\nper target (-j 1): items, judged, items/s of worker time, backend s, per item: backend ms,"
+        " harness ms, worker ms (the 20 ms rule); then -j 2's backend ms per item (cores shared)"
     )
     doubled = {row[0]: row for row in per_target(double)}
-    for target, count, rate, backend_s, harness_ms in per_target(single):
+    for target, count, judged, rate, backend_s, harness_ms in per_target(single):
         backend_ms = backend_s / count * 1000
         worker_ms = 1000 / rate if rate else 0.0
         over = " over 20 ms: extra targets" if worker_ms > DEFAULT_RUN_MS else ""
-        shared = doubled[target][3] / doubled[target][1] * 1000 if target in doubled else 0.0
+        shared = doubled[target][4] / doubled[target][1] * 1000 if target in doubled else 0.0
         print(
-            f"  {target:<32}{count:>6}{rate:>10.1f}{backend_s:>10.1f}{backend_ms:>10.2f}{harness_ms:>10.2f}"
-            f"{worker_ms:>10.2f}{shared:>10.2f}{over}"
+            f"  {target:<32}{count:>6}{judged:>7}{rate:>10.1f}{backend_s:>10.1f}{backend_ms:>10.2f}"
+            f"{harness_ms:>10.2f}{worker_ms:>10.2f}{shared:>10.2f}{over}"
         )
 
 
@@ -226,7 +235,8 @@ def report(runs: dict[int, Run]) -> None:
     """Print the figures of the runs made (-j 1, -j 2 or both; speed-up and efficiency need both)."""
     large = next(iter(runs.values())).large
     shown = {jobs: figures(run.outcome, jobs, large) for jobs, run in runs.items()}
-    print(f"items: {next(iter(shown.values()))['items']:.0f}")
+    first = next(iter(shown.values()))
+    print(f"items: {first['items']:.0f}, judged (a backend reached) {first['judged']:.0f}")
     print(f"{'':<28}" + "".join(f"{f'-j {jobs}':>10}" for jobs in shown))
     rows = (
         ("wall time (s)", "wall_s", ".1f"),

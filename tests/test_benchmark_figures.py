@@ -21,12 +21,15 @@ def test_a_crash_counts_its_backends_time_in_its_target_and_in_the_items() -> No
     # a passing item (4 ms, 3 of them the backend's) and one whose worker died 10 ms into its run
     passed = _result("a", Timing(first_run_ms=3.0), 4.0)
     crashed = _result("b", Timing(refused_ms=10.0), None).with_status("crash", "died")
-    ((target, items, _, backend_s, harness_ms),) = full_run.per_target([passed, crashed])
-    assert (target, items) == ("a/r/cpu", 2)
+    # and one the backend could not be reached for: counted, not judged, and 0 ms
+    refused = _result("c", Timing(), 0.0).with_status("unsupported", "no such op")
+    ((target, items, judged, _, backend_s, harness_ms),) = full_run.per_target([passed, crashed, refused])
+    assert (target, items, judged) == ("a/r/cpu", 3, 2)
     assert abs(backend_s - 0.013) < 1e-9
-    assert abs(harness_ms - 0.5) < 1e-9  # (14 ms of worker time - 13 of backend) / 2 items, not negative
-    outcome = ExecutionOutcome([passed, crashed], [], False, 0.02, [], [], 0.001)
+    assert abs(harness_ms - 1 / 3) < 1e-9  # (14 ms of worker time - 13 of backend) / 3 items, not negative
+    outcome = ExecutionOutcome([passed, crashed, refused], [], False, 0.02, [], [], 0.001)
     figures = full_run.figures(outcome, 1, set())
+    assert (figures["items"], figures["judged"]) == (3, 2)
     assert abs(figures["in_items_s"] - 0.001) < 1e-9
     assert abs(figures["between_s"] - 0.006) < 1e-9
 
