@@ -4,7 +4,6 @@ time that target's items of about their size took so far, shared among the worke
 from __future__ import annotations
 
 import io
-from collections import deque
 from pathlib import Path
 
 import pytest
@@ -178,37 +177,6 @@ def test_large_items_run_in_a_row_on_the_first_worker(tmp_path: Path) -> None:
     assert len(lane) == 1
     first_of_lane = next(r for r in finished if r.worker and r.worker["pid"] in lane)
     assert first_of_lane.case == "large-0"
-
-
-def test_the_first_slot_takes_the_sample_and_the_others_the_rest() -> None:
-    """One worker meets each backend first: the zygote learns it from that one, and the others'
-    replacements fork with it instead of every worker importing it in the sample's seconds. The
-    others help with the sample once the rest is taken; a job given back is its slot's next."""
-    pool = Pool(2, 120, lambda result: None)
-    sample, rest = _jobs("s/r/d", 2), [_job(10 + n, "q/r/d") for n in range(2)]
-    pool.sample, pool.queue = deque(sample), deque(rest)
-    assert pool._take(1) is rest[0]
-    assert pool._take(0) is sample[0]
-    pool._give_back(sample[0], 0)
-    assert pool._take(0) is sample[0]
-    assert pool._take(1) is rest[1]
-    assert pool._take(1) is sample[1]
-    assert pool._take(0) is None
-
-
-def test_a_run_with_a_sample_runs_every_job_once(tmp_path: Path) -> None:
-    (tmp_path / "few.yaml").write_text(LARGE_CASES, encoding="utf-8")
-    config = RunConfig(case_paths=(str(tmp_path),), adapters=("fake_adapters:Slicer",), jobs=2, repeat=0)
-    jobs = [job for job in plan(config).jobs if not job.large]
-    sample, rest = sample_of_each(jobs, sample=2)
-    finished: list[Result] = []
-    pool = Pool(2, 120, finished.append)
-    try:
-        pool.add(rest, sample)
-        pool.serve_until(lambda: False)
-    finally:
-        pool.close()
-    assert sorted(r.key for r in finished) == sorted(job.key for job in jobs)
 
 
 def test_a_worker_makes_a_large_input_once_for_items_in_a_row(tmp_path: Path) -> None:

@@ -2,10 +2,7 @@
 never runs backend code: it keeps each worker's next jobs waiting in its pipe, waits on the pipes
 and process sentinels together, and turns a death into a ``crash`` result and an overrun into a
 ``timeout`` (counted from when the worker was ready for the item). Large jobs go to the first
-worker alone: they run one at a time on the machine anyway. So does the sample of each target
-(the others take it only once the rest is taken): one worker meets each backend first and imports
-it, the zygote learns it from that worker, and the others' replacements fork with it (at -j 2
-both workers imported TensorFlow in the sample's seconds, 4 s each).
+worker alone: they run one at a time on the machine anyway.
 """
 
 from __future__ import annotations
@@ -190,8 +187,6 @@ class Pool:
         self.queue: deque[Job] = deque()
         #: the large jobs, for the first slot alone
         self.large: deque[Job] = deque()
-        #: the sample of each target (see add): the first slot's before the queue, the others' after
-        self.sample: deque[Job] = deque()
         #: worker-seconds lost to deaths (see _replace_dead), which the benchmark reports apart
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
@@ -213,7 +208,7 @@ class Pool:
     def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
         """The targets of the next queued jobs of ``group``: what a new worker will likely serve."""
         seen: dict[Preload, None] = {}
-        for job in [*list(self.large)[:1], *list(self.sample)[:1], *list(self.queue)[: self.size + 1]]:
+        for job in [*list(self.large)[:1], *list(self.queue)[: self.size + 1]]:
             if job.group == group:
                 seen.setdefault(job.preload, None)
         return tuple(seen)[:2]
@@ -221,10 +216,9 @@ class Pool:
     def _start(self, group: str | None) -> Slot:
         return self.starter.start(self._upcoming(group), group)
 
-    def _next_group(self, index: int) -> str | None:
-        """The worker group of the next job slot ``index`` would take (see Job.group)."""
-        sources = self._sources(index)
-        head = next((source[0] for source in sources if source), None)
+    def _next_group(self) -> str | None:
+        """The worker group of the next job to be taken (see Job.group)."""
+        head = self.large[0] if self.large else self.queue[0] if self.queue else None
         return head.group if head is not None else None
 
     def _replace(self, index: int, group: str | None) -> Slot:
@@ -243,11 +237,11 @@ class Pool:
         dead, now = self.slots[index], time.monotonic()
         since = dead.replaced_at if dead.replaced_at is not None else dead.began
         self.lost_s += max(0.0, now - since - backend_s)
-        group = self._next_group(index)
+        group = self._next_group()
         self._replace(index, group).replaced_at = now
         # deaths come in runs (a backend aborting on a family of items): the next one's
         # replacement starts now, while the other workers run, and imports its backend then
-        if self.queue or self.large or self.sample:
+        if self.queue or self.large:
             self.starter.spare = self._start(group)
 
     def process(self, jobs: Iterable[Job]) -> None:
@@ -259,29 +253,26 @@ class Pool:
 
     def serve(self, jobs: Iterable[Job]) -> None:
         """Run every job and keep the workers for the next call (explore's); :meth:`close` ends them."""
-        self.queue, self.large, self.sample = deque(), deque(), deque()
+        self.queue, self.large = deque(), deque()
         self.add(jobs)
         self.serve_until(lambda: False)
 
-    def add(self, jobs: Iterable[Job], sample: Iterable[Job] = ()) -> None:
-        """Queue more jobs behind those queued, starting workers up to the pool's size. ``sample``
-        (none large): jobs the first worker takes before its share of the queue, and the others
-        only once the queue is empty (the ETA's sample of each target)."""
-        (self.queue if self.limits.in_order else self.sample).extend(sample)
-        for given in jobs:
+    def add(self, jobs: Iterable[Job]) -> None:
+        """Queue more jobs behind those queued, starting workers up to the pool's size."""
+        added = list(jobs)
+        for given in added:
             (self.large if given.large and not self.limits.in_order else self.queue).append(given)
-        queued = len(self.queue) + len(self.sample)
-        if not self.slots and queued >= settings.ENGINE.eager_zygote:
+        if not self.slots and len(self.queue) >= settings.ENGINE.eager_zygote:
             self.starter.start_zygote(wait_s=settings.ENGINE.zygote_wait_s)
-        while len(self.slots) < min(self.size, len(self.slots) + queued + bool(self.large)):
-            group = self._next_group(len(self.slots))
+        while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
+            group = self._next_group()
             if group is not None:  # its zygote learns from these first workers, for the ones after
                 self.starter.start_zygote(group=group)
             self.slots.append(self._start(group))
 
     def serve_until(self, done: Callable[[], bool]) -> None:
         """Dispatch and collect until ``done()`` or no job is queued or in flight."""
-        while self.queue or self.large or self.sample or any(slot.job for slot in self.slots):
+        while self.queue or self.large or any(slot.job for slot in self.slots):
             self._fill()
             self._collect()
             if done():
@@ -301,29 +292,19 @@ class Pool:
 
     def drop_queued(self) -> list[Job]:
         """Take back every job not yet sent to a worker; those in flight still finish when served."""
-        dropped = [*self.large, *self.sample, *self.queue]
-        self.large, self.sample, self.queue = deque(), deque(), deque()
+        dropped = [*self.large, *self.queue]
+        self.large, self.queue = deque(), deque()
         return dropped
 
-    def _sources(self, index: int) -> tuple[deque[Job], ...]:
-        """Where slot ``index`` takes its next job from, in turn: the large jobs and the sample go
-        to the first slot (the others take the sample once the queue is empty)."""
-        return (self.large, self.sample, self.queue) if index == 0 else (self.queue, self.sample)
-
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index`` (see _sources)."""
-        source = next((source for source in self._sources(index) if source), None)
-        return source.popleft() if source is not None else None
+        """The next job for slot ``index``: the large ones go to the first slot alone."""
+        if index == 0 and self.large:
+            return self.large.popleft()
+        return self.queue.popleft() if self.queue else None
 
-    def _give_back(self, job: Job, index: int) -> None:
-        """A job slot ``index`` was sent but never started goes back to the front of what that slot
-        takes first (see _sources): the next job it takes, or, from the queue, another slot's."""
-        if self.limits.in_order:
-            self.queue.appendleft(job)
-        elif job.large:
-            self.large.appendleft(job)
-        else:
-            (self.sample if index == 0 else self.queue).appendleft(job)
+    def _give_back(self, job: Job) -> None:
+        """A job sent but never started goes back to the front of its queue."""
+        (self.large if job.large and not self.limits.in_order else self.queue).appendleft(job)
 
     def close(self, at_once: bool = False) -> None:
         """Stop every worker: all are asked at once, then each is waited for (backends' teardown
@@ -343,12 +324,12 @@ class Pool:
         # another group: a route with workers of its own begins or ends here
         if slot.served >= limits.recycle_after or slot.retire or slot.readiness.group != job.group:
             if slot.inflight:
-                self._give_back(job, index)
+                self._give_back(job)
                 return False
             slot = self._replace(index, job.group)
         payload = pickled(job)
         if not slot.takes(job, limits.depth, len(payload)):  # behind enough work, or too large
-            self._give_back(job, index)
+            self._give_back(job)
             return False
         if not slot.inflight and slot.replaced_at is not None:
             # a replacement's loss runs from when it has work: idle for want of jobs, it loses nothing
@@ -362,9 +343,9 @@ class Pool:
         except OSError:  # the worker died (on the job it runs) before the parent saw it
             slot.inflight.pop()
             slot.served -= 1
-            self._give_back(job, index)
+            self._give_back(job)
             if not slot.inflight:  # it died between jobs: a fresh worker takes the slot
-                self._replace(index, self._next_group(index))
+                self._replace(index, self._next_group())
             return False  # _collect reports the death on the job it was running
         return True
 
@@ -438,14 +419,12 @@ class Pool:
             slot.started_next(self.timeout, self.start_limit, log_end)
         self._report(result, line)
 
-    def _requeue_waiting(self, index: int, *, running_too: bool = False) -> None:
-        """Queue again the jobs sent to slot ``index`` behind the running one (``running_too``: and
-        the running one)."""
-        slot = self.slots[index]
+    def _requeue_waiting(self, slot: Slot, *, running_too: bool = False) -> None:
+        """Queue again the jobs sent behind the running one (``running_too``: and the running one)."""
         waiting = list(slot.inflight)[0 if running_too else 1 :]
         slot.inflight.clear()
         for job in reversed(waiting):
-            self._give_back(job, index)
+            self._give_back(job)
 
     def _lost(self, index: int, job: Job) -> None:
         slot = self.slots[index]
@@ -461,7 +440,7 @@ class Pool:
                 f"warning: a worker died ({how}) in the adapter's prepare() for {targets}, before any "
                 f"item; workers start without prepare() from now on (its log: {slot.log})"
             )
-            self._requeue_waiting(index, running_too=True)
+            self._requeue_waiting(slot, running_too=True)
             self._replace_dead(index)
             return
         message = f"the worker died ({how}) while running this item; it was replaced"
@@ -480,7 +459,7 @@ class Pool:
                 f"warning: the adapter's prepare() for {targets} took longer than {self.start_limit:g} s; "
                 f"workers start without prepare() from now on (its log: {slot.log})"
             )
-        self._requeue_waiting(index)
+        self._requeue_waiting(slot)
         self._replace_dead(index)
         self.slow_starts.add(job.key)
         self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.readiness.prepared))
@@ -490,7 +469,7 @@ class Pool:
         another takes its place, up to ``unstarted_limit`` in a row; then the run stops."""
         slot = self.slots[index]
         self._unstarted += 1
-        self._requeue_waiting(index, running_too=True)
+        self._requeue_waiting(slot, running_too=True)
         if self._unstarted >= settings.ENGINE.unstarted_limit:
             self._unstarted = 0  # a front door that goes on (pytest) tries afresh
             raise unstarted(how, slot.log)
@@ -502,7 +481,7 @@ class Pool:
         said, backend_s = phase.left(slot.log, time.monotonic())
         name = slot.log.stem if slot.log is not None else None
         witness = Witness(name, slot.process.pid, how, said, slot.log_tail(), slot.log, backend_s)
-        self._requeue_waiting(index)
+        self._requeue_waiting(slot)
         self._replace_dead(index, backend_s)
         # the dead worker's history, not a copy (its slot is replaced, so it never grows again):
         # a copy per death cost a run with 329 deaths a list of up to 37,000 jobs each

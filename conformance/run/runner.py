@@ -150,7 +150,7 @@ def execute(
     with Execution(plan_, config, stream, on_result) as run:
         with stopping() as stop:
             sample, bulk = sample_of_each(run.pending)
-            run.add(bulk, sample=sample)
+            run.add(sample + bulk)
             run.progress.restart()  # the first workers of a long run waited for the zygote
             run.serve()
             run.review()
@@ -230,9 +230,9 @@ class Execution:
         if self.on_result:
             self.on_result(result)
 
-    def add(self, jobs: Iterable[Job], sample: Iterable[Job] = ()) -> None:
-        """Queue jobs on the pool, in the order given, behind ``sample`` (see Pool.add)."""
-        self.pool.add(jobs, sample)
+    def add(self, jobs: Iterable[Job]) -> None:
+        """Queue jobs on the pool, in the order given."""
+        self.pool.add(jobs)
 
     def serve(self, until: Callable[[], bool] = lambda: False) -> None:
         """Run the queued jobs until ``until()`` or none is queued or in flight."""
