@@ -56,6 +56,7 @@ from typing import NamedTuple
 from conformance.results.result import Result
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import ExecutionOutcome, execute
+from conformance.statuses import NOT_JUDGED
 
 
 class _Timestamped(io.StringIO):
@@ -169,15 +170,19 @@ def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, 
         "harness_share": 1 - backend_s / capacity_s if capacity_s else 0.0,
         "own_share": 1 - backends_s / capacity_s if capacity_s else 0.0,
         "items": len(results),
-        # a backend reached (not "unsupported"): two trees or versions compared on one corpus
-        # do the same work only where these agree, per target too
-        "judged": sum(r.status != "unsupported" for r in results),
+        "judged": judged(results),
         "in_items_s": items_s - backend_s,
         "load_s": load_s,
         "large_s": large_s,
         "between_s": capacity_s - items_s,
         "lost_s": outcome.lost_s,
     }
+
+
+def judged(results: list[Result]) -> int:
+    """The items a backend was reached for: two trees or versions compared on one corpus do the
+    same work only where these counts agree, in all and per target."""
+    return sum(result.status not in NOT_JUDGED for result in results)
 
 
 def per_target(results: list[Result]) -> list[tuple[str, int, int, float, float, float]]:
@@ -192,10 +197,8 @@ def per_target(results: list[Result]) -> list[tuple[str, int, int, float, float,
         elapsed_s = sum(worker_s(r) for r in items)
         backend_s = sum(r.timing.backend_ms for r in items) / 1000
         rate = len(items) / elapsed_s if elapsed_s else 0.0
-        judged = sum(r.status != "unsupported" for r in items)
-        rows.append(
-            (target, len(items), judged, rate, backend_s, (elapsed_s - backend_s) / len(items) * 1000)
-        )
+        harness_ms = (elapsed_s - backend_s) / len(items) * 1000
+        rows.append((target, len(items), judged(items), rate, backend_s, harness_ms))
     return rows
 
 
@@ -211,13 +214,13 @@ def print_per_target(single: list[Result], double: list[Result]) -> None:
         " harness ms, worker ms (the 20 ms rule); then -j 2's backend ms per item (cores shared)"
     )
     doubled = {row[0]: row for row in per_target(double)}
-    for target, count, judged, rate, backend_s, harness_ms in per_target(single):
+    for target, count, reached, rate, backend_s, harness_ms in per_target(single):
         backend_ms = backend_s / count * 1000
         worker_ms = 1000 / rate if rate else 0.0
         over = " over 20 ms: extra targets" if worker_ms > DEFAULT_RUN_MS else ""
         shared = doubled[target][4] / doubled[target][1] * 1000 if target in doubled else 0.0
         print(
-            f"  {target:<32}{count:>6}{judged:>7}{rate:>10.1f}{backend_s:>10.1f}{backend_ms:>10.2f}"
+            f"  {target:<32}{count:>6}{reached:>7}{rate:>10.1f}{backend_s:>10.1f}{backend_ms:>10.2f}"
             f"{harness_ms:>10.2f}{worker_ms:>10.2f}{shared:>10.2f}{over}"
         )
 
