@@ -209,6 +209,29 @@ def test_a_module_that_starts_a_thread_is_tried_in_a_child_and_not_imported(tmp_
     )
 
 
+@pytest.mark.parametrize("thread_free", [True, False], ids=["found-thread-free", "not-found-so"])
+def test_a_module_a_worker_found_thread_free_is_imported_without_a_trial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, thread_free: bool
+) -> None:
+    """A trial import in a forked child costs what the import costs (TensorFlow: seconds of a core
+    the workers share): a module a worker imported without starting a thread is imported by the
+    zygote at once; any other is tried in a child first (which imports it too)."""
+    imported = tmp_path / "imported-by"
+    (tmp_path / "gate").touch()
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(tmp_path / "gate"))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote), zygote.reason
+        zygote.learn(("gated_import",), thread_free)
+        _ready_worker(zygote)  # forked after the zygote took what it was told to learn
+        importers = imported.read_text(encoding="utf-8").split()
+    finally:
+        zygote.close()
+    trials = [pid for pid in importers if pid != str(zygote.process.pid)]
+    assert str(zygote.process.pid) in importers and len(trials) == (0 if thread_free else 1), importers
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("forking", [True, False], ids=["forked", "spawned"])
 def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
@@ -383,13 +406,20 @@ def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
         assert pool.zygote is not None
         assert "thread_at_import" in pool.starter.learned[None]
         assert pool.zygote.forkable(60), pool.zygote.reason
-        forked = pool.zygote.fork((99, None, ()))  # forked after the zygote has tried the module
+        forked = pool.zygote.fork((99, None, ()))  # it still forks
         assert forked is not None, pool.zygote.reason
         forked[1].send(None)
         forked[0].join(timeout=10)
+        # the worker saw the thread start, so the zygote tries the module in a child, not in
+        # itself (it takes the spawned worker's hundreds of packages one at a time)
+        log, deadline, said = tmp_path / "workers" / "zygote.log", time.monotonic() + 60, ""
+        while "thread_at_import" not in said and time.monotonic() < deadline:
+            time.sleep(0.1)
+            said = log.read_text(encoding="utf-8")
     finally:
         pool.close()
     assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 3
+    assert "not importing thread_at_import: it starts a thread" in said, said
 
 
 def _core_limit(pid: int) -> str:

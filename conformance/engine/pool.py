@@ -70,8 +70,9 @@ class Starter:
         self.forking, self.warn = forking, warn
         #: the zygote of each worker group (None: the shared one)
         self.zygotes: dict[str | None, Zygote] = {}
-        #: the modules each group's workers found thread-free, passed on to its zygote
-        self.learned: dict[str | None, set[str]] = {}
+        #: the modules each group's workers imported, passed on to its zygote, each with whether
+        #: the worker found it started no thread (see worker.learned)
+        self.learned: dict[str | None, dict[str, bool]] = {}
         #: a worker died in an adapter's prepare(): from then on workers start without it
         self.prepare_broken = False
         self._started = 0
@@ -109,19 +110,24 @@ class Starter:
             name = "zygote" if group is None else f"zygote-{len(self.zygotes)}"
             log = str(self.log_dir / f"{name}.log")
         zygote = self.zygotes[group] = Zygote(self.threads, log)
-        if self.learned.get(group):  # what the workers started before it found
-            zygote.learn(sorted(self.learned[group]))
+        known = self.learned.get(group, {})  # what the workers started before it found
+        for thread_free in (True, False):
+            names = sorted(name for name, free in known.items() if free is thread_free)
+            if names:
+                zygote.learn(names, thread_free)
         if wait_s and not zygote.forkable(wait_s):
             why = zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
-    def learn(self, modules: tuple[str, ...] | None, group: str | None) -> None:
-        """Pass on to the zygote of ``group`` the new modules one of its workers found thread-free."""
-        known = self.learned.setdefault(group, set())
-        new = sorted(set(modules or ()) - known)
-        known.update(new)
+    def learn(self, said: tuple[tuple[str, ...], bool] | None, group: str | None) -> None:
+        """Pass on to the zygote of ``group`` the new modules one of its workers imported, and
+        whether they started no thread there (see worker.learned)."""
+        modules, thread_free = said or ((), False)
+        known = self.learned.setdefault(group, {})
+        new = sorted(set(modules) - known.keys())
+        known.update(dict.fromkeys(new, thread_free))
         if new and group in self.zygotes:
-            self.zygotes[group].learn(new)
+            self.zygotes[group].learn(new, thread_free)
 
     def take_spare(self, group: str | None) -> Slot | None:
         """The spare, if alive and able to serve ``group`` (not started with a prepare() found broken

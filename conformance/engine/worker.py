@@ -209,12 +209,12 @@ def main(
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     lifeline.tie_forks()
-    before = set(sys.modules)
+    before, threads = set(sys.modules), thread_count()
     loaded, ready = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     _freeze()
     # prepared: a death from here on is an item's, and the first job's own time starts now
-    connection.send((-1, tuple(ready), 0, learned(before)))
+    connection.send((-1, tuple(ready), 0, learned(before, threads)))
     _serve(connection, log_path, loaded, ready if prepares else None)
 
 
@@ -248,7 +248,7 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: 
             fresh = key not in loaded or (ready is not None and job.preload not in ready)
             if fresh:
                 phase.mark("loading the adapter")
-                before = set(sys.modules)
+                before, threads = set(sys.modules), thread_count()
                 if key not in loaded:
                     loaded[key] = registry.load(job.adapter, job.options)
                 if ready is not None:
@@ -257,7 +257,7 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: 
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
                 # loaded and prepared: the item's own time starts now
-                connection.send((-1, (job.preload,), 0, learned(before)))
+                connection.send((-1, (job.preload,), 0, learned(before, threads)))
             hooks = loaded[key].hooks
             result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
@@ -313,8 +313,11 @@ def thread_names() -> list[str]:
     return names
 
 
-def learned(before: set[str]) -> tuple[str, ...]:
-    """The modules imported since ``before``, in order, importable by name: for the zygote."""
+def learned(before: set[str], threads: int) -> tuple[tuple[str, ...], bool]:
+    """The modules imported since ``before``, in order, importable by name, for the zygote; and
+    whether importing them started no thread (the worker had ``threads`` before): the zygote then
+    imports them without trying them in a forked child first, which at -j 2 cost the two cores
+    what a second import of TensorFlow, torch and Paddle costs."""
     names = []
     for name in sys.modules:  # insertion order: a package before its modules
         if name in before:
@@ -322,7 +325,7 @@ def learned(before: set[str]) -> tuple[str, ...]:
         spec = getattr(sys.modules.get(name), "__spec__", None)
         if spec is not None and spec.name == name:
             names.append(name)
-    return tuple(names)
+    return tuple(names), thread_count() <= threads
 
 
 def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, set[Preload]]:

@@ -6,10 +6,10 @@ Why it is safe: ``fork`` copies only the calling thread, so a child of a process
 threads may wait forever for a lock one of them held. The zygote is spawned, sets the thread
 variables before anything loads (OpenBLAS with one thread), and counts its threads after each
 import and before every fork: with more than one it refuses, and the pool spawns workers. What it
-imports it learns from the workers, a package at a time, first in a forked child that must stay
-single-threaded, so a backend that starts a thread when imported is never imported here. The
-standard library's forkserver fixes its preload list before its first fork and never looks at
-its own threads.
+imports it learns from the workers, a package at a time: at once when the worker that imported
+it had no more threads after, else first in a forked child that must stay single-threaded, so a
+backend that starts a thread when imported is never imported here. The standard library's
+forkserver fixes its preload list before its first fork and never looks at its own threads.
 """
 
 from __future__ import annotations
@@ -175,11 +175,12 @@ class Zygote:
         self._asked.append(forked)
         return forked, Connection(worker_end.detach())
 
-    def learn(self, modules: Iterable[str]) -> None:
-        """Have the zygote import ``modules`` (a worker found them thread-free), between forks."""
+    def learn(self, modules: Iterable[str], thread_free: bool = False) -> None:
+        """Have the zygote import ``modules`` between forks: at once if a worker found they started
+        no thread (``thread_free``), else once a forked child has tried them."""
         if self.usable is not False:
             with contextlib.suppress(OSError):
-                self._connection.send(("import", tuple(modules)))
+                self._connection.send(("import", (tuple(modules), thread_free)))
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop); one still importing is
@@ -250,14 +251,15 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     # would walk (and, writing to each object's header, copy) the memory it shares with it
     gc.freeze()
     connection.send(("ready", None))
-    pending: deque[str] = deque()
+    pending: deque[tuple[str, bool]] = deque()  # a module, and whether a worker found it thread-free
     while server.serve(block=not pending, learned=pending):
         if not pending:
             continue
-        package = [name for name in _package(pending) if name not in sys.modules]
+        taken = _package(pending)
+        package = [name for name, _ in taken if name not in sys.modules]
         if not package:
             continue
-        if _starts_no_thread(package):
+        if all(thread_free for _, thread_free in taken) or _starts_no_thread(package):
             _import(package)
             if not _single_threaded(connection, server, package[0]):
                 break
@@ -267,12 +269,12 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     _leave()
 
 
-def _package(pending: deque[str]) -> list[str]:
+def _package(pending: deque[tuple[str, bool]]) -> list[tuple[str, bool]]:
     """The first pending module and every pending one of its top-level package, taken out."""
-    top = pending[0].partition(".")[0]
-    package = [name for name in pending if name.partition(".")[0] == top]
-    for name in package:
-        pending.remove(name)
+    top = pending[0][0].partition(".")[0]
+    package = [entry for entry in pending if entry[0].partition(".")[0] == top]
+    for entry in package:
+        pending.remove(entry)
     return package
 
 
@@ -320,7 +322,9 @@ class _Server:
         signal.signal(signal.SIGCHLD, lambda *_: _reap(self.children) if os.getpid() == zygote else None)
         self.own = [connection.fileno(), self.wake_read, wake_write]
 
-    def serve(self, *, block: bool, fork: bool = True, learned: deque[str] | None = None) -> bool:
+    def serve(
+        self, *, block: bool, fork: bool = True, learned: deque[tuple[str, bool]] | None = None
+    ) -> bool:
         """Fork on request (refuse, unless ``fork``) until told to stop (False), to import modules
         (True, added to ``learned``) or, unless ``block``, until no request is waiting (True)."""
         while True:
@@ -346,7 +350,8 @@ class _Server:
             kind, detail = request
             if kind == "import":
                 if learned is not None:
-                    learned.extend(detail)
+                    names, thread_free = detail
+                    learned.extend((name, thread_free) for name in names)
                     return True
                 continue
             with socket.socket(fileno=os.dup(self.connection.fileno())) as carrier:
