@@ -119,10 +119,10 @@ class Starter:
             why = zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
-    def learn(self, said: tuple[tuple[str, ...], bool] | None, group: str | None) -> None:
+    def learn(self, said: tuple[tuple[str, ...], bool], group: str | None) -> None:
         """Pass on to the zygote of ``group`` the new modules one of its workers imported, and
         whether they started no thread there (see worker.learned)."""
-        modules, thread_free = said or ((), False)
+        modules, thread_free = said
         known = self.learned.setdefault(group, {})
         new = sorted(set(modules) - known.keys())
         known.update(dict.fromkeys(new, thread_free))
