@@ -232,6 +232,37 @@ def test_a_module_a_worker_found_thread_free_is_imported_without_a_trial(
     assert str(zygote.process.pid) in importers and len(trials) == (0 if thread_free else 1), importers
 
 
+def test_a_backend_is_imported_by_one_worker_and_the_others_fork_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers meeting a new backend at once imported it twice (TensorFlow: seconds each): the
+    second leaves its jobs for other work while the first imports it, and once the zygote holds
+    it the second is replaced with a fork that has it. The backend's module is imported by one
+    worker and the zygote, whichever worker runs its jobs."""
+    gate, imported = tmp_path / "gate", tmp_path / "imported-by"
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
+    gate.touch()  # planning loads the adapter here at once; in a worker it takes half a second
+    backend = _jobs(tmp_path, "fake_adapters:Importer", module="gated_import", seconds="0.1")
+    other = _jobs(tmp_path, "fake_adapters:Sleeper", seconds="0.3")
+    gate.unlink()
+    imported.unlink()
+    # other work first (the first workers load the first targets before any job), the backend's
+    # jobs between, and after enough of them that both workers run some
+    order = [*other[:3], *backend[:3], *other[3:], *backend[3:] * 4]
+    jobs = [replace(job, index=n) for n, job in enumerate(order)]
+    results: list[Result] = []
+    pool = Pool(2, 60, results.append, log_dir=tmp_path / "workers")
+    pool.starter.zygotes[None] = Zygote(1, str(tmp_path / "zygote.log"))
+    assert _until_decided(pool.zygote)
+    threading.Timer(1.0, gate.touch).start()  # the first import waits, while the other worker runs
+    pool.process(jobs)
+    assert {r.status for r in results} == {"pass"}, [r.message for r in results]
+    importers = imported.read_text(encoding="utf-8").split()
+    ran = {r.worker["pid"] for r in results if r.target_id.startswith("importer") and r.worker}
+    assert len(importers) == 2 and len(ran) >= 2, (importers, ran)  # one worker and the zygote
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("forking", [True, False], ids=["forked", "spawned"])
 def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(

@@ -7,6 +7,7 @@ worker alone: they run one at a time on the machine anyway.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import time
@@ -27,6 +28,7 @@ from conformance.engine.deaths import (
     overran_start,
     unstarted,
 )
+from conformance.engine.holdings import Holdings
 from conformance.engine.slot import Slot, Start, ask_to_stop, nap_s, pickled, readable, slot_of, stop_worker
 from conformance.engine.worker import Job, Preload
 from conformance.engine.zygote import Zygote
@@ -96,8 +98,11 @@ class Starter:
             self._started, log, preload, folder, self.threads, self.memory_budget, not self.prepare_broken
         )
         zygote = self.zygotes.get(group)
-        slot = slot_of(start, None if zygote is None else zygote.fork(start.args))
+        forked = None if zygote is None else zygote.fork(start.args)
+        slot = slot_of(start, forked)
         slot.readiness.group = group
+        if zygote is not None and forked is not None:
+            slot.readiness.inherited = frozenset(zygote.holds)
         return slot
 
     def start_zygote(self, wait_s: float = 0.0, group: str | None = None) -> None:
@@ -197,6 +202,8 @@ class Pool:
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
+        #: what each adapter imports, so that a backend is imported once (see engine.holdings)
+        self.holdings = Holdings()
 
     @property
     def timeout(self) -> float:
@@ -303,10 +310,26 @@ class Pool:
         return dropped
 
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index``: the large ones go to the first slot alone."""
+        """The next job for slot ``index``: the large ones go to the first slot alone; a job whose
+        backend its worker would import while another worker or the zygote imports it waits
+        behind the next ``look_ahead`` jobs if one of them needs no import (see engine.holdings)."""
         if index == 0 and self.large:
             return self.large.popleft()
-        return self.queue.popleft() if self.queue else None
+        if not self.queue:
+            return None
+        slot, zygote, verdicts = self.slots[index], self.zygote, {}
+        if self.limits.in_order or not self.holdings.held_back(slot, self.queue[0], self.slots, zygote):
+            return self.queue.popleft()
+        assert zygote is not None
+        zygote.poll()  # what it has imported since
+        for position, job in enumerate(itertools.islice(self.queue, settings.ENGINE.look_ahead)):
+            key = job.adapter_key
+            if key not in verdicts:
+                verdicts[key] = self.holdings.held_back(slot, job, self.slots, zygote)
+            if not verdicts[key]:
+                del self.queue[position]
+                return job
+        return self.queue.popleft()
 
     def _give_back(self, job: Job) -> None:
         """A job sent but never started goes back to the front of its queue."""
@@ -328,7 +351,8 @@ class Pool:
         its jobs (Slot.takes), or when the send fails on a worker that died."""
         slot, limits = self.slots[index], self.limits
         # another group: a route with workers of its own begins or ends here
-        if slot.served >= limits.recycle_after or slot.retire or slot.readiness.group != job.group:
+        stale = slot.readiness.group != job.group or self.holdings.refork(slot, job, self.zygote)
+        if slot.served >= limits.recycle_after or slot.retire or stale:
             if slot.inflight:
                 self._give_back(job)
                 return False
@@ -341,6 +365,7 @@ class Pool:
             # a replacement's loss runs from when it has work: idle for want of jobs, it loses nothing
             slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
+        slot.readiness.adapters.add(job.adapter_key)
         if len(slot.inflight) == 1:
             slot.started_next(limits.timeout, limits.start_limit)
         slot.served += 1
@@ -402,6 +427,7 @@ class Pool:
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
+                self.holdings.loaded(line, resident)
                 # a route with workers of its own passes its imports to its own zygote
                 self.starter.learn(resident, slot.readiness.group)
                 self._unstarted = 0

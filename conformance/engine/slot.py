@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.engine import settings, worker
-from conformance.engine.worker import Job, Preload
+from conformance.engine.worker import AdapterKey, Job, Preload
 from conformance.engine.zygote import Forked
 from conformance.plugin import Target
 from conformance.storage import scratch
@@ -53,6 +53,10 @@ class Readiness:
     loaded: set[Preload] = field(default_factory=set)
     #: the only jobs it runs, for a route with workers of its own (see Job.group); None: any other
     group: str | None = None
+    #: the modules its zygote held when it was asked to fork it, and the adapters it has been
+    #: sent jobs of: loaded, or to load (see engine.holdings)
+    inherited: frozenset[str] = frozenset()
+    adapters: set[AdapterKey] = field(default_factory=set)
 
     def waits_for(self, job: Job | None) -> bool:
         """Whether ``job`` (the running one) waits for the worker's start or for its adapter's

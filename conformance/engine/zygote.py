@@ -116,9 +116,14 @@ class Zygote:
         self.reason = ""
         #: the workers asked for and not yet said forked (or refused), in the order asked
         self._asked: deque[Forked] = deque()
+        #: the modules it has said it holds (imported, or tried where not importable by name),
+        #: and those it has said it will not import (they start a thread)
+        self.holds: set[str] = set()
+        self.refused: set[str] = set()
 
     def _read(self, wait_s: float) -> bool:
-        """Read one message within ``wait_s``: ready, forked (or refused), or why it cannot fork."""
+        """Read one message within ``wait_s``: ready, forked (or refused), modules imported (or
+        not: they start a thread), or why it cannot fork."""
         try:
             if not self._connection.poll(wait_s):
                 return False
@@ -132,6 +137,9 @@ class Zygote:
                 forked.kill()
         elif said == "ready":
             self.usable = True
+        elif said == "imported":
+            names, held = detail
+            (self.holds if held else self.refused).update(names)
         else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
             if said == "refused":
                 self._asked.popleft()
@@ -257,15 +265,16 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
             continue
         taken = _package(pending)
         package = [name for name, _ in taken if name not in sys.modules]
-        if not package:
-            continue
-        if all(thread_free for _, thread_free in taken) or _starts_no_thread(package):
+        held = not package or all(free for _, free in taken) or _starts_no_thread(package)
+        if package and held:
             _import(package)
             if not _single_threaded(connection, server, package[0]):
                 break
             gc.freeze()
-        else:
+        elif package:
             print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
+        # whether a worker forked from here on has them (see engine.holdings)
+        connection.send(("imported", (tuple(name for name, _ in taken), held)))
     _leave()
 
 
