@@ -102,7 +102,7 @@ class Starter:
         slot = slot_of(start, forked)
         slot.readiness.group = group
         if zygote is not None and forked is not None:
-            slot.readiness.inherited = frozenset(zygote.holds)
+            slot.readiness.modules = set(zygote.holds)
         return slot
 
     def start_zygote(self, wait_s: float = 0.0, group: str | None = None) -> None:
@@ -219,10 +219,11 @@ class Pool:
         return self.starter.zygotes.get(None)
 
     def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
-        """The targets of the next queued jobs of ``group``: what a new worker will likely serve."""
+        """The targets of the next queued jobs of ``group``: what a new worker will likely serve
+        (none another worker or the zygote may be importing: see engine.holdings)."""
         seen: dict[Preload, None] = {}
         for job in [*list(self.large)[:1], *list(self.queue)[: self.size + 1]]:
-            if job.group == group:
+            if job.group == group and self.holdings.may_preload(job, self.zygote):
                 seen.setdefault(job.preload, None)
         return tuple(seen)[:2]
 
@@ -427,7 +428,8 @@ class Pool:
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
-                self.holdings.loaded(line, resident)
+                self.holdings.loaded(line)
+                slot.readiness.modules.update(resident[0])
                 # a route with workers of its own passes its imports to its own zygote
                 self.starter.learn(resident, slot.readiness.group)
                 self._unstarted = 0

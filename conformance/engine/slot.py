@@ -53,9 +53,9 @@ class Readiness:
     loaded: set[Preload] = field(default_factory=set)
     #: the only jobs it runs, for a route with workers of its own (see Job.group); None: any other
     group: str | None = None
-    #: the modules its zygote held when it was asked to fork it, and the adapters it has been
-    #: sent jobs of: loaded, or to load (see engine.holdings)
-    inherited: frozenset[str] = frozenset()
+    #: the modules it holds (those its zygote held when asked to fork it, and those it said it
+    #: imported), and the adapters it has been sent jobs of: loaded, or to load (engine.holdings)
+    modules: set[str] = field(default_factory=set)
     adapters: set[AdapterKey] = field(default_factory=set)
 
     def waits_for(self, job: Job | None) -> bool:
@@ -147,6 +147,7 @@ class Slot:
         """The worker has loaded and prepared the targets ``loaded``: its running job's time starts."""
         self.readiness.prepared = True
         self.readiness.loaded.update(loaded)
+        self.readiness.adapters.update((entry.adapter, entry.options) for entry in loaded)
         if self.inflight:
             self.clock(timeout, start_limit)
 

@@ -117,9 +117,9 @@ class Zygote:
         #: the workers asked for and not yet said forked (or refused), in the order asked
         self._asked: deque[Forked] = deque()
         #: the modules it has said it holds (imported, or tried where not importable by name),
-        #: and those it has said it will not import (they start a thread)
+        #: and those it was asked to import and has not answered for yet (see engine.holdings)
         self.holds: set[str] = set()
-        self.refused: set[str] = set()
+        self.importing: set[str] = set()
 
     def _read(self, wait_s: float) -> bool:
         """Read one message within ``wait_s``: ready, forked (or refused), modules imported (or
@@ -138,8 +138,10 @@ class Zygote:
         elif said == "ready":
             self.usable = True
         elif said == "imported":
-            names, held = detail
-            (self.holds if held else self.refused).update(names)
+            names, held = detail  # not held: they start a thread
+            if held:
+                self.holds.update(names)
+            self.importing.difference_update(names)
         else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
             if said == "refused":
                 self._asked.popleft()
@@ -189,6 +191,7 @@ class Zygote:
         if self.usable is not False:
             with contextlib.suppress(OSError):
                 self._connection.send(("import", (tuple(modules), thread_free)))
+                self.importing.update(modules)
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop); one still importing is
@@ -260,12 +263,20 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     gc.freeze()
     connection.send(("ready", None))
     pending: deque[tuple[str, bool]] = deque()  # a module, and whether a worker found it thread-free
+    # packages that started a thread in a trial: a worker that imports one of their modules later
+    # finds it thread-free, as the package's threads run already (OpenVINO's adapter's routes)
+    refused: set[str] = set()
     while server.serve(block=not pending, learned=pending):
         if not pending:
             continue
         taken = _package(pending)
         package = [name for name, _ in taken if name not in sys.modules]
-        held = not package or all(free for _, free in taken) or _starts_no_thread(package)
+        top = taken[0][0].partition(".")[0]
+        held = not package or (
+            top not in refused and (all(free for _, free in taken) or _starts_no_thread(package))
+        )
+        if not held:
+            refused.add(top)
         if package and held:
             _import(package)
             if not _single_threaded(connection, server, package[0]):
