@@ -7,7 +7,6 @@ from __future__ import annotations
 import ctypes
 import fnmatch
 import gc
-import importlib
 import itertools
 import os
 import signal
@@ -252,17 +251,6 @@ class Sleeper(Slicer):
 
     def misbehave(self, task: Task) -> None:
         time.sleep(float(self.options.get("seconds", "0.05")))
-
-
-class Importer(Sleeper):
-    """Imports the module its ``module`` option names when loaded, like an adapter importing its
-    backend (tests/gated_import.py: slow, and it records who imported it); slow on every case."""
-
-    name = "importer"
-
-    def __init__(self, options: Mapping[str, str]) -> None:
-        super().__init__(options)
-        importlib.import_module(self.options["module"])
 
 
 class Snail(Sleeper):

@@ -7,7 +7,6 @@ worker alone: they run one at a time on the machine anyway.
 
 from __future__ import annotations
 
-import itertools
 import json
 import sys
 import time
@@ -28,7 +27,6 @@ from conformance.engine.deaths import (
     overran_start,
     unstarted,
 )
-from conformance.engine.holdings import Holdings
 from conformance.engine.slot import Slot, Start, ask_to_stop, nap_s, pickled, readable, slot_of, stop_worker
 from conformance.engine.worker import Job, Preload
 from conformance.engine.zygote import Zygote
@@ -98,11 +96,8 @@ class Starter:
             self._started, log, preload, folder, self.threads, self.memory_budget, not self.prepare_broken
         )
         zygote = self.zygotes.get(group)
-        forked = None if zygote is None else zygote.fork(start.args)
-        slot = slot_of(start, forked)
+        slot = slot_of(start, None if zygote is None else zygote.fork(start.args))
         slot.readiness.group = group
-        if zygote is not None and forked is not None:
-            slot.readiness.modules = set(zygote.holds)
         return slot
 
     def start_zygote(self, wait_s: float = 0.0, group: str | None = None) -> None:
@@ -202,8 +197,6 @@ class Pool:
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
-        #: what each adapter imports, so that a backend is imported once (see engine.holdings)
-        self.holdings = Holdings()
 
     @property
     def timeout(self) -> float:
@@ -219,11 +212,10 @@ class Pool:
         return self.starter.zygotes.get(None)
 
     def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
-        """The targets of the next queued jobs of ``group``: what a new worker will likely serve
-        (none another worker or the zygote may be importing: see engine.holdings)."""
+        """The targets of the next queued jobs of ``group``: what a new worker will likely serve."""
         seen: dict[Preload, None] = {}
         for job in [*list(self.large)[:1], *list(self.queue)[: self.size + 1]]:
-            if job.group == group and self.holdings.may_preload(job, self.zygote):
+            if job.group == group:
                 seen.setdefault(job.preload, None)
         return tuple(seen)[:2]
 
@@ -311,26 +303,10 @@ class Pool:
         return dropped
 
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index``: the large ones go to the first slot alone; a job whose
-        backend its worker would import while another worker or the zygote imports it waits
-        behind the next ``look_ahead`` jobs if one of them needs no import (see engine.holdings)."""
+        """The next job for slot ``index``: the large ones go to the first slot alone."""
         if index == 0 and self.large:
             return self.large.popleft()
-        if not self.queue:
-            return None
-        slot, zygote, verdicts = self.slots[index], self.zygote, {}
-        if self.limits.in_order or not self.holdings.held_back(slot, self.queue[0], self.slots, zygote):
-            return self.queue.popleft()
-        assert zygote is not None
-        zygote.poll()  # what it has imported since
-        for position, job in enumerate(itertools.islice(self.queue, settings.ENGINE.look_ahead)):
-            key = job.adapter_key
-            if key not in verdicts:
-                verdicts[key] = self.holdings.held_back(slot, job, self.slots, zygote)
-            if not verdicts[key]:
-                del self.queue[position]
-                return job
-        return self.queue.popleft()
+        return self.queue.popleft() if self.queue else None
 
     def _give_back(self, job: Job) -> None:
         """A job sent but never started goes back to the front of its queue."""
@@ -352,8 +328,7 @@ class Pool:
         its jobs (Slot.takes), or when the send fails on a worker that died."""
         slot, limits = self.slots[index], self.limits
         # another group: a route with workers of its own begins or ends here
-        stale = slot.readiness.group != job.group or self.holdings.refork(slot, job, self.zygote)
-        if slot.served >= limits.recycle_after or slot.retire or stale:
+        if slot.served >= limits.recycle_after or slot.retire or slot.readiness.group != job.group:
             if slot.inflight:
                 self._give_back(job)
                 return False
@@ -366,7 +341,6 @@ class Pool:
             # a replacement's loss runs from when it has work: idle for want of jobs, it loses nothing
             slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
-        slot.readiness.adapters.add(job.adapter_key)
         if len(slot.inflight) == 1:
             slot.started_next(limits.timeout, limits.start_limit)
         slot.served += 1
@@ -428,8 +402,6 @@ class Pool:
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
-                self.holdings.loaded(line)
-                slot.readiness.modules.update(resident[0])
                 # a route with workers of its own passes its imports to its own zygote
                 self.starter.learn(resident, slot.readiness.group)
                 self._unstarted = 0

@@ -23,9 +23,6 @@ class EngineSettings:
     #: The longest the parent leaves results unread while every busy worker has work waiting: a
     #: wake-up per result costs the parent's share of two busy cores.
     nap_ms: float = 2.0
-    #: How far down the queue a worker looks for a job whose backend it need not import while
-    #: another worker or the zygote imports that one's (see engine.holdings).
-    look_ahead: int = 1024
     #: How often, at most, the pool looks whether a busy worker is alive: its sentinel stays quiet
     #: if a process it started outlives it.
     poll_s: float = 1.0

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.engine import settings, worker
-from conformance.engine.worker import AdapterKey, Job, Preload
+from conformance.engine.worker import Job, Preload
 from conformance.engine.zygote import Forked
 from conformance.plugin import Target
 from conformance.storage import scratch
@@ -53,10 +53,6 @@ class Readiness:
     loaded: set[Preload] = field(default_factory=set)
     #: the only jobs it runs, for a route with workers of its own (see Job.group); None: any other
     group: str | None = None
-    #: the modules it holds (those its zygote held when asked to fork it, and those it said it
-    #: imported), and the adapters it has been sent jobs of: loaded, or to load (engine.holdings)
-    modules: set[str] = field(default_factory=set)
-    adapters: set[AdapterKey] = field(default_factory=set)
 
     def waits_for(self, job: Job | None) -> bool:
         """Whether ``job`` (the running one) waits for the worker's start or for its adapter's
@@ -147,7 +143,6 @@ class Slot:
         """The worker has loaded and prepared the targets ``loaded``: its running job's time starts."""
         self.readiness.prepared = True
         self.readiness.loaded.update(loaded)
-        self.readiness.adapters.update((entry.adapter, entry.options) for entry in loaded)
         if self.inflight:
             self.clock(timeout, start_limit)
 

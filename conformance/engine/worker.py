@@ -72,11 +72,6 @@ class Job:
         worker. Cached: the pool and the progress line ask seven times a job."""
         return memory.is_large(self.case)
 
-    @functools.cached_property
-    def adapter_key(self) -> AdapterKey:
-        """Cached: the pool asks three times a job."""
-        return (self.adapter, self.option_key)
-
     @property
     def preload(self) -> Preload:
         return Preload(self.adapter, self.option_key, self.target)
@@ -245,7 +240,7 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: 
             return
         if job is None:
             return
-        key = job.adapter_key
+        key = (job.adapter, job.option_key)
         kept.keep_only(job.case.data if job.large else None)
         started = time.perf_counter()
         load_ms = 0.0

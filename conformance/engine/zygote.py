@@ -116,14 +116,9 @@ class Zygote:
         self.reason = ""
         #: the workers asked for and not yet said forked (or refused), in the order asked
         self._asked: deque[Forked] = deque()
-        #: the modules it has said it holds (imported, or tried where not importable by name),
-        #: and those it was asked to import and has not answered for yet (see engine.holdings)
-        self.holds: set[str] = set()
-        self.importing: set[str] = set()
 
     def _read(self, wait_s: float) -> bool:
-        """Read one message within ``wait_s``: ready, forked (or refused), modules imported (or
-        not: they start a thread), or why it cannot fork."""
+        """Read one message within ``wait_s``: ready, forked (or refused), or why it cannot fork."""
         try:
             if not self._connection.poll(wait_s):
                 return False
@@ -137,11 +132,6 @@ class Zygote:
                 forked.kill()
         elif said == "ready":
             self.usable = True
-        elif said == "imported":
-            names, held = detail  # not held: they start a thread
-            if held:
-                self.holds.update(names)
-            self.importing.difference_update(names)
         else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
             if said == "refused":
                 self._asked.popleft()
@@ -191,7 +181,6 @@ class Zygote:
         if self.usable is not False:
             with contextlib.suppress(OSError):
                 self._connection.send(("import", (tuple(modules), thread_free)))
-                self.importing.update(modules)
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop); one still importing is
@@ -264,7 +253,7 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     connection.send(("ready", None))
     pending: deque[tuple[str, bool]] = deque()  # a module, and whether a worker found it thread-free
     # packages that started a thread in a trial: a worker that imports one of their modules later
-    # finds it thread-free, as the package's threads run already (OpenVINO's adapter's routes)
+    # finds it thread-free, as the package's threads run there already (OpenVINO's routes)
     refused: set[str] = set()
     while server.serve(block=not pending, learned=pending):
         if not pending:
@@ -272,20 +261,16 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
         taken = _package(pending)
         package = [name for name, _ in taken if name not in sys.modules]
         top = taken[0][0].partition(".")[0]
-        held = not package or (
-            top not in refused and (all(free for _, free in taken) or _starts_no_thread(package))
-        )
-        if not held:
-            refused.add(top)
-        if package and held:
+        if not package:
+            continue
+        if top not in refused and (all(free for _, free in taken) or _starts_no_thread(package)):
             _import(package)
             if not _single_threaded(connection, server, package[0]):
                 break
             gc.freeze()
-        elif package:
+        else:
+            refused.add(top)
             print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
-        # whether a worker forked from here on has them (see engine.holdings)
-        connection.send(("imported", (tuple(name for name, _ in taken), held)))
     _leave()
 
 
