@@ -260,9 +260,9 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
             continue
         taken = _package(pending)
         package = [name for name, _ in taken if name not in sys.modules]
-        top = taken[0][0].partition(".")[0]
         if not package:
             continue
+        top = package[0].partition(".")[0]
         if top not in refused and (all(free for _, free in taken) or _starts_no_thread(package)):
             _import(package)
             if not _single_threaded(connection, server, package[0]):
