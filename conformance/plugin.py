@@ -44,13 +44,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -335,3 +337,20 @@ def distributions_by_package() -> Mapping[str, tuple[str, ...]]:
     return MappingProxyType(
         {package: tuple(names) for package, names in metadata.packages_distributions().items()}
     )
+
+
+def import_with_environment(module: str, variables: Mapping[str, str]) -> ModuleType:
+    """Import ``module`` with ``variables`` set for the import only, then restore the user's
+    values: for a backend that decides something once, when it loads (whether it starts a
+    telemetry thread, which keeps it out of the zygote), while the workers' environment, which
+    converters and the user's own code see later, stays the user's."""
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        return importlib.import_module(module)
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -440,6 +440,36 @@ def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
     assert "not importing thread_at_import: it starts a thread" in said, said
 
 
+def test_the_zygote_imports_a_package_s_modules_in_the_order_its_worker_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module may set up how a later one loads (the adapters' telemetry_off modules import their
+    backend with its thread turned off): the zygote imports them in the worker's order, so it
+    imports the backend thread-free and goes on forking. Sorted by name, the route module came
+    first and the zygote, having found a thread, spawned every worker after."""
+    importers = tmp_path / "imported-by"
+    importers.touch()
+    monkeypatch.setenv("THREAD_UNLESS_QUIET_LOG", str(importers))
+    jobs = _jobs(tmp_path, "test_zygote:LearningSegfaulter", on="bad-*", module="quiet_package.setup")
+    pool = Pool(1, 60, lambda result: None, log_dir=tmp_path / "workers")
+    try:
+        pool.serve(jobs)
+        assert pool.zygote is not None and pool.zygote.forkable(60), pool.zygote and pool.zygote.reason
+        assert pool.starter.learned[None].get("thread_unless_quiet") is True  # thread-free in the worker
+        zygote, deadline = str(pool.zygote.process.pid), time.monotonic() + 60
+        while zygote not in importers.read_text(encoding="utf-8").split():
+            assert time.monotonic() < deadline, "the zygote never imported what the worker learned"
+            time.sleep(0.1)
+        forked = pool.zygote.fork((99, None, ()))
+        assert forked is not None, pool.zygote.reason
+        forked[1].send(None)
+        forked[0].join(timeout=10)
+        pool.zygote.poll()
+        assert pool.zygote.usable is True, pool.zygote.reason
+    finally:
+        pool.close()
+
+
 def _core_limit(pid: int) -> str:
     """The soft core-file limit /proc shows for process ``pid``."""
     line = next(row for row in Path(f"/proc/{pid}/limits").read_text().splitlines() if "core" in row)

@@ -112,7 +112,7 @@ class Starter:
         zygote = self.zygotes[group] = Zygote(self.threads, log)
         known = self.learned.get(group, {})  # what the workers started before it found
         for thread_free in (True, False):
-            names = sorted(name for name, free in known.items() if free is thread_free)
+            names = [name for name, free in known.items() if free is thread_free]
             if names:
                 zygote.learn(names, thread_free)
         if wait_s and not zygote.forkable(wait_s):
@@ -124,7 +124,8 @@ class Starter:
         whether they started no thread there (see worker.learned)."""
         modules, thread_free = said
         known = self.learned.setdefault(group, {})
-        new = sorted(set(modules) - known.keys())
+        # in the order imported: a module may set up how a later one loads (telemetry_off)
+        new = [name for name in dict.fromkeys(modules) if name not in known]
         known.update(dict.fromkeys(new, thread_free))
         if new and group in self.zygotes:
             self.zygotes[group].learn(new, thread_free)
