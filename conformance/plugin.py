@@ -339,18 +339,26 @@ def distributions_by_package() -> Mapping[str, tuple[str, ...]]:
     )
 
 
-def import_with_environment(module: str, variables: Mapping[str, str]) -> ModuleType:
-    """Import ``module`` with ``variables`` set for the import only, then restore the user's
-    values: for a backend that decides something once, when it loads (whether it starts a
-    telemetry thread, which keeps it out of the zygote), while the workers' environment, which
-    converters and the user's own code see later, stays the user's."""
+@contextmanager
+def environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """``variables`` set in this process's environment for the block, then the previous values
+    (or their absence) restored: what a child or a backend reads as it starts or loads is ours,
+    what the user's own code sees later is the user's."""
     before = {name: os.environ.get(name) for name in variables}
     os.environ.update(variables)
     try:
-        return importlib.import_module(module)
+        yield
     finally:
         for name, value in before.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def import_with_environment(module: str, variables: Mapping[str, str]) -> ModuleType:
+    """Import ``module`` with ``variables`` set for the import only: for a backend that decides
+    something once, when it loads (whether it starts a telemetry thread, which keeps it out of the
+    zygote), while the workers' environment, which converters see later, stays the user's."""
+    with environment(variables):
+        return importlib.import_module(module)

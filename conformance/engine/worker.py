@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from conformance import ids
+from conformance import ids, plugin
 from conformance.corpus.case import Case
 from conformance.engine import lifeline, memory, phase
 from conformance.errors import PluginError
@@ -132,12 +132,18 @@ def redirect_output(log_path: str | None) -> None:
     os.close(descriptor)
 
 
-def set_thread_variables(threads: int, *, blas: int | None = None) -> None:
-    """Tell the backends how many threads this process may use (before they load); ``blas``
+def thread_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
+    """How many threads the backends may use, as the variables they read when they load; ``blas``
     overrides it for OpenBLAS, which starts its pool when NumPy is imported (the zygote needs 1)."""
-    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(threads)))
+    variables = dict.fromkeys(THREAD_VARIABLES, str(threads))
     if blas is not None:
-        os.environ["OPENBLAS_NUM_THREADS"] = str(blas)
+        variables["OPENBLAS_NUM_THREADS"] = str(blas)
+    return variables
+
+
+def set_thread_variables(threads: int, *, blas: int | None = None) -> None:
+    """Tell the backends how many threads this process may use (before they load)."""
+    os.environ.update(thread_variables(threads, blas=blas))
 
 
 @contextlib.contextmanager
@@ -145,16 +151,8 @@ def thread_environment(threads: int, *, blas: int | None = None) -> Iterator[Non
     """The thread variables set here while a worker (or the zygote) is spawned, then restored: a
     spawned process imports NumPy with the parent's main module before its own code runs, and
     OpenBLAS would start its thread pool (the zygote could never fork)."""
-    before = {name: os.environ.get(name) for name in THREAD_VARIABLES}
-    set_thread_variables(threads, blas=blas)
-    try:
+    with plugin.environment(thread_variables(threads, blas=blas)):
         yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _settle_output(log_path: str | None) -> int:
