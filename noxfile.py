@@ -407,17 +407,17 @@ EXTRA_TARGETS = (
 
 
 #: The parts CI runs the extra targets in (each ``--shard I/N``: an even share of every target's items),
-#: so that no part runs past 15 minutes. Sized from the whole selection run here at -j 2 (2026-11-24,
-#: in three runs): 52,925 results in 2,730 s of wall time (the most backend time, summed over both
-#: workers: IREE 1,138 s, ONNX Runtime's torch-onnx route 1,066 s, onnx2tf 992 s); 6 parts are about
-#: 7.6 minutes each.
-EXTRA_SHARDS = 6
+#: so that no part runs past 15 minutes. Sized from the whole selection run here at -j 2 (2026-11-27,
+#: interrupted once and finished with --resume): 60,342 results, 8,635 s of worker time (the most:
+#: ExecuTorch's xnnpack route 1,667 s, onnx2tf 1,367 s, IREE 1,253 s, ONNX Runtime's torch-onnx
+#: route 1,008 s), about 80 minutes of wall time; 8 parts are about 10 minutes each (6 were 13).
+EXTRA_SHARDS = 8
 
 
 @nox.session(python=None)
 def extra_targets(session: nox.Session) -> None:
     """The targets the default run leaves out (conversion routes, OpenVINO's virtual devices);
-    results in reports/extra/ (about 46 minutes at -j 2 here; CI runs it in EXTRA_SHARDS parts,
+    results in reports/extra/ (about 80 minutes at -j 2 here; CI runs it in EXTRA_SHARDS parts,
     each with ``-- --shard I/N``)."""
     _install_all(session, extra_adapters=True)
     selection = [arg for pair in EXTRA_TARGETS for arg in pair]
