@@ -125,7 +125,7 @@ class Starter:
         modules, thread_free = said
         known = self.learned.setdefault(group, {})
         # in the order imported: a module may set up how a later one loads (telemetry_off)
-        new = [name for name in dict.fromkeys(modules) if name not in known]
+        new = [name for name in modules if name not in known]
         known.update(dict.fromkeys(new, thread_free))
         if new and group in self.zygotes:
             self.zygotes[group].learn(new, thread_free)

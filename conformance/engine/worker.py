@@ -317,7 +317,7 @@ def learned(before: set[str], threads: int) -> tuple[tuple[str, ...], bool]:
     imports them without trying them in a forked child first, which at -j 2 cost the two cores
     what a second import of TensorFlow, torch and Paddle costs."""
     names = []
-    for name in sys.modules:  # insertion order: a package before its modules
+    for name in sys.modules:  # the order imports finished in (a package after what its body imports)
         if name in before:
             continue
         spec = getattr(sys.modules.get(name), "__spec__", None)

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 PROBE = """
-import os, sys
+import os
 import {module}
 threads = len(os.listdir("/proc/self/task"))
 print(threads, os.environ.get({variable!r}, "unset"))
