@@ -16,7 +16,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
-from fake_adapters import Segfaulter
+from fake_adapters import Segfaulter, Slicer
 
 from conformance.engine import settings
 from conformance.engine.pool import Pool, Starter
@@ -393,6 +393,61 @@ def test_what_a_worker_imports_thread_free_the_zygote_learns_for_the_workers_aft
     assert "gated_import" in pool.starter.learned[group]
     # forked from a zygote that has it, the replacements of the second round import nothing
     assert not set(map(str, pids[before:])) & set(importers), (pids, importers)
+
+
+class ImportingSlicer(Slicer):
+    """Imports the module named by its ``module`` option when it prepares a target (as backends'
+    adapters do: the run's own process constructs adapters too, for their routes)."""
+
+    def _prepare(self, target: Target) -> None:
+        importlib.import_module(self.options["module"])
+
+
+class WaitingSlicer(Slicer):
+    """Its worker's first item waits (at most 30 s) until the file its ``log`` option names lists
+    two processes, then a second more: the time a long run's first targets give the learner and
+    the zygote."""
+
+    waited = False
+
+    def misbehave(self, task: Task) -> None:
+        if self.waited:
+            return
+        self.waited = True
+        log, deadline = Path(self.options["log"]), time.monotonic() + 30
+        while not log.exists() or len(log.read_text(encoding="utf-8").split()) < 2:
+            assert time.monotonic() < deadline, "the learner and the zygote never imported the module"
+            time.sleep(0.05)
+        time.sleep(1)
+
+
+def test_a_later_backend_is_imported_by_the_learner_and_the_zygote_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long run's learner loads the adapters its first worker does not, the zygote imports what
+    that imported, and the worker, forked before, is replaced by a fresh fork before it meets such
+    an adapter: the backend is imported twice whatever the number of workers, never by one."""
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
+    gate, imported = tmp_path / "gate", tmp_path / "imported-by"
+    gate.touch()
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
+    first = _jobs(tmp_path, "test_zygote:WaitingSlicer", log=str(imported))
+    later = _jobs(tmp_path, "test_zygote:ImportingSlicer", module="gated_import")
+    finished: list[Result] = []
+    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
+    try:
+        pool.serve(first + later)
+        zygote = pool.zygote
+        assert zygote is not None
+        zygote_pid = str(zygote.process.pid)
+    finally:
+        pool.close()
+    assert [result.status for result in finished] == ["pass"] * 12
+    importers = imported.read_text(encoding="utf-8").split()
+    assert len(importers) == 2 and zygote_pid in importers, importers
+    ran_later = {str(result.worker["pid"]) for result in finished[6:] if result.worker}
+    assert ran_later and not ran_later & set(importers), (ran_later, importers)
 
 
 class SettingsReporter(Segfaulter):

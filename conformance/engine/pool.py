@@ -28,7 +28,7 @@ from conformance.engine.deaths import (
     unstarted,
 )
 from conformance.engine.slot import Slot, Start, ask_to_stop, nap_s, pickled, readable, slot_of, stop_worker
-from conformance.engine.worker import Job, Preload
+from conformance.engine.worker import Job, Learned, Preload
 from conformance.engine.zygote import Zygote
 from conformance.results.result import Result
 from conformance.storage import scratch
@@ -81,8 +81,9 @@ class Starter:
         #: a worker started ahead of the next death, to take its place (see Pool._replace_dead)
         self.spare: Slot | None = None
 
-    def start(self, upcoming: tuple[Preload, ...], group: str | None) -> Slot:
-        """A new worker that prepares ``upcoming`` first, for the jobs of ``group`` alone if not None."""
+    def start(self, upcoming: tuple[Preload, ...], group: str | None, learns: bool = False) -> Slot:
+        """A new worker that prepares ``upcoming`` first, for the jobs of ``group`` alone if not None
+        (``learns``: a learner, see Pool._teach)."""
         self._started += 1
         log = None
         if self.log_dir is not None:
@@ -92,12 +93,12 @@ class Starter:
         if self._scratch is None:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
-        start = Start(
-            self._started, log, preload, folder, self.threads, self.memory_budget, not self.prepare_broken
-        )
+        prepares = not self.prepare_broken
+        start = Start(self._started, log, preload, folder, self.threads, self.memory_budget, prepares, learns)
         zygote = self.zygotes.get(group)
         slot = slot_of(start, None if zygote is None else zygote.fork(start.args))
         slot.readiness.group = group
+        slot.readiness.zygote_imports = 0 if zygote is None else zygote.imports  # fork() polled it
         return slot
 
     def start_zygote(self, wait_s: float = 0.0, group: str | None = None) -> None:
@@ -119,7 +120,7 @@ class Starter:
             why = zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
-    def learn(self, said: tuple[tuple[str, ...], bool], group: str | None) -> None:
+    def learn(self, said: Learned, group: str | None) -> None:
         """Pass on to the zygote of ``group`` the new modules one of its workers imported, and
         whether they started no thread there (see worker.learned)."""
         modules, thread_free = said
@@ -198,6 +199,8 @@ class Pool:
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
+        #: a worker that loads the run's later adapters at its start, for the zygote (see _teach)
+        self.learner: Slot | None = None
 
     @property
     def timeout(self) -> float:
@@ -269,13 +272,60 @@ class Pool:
         added = list(jobs)
         for given in added:
             (self.large if given.large and not self.limits.in_order else self.queue).append(given)
-        if not self.slots and len(self.queue) >= settings.ENGINE.eager_zygote:
+        eager = not self.slots and len(self.queue) >= settings.ENGINE.eager_zygote
+        if eager:
             self.starter.start_zygote(wait_s=settings.ENGINE.zygote_wait_s)
         while len(self.slots) < min(self.size, len(self.slots) + len(self.queue) + bool(self.large)):
             group = self._next_group()
             if group is not None:  # its zygote learns from these first workers, for the ones after
                 self.starter.start_zygote(group=group)
             self.slots.append(self._start(group))
+        if eager:
+            self._teach()
+
+    def _teach(self) -> None:
+        """Start the learner: a worker that prepares every queued target of the shared workers
+        that the first workers do not, says what each one's loading imported as it goes, and
+        ends. The zygote imports that while the workers run the first targets (on the core a
+        -j 1 run leaves idle), so that a worker meets a later backend already in the zygote and
+        re-forks (see _behind) rather than import it itself: at -j 2 both workers imported
+        TensorFlow at once, and the zygote a third time."""
+        zygote = self.zygote
+        if zygote is None or not zygote.forkable():
+            return
+        first = {entry for slot in self.slots for entry in slot.readiness.preload}
+        later: dict[Preload, None] = {}
+        for job in [*self.large, *self.queue]:
+            if job.group is None and job.preload not in first:
+                later.setdefault(job.preload, None)
+        if later:
+            self.learner = self.starter.start(tuple(later), None, learns=True)
+
+    def _heard_learner(self, ready: Sequence[object]) -> None:
+        """Pass on what the learner says it imported, target by target; once it has ended (or
+        overrun the start limit: its adapters then load in the workers as ever) it is stopped."""
+        learner = self.learner
+        if learner is None:
+            return
+        ended = learner.process.sentinel in ready
+        try:
+            while readable(learner):
+                for said in learner.connection.recv()[3]:
+                    self.starter.learn(said, None)
+        except (EOFError, OSError):
+            ended = True
+        if ended or time.monotonic() > learner.readiness.born + self.start_limit:
+            stop_worker(learner, kill=True)
+            self.learner = None
+
+    def _behind(self, slot: Slot, job: Job) -> bool:
+        """Whether the worker would load ``job``'s adapter itself though its zygote has imported
+        modules since forking it: a fresh fork holds them (and loads the adapter in milliseconds)."""
+        zygote = self.starter.zygotes.get(job.group)
+        if zygote is None or not slot.readiness.prepared or job.preload in slot.readiness.loaded:
+            return False
+        zygote.poll()
+        return zygote.usable is True and zygote.imports > slot.readiness.zygote_imports
 
     def serve_until(self, done: Callable[[], bool]) -> None:
         """Dispatch and collect until ``done()`` or no job is queued or in flight."""
@@ -321,6 +371,9 @@ class Pool:
         for slot in self.slots:
             stop_worker(slot, kill=at_once)
         self.slots = []
+        if self.learner is not None:
+            stop_worker(self.learner, kill=True)
+            self.learner = None
         self.starter.close(at_once)
 
     def _dispatch(self, index: int, job: Job) -> bool:
@@ -329,7 +382,12 @@ class Pool:
         its jobs (Slot.takes), or when the send fails on a worker that died."""
         slot, limits = self.slots[index], self.limits
         # another group: a route with workers of its own begins or ends here
-        if slot.served >= limits.recycle_after or slot.retire or slot.readiness.group != job.group:
+        if (
+            slot.served >= limits.recycle_after
+            or slot.retire
+            or slot.readiness.group != job.group
+            or self._behind(slot, job)
+        ):
             if slot.inflight:
                 self._give_back(job)
                 return False
@@ -366,8 +424,11 @@ class Pool:
             time.sleep(nap)
         waiting = min(self.slots[index].deadline for index in busy)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
+        if self.learner is not None:
+            handles += [self.learner.connection, self.learner.process.sentinel]
         timeout = min(settings.ENGINE.poll_s, max(0.0, waiting - time.monotonic()))
         ready = wait(handles, timeout)
+        self._heard_learner(ready)
         for index in busy:
             self._look_at(index, ready)
 
@@ -397,17 +458,19 @@ class Pool:
         slot = self.slots[index]
         while (job := slot.job) is not None:
             try:
-                number, line, log_end, resident = slot.connection.recv()
+                # the fourth: the memory it holds after an item, or what it imported to load adapters
+                number, line, log_end, fourth = slot.connection.recv()
             except (EOFError, OSError):
                 self._lost(index, job)
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
                 # a route with workers of its own passes its imports to its own zygote
-                self.starter.learn(resident, slot.readiness.group)
+                for said in fourth:
+                    self.starter.learn(said, slot.readiness.group)
                 self._unstarted = 0
             else:
-                self._finished(slot, line, log_end, resident)
+                self._finished(slot, line, log_end, fourth)
             if not readable(slot):
                 return
 

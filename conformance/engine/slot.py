@@ -53,6 +53,8 @@ class Readiness:
     loaded: set[Preload] = field(default_factory=set)
     #: the only jobs it runs, for a route with workers of its own (see Job.group); None: any other
     group: str | None = None
+    #: what its zygote had imported when it was forked (see Zygote.imports)
+    zygote_imports: int = 0
 
     def waits_for(self, job: Job | None) -> bool:
         """Whether ``job`` (the running one) waits for the worker's start or for its adapter's
@@ -168,12 +170,22 @@ class Start:
     memory_budget: int | None
     #: whether it prepares each further target it meets (see worker.main)
     prepares: bool = True
+    #: a learner: it prepares its targets, says what each imported, and ends (see Pool._teach)
+    learns: bool = False
 
     @property
     def args(self) -> tuple[object, ...]:
         """``worker.main``'s arguments after its connection (what the zygote forks a worker with)."""
         log = str(self.log) if self.log else None
-        return (self.threads, log, self.preload, self.memory_budget, str(self.folder), self.prepares)
+        return (
+            self.threads,
+            log,
+            self.preload,
+            self.memory_budget,
+            str(self.folder),
+            self.prepares,
+            self.learns,
+        )
 
 
 def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:

@@ -14,7 +14,7 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once i
 AdapterKey = tuple[str, tuple[tuple[str, str], ...]]
 #: the adapters a worker has loaded
 Loaded = dict[AdapterKey, "LoadedAdapter"]
+#: modules a worker imported, in order, and whether that started no thread (see learned)
+Learned = tuple[tuple[str, ...], bool]
 
 #: set in each worker so that N workers share the cores instead of each backend assuming it owns
 #: them all (which makes -j 2 slower, not faster)
@@ -193,10 +195,12 @@ def main(
     memory_budget: int | None = None,
     scratch_folder: str | None = None,
     prepares: bool = True,
+    learns: bool = False,
 ) -> None:
     """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
     ``memory_budget``: the bytes an item may need (see :func:`.memory.confine`); ``prepares``:
-    whether it prepares each further target it meets (not once a prepare() was found broken)."""
+    whether it prepares each further target it meets (not once a prepare() was found broken);
+    ``learns``: say what each target's loading imported as it goes, and end (Pool._teach)."""
     redirect_output(log_path)
     forgo_core_dumps()
     scratch.enter(scratch_folder)
@@ -207,12 +211,18 @@ def main(
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     lifeline.tie_forks()
-    before, threads = set(sys.modules), thread_count()
-    loaded, ready = _prepared(preload)
+    if learns:
+        # below the workers: it uses a core they leave idle, and yields one they would use
+        with contextlib.suppress(OSError):
+            os.nice(19)
+        _prepared(preload, lambda said: connection.send((-1, (), 0, (said,))))
+        return
+    loaded, said = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     _freeze()
     # prepared: a death from here on is an item's, and the first job's own time starts now
-    connection.send((-1, tuple(ready), 0, learned(before, threads)))
+    connection.send((-1, preload, 0, said))
+    ready = set(preload)
     _serve(connection, log_path, loaded, ready if prepares else None)
 
 
@@ -255,7 +265,7 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: 
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
                 # loaded and prepared: the item's own time starts now
-                connection.send((-1, (job.preload,), 0, learned(before, threads)))
+                connection.send((-1, (job.preload,), 0, (learned(before, threads),)))
             hooks = loaded[key].hooks
             result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
@@ -311,7 +321,7 @@ def thread_names() -> list[str]:
     return names
 
 
-def learned(before: set[str], threads: int) -> tuple[tuple[str, ...], bool]:
+def learned(before: set[str], threads: int) -> Learned:
     """The modules imported since ``before``, in order, importable by name, for the zygote; and
     whether importing them started no thread (the worker had ``threads`` before): the zygote then
     imports them without trying them in a forked child first, which at -j 2 cost the two cores
@@ -326,13 +336,20 @@ def learned(before: set[str], threads: int) -> tuple[tuple[str, ...], bool]:
     return tuple(names), thread_count() <= threads
 
 
-def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, set[Preload]]:
-    """The ``preload`` targets' adapters, loaded and prepared (failures are printed), and those targets."""
+def _prepared(
+    preload: tuple[Preload, ...], tell: Callable[[Learned], None] | None = None
+) -> tuple[Loaded, tuple[Learned, ...]]:
+    """The ``preload`` targets' adapters, loaded and prepared (failures are printed), and what
+    each target's loading imported (see :func:`learned`; also passed to ``tell`` as it goes): one
+    target's thread (TensorFlow's first trace starts its pools) does not make the zygote try the
+    others' modules in a child."""
     from conformance.loading import registry
 
     loaded: Loaded = {}
+    said = []
     phase.mark("prepare")
     for entry in preload:
+        before, threads = set(sys.modules), thread_count()
         try:
             key = (entry.adapter, entry.options)
             if key not in loaded:
@@ -340,7 +357,10 @@ def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, set[Preload]]:
             _prepare(loaded[key], entry.target)
         except Exception:
             traceback.print_exc()
-    return loaded, set(preload)
+        said.append(learned(before, threads))
+        if tell is not None:
+            tell(said[-1])
+    return loaded, tuple(said)
 
 
 def _prepare(adapter: LoadedAdapter, target: Target) -> None:

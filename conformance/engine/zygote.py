@@ -116,6 +116,9 @@ class Zygote:
         self.reason = ""
         #: the workers asked for and not yet said forked (or refused), in the order asked
         self._asked: deque[Forked] = deque()
+        #: how often it has said it imported all it was asked to learn: a worker forked before
+        #: its last time lacks modules it holds (see Pool._behind)
+        self.imports = 0
 
     def _read(self, wait_s: float) -> bool:
         """Read one message within ``wait_s``: ready, forked (or refused), or why it cannot fork."""
@@ -132,6 +135,8 @@ class Zygote:
                 forked.kill()
         elif said == "ready":
             self.usable = True
+        elif said == "imported":
+            self.imports += 1
         else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
             if said == "refused":
                 self._asked.popleft()
@@ -255,22 +260,25 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     # packages that started a thread in a trial: a worker that imports one of their modules later
     # finds it thread-free, as the package's threads run there already (OpenVINO's routes)
     refused: set[str] = set()
+    imported = False  # since it last said so
     while server.serve(block=not pending, learned=pending):
         if not pending:
             continue
         taken = _package(pending)
         package = [name for name, _ in taken if name not in sys.modules]
-        if not package:
-            continue
-        top = package[0].partition(".")[0]
-        if top not in refused and (all(free for _, free in taken) or _starts_no_thread(package)):
+        top = package[0].partition(".")[0] if package else ""
+        if package and top not in refused and (all(free for _, free in taken) or _starts_no_thread(package)):
             _import(package)
             if not _single_threaded(connection, server, package[0]):
                 break
             gc.freeze()
-        else:
+            imported = True
+        elif package:
             refused.add(top)
             print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
+        if imported and not pending:  # the pool re-forks a worker that lacks what it holds now
+            connection.send(("imported", None))
+            imported = False
     _leave()
 
 
