@@ -284,12 +284,10 @@ class Pool:
             self._teach()
 
     def _teach(self) -> None:
-        """Start the learner: a worker that prepares every queued target of the shared workers
-        that the first workers do not, says what each one's loading imported as it goes, and
-        ends. The zygote imports that while the workers run the first targets (on the core a
-        -j 1 run leaves idle), so that a worker meets a later backend already in the zygote and
-        re-forks (see _behind) rather than import it itself: at -j 2 both workers imported
-        TensorFlow at once, and the zygote a third time."""
+        """Start the learner, a worker that prepares the queued targets the first workers do not
+        and says what each imported: the zygote imports that while the first targets run, and a
+        worker re-forks (see _behind) rather than import a later backend itself (at -j 2 both
+        workers imported TensorFlow at once, and the zygote a third time)."""
         zygote = self.zygote
         if zygote is None or not zygote.forkable():
             return
@@ -458,8 +456,7 @@ class Pool:
         slot = self.slots[index]
         while (job := slot.job) is not None:
             try:
-                # the fourth: the memory it holds after an item, or what it imported to load adapters
-                number, line, log_end, fourth = slot.connection.recv()
+                number, line, log_end, fourth = slot.connection.recv()  # fourth: see worker._serve
             except (EOFError, OSError):
                 self._lost(index, job)
                 return

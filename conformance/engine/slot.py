@@ -176,16 +176,8 @@ class Start:
     @property
     def args(self) -> tuple[object, ...]:
         """``worker.main``'s arguments after its connection (what the zygote forks a worker with)."""
-        log = str(self.log) if self.log else None
-        return (
-            self.threads,
-            log,
-            self.preload,
-            self.memory_budget,
-            str(self.folder),
-            self.prepares,
-            self.learns,
-        )
+        log, folder = str(self.log) if self.log else None, str(self.folder)
+        return (self.threads, log, self.preload, self.memory_budget, folder, self.prepares, self.learns)
 
 
 def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
