@@ -1,9 +1,8 @@
 """A module whose import waits until a file appears (at most 60 s), then records who imported it.
 
-The staged-zygote test lists it as a later stage's import: workers must run the jobs that need
-no such module while the zygote is still importing it. ``GATED_IMPORT_GATE`` names the file
-that lets the import finish, ``GATED_IMPORT_LOG`` the file each importing process appends its
-pid to (the zygote's alone, once, when no worker imports it itself).
+The zygote tests have it imported by the zygote, a learner or a worker and read who did:
+``GATED_IMPORT_GATE`` names the file that lets the import finish, ``GATED_IMPORT_LOG`` the file
+each importing process appends its pid to.
 """
 
 import os
