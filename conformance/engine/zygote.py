@@ -261,24 +261,28 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     # finds it thread-free, as the package's threads run there already (OpenVINO's routes)
     refused: set[str] = set()
     imported = False  # since it last said so
-    while server.serve(block=not pending, learned=pending):
+    while True:
+        if imported and not pending:  # the pool re-forks a worker that lacks what it holds now
+            connection.send(("imported", None))
+            imported = False
+        if not server.serve(block=not pending, learned=pending):
+            break
         if not pending:
             continue
         taken = _package(pending)
         package = [name for name, _ in taken if name not in sys.modules]
-        top = package[0].partition(".")[0] if package else ""
-        if package and top not in refused and (all(free for _, free in taken) or _starts_no_thread(package)):
+        if not package:
+            continue
+        top = package[0].partition(".")[0]
+        if top not in refused and (all(free for _, free in taken) or _starts_no_thread(package)):
             _import(package)
             if not _single_threaded(connection, server, package[0]):
                 break
             gc.freeze()
             imported = True
-        elif package:
+        else:
             refused.add(top)
             print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
-        if imported and not pending:  # the pool re-forks a worker that lacks what it holds now
-            connection.send(("imported", None))
-            imported = False
     _leave()
 
 
