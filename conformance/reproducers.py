@@ -51,13 +51,6 @@ def array_code(array: np.ndarray, name: str = "data") -> str:
     )
 
 
-def feeds_code(feeds: Mapping[str, np.ndarray]) -> tuple[str, str]:
-    """Statements rebuilding a model's feeds, and the ``{'name': variable, ...}`` literal to pass
-    them by input name (what every snippet of an ONNX model runs with)."""
-    statements, variables = _feed_statements(feeds)
-    return statements, feeds_literal(variables)
-
-
 def _feed_statements(feeds: Mapping[str, np.ndarray]) -> tuple[str, dict[str, str]]:
     """Statements rebuilding ``feeds`` as ``feed_0``, ``feed_1`` ..., and those names by input name."""
     names = {name: f"feed_{number}" for number, name in enumerate(feeds)}

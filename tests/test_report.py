@@ -1,5 +1,5 @@
-"""The HTML report: summary counts and pass rates, the embedded data, the compatibility grouping,
-merging, timing and bandwidth, and the wiring into ``conformance report`` and ``conformance run``."""
+"""The HTML report: summary counts and pass rates, the embedded data, merging, timing and
+bandwidth, and the wiring into ``conformance report`` and ``conformance run``."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from report_fixtures import ROOT, corpus, document, mixed_document, result
 from conformance import report
 from conformance.cli import main
 from conformance.errors import ResultsFileError
-from conformance.report import compatibility, page, viewdata
+from conformance.report import page, viewdata
 from conformance.report import viewdata as model
-from conformance.report.viewdata import TIMES
 from conformance.results import combined
 from conformance.statuses import STATUSES
 
@@ -129,33 +128,6 @@ def test_a_case_s_parameters_are_stored_once_however_many_targets() -> None:
     data = embedded(report.render([doc]))
     assert len(data["cases"]) == 1 and len(data["res"]) == 3
     assert data["cases"][0]["p"]["data"] == {"shape": [9], "dtype": "float32", "fill": "arange"}
-
-
-def test_compatibility_shows_three_answers_for_six_into_four() -> None:
-    views = compatibility.group(mixed_document()["results"])
-    six = views["doc-readme-6-into-4"]
-    assert six.expected["torch.chunk"] == f"3 {TIMES} [2]"
-    assert six.expected["torch.tensor_split"] == "4: [2] [2] [1] [1]"
-    assert six.expected["numpy.array_split"] == "4: [2] [2] [1] [1]"
-    assert six.expected["onnx.Split-18"] == "4: [2] [2] [2] [0]"
-    assert six.expected["numpy.split"] == "rejects (sections-divide)"
-    groups = six.groups()
-    assert six.ops_differ
-    assert len({groups["torch.chunk"], groups["torch.tensor_split"], groups["onnx.Split-18"]}) == 3
-    assert groups["torch.tensor_split"] == groups["numpy.array_split"]  # the same answer: one group
-    # the one wrong result is a bug of its target, apart from the definitional difference
-    assert six.deviations == [("torch.tensor_split", "numpy/emulated/cpu")]
-    assert six.returned[("torch.tensor_split", "numpy/emulated/cpu")] == ("fail", f"2 {TIMES} [3]")
-
-
-def test_ops_that_all_reject_agree_whatever_rule_they_cite() -> None:
-    views = compatibility.group(
-        [
-            result("doc-readme-6-into-4", "numpy.split"),
-            result("doc-readme-6-into-4", "onnx.Split-13"),
-        ]
-    )
-    assert not views["doc-readme-6-into-4"].ops_differ
 
 
 def test_merging_refuses_results_of_different_corpora() -> None:

@@ -23,6 +23,7 @@ from report_fixtures import (
     document,
     hostile_document,
     mixed_document,
+    result,
     runs_result,
 )
 
@@ -36,6 +37,10 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "mixed": report.render([mixed_document()]),
         "hostile": report.render([hostile_document()]),
         "runs": report.render([document([runs_result()])]),
+        # two ops that reject the same request, each by a rule of its own
+        "rejects": report.render(
+            [document([result("doc-readme-6-into-4", op) for op in ("numpy.split", "onnx.Split-13")])]
+        ),
     }
     return write_pages(tmp_path_factory.mktemp("report"), files)
 
@@ -170,6 +175,11 @@ def test_the_compatibility_view_separates_definitions_from_bugs(
     assert page.locator("#compat article.case-block h3 code").all_inner_texts() == ["doc-readme-6-into-4"]
     page.select_option("#f-show", "deviate")
     assert page.locator("#compat article.case-block").count() == 2
+    # ops that all reject a request agree, whatever rule each cites: one answer, no letters
+    open_report(page, pages["rejects"], "view=compat")
+    block = page.locator("#compat article.case-block")
+    assert block.count() == 1 and "ops answer differently" not in block.inner_text()
+    assert block.locator("td.ref b.group").count() == 0
 
 
 def test_hostile_strings_stay_text_and_never_run(page: Any, pages: dict[str, str], tmp_path: Path) -> None:
