@@ -21,19 +21,6 @@ Placement: TypeAlias = Literal["constant", "runtime"]
 #: (split lengths, ONNX ``split``, sections or indices where an op takes them as an input).
 INPUT_NAMES: tuple[str, ...] = ("axis", "lengths")
 
-#: Tags with a fixed meaning; cases may carry others.
-WELL_KNOWN_TAGS = (
-    "doc-example",
-    "edge",
-    "invalid",
-    "dtype",
-    "dynamic",
-    "ambiguous",
-    "regression",
-    "runs",
-    "large",
-)
-
 
 @dataclass(frozen=True)
 class Location:
