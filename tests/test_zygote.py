@@ -14,13 +14,14 @@ import warnings
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from fake_adapters import Segfaulter, Slicer
 
 from conformance.engine import settings
 from conformance.engine.pool import Pool, Starter
-from conformance.engine.slot import stop_worker
+from conformance.engine.slot import Readiness, stop_worker
 from conformance.engine.worker import Job
 from conformance.engine.zygote import Forked, Zygote
 from conformance.plugin import AdapterInfo, Target, Task
@@ -577,6 +578,45 @@ def test_a_fork_asked_while_the_zygote_imports_does_not_hold_up_the_parent(
         connection.close()
     finally:
         zygote.close()
+
+
+def _imported_all(zygote: Zygote) -> bool:
+    """Whether the zygote says it has done every import asked of it (waiting up to 60 s)."""
+    deadline = time.monotonic() + 60
+    while zygote.importing and time.monotonic() < deadline:
+        zygote._read(0.1)
+    return not zygote.importing
+
+
+def test_a_worker_is_re_forked_for_new_modules_and_not_while_its_zygote_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The zygote says when it has done what it was asked to import, and whether that imported
+    anything new: a worker about to load an adapter is re-forked (Pool._behind) only for new
+    modules, and not while the zygote imports, as the fork would wait for it (7 s for TensorFlow,
+    at -j 1 in a real run)."""
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
+    job = _jobs(tmp_path, "fake_adapters:Segfaulter")[0]
+    worker = SimpleNamespace(readiness=Readiness(prepared=True))  # forked before any import
+    pool = Pool(1, 60, lambda result: None)
+    zygote = pool.starter.zygotes[None] = Zygote(1, str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote), zygote.reason
+        assert not pool._behind(worker, job)  # nothing imported since the fork
+        zygote.learn(("recursion_probe",))
+        assert _imported_all(zygote) and zygote.imports == 1 and pool._behind(worker, job)
+        zygote.learn(("gated_import",))  # its import waits for the gate
+        time.sleep(0.5)
+        assert zygote.importing and not pool._behind(worker, job)
+        gate.touch()
+        assert _imported_all(zygote) and zygote.imports == 2 and pool._behind(worker, job)
+        worker.readiness.zygote_imports = 2  # a fork after those
+        zygote.learn(("gated_import",))  # held already: done, and nothing new
+        assert _imported_all(zygote) and zygote.imports == 2 and not pool._behind(worker, job)
+    finally:
+        pool.close()
 
 
 def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(

@@ -318,12 +318,15 @@ class Pool:
 
     def _behind(self, slot: Slot, job: Job) -> bool:
         """Whether the worker would load ``job``'s adapter itself though its zygote has imported
-        modules since forking it: a fresh fork holds them (and loads the adapter in milliseconds)."""
+        modules since forking it: a fresh fork holds them (and loads the adapter in milliseconds).
+        Not while the zygote imports: the fork would wait for it (7 s at -j 1, for TensorFlow)."""
         zygote = self.starter.zygotes.get(job.group)
         if zygote is None or not slot.readiness.prepared or job.preload in slot.readiness.loaded:
             return False
         zygote.poll()
-        return zygote.usable is True and zygote.imports > slot.readiness.zygote_imports
+        return (
+            zygote.usable is True and not zygote.importing and zygote.imports > slot.readiness.zygote_imports
+        )
 
     def serve_until(self, done: Callable[[], bool]) -> None:
         """Dispatch and collect until ``done()`` or no job is queued or in flight."""

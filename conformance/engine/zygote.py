@@ -116,9 +116,12 @@ class Zygote:
         self.reason = ""
         #: the workers asked for and not yet said forked (or refused), in the order asked
         self._asked: deque[Forked] = deque()
-        #: how often it has said it imported all it was asked to learn: a worker forked before
-        #: its last time lacks modules it holds (see Pool._behind)
+        #: how often it has said it has done all it was asked to learn, new modules among them: a
+        #: worker forked before its last time lacks modules it holds (see Pool._behind)
         self.imports = 0
+        #: import requests sent, and those it has said it has done: a fork asked in between
+        #: waits for its imports (seconds for TensorFlow)
+        self._asked_imports, self._done_imports = 0, 0
 
     def _read(self, wait_s: float) -> bool:
         """Read one message within ``wait_s``: ready, forked (or refused), or why it cannot fork."""
@@ -136,7 +139,8 @@ class Zygote:
         elif said == "ready":
             self.usable = True
         elif said == "imported":
-            self.imports += 1
+            self._done_imports, imported = detail
+            self.imports += imported
         else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
             if said == "refused":
                 self._asked.popleft()
@@ -180,12 +184,18 @@ class Zygote:
         self._asked.append(forked)
         return forked, Connection(worker_end.detach())
 
+    @property
+    def importing(self) -> bool:
+        """Whether it has imports to do that it has not said are done (see :meth:`poll`)."""
+        return self._done_imports < self._asked_imports
+
     def learn(self, modules: Iterable[str], thread_free: bool = False) -> None:
         """Have the zygote import ``modules`` between forks: at once if a worker found they started
         no thread (``thread_free``), else once a forked child has tried them."""
         if self.usable is not False:
             with contextlib.suppress(OSError):
                 self._connection.send(("import", (tuple(modules), thread_free)))
+                self._asked_imports += 1
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop); one still importing is
@@ -261,10 +271,11 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     # finds it thread-free, as the package's threads run there already (OpenVINO's routes)
     refused: set[str] = set()
     imported = False  # since it last said so
+    said = 0  # the import requests it has said it has done
     while True:
-        if imported and not pending:  # the pool re-forks a worker that lacks what it holds now
-            connection.send(("imported", None))
-            imported = False
+        if server.imports > said and not pending:  # the pool re-forks workers that lack them
+            connection.send(("imported", (server.imports, imported)))
+            said, imported = server.imports, False
         if not server.serve(block=not pending, learned=pending):
             break
         if not pending:
@@ -338,6 +349,8 @@ class _Server:
         # only in the zygote: a worker before its own handler holds its siblings' exit pipes
         signal.signal(signal.SIGCHLD, lambda *_: _reap(self.children) if os.getpid() == zygote else None)
         self.own = [connection.fileno(), self.wake_read, wake_write]
+        #: the import requests taken in
+        self.imports = 0
 
     def serve(
         self, *, block: bool, fork: bool = True, learned: deque[tuple[str, bool]] | None = None
@@ -369,6 +382,7 @@ class _Server:
                 if learned is not None:
                     names, thread_free = detail
                     learned.extend((name, thread_free) for name in names)
+                    self.imports += 1
                     return True
                 continue
             with socket.socket(fileno=os.dup(self.connection.fileno())) as carrier:
