@@ -429,6 +429,7 @@ def test_a_later_backend_is_imported_by_the_learner_and_the_zygote_alone(
     that imported, and the worker, forked before, is replaced by a fresh fork before it meets such
     an adapter: the backend is imported twice whatever the number of workers, never by one."""
     monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # a core the one worker leaves idle
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
     gate.touch()
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
@@ -449,6 +450,23 @@ def test_a_later_backend_is_imported_by_the_learner_and_the_zygote_alone(
     assert len(importers) == 2 and zygote_pid in importers, importers
     ran_later = {str(result.worker["pid"]) for result in finished[6:] if result.worker}
     assert ran_later and not ran_later & set(importers), (ran_later, importers)
+
+
+@pytest.mark.parametrize(("cores", "learns"), [(2, False), (3, True)])
+def test_a_learner_starts_only_on_a_core_the_workers_leave_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cores: int, learns: bool
+) -> None:
+    """Two workers on two cores leave the learner no core: its imports would slow them down."""
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    first = _jobs(tmp_path, "test_zygote:Slicer")
+    later = _jobs(tmp_path, "test_zygote:ImportingSlicer", module="json")
+    pool = Pool(2, 60, lambda result: None, log_dir=tmp_path / "workers")
+    try:
+        pool.add(first + later)
+        assert (pool.learner is not None) is learns
+    finally:
+        pool.close()
 
 
 class SettingsReporter(Segfaulter):

@@ -8,6 +8,7 @@ worker alone: they run one at a time on the machine anyway.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections import deque
@@ -286,10 +287,11 @@ class Pool:
     def _teach(self) -> None:
         """Start the learner, a worker that prepares the queued targets the first workers do not
         and says what each imported: the zygote imports that while the first targets run, and a
-        worker re-forks (see _behind) rather than import a later backend itself (at -j 2 both
-        workers imported TensorFlow at once, and the zygote a third time)."""
+        worker re-forks (see _behind) rather than import a later backend itself. Only on a core
+        the workers leave idle: where they take every core its imports compete with them, and the
+        main job at -j 2 on two cores took 3-5 % longer with it than without."""
         zygote = self.zygote
-        if zygote is None or not zygote.forkable():
+        if zygote is None or not zygote.forkable() or self.size >= (os.cpu_count() or 1):
             return
         first = {entry for slot in self.slots for entry in slot.readiness.preload}
         later: dict[Preload, None] = {}
