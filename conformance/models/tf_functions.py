@@ -189,18 +189,6 @@ def split_function(task: Task, *, jit_compile: bool = False) -> tf.types.experim
         return function.get_concrete_function()
 
 
-def save_model(task: Task, path: str) -> str:
-    """Write the traced function as a SavedModel at ``path`` (``serving_default``, inputs by
-    :func:`input_names`, outputs ``output_0`` ...), for converters that read files; returns ``path``."""
-    import tensorflow as tf
-
-    module = tf.Module()
-    module.split = tf_function(task)
-    with backend_calls():
-        tf.saved_model.save(module, path, signatures=module.split.get_concrete_function())
-    return path
-
-
 def to_tf(array: np.ndarray) -> tf.Tensor:
     """A copy of ``array`` as a tensor, same shape, dtype and bytes (a backend that writes into its
     input cannot touch the suite's data); strings cross as UTF-8."""

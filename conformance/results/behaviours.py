@@ -9,7 +9,7 @@ table (docs/compat.md prints it).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -304,8 +304,3 @@ class Classifier:
         if found is None:
             found = self._rows[key] = tuple(behaviours_of(request_of(params, op)))
         return found
-
-
-def slugs(rows: Sequence[int]) -> list[str]:
-    """The slugs of rows given by index."""
-    return [BEHAVIOURS[number].slug for number in rows]

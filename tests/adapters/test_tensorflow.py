@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import io
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -226,14 +225,3 @@ def test_unknown_options_and_devices_are_refused() -> None:
         TensorflowAdapter({"devcie": "cpu"})
     with pytest.raises(UsageError, match="unknown device"):
         TensorflowAdapter({"device": "gpu"})
-
-
-def test_a_saved_model_serves_the_same_function(tmp_path: Path) -> None:
-    """What converters that read files get: the traced function as the serving signature."""
-    task = make_task(suite().by_id("graph-runtime-lengths-axis1"), "tensorflow.split")
-    loaded = tf.saved_model.load(tf_functions.save_model(task, str(tmp_path / "model")))
-    serve = loaded.signatures["serving_default"]
-    names = dict(zip(tf_functions.input_names(task), tf_functions.tensors(task), strict=True))
-    outputs = serve(**names)
-    expected = tf_functions.split_function(task)(*tf_functions.tensors(task))
-    assert [outputs[f"output_{i}"].shape for i in range(len(expected))] == [piece.shape for piece in expected]
