@@ -611,8 +611,7 @@ def test_a_worker_is_re_forked_for_new_modules_and_not_while_its_zygote_imports(
 ) -> None:
     """The zygote says when it has done what it was asked to import, and whether that imported
     anything new: a worker about to load an adapter is re-forked (Pool._behind) only for new
-    modules, and not while the zygote imports, as the fork would wait for it (7 s for TensorFlow,
-    at -j 1 in a real run)."""
+    modules, and not while the zygote imports, as the fork would wait for it."""
     gate = tmp_path / "gate"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))

@@ -43,11 +43,10 @@ _FORKS = sys.platform.startswith("linux")
 
 @contextlib.contextmanager
 def _rarer_collections() -> Iterator[None]:
-    """Collect the youngest objects every 10,000 allocations rather than 700 while serving: the
-    results a run keeps made Python's full collections walk ever more of them, 2.0 s of the 10 s
-    the run's process spent serving the main job at -j 2 (and each a pause the workers wait out)."""
+    """Collect the youngest objects less often while serving (``young_threshold``), and as
+    before afterwards: a front door's own process goes on with Python's defaults."""
     thresholds = gc.get_threshold()
-    gc.set_threshold(10_000, *thresholds[1:])
+    gc.set_threshold(settings.ENGINE.young_threshold, *thresholds[1:])
     try:
         yield
     finally:

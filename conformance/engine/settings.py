@@ -23,6 +23,11 @@ class EngineSettings:
     #: The longest the parent leaves results unread while every busy worker has work waiting: a
     #: wake-up per result costs the parent's share of two busy cores.
     nap_ms: float = 2.0
+    #: Allocations between collections of the youngest objects while the pool serves (Python's
+    #: default is 700): the results a run keeps made the full collections this triggers walk ever
+    #: more of them, 2.0 s of the 10 s the run's process spent serving the main job at -j 2, each a
+    #: pause the workers waited out.
+    young_threshold: int = 10_000
     #: How often, at most, the pool looks whether a busy worker is alive: its sentinel stays quiet
     #: if a process it started outlives it.
     poll_s: float = 1.0
