@@ -138,7 +138,9 @@ def instance_attributes(node: ast.ClassDef) -> set[str]:
             names.update(
                 part.attr
                 for part in parts
-                if isinstance(part, ast.Attribute) and ast.unparse(part.value) == "self"
+                if isinstance(part, ast.Attribute)
+                and isinstance(part.ctx, ast.Store)
+                and ast.unparse(part.value) == "self"
             )
     return names
 

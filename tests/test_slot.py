@@ -18,7 +18,7 @@ from conformance.engine import slot as slots
 from conformance.engine.item import bare_result
 from conformance.engine.pool import Pool
 from conformance.engine.settings import ENGINE
-from conformance.engine.slot import Slot
+from conformance.engine.slot import Readiness, Slot
 from conformance.engine.worker import Job
 from conformance.plugin import Target
 from conformance.storage.journal import line
@@ -31,8 +31,9 @@ def _job(index: int, values: int = 4) -> Job:
 
 
 def _slot(*jobs: Job, pace_ms: float = 0.1) -> Slot:
-    target = Target("numpy", "numpy", "cpu")
-    return Slot(None, None, None, inflight=deque(jobs), pace_ms=pace_ms, pace_of=target)  # type: ignore[arg-type]
+    """A worker running ``jobs``, with their target loaded."""
+    target, loaded = Target("numpy", "numpy", "cpu"), Readiness(prepared=True, loaded={_job(0).preload})
+    return Slot(None, None, None, inflight=deque(jobs), pace_ms=pace_ms, pace_of=target, readiness=loaded)  # type: ignore[arg-type]
 
 
 def _filled(slot: Slot) -> int:

@@ -452,6 +452,66 @@ def test_a_later_backend_is_imported_by_the_learner_and_the_zygote_alone(
     assert ran_later and not ran_later & set(importers), (ran_later, importers)
 
 
+class AwaitingSlicer(Slicer):
+    """Its items named by ``on`` wait (at most 30 s) until the file its ``log`` option names lists
+    two processes, then a second more: they keep a worker busy while another worker and the
+    zygote import a module."""
+
+    def misbehave(self, task: Task) -> None:
+        if not self.chosen(task):
+            return
+        log, deadline = Path(self.options["log"]), time.monotonic() + 30
+        while not log.exists() or len(log.read_text(encoding="utf-8").split()) < 2:
+            assert time.monotonic() < deadline, "the module was not imported by a worker and the zygote"
+            time.sleep(0.05)
+        time.sleep(1)
+
+
+class Importer(ImportingSlicer):
+    """ImportingSlicer with a target of its own (a backend other than AwaitingSlicer's)."""
+
+    name = "importer"
+
+
+def test_a_backend_two_workers_meet_at_once_is_imported_by_one_and_the_zygote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers on two cores (no learner) meet a backend at once: one imports it, the other
+    runs the jobs of a target it has loaded meanwhile, and is re-forked once the zygote holds the
+    backend. Without the jobs set aside, both would wait at the gate and import it."""
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    gate, imported = tmp_path / "gate", tmp_path / "imported-by"
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
+    loaded = _jobs(tmp_path, "test_zygote:AwaitingSlicer", on="bad-*", log=str(imported))
+    importing = _jobs(tmp_path, "test_zygote:Importer", module="gated_import")
+    finished: list[Result] = []
+    pool = Pool(2, 60, finished.append, log_dir=tmp_path / "workers")
+    met: list[float] = []
+
+    def open_gate() -> bool:  # a second after a worker met the module: it waits at the gate
+        if not met and any(
+            job.target.id.startswith("importer") for slot in pool.slots for job in slot.inflight
+        ):
+            met.append(time.monotonic())
+        if met and time.monotonic() > met[0] + 1:
+            gate.touch()
+        return False
+
+    try:
+        pool.add([*loaded[:3], *importing, *loaded[3:]])
+        pool.serve_until(open_gate)
+        zygote = pool.zygote
+        assert zygote is not None
+        zygote_pid = str(zygote.process.pid)
+    finally:
+        pool.close()
+    assert sorted(result.status for result in finished) == ["pass"] * 12
+    importers = imported.read_text(encoding="utf-8").split()
+    assert len(importers) == 2 and zygote_pid in importers, importers
+
+
 @pytest.mark.parametrize(("cores", "learns"), [(2, False), (3, True)])
 def test_a_learner_starts_only_on_a_core_the_workers_leave_idle(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cores: int, learns: bool

@@ -135,16 +135,16 @@ class Starter:
             why = zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
-    def learn(self, said: Learned, group: str | None) -> None:
-        """Pass on to the zygote of ``group`` the new modules one of its workers imported, and
-        whether they started no thread there (see worker.learned)."""
+    def learn(self, said: Learned, group: str | None, adapter: str | None = None) -> None:
+        """Pass on to the zygote of ``group`` the new modules one of its workers imported loading
+        ``adapter``, and whether they started no thread there (see worker.learned)."""
         modules, thread_free = said
         known = self.learned.setdefault(group, {})
         # in the order imported: a module may set up how a later one loads (telemetry_off)
         new = [name for name in modules if name not in known]
         known.update(dict.fromkeys(new, thread_free))
         if new and group in self.zygotes:
-            self.zygotes[group].learn(new, thread_free)
+            self.zygotes[group].learn(new, thread_free, adapter)
 
     def take_spare(self, group: str | None) -> Slot | None:
         """The spare, if alive and able to serve ``group`` (not started with a prepare() found broken
@@ -210,6 +210,8 @@ class Pool:
         self.queue: deque[Job] = deque()
         #: the large jobs, for the first slot alone
         self.large: deque[Job] = deque()
+        #: per adapter, the jobs set aside while another worker or the zygote loads it (see _take)
+        self.aside: dict[str, list[Job]] = {}
         #: worker-seconds lost to deaths (see _replace_dead), which the benchmark reports apart
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
@@ -347,7 +349,7 @@ class Pool:
     def serve_until(self, done: Callable[[], bool]) -> None:
         """Dispatch and collect until ``done()`` or no job is queued or in flight."""
         with _rarer_collections():
-            while self.queue or self.large or any(slot.job for slot in self.slots):
+            while self.queue or self.large or self.aside or any(slot.job for slot in self.slots):
                 self._fill()
                 self._collect()
                 if done():
@@ -357,6 +359,10 @@ class Pool:
         """Send the workers their next jobs a level at a time (each its first, then each its
         second ...), so that a short queue (the pytest plugin's) is shared out."""
         full: set[int] = set()
+        if self.aside:  # those no process loads any more go back to the queue's front
+            loading = self._loading()
+            for adapter in [adapter for adapter in self.aside if adapter not in loading]:
+                self.queue.extendleft(reversed(self.aside.pop(adapter)))
         for level in range(1, self.limits.depth + 1):
             for index, slot in enumerate(self.slots):
                 if index in full or len(slot.inflight) >= level or not slot.has_room(self.limits.depth):
@@ -367,14 +373,35 @@ class Pool:
 
     def drop_queued(self) -> list[Job]:
         """Take back every job not yet sent to a worker; those in flight still finish when served."""
-        dropped = [*self.large, *self.queue]
-        self.large, self.queue = deque(), deque()
+        dropped = [*self.large, *(job for jobs in self.aside.values() for job in jobs), *self.queue]
+        self.large, self.aside, self.queue = deque(), {}, deque()
         return dropped
 
+    def _loading(self, besides: int | None = None) -> set[str]:
+        """The adapters a worker (other than slot ``besides``) has jobs of and has not loaded, and
+        those whose modules the shared zygote imports for a worker that loaded them."""
+        loading = set().union(*(slot.readiness.pending for i, slot in enumerate(self.slots) if i != besides))
+        zygote = self.zygote
+        if zygote is not None and zygote.learning:
+            zygote.poll()
+            loading |= zygote.learning
+        return loading
+
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index``: the large ones go to the first slot alone."""
+        """The next job for slot ``index``: the large ones go to the first slot alone. Jobs of an
+        adapter another process loads are set aside while the worker has others: two workers that
+        met a backend at once both imported it (TensorFlow, 5 s each, in the sample that prices
+        every target early); the one that waits is re-forked once the zygote has it (see _behind).
+        A worker with nothing else to run takes them rather than wait."""
+        slot = self.slots[index]
         if index == 0 and self.large:
             return self.large.popleft()
+        loading = self._loading(index) if self.queue and not self.limits.in_order else set()
+        while self.queue and self.queue[0].adapter in loading and not slot.readiness.holds(self.queue[0]):
+            job = self.queue.popleft()
+            self.aside.setdefault(job.adapter, []).append(job)
+        if not self.queue and self.aside and not slot.inflight:
+            self.queue.extend(self.aside.pop(next(iter(self.aside))))
         return self.queue.popleft() if self.queue else None
 
     def _give_back(self, job: Job) -> None:
@@ -418,6 +445,8 @@ class Pool:
             # a replacement's loss runs from when it has work: idle for want of jobs, it loses nothing
             slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
+        if not slot.readiness.holds(job):  # it will load the job's adapter: see _take
+            slot.readiness.pending.add(job.adapter)
         if len(slot.inflight) == 1:
             slot.started_next(limits.timeout, limits.start_limit)
         slot.served += 1
@@ -483,8 +512,8 @@ class Pool:
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
                 slot.ready(line, self.timeout, self.start_limit)
                 # a route with workers of its own passes its imports to its own zygote
-                for said in fourth:
-                    self.starter.learn(said, slot.readiness.group)
+                for preload, said in zip(line, fourth, strict=True):
+                    self.starter.learn(said, slot.readiness.group, preload.adapter)
                 self._unstarted = 0
             else:
                 self._finished(slot, line, log_end, fourth)
@@ -500,7 +529,8 @@ class Pool:
             item_s = result.worker["elapsed_ms"] / 1000 if result.worker else 0.0
             self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
             slot.replaced_at = None
-        slot.history.append(slot.inflight.popleft())
+        slot.history.append(job := slot.inflight.popleft())
+        slot.readiness.pending.discard(job.adapter)  # loaded, or failed to load and said so
         slot.retire = slot.retire or (resident or 0) > self.limits.recycle_above_kib
         if slot.inflight:  # already running: its output starts where the worker said
             slot.started_next(self.timeout, self.start_limit, log_end)

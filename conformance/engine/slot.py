@@ -55,6 +55,12 @@ class Readiness:
     group: str | None = None
     #: what its zygote had imported when it was forked (see Zygote.imports)
     zygote_imports: int = 0
+    #: the adapters of jobs sent to it that it has not said it loaded (see Pool._take)
+    pending: set[str] = field(default_factory=set)
+
+    def holds(self, job: Job) -> bool:
+        """Whether it has loaded ``job``'s target, or prepares it as it starts."""
+        return job.preload in self.loaded or job.preload in self.preload
 
     def waits_for(self, job: Job | None) -> bool:
         """Whether ``job`` (the running one) waits for the worker's start or for its adapter's
@@ -145,6 +151,7 @@ class Slot:
         """The worker has loaded and prepared the targets ``loaded``: its running job's time starts."""
         self.readiness.prepared = True
         self.readiness.loaded.update(loaded)
+        self.readiness.pending -= {entry.adapter for entry in loaded}
         if self.inflight:
             self.clock(timeout, start_limit)
 

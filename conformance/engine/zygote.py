@@ -122,6 +122,8 @@ class Zygote:
         #: import requests sent, and those it has said it has done: a fork asked in between
         #: waits for its imports (seconds for TensorFlow)
         self._asked_imports, self._done_imports = 0, 0
+        #: the adapters whose modules it imports for the workers that loaded them (see Pool._take)
+        self.learning: set[str] = set()
 
     def _read(self, wait_s: float) -> bool:
         """Read one message within ``wait_s``: ready, forked (or refused), or why it cannot fork."""
@@ -146,6 +148,8 @@ class Zygote:
                 self._asked.popleft()
             if self.usable is not False:
                 self.usable, self.reason = False, str(detail)
+        if not self.importing or self.usable is False:
+            self.learning.clear()
         return bool(said != "gone")
 
     def poll(self) -> None:
@@ -189,13 +193,16 @@ class Zygote:
         """Whether it has imports to do that it has not said are done (see :meth:`poll`)."""
         return self._done_imports < self._asked_imports
 
-    def learn(self, modules: Iterable[str], thread_free: bool = False) -> None:
+    def learn(self, modules: Iterable[str], thread_free: bool = False, adapter: str | None = None) -> None:
         """Have the zygote import ``modules`` between forks: at once if a worker found they started
-        no thread (``thread_free``), else once a forked child has tried them."""
+        no thread (``thread_free``), else once a forked child has tried them; ``adapter``: the one
+        a worker loaded them for."""
         if self.usable is not False:
             with contextlib.suppress(OSError):
                 self._connection.send(("import", (tuple(modules), thread_free)))
                 self._asked_imports += 1
+                if adapter is not None:
+                    self.learning.add(adapter)
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop); one still importing is
