@@ -168,14 +168,12 @@ def cmd_explore(args: argparse.Namespace) -> int:
     from conformance import publishing
     from conformance.explore import session, writing
     from conformance.explore import summary as explore_summary
-    from conformance.explore.limits import DEFAULT_EXAMPLES, Limits
+    from conformance.explore.limits import Limits
     from conformance.run import resumption
 
     out_folder.check(Path(args.out))
     if args.write:
         writing.check(Path(args.write), args.seed)
-    if args.budget is None and args.max_examples is None:
-        args.max_examples = DEFAULT_EXAMPLES
     config = session.ExploreConfig(
         run=_run_config(args, junit=False),
         seed=args.seed,

@@ -69,7 +69,6 @@ __all__ = [
     "AdapterError",
     "AdapterInfo",
     "AdapterOptions",
-    "AnyAdapter",
     "BackendRefusal",
     "ImpossibleOutput",
     "Judged",
@@ -243,8 +242,6 @@ ROUTE_CALLS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "prepare": ("target",),
     }
 )
-
-AnyAdapter = Adapter
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from urllib.parse import quote
 
 from conformance import report
 from conformance.errors import UsageError
-from conformance.report.compat_markdown import MARKER
 from conformance.results.combined import CombinedResults, combine
 from conformance.results.document import read_documents
 from conformance.storage.out_folder import check_page
@@ -64,16 +63,4 @@ def check_compat_output(out: Path, option: str = "-o") -> None:
     suffix than .html or .md, or an existing file that is not a page the suite wrote."""
     if out.suffix.lower() not in report.COMPAT_FORMATS:
         raise UsageError(f"{option} {out}: the page is written as .html or .md; give a file name ending so")
-    if out.suffix.lower() == ".html" or not out.is_file():
-        check_page(out, option)
-        return
-    try:
-        with out.open("rb") as stream:
-            ours = stream.read(len(MARKER)).decode("utf-8", "replace") == MARKER
-    except OSError:
-        return  # the writer names what is wrong with it
-    if not ours:
-        raise UsageError(
-            f"{option} {out}: the file exists and is not a page the suite wrote; the suite replaces "
-            "only its own pages: give a new file name"
-        )
+    check_page(out, option)

@@ -10,7 +10,7 @@ from pathlib import Path
 from conformance.corpus.loader import Suite, load_paths
 from conformance.engine.item import make_task, run_item
 from conformance.loading import hooks
-from conformance.plugin import AnyAdapter, Target, Task
+from conformance.plugin import Adapter, Target, Task
 from conformance.results.result import Result
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
@@ -27,7 +27,7 @@ def task_of(item: str) -> Task:
     return make_task(suite().by_id(case_id), op)
 
 
-def judge(adapter: AnyAdapter | hooks.Hooks, target: Target, item: str) -> Result:
+def judge(adapter: Adapter | hooks.Hooks, target: Target, item: str) -> Result:
     """``item`` executed and judged on ``target`` in this process (one steady run)."""
     case_id, op = item.split("::")
     return run_item(adapter, target, suite().by_id(case_id), op, repeat=1)

@@ -10,27 +10,27 @@ from typing import Any
 import numpy as np
 
 from conformance.loading import hooks, registry
-from conformance.plugin import AdapterInfo, AnyAdapter, Route, Target, Task, Unsupported
+from conformance.plugin import Adapter, AdapterInfo, Route, Target, Task, Unsupported
 
 Change = Callable[[list[np.ndarray]], list[np.ndarray]]
 Run = Callable[[Any, Task], Sequence[np.ndarray]]
 
 
-def route(adapter: AnyAdapter, target: Target) -> Route:
+def route(adapter: Adapter, target: Target) -> Route:
     """The route of ``adapter`` that ``target`` names, its calls checked as a load checks them."""
     return hooks.of(adapter).route(target)
 
 
-def prepare(adapter: AnyAdapter, target: Target) -> None:
+def prepare(adapter: Adapter, target: Target) -> None:
     """The route's untimed start-up, as a worker calls it before the target's first item."""
     hooks.of(adapter).prepare(target)
 
 
-def support(adapter: AnyAdapter, task: Task, target: Target) -> Unsupported | None:
+def support(adapter: Adapter, task: Task, target: Target) -> Unsupported | None:
     return hooks.of(adapter).unsupported(task, target)
 
 
-def reproducer(adapter: AnyAdapter, task: Task, target: Target) -> str | None:
+def reproducer(adapter: Adapter, task: Task, target: Target) -> str | None:
     """The route's snippet, or None for a route without a reproducer."""
     write = route(adapter, target).reproducer
     return None if write is None else write(task, target)
@@ -41,7 +41,7 @@ def snippet(target: Target, task: Task) -> str | None:
     return reproducer(registry.load(target.adapter).adapter, task, target)
 
 
-def outcome(adapter: AnyAdapter, task: Task, target: Target) -> Sequence[np.ndarray]:
+def outcome(adapter: Adapter, task: Task, target: Target) -> Sequence[np.ndarray]:
     """Build, compile and run, as one item's first run does (untimed)."""
     checked = hooks.of(adapter)
     run = checked.route(target).run
@@ -61,7 +61,7 @@ def tampered(info: AdapterInfo, change: Change) -> AdapterInfo:
     return dataclasses.replace(info, routes=routes)
 
 
-def with_outputs(adapter: AnyAdapter, change: Change) -> hooks.Hooks:
+def with_outputs(adapter: Adapter, change: Change) -> hooks.Hooks:
     """``adapter``'s checked calls with every route's outputs passed through ``change``: a broken
     adapter (pieces swapped, a bit flipped) whose results the comparison must fail."""
     return hooks.check("a tampered adapter", adapter, tampered(adapter.info(), change))

@@ -70,7 +70,7 @@ def test_the_status_type_is_the_schema_enum() -> None:
 @pytest.mark.slow
 def test_a_written_result_fits_the_schema_and_reads_back_equal(tmp_path: Path) -> None:
     results = [Result.from_json(body) for body in mixed_document()["results"]]
-    body = document.build(
+    body = document.assemble(
         {"version": "0", "digest": "sha256:" + "0" * 64, "cases": 1},
         {
             "start": "2026-01-01T00:00:00",
@@ -80,7 +80,7 @@ def test_a_written_result_fits_the_schema_and_reads_back_equal(tmp_path: Path) -
             "command": [],
         },
         [],
-        results,
+        [result.to_json() for result in results],
     )
     document.validate(body)
     document.write(tmp_path / "results.json", body)

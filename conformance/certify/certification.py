@@ -8,14 +8,13 @@ the results file as written, so ``conformance certify --verify`` can recompute i
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
+from conformance import plugin
 from conformance.certify import certificate, profiles
 from conformance.certify.profiles import Profile
 from conformance.corpus.loader import load_paths
@@ -116,7 +115,7 @@ def output_folder(request: CertifyRequest, profile: Profile | None = None) -> Pa
     if request.out is not None:
         return request.out
     profile = profile or _profile(request.profile, request.case_paths)
-    return Path("reports") / "certify" / f"{re.sub(r'[^A-Za-z0-9._-]+', '_', request.adapter)}-{profile.id}"
+    return Path("reports") / "certify" / f"{out_folder.path_safe(request.adapter)}-{profile.id}"
 
 
 #: Failures the terminal summary names; the certificate lists them all.
@@ -257,10 +256,10 @@ def _header(
     info = loaded.info
     described = {route.name: route.description for route in info.routes}
     run = document["run"]
-    package = _distribution(loaded.import_path)
-    packages = {name: _version(name) for name in ("split-conformance", "numpy")}
-    if package:
-        packages[package] = _version(package)
+    adapter = plugin.installed_distribution(loaded.import_path.partition(":")[0].split(".")[0])
+    package = adapter[0] if adapter else None
+    found = [plugin.installed_distribution(name) for name in ("split-conformance", "numpy")] + [adapter]
+    packages = dict(entry for entry in found if entry is not None)
     return {
         "profile": profile.to_json(),
         "suite": {key: document["suite"][key] for key in ("version", "digest", "cases")},
@@ -287,17 +286,3 @@ def _header(
             "report": "index.html",
         },
     }
-
-
-def _distribution(reference: str) -> str | None:
-    """The installed distribution that holds an adapter's module, if it is installed at all."""
-    module = reference.partition(":")[0].split(".")[0]
-    names = metadata.packages_distributions().get(module, [])
-    return names[0] if names else None
-
-
-def _version(distribution: str) -> str | None:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None

@@ -22,7 +22,7 @@ from conformance.loading import hooks
 from conformance.oracle import reference
 from conformance.oracle.judging import Judgement, Raised, judge
 from conformance.oracle.reference import SpecAnswer, SplitRequest
-from conformance.plugin import AnyAdapter, ImpossibleOutput, Judged, Target, Task, Unsupported
+from conformance.plugin import Adapter, ImpossibleOutput, Judged, Target, Task, Unsupported
 from conformance.results import evidence
 from conformance.results.records import (
     ActualRecord,
@@ -110,7 +110,7 @@ class Attempt:
     impossible: ImpossibleOutput | None = None
 
 
-def _raised(error: Exception, step: str, adapter: AnyAdapter) -> Raised:
+def _raised(error: Exception, step: str, adapter: Adapter) -> Raised:
     message = str(error).strip() or repr(error)
     who = attribute(error, type(adapter).__module__)
     return Raised(step, type(error).__name__, message, who.origin, who.module)
@@ -255,7 +255,7 @@ class LargeInput:
 
 
 def run_item(
-    adapter: AnyAdapter | hooks.Hooks,
+    adapter: Adapter | hooks.Hooks,
     target: Target,
     case: Case,
     op: str,

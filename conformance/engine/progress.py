@@ -174,10 +174,6 @@ def summary_table(results: Iterable[Result]) -> str:
     return "\n".join(lines)
 
 
-def green(results: Iterable[Result]) -> bool:
-    return all(result.status in GREEN for result in results)
-
-
 def nothing_judged(results: Iterable[Result]) -> str | None:
     """Why a run judged nothing, when every result is unsupported (a target that can express none
     of the items selected): the commonest reasons. None when anything was judged."""
@@ -196,7 +192,7 @@ def exit_status(results: Iterable[Result]) -> int:
     kept = list(results)
     if any(result.defect is not None for result in kept):
         return DEFECT_EXIT
-    return 0 if green(kept) and nothing_judged(kept) is None else 1
+    return 0 if all(r.status in GREEN for r in kept) and nothing_judged(kept) is None else 1
 
 
 def verdict(results: Iterable[Result], selected: int, interrupted: bool) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 from conformance.errors import PluginError
 from conformance.plugin import (
     ROUTE_CALLS,
+    Adapter,
     AdapterInfo,
-    AnyAdapter,
     Route,
     Target,
     Task,
@@ -28,7 +28,7 @@ from conformance.plugin import (
 class Hooks:
     """A checked adapter: its object and its routes by name, each with its calls."""
 
-    adapter: AnyAdapter
+    adapter: Adapter
     routes: Mapping[str, Route]
 
     def route(self, target: Target) -> Route:
@@ -84,7 +84,7 @@ def check(where: str, adapter: object, info: AdapterInfo) -> Hooks:
     return Hooks(adapter, {route.name: route for route in info.routes})  # type: ignore[arg-type]
 
 
-def of(adapter: AnyAdapter | Hooks) -> Hooks:
+def of(adapter: Adapter | Hooks) -> Hooks:
     """``adapter``'s calls: checked now for an adapter object handed over directly (tests, tools)."""
     if isinstance(adapter, Hooks):
         return adapter

@@ -16,7 +16,7 @@ from typing import Any
 from conformance.corpus import catalogue
 from conformance.errors import PluginError
 from conformance.loading import hooks
-from conformance.plugin import ENTRY_POINT_GROUP, AdapterInfo, AnyAdapter, Route, Target
+from conformance.plugin import ENTRY_POINT_GROUP, Adapter, AdapterInfo, Route, Target
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class LoadedAdapter:
     requested: str
     #: the ``module:attribute`` it was imported from
     import_path: str
-    adapter: AnyAdapter
+    adapter: Adapter
     info: AdapterInfo
     #: its methods, checked against the protocol when it was loaded
     hooks: hooks.Hooks

@@ -14,12 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.errors import Exit
 from conformance.results.records import RunInfoRecord
 from conformance.results.result import Result
 
-#: ``conformance diff``'s exit status when the two files do not compare (see the module docstring)
-NOT_VALID = Exit.NOT_COMPARABLE
 #: how many keys a message names as examples
 EXAMPLES = 3
 #: the name of the known-issues file an adapter package ships (conformance.verdict.known_issues)

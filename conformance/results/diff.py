@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.errors import UsageError
+from conformance.errors import Exit, UsageError
 from conformance.results import comparable
 from conformance.results import document as results_file
 from conformance.results.records import RunInfoRecord, SuiteRecord
@@ -133,9 +133,9 @@ class Diff:
 
     @property
     def exit_status(self) -> int:
-        """``conformance diff``'s status: NOT_VALID when the runs do not compare, 1 on a new failure."""
+        """``conformance diff``'s status: NOT_COMPARABLE when the runs do not compare, 1 on a new failure."""
         if self.problems:
-            return comparable.NOT_VALID
+            return Exit.NOT_COMPARABLE
         return 1 if self.gate_fails else 0
 
     def verdict(self) -> str:

@@ -64,13 +64,6 @@ def write_atomically(path: Path, text: str | bytes) -> None:
         raise
 
 
-def build(
-    suite: SuiteRecord, run: RunInfoRecord, adapters: list[TargetRecord], results: Sequence[Result]
-) -> ResultsDocument:
-    """The document of one run, with its findings."""
-    return assemble(suite, run, adapters, [result.to_json() for result in results])
-
-
 def assemble(
     suite: SuiteRecord, run: RunInfoRecord, adapters: list[TargetRecord], records: list[ResultRecord]
 ) -> ResultsDocument:

@@ -29,37 +29,14 @@ def folder(case: Case, op: str, target: Target) -> Path:
 
 
 def command(
-    case: Case, op: str, adapter_spec: str, target: Target, options: Mapping[str, str], out: Path
-) -> str:
-    """The shell command that reruns one item on one target, into ``out`` (see :func:`folder`)."""
-    return shlex.join(_command([(case, op)], adapter_spec, target, options, out))
-
-
-def sequence_command(
     items: Sequence[tuple[Case, str]],
     adapter_spec: str,
     target: Target,
     options: Mapping[str, str],
     out: Path,
-    *,
-    suite_order: bool,
 ) -> str:
-    """The shell command that runs ``items`` one after the other in one worker (``-j 1``), as the
-    crash review replays a culprit and its victim; unless ``suite_order``, a comment above it says
-    the suite runs them in its own order."""
-    line = shlex.join([*_command(items, adapter_spec, target, options, out), "-j", "1"])
-    if suite_order:
-        return line
-    return f"# the suite runs these in its own order, not this one: the Python reproducer keeps it\n{line}"
-
-
-def _command(
-    items: Sequence[tuple[Case, str]],
-    adapter_spec: str,
-    target: Target,
-    options: Mapping[str, str],
-    out: Path,
-) -> list[str]:
+    """The shell command that reruns ``items`` on one target, into ``out`` (see :func:`folder`);
+    several (a culprit and its victim, as the crash review replays them) run in one worker."""
     parts = ["conformance", "run"]
     for file in dict.fromkeys(case.location.file for case, _ in items):
         parts += ["--cases", file]
@@ -68,7 +45,7 @@ def _command(
         parts += ["--item", ids.item_id(case.id, op)]
     for key, value in sorted(options.items()):
         parts += ["--option", f"{adapter_spec}.{key}={value}"]
-    return [*parts, "--out", str(out)]
+    return shlex.join([*parts, "--out", str(out), *(["-j", "1"] if len(items) > 1 else [])])
 
 
 def snippet_data(spec: DataSpec) -> np.ndarray:

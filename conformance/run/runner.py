@@ -94,18 +94,13 @@ def now() -> str:
 
 
 def _host() -> JSON:
-    memory_kib = 0
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                memory_kib = int(line.split()[1])
     return {
         "hostname": platform.node(),
         "platform": platform.platform(),
         "machine": platform.machine(),
         "processor": platform.processor(),
         "cpus": os.cpu_count(),
-        "memory_mib": memory_kib // 1024,
+        "memory_mib": os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20,
     }
 
 
@@ -398,17 +393,10 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
                 result.item_id, job.target, reproducers.describe_expected(result.expected)
             ) + then.join(body or "" for body in bodies)
         into = reproducers.folder(job.case, job.op, job.target)
-        if victim is None:
-            line = reproducers.command(job.case, job.op, job.adapter, job.target, job.options, into)
-        else:
-            line = reproducers.sequence_command(
-                [(each.case, each.op) for each in sequence],
-                job.adapter,
-                job.target,
-                job.options,
-                into,
-                suite_order=job.index < victim.index,
-            )
+        items = [(each.case, each.op) for each in sequence]
+        line = reproducers.command(items, job.adapter, job.target, job.options, into)
+        if victim is not None and job.index > victim.index:
+            line = f"# the suite runs these in another order: the Python reproducer keeps it\n{line}"
         attached.append(replace(result, reproducer={"command": line, "python": python}))
     return attached
 
@@ -473,7 +461,7 @@ def write_results(
         for device in a.info.devices
     ]
     path = config.out / results_file.FILE_NAME
-    document = results_file.build(suite, run, adapters, results)
+    document = results_file.assemble(suite, run, adapters, [result.to_json() for result in results])
     results_file.write(path, document)
     written = [path]
     if config.junit:

@@ -206,7 +206,8 @@ def set_aside_runs(out: Path) -> list[Path]:
 
 def check_page(path: Path, option: str = "-o") -> None:
     """Refuse to replace a file that is not a page the suite wrote: one of its own names in a
-    marked folder, or an HTML page titled ``Split conformance...``. A missing file is fine."""
+    marked folder, an HTML page titled ``Split conformance...`` or a Markdown page that says so in
+    its first line (conformance.report.compat_markdown.MARKER). A missing file is fine."""
     if not path.is_file():
         return
     if path.name in OWN_NAMES and is_marked(path.parent):
@@ -217,6 +218,8 @@ def check_page(path: Path, option: str = "-o") -> None:
     except OSError:
         return  # the writer names what is wrong with it
     if head.startswith(b"<!DOCTYPE html>") and b"<title>Split conformance" in head:
+        return
+    if head.startswith(b"<!-- Split conformance: "):
         return
     raise UsageError(
         f"{option} {path}: the file exists and is not a page the suite wrote; the suite replaces "

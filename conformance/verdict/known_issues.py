@@ -269,22 +269,15 @@ class ByTarget:
 
     def __init__(self, issues: Sequence[KnownIssue]) -> None:
         self.issues = tuple(issues)
-        self._found: dict[str, tuple[KnownIssue, ...]] = {}
         self._by_op: dict[tuple[str, str], tuple[KnownIssue, ...]] = {}
 
-    def __call__(self, target_id: str) -> tuple[KnownIssue, ...]:
-        """The entries whose target globs name ``target_id``."""
-        if target_id not in self._found:
-            self._found[target_id] = tuple(issue for issue in self.issues if issue.covers(target_id))
-        return self._found[target_id]
-
     def apply(self, result: Result) -> Result:
-        """:func:`apply` with the entries for ``result``'s target and op (most entries name their
-        ops, so this leaves few to match)."""
+        """:func:`apply` with the entries that name ``result``'s target and op."""
         place = (result.target_id, result.op)
         found = self._by_op.get(place)
         if found is None:
-            found = self._by_op[place] = tuple(issue for issue in self(place[0]) if issue.names_op(place[1]))
+            chosen = (issue for issue in self.issues if issue.covers(place[0]) and issue.names_op(place[1]))
+            found = self._by_op[place] = tuple(chosen)
         return apply(result, found, covered=True)
 
 
