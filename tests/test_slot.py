@@ -71,6 +71,24 @@ def test_a_short_queue_is_shared_out_between_the_workers_not_taken_by_the_first(
     assert [len(slot.inflight) for slot in pool.slots] == [3, 3]  # not [5, 1]
 
 
+def test_a_worker_loading_a_target_as_it_starts_has_the_other_set_that_targets_jobs_aside() -> None:
+    """A fresh worker prepares its first targets as it starts: the other worker, busy with a
+    target of its own, must not load the same backend at the same time (see Pool._take)."""
+    pool = Pool(2, 60, lambda result: None)
+    starting = _slot(pace_ms=0.0)
+    starting.readiness = Readiness(preload=(_job(0).preload,))  # said nothing yet
+    emulated = Target("numpy", "emulated", "cpu")
+    busy = _slot(replace(_job(1), target=emulated))
+    busy.readiness = Readiness(prepared=True, loaded={replace(_job(1), target=emulated).preload})
+    pool.slots = [starting, busy]
+    for slot in pool.slots:
+        slot.connection = _Pipe()  # type: ignore[assignment]
+    pool.queue = deque(_job(n) for n in range(10, 14))
+    pool._fill()
+    assert [len(slot.inflight) for slot in pool.slots] == [2, 1]
+    assert [job.index for jobs in pool.aside.values() for job in jobs] == [12, 13]
+
+
 def test_fast_items_wait_behind_the_running_one_up_to_the_depth_slow_ones_one_at_a_time() -> None:
     assert _filled(_slot(_job(0), pace_ms=0.3)) == ENGINE.depth
     assert _filled(_slot(_job(0), pace_ms=2.0)) == 1 + int(ENGINE.waiting_ms / 2.0)

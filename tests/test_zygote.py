@@ -473,12 +473,24 @@ class Importer(ImportingSlicer):
     name = "importer"
 
 
+class Front(ImportingSlicer):
+    """Another adapter whose route is named for Importer (as keras/tensorflow runs on TensorFlow)."""
+
+    name = "front"
+
+    def info(self) -> AdapterInfo:
+        info = super().info()
+        return replace(info, routes=tuple(replace(route, name="importer") for route in info.routes))
+
+
+@pytest.mark.parametrize("second", ["Importer", "Front"])
 def test_a_backend_two_workers_meet_at_once_is_imported_by_one_and_the_zygote(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str
 ) -> None:
     """Two workers on two cores (no learner) meet a backend at once: one imports it, the other
     runs the jobs of a target it has loaded meanwhile, and is re-forked once the zygote holds the
-    backend. Without the jobs set aside, both would wait at the gate and import it."""
+    backend. Without the jobs set aside, both would wait at the gate and import it; ``second``:
+    the adapter of the later jobs of that backend, the same or one that names it in its route."""
     monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
@@ -486,6 +498,7 @@ def test_a_backend_two_workers_meet_at_once_is_imported_by_one_and_the_zygote(
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
     loaded = _jobs(tmp_path, "test_zygote:AwaitingSlicer", on="bad-*", log=str(imported))
     importing = _jobs(tmp_path, "test_zygote:Importer", module="gated_import")
+    importing[3:] = _jobs(tmp_path, f"test_zygote:{second}", module="gated_import")[3:]
     finished: list[Result] = []
     pool = Pool(2, 60, finished.append, log_dir=tmp_path / "workers")
     met: list[float] = []
@@ -507,7 +520,9 @@ def test_a_backend_two_workers_meet_at_once_is_imported_by_one_and_the_zygote(
         zygote_pid = str(zygote.process.pid)
     finally:
         pool.close()
-    assert sorted(result.status for result in finished) == ["pass"] * 12
+    assert sorted(result.status for result in finished) == ["pass"] * 12, [
+        (r.target_id, r.status, r.message[:300]) for r in finished if r.status != "pass"
+    ]
     importers = imported.read_text(encoding="utf-8").split()
     assert len(importers) == 2 and zygote_pid in importers, importers
 

@@ -31,8 +31,9 @@ from conformance.engine.deaths import (
     unstarted,
 )
 from conformance.engine.slot import Slot, Start, ask_to_stop, nap_s, pickled, readable, slot_of, stop_worker
-from conformance.engine.worker import Job, Learned, Preload
+from conformance.engine.worker import Job, Learned, Preload, one_backend
 from conformance.engine.zygote import Zygote
+from conformance.plugin import Target
 from conformance.results.result import Result
 from conformance.storage import scratch
 from conformance.storage.journal import line as journal_line
@@ -135,16 +136,16 @@ class Starter:
             why = zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
-    def learn(self, said: Learned, group: str | None, adapter: str | None = None) -> None:
+    def learn(self, said: Learned, group: str | None, target: Target | None = None) -> None:
         """Pass on to the zygote of ``group`` the new modules one of its workers imported loading
-        ``adapter``, and whether they started no thread there (see worker.learned)."""
+        ``target``, and whether they started no thread there (see worker.learned)."""
         modules, thread_free = said
         known = self.learned.setdefault(group, {})
         # in the order imported: a module may set up how a later one loads (telemetry_off)
         new = [name for name in modules if name not in known]
         known.update(dict.fromkeys(new, thread_free))
         if new and group in self.zygotes:
-            self.zygotes[group].learn(new, thread_free, adapter)
+            self.zygotes[group].learn(new, thread_free, target)
 
     def take_spare(self, group: str | None) -> Slot | None:
         """The spare, if alive and able to serve ``group`` (not started with a prepare() found broken
@@ -210,8 +211,8 @@ class Pool:
         self.queue: deque[Job] = deque()
         #: the large jobs, for the first slot alone
         self.large: deque[Job] = deque()
-        #: per adapter, the jobs set aside while another worker or the zygote loads it (see _take)
-        self.aside: dict[str, list[Job]] = {}
+        #: per target, the jobs set aside while another worker or the zygote loads it (see _take)
+        self.aside: dict[Preload, list[Job]] = {}
         #: worker-seconds lost to deaths (see _replace_dead), which the benchmark reports apart
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
@@ -361,8 +362,8 @@ class Pool:
         full: set[int] = set()
         if self.aside:  # those no process loads any more go back to the queue's front
             loading = self._loading()
-            for adapter in [adapter for adapter in self.aside if adapter not in loading]:
-                self.queue.extendleft(reversed(self.aside.pop(adapter)))
+            for preload in [preload for preload in self.aside if not one_backend(preload.target, loading)]:
+                self.queue.extendleft(reversed(self.aside.pop(preload)))
         for level in range(1, self.limits.depth + 1):
             for index, slot in enumerate(self.slots):
                 if index in full or len(slot.inflight) >= level or not slot.has_room(self.limits.depth):
@@ -377,8 +378,8 @@ class Pool:
         self.large, self.aside, self.queue = deque(), {}, deque()
         return dropped
 
-    def _loading(self, besides: int | None = None) -> set[str]:
-        """The adapters a worker (other than slot ``besides``) has jobs of and has not loaded, and
+    def _loading(self, besides: int | None = None) -> set[Target]:
+        """The targets a worker other than slot ``besides`` has jobs of and has not loaded, and
         those whose modules the shared zygote imports for a worker that loaded them."""
         loading = set().union(*(slot.readiness.pending for i, slot in enumerate(self.slots) if i != besides))
         zygote = self.zygote
@@ -388,8 +389,8 @@ class Pool:
         return loading
 
     def _take(self, index: int) -> Job | None:
-        """The next job for slot ``index``: the large ones go to the first slot alone. Jobs of an
-        adapter another process loads are set aside while the worker has others: two workers that
+        """The next job for slot ``index``: the large ones go to the first slot alone. Jobs of a
+        backend another process loads are set aside while the worker has others: two workers that
         met a backend at once both imported it (TensorFlow, 5 s each, in the sample that prices
         every target early); the one that waits is re-forked once the zygote has it (see _behind).
         A worker with nothing else to run takes them rather than wait."""
@@ -397,9 +398,13 @@ class Pool:
         if index == 0 and self.large:
             return self.large.popleft()
         loading = self._loading(index) if self.queue and not self.limits.in_order else set()
-        while self.queue and self.queue[0].adapter in loading and not slot.readiness.holds(self.queue[0]):
+        while (
+            self.queue
+            and one_backend(self.queue[0].target, loading)
+            and not slot.readiness.holds(self.queue[0])
+        ):
             job = self.queue.popleft()
-            self.aside.setdefault(job.adapter, []).append(job)
+            self.aside.setdefault(job.preload, []).append(job)
         if not self.queue and self.aside and not slot.inflight:
             self.queue.extend(self.aside.pop(next(iter(self.aside))))
         return self.queue.popleft() if self.queue else None
@@ -445,8 +450,8 @@ class Pool:
             # a replacement's loss runs from when it has work: idle for want of jobs, it loses nothing
             slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
-        if not slot.readiness.holds(job):  # it will load the job's adapter: see _take
-            slot.readiness.pending.add(job.adapter)
+        if job.preload not in slot.readiness.loaded:  # it will load the job's adapter: see _take
+            slot.readiness.pending.add(job.target)
         if len(slot.inflight) == 1:
             slot.started_next(limits.timeout, limits.start_limit)
         slot.served += 1
@@ -513,7 +518,7 @@ class Pool:
                 slot.ready(line, self.timeout, self.start_limit)
                 # a route with workers of its own passes its imports to its own zygote
                 for preload, said in zip(line, fourth, strict=True):
-                    self.starter.learn(said, slot.readiness.group, preload.adapter)
+                    self.starter.learn(said, slot.readiness.group, preload.target)
                 self._unstarted = 0
             else:
                 self._finished(slot, line, log_end, fourth)
@@ -530,7 +535,7 @@ class Pool:
             self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
             slot.replaced_at = None
         slot.history.append(job := slot.inflight.popleft())
-        slot.readiness.pending.discard(job.adapter)  # loaded, or failed to load and said so
+        slot.readiness.pending.discard(job.target)  # loaded, or failed to load and said so
         slot.retire = slot.retire or (resident or 0) > self.limits.recycle_above_kib
         if slot.inflight:  # already running: its output starts where the worker said
             slot.started_next(self.timeout, self.start_limit, log_end)

@@ -19,7 +19,7 @@ from typing import Protocol
 from conformance.engine import settings, worker
 from conformance.engine.worker import Job, Preload
 from conformance.engine.zygote import Forked
-from conformance.plugin import Target
+from conformance.plugin import Target, environment
 from conformance.storage import scratch
 
 #: how workers are started where the zygote cannot fork them
@@ -55,8 +55,8 @@ class Readiness:
     group: str | None = None
     #: what its zygote had imported when it was forked (see Zygote.imports)
     zygote_imports: int = 0
-    #: the adapters of jobs sent to it that it has not said it loaded (see Pool._take)
-    pending: set[str] = field(default_factory=set)
+    #: the targets of jobs sent to it that it has not said it loaded (see Pool._take)
+    pending: set[Target] = field(default_factory=set)
 
     def holds(self, job: Job) -> bool:
         """Whether it has loaded ``job``'s target, or prepares it as it starts."""
@@ -151,7 +151,7 @@ class Slot:
         """The worker has loaded and prepared the targets ``loaded``: its running job's time starts."""
         self.readiness.prepared = True
         self.readiness.loaded.update(loaded)
-        self.readiness.pending -= {entry.adapter for entry in loaded}
+        self.readiness.pending -= {entry.target for entry in loaded}
         if self.inflight:
             self.clock(timeout, start_limit)
 
@@ -200,7 +200,7 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
             daemon=True,
             name=f"conformance-worker-{start.number}",
         )
-        with worker.thread_environment(start.threads):
+        with environment(worker.thread_variables(start.threads)):
             spawned.start()
         child.close()
         process = spawned

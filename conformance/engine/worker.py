@@ -14,12 +14,12 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from conformance import ids, plugin
+from conformance import ids
 from conformance.corpus.case import Case
 from conformance.engine import lifeline, memory, phase
 from conformance.errors import PluginError
@@ -136,25 +136,13 @@ def redirect_output(log_path: str | None) -> None:
 
 def thread_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
     """How many threads the backends may use, as the variables they read when they load; ``blas``
-    overrides it for OpenBLAS, which starts its pool when NumPy is imported (the zygote needs 1)."""
+    overrides it for OpenBLAS, which starts its pool when NumPy is imported (the zygote needs 1).
+    A spawned process imports NumPy with the parent's main module before its own code runs: its
+    parent sets them around its start."""
     variables = dict.fromkeys(THREAD_VARIABLES, str(threads))
     if blas is not None:
         variables["OPENBLAS_NUM_THREADS"] = str(blas)
     return variables
-
-
-def set_thread_variables(threads: int, *, blas: int | None = None) -> None:
-    """Tell the backends how many threads this process may use (before they load)."""
-    os.environ.update(thread_variables(threads, blas=blas))
-
-
-@contextlib.contextmanager
-def thread_environment(threads: int, *, blas: int | None = None) -> Iterator[None]:
-    """The thread variables set here while a worker (or the zygote) is spawned, then restored: a
-    spawned process imports NumPy with the parent's main module before its own code runs, and
-    OpenBLAS would start its thread pool (the zygote could never fork)."""
-    with plugin.environment(thread_variables(threads, blas=blas)):
-        yield
 
 
 def _settle_output(log_path: str | None) -> int:
@@ -187,6 +175,14 @@ class Preload:
     target: Target
 
 
+def one_backend(target: Target, loading: Iterable[Target]) -> bool:
+    """Whether ``target`` loads the backend of one of ``loading``, as far as names tell: one adapter,
+    or a route named for the other's adapter (keras/tensorflow runs on TensorFlow's)."""
+    return any(
+        target.adapter in (other.adapter, other.route) or target.route == other.adapter for other in loading
+    )
+
+
 def main(
     connection: Connection,
     threads: int,
@@ -205,7 +201,7 @@ def main(
     forgo_core_dumps()
     scratch.enter(scratch_folder)
     phase.open_marker(log_path)
-    set_thread_variables(threads)
+    os.environ.update(thread_variables(threads))
     memory.confine(memory_budget)
     # its own process group, so that whatever a backend starts is killed with it (slot.stop_worker)
     with contextlib.suppress(OSError):

@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 
 from conformance import plugin
 from conformance.engine import lifeline, worker
+from conformance.plugin import Target
 
 #: What every worker imports, whatever its targets.
 HARNESS = (
@@ -107,7 +108,7 @@ class Zygote:
         self.process: BaseProcess = _CONTEXT.Process(
             target=main, args=(child, threads, log_path), daemon=True, name="conformance-zygote"
         )
-        with worker.thread_environment(threads, blas=1):
+        with plugin.environment(worker.thread_variables(threads, blas=1)):
             self.process.start()
         child.close()
         #: None while it imports the harness; True once it can fork, False for good
@@ -122,8 +123,8 @@ class Zygote:
         #: import requests sent, and those it has said it has done: a fork asked in between
         #: waits for its imports (seconds for TensorFlow)
         self._asked_imports, self._done_imports = 0, 0
-        #: the adapters whose modules it imports for the workers that loaded them (see Pool._take)
-        self.learning: set[str] = set()
+        #: the targets whose modules it imports for the workers that loaded them (see Pool._take)
+        self.learning: set[Target] = set()
 
     def _read(self, wait_s: float) -> bool:
         """Read one message within ``wait_s``: ready, forked (or refused), or why it cannot fork."""
@@ -193,16 +194,16 @@ class Zygote:
         """Whether it has imports to do that it has not said are done (see :meth:`poll`)."""
         return self._done_imports < self._asked_imports
 
-    def learn(self, modules: Iterable[str], thread_free: bool = False, adapter: str | None = None) -> None:
+    def learn(self, modules: Iterable[str], thread_free: bool = False, target: Target | None = None) -> None:
         """Have the zygote import ``modules`` between forks: at once if a worker found they started
-        no thread (``thread_free``), else once a forked child has tried them; ``adapter``: the one
-        a worker loaded them for."""
+        no thread (``thread_free``), else once a forked child has tried them; ``target``: the one a
+        worker loaded them for."""
         if self.usable is not False:
             with contextlib.suppress(OSError):
                 self._connection.send(("import", (tuple(modules), thread_free)))
                 self._asked_imports += 1
-                if adapter is not None:
-                    self.learning.add(adapter)
+                if target is not None:
+                    self.learning.add(target)
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop); one still importing is
@@ -264,7 +265,7 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     worker.forgo_core_dumps()  # it imports backends: a crash there dumps no core either
     # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    worker.set_thread_variables(threads, blas=1)
+    os.environ.update(worker.thread_variables(threads, blas=1))
     server = _Server(connection)
     preload()
     if not _single_threaded(connection, server, "the harness"):
