@@ -7,6 +7,8 @@ handed by design (a dynamic dim of size 0 or 1) comes out ``unsupported``.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from functools import cache
 
 import pytest
@@ -117,6 +119,15 @@ def test_export_of_lengths_that_miss_a_dynamic_dim_is_refused_as_the_spec_requir
     result = run_item(TorchAdapter({}), Target("torch", "export", "cpu"), case, "torch.split", repeat=0)
     assert result.status == "pass", result.message
     assert result.actual["raised"]["origin"] == "backend"
+
+
+def test_the_runs_own_process_plans_a_cpu_run_without_importing_torch() -> None:
+    """The run's process loads every adapter to plan; torch's import (seconds) belongs in workers."""
+    probe = "import sys, conformance_torch as t; t.TorchAdapter({}).info(); print('torch' in sys.modules)"
+    assert (
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+        == "False\n"
+    )
 
 
 def test_info_reports_the_installed_torch() -> None:
