@@ -16,20 +16,15 @@ import numpy as np
 import torch
 
 from conformance import dtypes
+from conformance.models.torch_code import FORMS, split_argument
 from conformance.plugin import Task, backend_calls
 
-#: The torch function each op id calls, and the request forms it takes.
-_FUNCTIONS: Final[dict[str, tuple[Callable[..., Any], frozenset[str]]]] = {
-    "torch.split": (torch.split, frozenset({"size", "lengths"})),
-    "torch.tensor_split": (torch.tensor_split, frozenset({"parts", "indices"})),
-    "torch.chunk": (torch.chunk, frozenset({"parts"})),
-    "torch.hsplit": (torch.hsplit, frozenset({"parts", "indices"})),
-    "torch.vsplit": (torch.vsplit, frozenset({"parts", "indices"})),
-    "torch.dsplit": (torch.dsplit, frozenset({"parts", "indices"})),
+#: The torch function each op id calls.
+_FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {
+    op: getattr(torch, op.removeprefix("torch.")) for op in FORMS
 }
 #: The functions without a ``dim`` parameter: hsplit, vsplit and dsplit pick it from the rank.
 NO_DIM: Final = frozenset({"torch.hsplit", "torch.vsplit", "torch.dsplit"})
-_LIST_FORMS: Final = frozenset({"lengths", "indices"})
 
 #: torch dtype for each NumPy dtype torch.from_numpy accepts (bfloat16 goes through its bits).
 _TORCH_DTYPES: Final[dict[np.dtype[Any], torch.dtype]] = {
@@ -49,7 +44,7 @@ class SplitModule(torch.nn.Module):
         if op in NO_DIM and dim is not None:
             raise ValueError(f"{op} takes no dim (it splits along the dim its rank implies); got dim={dim}")
         self.op = op
-        self.function = _FUNCTIONS[op][0]
+        self.function = _FUNCTIONS[op]
         self.argument = argument
         self.dim = dim
 
@@ -60,20 +55,6 @@ class SplitModule(torch.nn.Module):
     def extra_repr(self) -> str:
         dim = "" if self.dim is None else f", dim={self.dim}"
         return f"{self.op}({self.argument!r}{dim})"
-
-
-def split_argument(task: Task) -> int | list[int]:
-    """The second argument of the call: an int for ``size``/``parts``, a list for ``lengths``/``indices``."""
-    if task.op not in _FUNCTIONS:
-        raise ValueError(f"{task.op} is not a torch op; known: {', '.join(_FUNCTIONS)}")
-    allowed = _FUNCTIONS[task.op][1]
-    if task.form.kind not in allowed:
-        raise ValueError(
-            f"{task.op} takes no '{task.form.kind}' request (it takes {', '.join(sorted(allowed))})"
-        )
-    if task.form.kind in _LIST_FORMS:
-        return [int(v) for v in task.form.values]
-    return int(task.form.values[0])
 
 
 def build_module(task: Task) -> SplitModule:
@@ -115,33 +96,6 @@ def exported_program(task: Task) -> torch.export.ExportedProgram:
     module, example, shapes = build_module(task), example_inputs(task), dynamic_shapes(task)
     with backend_calls():
         return torch.export.export(module, example, dynamic_shapes=shapes)
-
-
-def module_code(task: Task) -> str:
-    """Statements defining ``Split``, :func:`build_module`'s module, and ``tensor(array)``, the
-    bit-exact conversion, for reproducers."""
-    argument = split_argument(task)
-    dim = "" if task.axis is None else f", dim={task.axis}"
-    tensor = (
-        "torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)"
-        if task.dtype == "bfloat16"
-        else "torch.from_numpy(array)"
-    )
-    return (
-        "class Split(torch.nn.Module):\n    def forward(self, x):\n"
-        f"        return {task.op}(x, {argument!r}{dim})\n\n"
-        f"def tensor(array):\n    return {tensor}\n"
-    )
-
-
-def export_code(task: Task, example: str) -> str:
-    """The ``torch.export.export`` call :func:`exported_program` makes, on the tensor ``example``."""
-    dynamic = (
-        f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
-        if dynamic_shapes(task) is not None
-        else ""
-    )
-    return f"torch.export.export(Split(), ({example},){dynamic})"
 
 
 def torch_dtype(dtype: np.dtype[Any]) -> torch.dtype:

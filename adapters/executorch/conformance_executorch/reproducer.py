@@ -10,7 +10,7 @@ from conformance.plugin import Task
 def snippet(task: Task, device: str) -> str:
     """Statements that export and lower the task's module for ``device``, load the program from its
     bytes and execute every run of the case on the one loaded method."""
-    from conformance.models import torch_modules
+    from conformance.models import torch_code
 
     if device == "xnnpack":
         lowering = (
@@ -22,11 +22,11 @@ def snippet(task: Task, device: str) -> str:
     body = (
         "import torch\nfrom executorch.exir import to_edge, to_edge_transform_and_lower\n"
         "from executorch.runtime import Runtime\n\n"
-        f"{torch_modules.module_code(task)}\n"
+        f"{torch_code.module_code(task)}\n"
         "def dense(array):  # the strides torch gives a new tensor (NumPy's empty arrays have 0s)\n"
         "    return tensor(array).clone(memory_format=torch.contiguous_format)\n\n"
         f"{reproducers.array_code(task.data)}\n"
-        f"exported = {torch_modules.export_code(task, 'dense(data)')}\n{lowering}"
+        f"exported = {torch_code.export_code(task, 'dense(data)')}\n{lowering}"
         "method = Runtime.get().load_program(edge.to_executorch().buffer).load_method('forward')\n"
     )
     for run in task.every_run:

@@ -37,10 +37,10 @@ print([output.shape for output in outputs])
 
 
 def _torch_source(task: Task) -> str:
-    from conformance.models import torch_modules
+    from conformance.models import torch_code
 
     function = task.op.removeprefix("torch.")
-    argument = torch_modules.split_argument(task)
+    argument = torch_code.split_argument(task)
     dim = "" if task.axis is None else f", {task.axis}"
     return (
         "import torch\n\n\n"

@@ -108,13 +108,13 @@ def _as_complex(output: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def _reproducer(settings: Settings, task: Task, target: Target) -> str:
     """The module, the export as the route calls it, and one session run per run."""
     from conformance import reproducers
-    from conformance.models import torch_modules
+    from conformance.models import torch_code
 
-    argument = torch_modules.split_argument(task)
+    argument = torch_code.split_argument(task)
     dim = "" if task.axis is None else f", dim={task.axis}"
     dynamic = (
         f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
-        if torch_modules.dynamic_shapes(task) is not None
+        if task.graph.data_shape == "dynamic"
         else ""
     )
     body = (

@@ -132,11 +132,11 @@ def onnx_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
 def _torch_snippet(task: Task, convert: str, device: str, config: Mapping[str, str]) -> str:
     """The data, the suite's module (``Split``, and ``tensor`` for the data), ``convert`` making
     ``model``, and one infer per run."""
-    from conformance.models import torch_modules
+    from conformance.models import torch_code
 
     body = (
         "import openvino as ov\nimport torch\n\n"
-        f"{reproducers.array_code(task.data)}\n{torch_modules.module_code(task)}\n{convert}\n"
+        f"{reproducers.array_code(task.data)}\n{torch_code.module_code(task)}\n{convert}\n"
         "core = ov.Core()\n" + _compile(device, config)
     )
     for run in task.every_run:
@@ -153,9 +153,9 @@ def pytorch_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
 
 
 def torch_export_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
-    from conformance.models import torch_modules
+    from conformance.models import torch_code
 
-    program = torch_modules.export_code(task, "tensor(data)")
+    program = torch_code.export_code(task, "tensor(data)")
     return _torch_snippet(task, f"model = ov.convert_model({program})", device, config)
 
 

@@ -76,9 +76,9 @@ def _reproducer(making: Callable[[Task], str]) -> Callable[[Task, Target], str]:
     """The torch call on the case's data for every run, ``split`` made by the route's ``making``."""
 
     def reproducer(task: Task, target: Target) -> str:
-        from conformance.models import torch_modules
+        from conformance.models import torch_code
 
-        body = f"import torch\n\n{torch_modules.module_code(task)}\n{making(task)}"
+        body = f"import torch\n\n{torch_code.module_code(task)}\n{making(task)}"
         for run in task.every_run:
             body += (
                 f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
@@ -117,9 +117,9 @@ def _build_export(task: Task, target: Target) -> torch.nn.Module:
 
 
 def _making_export(task: Task) -> str:
-    from conformance.models import torch_modules
+    from conformance.models import torch_code
 
-    export = torch_modules.export_code(task, "tensor(data)")
+    export = torch_code.export_code(task, "tensor(data)")
     return f"{reproducers.array_code(task.data)}\nsplit = {export}.module()\n"
 
 

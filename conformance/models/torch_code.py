@@ -1,0 +1,61 @@
+"""The torch split calls as Python source, for reproducers. The run's own process writes them and
+must not import torch (1.7 s), so they live apart from the modules (conformance.models.torch_modules).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from conformance.plugin import Task
+
+#: The request forms each torch op takes.
+FORMS: Final[dict[str, frozenset[str]]] = {
+    "torch.split": frozenset({"size", "lengths"}),
+    "torch.tensor_split": frozenset({"parts", "indices"}),
+    "torch.chunk": frozenset({"parts"}),
+    "torch.hsplit": frozenset({"parts", "indices"}),
+    "torch.vsplit": frozenset({"parts", "indices"}),
+    "torch.dsplit": frozenset({"parts", "indices"}),
+}
+_LIST_FORMS: Final = frozenset({"lengths", "indices"})
+
+
+def split_argument(task: Task) -> int | list[int]:
+    """The second argument of the call: an int for ``size``/``parts``, a list for ``lengths``/``indices``."""
+    if task.op not in FORMS:
+        raise ValueError(f"{task.op} is not a torch op; known: {', '.join(FORMS)}")
+    allowed = FORMS[task.op]
+    if task.form.kind not in allowed:
+        raise ValueError(
+            f"{task.op} takes no '{task.form.kind}' request (it takes {', '.join(sorted(allowed))})"
+        )
+    if task.form.kind in _LIST_FORMS:
+        return [int(v) for v in task.form.values]
+    return int(task.form.values[0])
+
+
+def module_code(task: Task) -> str:
+    """Statements defining ``Split``, torch_modules.build_module's module, and ``tensor(array)``,
+    the bit-exact conversion."""
+    argument = split_argument(task)
+    dim = "" if task.axis is None else f", dim={task.axis}"
+    tensor = (
+        "torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)"
+        if task.dtype == "bfloat16"
+        else "torch.from_numpy(array)"
+    )
+    return (
+        "class Split(torch.nn.Module):\n    def forward(self, x):\n"
+        f"        return {task.op}(x, {argument!r}{dim})\n\n"
+        f"def tensor(array):\n    return {tensor}\n"
+    )
+
+
+def export_code(task: Task, example: str) -> str:
+    """The ``torch.export.export`` call torch_modules.exported_program makes, on the tensor ``example``."""
+    dynamic = (
+        f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
+        if task.graph.data_shape == "dynamic"
+        else ""
+    )
+    return f"torch.export.export(Split(), ({example},){dynamic})"
