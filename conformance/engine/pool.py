@@ -450,7 +450,7 @@ class Pool:
             # a replacement's loss runs from when it has work: idle for want of jobs, it loses nothing
             slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
-        if job.preload not in slot.readiness.loaded:  # it will load the job's adapter: see _take
+        if slot.readiness.waits_for(job):  # it will load the job's adapter: see _take
             slot.readiness.pending.add(job.target)
         if len(slot.inflight) == 1:
             slot.started_next(limits.timeout, limits.start_limit)
