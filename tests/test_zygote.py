@@ -422,12 +422,23 @@ class WaitingSlicer(Slicer):
         time.sleep(1)
 
 
+class LoneImportingSlicer(ImportingSlicer):
+    """The same, on a route with workers of its own (Route.own_worker), as Paddle's."""
+
+    def info(self) -> AdapterInfo:
+        shared = super().info()
+        return replace(shared, routes=tuple(replace(route, own_worker="test") for route in shared.routes))
+
+
+@pytest.mark.parametrize("later_adapter", ["ImportingSlicer", "LoneImportingSlicer"])
 def test_a_later_backend_is_imported_by_the_learner_and_the_zygote_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, later_adapter: str
 ) -> None:
     """A long run's learner loads the adapters its first worker does not, the zygote imports what
     that imported, and the worker, forked before, is replaced by a fresh fork before it meets such
-    an adapter: the backend is imported twice whatever the number of workers, never by one."""
+    an adapter: the backend is imported twice whatever the number of workers, never by one. A
+    route with workers of its own has a learner and a zygote of its own from the start, so its
+    first worker is forked with the backend too."""
     monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # a core the one worker leaves idle
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
@@ -435,12 +446,13 @@ def test_a_later_backend_is_imported_by_the_learner_and_the_zygote_alone(
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
     first = _jobs(tmp_path, "test_zygote:WaitingSlicer", log=str(imported))
-    later = _jobs(tmp_path, "test_zygote:ImportingSlicer", module="gated_import")
+    later = _jobs(tmp_path, f"test_zygote:{later_adapter}", module="gated_import")
+    assert (later[0].group is None) == (later_adapter == "ImportingSlicer")
     finished: list[Result] = []
     pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
     try:
         pool.serve(first + later)
-        zygote = pool.zygote
+        zygote = pool.starter.zygotes.get(later[0].group)
         assert zygote is not None
         zygote_pid = str(zygote.process.pid)
     finally:
@@ -539,7 +551,7 @@ def test_a_learner_starts_only_on_a_core_the_workers_leave_idle(
     pool = Pool(2, 60, lambda result: None, log_dir=tmp_path / "workers")
     try:
         pool.add(first + later)
-        assert (pool.learner is not None) is learns
+        assert bool(pool.learners) is learns
     finally:
         pool.close()
 

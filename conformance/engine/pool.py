@@ -217,8 +217,8 @@ class Pool:
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
-        #: a worker that loads the run's later adapters at its start, for the zygote (see _teach)
-        self.learner: Slot | None = None
+        #: workers that load the run's later adapters at its start, for their zygotes (see _teach)
+        self.learners: list[Slot] = []
 
     @property
     def timeout(self) -> float:
@@ -302,38 +302,40 @@ class Pool:
             self._teach()
 
     def _teach(self) -> None:
-        """Start the learner, a worker that prepares the queued targets the first workers do not
-        and says what each imported: the zygote imports that while the first targets run, and a
-        worker re-forks (see _behind) rather than import a later backend itself. Only on a core
+        """Start a learner for each worker group, a worker that prepares the queued targets the
+        first workers do not and says what each imported: the group's zygote imports that while
+        the first targets run, and a worker re-forks (see _behind) rather than import a later
+        backend itself; Paddle's group, started at its first job, forks it ready. Only on a core
         the workers leave idle: where they take every core its imports compete with them, and the
         main job at -j 2 on two cores took 3-5 % longer with it than without."""
-        zygote = self.zygote
-        if zygote is None or not zygote.forkable() or self.size >= (os.cpu_count() or 1):
+        if self.size >= (os.cpu_count() or 1):
             return
         first = {entry for slot in self.slots for entry in slot.readiness.preload}
-        later: dict[Preload, None] = {}
+        later: dict[str | None, dict[Preload, None]] = {}
         for job in [*self.large, *self.queue]:
-            if job.group is None and job.preload not in first:
-                later.setdefault(job.preload, None)
-        if later:
-            self.learner = self.starter.start(tuple(later), None, learns=True)
+            if job.preload not in first:
+                later.setdefault(job.group, {}).setdefault(job.preload, None)
+        for group, targets in later.items():
+            self.starter.start_zygote(group=group)
+            zygote = self.starter.zygotes.get(group)
+            if zygote is not None and zygote.usable is not False:  # one still starting: spawned
+                self.learners.append(self.starter.start(tuple(targets), group, learns=True))
 
-    def _heard_learner(self, ready: Sequence[object]) -> None:
-        """Pass on what the learner says it imported, target by target; once it has ended (or
-        overrun the start limit: its adapters then load in the workers as ever) it is stopped."""
-        learner = self.learner
-        if learner is None:
-            return
-        ended = learner.process.sentinel in ready
-        try:
-            while readable(learner):
-                for said in learner.connection.recv()[3]:
-                    self.starter.learn(said, None)
-        except (EOFError, OSError):
-            ended = True
-        if ended or time.monotonic() > learner.readiness.born + self.start_limit:
-            stop_worker(learner, kill=True)
-            self.learner = None
+    def _heard_learners(self, ready: Sequence[object]) -> None:
+        """Pass on what each learner says it imported, target by target, to its group's zygote;
+        one that has ended (or overrun the start limit: its adapters then load in the workers as
+        ever) is stopped."""
+        for learner in list(self.learners):
+            ended = learner.process.sentinel in ready
+            try:
+                while readable(learner):
+                    for said in learner.connection.recv()[3]:
+                        self.starter.learn(said, learner.readiness.group)
+            except (EOFError, OSError):
+                ended = True
+            if ended or time.monotonic() > learner.readiness.born + self.start_limit:
+                stop_worker(learner, kill=True)
+                self.learners.remove(learner)
 
     def _behind(self, slot: Slot, job: Job) -> bool:
         """Whether the worker would load ``job``'s adapter itself though its zygote has imported
@@ -421,9 +423,9 @@ class Pool:
         for slot in self.slots:
             stop_worker(slot, kill=at_once)
         self.slots = []
-        if self.learner is not None:
-            stop_worker(self.learner, kill=True)
-            self.learner = None
+        for learner in self.learners:
+            stop_worker(learner, kill=True)
+        self.learners = []
         self.starter.close(at_once)
 
     def _dispatch(self, index: int, job: Job) -> bool:
@@ -476,11 +478,11 @@ class Pool:
             time.sleep(nap)
         waiting = min(self.slots[index].deadline for index in busy)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
-        if self.learner is not None:
-            handles += [self.learner.connection, self.learner.process.sentinel]
+        for learner in self.learners:
+            handles += [learner.connection, learner.process.sentinel]
         timeout = min(settings.ENGINE.poll_s, max(0.0, waiting - time.monotonic()))
         ready = wait(handles, timeout)
-        self._heard_learner(ready)
+        self._heard_learners(ready)
         for index in busy:
             self._look_at(index, ready)
 
