@@ -96,7 +96,10 @@ class Route:
     so values are not judged. ``default=False`` leaves a slow route (over 20 ms an item: an exporter,
     a converter) out of a run unless a ``--target`` glob selects it. ``own_worker`` (a reason) gives
     the route's jobs workers of their own, forked from their own zygote: for a backend that aborts
-    the process when another was imported first (Paddle after TensorFlow).
+    the process when another was imported first (Paddle after TensorFlow). ``imports`` names
+    modules of the backend that start no thread when imported (``("torch",)``): a long run's
+    zygote imports them at its start, so that its workers fork with them instead of importing
+    them themselves (see docs/architecture.md); one that starts a thread there ends its forking.
     """
 
     name: str
@@ -111,6 +114,7 @@ class Route:
     judged: Judged = field(default="values", kw_only=True)
     default: bool = field(default=True, kw_only=True)
     own_worker: str = field(default="", kw_only=True)
+    imports: tuple[str, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -406,8 +406,8 @@ class ImportingSlicer(Slicer):
 
 class WaitingSlicer(Slicer):
     """Its worker's first item waits (at most 30 s) until the file its ``log`` option names lists
-    two processes, then a second more: the time a long run's first targets give the learner and
-    the zygote."""
+    two processes (its ``processes`` option, if given), then a second more: the time a long run's
+    first targets give the learner and the zygote."""
 
     waited = False
 
@@ -416,7 +416,8 @@ class WaitingSlicer(Slicer):
             return
         self.waited = True
         log, deadline = Path(self.options["log"]), time.monotonic() + 30
-        while not log.exists() or len(log.read_text(encoding="utf-8").split()) < 2:
+        wanted = int(self.options.get("processes", "2"))
+        while not log.exists() or len(log.read_text(encoding="utf-8").split()) < wanted:
             assert time.monotonic() < deadline, "the learner and the zygote never imported the module"
             time.sleep(0.05)
         time.sleep(1)
@@ -537,6 +538,46 @@ def test_a_backend_two_workers_meet_at_once_is_imported_by_one_and_the_zygote(
     ]
     importers = imported.read_text(encoding="utf-8").split()
     assert len(importers) == 2 and zygote_pid in importers, importers
+
+
+class DeclaringSlicer(ImportingSlicer):
+    """ImportingSlicer whose route declares the module it imports (Route.imports), as torch's does."""
+
+    name = "declaring"
+
+    def info(self) -> AdapterInfo:
+        info = super().info()
+        declared = (self.options["module"],)
+        return replace(info, routes=tuple(replace(route, imports=declared) for route in info.routes))
+
+
+def test_a_declared_module_is_imported_by_the_zygote_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker with every core (no learner): the zygote imports the module a route declares at
+    the run's start, and the worker, busy meanwhile, is re-forked with it for the route's jobs.
+    Learned from the workers alone, the worker would import it (and its first item, waiting for
+    an importer, would fail)."""
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    gate, imported = tmp_path / "gate", tmp_path / "imported-by"
+    gate.touch()
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
+    first = _jobs(tmp_path, "test_zygote:WaitingSlicer", log=str(imported), processes="1")
+    later = _jobs(tmp_path, "test_zygote:DeclaringSlicer", module="gated_import")
+    assert later[0].imports == ("gated_import",)
+    finished: list[Result] = []
+    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
+    try:
+        pool.serve(first + later)
+        zygote = pool.zygote
+        assert zygote is not None
+        zygote_pid = str(zygote.process.pid)
+    finally:
+        pool.close()
+    assert [result.status for result in finished].count("pass") == 12
+    assert imported.read_text(encoding="utf-8").split() == [zygote_pid]
 
 
 @pytest.mark.parametrize(("cores", "learns"), [(2, False), (3, True)])

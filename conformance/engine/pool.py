@@ -299,7 +299,20 @@ class Pool:
                 self.starter.start_zygote(group=group)
             self.slots.append(self._start(group))
         if eager:
+            self._import_declared()
             self._teach()
+
+    def _import_declared(self) -> None:
+        """Have each group's zygote import the modules the queued targets' routes declare
+        (Route.imports), in the order the targets come. Their jobs wait meanwhile (see _take) and
+        the workers are then re-forked with them (see _behind): learned from the workers alone,
+        at -j 2 a backend was imported by the first worker that met it and then by the zygote."""
+        seen: set[Target] = set()
+        for job in [*self.large, *self.queue]:
+            if job.imports and job.target not in seen:
+                seen.add(job.target)
+                self.starter.start_zygote(group=job.group)
+                self.starter.learn((job.imports, True), job.group, job.target)
 
     def _teach(self) -> None:
         """Start a learner for each worker group, a worker that prepares the queued targets the
@@ -313,7 +326,7 @@ class Pool:
         first = {entry for slot in self.slots for entry in slot.readiness.preload}
         later: dict[str | None, dict[Preload, None]] = {}
         for job in [*self.large, *self.queue]:
-            if job.preload not in first:
+            if job.preload not in first and not job.imports:  # the zygote imports those already
                 later.setdefault(job.group, {}).setdefault(job.preload, None)
         for group, targets in later.items():
             self.starter.start_zygote(group=group)

@@ -59,6 +59,8 @@ class Job:
     judged: Judged = "values"
     #: the route runs in workers of its own (see Route.own_worker)
     own_worker: bool = False
+    #: the modules its zygote imports for it (see Route.imports)
+    imports: tuple[str, ...] = ()
 
     @functools.cached_property
     def key(self) -> str:

@@ -110,11 +110,23 @@ class Station:
     judged: Judged
     ops: frozenset[str]
     own_worker: bool = False
+    imports: tuple[str, ...] = ()
 
     def job(self, index: int, case: Case, op: str, repeat: int) -> Job:
         """The job of ``case`` and ``op`` on this target, ``index``-th in its run."""
         options = dict(self.options)
-        return Job(index, self.adapter, self.target, case, op, repeat, options, self.judged, self.own_worker)
+        return Job(
+            index,
+            self.adapter,
+            self.target,
+            case,
+            op,
+            repeat,
+            options,
+            self.judged,
+            self.own_worker,
+            self.imports,
+        )
 
 
 def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> list[Station]:
@@ -133,7 +145,15 @@ def stations(config: RunConfig, adapters: Sequence[registry.LoadedAdapter]) -> l
                 options = dict(config.options.get(adapter.requested, {}))
                 ops = frozenset(catalogue.match(route.ops))
                 found.append(
-                    Station(adapter.requested, target, options, route.judged, ops, bool(route.own_worker))
+                    Station(
+                        adapter.requested,
+                        target,
+                        options,
+                        route.judged,
+                        ops,
+                        bool(route.own_worker),
+                        route.imports,
+                    )
                 )
     return found
 

@@ -136,6 +136,7 @@ ROUTES = (
         reproducer=eager_reproducer,
         prepare=_prepare_eager,
         own_worker=APART,
+        imports=("paddle",),
     ),
     Route(
         "static",
@@ -147,6 +148,7 @@ ROUTES = (
         reproducer=static_reproducer,
         prepare=_prepare_static,
         own_worker=APART,
+        imports=("paddle",),
         default=False,  # tracing costs about 0.25 s an item: nox -s extra_targets runs it
     ),
 )

@@ -40,6 +40,10 @@ DEVICES = ("cpu",)
 _OPS: Final = ("tensorflow.*",)
 
 
+#: TensorFlow starts its threads at its first op, not when imported: a run's zygote imports it
+_IMPORTS = ("tensorflow",)
+
+
 def _prepare(target: Target) -> None:
     """Import TensorFlow, its thread pools sized to the worker's share of the cores, untimed."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # TensorFlow's INFO lines say nothing of an item
@@ -119,6 +123,7 @@ class _Traced:
             reproducer=self.reproducer,
             prepare=self.prepare,
             default=default,
+            imports=_IMPORTS,
         )
 
 
@@ -131,6 +136,7 @@ ROUTES: Final = (
         run=_run_eager,
         reproducer=snippets.eager,
         prepare=_prepare,
+        imports=_IMPORTS,
     ),
     _Traced(jit_compile=False).route(
         "function", "a tf.function traced with the case's input signature, run as the concrete function"

@@ -91,7 +91,7 @@ def _reproducer(making: Callable[[Task], str]) -> Callable[[Task, Target], str]:
 
 
 def _route(name: str, description: str, build: Callable[[Task, Target], Any], **more: Any) -> Route:
-    return Route(name, _OPS, description, build=build, run=_run, compile=_compile, **more)
+    return Route(name, _OPS, description, build=build, run=_run, compile=_compile, imports=("torch",), **more)
 
 
 def _build_eager(task: Task, target: Target) -> torch.nn.Module:
