@@ -1,6 +1,6 @@
 """A module whose import waits until a file appears (at most 60 s), then records who imported it.
 
-The zygote tests have it imported by the zygote, a learner or a worker and read who did:
+The zygote tests have it imported by the zygote or a worker and read who did:
 ``GATED_IMPORT_GATE`` names the file that lets the import finish, ``GATED_IMPORT_LOG`` the file
 each importing process appends its pid to.
 """

@@ -406,8 +406,8 @@ class ImportingSlicer(Slicer):
 
 class WaitingSlicer(Slicer):
     """Its worker's first item waits (at most 30 s) until the file its ``log`` option names lists
-    two processes (its ``processes`` option, if given), then a second more: the time a long run's
-    first targets give the learner and the zygote."""
+    a process (the zygote, importing a module), then a second more: the time a long run's first
+    targets give the zygote."""
 
     waited = False
 
@@ -416,53 +416,10 @@ class WaitingSlicer(Slicer):
             return
         self.waited = True
         log, deadline = Path(self.options["log"]), time.monotonic() + 30
-        wanted = int(self.options.get("processes", "2"))
-        while not log.exists() or len(log.read_text(encoding="utf-8").split()) < wanted:
-            assert time.monotonic() < deadline, "the learner and the zygote never imported the module"
+        while not log.exists() or not log.read_text(encoding="utf-8").split():
+            assert time.monotonic() < deadline, "nobody imported the module"
             time.sleep(0.05)
         time.sleep(1)
-
-
-class LoneImportingSlicer(ImportingSlicer):
-    """The same, on a route with workers of its own (Route.own_worker), as Paddle's."""
-
-    def info(self) -> AdapterInfo:
-        shared = super().info()
-        return replace(shared, routes=tuple(replace(route, own_worker="test") for route in shared.routes))
-
-
-@pytest.mark.parametrize("later_adapter", ["ImportingSlicer", "LoneImportingSlicer"])
-def test_a_later_backend_is_imported_by_the_learner_and_the_zygote_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, later_adapter: str
-) -> None:
-    """A long run's learner loads the adapters its first worker does not, the zygote imports what
-    that imported, and the worker, forked before, is replaced by a fresh fork before it meets such
-    an adapter: the backend is imported twice whatever the number of workers, never by one. A
-    route with workers of its own has a learner and a zygote of its own from the start, so its
-    first worker is forked with the backend too."""
-    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # a core the one worker leaves idle
-    gate, imported = tmp_path / "gate", tmp_path / "imported-by"
-    gate.touch()
-    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
-    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    first = _jobs(tmp_path, "test_zygote:WaitingSlicer", log=str(imported))
-    later = _jobs(tmp_path, f"test_zygote:{later_adapter}", module="gated_import")
-    assert (later[0].group is None) == (later_adapter == "ImportingSlicer")
-    finished: list[Result] = []
-    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
-    try:
-        pool.serve(first + later)
-        zygote = pool.starter.zygotes.get(later[0].group)
-        assert zygote is not None
-        zygote_pid = str(zygote.process.pid)
-    finally:
-        pool.close()
-    assert [result.status for result in finished] == ["pass"] * 12
-    importers = imported.read_text(encoding="utf-8").split()
-    assert len(importers) == 2 and zygote_pid in importers, importers
-    ran_later = {str(result.worker["pid"]) for result in finished[6:] if result.worker}
-    assert ran_later and not ran_later & set(importers), (ran_later, importers)
 
 
 class AwaitingSlicer(Slicer):
@@ -500,12 +457,11 @@ class Front(ImportingSlicer):
 def test_a_backend_two_workers_meet_at_once_is_imported_by_one_and_the_zygote(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str
 ) -> None:
-    """Two workers on two cores (no learner) meet a backend at once: one imports it, the other
+    """Two workers on two cores meet a backend at once: one imports it, the other
     runs the jobs of a target it has loaded meanwhile, and is re-forked once the zygote holds the
     backend. Without the jobs set aside, both would wait at the gate and import it; ``second``:
     the adapter of the later jobs of that backend, the same or one that names it in its route."""
     monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
@@ -554,17 +510,15 @@ class DeclaringSlicer(ImportingSlicer):
 def test_a_declared_module_is_imported_by_the_zygote_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A worker with every core (no learner): the zygote imports the module a route declares at
-    the run's start, and the worker, busy meanwhile, is re-forked with it for the route's jobs.
-    Learned from the workers alone, the worker would import it (and its first item, waiting for
-    an importer, would fail)."""
+    """The zygote imports the module a route declares at the run's start, and the worker, busy
+    meanwhile, is re-forked with it for the route's jobs. Learned from the workers alone, the
+    worker would import it (and its first item, waiting for an importer, would fail)."""
     monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
-    monkeypatch.setattr(os, "cpu_count", lambda: 1)
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
     gate.touch()
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    first = _jobs(tmp_path, "test_zygote:WaitingSlicer", log=str(imported), processes="1")
+    first = _jobs(tmp_path, "test_zygote:WaitingSlicer", log=str(imported))
     later = _jobs(tmp_path, "test_zygote:DeclaringSlicer", module="gated_import")
     assert later[0].imports == ("gated_import",)
     finished: list[Result] = []
@@ -578,23 +532,6 @@ def test_a_declared_module_is_imported_by_the_zygote_alone(
         pool.close()
     assert [result.status for result in finished].count("pass") == 12
     assert imported.read_text(encoding="utf-8").split() == [zygote_pid]
-
-
-@pytest.mark.parametrize(("cores", "learns"), [(2, False), (3, True)])
-def test_a_learner_starts_only_on_a_core_the_workers_leave_idle(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cores: int, learns: bool
-) -> None:
-    """Two workers on two cores leave the learner no core: its imports would slow them down."""
-    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
-    monkeypatch.setattr(os, "cpu_count", lambda: cores)
-    first = _jobs(tmp_path, "test_zygote:Slicer")
-    later = _jobs(tmp_path, "test_zygote:ImportingSlicer", module="json")
-    pool = Pool(2, 60, lambda result: None, log_dir=tmp_path / "workers")
-    try:
-        pool.add(first + later)
-        assert bool(pool.learners) is learns
-    finally:
-        pool.close()
 
 
 class SettingsReporter(Segfaulter):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import os
 import sys
 import time
 from collections import deque
@@ -97,9 +96,8 @@ class Starter:
         #: a worker started ahead of the next death, to take its place (see Pool._replace_dead)
         self.spare: Slot | None = None
 
-    def start(self, upcoming: tuple[Preload, ...], group: str | None, learns: bool = False) -> Slot:
-        """A new worker that prepares ``upcoming`` first, for the jobs of ``group`` alone if not None
-        (``learns``: a learner, see Pool._teach)."""
+    def start(self, upcoming: tuple[Preload, ...], group: str | None) -> Slot:
+        """A new worker that prepares ``upcoming`` first, for the jobs of ``group`` alone if not None."""
         self._started += 1
         log = None
         if self.log_dir is not None:
@@ -110,7 +108,7 @@ class Starter:
             self._scratch = scratch.pool_folder()
         folder = scratch.worker_folder(self._scratch, self._started)
         prepares = not self.prepare_broken
-        start = Start(self._started, log, preload, folder, self.threads, self.memory_budget, prepares, learns)
+        start = Start(self._started, log, preload, folder, self.threads, self.memory_budget, prepares)
         zygote = self.zygotes.get(group)
         slot = slot_of(start, None if zygote is None else zygote.fork(start.args))
         slot.readiness.group = group
@@ -217,8 +215,6 @@ class Pool:
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
-        #: workers that load the run's later adapters at its start, for their zygotes (see _teach)
-        self.learners: list[Slot] = []
 
     @property
     def timeout(self) -> float:
@@ -300,7 +296,6 @@ class Pool:
             self.slots.append(self._start(group))
         if eager:
             self._import_declared()
-            self._teach()
 
     def _import_declared(self) -> None:
         """Have each group's zygote import the modules the queued targets' routes declare
@@ -313,42 +308,6 @@ class Pool:
                 seen.add(job.target)
                 self.starter.start_zygote(group=job.group)
                 self.starter.learn((job.imports, True), job.group, job.target)
-
-    def _teach(self) -> None:
-        """Start a learner for each worker group, a worker that prepares the queued targets the
-        first workers do not and says what each imported: the group's zygote imports that while
-        the first targets run, and a worker re-forks (see _behind) rather than import a later
-        backend itself; Paddle's group, started at its first job, forks it ready. Only on a core
-        the workers leave idle: where they take every core its imports compete with them, and the
-        main job at -j 2 on two cores took 3-5 % longer with it than without."""
-        if self.size >= (os.cpu_count() or 1):
-            return
-        first = {entry for slot in self.slots for entry in slot.readiness.preload}
-        later: dict[str | None, dict[Preload, None]] = {}
-        for job in [*self.large, *self.queue]:
-            if job.preload not in first and not job.imports:  # the zygote imports those already
-                later.setdefault(job.group, {}).setdefault(job.preload, None)
-        for group, targets in later.items():
-            self.starter.start_zygote(group=group)
-            zygote = self.starter.zygotes.get(group)
-            if zygote is not None and zygote.usable is not False:  # one still starting: spawned
-                self.learners.append(self.starter.start(tuple(targets), group, learns=True))
-
-    def _heard_learners(self, ready: Sequence[object]) -> None:
-        """Pass on what each learner says it imported, target by target, to its group's zygote;
-        one that has ended (or overrun the start limit: its adapters then load in the workers as
-        ever) is stopped."""
-        for learner in list(self.learners):
-            ended = learner.process.sentinel in ready
-            try:
-                while readable(learner):
-                    for said in learner.connection.recv()[3]:
-                        self.starter.learn(said, learner.readiness.group)
-            except (EOFError, OSError):
-                ended = True
-            if ended or time.monotonic() > learner.readiness.born + self.start_limit:
-                stop_worker(learner, kill=True)
-                self.learners.remove(learner)
 
     def _behind(self, slot: Slot, job: Job) -> bool:
         """Whether the worker would load ``job``'s adapter itself though its zygote has imported
@@ -436,9 +395,6 @@ class Pool:
         for slot in self.slots:
             stop_worker(slot, kill=at_once)
         self.slots = []
-        for learner in self.learners:
-            stop_worker(learner, kill=True)
-        self.learners = []
         self.starter.close(at_once)
 
     def _dispatch(self, index: int, job: Job) -> bool:
@@ -491,11 +447,8 @@ class Pool:
             time.sleep(nap)
         waiting = min(self.slots[index].deadline for index in busy)
         handles = [self.slots[i].connection for i in busy] + [self.slots[i].process.sentinel for i in busy]
-        for learner in self.learners:
-            handles += [learner.connection, learner.process.sentinel]
         timeout = min(settings.ENGINE.poll_s, max(0.0, waiting - time.monotonic()))
         ready = wait(handles, timeout)
-        self._heard_learners(ready)
         for index in busy:
             self._look_at(index, ready)
 

@@ -177,14 +177,12 @@ class Start:
     memory_budget: int | None
     #: whether it prepares each further target it meets (see worker.main)
     prepares: bool = True
-    #: a learner: it prepares its targets, says what each imported, and ends (see Pool._teach)
-    learns: bool = False
 
     @property
     def args(self) -> tuple[object, ...]:
         """``worker.main``'s arguments after its connection (what the zygote forks a worker with)."""
         log, folder = str(self.log) if self.log else None, str(self.folder)
-        return (self.threads, log, self.preload, self.memory_budget, folder, self.prepares, self.learns)
+        return (self.threads, log, self.preload, self.memory_budget, folder, self.prepares)
 
 
 def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:

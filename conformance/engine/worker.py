@@ -14,7 +14,7 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
@@ -193,12 +193,10 @@ def main(
     memory_budget: int | None = None,
     scratch_folder: str | None = None,
     prepares: bool = True,
-    learns: bool = False,
 ) -> None:
     """Prepare the ``preload`` targets, then serve jobs until the parent sends None or goes away.
     ``memory_budget``: the bytes an item may need (see :func:`.memory.confine`); ``prepares``:
-    whether it prepares each further target it meets (not once a prepare() was found broken);
-    ``learns``: say what each target's loading imported as it goes, and end (Pool._teach)."""
+    whether it prepares each further target it meets (not once a prepare() was found broken)."""
     redirect_output(log_path)
     forgo_core_dumps()
     scratch.enter(scratch_folder)
@@ -209,12 +207,6 @@ def main(
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     lifeline.tie_forks()
-    if learns:
-        # below the workers: it uses a core they leave idle, and yields one they would use
-        with contextlib.suppress(OSError):
-            os.nice(19)
-        _prepared(preload, lambda said: connection.send((-1, (), 0, (said,))))
-        return
     loaded, said = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     _freeze()
@@ -334,13 +326,10 @@ def learned(before: set[str], threads: int) -> Learned:
     return tuple(names), thread_count() <= threads
 
 
-def _prepared(
-    preload: tuple[Preload, ...], tell: Callable[[Learned], None] | None = None
-) -> tuple[Loaded, tuple[Learned, ...]]:
+def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, tuple[Learned, ...]]:
     """The ``preload`` targets' adapters, loaded and prepared (failures are printed), and what
-    each target's loading imported (see :func:`learned`; also passed to ``tell`` as it goes): one
-    target's thread (TensorFlow's first trace starts its pools) does not make the zygote try the
-    others' modules in a child."""
+    each target's loading imported (see :func:`learned`): one target's thread (TensorFlow's first
+    trace starts its pools) does not make the zygote try the others' modules in a child."""
     from conformance.loading import registry
 
     loaded: Loaded = {}
@@ -356,8 +345,6 @@ def _prepared(
         except Exception:
             traceback.print_exc()
         said.append(learned(before, threads))
-        if tell is not None:
-            tell(said[-1])
     return loaded, tuple(said)
 
 
