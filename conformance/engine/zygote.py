@@ -6,9 +6,10 @@ Why it is safe: ``fork`` copies only the calling thread, so a child of a process
 threads may wait forever for a lock one of them held. The zygote is spawned, sets the thread
 variables before anything loads (OpenBLAS with one thread), and counts its threads after each
 import and before every fork: with more than one it refuses, and the pool spawns workers. What it
-imports it learns from the workers, a package at a time: at once when the worker that imported
-it had no more threads after, else first in a forked child that must stay single-threaded, so a
-backend that starts a thread when imported is never imported here. The standard library's
+imports, routes declare (Route.imports, at a long run's start) or it learns from the workers, a
+package at a time: at once when declared or when the worker that imported it had no more threads
+after, else first in a forked child that must stay single-threaded, so a backend that starts a
+thread when imported is never imported here. The standard library's
 forkserver fixes its preload list before its first fork and never looks at its own threads.
 """
 
