@@ -354,7 +354,7 @@ class Pool:
 
     def _loading(self, besides: int | None = None) -> set[Target]:
         """The targets a worker other than slot ``besides`` has jobs of and has not loaded, and
-        those whose modules the shared zygote imports for a worker that loaded them."""
+        those whose modules the shared zygote imports (declared, or for a worker that loaded them)."""
         loading = set().union(*(slot.readiness.pending for i, slot in enumerate(self.slots) if i != besides))
         zygote = self.zygote
         if zygote is not None and zygote.learning:

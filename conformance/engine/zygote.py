@@ -124,7 +124,8 @@ class Zygote:
         #: import requests sent, and those it has said it has done: a fork asked in between
         #: waits for its imports (seconds for TensorFlow)
         self._asked_imports, self._done_imports = 0, 0
-        #: the targets whose modules it imports for the workers that loaded them (see Pool._take)
+        #: the targets whose modules it imports, declared or from the workers that loaded them
+        #: (see Pool._take)
         self.learning: set[Target] = set()
 
     def _read(self, wait_s: float) -> bool:
@@ -196,9 +197,9 @@ class Zygote:
         return self._done_imports < self._asked_imports
 
     def learn(self, modules: Iterable[str], thread_free: bool = False, target: Target | None = None) -> None:
-        """Have the zygote import ``modules`` between forks: at once if a worker found they started
-        no thread (``thread_free``), else once a forked child has tried them; ``target``: the one a
-        worker loaded them for."""
+        """Have the zygote import ``modules`` between forks: at once if they start no thread
+        (``thread_free``: a worker found so, or a route declares them), else once a forked child
+        has tried them; ``target``: the one they are for."""
         if self.usable is not False:
             with contextlib.suppress(OSError):
                 self._connection.send(("import", (tuple(modules), thread_free)))

@@ -51,11 +51,14 @@ def module_code(task: Task) -> str:
     )
 
 
+def dynamic_code(task: Task) -> str:
+    """The ``dynamic_shapes`` argument (after a comma) torch_modules.dynamic_shapes gives an export
+    of ``Split`` when the case's data dims are unknown, else nothing."""
+    if task.graph.data_shape != "dynamic":
+        return ""
+    return f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
+
+
 def export_code(task: Task, example: str) -> str:
     """The ``torch.export.export`` call torch_modules.exported_program makes, on the tensor ``example``."""
-    dynamic = (
-        f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
-        if task.graph.data_shape == "dynamic"
-        else ""
-    )
-    return f"torch.export.export(Split(), ({example},){dynamic})"
+    return f"torch.export.export(Split(), ({example},){dynamic_code(task)})"

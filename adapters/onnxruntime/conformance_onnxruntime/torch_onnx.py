@@ -112,11 +112,7 @@ def _reproducer(settings: Settings, task: Task, target: Target) -> str:
 
     argument = torch_code.split_argument(task)
     dim = "" if task.axis is None else f", dim={task.axis}"
-    dynamic = (
-        f", dynamic_shapes={{'x': dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)}}"
-        if task.graph.data_shape == "dynamic"
-        else ""
-    )
+    dynamic = torch_code.dynamic_code(task)
     body = (
         "import onnxruntime as ort\nimport torch\n\n"
         "class Split(torch.nn.Module):\n    def forward(self, x):\n"
