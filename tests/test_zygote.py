@@ -21,7 +21,7 @@ from fake_adapters import Segfaulter, Slicer
 
 from conformance.engine import settings
 from conformance.engine.pool import Pool, Starter
-from conformance.engine.slot import Readiness, stop_worker
+from conformance.engine.slot import Readiness, Start, slot_of, stop_worker
 from conformance.engine.worker import Job
 from conformance.engine.zygote import Forked, Zygote
 from conformance.plugin import AdapterInfo, Target, Task
@@ -704,9 +704,9 @@ def test_a_worker_is_re_forked_for_new_modules_and_not_while_its_zygote_imports(
 def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A spare of the wrong worker group is stopped when a route with workers of its own begins;
-    while the zygote imports (seconds) it has not forked it yet, and waiting for it would idle
-    every worker. It is killed once forked, before it loads and prepares its targets."""
+    """A worker asked of the zygote just before an import began (a spare, stopped when a route
+    with workers of its own begins) is forked only after that import (seconds), and waiting for
+    it would idle every worker. It is killed once forked, before it loads and prepares its targets."""
     gate, marker = tmp_path / "gate", tmp_path / "prepared"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
@@ -718,7 +718,8 @@ def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(
         zygote = starter.zygotes[None]
         assert zygote.forkable(), zygote.reason
         zygote.learn(("gated_import",))  # its import waits for the gate
-        slot = starter.start((job.preload,), None)
+        start = Start(1, tmp_path / "worker-1.log", (job.preload,), tmp_path / "scratch", 1, None)
+        slot = slot_of(start, zygote.fork(start.args))  # asked behind the import
         assert slot.process.pid is None
         opened = threading.Timer(20, gate.touch)  # a stop that waits for the fork ends after this
         opened.start()
@@ -733,4 +734,34 @@ def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(
             time.sleep(0.05)
         assert not marker.exists(), "the worker forked after its stop prepared its target"
     finally:
+        starter.close(at_once=False)
+
+
+def test_a_worker_started_while_the_zygote_imports_is_spawned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork asked while the zygote imports waits for the import (TensorFlow's took 4 s at a main
+    job's start, the time a worker replacing one that died there lost): such a worker is spawned,
+    runs its job at once, and counts as forked before every import (see Pool._behind)."""
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
+    monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
+    job = _jobs(tmp_path, "fake_adapters:Slicer")[0]
+    starter = Starter(1, tmp_path / "workers", None, True, print)
+    try:
+        starter.start_zygote(wait_s=60)
+        zygote = starter.zygotes[None]
+        assert zygote.forkable(), zygote.reason
+        forked = starter.start((job.preload,), None)
+        assert isinstance(forked.process, Forked) and forked.readiness.zygote_imports == 0
+        zygote.learn(("gated_import",))  # its import waits for the gate
+        slot = starter.start((job.preload,), None)
+        assert not isinstance(slot.process, Forked) and slot.process.pid is not None
+        slot.connection.send(job)
+        assert slot.connection.poll(60), "the spawned worker did not answer while the zygote imported"
+        assert not gate.exists() and zygote.importing
+        for started in (forked, slot):
+            stop_worker(started, kill=True)
+    finally:
+        gate.touch()
         starter.close(at_once=False)

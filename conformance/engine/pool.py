@@ -110,9 +110,15 @@ class Starter:
         prepares = not self.prepare_broken
         start = Start(self._started, log, preload, folder, self.threads, self.memory_budget, prepares)
         zygote = self.zygotes.get(group)
-        slot = slot_of(start, None if zygote is None else zygote.fork(start.args))
+        if zygote is not None:
+            zygote.poll()
+        # a fork asked while the zygote imports waits for those imports (seconds for TensorFlow, at
+        # a long run's start): a worker replacing a dead one is spawned then, and forked afresh
+        # once it meets a target whose modules the zygote has since imported (see Pool._behind)
+        forked = None if zygote is None or zygote.importing else zygote.fork(start.args)
+        slot = slot_of(start, forked)
         slot.readiness.group = group
-        slot.readiness.zygote_imports = 0 if zygote is None else zygote.imports  # fork() polled it
+        slot.readiness.zygote_imports = 0 if zygote is None or forked is None else zygote.imports
         return slot
 
     def start_zygote(self, wait_s: float = 0.0, group: str | None = None) -> None:
