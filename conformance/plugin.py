@@ -44,11 +44,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import getpass
 import importlib
 import math
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -355,6 +357,12 @@ def environment(variables: Mapping[str, str]) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def private_folder(backend: str) -> str:
+    """A folder of the suite's for a backend's own files (Keras's keras.json), one per user under
+    this process's temporary folder (a worker's private one): the user's home stays as it was."""
+    return os.path.join(tempfile.gettempdir(), f"conformance-{backend}-{getpass.getuser()}")
 
 
 def import_with_environment(module: str, variables: Mapping[str, str]) -> ModuleType:

@@ -40,7 +40,7 @@ def _declared() -> list[tuple[str, tuple[str, ...]]]:
 def test_the_declared_modules_of_every_installed_adapter_start_no_thread() -> None:
     declared = _declared()
     assert declared, "no installed adapter declares modules: torch, TensorFlow and Paddle's do"
-    variables = worker.thread_variables(2, blas=1)  # as the zygote has them: two threads a worker
+    variables = worker.backend_variables(2, blas=1)  # as the zygote has them: two threads a worker
     for adapter, modules in declared:
         counted = subprocess.run(
             [sys.executable, "-c", _COUNT, *modules],

@@ -198,7 +198,7 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
             daemon=True,
             name=f"conformance-worker-{start.number}",
         )
-        with environment(worker.thread_variables(start.threads)):
+        with environment(worker.backend_variables(start.threads)):
             spawned.start()
         child.close()
         process = spawned

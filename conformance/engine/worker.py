@@ -23,7 +23,7 @@ from conformance import ids
 from conformance.corpus.case import Case
 from conformance.engine import lifeline, memory, phase
 from conformance.errors import PluginError
-from conformance.plugin import Target
+from conformance.plugin import Target, private_folder
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
 from conformance.statuses import Defect, Judged
@@ -136,14 +136,16 @@ def redirect_output(log_path: str | None) -> None:
     os.close(descriptor)
 
 
-def thread_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
-    """How many threads the backends may use, as the variables they read when they load; ``blas``
-    overrides it for OpenBLAS, which starts its pool when NumPy is imported (the zygote needs 1).
-    A spawned process imports NumPy with the parent's main module before its own code runs: its
-    parent sets them around its start."""
+def backend_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
+    """The variables backends read when they load: how many threads they may use (``blas``
+    overrides it for OpenBLAS, which starts its pool when NumPy is imported: the zygote needs 1),
+    and Keras's folder, which importing TensorFlow imports where Keras 3 is installed, and which
+    writes keras.json into the user's home otherwise. A spawned process imports NumPy with the
+    parent's main module before its own code runs: its parent sets them around its start."""
     variables = dict.fromkeys(THREAD_VARIABLES, str(threads))
     if blas is not None:
         variables["OPENBLAS_NUM_THREADS"] = str(blas)
+    variables["KERAS_HOME"] = private_folder("keras")
     return variables
 
 
@@ -201,7 +203,7 @@ def main(
     forgo_core_dumps()
     scratch.enter(scratch_folder)
     phase.open_marker(log_path)
-    os.environ.update(thread_variables(threads))
+    os.environ.update(backend_variables(threads))
     memory.confine(memory_budget)
     # its own process group, so that whatever a backend starts is killed with it (slot.stop_worker)
     with contextlib.suppress(OSError):

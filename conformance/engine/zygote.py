@@ -109,7 +109,7 @@ class Zygote:
         self.process: BaseProcess = _CONTEXT.Process(
             target=main, args=(child, threads, log_path), daemon=True, name="conformance-zygote"
         )
-        with plugin.environment(worker.thread_variables(threads, blas=1)):
+        with plugin.environment(worker.backend_variables(threads, blas=1)):
             self.process.start()
         child.close()
         #: None while it imports the harness; True once it can fork, False for good
@@ -267,7 +267,7 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     worker.forgo_core_dumps()  # it imports backends: a crash there dumps no core either
     # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.environ.update(worker.thread_variables(threads, blas=1))
+    os.environ.update(worker.backend_variables(threads, blas=1))
     server = _Server(connection)
     preload()
     if not _single_threaded(connection, server, "the harness"):

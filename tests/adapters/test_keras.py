@@ -33,7 +33,7 @@ from conformance_keras import KerasAdapter, backends
 from conformance.corpus.loader import Suite, load_paths
 from conformance.engine.item import make_task
 from conformance.errors import UsageError
-from conformance.plugin import Target, Unsupported
+from conformance.plugin import Target, Unsupported, private_folder
 from conformance.storage import out_folder
 from conformance.verdict import known_issues
 
@@ -279,4 +279,45 @@ def test_keras_never_writes_into_the_user_s_home(tmp_path: Path) -> None:
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["status"] == "pass"
     assert not (tmp_path / ".keras").exists()
-    assert found["home"] == backends.private_home() and not found["home"].startswith(str(tmp_path))
+    assert found["home"] == private_folder("keras") and not found["home"].startswith(str(tmp_path))
+
+
+_RUN_WITH_ZYGOTE = """
+import dataclasses, json, sys
+from pathlib import Path
+from conformance.engine import settings
+from conformance.run.planning import RunConfig, plan
+from conformance.run.runner import execute
+
+settings.ENGINE = dataclasses.replace(settings.ENGINE, eager_zygote=1)  # a zygote from the start
+targets = ('keras/tensorflow/cpu', 'keras/numpy/cpu', 'keras/torch/cpu')
+config = RunConfig(adapters=('keras',), targets=targets, repeat=0, jobs=2, out=Path(sys.argv[1]),
+                   junit=False, known_issues=False)
+results = execute(plan(config), config).results
+defects = [r.key for r in results if r.defect]
+print(json.dumps({'routes': sorted({r.route for r in results}), 'defects': defects}))
+"""
+
+
+@pytest.mark.slow
+def test_forked_workers_import_keras_themselves_with_their_route_s_backend(tmp_path: Path) -> None:
+    """The zygote imports what the workers imported while preparing their targets, in its own
+    environment: Keras imported there read no route's backend and wrote keras.json into the
+    user's home (and every later worker held Keras on TensorFlow, re-imported on its first item
+    of another route, up to a second for torch). A run with a zygote from its start leaves the
+    home untouched."""
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_WITH_ZYGOTE, str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {"routes": ["numpy", "tensorflow", "torch"], "defects": []}
+    assert (out / out_folder.WORKERS / "zygote.log").exists()
+    assert not (tmp_path / ".keras").exists()

@@ -15,12 +15,10 @@ import this module, and ``import keras`` there would fix every forked worker on 
 from __future__ import annotations
 
 import contextlib
-import getpass
 import importlib
 import importlib.util
 import os
 import sys
-import tempfile
 import warnings
 from dataclasses import dataclass
 from functools import cache
@@ -28,7 +26,7 @@ from importlib import metadata
 from types import ModuleType
 from typing import Final
 
-from conformance.plugin import AdapterError
+from conformance.plugin import AdapterError, private_folder
 
 
 @dataclass(frozen=True)
@@ -81,19 +79,15 @@ def running() -> str | None:
     return None if keras is None else str(keras.backend.backend())
 
 
-def private_home() -> str:
-    """The KERAS_HOME the workers use: one folder per user under the system's temporary folder."""
-    return os.path.join(tempfile.gettempdir(), f"conformance-keras-{getpass.getuser()}")
-
-
 def select(name: str) -> ModuleType:
     """This process's Keras, imported with the backend ``name``; see the module docstring."""
+    # Keras reads keras.json in KERAS_HOME (~/.keras by default), and writes it if missing, on
+    # every import, a switch's too: a private one keeps the user's file untouched and its
+    # settings (floatx, ...) out of results
+    os.environ["KERAS_HOME"] = private_folder("keras")
     before = running()
     if before is None:
         os.environ["KERAS_BACKEND"] = name
-        # Keras reads, and on first import writes, keras.json in KERAS_HOME (~/.keras by default):
-        # a private one keeps the user's file untouched and its settings (floatx, ...) out of results
-        os.environ["KERAS_HOME"] = private_home()
     elif before != name:
         keras = sys.modules["keras"]
         switch = getattr(keras.config, "set_backend", None)
