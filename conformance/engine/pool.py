@@ -112,10 +112,11 @@ class Starter:
         zygote = self.zygotes.get(group)
         if zygote is not None:
             zygote.poll()
-        # a fork asked while the zygote imports waits for those imports (seconds for TensorFlow, at
-        # a long run's start): a worker replacing a dead one is spawned then, and forked afresh
-        # once it meets a target whose modules the zygote has since imported (see Pool._behind)
-        forked = None if zygote is None or zygote.importing else zygote.fork(start.args)
+        # a fork asked while the zygote imports waits for those imports: seconds for the declared
+        # ones (TensorFlow's, at a long run's start), so a worker replacing a dead one is spawned
+        # then, and forked afresh once it meets a target whose modules the zygote has since
+        # imported (see Pool._behind); those the workers teach take milliseconds
+        forked = None if zygote is None or zygote.importing_declared else zygote.fork(start.args)
         slot = slot_of(start, forked)
         slot.readiness.group = group
         slot.readiness.zygote_imports = 0 if zygote is None or forked is None else zygote.imports
@@ -140,16 +141,19 @@ class Starter:
             why = zygote.reason or f"its harness took over {wait_s:.0f} s"
             self.warn(f"workers are started afresh, each importing its backends: {why}")
 
-    def learn(self, said: Learned, group: str | None, target: Target | None = None) -> None:
+    def learn(
+        self, said: Learned, group: str | None, target: Target | None = None, declared: bool = False
+    ) -> None:
         """Pass on to the zygote of ``group`` the new modules one of its workers imported loading
-        ``target``, and whether they started no thread there (see worker.learned)."""
+        ``target``, and whether they started no thread there (see worker.learned); or those
+        ``target``'s route declares."""
         modules, thread_free = said
         known = self.learned.setdefault(group, {})
         # in the order imported: a module may set up how a later one loads (telemetry_off)
         new = [name for name in modules if name not in known]
         known.update(dict.fromkeys(new, thread_free))
         if new and group in self.zygotes:
-            self.zygotes[group].learn(new, thread_free, target)
+            self.zygotes[group].learn(new, thread_free, target, declared)
 
     def take_spare(self, group: str | None) -> Slot | None:
         """The spare, if alive and able to serve ``group`` (not started with a prepare() found broken
@@ -313,7 +317,7 @@ class Pool:
             if job.imports and job.target not in seen:
                 seen.add(job.target)
                 self.starter.start_zygote(group=job.group)
-                self.starter.learn((job.imports, True), job.group, job.target)
+                self.starter.learn((job.imports, True), job.group, job.target, declared=True)
 
     def _behind(self, slot: Slot, job: Job) -> bool:
         """Whether the worker would load ``job``'s adapter itself though its zygote has imported

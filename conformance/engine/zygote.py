@@ -124,6 +124,9 @@ class Zygote:
         #: import requests sent, and those it has said it has done: a fork asked in between
         #: waits for its imports (seconds for TensorFlow)
         self._asked_imports, self._done_imports = 0, 0
+        #: the import requests up to the last a route declared (a long run's start: see
+        #: Pool._import_declared), which take seconds where those the workers teach take ms
+        self._declared = 0
         #: the targets whose modules it imports, declared or from the workers that loaded them
         #: (see Pool._take)
         self.learning: set[Target] = set()
@@ -196,14 +199,27 @@ class Zygote:
         """Whether it has imports to do that it has not said are done (see :meth:`poll`)."""
         return self._done_imports < self._asked_imports
 
-    def learn(self, modules: Iterable[str], thread_free: bool = False, target: Target | None = None) -> None:
+    @property
+    def importing_declared(self) -> bool:
+        """Whether it has declared imports to do (see :meth:`learn`) that it has not said are done."""
+        return self._done_imports < self._declared
+
+    def learn(
+        self,
+        modules: Iterable[str],
+        thread_free: bool = False,
+        target: Target | None = None,
+        declared: bool = False,
+    ) -> None:
         """Have the zygote import ``modules`` between forks: at once if they start no thread
-        (``thread_free``: a worker found so, or a route declares them), else once a forked child
-        has tried them; ``target``: the one they are for."""
+        (``thread_free``: a worker found so, or a route declares them, ``declared``), else once a
+        forked child has tried them; ``target``: the one they are for."""
         if self.usable is not False:
             with contextlib.suppress(OSError):
-                self._connection.send(("import", (tuple(modules), thread_free)))
+                self._connection.send(("import", (tuple(modules), thread_free or declared)))
                 self._asked_imports += 1
+                if declared:
+                    self._declared = self._asked_imports
                 if target is not None:
                     self.learning.add(target)
 
