@@ -58,11 +58,18 @@ def target(route: str) -> Target:
     return Target("keras", route, "cpu")
 
 
-def in_subprocess(code: str) -> Any:
-    """Run ``code`` in a fresh Python (Keras fixes its backend per process) and return the JSON
-    it prints last."""
+def in_subprocess(code: str, *args: str, home: Path | None = None) -> Any:
+    """Run ``code`` (with ``args``) in a fresh Python (Keras fixes its backend per process), with
+    ``home`` as HOME if given, and return the JSON it prints last."""
+    env = {**os.environ, "HOME": str(home)} if home is not None else None
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False, cwd=ROOT
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=ROOT,
+        env=env,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -266,17 +273,7 @@ print(json.dumps({'status': result.status, 'home': os.environ['KERAS_HOME']}))
 def test_keras_never_writes_into_the_user_s_home(tmp_path: Path) -> None:
     """Keras writes keras.json into ~/.keras on its first import; the workers give it a folder of
     the suite's, so a run leaves the user's home as it was (and a user's floatx cannot leak in)."""
-    done = subprocess.run(
-        [sys.executable, "-c", _ONE_ITEM_WITH_HOME],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        cwd=ROOT,
-        env={**os.environ, "HOME": str(tmp_path)},
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = in_subprocess(_ONE_ITEM_WITH_HOME, home=tmp_path)
     assert found["status"] == "pass"
     assert not (tmp_path / ".keras").exists()
     assert found["home"] == private_folder("keras") and not found["home"].startswith(str(tmp_path))
@@ -307,17 +304,7 @@ def test_forked_workers_import_keras_themselves_with_their_route_s_backend(tmp_p
     of another route, up to a second for torch). A run with a zygote from its start leaves the
     home untouched."""
     out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN_WITH_ZYGOTE, str(out)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        cwd=ROOT,
-        env={**os.environ, "HOME": str(tmp_path)},
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = in_subprocess(_RUN_WITH_ZYGOTE, str(out), home=tmp_path)
     assert found == {"routes": ["numpy", "tensorflow", "torch"], "defects": []}
     assert (out / out_folder.WORKERS / "zygote.log").exists()
     assert not (tmp_path / ".keras").exists()
