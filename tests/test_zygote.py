@@ -345,6 +345,15 @@ class LearningSegfaulter(Segfaulter):
         importlib.import_module(self.options["module"])
 
 
+class SettingLearningSegfaulter(LearningSegfaulter):
+    """The same, after setting a variable the module could read at import (as Keras's adapter sets
+    KERAS_BACKEND before importing Keras)."""
+
+    def _prepare(self, target: Target) -> None:
+        os.environ["SETTING_READ_AT_IMPORT"] = target.route
+        super()._prepare(target)
+
+
 class LoneLearningSegfaulter(LearningSegfaulter):
     """The same, on a route with workers of its own (Route.own_worker)."""
 
@@ -577,6 +586,24 @@ def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
         pool.close()
     assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 3
     assert "not importing thread_at_import: it starts a thread" in said, said
+
+
+def test_what_a_worker_imports_after_an_adapter_changed_its_environment_is_not_learned(
+    tmp_path: Path,
+) -> None:
+    """The zygote imports by name, in its own environment: a module imported under a setting an
+    adapter made would be another module there. Keras's NumPy-backend modules, imported so by the
+    zygote's TensorFlow-backend Keras, broke keras.ops in every worker forked after."""
+    jobs = _jobs(tmp_path, "test_zygote:SettingLearningSegfaulter", on="bad-*", module="recursion_probe")
+    finished: list[Result] = []
+    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
+    try:
+        pool.serve(jobs)
+        assert pool.zygote is not None  # there was one to teach
+        assert "recursion_probe" not in pool.starter.learned.get(None, {})
+    finally:
+        pool.close()
+    assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 3
 
 
 def test_the_zygote_imports_a_package_s_modules_in_the_order_its_worker_did(
