@@ -239,6 +239,12 @@ class Pool:
         """The zygote of the workers every route shares."""
         return self.starter.zygotes.get(None)
 
+    @property
+    def importing_declared(self) -> bool:
+        """Whether a zygote imports the modules routes declare (a long run's first seconds): the
+        workers then share the cores with it, and their items take longer (see ProgressLine)."""
+        return any(zygote.importing_declared for zygote in self.starter.zygotes.values())
+
     def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
         """The targets of the next queued jobs of ``group``: what a new worker will likely serve."""
         seen: dict[Preload, None] = {}

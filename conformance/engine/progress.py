@@ -40,7 +40,9 @@ class ProgressLine:
     measured classes), shared among the workers: targets run at rates two orders of magnitude
     apart, and a few large items can cost most of a target's time. An item's wall time runs from
     its worker's previous result to its own; a worker's first item of a class is left out, as it
-    carries the adapter's loading and a first compile (see docs/architecture.md)."""
+    carries the adapter's loading and a first compile (see docs/architecture.md). Items measured
+    while the workers shared the cores with the zygote's declared imports count apart (see
+    :meth:`_priced`)."""
 
     def __init__(
         self,
@@ -66,12 +68,13 @@ class ProgressLine:
         self._items = {job.key: (rate_class(job), size_bucket(job)) for job in jobs}
         self._left: Counter[tuple[str, int]] = Counter(self._items.values())
         self._totals: Counter[str] = Counter(kind for kind, _ in self._items.values())
-        #: (seconds of wall time, items) measured per rate class and size bucket
-        self._measured: dict[tuple[str, int], tuple[float, int]] = {}
+        #: (seconds of wall time, items) measured per rate class, size bucket and contention
+        self._measured: dict[tuple[str, int, bool], tuple[float, int]] = {}
         #: each worker's last result: when it came, and its rate class
         self._last: dict[int, tuple[float, str]] = {}
 
-    def update(self, result: Result) -> None:
+    def update(self, result: Result, contended: bool = False) -> None:
+        """Count ``result``; ``contended``: it came while the zygote imported the declared modules."""
         self.done += 1
         self.counts[result.status] += 1
         kind, bucket = self._items.get(result.key, (result.target_id, 0))
@@ -83,8 +86,8 @@ class ProgressLine:
             self._last[result.worker["pid"]] = (now, kind)
             # a large item's seconds are its own, whatever its worker ran before it
             if previous is not None and (previous[1] == kind or kind.endswith(LARGE)):
-                spent, count = self._measured.get((kind, bucket), (0.0, 0))
-                self._measured[kind, bucket] = (spent + now - previous[0], count + 1)
+                spent, count = self._measured.get((kind, bucket, contended), (0.0, 0))
+                self._measured[kind, bucket, contended] = (spent + now - previous[0], count + 1)
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
             if now - self._shown[0] >= settings.ENGINE.redraw_s or self.done == self.total:
@@ -100,14 +103,25 @@ class ProgressLine:
         """Count the run's wall time from now (the first workers of a long run wait for the zygote)."""
         self.started = self.clock()
 
+    def _priced(self) -> dict[tuple[str, int], tuple[float, int]]:
+        """The measurements that price each rate class and size bucket. Those taken while the zygote
+        imported the declared modules (a long run's first seconds: the sample's) took up to twice
+        as long as later ones (openvino/onnx 30.8 ms against 15.0 in a main job at -j 2), and a
+        target whose sample was all so measured was priced at that for most of the run: they are
+        scaled by what the classes measured both ways say (:func:`_calm_share`)."""
+        calm = {(kind, bucket): sums for (kind, bucket, busy), sums in self._measured.items() if not busy}
+        busy = {(kind, bucket): sums for (kind, bucket, busy), sums in self._measured.items() if busy}
+        share = _calm_share(calm, busy)
+        for key, (spent, count) in busy.items():
+            spent_calm, count_calm = calm.get(key, (0.0, 0))
+            calm[key] = (spent_calm + spent * share, count_calm + count)
+        return calm
+
     def work_left(self) -> dict[str, float]:
         """Seconds of wall time each rate class has left (large items run alone, the rest shared)."""
-        means = {key: spent / count for key, (spent, count) in self._measured.items()}
-        sums: dict[str, tuple[float, int]] = {}
-        for (kind, _), (spent, count) in self._measured.items():
-            spent_before, count_before = sums.get(kind, (0.0, 0))
-            sums[kind] = (spent_before + spent, count_before + count)
-        of_class = {kind: spent / count for kind, (spent, count) in sums.items()}
+        measured = self._priced()
+        means = {key: spent / count for key, (spent, count) in measured.items()}
+        of_class = {kind: spent / count for kind, (spent, count) in _by_class(measured).items()}
         if not of_class:
             return {}
         fallback = {}
@@ -152,6 +166,28 @@ class ProgressLine:
             self.stream.write("\n")
             self.stream.flush()
         self.closed = True
+
+
+def _by_class(measured: dict[tuple[str, int], tuple[float, int]]) -> dict[str, tuple[float, int]]:
+    """The seconds and items measured per rate class, over its size buckets."""
+    sums: dict[str, tuple[float, int]] = {}
+    for (kind, _), (spent, count) in measured.items():
+        spent_before, count_before = sums.get(kind, (0.0, 0))
+        sums[kind] = (spent_before + spent, count_before + count)
+    return sums
+
+
+def _calm_share(
+    calm: dict[tuple[str, int], tuple[float, int]], busy: dict[tuple[str, int], tuple[float, int]]
+) -> float:
+    """What the items measured under contention would have taken otherwise, as a share of what
+    they took: over the rate classes and size buckets measured both ways (like against like: a
+    class's later items are another mix of sizes), weighted by those items; 1 where none was.
+    Never over 1: contention only slows an item, and a noisy ratio must not inflate the others."""
+    both = calm.keys() & busy.keys()
+    took = sum(busy[key][0] for key in both)
+    would = sum(busy[key][1] * calm[key][0] / calm[key][1] for key in both)
+    return min(1.0, would / took) if took > 0 else 1.0
 
 
 def summary_table(results: Iterable[Result]) -> str:
