@@ -40,9 +40,7 @@ class ProgressLine:
     measured classes), shared among the workers: targets run at rates two orders of magnitude
     apart, and a few large items can cost most of a target's time. An item's wall time runs from
     its worker's previous result to its own; a worker's first item of a class is left out, as it
-    carries the adapter's loading and a first compile (see docs/architecture.md). Items measured
-    while the workers shared the cores with the zygote's declared imports count apart (see
-    :meth:`_priced`)."""
+    carries the adapter's loading and a first compile (see docs/architecture.md)."""
 
     def __init__(
         self,
@@ -104,11 +102,9 @@ class ProgressLine:
         self.started = self.clock()
 
     def _priced(self) -> dict[tuple[str, int], tuple[float, int]]:
-        """The measurements that price each rate class and size bucket. Those taken while the zygote
-        imported the declared modules (a long run's first seconds: the sample's) took up to twice
-        as long as later ones (openvino/onnx 30.8 ms against 15.0 in a main job at -j 2), and a
-        target whose sample was all so measured was priced at that for most of the run: they are
-        scaled by what the classes measured both ways say (:func:`_calm_share`)."""
+        """The measurements per rate class and size bucket, those taken while the zygote imported the
+        declared modules (the sample's, sharing the cores with it: up to twice as long as later
+        ones) scaled by :func:`_calm_share`."""
         calm = {(kind, bucket): sums for (kind, bucket, busy), sums in self._measured.items() if not busy}
         busy = {(kind, bucket): sums for (kind, bucket, busy), sums in self._measured.items() if busy}
         share = _calm_share(calm, busy)
@@ -180,10 +176,8 @@ def _by_class(measured: dict[tuple[str, int], tuple[float, int]]) -> dict[str, t
 def _calm_share(
     calm: dict[tuple[str, int], tuple[float, int]], busy: dict[tuple[str, int], tuple[float, int]]
 ) -> float:
-    """What the items measured under contention would have taken otherwise, as a share of what
-    they took: over the rate classes and size buckets measured both ways (like against like: a
-    class's later items are another mix of sizes), weighted by those items; 1 where none was.
-    Never over 1: contention only slows an item, and a noisy ratio must not inflate the others."""
+    """What the items measured under contention would have taken otherwise, as a share of what they
+    took, by the classes and size buckets measured both ways (like against like); at most 1."""
     both = calm.keys() & busy.keys()
     took = sum(busy[key][0] for key in both)
     would = sum(busy[key][1] * calm[key][0] / calm[key][1] for key in both)

@@ -14,7 +14,7 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
@@ -38,6 +38,8 @@ AdapterKey = tuple[str, tuple[tuple[str, str], ...]]
 Loaded = dict[AdapterKey, "LoadedAdapter"]
 #: modules a worker imported, in order, and whether that started no thread (see learned)
 Learned = tuple[tuple[str, ...], bool]
+#: the worker's environment once it has set its own variables (see :func:`learned`)
+_environment: dict[str, str] = {}
 
 #: set in each worker so that N workers share the cores instead of each backend assuming it owns
 #: them all (which makes -j 2 slower, not faster)
@@ -204,19 +206,19 @@ def main(
     scratch.enter(scratch_folder)
     phase.open_marker(log_path)
     os.environ.update(backend_variables(threads))
-    environment = dict(os.environ)
+    _environment.update(os.environ)
     memory.confine(memory_budget)
     # its own process group, so that whatever a backend starts is killed with it (slot.stop_worker)
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     lifeline.tie_forks()
-    loaded, said = _prepared(preload, environment)
+    loaded, said = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     _freeze()
     # prepared: a death from here on is an item's, and the first job's own time starts now
     connection.send((-1, preload, 0, said))
     ready = set(preload)
-    _serve(connection, log_path, loaded, ready if prepares else None, environment)
+    _serve(connection, log_path, loaded, ready if prepares else None)
 
 
 def spawned_main(connection: Connection, *args: Any) -> None:
@@ -225,16 +227,9 @@ def spawned_main(connection: Connection, *args: Any) -> None:
     main(connection, *args)
 
 
-def _serve(
-    connection: Connection,
-    log_path: str | None,
-    loaded: Loaded,
-    ready: set[Preload] | None,
-    environment: Mapping[str, str],
-) -> None:
+def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: set[Preload] | None) -> None:
     """Run jobs until the parent sends None or goes away. ``ready``: the targets prepared so far,
-    each further one prepared when its first job comes (None: none is); ``environment``: the
-    worker's at its start (see :func:`learned`)."""
+    each further one prepared when its first job comes (None: none is)."""
     # Imported here, after the thread variables are set: backends read them when they load.
     from conformance.engine.item import LargeInput, run_item
     from conformance.loading import registry
@@ -265,7 +260,7 @@ def _serve(
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
                 # loaded and prepared: the item's own time starts now
-                connection.send((-1, (job.preload,), 0, (learned(before, threads, environment),)))
+                connection.send((-1, (job.preload,), 0, (learned(before, threads),)))
             hooks = loaded[key].hooks
             result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
@@ -321,18 +316,16 @@ def thread_names() -> list[str]:
     return names
 
 
-def learned(before: set[str], threads: int, environment: Mapping[str, str]) -> Learned:
+def learned(before: set[str], threads: int) -> Learned:
     """The modules imported since ``before``, in order, importable by name, for the zygote; and
     whether importing them started no thread (the worker had ``threads`` before): the zygote then
     imports them without trying them in a forked child first, which at -j 2 cost the two cores
     what a second import of TensorFlow, torch and Paddle costs.
 
-    None once the worker's environment is no longer ``environment``, its own at its start: an
-    adapter changed a setting that a backend may read when it is imported, and the zygote would
-    import the same names under other settings. Keras binds its backend then (``KERAS_BACKEND``):
-    the modules of a worker's NumPy-backend Keras, imported by the zygote's TensorFlow-backend Keras,
-    broke ``keras.ops`` in every worker forked after it."""
-    if os.environ != environment:
+    None once an adapter changed the worker's environment: a backend may read it at import, and the
+    zygote would import the same names under other settings (a NumPy-backend Keras's modules,
+    imported by its TensorFlow-backend Keras, broke ``keras.ops`` in every worker forked after)."""
+    if os.environ != _environment:
         return (), False
     names = []
     for name in sys.modules:  # the order imports finished in (a package after what its body imports)
@@ -344,9 +337,7 @@ def learned(before: set[str], threads: int, environment: Mapping[str, str]) -> L
     return tuple(names), thread_count() <= threads
 
 
-def _prepared(
-    preload: tuple[Preload, ...], environment: Mapping[str, str]
-) -> tuple[Loaded, tuple[Learned, ...]]:
+def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, tuple[Learned, ...]]:
     """The ``preload`` targets' adapters, loaded and prepared (failures are printed), and what
     each target's loading imported (see :func:`learned`): one target's thread (TensorFlow's first
     trace starts its pools) does not make the zygote try the others' modules in a child."""
@@ -364,7 +355,7 @@ def _prepared(
             _prepare(loaded[key], entry.target)
         except Exception:
             traceback.print_exc()
-        said.append(learned(before, threads, environment))
+        said.append(learned(before, threads))
     return loaded, tuple(said)
 
 
