@@ -48,11 +48,11 @@ def _done(job: Job, elapsed_ms: float, pid: int = 1) -> Result:
     )
 
 
-def _busy(progress: ProgressLine, now: list[float], result: Result, contended: bool = False) -> None:
+def _busy(progress: ProgressLine, now: list[float], result: Result) -> None:
     """The result of an item that kept its worker busy from its previous result: the clock moves
     on by the item's time, then the result comes."""
     now[0] += (result.worker or {})["elapsed_ms"] / 1000
-    progress.update(result, contended)
+    progress.update(result)
 
 
 def _line(jobs: list[Job], now: list[float], workers: int = 1) -> ProgressLine:
@@ -72,23 +72,6 @@ def test_the_eta_weighs_each_target_by_its_own_rate() -> None:
     assert progress.eta() == pytest.approx(expected, rel=0.01)
     # the target holding the run up, with how far it has come
     assert progress.line().endswith("longest: slow/r/d 2/10")
-
-
-def test_items_measured_while_the_zygote_imports_are_priced_as_calm_ones_say() -> None:
-    """While the zygote imports the declared modules, the workers share the cores with it and
-    their items take longer (twice, in a main job's sample): what was measured then is scaled by
-    what the targets measured both ways say."""
-    now = [0.0]
-    only_busy, both = _jobs("busy/r/d", 12), _jobs("both/r/d", 12)
-    progress = _line(only_busy + both, now)
-    for jobs, pid in ((only_busy, 1), (both, 2)):
-        _busy(progress, now, _done(jobs[0], 500.0, pid), contended=True)  # a first: left out
-        _busy(progress, now, _done(jobs[1], 40.0, pid), contended=True)
-    _busy(progress, now, _done(both[2], 10.0, 2))
-    _busy(progress, now, _done(both[3], 20.0, 2))
-    # both took 15 ms calm against 40 contended; busy: 10 left at 40 ms x 15 / 40 = 15 ms; both:
-    # 8 left at the mean of its calm 10 and 20 ms and its contended 40 ms scaled to 15 ms
-    assert progress.eta() == pytest.approx(10 * 0.015 + 8 * 0.015, rel=0.01)
 
 
 def test_a_workers_first_item_of_a_target_is_left_out_of_its_mean() -> None:

@@ -112,10 +112,9 @@ class Starter:
         zygote = self.zygotes.get(group)
         if zygote is not None:
             zygote.poll()
-        # a fork asked while the zygote imports waits for those imports: seconds for the declared
-        # ones (TensorFlow's, at a long run's start), so a worker replacing a dead one is spawned
-        # then, and forked afresh once it meets a target whose modules the zygote has since
-        # imported (see Pool._behind); those the workers teach take milliseconds
+        # a fork asked while the zygote imports the declared modules (seconds, at a long run's
+        # start) waits for them: a worker replacing a dead one is spawned then, and forked afresh
+        # once it meets a target whose modules the zygote has since imported (see Pool._behind)
         forked = None if zygote is None or zygote.importing_declared else zygote.fork(start.args)
         slot = slot_of(start, forked)
         slot.readiness.group = group
@@ -238,12 +237,6 @@ class Pool:
     def zygote(self) -> Zygote | None:
         """The zygote of the workers every route shares."""
         return self.starter.zygotes.get(None)
-
-    @property
-    def importing_declared(self) -> bool:
-        """Whether a zygote imports the modules routes declare (a long run's first seconds): the
-        workers then share the cores with it, and their items take longer (see ProgressLine)."""
-        return any(zygote.importing_declared for zygote in self.starter.zygotes.values())
 
     def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
         """The targets of the next queued jobs of ``group``: what a new worker will likely serve."""

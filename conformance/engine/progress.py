@@ -66,13 +66,12 @@ class ProgressLine:
         self._items = {job.key: (rate_class(job), size_bucket(job)) for job in jobs}
         self._left: Counter[tuple[str, int]] = Counter(self._items.values())
         self._totals: Counter[str] = Counter(kind for kind, _ in self._items.values())
-        #: (seconds of wall time, items) measured per rate class, size bucket and contention
-        self._measured: dict[tuple[str, int, bool], tuple[float, int]] = {}
+        #: (seconds of wall time, items) measured per rate class and size bucket
+        self._measured: dict[tuple[str, int], tuple[float, int]] = {}
         #: each worker's last result: when it came, and its rate class
         self._last: dict[int, tuple[float, str]] = {}
 
-    def update(self, result: Result, contended: bool = False) -> None:
-        """Count ``result``; ``contended``: it came while the zygote imported the declared modules."""
+    def update(self, result: Result) -> None:
         self.done += 1
         self.counts[result.status] += 1
         kind, bucket = self._items.get(result.key, (result.target_id, 0))
@@ -84,8 +83,8 @@ class ProgressLine:
             self._last[result.worker["pid"]] = (now, kind)
             # a large item's seconds are its own, whatever its worker ran before it
             if previous is not None and (previous[1] == kind or kind.endswith(LARGE)):
-                spent, count = self._measured.get((kind, bucket, contended), (0.0, 0))
-                self._measured[kind, bucket, contended] = (spent + now - previous[0], count + 1)
+                spent, count = self._measured.get((kind, bucket), (0.0, 0))
+                self._measured[kind, bucket] = (spent + now - previous[0], count + 1)
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
             if now - self._shown[0] >= settings.ENGINE.redraw_s or self.done == self.total:
@@ -101,23 +100,14 @@ class ProgressLine:
         """Count the run's wall time from now (the first workers of a long run wait for the zygote)."""
         self.started = self.clock()
 
-    def _priced(self) -> dict[tuple[str, int], tuple[float, int]]:
-        """The measurements per rate class and size bucket, those taken while the zygote imported the
-        declared modules (the sample's, sharing the cores with it: up to twice as long as later
-        ones) scaled by :func:`_calm_share`."""
-        calm = {(kind, bucket): sums for (kind, bucket, busy), sums in self._measured.items() if not busy}
-        busy = {(kind, bucket): sums for (kind, bucket, busy), sums in self._measured.items() if busy}
-        share = _calm_share(calm, busy)
-        for key, (spent, count) in busy.items():
-            spent_calm, count_calm = calm.get(key, (0.0, 0))
-            calm[key] = (spent_calm + spent * share, count_calm + count)
-        return calm
-
     def work_left(self) -> dict[str, float]:
         """Seconds of wall time each rate class has left (large items run alone, the rest shared)."""
-        measured = self._priced()
-        means = {key: spent / count for key, (spent, count) in measured.items()}
-        of_class = {kind: spent / count for kind, (spent, count) in _by_class(measured).items()}
+        means = {key: spent / count for key, (spent, count) in self._measured.items()}
+        sums: dict[str, tuple[float, int]] = {}
+        for (kind, _), (spent, count) in self._measured.items():
+            spent_before, count_before = sums.get(kind, (0.0, 0))
+            sums[kind] = (spent_before + spent, count_before + count)
+        of_class = {kind: spent / count for kind, (spent, count) in sums.items()}
         if not of_class:
             return {}
         fallback = {}
@@ -162,26 +152,6 @@ class ProgressLine:
             self.stream.write("\n")
             self.stream.flush()
         self.closed = True
-
-
-def _by_class(measured: dict[tuple[str, int], tuple[float, int]]) -> dict[str, tuple[float, int]]:
-    """The seconds and items measured per rate class, over its size buckets."""
-    sums: dict[str, tuple[float, int]] = {}
-    for (kind, _), (spent, count) in measured.items():
-        spent_before, count_before = sums.get(kind, (0.0, 0))
-        sums[kind] = (spent_before + spent, count_before + count)
-    return sums
-
-
-def _calm_share(
-    calm: dict[tuple[str, int], tuple[float, int]], busy: dict[tuple[str, int], tuple[float, int]]
-) -> float:
-    """What the items measured under contention would have taken otherwise, as a share of what they
-    took, by the classes and size buckets measured both ways (like against like); at most 1."""
-    both = calm.keys() & busy.keys()
-    took = sum(busy[key][0] for key in both)
-    would = sum(busy[key][1] * calm[key][0] / calm[key][1] for key in both)
-    return min(1.0, would / took) if took > 0 else 1.0
 
 
 def summary_table(results: Iterable[Result]) -> str:

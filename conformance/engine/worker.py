@@ -317,14 +317,11 @@ def thread_names() -> list[str]:
 
 
 def learned(before: set[str], threads: int) -> Learned:
-    """The modules imported since ``before``, in order, importable by name, for the zygote; and
-    whether importing them started no thread (the worker had ``threads`` before): the zygote then
-    imports them without trying them in a forked child first, which at -j 2 cost the two cores
-    what a second import of TensorFlow, torch and Paddle costs.
-
-    None once an adapter changed the worker's environment: a backend may read it at import, and the
-    zygote would import the same names under other settings (a NumPy-backend Keras's modules,
-    imported by its TensorFlow-backend Keras, broke ``keras.ops`` in every worker forked after)."""
+    """The modules imported since ``before``, in order, importable by name, for the zygote, and
+    whether importing them started no thread (the worker had ``threads`` before: the zygote then
+    needs no forked child to try them). None once an adapter changed the worker's environment,
+    which a backend may read at import: a NumPy-backend Keras's modules, imported so by the
+    zygote's TensorFlow-backend Keras, broke ``keras.ops`` in every worker forked after."""
     if os.environ != _environment:
         return (), False
     names = []

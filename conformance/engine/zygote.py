@@ -220,9 +220,8 @@ class Zygote:
                 self._asked_imports += 1
                 if declared:
                     self._declared = self._asked_imports
-                # a target taught behind declared imports is not waited for (Pool._take): its import
-                # waits seconds for theirs, while its worker imported it in milliseconds; waited
-                # for, nearly every target of the main job was set aside for its first 15 s
+                # one taught behind declared imports is not waited for (Pool._take): waited for, nearly
+                # every target of the main job was set aside for its first 15 s
                 if target is not None and (declared or not self.importing_declared):
                     self.learning.add(target)
 
