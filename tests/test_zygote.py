@@ -782,7 +782,7 @@ def test_a_worker_started_while_the_zygote_imports_declared_modules_is_spawned(
         assert zygote.forkable(), zygote.reason
         forked = starter.start((job.preload,), None)
         assert isinstance(forked.process, Forked) and forked.readiness.zygote_imports == 0
-        zygote.learn(("gated_import",), declared=True)  # its import waits for the gate
+        zygote.learn(("gated_import",), True, declared=True)  # its import waits for the gate
         slot = starter.start((job.preload,), None)
         assert not isinstance(slot.process, Forked) and slot.process.pid is not None
         slot.connection.send(job)
@@ -809,7 +809,7 @@ def test_a_target_taught_behind_declared_imports_is_not_waited_for(
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote), zygote.reason
-        zygote.learn(("gated_import",), target=declared, declared=True)  # waits for the gate
+        zygote.learn(("gated_import",), True, declared, declared=True)  # waits for the gate
         zygote.learn(("recursion_probe",), True, taught)
         assert zygote.learning == {declared}
         gate.touch()

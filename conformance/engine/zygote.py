@@ -212,11 +212,11 @@ class Zygote:
         declared: bool = False,
     ) -> None:
         """Have the zygote import ``modules`` between forks: at once if they start no thread
-        (``thread_free``: a worker found so, or a route declares them, ``declared``), else once a
-        forked child has tried them; ``target``: the one they are for."""
+        (``thread_free``: a worker found so, or a route declares them), else once a forked child
+        has tried them; ``target``: the one they are for; ``declared``: a route declares them."""
         if self.usable is not False:
             with contextlib.suppress(OSError):
-                self._connection.send(("import", (tuple(modules), thread_free or declared)))
+                self._connection.send(("import", (tuple(modules), thread_free)))
                 self._asked_imports += 1
                 if declared:
                     self._declared = self._asked_imports
