@@ -4,6 +4,7 @@ time that target's items of about their size took so far, shared among the worke
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -48,11 +49,11 @@ def _done(job: Job, elapsed_ms: float, pid: int = 1) -> Result:
     )
 
 
-def _busy(progress: ProgressLine, now: list[float], result: Result) -> None:
+def _busy(progress: ProgressLine, now: list[float], result: Result, contended: bool = False) -> None:
     """The result of an item that kept its worker busy from its previous result: the clock moves
     on by the item's time, then the result comes."""
     now[0] += (result.worker or {})["elapsed_ms"] / 1000
-    progress.update(result)
+    progress.update(result, contended)
 
 
 def _line(jobs: list[Job], now: list[float], workers: int = 1) -> ProgressLine:
@@ -97,6 +98,22 @@ def test_an_item_costs_its_workers_wall_time_shared_among_the_workers() -> None:
         now[0] += 1.5
     # each worker's first item is left out; 20 items left at 1.5 s, on two workers
     assert progress.eta() == pytest.approx(20 * 1.5 / 2, rel=0.01)
+
+
+def test_items_run_while_a_zygote_imports_are_priced_at_a_workers_share_of_a_core(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two workers and a zygote importing on two cores: each worker has two thirds of a core, so
+    what its items took then counts two thirds; one worker has a core of its own."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    for workers, share in ((2, 2 / 3), (1, 1.0)):
+        now = [0.0]
+        jobs = _jobs("t/r/d", 12)
+        progress = _line(jobs, now, workers=workers)
+        for job in jobs[:2]:  # the first is left out (the adapter's loading)
+            _busy(progress, now, _done(job, 1500.0), contended=True)
+        _busy(progress, now, _done(jobs[2], 1000.0))
+        assert progress.eta() == pytest.approx(9 * (1.5 * share + 1.0) / 2 / workers, rel=0.01)
 
 
 def test_items_left_are_priced_by_their_size() -> None:

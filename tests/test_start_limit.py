@@ -20,7 +20,7 @@ import test_executor as executor
 
 from conformance.engine import settings
 from conformance.engine.deaths import Witness, death, overran_start
-from conformance.engine.pool import Pool
+from conformance.engine.pool import Limits, Pool
 from conformance.engine.worker import Job
 from conformance.results.result import Result
 from conformance.run.planning import plan
@@ -96,7 +96,7 @@ def test_a_prepare_past_the_start_limit_is_the_adapters_error_and_is_left_out_af
 class SlowStarts:
     """A crash review's pool whose every worker overruns its start (see Pool._overran_start)."""
 
-    size, timeout, start_limit = 1, 1.0, 60.0
+    size, limits = 1, Limits(1.0, 60.0, 1, 1, True, 2)
 
     def __init__(self, on_result: Callable[[Result], None], replay: bool) -> None:
         self.on_result, self.slow_starts = on_result, set[str]()
@@ -104,7 +104,7 @@ class SlowStarts:
     def process(self, jobs: Sequence[Job]) -> None:
         for job in jobs:
             self.slow_starts.add(job.key)
-            self.on_result(overran_start(job, self.start_limit, "prepare", None, started=False))
+            self.on_result(overran_start(job, self.limits.start_limit, "prepare", None, started=False))
 
     def close(self) -> None:
         pass

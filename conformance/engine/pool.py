@@ -226,17 +226,14 @@ class Pool:
         self._unstarted = 0
 
     @property
-    def timeout(self) -> float:
-        return self.limits.timeout
-
-    @property
-    def start_limit(self) -> float:
-        return self.limits.start_limit
-
-    @property
     def zygote(self) -> Zygote | None:
         """The zygote of the workers every route shares."""
         return self.starter.zygotes.get(None)
+
+    @property
+    def importing_declared(self) -> bool:
+        """Whether a zygote imports the modules routes declare: the workers share the cores with it."""
+        return any(zygote.importing_declared for zygote in self.starter.zygotes.values())
 
     def _upcoming(self, group: str | None) -> tuple[Preload, ...]:
         """The targets of the next queued jobs of ``group``: what a new worker will likely serve."""
@@ -478,8 +475,8 @@ class Pool:
             if slot.starting:
                 self._overran_start(index, job)
                 return
-            how = f"killed after {self.timeout:g} s without a result"
-            message = f"no result within {self.timeout:g} s; the worker was killed and replaced"
+            how = f"killed after {self.limits.timeout:g} s without a result"
+            message = f"no result within {self.limits.timeout:g} s; the worker was killed and replaced"
             self._died(index, job, "timeout", how, message)
 
     def _receive(self, index: int) -> None:
@@ -492,7 +489,7 @@ class Pool:
                 self._lost(index, job)
                 return
             if number < 0:  # the worker has loaded adapters (prepared its targets): its job runs now
-                slot.ready(line, self.timeout, self.start_limit)
+                slot.ready(line, self.limits.timeout, self.limits.start_limit)
                 # a route with workers of its own passes its imports to its own zygote
                 for preload, said in zip(line, fourth, strict=True):
                     self.starter.learn(said, slot.readiness.group, preload.target)
@@ -515,7 +512,7 @@ class Pool:
         slot.readiness.pending.discard(job.target)  # loaded, or failed to load and said so
         slot.retire = slot.retire or (resident or 0) > self.limits.recycle_above_kib
         if slot.inflight:  # already running: its output starts where the worker said
-            slot.started_next(self.timeout, self.start_limit, log_end)
+            slot.started_next(self.limits.timeout, self.limits.start_limit, log_end)
         self._report(result, line)
 
     def _requeue_waiting(self, slot: Slot, *, running_too: bool = False) -> None:
@@ -555,13 +552,15 @@ class Pool:
             self.starter.prepare_broken = True
             targets = ", ".join(entry.target.id for entry in slot.readiness.preload)
             self.warn(
-                f"warning: the adapter's prepare() for {targets} took longer than {self.start_limit:g} s; "
-                f"workers start without prepare() from now on (its log: {slot.log})"
+                f"warning: the adapter's prepare() for {targets} took longer than {self.limits.start_limit:g}"
+                f" s; workers start without prepare() from now on (its log: {slot.log})"
             )
         self._requeue_waiting(slot)
         self._replace_dead(index)
         self.slow_starts.add(job.key)
-        self._report(overran_start(job, self.start_limit, said, slot.log, started=slot.readiness.prepared))
+        self._report(
+            overran_start(job, self.limits.start_limit, said, slot.log, started=slot.readiness.prepared)
+        )
 
     def _not_started(self, index: int, how: str) -> None:
         """A worker died before it was ready for its first job: its jobs are queued again and

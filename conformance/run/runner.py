@@ -221,7 +221,7 @@ class Execution:
     def _record(self, result: Result) -> None:
         """A result from the pool, which has journaled it."""
         result = self.results.keep(result)
-        self.progress.update(result)
+        self.progress.update(result, contended=self.pool.importing_declared)
         if self.on_result:
             self.on_result(result)
 

@@ -160,7 +160,7 @@ def _rerun_all(
     chosen: list[Death] = []
     estimate = 0.0
     for died in deaths:
-        overrun = pool.timeout if died.status == "timeout" else 0.0
+        overrun = pool.limits.timeout if died.status == "timeout" else 0.0
         estimate += (settings.ENGINE.review_start_s + cost(died.job) + overrun) / workers
         if budget.allows(estimate):
             chosen.append(died)
@@ -173,7 +173,7 @@ def _rerun_all(
     finally:
         pool.close()
     unrun = f"not run again alone, the crash review's {budget.seconds:g} s were spent"
-    slow = f"not run again alone: its fresh worker did not start within {pool.start_limit:g} s"
+    slow = f"not run again alone: its fresh worker did not start within {pool.limits.start_limit:g} s"
     # a worker too slow to start says nothing of the item, which never ran (see Pool._overran_start)
     return {
         died.job.key: _judged_again(died, None, slow)
