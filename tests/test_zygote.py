@@ -266,7 +266,7 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
     pool.on_result = record
     if forking:  # the pool starts its zygote at the first replacement; started here, it is ready then
         pool.starter.zygotes[None] = Zygote(1, str(tmp_path / "zygote.log"))
-        assert _until_decided(pool.zygote)
+        assert _until_decided(pool.starter.zygotes.get(None))
     pool.process(jobs)
     assert {r.case: r.status for r in results} == {
         **{f"good-{n}": "pass" for n in range(3)},
@@ -493,7 +493,7 @@ def test_a_backend_two_workers_meet_at_once_is_imported_by_one_and_the_zygote(
     try:
         pool.add([*loaded[:3], *importing, *loaded[3:]])
         pool.serve_until(open_gate)
-        zygote = pool.zygote
+        zygote = pool.starter.zygotes.get(None)
         assert zygote is not None
         zygote_pid = str(zygote.process.pid)
     finally:
@@ -534,7 +534,7 @@ def test_a_declared_module_is_imported_by_the_zygote_alone(
     pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
     try:
         pool.serve(first + later)
-        zygote = pool.zygote
+        zygote = pool.starter.zygotes.get(None)
         assert zygote is not None
         zygote_pid = str(zygote.process.pid)
     finally:
@@ -569,11 +569,11 @@ def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
     pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
     try:
         pool.serve(jobs)
-        assert pool.zygote is not None
+        assert pool.starter.zygotes.get(None) is not None
         assert "thread_at_import" in pool.starter.learned[None]
-        assert pool.zygote.forkable(60), pool.zygote.reason
-        forked = pool.zygote.fork((99, None, ()))  # it still forks
-        assert forked is not None, pool.zygote.reason
+        assert pool.starter.zygotes.get(None).forkable(60), pool.starter.zygotes.get(None).reason
+        forked = pool.starter.zygotes.get(None).fork((99, None, ()))  # it still forks
+        assert forked is not None, pool.starter.zygotes.get(None).reason
         forked[1].send(None)
         forked[0].join(timeout=10)
         # the worker saw the thread start, so the zygote tries the module in a child, not in
@@ -599,7 +599,7 @@ def test_what_a_worker_imports_after_an_adapter_changed_its_environment_is_not_l
     pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
     try:
         pool.serve(jobs)
-        assert pool.zygote is not None  # there was one to teach
+        assert pool.starter.zygotes.get(None) is not None  # there was one to teach
         assert "recursion_probe" not in pool.starter.learned.get(None, {})
     finally:
         pool.close()
@@ -620,18 +620,20 @@ def test_the_zygote_imports_a_package_s_modules_in_the_order_its_worker_did(
     pool = Pool(1, 60, lambda result: None, log_dir=tmp_path / "workers")
     try:
         pool.serve(jobs)
-        assert pool.zygote is not None and pool.zygote.forkable(60), pool.zygote and pool.zygote.reason
+        assert pool.starter.zygotes.get(None) is not None and pool.starter.zygotes.get(None).forkable(60), (
+            pool.starter.zygotes.get(None) and pool.starter.zygotes.get(None).reason
+        )
         assert pool.starter.learned[None].get("thread_unless_quiet") is True  # thread-free in the worker
-        zygote, deadline = str(pool.zygote.process.pid), time.monotonic() + 60
+        zygote, deadline = str(pool.starter.zygotes.get(None).process.pid), time.monotonic() + 60
         while zygote not in importers.read_text(encoding="utf-8").split():
             assert time.monotonic() < deadline, "the zygote never imported what the worker learned"
             time.sleep(0.1)
-        forked = pool.zygote.fork((99, None, ()))
-        assert forked is not None, pool.zygote.reason
+        forked = pool.starter.zygotes.get(None).fork((99, None, ()))
+        assert forked is not None, pool.starter.zygotes.get(None).reason
         forked[1].send(None)
         forked[0].join(timeout=10)
-        pool.zygote.poll()
-        assert pool.zygote.usable is True, pool.zygote.reason
+        pool.starter.zygotes.get(None).poll()
+        assert pool.starter.zygotes.get(None).usable is True, pool.starter.zygotes.get(None).reason
     finally:
         pool.close()
 

@@ -226,11 +226,6 @@ class Pool:
         self._unstarted = 0
 
     @property
-    def zygote(self) -> Zygote | None:
-        """The zygote of the workers every route shares."""
-        return self.starter.zygotes.get(None)
-
-    @property
     def importing_declared(self) -> bool:
         """Whether a zygote imports the modules routes declare: the workers share the cores with it."""
         return any(zygote.importing_declared for zygote in self.starter.zygotes.values())
@@ -362,7 +357,7 @@ class Pool:
         """The targets a worker other than slot ``besides`` has jobs of and has not loaded, and
         those whose modules the shared zygote imports (declared, or for a worker that loaded them)."""
         loading = set().union(*(slot.readiness.pending for i, slot in enumerate(self.slots) if i != besides))
-        zygote = self.zygote
+        zygote = self.starter.zygotes.get(None)  # the one every route shares
         if zygote is not None and zygote.learning:
             zygote.poll()
             loading |= zygote.learning

@@ -74,8 +74,7 @@ class ProgressLine:
 
     def update(self, result: Result, contended: bool = False) -> None:
         """Count ``result``; ``contended``: it ran while a zygote imported the modules routes declare,
-        so it counts at its worker's share of a core (unscaled, a main job's ETA at 10 % at -j 2 on
-        two cores said 106 s for 69, scaled 72; at -j 1 the share is whole, as measured)."""
+        and counts at its worker's share of a core then (see docs/architecture.md)."""
         self.done += 1
         self.counts[result.status] += 1
         kind, bucket = self._items.get(result.key, (result.target_id, 0))
@@ -88,10 +87,8 @@ class ProgressLine:
             # a large item's seconds are its own, whatever its worker ran before it
             if previous is not None and (previous[1] == kind or kind.endswith(LARGE)):
                 spent, count = self._measured.get((kind, bucket), (0.0, 0))
-                took = now - previous[0]
-                if contended:  # the worker's share of a core, the workers and a zygote sharing them
-                    took *= min(1.0, (os.cpu_count() or 1) / (self.workers + 1))
-                self._measured[kind, bucket] = (spent + took, count + 1)
+                share = min(1.0, (os.cpu_count() or 1) / (self.workers + 1)) if contended else 1.0
+                self._measured[kind, bucket] = (spent + (now - previous[0]) * share, count + 1)
         tenth = self.done * 10 // max(self.total, 1)
         if self.interactive:
             if now - self._shown[0] >= settings.ENGINE.redraw_s or self.done == self.total:
