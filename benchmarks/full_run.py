@@ -225,6 +225,18 @@ def print_per_target(single: list[Result], double: list[Result]) -> None:
         )
 
 
+def loads_by_target(results: list[Result], shown: int = 5) -> list[tuple[str, float, int]]:
+    """The targets that loaded adapters inside items the longest: (target, seconds, loads). At
+    -j 2 a worker forked before the zygote had imported a backend imports it itself; these say
+    which targets pay for that, and where the two -j differ most."""
+    loads: dict[str, list[float]] = defaultdict(list)
+    for result in results:
+        if result.worker and result.worker.get("load_ms"):
+            loads[result.target_id].append(result.worker["load_ms"] / 1000)
+    ranked = sorted(loads.items(), key=lambda entry: -sum(entry[1]))[:shown]
+    return [(target, sum(times), len(times)) for target, times in ranked]
+
+
 def worker_memory(results: list[Result]) -> dict[int, float]:
     peaks: dict[int, float] = {}
     for result in results:
@@ -275,6 +287,11 @@ def report(runs: dict[int, Run]) -> None:
             worst = max(abs(said - took) / took for _, said, took in run.eta if took > 0)
             said_line = ", ".join(f"{pct}%: {said:g}/{took:.1f}" for pct, said, took in run.eta)
             print(f"ETA -j {jobs} (said/took s): {said_line}; worst error {worst:.0%} (target <= 35%)")
+    for jobs, run in runs.items():
+        loads = loads_by_target(run.outcome.results)
+        if loads:
+            listed = ", ".join(f"{target} {seconds:.1f} s ({count})" for target, seconds, count in loads)
+            print(f"loading adapters in items -j {jobs}, most (s, loads): {listed}")
     for jobs, run in runs.items():
         peaks = worker_memory(run.outcome.results)
         if peaks:

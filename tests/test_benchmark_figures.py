@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from benchmarks import full_run
@@ -32,6 +33,24 @@ def test_a_crash_counts_its_backends_time_in_its_target_and_in_the_items() -> No
     assert (figures["items"], figures["judged"]) == (3, 2)
     assert abs(figures["in_items_s"] - 0.001) < 1e-9
     assert abs(figures["between_s"] - 0.006) < 1e-9
+
+
+def test_the_targets_that_load_adapters_in_items_longest_come_first() -> None:
+    def loaded(case: str, route: str, load_ms: float | None) -> Result:
+        result = replace(_result(case, Timing(), 5.0), route=route)
+        if load_ms is not None:
+            assert result.worker is not None
+            result.worker["load_ms"] = load_ms
+        return result
+
+    results = [
+        loaded("a", "r", 250.0),
+        loaded("b", "r", 500.0),
+        loaded("c", "q", 2000.0),
+        loaded("d", "p", None),
+    ]
+    assert full_run.loads_by_target(results) == [("a/q/cpu", 2.0, 1), ("a/r/cpu", 0.75, 2)]
+    assert full_run.loads_by_target(results, shown=1) == [("a/q/cpu", 2.0, 1)]
 
 
 def test_the_crash_reviews_time_can_be_left_out_of_the_harness_share() -> None:
