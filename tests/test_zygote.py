@@ -569,11 +569,12 @@ def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
     pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
     try:
         pool.serve(jobs)
-        assert pool.starter.zygotes.get(None) is not None
+        zygote = pool.starter.zygotes.get(None)
+        assert zygote is not None
         assert "thread_at_import" in pool.starter.learned[None]
-        assert pool.starter.zygotes.get(None).forkable(60), pool.starter.zygotes.get(None).reason
-        forked = pool.starter.zygotes.get(None).fork((99, None, ()))  # it still forks
-        assert forked is not None, pool.starter.zygotes.get(None).reason
+        assert zygote.forkable(60), zygote.reason
+        forked = zygote.fork((99, None, ()))  # it still forks
+        assert forked is not None, zygote.reason
         forked[1].send(None)
         forked[0].join(timeout=10)
         # the worker saw the thread start, so the zygote tries the module in a child, not in
@@ -620,20 +621,19 @@ def test_the_zygote_imports_a_package_s_modules_in_the_order_its_worker_did(
     pool = Pool(1, 60, lambda result: None, log_dir=tmp_path / "workers")
     try:
         pool.serve(jobs)
-        assert pool.starter.zygotes.get(None) is not None and pool.starter.zygotes.get(None).forkable(60), (
-            pool.starter.zygotes.get(None) and pool.starter.zygotes.get(None).reason
-        )
+        zygote = pool.starter.zygotes.get(None)
+        assert zygote is not None and zygote.forkable(60), zygote and zygote.reason
         assert pool.starter.learned[None].get("thread_unless_quiet") is True  # thread-free in the worker
-        zygote, deadline = str(pool.starter.zygotes.get(None).process.pid), time.monotonic() + 60
-        while zygote not in importers.read_text(encoding="utf-8").split():
+        pid, deadline = str(zygote.process.pid), time.monotonic() + 60
+        while pid not in importers.read_text(encoding="utf-8").split():
             assert time.monotonic() < deadline, "the zygote never imported what the worker learned"
             time.sleep(0.1)
-        forked = pool.starter.zygotes.get(None).fork((99, None, ()))
-        assert forked is not None, pool.starter.zygotes.get(None).reason
+        forked = zygote.fork((99, None, ()))
+        assert forked is not None, zygote.reason
         forked[1].send(None)
         forked[0].join(timeout=10)
-        pool.starter.zygotes.get(None).poll()
-        assert pool.starter.zygotes.get(None).usable is True, pool.starter.zygotes.get(None).reason
+        zygote.poll()
+        assert zygote.usable is True, zygote.reason
     finally:
         pool.close()
 
