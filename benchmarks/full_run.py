@@ -168,6 +168,9 @@ def figures(outcome: ExecutionOutcome, jobs: int, large: set[str]) -> dict[str, 
         "wall_s": outcome.wall_s,
         "backend_s": backend_s,
         "harness_share": 1 - backend_s / capacity_s if capacity_s else 0.0,
+        # the share grows as the backends get faster, with the harness unchanged: per item, the
+        # harness's worker time compares two trees whose adapters differ in speed
+        "harness_ms_per_item": (capacity_s - backend_s) / len(results) * 1000 if results else 0.0,
         "own_share": 1 - backends_s / capacity_s if capacity_s else 0.0,
         "items": len(results),
         "judged": judged(results),
@@ -257,6 +260,7 @@ def report(runs: dict[int, Run]) -> None:
         ("wall time (s)", "wall_s", ".1f"),
         ("inside backends (s)", "backend_s", ".1f"),
         ("harness share of wall", "harness_share", ".1%"),
+        ("harness per item (ms)", "harness_ms_per_item", ".2f"),
         ("  in items (s)", "in_items_s", ".1f"),
         ("    of which loading adapters", "load_s", ".1f"),
         ("    of which large items", "large_s", ".1f"),

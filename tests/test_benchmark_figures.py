@@ -33,6 +33,8 @@ def test_a_crash_counts_its_backends_time_in_its_target_and_in_the_items() -> No
     assert (figures["items"], figures["judged"]) == (3, 2)
     assert abs(figures["in_items_s"] - 0.001) < 1e-9
     assert abs(figures["between_s"] - 0.006) < 1e-9
+    # 20 ms of one worker, 13 of them in the backends, over 3 items
+    assert abs(figures["harness_ms_per_item"] - 7 / 3) < 1e-9
 
 
 def test_the_targets_that_load_adapters_in_items_longest_come_first() -> None:
