@@ -225,7 +225,7 @@ with interruption.stopping() as stop:
     started = time.monotonic()
     while time.monotonic() - started < 20:
         gc.collect()
-print(stop.happened, round(time.monotonic() - started))
+print(stop.happened, time.monotonic() - started)
 """
 
 
@@ -237,7 +237,9 @@ def test_a_ctrl_c_swallowed_in_a_gc_callback_still_stops_the_work() -> None:
         capture_output=True,
         text=True,
     )
-    assert done.stdout == "True 0\n", done.stdout + done.stderr
+    happened, seconds = done.stdout.split()
+    # swallowed, the Ctrl-C would leave the loop to its 20 s: half of that is room for any load
+    assert happened == "True" and float(seconds) < 10, done.stdout + done.stderr
 
 
 def _interrupted_run(corpus: Path, out: Path) -> ExecutionOutcome:

@@ -25,8 +25,10 @@ from processes import default_sigint
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-#: how long after the run's death its descendants may take to end
-GRACE_S = 2.0
+#: how long after the run's death its descendants may take to end: they end at once, on a signal,
+#: but a loaded machine may take seconds to run them to their end; one left to itself never ends
+#: (fake_adapters.Stubborn hangs, ignoring SIGTERM, and so does its helper)
+GRACE_S = 60.0
 CASES = """\
 defaults: {source: run death tests, data: {dtype: float32}, ops: [numpy.array_split]}
 cases:
