@@ -26,6 +26,7 @@ from conformance.storage import out_folder
 if TYPE_CHECKING:
     from conformance.corpus.loader import Suite
     from conformance.corpus.selection import Item
+    from conformance.loading.registry import LoadedAdapter
     from conformance.run import planning, runner
 
 
@@ -219,37 +220,76 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_adapters(args: argparse.Namespace) -> int:
-    from conformance.corpus import catalogue
+    """Each installed adapter's routes, devices and options, and whether each route of the default
+    run can load its backend: its declared modules (Route.imports), imported in child processes,
+    so that a route that cannot stops the main job here rather than as an adapter defect per item."""
+    from conformance.engine import loadable
     from conformance.loading import registry
 
     found = registry.installed()
     if not found:
         print("no adapters installed (entry-point group conformance.adapters)")
         return 0
+    loaded: dict[str, LoadedAdapter] = {}
     status = 0
     for name in sorted(found):
         try:
-            loaded = registry.load(name)
+            loaded[name] = registry.load(name)
         except ConformanceError as error:
             print(f"{name}: BROKEN: {error}")
             status = 1
-            continue
-        info = loaded.info
-        print(f"{name}  {info.backend} {info.version}  ({found[name]})")
-        others = ""
-        if info.other_devices:
-            others = f"  (also: {', '.join(info.other_devices)}, with --option {name}.device=...)"
-        print(f"  devices: {', '.join(info.devices)}{others}")
-        for key, value in sorted(info.options.items()):
-            print(f"  option {key} = {value}")
-        for route in info.routes:
-            optional = (
-                "" if route.default else f"  [not in the default run: --target '{name}/{route.name}/*']"
-            )
-            print(f"  route {route.name}: {', '.join(catalogue.match(route.ops))}{optional}")
-            if route.description:
-                print(f"    {route.description}")
-    return status
+    default = [route.imports for adapter in loaded.values() for route in adapter.info.routes if route.default]
+    if any(default):
+        print("importing the default run's backends in child processes ...", file=sys.stderr, flush=True)
+    verdicts = loadable.check(default)
+    unloadable = []
+    for name, adapter in loaded.items():
+        print(_adapter_listing(name, found[name], adapter, verdicts))
+        for route in adapter.info.routes:
+            why = verdicts.get(route.imports) if route.default else None
+            if why:
+                hint = _install_hint(adapter.import_path)
+                unloadable.append(f"{name}/{route.name} cannot load its backend: {why} ({hint})")
+    for said in unloadable:
+        print(said, file=sys.stderr)
+    return 1 if unloadable else status
+
+
+def _adapter_listing(
+    name: str, reference: str, adapter: LoadedAdapter, verdicts: dict[tuple[str, ...], str | None]
+) -> str:
+    """What ``conformance adapters`` says of one adapter: version, devices, options and routes,
+    and for each route of the default run whether it loads its backend."""
+    from conformance.corpus import catalogue
+
+    info = adapter.info
+    lines = [f"{name}  {info.backend} {info.version}  ({reference})"]
+    others = ""
+    if info.other_devices:
+        others = f"  (also: {', '.join(info.other_devices)}, with --option {name}.device=...)"
+    lines.append(f"  devices: {', '.join(info.devices)}{others}")
+    lines += [f"  option {key} = {value}" for key, value in sorted(info.options.items())]
+    for route in info.routes:
+        optional = "" if route.default else f"  [not in the default run: --target '{name}/{route.name}/*']"
+        lines.append(f"  route {route.name}: {', '.join(catalogue.match(route.ops))}{optional}")
+        if route.description:
+            lines.append(f"    {route.description}")
+        if route.default:
+            modules = ", ".join(route.imports)
+            why = verdicts.get(route.imports)
+            said = "declares no modules (Route.imports): not checked" if not modules else f"loads ({modules})"
+            lines.append(f"    backend: {said if why is None else f'CANNOT LOAD: {why}'}")
+    return "\n".join(lines)
+
+
+def _install_hint(import_path: str) -> str:
+    """What to install when a route's declared module is missing: the module, or the adapter's
+    distribution, whose requirements (or an extra of it) should bring it."""
+    from conformance.plugin import installed_distribution
+
+    found = installed_distribution(import_path.partition(":")[0].partition(".")[0])
+    said = "a module the route declares (Route.imports): install what provides it"
+    return said if found is None else f"{said}; {found[0]} or one of its extras should require it"
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -98,7 +98,8 @@ BY_VERB: dict[tuple[str, int], str] = {
     ("run", 0): "green: the whole selection was judged, every result pass, xfail or unsupported",
     ("run", 1): "an unexplained finding (fail, error, crash, timeout, xpass), or nothing judged",
     ("explore", 1): "a disagreement that is no known issue",
-    ("adapters", 1): "an installed adapter cannot be loaded",
+    ("adapters", 1): "an installed adapter cannot be loaded, or a route of the default run cannot load "
+    "its backend (a module it declares fails to import)",
     ("diff", 0): "no new failure, and the two runs compare",
     ("diff", 1): "a new failure: an item failing in NEW that did not fail in OLD",
     ("merge", 1): "merged, but incomplete (a shard missing, a run interrupted)",

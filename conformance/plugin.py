@@ -98,10 +98,17 @@ class Route:
     so values are not judged. ``default=False`` leaves a slow route (over 20 ms an item: an exporter,
     a converter) out of a run unless a ``--target`` glob selects it. ``own_worker`` (a reason) gives
     the route's jobs workers of their own, forked from their own zygote: for a backend that aborts
-    the process when another was imported first (Paddle after TensorFlow). ``imports`` names
-    modules of the backend that start no thread when imported (``("torch",)``): a long run's
-    zygote imports them at its start, so that its workers fork with them instead of importing
-    them themselves (see docs/architecture.md); one that starts a thread there ends its forking.
+    the process when another was imported first (Paddle after TensorFlow).
+
+    ``imports`` declares the modules the route's calls import to reach its backend: the backend's
+    own, and what writes the input it reads (``("torch",)``; ``("onnx", "onnxruntime")``; Keras's
+    numpy backend ``("numpy", "scipy", "jax")``). Every route of the default run declares them,
+    unless its backend is no Python package (TF.js runs in Node.js): ``conformance adapters``
+    imports them in a child process to say whether the route can load its backend, and a long
+    run's zygote imports those that start no thread at its start, so that its workers fork with
+    them (docs/architecture.md). Name the backend's modules, not the adapter's, and none whose
+    import chooses something for the route (Keras binds its backend when imported: the keras
+    routes declare the frameworks under it, not ``keras``).
     """
 
     name: str

@@ -5,8 +5,10 @@ the way a vendor runs an adapter under development before registering it."""
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import fnmatch
 import gc
+import importlib
 import itertools
 import os
 import signal
@@ -376,6 +378,25 @@ class Liar(Slicer):
         if self.chosen(task) and len(outputs) > 1:
             outputs[0], outputs[1] = outputs[1], outputs[0]
         return outputs
+
+
+class AbsentBackend(Slicer):
+    """Its route declares a backend module that is not installed, which its build imports: as
+    Keras's numpy route imported SciPy in a venv where nothing had installed it."""
+
+    name = "absent"
+    MODULE = "no_such_backend_module"
+
+    def info(self) -> AdapterInfo:
+        info = super().info()
+        declared = ("numpy", self.MODULE)
+        return dataclasses.replace(
+            info, routes=tuple(dataclasses.replace(route, imports=declared) for route in info.routes)
+        )
+
+    def _build(self, task: Task, target: Target) -> tuple[int, ...]:
+        importlib.import_module(self.MODULE)
+        return super()._build(task, target)
 
 
 class NotAnAdapter:

@@ -519,8 +519,9 @@ class DeclaringSlicer(ImportingSlicer):
 def test_a_declared_module_is_imported_by_the_zygote_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The zygote imports the module a route declares at the run's start, and the worker, busy
-    meanwhile, is re-forked with it for the route's jobs. Learned from the workers alone, the
+    """The zygote imports the module a route declares at the run's start (after a forked child
+    found it starts no thread: a declaration says what the backend is, not that), and the worker,
+    busy meanwhile, is re-forked with it for the route's jobs. Learned from the workers alone, the
     worker would import it (and its first item, waiting for an importer, would fail)."""
     monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
@@ -540,7 +541,36 @@ def test_a_declared_module_is_imported_by_the_zygote_alone(
     finally:
         pool.close()
     assert [result.status for result in finished].count("pass") == 12
-    assert imported.read_text(encoding="utf-8").split() == [zygote_pid]
+    importers = imported.read_text(encoding="utf-8").split()
+    workers = {str(result.worker["pid"]) for result in finished if result.worker}
+    # the zygote's trial child, then the zygote; never a worker
+    assert len(importers) == 2 and importers[-1] == zygote_pid and not workers & set(importers), importers
+
+
+def test_a_declared_module_that_starts_a_thread_is_not_imported_and_the_zygote_forks_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ONNX Runtime and OpenVINO start a thread when imported, and their routes declare them: the
+    zygote tries a declared package in a forked child, leaves it to the workers, and still forks."""
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
+    jobs = _jobs(tmp_path, "test_zygote:DeclaringSlicer", module="thread_at_import")
+    finished: list[Result] = []
+    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
+    try:
+        pool.serve(jobs)
+        zygote = pool.starter.zygotes.get(None)
+        assert zygote is not None and zygote.forkable(60), zygote.reason
+        forked = zygote.fork((99, None, ()))  # asked after the import: answered after its trial
+        assert forked is not None, zygote.reason
+        forked[1].send(None)
+        forked[0].join(timeout=10)
+        zygote.poll()
+        assert zygote.usable is True, zygote.reason
+    finally:
+        pool.close()
+    assert [result.status for result in finished] == ["pass"] * len(jobs)
+    said = (tmp_path / "workers" / "zygote.log").read_text(encoding="utf-8")
+    assert "not importing thread_at_import: it starts a thread" in said, said
 
 
 class SettingsReporter(Segfaulter):

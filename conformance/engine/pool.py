@@ -302,13 +302,15 @@ class Pool:
         """Have each group's zygote import the modules the queued targets' routes declare
         (Route.imports), in the order the targets come. Their jobs wait meanwhile (see _take) and
         the workers are then re-forked with them (see _behind): learned from the workers alone,
-        at -j 2 a backend was imported by the first worker that met it and then by the zygote."""
+        at -j 2 a backend was imported by the first worker that met it and then by the zygote.
+        A declaration says what the backend is made of, not that it starts no thread (ONNX Runtime
+        and OpenVINO start one): the zygote tries each package in a forked child first."""
         seen: set[Target] = set()
         for job in [*self.large, *self.queue]:
             if job.imports and job.target not in seen:
                 seen.add(job.target)
                 self.starter.start_zygote(group=job.group)
-                self.starter.learn((job.imports, True), job.group, job.target, declared=True)
+                self.starter.learn((job.imports, False), job.group, job.target, declared=True)
 
     def _behind(self, slot: Slot, job: Job) -> bool:
         """Whether the worker would load ``job``'s adapter itself though its zygote has imported

@@ -7,9 +7,9 @@ threads may wait forever for a lock one of them held. The zygote is spawned, set
 variables before anything loads (OpenBLAS with one thread), and counts its threads after each
 import and before every fork: with more than one it refuses, and the pool spawns workers. What it
 imports, routes declare (Route.imports, at a long run's start) or it learns from the workers, a
-package at a time: at once when declared or when the worker that imported it had no more threads
-after, else first in a forked child that must stay single-threaded, so a backend that starts a
-thread when imported is never imported here. The standard library's
+package at a time: at once when the worker that imported it had no more threads after, else
+(declared ones too) first in a forked child that must stay single-threaded, so a backend that
+starts a thread when imported is never imported here. The standard library's
 forkserver fixes its preload list before its first fork and never looks at its own threads.
 """
 
@@ -212,8 +212,8 @@ class Zygote:
         declared: bool = False,
     ) -> None:
         """Have the zygote import ``modules`` between forks: at once if they start no thread
-        (``thread_free``: a worker found so, or a route declares them), else once a forked child
-        has tried them; ``target``: the one they are for; ``declared``: a route declares them."""
+        (``thread_free``: a worker found so), else once a forked child has tried them;
+        ``target``: the one they are for; ``declared``: a route declares them."""
         if self.usable is not False:
             with contextlib.suppress(OSError):
                 self._connection.send(("import", (tuple(modules), thread_free)))

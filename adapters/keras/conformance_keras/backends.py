@@ -38,18 +38,22 @@ class Backend:
     #: the import package the backend needs, and the distributions that may install it
     package: str
     distributions: tuple[str, ...]
-    #: the extra of conformance-keras that installs it (empty: a dependency of Keras itself)
+    #: the extra of conformance-keras that installs it (empty: a dependency of the adapter itself)
     extra: str
+    #: the modules Keras's backend module imports (the route's Route.imports): the framework, and
+    #: for numpy what Keras 3 imports there besides it (scipy in its linalg, JAX's backend in its
+    #: math); never ``keras`` itself, which binds its backend when imported
+    imports: tuple[str, ...] = ()
 
 
 BACKENDS: Final[dict[str, Backend]] = {
     backend.name: backend
     for backend in (
-        Backend("tensorflow", "tensorflow", ("tensorflow-cpu", "tensorflow"), "tensorflow"),
-        Backend("jax", "jax", ("jax",), "jax"),
-        Backend("torch", "torch", ("torch",), "torch"),
-        Backend("numpy", "numpy", ("numpy",), ""),
-        Backend("openvino", "openvino", ("openvino",), "openvino"),
+        Backend("tensorflow", "tensorflow", ("tensorflow-cpu", "tensorflow"), "tensorflow", ("tensorflow",)),
+        Backend("jax", "jax", ("jax",), "", ("jax",)),
+        Backend("torch", "torch", ("torch",), "torch", ("torch",)),
+        Backend("numpy", "numpy", ("numpy",), "", ("numpy", "scipy", "jax")),
+        Backend("openvino", "openvino", ("openvino",), "openvino", ("openvino",)),
     )
 }
 
@@ -60,8 +64,8 @@ def missing(name: str) -> str | None:
     backend = BACKENDS[name]
     if importlib.util.find_spec(backend.package) is not None:
         return None
-    extra = f"python -m pip install 'conformance-keras[{backend.extra}]'" if backend.extra else "pip"
-    return f"route {name} needs {backend.package}, which is not installed ({extra})"
+    wanted = f"conformance-keras[{backend.extra}]" if backend.extra else "conformance-keras"
+    return f"route {name} needs {backend.package}, which is not installed (python -m pip install '{wanted}')"
 
 
 def version(name: str) -> str:

@@ -117,6 +117,7 @@ class BackendRoute:
             reproducer=self.reproducer,
             prepare=self.prepare,
             default=name not in _SLOW,
+            imports=backends.BACKENDS[name].imports,
         )
 
 

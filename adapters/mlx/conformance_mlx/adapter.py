@@ -131,6 +131,7 @@ ROUTES = (
         reproducer=_reproducer,
         prepare=_prepare,
         description="mlx.core.split called on an mlx.core.array of the data, on the CPU stream",
+        imports=("mlx.core",),
     ),
 )
 

@@ -77,6 +77,7 @@ ROUTES = (
         build=_build,
         run=_run,
         reproducer=_reproducer,
+        imports=("numpy",),
     ),
     emulation.ROUTE,
 )

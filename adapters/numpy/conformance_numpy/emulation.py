@@ -302,4 +302,5 @@ ROUTE = Route(
     "an independent NumPy reading of each spec text, to cross-check the reference",
     build=_build,
     run=_run,
+    imports=("numpy",),
 )

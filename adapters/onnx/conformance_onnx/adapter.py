@@ -201,6 +201,7 @@ REFERENCE: Final = Route(
     support=_support,
     reproducer=_evaluator_reproducer,
     prepare=_prepare,
+    imports=("onnx.reference",),
 )
 SHAPE_INFERENCE: Final = Route(
     "shape-inference",
@@ -212,6 +213,7 @@ SHAPE_INFERENCE: Final = Route(
     support=_shapes_support,
     reproducer=_shapes_reproducer,
     judged="shapes",
+    imports=("onnx",),
 )
 ROUTES: Final = (REFERENCE, SHAPE_INFERENCE)
 

@@ -221,6 +221,7 @@ def _default_route(settings: Settings) -> Route:
         support=_support,
         reproducer=functools.partial(_reproducer, settings),
         prepare=prepare,
+        imports=("onnx", "onnxruntime"),
     )
 
 

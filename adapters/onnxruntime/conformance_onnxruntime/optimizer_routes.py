@@ -68,6 +68,7 @@ class Tool:
             reproducer=functools.partial(_reproducer, self.name, settings),
             prepare=functools.partial(warm_up, self.name),
             default=self.default,
+            imports=("onnx", "onnxruntime", self.name),
         )
 
 

@@ -70,6 +70,8 @@ class RouteSpec:
     #: its reproducer can carry complex data (a model file or a TensorFlow function needs no
     #: OpenVINO element type)
     complex_snippet: bool = False
+    #: what its calls import (Route.imports): OpenVINO, and what writes the model it reads
+    imports: tuple[str, ...] = ()
 
 
 SPECS: Final = (
@@ -79,6 +81,7 @@ SPECS: Final = (
         "ov.Model built with openvino.opset1 Split / VariadicSplit",
         "conformance_openvino.native",
         reproducer.native_snippet,
+        imports=("openvino",),
     ),
     RouteSpec(
         "onnx",
@@ -89,6 +92,7 @@ SPECS: Final = (
         reproducer.onnx_snippet,
         complex_frontend=True,
         complex_snippet=True,
+        imports=("onnx", "openvino"),
     ),
     RouteSpec(
         "pytorch",
@@ -286,6 +290,7 @@ class RouteCalls:
         return Route(
             spec.name, spec.ops, spec.description, build=self.build, run=self.run, compile=self.compile,
             support=self.support, reproducer=self.reproducer, prepare=self.prepare, default=spec.default,
+            imports=spec.imports,
         )  # fmt: skip
 
     def prepare(self, target: Target) -> None:

@@ -152,6 +152,7 @@ ROUTES = (
         reproducer=reproducer.snippet,
         prepare=_prepare,
         description="tf.split run by TF.js in this worker's Node.js process, fed over a pipe",
+        # no imports: the backend is TF.js in Node.js, no Python module (setup_problem says what lacks)
     ),
 )
 
