@@ -4,6 +4,7 @@ printed at the end of a run and shown first in the report."""
 from __future__ import annotations
 
 import copy
+import html
 import json
 from pathlib import Path
 
@@ -68,3 +69,33 @@ def test_a_version_1_file_still_reads() -> None:
     body = mixed_document()
     assert body["schema"] == "conformance.results/1" and "findings" not in body
     document.validate(body)
+
+
+@pytest.mark.slow
+def test_an_adapter_defect_names_what_failed_in_the_terminal_and_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The masked message groups the results (``No module named '…'``), but what the user needs
+    is the name masking hides: the terminal, results.json and the report's defects table show
+    the first result's own message."""
+    monkeypatch.syspath_prepend(str(TESTS))
+    status = main(
+        [
+            "run", "--adapter", "fake_adapters:AbsentBackend", "--op", "numpy.array_split",
+            "--tag", "indices", "--out", str(tmp_path), "--repeat", "0",
+        ]
+    )  # fmt: skip
+    assert status == 3  # defects: no verdict on the backend
+    said = "No module named 'no_such_backend_module'"
+    body = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    document.validate(body)
+    defects = [result for result in body["results"] if result.get("defect") == "adapter"]
+    assert len(defects) > 1 and masked(said) != said
+    assert [(f["kind"], f["message"], f["count"]) for f in body["findings"]] == [
+        ("adapter defect", said, len(defects))
+    ]
+    out = capsys.readouterr().out
+    assert f"adapter defect: {said} [not a verdict on the backend]" in out, out
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    defects_table = page.split('class="findings defects-adapter"', 1)[1].split("</table>", 1)[0]
+    assert f'<code class="message">{html.escape(said, quote=True)}</code>' in defects_table

@@ -2,7 +2,9 @@
 
 Results share a finding when they share a signature (:func:`signature`): target, op family,
 status, kind of departure, the backend's message with what varies masked, and the known issue.
-Each finding keeps its count, items and first result (whose reproducers the report shows).
+Each finding keeps its count, items and first result (whose reproducers the report shows). An
+adapter's or the harness's defect shows its first result's own message rather than the masked
+one: what failed is a name (``No module named 'scipy'``, a file), the very part masking hides.
 """
 
 from __future__ import annotations
@@ -94,6 +96,14 @@ def _message(result: ResultRecord) -> str:
     return raised["message"] if raised is not None else result["message"]
 
 
+def _shown(result: ResultRecord, message: str) -> str:
+    """What a finding says of its results' messages: ``message`` (the masked one), or for a
+    defect the first line of the first result's own, which names what failed."""
+    if not result.get("defect"):
+        return message
+    return _message(result).strip().split("\n", 1)[0] or message
+
+
 def signature(result: ResultRecord) -> tuple[str, ...]:
     known = result.get("known_issue")
     return (
@@ -123,7 +133,7 @@ def findings(results: Iterable[ResultRecord]) -> list[FindingRecord]:
                 "family": family,
                 "status": result["status"],
                 "kind": what,
-                "message": message,
+                "message": _shown(result, message),
                 "known_issue": known or None,
                 "count": 0,
                 "ops": [],
@@ -144,11 +154,12 @@ def terminal(found: list[FindingRecord], limit: int = 10) -> str:
     lines = [f"findings: {len(found)} distinct problems in {sum(f['count'] for f in found)} results"]
     for finding in found[:limit]:
         known = f" [known issue {finding['known_issue']}]" if finding["known_issue"] else ""
-        if finding["kind"] in DEFECT_LABELS.values():
-            known = " [not a verdict on the backend]"
+        message = finding["message"][:70]
+        if finding["kind"] in DEFECT_LABELS.values():  # whole: what failed may end the line
+            known, message = " [not a verdict on the backend]", finding["message"]
         lines.append(
             f"  {finding['count']:>5} {finding['status']:<8} {finding['target']:<28} {finding['family']:<20} "
-            f"{finding['kind']}: {finding['message'][:70]}{known}"
+            f"{finding['kind']}: {message}{known}"
         )
     if len(found) > limit:
         lines.append(f"  ... and {len(found) - limit} more (results.json 'findings', the report's summary)")
