@@ -162,7 +162,7 @@ def _compat_verb(verbs: Verbs) -> None:
         "--report",
         metavar="LINK",
         help="the report each row links to, as a path or URL relative to the page (default: the "
-        "index.html beside the first results file, when there is one)",
+        "index.html beside each results file, when there is one, for the results that came from it)",
     )
 
 

@@ -340,9 +340,12 @@ def cmd_compat(args: argparse.Namespace) -> int:
         publishing.check_compat_output(out)
     combined = combine(results_file.read_documents(paths), [str(path) for path in paths])
     for out in outputs:
-        link = args.report if args.report is not None else publishing.report_beside(paths[0], out)
-        report.write_compat(combined, out, link)
-        said = f"rows link to {link}" if link else "no report beside the results to link to"
+        # each row links to the report beside the results file its results came from
+        beside = [publishing.report_beside(path, out) for path in paths]
+        links = args.report if args.report is not None else beside
+        report.write_compat(combined, out, links)
+        found = [link for link in ([links] if isinstance(links, str) else links) if link]
+        said = f"rows link to {', '.join(found)}" if found else "no report beside the results to link to"
         print(f"wrote {out} ({said})")
     return 0
 

@@ -68,3 +68,16 @@ class NoBfloat16(AcmeAdapter):
 
     def info(self) -> AdapterInfo:
         return _changed(super().info(), support=_no_bfloat16)
+
+
+def _drops_empty_run(compiled: Call, task: Task) -> Sequence[np.ndarray]:
+    axis = 0 if task.axis is None else task.axis
+    return [piece for piece in run(compiled, task) if piece.shape[axis] != 0]
+
+
+class DropsEmpty(AcmeAdapter):
+    """Leaves out every piece of length 0 along the axis (a request's empty pieces are dropped),
+    so every request whose answer holds an empty piece departs, whatever else it asks."""
+
+    def info(self) -> AdapterInfo:
+        return _changed(super().info(), run=_drops_empty_run)

@@ -15,6 +15,7 @@ from pathlib import Path
 from conformance.report import (
     compat_markdown,
     compat_page,
+    compat_verdicts,
     compatibility,
     page,
     summary,
@@ -125,9 +126,10 @@ def write_combined(combined: CombinedResults, out: Path) -> Path:
 COMPAT_FORMATS = {".html": compat_page.render, ".md": compat_markdown.render}
 
 
-def write_compat(combined: CombinedResults, out: Path, report: str | None) -> Path:
+def write_compat(combined: CombinedResults, out: Path, report: compat_verdicts.Reports) -> Path:
     """The compatibility page (Split's behaviours by framework) as HTML or Markdown, by ``out``'s
-    suffix; ``report`` is the report's path or URL relative to the page, None for no links."""
+    suffix; ``report`` is the report's path or URL relative to the page, or one for each results
+    document (None: no links)."""
     with no_gc():
         built = compat.build(combined)
         write_atomically(out, COMPAT_FORMATS[out.suffix.lower()](built, report))

@@ -8,28 +8,30 @@ cell, nor a ``<`` open a tag.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from conformance.report.compat_page import (
-    INTRO,
+from conformance.report.compat_page import INTRO, TITLE, facts, requests
+from conformance.report.compat_verdicts import (
     SYMBOLS,
-    TITLE,
-    facts,
-    report_link,
-    requests,
+    Piece,
+    Reports,
+    cell,
+    reasons,
+    report_links,
     safe_link,
 )
 from conformance.report.viewdata import request_text
 from conformance.results.compat import (
     FRAMEWORKS,
     CompatPage,
+    Example,
     Row,
-    Verdict,
     by_group,
     framework_ops,
     grouped,
-    routes,
     spec_lines,
 )
+from conformance.results.departures import Verdict
 
 #: The first line of every page written here: how ``conformance compat`` knows a file is its own.
 MARKER = "<!-- Split conformance: compatibility page written by `conformance compat` -->"
@@ -49,6 +51,17 @@ def code(value: object) -> str:
 
 def _link(label: str, href: str | None) -> str:
     return f"[{label}]({href.replace(' ', '%20').replace(')', '%29')})" if href else label
+
+
+def pieces(found: Sequence[Piece]) -> str:
+    """Words and links (:mod:`conformance.report.compat_verdicts`) as Markdown, every word escaped."""
+    return "".join(piece_text(piece) for piece in found)
+
+
+def piece_text(piece: Piece) -> str:
+    if isinstance(piece, str):
+        return text(piece)
+    return _link(code(piece.label) if piece.code else text(piece.label), piece.href)
 
 
 def table(head: list[str], rows: list[list[str]]) -> list[str]:
@@ -74,25 +87,33 @@ def _answers(row: Row, framework: str) -> str:
     return "<br>".join(f"{code(said)} {text(ops)}" for said, ops in found) or "—"
 
 
-def _spec_table(page: CompatPage, report: str | None) -> list[str]:
+def _spec_table(page: CompatPage, report: Reports) -> list[str]:
     head = ["Behaviour", "Example request", *[FRAMEWORKS.get(name, name) for name in page.frameworks]]
     cells = [
-        [_behaviour(row, report), code(request_text(row.examples[0].request))]
+        [_behaviour(page, row, report), code(request_text(row.examples[0].request))]
         + [_answers(row, name) for name in page.frameworks]
         for row in page.rows
     ]
     return table(head, _grouped_rows(page, len(head), cells))
 
 
-def _behaviour(row: Row, report: str | None) -> str:
-    refer = report_link(report, behaviour=row.behaviour.slug)
-    where = f"<br>{requests(len(row.cases))}" + (f", {_link('in the report', refer)}" if refer else "")
+def _behaviour(page: CompatPage, row: Row, report: Reports) -> str:
+    where = f"<br>{requests(len(row.cases))}" + _report_ref(page, report, row, ", ")
     return _link(text(row.behaviour.title), f"#{row.behaviour.slug}") + where
 
 
+def _report_ref(page: CompatPage, report: Reports, row: Row, before: str) -> str:
+    """``, in the report``, or ``, in the reports: a, b`` for a row from several results files."""
+    links = report_links(page, report, row.documents, behaviour=row.behaviour.slug)
+    if not links:
+        return ""
+    named = ", ".join(piece_text(link) for link in links)
+    return before + (named if len(links) == 1 else f"in the reports: {named}")
+
+
 def _symbol(page: CompatPage, verdict: Verdict) -> str:
-    numbers = sorted(page.known_number(issue_id) for issue_id in verdict.known)
-    return " ".join([SYMBOLS[verdict.word][0], *[_link(str(n), f"#ki-{n}") for n in numbers]])
+    symbol, issues, more = cell(page, verdict)
+    return " ".join([symbol, *map(piece_text, issues), *([text(more)] if more else [])])
 
 
 def _backend_table(page: CompatPage) -> list[str]:
@@ -107,34 +128,35 @@ def _backend_table(page: CompatPage) -> list[str]:
     return ["  \n".join(legend), "", *table(["Behaviour", *map(text, adapters)], rows)]
 
 
-def verdict_text(page: CompatPage, verdict: Verdict, adapter: str) -> str:
-    """A backend's verdict in words, with the known issues' names and links."""
-    parts = [f"**{text(verdict.word or 'not run')}**"]
-    every = page.adapters[adapter]
-    for issue_id in sorted(verdict.known, key=page.known_number):
-        issue, targets = verdict.known[issue_id]
-        parts.append(_link(code(issue_id), safe_link(issue["link"])) + _on(routes(targets, every)))
-    if verdict.unexplained:
-        count = sum(verdict.unexplained.values())
-        parts.append(f"{count:,} unexplained" + _on(routes(set(verdict.unexplained), every)))
-    return "<br>".join(parts)
+def verdict_text(page: CompatPage, verdict: Verdict, adapter: str, *, brief: bool = False) -> str:
+    """A backend's verdict in words: each departure with its count, finding, known issue and the
+    rows it belongs to, then the results not judged. ``brief`` (an example's cell): the table's
+    symbol, then the counts."""
+    found = [pieces(part) for part in reasons(page, verdict, adapter, brief=brief)]
+    if brief:
+        return " ".join([f"**{text(SYMBOLS[verdict.word][0])}**", *found])
+    return "<br>".join([f"**{text(verdict.word or 'not run')}**", *found])
 
 
-def _on(found: list[str]) -> str:
-    return " on " + ", ".join(map(code, found)) if found else ""
+def _example_line(page: CompatPage, number: int, example: Example, report: Reports) -> str:
+    links = report_links(page, report, example.documents, q=example.case)
+    if len(links) == 1:
+        title = _link(text(example.title), links[0].href)
+    else:
+        named = ", ".join(piece_text(link) for link in links)
+        title = text(example.title) + (f" ({named})" if links else "")
+    return f"- ({number}) {title}: {code(request_text(example.request))}"
 
 
-def section(page: CompatPage, row: Row, report: str | None) -> list[str]:
+def section(page: CompatPage, row: Row, report: Reports) -> list[str]:
     """One behaviour: its examples under every op, then every backend on them and on the row."""
-    refer = report_link(report, behaviour=row.behaviour.slug)
     count = len({op for found in row.cases.values() for op in found})
     counts = f"{requests(len(row.cases))} under {count} ops, {row.results:,} results"
-    see = f"; {_link('see them in the report', refer)}" if refer else ""
+    see = _report_ref(page, report, row, "; see them ")
     lines = [f'### <a id="{row.behaviour.slug}"></a>{text(row.behaviour.title)}', ""]
     lines += [f"{text(row.behaviour.group)}: {counts}{see}.", ""]
     for number, example in enumerate(row.examples, 1):
-        title = _link(text(example.title), report_link(report, q=example.case))
-        lines.append(f"- ({number}) {title}: {code(request_text(example.request))}")
+        lines.append(_example_line(page, number, example, report))
     lines.append("")
     specs = [
         [text(FRAMEWORKS.get(name, name)), text(ops), *[code(one.text) if one else "—" for one in answers]]
@@ -144,7 +166,7 @@ def section(page: CompatPage, row: Row, report: str | None) -> list[str]:
     numbers = [f"({number})" for number in range(1, len(row.examples) + 1)]
     backends = [
         [text(adapter)]
-        + [verdict_text(page, example.verdicts[adapter], adapter) for example in row.examples]
+        + [verdict_text(page, example.verdicts[adapter], adapter, brief=True) for example in row.examples]
         + [verdict_text(page, row.verdicts[adapter], adapter)]
         for adapter in row.ran(sorted(page.adapters))
     ]
@@ -158,8 +180,9 @@ def _known_line(number: int, issue_id: str, reason: str, link: str) -> str:
     return f'{number}. <a id="ki-{number}"></a>{code(issue_id)}: {text(reason)}{shown}'
 
 
-def render(page: CompatPage, report: str | None) -> str:
-    """The Markdown page; ``report`` is the report's path or URL relative to it (None: no links)."""
+def render(page: CompatPage, report: Reports) -> str:
+    """The Markdown page; ``report`` is the report's path or URL relative to it, or one for each
+    results document (None: no links)."""
     lines = [MARKER, "", f"# {TITLE}", "", text(facts(page)), "", text(INTRO), ""]
     lines += ["## What each spec says", "", *_spec_table(page, report)]
     lines += ["## Which backends depart", "", *_backend_table(page)]

@@ -1,17 +1,30 @@
 """The compatibility page as HTML: one self-contained, static page (no script), readable at 1,280 px.
 
-Two tables of fixed layout open it, one row a behaviour: what each framework's spec answers to the
-row's example, then which backends depart (numbered after the known issues). One section a
-behaviour follows, with every op's answers beside every backend's verdict.
+Two tables of the window's width open it, one row a behaviour: what each framework's spec answers
+to the row's example, then which backends depart (numbered after the known issues). Their column
+names are written upwards and their cells break only between words or after a dot, hyphen or
+underscore, so no name breaks inside a word. One section a behaviour follows, with every op's
+answers beside every backend's verdict.
 """
 
 from __future__ import annotations
 
 import datetime
-from urllib.parse import urlsplit
+import re
+from collections.abc import Sequence
 
 from conformance.report import page as shell
-from conformance.report import urlkeys
+from conformance.report.compat_verdicts import (
+    CLASSES,
+    SYMBOLS,
+    Piece,
+    Reports,
+    cell,
+    reasons,
+    report_links,
+    safe_link,
+    tally,
+)
 from conformance.report.markup import Content, Html, join, tag, text
 from conformance.report.viewdata import request_text
 from conformance.results.compat import (
@@ -19,48 +32,30 @@ from conformance.results.compat import (
     CompatPage,
     Example,
     Row,
-    Verdict,
     by_group,
     framework_ops,
     grouped,
-    routes,
     spec_lines,
 )
+from conformance.results.departures import Verdict
 
 TITLE = "Split conformance: compatibility by behaviour"
-#: The symbols of the backends table, with what each says (its legend).
-SYMBOLS: dict[str, tuple[str, str]] = {
-    "conforms": ("✓", "conforms on every request of the row, on every target"),
-    "departs": ("✗", "departs; the numbers are the known issues below"),
-    "departs (unexplained)": ("✗ ?", "departs where no known issue explains it"),
-    "not judged": ("!", "not judged: the adapter's own code or the suite failed"),
-    "unsupported": ("\u2013", "unsupported: the adapter cannot express these requests"),  # an en dash
-    "": ("·", "not run"),
-}
-#: Op names up to this long never break inside (``Split-18``, ``tensor_split``); longer ones may,
-#: after a dot or a hyphen, where a column of the first table is too narrow for them.
-UNBROKEN = 14
+#: Where an op name or a request may break across lines: after a dot, a hyphen, an underscore,
+#: a comma or an at sign (``jnp.`` / ``array_`` / ``split``, ``Split-`` / ``18``), never inside a word.
+BREAKS = re.compile(r"(?<=[.\-_,@/])(?=.)")
 INTRO = (
     "One row a behaviour of Split. The first table says what each framework's spec answers to the "
     "row's example request: the lengths of the pieces along the axis (3,3,1), or error; a cell "
     "names the ops that give each answer. The second says which backends depart from their op's "
-    "spec on any request of the row, and which known issue explains it. Each behaviour's own "
-    "section, below, shows every op on its examples beside every backend, with the issues' links."
+    "spec on this behaviour, and which known issue explains it: a departure is marked on the rows "
+    "where its problem is commonest, not on every row its requests fall in. Each behaviour's own "
+    "section, below, shows every op on its examples beside every backend, with how many results "
+    "depart, for which problem and which row, and the issues' links."
 )
 
 
 def requests(count: int) -> str:
     return f"{count:,} request" + ("" if count == 1 else "s")
-
-
-def report_link(report: str | None, **state: str) -> str | None:
-    """A link into the report's compatibility view, or None when there is no report."""
-    return None if report is None else report + urlkeys.link({"view": "compat", **state})
-
-
-def safe_link(url: str) -> str | None:
-    """``url`` when it is http(s), the only links that may leave the page; None otherwise."""
-    return url if urlsplit(url).scheme in ("http", "https") else None
 
 
 def facts(page: CompatPage) -> str:
@@ -78,16 +73,25 @@ def _link(href: str | None, content: Content, title: str | None = None) -> Html:
     return tag("a", content, {"href": href, "title": title}) if href else join(content)
 
 
+def pieces(found: Sequence[Piece]) -> Html:
+    """Words and links (:mod:`conformance.report.compat_verdicts`) as HTML."""
+    return join(
+        piece
+        if isinstance(piece, str)
+        else _link(piece.href, tag("code", piece.label) if piece.code else piece.label, piece.title or None)
+        for piece in found
+    )
+
+
 def _ops(label: str) -> Html:
-    """Op names that break between names, and inside only a long one (``SplitToSequence-11``)."""
-    names = [[", " if number else "", _op(name)] for number, name in enumerate(label.split(", "))]
-    return tag("span", names, {"class": "ops"})
+    """Op names that break between names, or at a name's own break points (``SplitToSequence-``
+    / ``11``), never inside a word."""
+    return tag("span", breakable(label), {"class": "ops"})
 
 
-def _op(name: str) -> Html:
-    if len(name) <= UNBROKEN:
-        return tag("span", name, {"class": "op"})
-    return Html(text(name).replace(".", ".<wbr>"))
+def breakable(value: str) -> Html:
+    """``value`` as text with a line-break opportunity at each of :data:`BREAKS` (and its spaces)."""
+    return Html("<wbr>".join(text(part) for part in BREAKS.split(value)))
 
 
 def _answers(row: Row, framework: str) -> Html:
@@ -95,56 +99,72 @@ def _answers(row: Row, framework: str) -> Html:
     found = grouped(row.examples[0].answers, framework_ops(row, framework))
     if not found:
         return tag("span", "—", {"class": "none", "title": "no op of this framework takes the request"})
-    return join(tag("div", [tag("code", said), " ", _ops(ops)], {"class": "answer"}) for said, ops in found)
+    answers = [
+        tag("div", [tag("code", breakable(said)), " ", _ops(ops)], {"class": "answer"}) for said, ops in found
+    ]
+    return join(answers)
 
 
 def _group_row(group: str, columns: int) -> Html:
     return tag("tr", tag("th", group, {"colspan": columns, "scope": "colgroup"}), {"class": "group"})
 
 
-def _fixed_table(table_id: str, columns: list[Html], head: list[str], body: list[Html]) -> Html:
-    """A table of the window's width whose columns keep their widths (``col`` classes)."""
+def _overview_table(
+    table_id: str, columns: list[Html], head: list[str], turned: list[str], body: list[Html]
+) -> Html:
+    """A table of the window's width: the ``head`` columns keep their widths (``col`` classes);
+    the ``turned`` ones (a framework or an adapter each) have their names written upwards, so a
+    name never breaks and a column is as narrow as its cells' longest word."""
+    names = [tag("th", name, {"scope": "col"}) for name in head]
+    names += [tag("th", tag("span", name), {"scope": "col", "class": "turned"}) for name in turned]
     return tag(
         "table",
-        [
-            tag("colgroup", columns),
-            tag("thead", tag("tr", [tag("th", name, {"scope": "col"}) for name in head])),
-            tag("tbody", body),
-        ],
-        {"class": "compat-fixed", "id": table_id},
+        [tag("colgroup", columns), tag("thead", tag("tr", names)), tag("tbody", body)],
+        {"class": "compat-overview", "id": table_id},
     )
 
 
-def _spec_table(page: CompatPage, report: str | None) -> Html:
-    head = ["Behaviour", "Example request", *[FRAMEWORKS.get(name, name) for name in page.frameworks]]
+def _spec_table(page: CompatPage, report: Reports) -> Html:
+    head = ["Behaviour", "Example request"]
+    frameworks = [FRAMEWORKS.get(name, name) for name in page.frameworks]
     columns = [tag("col", None, {"class": "behaviour"}), tag("col", None, {"class": "example"})]
     body: list[Html] = []
     for group, rows in by_group(page.rows):
-        body.append(_group_row(group, len(head)))
+        body.append(_group_row(group, len(head) + len(frameworks)))
         for row in rows:
             behaviour = [
                 tag("a", row.behaviour.title, {"href": f"#{row.behaviour.slug}"}),
-                tag("div", [requests(len(row.cases)), _report_ref(report, row)], {"class": "meta"}),
+                tag("div", [requests(len(row.cases)), _report_ref(page, report, row)], {"class": "meta"}),
             ]
-            example = tag("td", tag("code", request_text(row.examples[0].request)), {"class": "example"})
+            example = tag(
+                "td", tag("code", breakable(request_text(row.examples[0].request))), {"class": "example"}
+            )
             answers = [tag("td", _answers(row, name)) for name in page.frameworks]
             body.append(tag("tr", [tag("th", behaviour, {"scope": "row"}), example, *answers]))
-    return _fixed_table("specs", columns + [tag("col") for _ in page.frameworks], head, body)
+    columns += [tag("col") for _ in page.frameworks]
+    return _overview_table("specs", columns, head, frameworks, body)
 
 
-def _report_ref(report: str | None, row: Row) -> Html:
-    href = report_link(report, behaviour=row.behaviour.slug)
-    return join([" · ", tag("a", "in the report", {"href": href})]) if href else Html("")
+def _report_ref(page: CompatPage, report: Reports, row: Row) -> Html:
+    """`` · in the report``, or `` · in the reports: a, b`` for a row from several results files."""
+    links = report_links(page, report, row.documents, behaviour=row.behaviour.slug)
+    if not links:
+        return Html("")
+    said: list[Piece] = [" · " if len(links) == 1 else " · in the reports: "]
+    for number, link in enumerate(links):
+        said += [", " if number else "", link]
+    return pieces(said)
 
 
 def _symbol(page: CompatPage, verdict: Verdict) -> Html:
-    """A backend cell of the second table: a symbol, and the numbers of the known issues."""
-    symbol, meaning = SYMBOLS[verdict.word]
-    numbers = sorted(page.known_number(issue_id) for issue_id in verdict.known)
-    links = [[" ", tag("a", str(n), {"href": f"#ki-{n}", "title": page.known[n - 1]["id"]})] for n in numbers]
-    counts = f"{verdict.conforms:,} conform, {sum(verdict.unexplained.values()):,} depart unexplained"
-    word = verdict.word.partition(" ")[0] or "none"
-    return tag("td", [symbol, links], {"class": f"verdict v-{word}", "title": f"{meaning} ({counts})"})
+    """A backend cell of the second table: a symbol, the numbers of the known issues, and the
+    results not judged."""
+    symbol, issues, more = cell(page, verdict)
+    meaning = SYMBOLS[verdict.word][1]
+    content = [symbol, [[" ", pieces([issue])] for issue in issues], [" ", more] if more else ""]
+    return tag(
+        "td", content, {"class": f"verdict {CLASSES[verdict.word]}", "title": f"{meaning} ({tally(verdict)})"}
+    )
 
 
 def _backend_table(page: CompatPage) -> Html:
@@ -157,7 +177,7 @@ def _backend_table(page: CompatPage) -> Html:
             cells = [_symbol(page, row.verdicts[name]) for name in adapters]
             body.append(tag("tr", [tag("th", behaviour, {"scope": "row"}), *cells]))
     columns = [tag("col", None, {"class": "behaviour"}), *[tag("col") for _ in adapters]]
-    return _fixed_table("backends", columns, ["Behaviour", *adapters], body)
+    return _overview_table("backends", columns, ["Behaviour"], adapters, body)
 
 
 def _legend() -> Html:
@@ -165,36 +185,36 @@ def _legend() -> Html:
     return tag("ul", entries, {"class": "legend", "aria-label": "symbols"})
 
 
-def verdict_html(page: CompatPage, verdict: Verdict, adapter: str) -> Html:
-    """A backend's verdict in words: the known issues by name and link, the targets that depart."""
-    every = page.adapters[adapter]
-    parts: list[Content] = []
-    for issue_id in sorted(verdict.known, key=page.known_number):
-        issue, targets = verdict.known[issue_id]
-        name = _link(safe_link(issue["link"]), tag("code", issue_id), issue["reason"][:300])
-        parts.append([name, _on(routes(targets, every))])
-    if verdict.unexplained:
-        count = sum(verdict.unexplained.values())
-        parts.append([f"{count:,} unexplained", _on(routes(set(verdict.unexplained), every))])
-    listed = [["; " if number else "", part] for number, part in enumerate(parts)]
-    return join(
-        [tag("b", verdict.word or "not run", {"class": "word"}), tag("span", listed, {"class": "why"})]
-    )
+def verdict_html(page: CompatPage, verdict: Verdict, adapter: str, *, brief: bool = False) -> Html:
+    """A backend's verdict in words: each departure with its count, finding, known issue and the
+    rows it belongs to, then the results not judged. ``brief`` (an example's cell): the table's
+    symbol, then the counts on one line."""
+    found = reasons(page, verdict, adapter, brief=brief)
+    if brief:
+        symbol, meaning = SYMBOLS[verdict.word]
+        return join(
+            [tag("b", symbol, {"class": "symbol", "title": meaning}), [[" ", pieces(part)] for part in found]]
+        )
+    listed = [tag("span", pieces(part), {"class": "why"}) for part in found]
+    return join([tag("b", verdict.word or "not run", {"class": "word"}), listed])
 
 
-def _on(found: list[str]) -> str:
-    return " on " + ", ".join(found) if found else ""
-
-
-def _example_head(number: int, example: Example, report: str | None) -> Html:
-    title = _link(report_link(report, q=example.case), example.title)
+def _example_head(page: CompatPage, number: int, example: Example, report: Reports) -> Html:
+    """An example's title, linking to its results in the report (in each report they are in,
+    named, when they come from several results files)."""
+    links = report_links(page, report, example.documents, q=example.case)
+    if len(links) == 1:
+        title = _link(links[0].href, example.title)
+    else:
+        named = [[", " if n else "", pieces([link])] for n, link in enumerate(links)]
+        title = join([example.title, [" (", named, ")"] if links else ""])
     request = tag("div", tag("code", request_text(example.request)))
     return tag("th", [f"({number}) ", title, request], {"scope": "col"})
 
 
-def _section_specs(page: CompatPage, row: Row, report: str | None) -> Html:
+def _section_specs(page: CompatPage, row: Row, report: Reports) -> Html:
     head = [tag("th", "Spec", {"scope": "col"}), tag("th", "Op", {"scope": "col"})]
-    head += [_example_head(number, example, report) for number, example in enumerate(row.examples, 1)]
+    head += [_example_head(page, number, example, report) for number, example in enumerate(row.examples, 1)]
     body: list[Html] = []
     for name in page.frameworks:
         lines = spec_lines(row, name)
@@ -217,7 +237,10 @@ def _section_backends(page: CompatPage, row: Row) -> Html:
         tag(
             "tr",
             [tag("th", adapter, {"scope": "row"})]
-            + [tag("td", verdict_html(page, example.verdicts[adapter], adapter)) for example in row.examples]
+            + [
+                tag("td", verdict_html(page, example.verdicts[adapter], adapter, brief=True))
+                for example in row.examples
+            ]
             + [tag("td", verdict_html(page, row.verdicts[adapter], adapter))],
         )
         for adapter in row.ran(sorted(page.adapters))
@@ -225,13 +248,13 @@ def _section_backends(page: CompatPage, row: Row) -> Html:
     return tag("table", [tag("thead", tag("tr", head)), tag("tbody", body)], {"class": "section-backends"})
 
 
-def section(page: CompatPage, row: Row, report: str | None) -> Html:
+def section(page: CompatPage, row: Row, report: Reports) -> Html:
     """One behaviour on one screen: its examples under every op, beside every backend."""
     slug = row.behaviour.slug
     ops = len({op for found in row.cases.values() for op in found})
     meta: list[Content] = [
         f"{row.behaviour.group} · {requests(len(row.cases))} under {ops} ops, {row.results:,} results",
-        _report_ref(report, row),
+        _report_ref(page, report, row),
         " · ",
         tag("a", "back to the tables", {"href": "#specs"}),
     ]
@@ -258,8 +281,9 @@ def _known_list(page: CompatPage) -> Html:
     return tag("section", [tag("h2", "Known issues"), tag("ol", items)], {"id": "known-issues"})
 
 
-def render(page: CompatPage, report: str | None) -> str:
-    """The HTML page; ``report`` is the report's path or URL relative to the page (None: no links)."""
+def render(page: CompatPage, report: Reports) -> str:
+    """The HTML page; ``report`` is the report's path or URL relative to the page, or one for each
+    results document (None: no links)."""
     header = shell.header(TITLE, facts(page))
     body = tag(
         "div",

@@ -7,7 +7,7 @@ new results file, is stricter: :mod:`conformance.results.merge`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
 from conformance import ids
@@ -46,6 +46,8 @@ class CombinedResults:
     targets: list[CombinedTarget]
     results: list[ResultRecord]
     replaced: int
+    #: the document (index into ``runs``) each result came from, in the order of ``results``
+    origins: list[int] = field(default_factory=list)
 
 
 def combine(documents: Sequence[ResultsDocument], names: Sequence[str] | None = None) -> CombinedResults:
@@ -64,6 +66,7 @@ def combine(documents: Sequence[ResultsDocument], names: Sequence[str] | None = 
             f"{listing}); run them on the same cases, or report each on its own"
         )
     by_key: dict[str, ResultRecord] = {}
+    origins: dict[str, int] = {}
     targets: dict[str, CombinedTarget] = {}
     runs: list[SourcedRun] = []
     replaced = 0
@@ -75,6 +78,7 @@ def combine(documents: Sequence[ResultsDocument], names: Sequence[str] | None = 
             key = ids.result_key(ids.record_item(result), tid)
             replaced += key in by_key
             by_key[key] = result
+            origins[key] = number
             target = CombinedTarget(
                 id=tid, run=number, name=result["adapter"], route=result["route"], device=result["device"]
             )
@@ -87,4 +91,5 @@ def combine(documents: Sequence[ResultsDocument], names: Sequence[str] | None = 
                     target["description"] = described["description"]
             targets[tid] = target
     ordered = [targets[tid] for tid in sorted(targets)]
-    return CombinedResults(documents[-1]["suite"], runs, ordered, list(by_key.values()), replaced)
+    results = list(by_key.values())
+    return CombinedResults(documents[-1]["suite"], runs, ordered, results, replaced, list(origins.values()))

@@ -2,8 +2,10 @@
 
 A row is a behaviour (:mod:`conformance.results.behaviours`); its columns are what each op's spec
 answers to the row's example requests (``3,3,1``, ``error``), grouped by framework, and what each
-adapter does on all of the row's requests: "conforms", the known issues behind its departures, or
-"departs (unexplained)". :mod:`conformance.report.compat_page` and ``compat_markdown`` write it.
+adapter does on all of the row's requests (:mod:`conformance.results.departures`): "conforms",
+the known issues behind the departures that belong to the row, "departs (unexplained)", departs
+for another row's behaviour, or not all judged. :mod:`conformance.report.compat_page` and
+``compat_markdown`` write it.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from conformance import ids
 from conformance.corpus.catalogue import OPS, op_order
 from conformance.results.behaviours import BEHAVIOURS, Behaviour, Classifier, default_axis
 from conformance.results.combined import CombinedResults
+from conformance.results.departures import Attribution, Finding, Verdict, signature
 from conformance.results.records import (
     ExpectedRecord,
     KnownIssueRecord,
@@ -24,7 +26,6 @@ from conformance.results.records import (
     ReadingRecord,
     ResultRecord,
 )
-from conformance.statuses import DEFECTS, FAILING, PASSING
 
 #: The frameworks (catalogue families) in the order the page's columns list them, with their names.
 FRAMEWORKS: dict[str, str] = {
@@ -122,46 +123,6 @@ def answer(expected: ExpectedRecord, params: ParamsRecord, op: str) -> Answer:
 
 
 @dataclass
-class Verdict:
-    """One adapter's results on a set of requests: how many conform, and each departure."""
-
-    conforms: int = 0
-    unsupported: int = 0
-    defects: int = 0
-    #: known issue id -> (the issue, the targets it made xfail)
-    known: dict[str, tuple[KnownIssueRecord, set[str]]] = field(default_factory=dict)
-    #: target -> results departing with no known issue
-    unexplained: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-
-    def add(self, result: ResultRecord, target: str) -> None:
-        status = result["status"]
-        issue = result.get("known_issue")
-        if status in PASSING:
-            self.conforms += 1
-        elif status == "xfail" and issue:
-            self.known.setdefault(issue["id"], (issue, set()))[1].add(target)
-        elif status in FAILING and result.get("defect") in DEFECTS:
-            self.defects += 1
-        elif status in FAILING:
-            self.unexplained[target] += 1
-        else:
-            self.unsupported += 1
-
-    @property
-    def word(self) -> str:
-        """The verdict in a word (a key of the page's symbols); empty when none of the requests ran."""
-        if self.unexplained:
-            return "departs (unexplained)"
-        if self.known:
-            return "departs"
-        if self.conforms:
-            return "conforms"
-        if self.defects:
-            return "not judged"
-        return "unsupported" if self.unsupported else ""
-
-
-@dataclass
 class Example:
     """One request a row shows: its case, and each op's answer (ops in catalogue order)."""
 
@@ -170,6 +131,7 @@ class Example:
     request: ParamsRecord
     answers: dict[str, Answer] = field(default_factory=dict)
     verdicts: dict[str, Verdict] = field(default_factory=lambda: defaultdict(Verdict))
+    documents: set[int] = field(default_factory=set)  # the results documents its results came from
 
 
 @dataclass
@@ -177,10 +139,12 @@ class Row:
     """A behaviour, the requests in it, its examples and every adapter's verdict on it."""
 
     behaviour: Behaviour
+    number: int  # its index into BEHAVIOURS
     cases: dict[str, set[str]] = field(default_factory=dict)  # case -> its ops in this row
     results: int = 0
     examples: list[Example] = field(default_factory=list)
     verdicts: dict[str, Verdict] = field(default_factory=lambda: defaultdict(Verdict))
+    documents: set[int] = field(default_factory=set)  # the results documents its results came from
 
     def ran(self, adapters: Sequence[str]) -> list[str]:
         """The ``adapters`` that ran any request of the row (a section lists those alone)."""
@@ -197,21 +161,30 @@ class CompatPage:
     known: list[KnownIssueRecord]  # every known issue a cell cites, numbered by position
     suite: dict[str, object]
     results: int
+    sources: list[str]  # each results document's label (its path), in the order given
 
     def known_number(self, issue_id: str) -> int:
         """An issue's footnote number (from 1)."""
         return next(number for number, issue in enumerate(self.known, 1) if issue["id"] == issue_id)
 
 
+#: A result with what the page needs of it: its rows, its finding (None: it does not depart),
+#: the rows that finding belongs to, and the document it came from.
+Placed: TypeAlias = tuple[ResultRecord, tuple[int, ...], Finding | None, tuple[int, ...], int]
+
+
 def build(combined: CombinedResults) -> CompatPage:
-    """The page over ``combined`` results: one pass to classify, one over the examples."""
+    """The page over ``combined`` results: one pass to classify and count, one to give each
+    departure its rows and the verdicts, one over the examples."""
     classifier = Classifier()
-    rows = [Row(behaviour) for behaviour in BEHAVIOURS]
+    attribution = Attribution()
+    rows = [Row(behaviour, number) for number, behaviour in enumerate(BEHAVIOURS)]
     expected: Expected = {}
     case_rows: dict[str, set[int]] = defaultdict(set)
     adapters: dict[str, list[str]] = {}
     for entry in combined.targets:
         adapters.setdefault(entry["name"], []).append(entry["id"])
+    counted: list[tuple[ResultRecord, tuple[int, ...], Finding | None]] = []
     for result in combined.results:
         case, op = result["case"], result["op"]
         found = classifier.rows(case, op, result["params"])
@@ -219,18 +192,29 @@ def build(combined: CombinedResults) -> CompatPage:
             runs = result.get("runs") or []
             own = runs[0]["expected"] if runs else result["expected"]
             expected[(case, op)] = (own, result["params"])
-        target = ids.record_target(result)
+        finding = signature(result)
+        attribution.count(result, finding, found)
+        counted.append((result, found, finding))
+        for number in found:
+            rows[number].cases.setdefault(case, set()).add(op)
+            case_rows[case].add(number)
+    origins = combined.origins or [0] * len(combined.results)
+    placed: list[Placed] = [
+        (result, found, finding, attribution.owners(finding, found) if finding else (), origin)
+        for (result, found, finding), origin in zip(counted, origins, strict=True)
+    ]
+    for result, found, finding, owners, origin in placed:
         for number in found:
             row = rows[number]
-            row.cases.setdefault(case, set()).add(op)
             row.results += 1
-            row.verdicts[result["adapter"]].add(result, target)
-            case_rows[case].add(number)
+            row.verdicts[result["adapter"]].add(result, finding, owners, number)
+            row.documents.add(origin)
     shown = [row for row in rows if row.cases]
     chosen = {row.behaviour.slug: _examples(row, case_rows) for row in shown}
     for row in shown:
         row.examples = [_example(case, row, expected) for case in chosen[row.behaviour.slug]]
-    _example_verdicts(combined.results, shown)
+    _example_verdicts(placed, shown)
+    _interrupted(combined, shown)
     families = {family(op) for _, op in expected}
     return CompatPage(
         rows=shown,
@@ -239,6 +223,7 @@ def build(combined: CombinedResults) -> CompatPage:
         known=_known_issues(shown, sorted(adapters)),
         suite=dict(combined.suite),
         results=len(combined.results),
+        sources=[run["source"] for run in combined.runs],
     )
 
 
@@ -264,25 +249,46 @@ def _example(case: str, row: Row, expected: Expected) -> Example:
     return example
 
 
-def _example_verdicts(results: Sequence[ResultRecord], rows: Sequence[Row]) -> None:
+def _example_verdicts(placed: Sequence[Placed], rows: Sequence[Row]) -> None:
     """Each example's verdicts, over the results of its own ops in its row."""
     wanted: dict[str, list[tuple[Row, Example]]] = defaultdict(list)
     for row in rows:
         for example in row.examples:
             wanted[example.case].append((row, example))
-    for result in results:
+    for result, _, finding, owners, origin in placed:
         for row, example in wanted.get(result["case"], ()):
             if result["op"] in row.cases[example.case]:
-                example.verdicts[result["adapter"]].add(result, ids.record_target(result))
+                example.verdicts[result["adapter"]].add(result, finding, owners, row.number)
+                example.documents.add(origin)
+
+
+def _interrupted(combined: CombinedResults, rows: Sequence[Row]) -> None:
+    """Mark the verdicts of each adapter with a target from an interrupted run: items of its
+    selection never ran, so none of its cells can say it conforms."""
+    stopped = {number for number, run in enumerate(combined.runs) if run.get("interrupted")}
+    by_adapter: dict[str, set[str]] = defaultdict(set)
+    for target in combined.targets:
+        if target["run"] in stopped:
+            by_adapter[target["name"]].add(target["id"])
+    for row in rows:
+        for adapter, targets in by_adapter.items():
+            for verdicts in (row.verdicts, *(example.verdicts for example in row.examples)):
+                verdicts[adapter].interrupted |= targets
 
 
 def _known_issues(rows: Sequence[Row], adapters: Sequence[str]) -> list[KnownIssueRecord]:
-    """Every known issue a backend cell cites, in reading order (row by row, adapter by adapter)."""
+    """Every known issue a cell cites, in reading order (row by row, adapter by adapter): those
+    of a row's own departures, then those its sections name as another row's."""
     found: dict[str, KnownIssueRecord] = {}
     for row in rows:
         for adapter in adapters:
             for issue_id, (issue, _) in sorted(row.verdicts[adapter].known.items()):
                 found.setdefault(issue_id, issue)
+    for row in rows:
+        for adapter in adapters:
+            for departure in row.verdicts[adapter].departures.values():
+                if departure.issue:
+                    found.setdefault(departure.issue["id"], departure.issue)
     return list(found.values())
 
 

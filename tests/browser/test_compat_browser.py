@@ -32,6 +32,25 @@ SPILLING = (
 #: A target of every adapter the main job runs, under long labels, and every framework's ops.
 TARGETS = [*WIDE_TARGETS[::4], "tensorflow/eager/cpu", "keras/jax/cpu", "litert/tflite/cpu", "jax/jit/cpu"]
 SEARCHED = ("count-7-into-1", "count-7-into-2", "count-7-into-3", "count-10-into-3")
+#: The words of the two overview tables laid out on more than one line. A word runs to the next
+#: space or to just after a dot, hyphen, underscore, comma, at sign or slash, the page's only break
+#: points; one on a single line has a single box (upright or turned).
+BROKEN_WORDS = """(() => {
+  const broken = [];
+  for (const table of document.querySelectorAll('#specs, #backends')) {
+    const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/[^\\s.\\-_,@\\/]+[.\\-_,@\\/]*/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const boxes = [...range.getClientRects()].filter((box) => box.width > 0 && box.height > 0);
+        if (boxes.length > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+})()"""
 
 
 def _compat_document() -> dict[str, Any]:
@@ -83,6 +102,19 @@ def test_the_compatibility_page_fits_1280_pixels(page: Any, pages: dict[str, str
     assert box and 0 <= box["y"] <= 16 and box["height"] <= FIRST_SCREEN["height"]
     assert page.inner_text("section#count-uneven").count("3,3,1") >= 2
     screenshot(page, tmp_path, "compat-page-count-uneven")
+
+
+@pytest.mark.slow
+def test_no_name_in_the_compatibility_tables_breaks_inside_a_word(
+    page: Any, pages: dict[str, str], tmp_path: Path
+) -> None:
+    """At 1,280 px a framework's or an adapter's name (``TensorFlow``, ``openvino@2025.4.1-18932``)
+    and an op's (``SplitToSequence-11``) break between words or after a dot or hyphen, never inside."""
+    page.set_viewport_size(FIRST_SCREEN)
+    page.goto(pages["compat"])
+    assert "SplitToSequence-11" in page.inner_text("#specs")  # the longest op name is there
+    assert page.evaluate(BROKEN_WORDS) == []
+    screenshot(page, tmp_path, "compat-page-headers")
 
 
 @pytest.mark.slow
