@@ -168,14 +168,9 @@ class CompatPage:
         return next(number for number, issue in enumerate(self.known, 1) if issue["id"] == issue_id)
 
 
-#: A result with what the page needs of it: its rows, its finding (None: it does not depart),
-#: the rows that finding belongs to, and the document it came from.
-Placed: TypeAlias = tuple[ResultRecord, tuple[int, ...], Finding | None, tuple[int, ...], int]
-
-
 def build(combined: CombinedResults) -> CompatPage:
-    """The page over ``combined`` results: one pass to classify and count, one to give each
-    departure its rows and the verdicts, one over the examples."""
+    """The page over ``combined`` results: one pass to classify and count, then the examples, then
+    one pass to give each departure its rows and every verdict."""
     classifier = Classifier()
     attribution = Attribution()
     rows = [Row(behaviour, number) for number, behaviour in enumerate(BEHAVIOURS)]
@@ -197,23 +192,29 @@ def build(combined: CombinedResults) -> CompatPage:
         counted.append((result, found, finding))
         for number in found:
             rows[number].cases.setdefault(case, set()).add(op)
+            rows[number].results += 1
             case_rows[case].add(number)
-    origins = combined.origins or [0] * len(combined.results)
-    placed: list[Placed] = [
-        (result, found, finding, attribution.owners(finding, found) if finding else (), origin)
-        for (result, found, finding), origin in zip(counted, origins, strict=True)
-    ]
-    for result, found, finding, owners, origin in placed:
-        for number in found:
-            row = rows[number]
-            row.results += 1
-            row.verdicts[result["adapter"]].add(result, finding, owners, number)
-            row.documents.add(origin)
     shown = [row for row in rows if row.cases]
     chosen = {row.behaviour.slug: _examples(row, case_rows) for row in shown}
+    wanted: dict[str, list[tuple[Row, Example]]] = defaultdict(list)
     for row in shown:
         row.examples = [_example(case, row, expected) for case in chosen[row.behaviour.slug]]
-    _example_verdicts(placed, shown)
+        for example in row.examples:
+            wanted[example.case].append((row, example))
+    origins = combined.origins or [0] * len(combined.results)
+    documents: dict[tuple[str, str], set[int]] = defaultdict(set)  # (case, op) -> its documents
+    for (result, found, finding), origin in zip(counted, origins, strict=True):
+        owners = attribution.owners(finding, found) if finding else ()
+        documents[(result["case"], result["op"])].add(origin)
+        for number in found:
+            rows[number].verdicts[result["adapter"]].add(result, finding, owners, number)
+        for row, example in wanted.get(result["case"], ()):  # its own ops' results, in its row
+            if result["op"] in row.cases[example.case]:
+                example.verdicts[result["adapter"]].add(result, finding, owners, row.number)
+    for row in shown:  # the results documents each row's and each example's results came from
+        row.documents = {n for case, ops in row.cases.items() for op in ops for n in documents[(case, op)]}
+        for example in row.examples:
+            example.documents = {n for op in row.cases[example.case] for n in documents[(example.case, op)]}
     _interrupted(combined, shown)
     families = {family(op) for _, op in expected}
     return CompatPage(
@@ -247,19 +248,6 @@ def _example(case: str, row: Row, expected: Expected) -> Example:
         outcome, params = expected[(case, op)]
         example.answers[op] = answer(outcome, params, op)
     return example
-
-
-def _example_verdicts(placed: Sequence[Placed], rows: Sequence[Row]) -> None:
-    """Each example's verdicts, over the results of its own ops in its row."""
-    wanted: dict[str, list[tuple[Row, Example]]] = defaultdict(list)
-    for row in rows:
-        for example in row.examples:
-            wanted[example.case].append((row, example))
-    for result, _, finding, owners, origin in placed:
-        for row, example in wanted.get(result["case"], ()):
-            if result["op"] in row.cases[example.case]:
-                example.verdicts[result["adapter"]].add(result, finding, owners, row.number)
-                example.documents.add(origin)
 
 
 def _interrupted(combined: CombinedResults, rows: Sequence[Row]) -> None:

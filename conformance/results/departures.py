@@ -34,47 +34,49 @@ def departs(result: ResultRecord) -> bool:
     return result["status"] in DEVIATING and result.get("defect") not in DEFECTS
 
 
-def judged(result: ResultRecord) -> bool:
-    """A verdict on the backend: it conformed or departed (not a defect, not unsupported)."""
-    return result["status"] in PASSING or departs(result)
-
-
 class Attribution:
     """Which rows each departing result belongs to: :meth:`count` every result first (with the
     rows its request falls in), then ask :meth:`owners`."""
 
     def __init__(self) -> None:
-        self._judged: Counter[tuple[int, str, str]] = Counter()  # (row, target, family) -> results
+        # judged results by (their rows, adapter, route, device, op): one count a result, spread
+        # over (row, target, family) once, at the first question
+        self._counted: Counter[tuple[tuple[int, ...], str, str, str, str]] = Counter()
+        self._judged: Counter[tuple[int, str, str]] | None = None  # (row, target, family) -> results
         self._departed: Counter[tuple[int, Finding]] = Counter()  # (row, finding) -> results
 
-    def count(self, result: ResultRecord, finding: Finding | None, rows: Sequence[int]) -> None:
+    def count(self, result: ResultRecord, finding: Finding | None, rows: tuple[int, ...]) -> None:
         """Add one result; ``finding`` is its signature when it departs, else None."""
-        if not judged(result):
-            return
-        target, family = finding[:2] if finding else (ids.record_target(result), _family(result))
-        for row in rows:
-            self._judged[(row, target, family)] += 1
-            if finding is not None:
+        if finding is None and (result["status"] not in PASSING or result.get("defect") in DEFECTS):
+            return  # no verdict on the backend: unsupported, or a defect
+        self._counted[(rows, result["adapter"], result["route"], result["device"], result["op"])] += 1
+        if finding is not None:
+            for row in rows:
                 self._departed[(row, finding)] += 1
 
     def owners(self, finding: Finding, rows: Sequence[int]) -> tuple[int, ...]:
         """The rows among ``rows`` where ``finding`` is commonest: those it belongs to."""
+        judged = self._spread()
         target, family = finding[:2]
         shares = {
-            row: Fraction(self._departed[(row, finding)], self._judged[(row, target, family)]) for row in rows
+            row: Fraction(self._departed[(row, finding)], judged[(row, target, family)]) for row in rows
         }
         most = max(shares.values())
         return tuple(row for row in rows if shares[row] == most)
+
+    def _spread(self) -> Counter[tuple[int, str, str]]:
+        if self._judged is None:
+            self._judged = Counter()
+            for (rows, adapter, route, device, op), count in self._counted.items():
+                target, family = ids.target_id(adapter, route, device), op.rpartition("-")[0] or op
+                for row in rows:
+                    self._judged[(row, target, family)] += count
+        return self._judged
 
 
 def signature(result: ResultRecord) -> Finding | None:
     """The finding a result departs with; None when it does not depart."""
     return findings.signature(result) if departs(result) else None
-
-
-def _family(result: ResultRecord) -> str:
-    """The op family as a finding names it (``onnx.Split`` for every version)."""
-    return result["op"].rpartition("-")[0] or result["op"]
 
 
 @dataclass
@@ -115,13 +117,12 @@ class Verdict:
     def add(self, result: ResultRecord, finding: Finding | None, owners: Sequence[int], row: int) -> None:
         """Count ``result`` in row ``row``: ``finding`` is its signature when it departs, ``owners``
         the rows it belongs to then (:meth:`Attribution.owners`)."""
-        defect = result.get("defect")
-        if defect in DEFECTS:
-            self.defects[(str(defect), ids.record_target(result))] += 1
-        elif finding is not None:
+        if finding is not None:  # a departure is never a defect (departs)
             self._depart(result, finding, owners, row)
         elif result["status"] in PASSING:
             self.conforms += 1
+        elif result.get("defect") in DEFECTS:
+            self.defects[(str(result.get("defect")), ids.record_target(result))] += 1
         else:
             self.unsupported += 1
 
