@@ -225,6 +225,7 @@ def cmd_adapters(args: argparse.Namespace) -> int:
     so that a route that cannot stops the main job here rather than as an adapter defect per item."""
     from conformance.engine import loadable
     from conformance.loading import registry
+    from conformance.run.planning import RunConfig
 
     found = registry.installed()
     if not found:
@@ -241,7 +242,7 @@ def cmd_adapters(args: argparse.Namespace) -> int:
     default = [route.imports for adapter in loaded.values() for route in adapter.info.routes if route.default]
     if any(default):
         print("importing the default run's backends in child processes ...", file=sys.stderr, flush=True)
-    verdicts = loadable.check(default)
+    verdicts = loadable.check(default, RunConfig.timeout)  # the limit a default run gives a start
     unloadable = []
     for name, adapter in loaded.items():
         print(_adapter_listing(name, found[name], adapter, verdicts))

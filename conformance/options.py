@@ -275,6 +275,7 @@ PYTEST: Final = (
     "no_known_issues",
     "label",
     "memory_budget",
+    "replace",
 )
 #: the pytest plugin's names kept from before the table, beside ``--conformance-<name>``
 PYTEST_ALIASES: Final[dict[str, str]] = {"adapter": "--adapter", "option": "--adapter-option"}

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from processes import default_sigint
 
 TESTS = Path(__file__).resolve().parent
 
@@ -401,3 +405,79 @@ def test_markers_select_by_tag_op_family_and_target_under_strict_markers(pyteste
         "odd-parts::torch.chunk[numpy/emulated/cpu]"
     }  # chunk takes no indices
     assert kept("numpy/numpy/cpu and even") == {"even-parts::numpy.array_split[numpy/numpy/cpu]"}
+
+
+def _cli_run(project: pytest.Pytester, *arguments: str) -> pytest.RunResult:
+    return project.run(sys.executable, "-m", "conformance.cli", "run", "--repeat", "0", *arguments)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file in ``folder`` but its lock, whose holder each run that takes it writes."""
+    files = (path for path in folder.rglob("*") if path.is_file() and path.name != ".lock")
+    return {str(path.relative_to(folder)): path.read_bytes() for path in files}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["alone", "xdist"])
+def test_a_narrower_session_is_refused_over_a_fuller_run_and_replace_moves_it_aside(
+    project: pytest.Pytester, xdist: list[str]
+) -> None:
+    """The pytest front door takes its folder as ``conformance run`` does: a session selecting
+    less than the complete run there is refused with the CLI's message, naming its own options,
+    and leaves the folder as it was; ``--conformance-replace`` moves that run into previous/."""
+    assert _cli_run(project, "--cases", "few.yaml", "--adapter", "numpy").ret == 0
+    before = _snapshot(project.path / "reports")
+    session = ("few.yaml", "--adapter", "numpy", "-k", "fine", "-p", "no:cacheprovider", *xdist)
+    refused = project.runpytest_subprocess(*session)
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR, refused.outlines
+    assert (
+        "ERROR: --conformance-out reports: holds the complete run of every item of 1 case file on numpy "
+        "(results.json and its report); this run selects -k fine of 1 case file on numpy and would "
+        "replace it. Give another folder, e.g. --conformance-out reports/fine, or --conformance-replace "
+        "to replace it"
+    ) in refused.errlines
+    assert _snapshot(project.path / "reports") == before  # no result, page or log written, moved or removed
+
+    replaced = project.runpytest_subprocess(*session, "--conformance-replace")
+    assert replaced.ret == 0, replaced.outlines
+    replaced.stdout.fnmatch_lines(["note: the earlier results and report moved to reports/previous/"])
+    document = json.loads((project.path / "reports" / "results.json").read_text())
+    assert {r["case"] for r in document["results"]} == {"fine"}
+    assert document["run"]["selection"]["pytest"] == ["-k", "fine"]
+    earlier = project.path / "reports" / "previous"
+    assert {name: (earlier / name).read_bytes() for name in ("results.json", "junit.xml")} == {
+        name: before[name] for name in ("results.json", "junit.xml")
+    }
+    if not xdist:  # the same session again replaces its own complete run: it records its selection
+        again = project.runpytest_subprocess(*session)
+        assert again.ret == 0, again.outlines
+
+
+@pytest.mark.slow
+def test_a_cli_run_into_the_folder_of_a_live_session_is_refused_until_it_ends(
+    project: pytest.Pytester,
+) -> None:
+    """The controlling process of ``-n 2`` holds the folder's lock from the session's start (it
+    once took it only to write the results at the end, and a CLI run wrote into the folder
+    meanwhile); Ctrl-C ends the session and frees the folder."""
+    project.makefile(".yaml", many=MANY)
+    sleeper = ("--adapter", "fake_adapters:Sleeper", "--adapter-option", "fake_adapters:Sleeper.seconds=2")
+    command = [sys.executable, "-m", "pytest", "many.yaml", *sleeper, "-n", "2", "-p", "no:cacheprovider"]
+    session = subprocess.Popen(
+        command, cwd=project.path, preexec_fn=default_sigint, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    lock = project.path / "reports" / ".lock"
+    deadline = time.monotonic() + 120  # only ends a wait for a session that went wrong
+    while not (lock.is_file() and "pytest" in lock.read_text()):
+        assert session.poll() is None and time.monotonic() < deadline, session.communicate()
+        time.sleep(0.05)
+    refused = _cli_run(project, "--cases", "few.yaml", "--adapter", "fake_adapters:Liar")
+    assert refused.ret == 2, refused.outlines
+    held = f"reports is being written by another run (process {session.pid}: pytest many.yaml"
+    assert any(held in line for line in refused.errlines), refused.errlines
+    assert session.poll() is None, "the session still ran when the CLI was refused"
+    session.send_signal(signal.SIGINT)
+    output, _ = session.communicate(timeout=120)
+    assert session.returncode == 130, output.decode()
+    # the interrupted session left no complete run to protect, and no lock: the CLI runs now
+    assert _cli_run(project, "--cases", "few.yaml", "--adapter", "fake_adapters:Liar").ret == 0

@@ -34,11 +34,14 @@ _QUOTED = 600
 
 
 def check(
-    declared: Iterable[tuple[str, ...]], at_once: int | None = None
+    declared: Iterable[tuple[str, ...]], timeout: float, at_once: int | None = None
 ) -> dict[tuple[str, ...], str | None]:
     """For each distinct set of modules in ``declared``: None when a fresh process imported them
     all, else why not, naming the module (``importing scipy: ModuleNotFoundError: No module named
-    'scipy'``). ``at_once``: children at a time (default: one per core)."""
+    'scipy'``). Each child has the time a run under ``--timeout`` gives a worker to start (a
+    loaded machine must not fail a backend that loads); ``at_once``: children at a time (default:
+    one per core)."""
+    limit_s = settings.ENGINE.start_limit(timeout)
     pending = deque(dict.fromkeys(modules for modules in declared if modules))
     width = max(1, at_once or os.cpu_count() or 1)
     verdicts: dict[tuple[str, ...], str | None] = {}
@@ -48,7 +51,7 @@ def check(
             while pending or running:
                 while pending and len(running) < width:
                     log = Path(logs) / f"{len(verdicts) + len(running)}.log"
-                    running.append(_Child.start(pending.popleft(), log))
+                    running.append(_Child.start(pending.popleft(), log, limit_s))
                 _wait(running)
                 for child in [child for child in running if child.verdict is not None]:
                     running.remove(child)
@@ -79,13 +82,14 @@ class _Child:
     process: BaseProcess
     connection: Connection
     log: Path
+    limit_s: float
     deadline: float
     #: the module it said it imports now (before its first: the suite's own, which it imports to start)
     importing: str = "the suite's modules"
     verdict: str | None = None
 
     @classmethod
-    def start(cls, modules: tuple[str, ...], log: Path) -> _Child:
+    def start(cls, modules: tuple[str, ...], log: Path, limit_s: float) -> _Child:
         ours, theirs = _CONTEXT.Pipe(duplex=False)
         process = _CONTEXT.Process(
             target=_import, args=(theirs, modules, str(log)), daemon=True, name="conformance-loadable"
@@ -93,7 +97,7 @@ class _Child:
         with plugin.environment(worker.backend_variables(1, blas=1)):
             process.start()
         theirs.close()
-        return cls(modules, process, ours, log, time.monotonic() + settings.ENGINE.start_s)
+        return cls(modules, process, ours, log, limit_s, time.monotonic() + limit_s)
 
     def poll(self) -> None:
         """Take in what the child said; decide if it ended or ran past its deadline."""
@@ -112,7 +116,7 @@ class _Child:
             self.verdict = f"importing {self.importing}: the process died ({ended}){self._said()}"
         elif time.monotonic() > self.deadline:
             self.stop()
-            limit = settings.ENGINE.start_s
+            limit = self.limit_s
             self.verdict = f"importing {self.importing}: not done within {limit:g} s, killed{self._said()}"
 
     def _said(self) -> str:

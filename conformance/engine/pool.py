@@ -202,7 +202,7 @@ class Pool:
         engine = settings.ENGINE
         self.limits = Limits(
             timeout,
-            max(engine.start_s, engine.start_timeouts * timeout),
+            engine.start_limit(timeout),
             engine.recycle_after if recycle_after is None else recycle_after,
             (engine.recycle_above_mib if recycle_above_mib is None else recycle_above_mib) * 1024,
             in_order,

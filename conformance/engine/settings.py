@@ -77,5 +77,9 @@ class EngineSettings:
     #: How long after a swallowed Ctrl-C it is delivered again: once the code that swallowed it returned.
     again_s: float = 0.05
 
+    def start_limit(self, timeout: float) -> float:
+        """The limit on a worker's start (and on importing a backend) under ``--timeout``."""
+        return max(self.start_s, self.start_timeouts * timeout)
+
 
 ENGINE = EngineSettings()

@@ -6,12 +6,17 @@ keeps the items ``conformance run -k`` keeps, and ``-m`` selects by tag, op fami
 Items run in ``conformance run``'s executor (worker processes, timeouts, journal, crash review):
 each hands over its job when pytest runs it, a few jobs ahead to keep every worker busy, so
 ``-x``, ``--maxfail`` and Ctrl-C stop the run itself, and the same results file is written. With
-pytest-xdist the controlling process writes it (:mod:`conformance.pytest.xdist`). The plugin is
-inert unless ``--adapter`` is given, so it never touches other test suites.
+pytest-xdist the controlling process writes it (:mod:`conformance.pytest.xdist`). The session takes
+its output folder as ``conformance run`` does: the folder's lock from the session's start to its
+end, a refusal to replace the complete run of another selection there (unless
+``--conformance-replace``), and the earlier results moved into ``previous/``. The plugin is inert
+unless ``--adapter`` is given, so it never touches other test suites.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
 import json
 import shutil
@@ -30,10 +35,11 @@ from conformance.engine.worker import Job
 from conformance.errors import ConformanceError, WorkerStartError
 from conformance.loading import registry
 from conformance.pytest import xdist
+from conformance.results import document as results_file
 from conformance.results.result import Result
 from conformance.run import planning, runner
 from conformance.statuses import GREEN, NOT_JUDGED
-from conformance.storage import out_folder
+from conformance.storage import out_folder, out_lock
 from conformance.storage.shard import Shard
 from conformance.verdict.crash_review import DEATHS
 
@@ -44,6 +50,8 @@ _MARKERS = pytest.StashKey[set[str]]()
 _NEXT = pytest.StashKey[Job | None]()
 _TURNED = pytest.StashKey[list[str]]()
 _GATHERED = pytest.StashKey[xdist.Gathered]()
+#: what the session's start said about its folder (earlier results moved, a journal set aside)
+_NOTES = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,8 +64,18 @@ def _value(config: pytest.Config, dest: str) -> Any:
     return config.getoption(options.PYTEST_DEST + dest)
 
 
+def _flag(dest: str) -> str:
+    """An option's name in pytest (``--conformance-out``), for messages."""
+    return f"--conformance-{options.TABLE[dest].long}"
+
+
 def _active(config: pytest.Config) -> bool:
     return bool(_value(config, "adapter"))
+
+
+def _command(config: pytest.Config) -> tuple[str, ...]:
+    """The session's command, as its results file and its folder's lock record it."""
+    return ("pytest", *config.invocation_params.args)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,19 +92,86 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConformanceError as error:
         raise pytest.UsageError(str(error)) from None
     if xdist.is_controller(config):  # the workers run the items; this process gathers them
-        config.stash[_GATHERED] = xdist.Gathered(config)
+        begin = functools.partial(_begin_gathered, config)
+        write = functools.partial(_session_config, config)
+        config.stash[_GATHERED] = xdist.Gathered(config, begin, write, config.stash[_LOADED])
         config.pluginmanager.register(config.stash[_GATHERED], "conformance-xdist")
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Take the output folder's lock for the whole session, as ``conformance run`` holds it for its
+    run: another run into the folder is refused until the session ends, however it ends (pytest's
+    clean-up releases it; the operating system, if the process dies). With xdist the controlling
+    process holds it, before its workers start; they write into folders of their own."""
+    config = session.config
+    if not _active(config) or config.option.collectonly or xdist.is_worker(config):
+        return
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(out_lock.locked(Path(_value(config, "out")), _command(config), _flag("out")))
+    except ConformanceError as error:  # another run holds it, or the folder cannot be written
+        raise pytest.UsageError(str(error)) from None
+    config.add_cleanup(held.close)
+
+
 def _run_config(config: pytest.Config, case_paths: tuple[str, ...], **narrowing: Any) -> planning.RunConfig:
-    """The run this session stands for, read from the options as ``conformance run`` reads them.
-    Collection plans every shard (pytest deselects the others); the run records its shard."""
+    """The run this session stands for, read from the options as ``conformance run`` reads them,
+    with pytest's own narrowing (:func:`_narrowing`). Collection plans every shard (pytest
+    deselects the others); the run records its shard (:func:`_session_config`)."""
 
     def value(dest: str) -> Any:
         return _value(config, dest) if dest in options.PYTEST else None
 
-    command = ("pytest", *config.invocation_params.args)
-    return options.run_config(value, command, **{"shard": None, "case_paths": case_paths, **narrowing})
+    given = {"shard": None, "case_paths": case_paths, "narrowing": _narrowing(config), **narrowing}
+    return options.run_config(value, _command(config), **given)
+
+
+def _session_config(
+    config: pytest.Config, case_paths: tuple[str, ...], **narrowing: Any
+) -> planning.RunConfig:
+    """The session's run over the corpus ``case_paths``: :func:`_run_config` with its shard."""
+    return _run_config(config, case_paths, **{"shard": config.stash.get(_SHARD, None), **narrowing})
+
+
+def _narrowing(config: pytest.Config) -> tuple[str, ...]:
+    """pytest's own selection, as typed: ``-k``, ``-m``, the node ids named and ``--deselect``.
+    The run's selection records them, as ``conformance run`` records its ``-k``."""
+    option = config.option
+    words = ["-k", option.keyword] if option.keyword else []
+    words += ["-m", option.markexpr] if option.markexpr else []
+    words += [argument for argument in config.args if "::" in argument]
+    for node in getattr(option, "deselect", None) or ():
+        words += ["--deselect", node]
+    return tuple(words)
+
+
+def _start(config: pytest.Config, plan: planning.Plan, run_config: planning.RunConfig) -> None:
+    """Before the session's run starts in its folder: refused, as ``conformance run`` is, when
+    the folder holds the complete run of another selection (unless ``--conformance-replace``)."""
+    try:
+        runner.check_replacing(plan, run_config, _flag("out"), _flag("replace"))
+    except ConformanceError as error:
+        raise pytest.UsageError(str(error)) from None
+    if (run_config.out / results_file.FILE_NAME).is_file():
+        moved = f"note: the earlier results and report moved to {run_config.out / out_folder.PREVIOUS}/"
+        config.stash.setdefault(_NOTES, []).append(moved)
+
+
+def _begin_gathered(config: pytest.Config, ids: list[str]) -> tuple[str, ...]:
+    """The xdist controller's start, once a worker collected the node ``ids``: the session's run
+    checked against its folder (:func:`_start`), whose way is cleared as ``conformance run``
+    clears it (runner.make_room). Returns the corpus."""
+    corpus = corpus_paths(config, (config.rootpath / node.split("::")[0] for node in ids))
+    run_config = _session_config(config, corpus)
+    try:
+        plan = planning.plan(run_config, config.stash[_LOADED])
+    except ConformanceError as error:
+        raise pytest.UsageError(str(error)) from None
+    _start(config, plan, run_config)
+    said = io.StringIO()
+    runner.make_room(run_config.out, said)
+    config.stash.setdefault(_NOTES, []).extend(said.getvalue().splitlines())
+    return corpus
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
@@ -179,10 +264,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
-def _corpus_paths(config: pytest.Config, items: list[ConformanceItem]) -> tuple[str, ...]:
+def corpus_paths(config: pytest.Config, files: Iterable[Path]) -> tuple[str, ...]:
     """The corpus as the command line named it (``pytest cases/`` stands for ``--cases cases/``),
-    so both front doors compute the same suite digest and their results merge; else the files."""
-    collected = {Path(item.path).resolve() for item in items}
+    so both front doors compute the same suite digest and their results merge; else the case
+    ``files`` collected."""
+    collected = {file.resolve() for file in files}
     named = [Path(argument.split("::")[0]) for argument in config.args]
     corpus = [
         path
@@ -202,20 +288,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     items = [item for item in session.items if isinstance(item, ConformanceItem)]
     if not items:
         return
-    corpus = _corpus_paths(config, items)
+    corpus = corpus_paths(config, (Path(item.path) for item in items))
     keys = frozenset(item.job.key for item in items)
     private = xdist.is_worker(config)  # xdist's worker: the controller writes the results
     out = {"out": Path(tempfile.mkdtemp(prefix="conformance-xdist-"))} if private else {}
-    run_config = _run_config(config, corpus, keys=keys, shard=config.stash.get(_SHARD, None), **out)
+    run_config = _session_config(config, corpus, keys=keys, **out)
     try:
         plan = planning.plan(run_config, config.stash[_LOADED])
-        execution = runner.Execution(plan, run_config, stream=io.StringIO()).__enter__()
-    except ConformanceError as error:  # a journal that cannot be resumed, an unwritable --conformance-out
+    except ConformanceError as error:
+        raise pytest.UsageError(str(error)) from None
+    if not private:  # the session's lock is held since its start (pytest_sessionstart)
+        _start(config, plan, run_config)
+    try:  # Execution clears the way as for `conformance run` (runner.make_room)
+        execution = runner.Execution(plan, run_config, stream=io.StringIO(), locked=not private).__enter__()
+    except ConformanceError as error:  # an unwritable --conformance-out
         raise pytest.UsageError(str(error)) from None
     jobs = {job.key: job for job in plan.jobs}
     order = [jobs[item.job.key] for item in items if item.job.key in jobs]
     # an xdist worker is handed its items one by one: it sends the item pytest runs and the next
-    streamed = _Streamed(execution, order, window=0 if private else 2 * run_config.jobs, corpus=corpus)
+    streamed = _Streamed(execution, order, window=0 if private else 2 * run_config.jobs)
     config.stash[_RUN] = streamed
 
 
@@ -223,14 +314,11 @@ class _Streamed:
     """The run behind a pytest session: jobs handed to the pool in pytest's order, ``window``
     ahead of the item pytest runs (two a worker, shared out a level at a time: see Pool._fill)."""
 
-    def __init__(
-        self, execution: runner.Execution, order: list[Job], window: int, corpus: tuple[str, ...] = ()
-    ) -> None:
+    def __init__(self, execution: runner.Execution, order: list[Job], window: int) -> None:
         self.execution = execution
         self.order = order
         self.position = {job.key: index for index, job in enumerate(order)}
         self.window = window
-        self.corpus = corpus
         self.sent = 0
         self.handed: set[str] = set()
         #: each item's status as pytest reported it (the crash review may amend it later)
@@ -312,17 +400,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     gathered = config.stash.get(_GATHERED, None)
     if gathered is not None:
-        gathered.write(
-            lambda corpus, **narrowing: _run_config(config, corpus, **narrowing),
-            config.stash[_LOADED],
-            interrupted,
-        )
+        gathered.write(interrupted)
         _turned_red(session, gathered.reported, gathered.results.values())
     streamed = config.stash.get(_RUN, None)
     if streamed is not None and streamed.outcome is None:
         outcome = streamed.finish(interrupted=interrupted)
         if xdist.is_worker(config):
-            xdist.hand_over(config, streamed.corpus, outcome, streamed.execution.reviews.record)
+            xdist.hand_over(config, outcome, streamed.execution.reviews.record)
             shutil.rmtree(streamed.execution.config.out, ignore_errors=True)
             return
         publishing.run_report(outcome.written[0])
@@ -359,13 +443,15 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             streamed.execution.stream.getvalue() if isinstance(streamed.execution.stream, io.StringIO) else ""
         )
         for line in said.splitlines():
-            if line.startswith(("crash review", "interrupted")):
+            if line.startswith(("crash review", "interrupted", "note:")):
                 terminalreporter.write_line(line)
         planned = len(streamed.execution.plan.jobs)
         where = ", ".join(str(path) for path in outcome.written)
         terminalreporter.write_line(f"{len(outcome.results)} of {planned} items ran; results: {where}")
     else:
         return
+    for line in config.stash.get(_NOTES, []):
+        terminalreporter.write_line(line)
     for key in config.stash.get(_TURNED, []):
         terminalreporter.write_line(
             f"{key}: reported green, then found to break its worker (crash): the run is red"

@@ -4,8 +4,9 @@ Each xdist worker runs its items through its own run of the suite (its own pool 
 review) in a private folder removed at its end, and hands each result to the controlling process
 with pytest's report (``user_properties``) and its whole outcome when it ends (``workeroutput``).
 The controller runs no backend and writes the results file, JUnit XML and report a ``conformance
-run`` of the same selection writes. Registered by :mod:`conformance.pytest.plugin` when ``-n``
-asks for workers.
+run`` of the same selection writes; it holds the output folder's lock from the session's start,
+and takes the folder for its run (or refuses it) once the workers have collected, before any item
+runs. Registered by :mod:`conformance.pytest.plugin` when ``-n`` asks for workers.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from conformance.errors import ConformanceError
 from conformance.results.records import CrashReviewRecord
 from conformance.results.result import Result
 from conformance.run import planning, runner
-from conformance.storage import out_lock
 
 #: the name of a result in a report's user_properties, and of an outcome in workeroutput
 PROPERTY: Final = "conformance_result"
@@ -41,13 +41,10 @@ def is_controller(config: pytest.Config) -> bool:
     return bool(getattr(config.option, "numprocesses", None)) and not is_worker(config)
 
 
-def hand_over(
-    config: pytest.Config, corpus: tuple[str, ...], outcome: runner.ExecutionOutcome, review: Any
-) -> None:
+def hand_over(config: pytest.Config, outcome: runner.ExecutionOutcome, review: Any) -> None:
     """A worker's outcome for the controller, in ``workeroutput``: sent when it ends, JSON-safe."""
     output: dict[str, Any] = getattr(config, "workeroutput")  # noqa: B009 (set by xdist, untyped)
     output[OUTPUT] = {
-        "corpus": list(corpus),
         "results": [json.dumps(result.to_json()) for result in outcome.results],
         "review": review,
     }
@@ -58,6 +55,12 @@ class Gathered:
     """What the controller has received: every result by key, the corpus, the crash reviews."""
 
     config: pytest.Config
+    #: the session's start, given the node ids a worker collected: returns the corpus (the
+    #: plugin's _begin_gathered: the run checked against its folder, which is cleared for it)
+    begin: Callable[[list[str]], tuple[str, ...]]
+    #: the session's run over a corpus, with its narrowing (the plugin's _session_config)
+    run_config: Callable[..., planning.RunConfig]
+    loaded: list[Any]
     started: str = field(default_factory=runner.now)
     clock: float = field(default_factory=time.monotonic)
     results: dict[str, Result] = field(default_factory=dict)
@@ -78,6 +81,9 @@ class Gathered:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The first worker's collection starts the run (every worker collects the same items)."""
+        if ids and not self.corpus:
+            self.corpus = self.begin(ids)
         self.selected = max(self.selected, len(ids))
 
     @pytest.hookimpl(optionalhook=True)
@@ -85,7 +91,6 @@ class Gathered:
         output: Mapping[str, Any] | None = getattr(node, "workeroutput", {}).get(OUTPUT)
         if not output:  # a worker that ran none of the suite's items, or died
             return
-        self.corpus = self.corpus or tuple(output["corpus"])
         for body in output["results"]:
             result = Result.from_json(json.loads(body))
             self.results[result.key] = result
@@ -93,24 +98,22 @@ class Gathered:
             budget = output["review"]["budget_s"]
             self.review = runner.merged_review(self.review, output["review"], budget)
 
-    def write(
-        self, run_config: Callable[..., planning.RunConfig], loaded: list[Any], interrupted: bool
-    ) -> list[Path]:
-        """The one results file, JUnit XML and report of everything the workers ran."""
+    def write(self, interrupted: bool) -> list[Path]:
+        """The one results file, JUnit XML and report of everything the workers ran (in the folder
+        whose lock the session holds)."""
         if not self.results:
             return []
-        config = run_config(self.corpus, keys=frozenset(self.results))
+        config = self.run_config(self.corpus, keys=frozenset(self.results))
         interrupted = interrupted or len(self.results) < self.selected  # -x, --maxfail: fewer ran
         try:
-            plan = planning.plan(config, loaded)
-            with out_lock.locked(config.out, config.command):
-                order = {job.key: job.index for job in plan.jobs}
-                results = sorted(self.results.values(), key=lambda result: order.get(result.key, len(order)))
-                results = runner.with_reproducers(plan, results)
-                wall_s = time.monotonic() - self.clock
-                self.written, _ = runner.write_results(
-                    plan, config, results, self.started, wall_s, interrupted, self.review
-                )
+            plan = planning.plan(config, self.loaded)
+            order = {job.key: job.index for job in plan.jobs}
+            results = sorted(self.results.values(), key=lambda result: order.get(result.key, len(order)))
+            results = runner.with_reproducers(plan, results)
+            wall_s = time.monotonic() - self.clock
+            self.written, _ = runner.write_results(
+                plan, config, results, self.started, wall_s, interrupted, self.review
+            )
         except ConformanceError as error:
             raise pytest.UsageError(str(error)) from None
         page = publishing.run_report(self.written[0])

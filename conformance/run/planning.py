@@ -38,6 +38,9 @@ class RunConfig:
     targets: tuple[str, ...] = ()  # target id globs, e.g. openvino/onnx/*
     #: exact result keys (item@target): what a pytest session selected after its own deselection
     keys: frozenset[str] | None = None
+    #: the pytest arguments behind ``keys`` (-k, -m, node ids), as typed: the run's selection
+    #: records them, so that a narrowed session neither replaces a fuller run nor passes for one
+    narrowing: tuple[str, ...] = ()
     jobs: int = 1
     timeout: float = 120.0
     repeat: int = 3

@@ -74,6 +74,8 @@ def _selection(config: RunConfig) -> JSON:
         "items": list(config.items),
         "targets": list(config.targets),
         "shard": str(config.shard) if config.shard else None,
+        # pytest's own narrowing (-k, -m, node ids), only where a session had some
+        **({"pytest": list(config.narrowing)} if config.narrowing else {}),
     }
 
 
@@ -112,11 +114,18 @@ def _open_journal(plan_: Plan, config: RunConfig, stream: TextIO) -> tuple[Journ
     if config.resume:
         journal, held = Journal.resume(path, header, warn=stream)
         return journal, resumption.resumed(held, plan_)
-    out_folder.clear_worker_logs(config.out)  # the previous run's
-    if path.exists():  # an unfinished run: keep its results where --resume finishes it
-        print(resumption.set_aside_note(out_folder.set_aside(path)), file=stream)
-    out_folder.set_aside_results(config.out)
+    make_room(config.out, stream)
     return Journal.start(path, header, config.command), resumption.Resumed({}, [], [], [])
+
+
+def make_room(out: Path, stream: TextIO) -> list[Path]:
+    """Clear the way for a new run in ``out``, whichever front door starts it: the previous run's
+    worker logs go, an unfinished run's journal is set aside where ``--resume`` finishes it, and
+    the previous results move into ``previous/``. Returns where those results went."""
+    out_folder.clear_worker_logs(out)
+    if (out / JOURNAL).exists():
+        print(resumption.set_aside_note(out_folder.set_aside(out / JOURNAL)), file=stream)
+    return out_folder.set_aside_results(out)
 
 
 def check_resumable(plan_: Plan, config: RunConfig) -> None:
@@ -124,14 +133,17 @@ def check_resumable(plan_: Plan, config: RunConfig) -> None:
     Journal.check(config.out / JOURNAL, _header(plan_, config))
 
 
-def check_replacing(plan_: Plan, config: RunConfig) -> None:
+def check_replacing(
+    plan_: Plan, config: RunConfig, option: str = "--out", replace: str = "--replace"
+) -> None:
     """Refuse (UsageError) a new run that would replace the complete run of another selection in
-    its folder, unless ``--replace``; before the front door prints anything about the run."""
+    its folder, unless ``--replace``; before the front door prints anything about the run (the
+    pytest plugin names its own options, ``option`` and ``replace``)."""
     if config.resume or config.replace:
         return
     names = frozenset(config.label or loaded.info.name for loaded in plan_.loaded)
     run = out_folder.Coverage(_selection(config), plan_.suite.files, names)
-    out_folder.check_replacing(config.out, run)
+    out_folder.check_replacing(config.out, run, option, replace)
 
 
 def execute(
@@ -155,7 +167,8 @@ def execute(
 class Execution:
     """One run of a plan held open, for front doors that hand its jobs over as they go (the pytest
     plugin, so that ``-x``, ``--maxfail`` and Ctrl-C stop the run itself). Entering takes the
-    output folder's lock, opens (or resumes) the journal and starts the pool; :meth:`outcome`
+    output folder's lock (unless ``locked``: the front door holds it, as the pytest plugin does from
+    its session's start), opens (or resumes) the journal and starts the pool; :meth:`outcome`
     closes them and writes the results; leaving releases the lock."""
 
     def __init__(
@@ -164,8 +177,9 @@ class Execution:
         config: RunConfig,
         stream: TextIO | None = None,
         on_result: Callable[[Result], None] | None = None,
+        locked: bool = False,
     ) -> None:
-        self.plan, self.config = plan_, config
+        self.plan, self.config, self.locked = plan_, config, locked
         self.stream = stream or sys.stderr
         self.on_result = on_result
         self.started, self.clock = now(), time.monotonic()
@@ -176,7 +190,8 @@ class Execution:
 
     def __enter__(self) -> Execution:
         config = self.config
-        self._lock.enter_context(out_lock.locked(config.out, config.command or ("(unknown command)",)))
+        if not self.locked:
+            self._lock.enter_context(out_lock.locked(config.out, config.command or ("(unknown command)",)))
         self._lock.callback(self._stack.close)
         self.journal, resumed = _open_journal(self.plan, config, self.stream)
         self._stack.callback(self.journal.close)

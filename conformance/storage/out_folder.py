@@ -147,7 +147,8 @@ class Coverage:
         given = [(flag, value) for key, flag in flags for value in self.selection.get(key) or ()]
         words = [word for pair in given for word in pair]
         words += ["-k", self.selection["keyword"]] if self.selection.get("keyword") else []
-        return words + (["--shard", self.selection["shard"]] if self.selection.get("shard") else [])
+        words += ["--shard", self.selection["shard"]] if self.selection.get("shard") else []
+        return words + list(self.selection.get("pytest") or ())  # a pytest session's -k, -m, node ids
 
 
 def complete_run(out: Path) -> Coverage | None:
@@ -163,16 +164,17 @@ def complete_run(out: Path) -> Coverage | None:
     return Coverage(selection, tuple(map(str, suite.get("files") or ())), names)
 
 
-def check_replacing(out: Path, run: Coverage) -> None:
-    """Refuse (UsageError) a run that would replace the complete run of another selection in ``out``."""
+def check_replacing(out: Path, run: Coverage, option: str = "--out", replace: str = "--replace") -> None:
+    """Refuse (UsageError) a run that would replace the complete run of another selection in ``out``;
+    ``option`` and ``replace`` name the front door's options."""
     there = complete_run(out)
     if there is None or run.covers(there):
         return
     folder = out / (path_safe("-".join(run.words()[1::2])) or "other-run")
     raise UsageError(
-        f"--out {out}: holds the complete run of {there.brief()} (results.json and its report); "
-        f"this run selects {run.brief()} and would replace it. Give another folder, e.g. --out "
-        f"{folder}, or --replace to replace it"
+        f"{option} {out}: holds the complete run of {there.brief()} (results.json and its report); "
+        f"this run selects {run.brief()} and would replace it. Give another folder, e.g. {option} "
+        f"{folder}, or {replace} to replace it"
     )
 
 

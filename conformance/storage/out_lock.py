@@ -23,10 +23,10 @@ FILE_NAME = ".lock"
 
 
 @contextlib.contextmanager
-def locked(out: Path, command: Sequence[str]) -> Iterator[None]:
+def locked(out: Path, command: Sequence[str], option: str = "--out") -> Iterator[None]:
     """Hold ``out``'s lock for the duration; UsageError naming the holder if another run has it,
-    or when ``out`` is no folder the suite may write."""
-    out_folder.claim(out)
+    or when ``out`` is no folder the suite may write (``option``: the front door's name for it)."""
+    out_folder.claim(out, option)
     if fcntl is None:
         yield
         return
@@ -38,7 +38,7 @@ def locked(out: Path, command: Sequence[str]) -> Iterator[None]:
             holder = os.pread(descriptor, 4096, 0).decode("utf-8", "replace").strip() or "unknown"
             raise UsageError(
                 f"{out} is being written by another run ({holder}); wait for it to end or give "
-                "this one another --out"
+                f"this one another {option}"
             ) from None
         os.ftruncate(descriptor, 0)
         os.pwrite(descriptor, f"process {os.getpid()}: {shlex.join(command)}\n".encode(), 0)
