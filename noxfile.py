@@ -10,7 +10,8 @@ judges (and torch to its CPU build: an unpinned torch pulls gigabytes of CUDA pa
     nox -s versions                                # several releases of each backend, side by side
 
 Each session installs into its own virtualenv, .nox/<session> (python=None: made with the Python
-that runs nox), reused by the next run; nothing goes into the environment nox runs in.
+that runs nox), reused by the next run, which installs again only when what it installs changed
+(_install_once); nothing goes into the environment nox runs in.
 
 The backend-version matrix (``versions``) installs each released backend version in its own venv,
 under a constraints file derived from constraints.txt with that version pinned (and whatever
@@ -21,10 +22,12 @@ labelled ``backend@version``, and merges the runs into reports/versions/.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import nox
@@ -186,15 +189,56 @@ def installed_adapters(session: nox.Session, *, extra: bool = False) -> list[str
 
 def _install_all(session: nox.Session, *extra: str, extra_adapters: bool = False) -> None:
     specs = installed_adapters(session, extra=extra_adapters)
-    editable = [arg for spec in specs for arg in ("-e", spec)]
-    # the project and its adapters are about 20 local projects: built in this venv, with the pinned
-    # setuptools, instead of each in a fresh build environment of its own (those took 60 of the
-    # 104 s before pip installed anything in a new venv, 2026-11-27)
-    session.install(*CONSTRAINTS, "setuptools")
-    session.install(*CONSTRAINTS, "--no-build-isolation", "-e", ".", *editable, *extra)
-    names = [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
-    _install_without_dependencies(session, names, extra=extra_adapters)
-    _tfjs_node(session, names)
+
+    def install() -> None:
+        editable = [arg for spec in specs for arg in ("-e", spec)]
+        # the project and its adapters are about 20 local projects: built in this venv, with the pinned
+        # setuptools, instead of each in a fresh build environment of its own (those took 60 of the
+        # 104 s before pip installed anything in a new venv, 2026-11-27)
+        session.install(*CONSTRAINTS, "setuptools")
+        session.install(*CONSTRAINTS, "--no-build-isolation", "-e", ".", *editable, *extra)
+        names = [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
+        _install_without_dependencies(session, names, extra=extra_adapters)
+        _tfjs_node(session, names)
+
+    _install_once(session, [".", *specs, *extra, f"extra adapters: {extra_adapters}"], install)
+
+
+#: the stamp in a session's venv: the hash of what decided its install (see _install_once)
+INSTALLED = ".conformance-installed"
+
+
+def _install_once(session: nox.Session, words: Sequence[str], install: Callable[[], None]) -> None:
+    """``install()``, unless the venv's stamp holds the hash of the same inputs: pip's ``words`` (the
+    adapters' specs, so what $CONFORMANCE_LEAVE_OUT leaves out), constraints.txt, each local
+    project's pyproject.toml, setup.py and setup.cfg, TF.js's package files, and whether npm and
+    node_modules are there. A reused venv then starts its command at once, where pip and
+    `npm ci` took minutes each call; a changed input installs again, and so does a new venv
+    (``nox -N``). Source edits need no install: the projects are installed editable."""
+
+    def inputs() -> str:  # after the install too: it may bring npm (apt) and node_modules (npm ci)
+        local = [Path(word.partition("[")[0]) for word in words if Path(word.partition("[")[0]).is_dir()]
+        files = [
+            Path("constraints.txt"),
+            *(Path(TFJS_NODE, name) for name in ("package.json", "package-lock.json")),
+        ]
+        files += [folder / name for folder in local for name in ("pyproject.toml", "setup.py", "setup.cfg")]
+        digest = hashlib.sha256()
+        for word in [*words, str(shutil.which("npm")), str(Path(TFJS_NODE, "node_modules").is_dir())]:
+            digest.update(word.encode() + b"\0")
+        for path in files:
+            digest.update(path.read_bytes() + b"\0" if path.is_file() else b"-\0")
+        return digest.hexdigest()
+
+    location = getattr(session.virtualenv, "location", None)  # none without a venv (nox --no-venv)
+    stamp = Path(location, INSTALLED) if location else None
+    if stamp and stamp.is_file() and stamp.read_text(encoding="utf-8") == inputs():
+        session.log(f"install skipped: its inputs are unchanged since {stamp} (nox -N installs anew)")
+        return
+    install()
+    if stamp:  # written by run_install, which nox --no-install skips: no stamp for an install not done
+        write = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text(sys.argv[2], encoding='utf-8')"
+        session.run_install("python", "-c", write, str(stamp), inputs(), silent=True)
 
 
 #: The tfjs adapter's Node.js side: package.json and the package-lock.json that pins TF.js.
