@@ -94,13 +94,22 @@ def _results_verbs(verbs: Verbs) -> None:
     )
     diffing.add_argument("--html", metavar="FILE", help="also write the diff as an HTML page")
     diffing.add_argument(
-        "--ratio", type=float, default=1.5, help="timing: new/old steady median above this (default 1.5)"
+        "--ratio",
+        type=options.RATIO,
+        default=1.5,
+        help="timing: new/old steady median above this (default 1.5)",
     )
     diffing.add_argument(
-        "--floor-ms", type=float, default=0.1, help="timing: and slower by more than this (default 0.1 ms)"
+        "--floor-ms",
+        type=options.MILLISECONDS,
+        default=0.1,
+        help="timing: and slower by more than this (default 0.1 ms)",
     )
     diffing.add_argument(
-        "--min-runs", type=int, default=3, help="timing: steady runs each result needs (default 3)"
+        "--min-runs",
+        type=options.POSITIVE,
+        default=3,
+        help="timing: steady runs each result needs (default 3)",
     )
     _merge_verb(verbs)
     _versions_verb(verbs)
@@ -137,7 +146,10 @@ def _versions_verb(verbs: Verbs) -> None:
         "-o", "--output", metavar="FILE", help="also write the comparison as an HTML page"
     )
     versions_verb.add_argument(
-        "--rows", type=int, metavar="N", help="items printed per route (default: what the summary chooses)"
+        "--rows",
+        type=options.COUNT,
+        metavar="N",
+        help="items printed per route (default: what the summary chooses)",
     )
 
 

@@ -8,6 +8,7 @@ now from those its journal kept (:func:`given`).
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
 
 
 def _number(kind: type[int] | type[float], minimum: float, strict: bool = False) -> Callable[[str], float]:
-    """A type: a number of ``kind`` at least (or, ``strict``, above) ``minimum``."""
+    """A type: a finite number of ``kind`` at least (or, ``strict``, above) ``minimum``. ``nan``
+    and ``inf`` are refused: a NaN compares false with every bound (a ``--timeout nan`` never
+    stopped a hang) and neither is JSON, which the results file records the value in."""
 
     def parse(text: str) -> float:
         try:
@@ -31,6 +34,8 @@ def _number(kind: type[int] | type[float], minimum: float, strict: bool = False)
             raise argparse.ArgumentTypeError(
                 f"{text!r} is not a{'n' if kind is int else ''} {kind.__name__}"
             ) from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
         if value < minimum or (strict and value == minimum):
             bound = f"above {minimum:g}" if strict else f"at least {minimum:g}"
             raise argparse.ArgumentTypeError(f"{text} must be {bound}")
@@ -52,6 +57,10 @@ BUDGET_SECONDS: Final = _number(float, 0)
 MEBIBYTES: Final = _number(int, 1)
 #: mebibytes, fractions allowed, above 0 (a data size)
 DATA_MEBIBYTES: Final = _number(float, 0, strict=True)
+#: a ratio above 1 (``diff``'s timing rule: new/old)
+RATIO: Final = _number(float, 1, strict=True)
+#: milliseconds that may be 0 (``diff``'s timing floor)
+MILLISECONDS: Final = _number(float, 0)
 
 
 @dataclass(frozen=True)

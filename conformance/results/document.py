@@ -87,8 +87,9 @@ def encoded(body: Mapping[str, Any]) -> bytes:
     """The document as UTF-8, diffable: one top-level key per line, and each element of a
     top-level list (a result, a finding) on a line of its own. No ``indent``, which would make json
     use its slow pure-Python encoder; lines are joined as bytes, since as text one character beyond
-    the Basic Multilingual Plane would make the whole string four bytes a character."""
-    encoder = json.JSONEncoder(ensure_ascii=False)
+    the Basic Multilingual Plane would make the whole string four bytes a character. A NaN or an
+    infinity is refused (ValueError), never written as ``NaN``, which is not JSON."""
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
     def value(item: Any) -> bytes:
         if isinstance(item, list) and item:

@@ -1,0 +1,103 @@
+"""Input and surroundings a careless CI script or a hostile pull request brings: an option for a
+misspelt adapter, a number that is not one, a results file holding one result twice, a read-only
+destination, a C locale with a non-ASCII path, a case too large to be one. Each is refused where
+it is given, or handled alike by every verb; the runs are real runs of the NumPy adapter."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance import options
+from conformance.cli import main
+from conformance.errors import Exit, UsageError
+from conformance.results import document as results_file
+from conformance.run import planning
+
+TESTS = Path(__file__).resolve().parent
+#: a corpus the NumPy adapter runs in a second: every item passes
+FEW = """\
+defaults: {source: hardening tests}
+cases:
+  - {id: six-in-two, title: 'six … in two', data: {shape: [6, 2], dtype: float32}, axis: 0, lengths: [2, 4]}
+  - {id: six-in-three, title: t, data: {shape: [6], dtype: int32}, axis: 0, parts: 3}
+"""
+#: numpy.vsplit refuses 1-D data: an error the NumPy adapter's shipped known issues expect
+VSPLIT_1D = """\
+defaults: {source: hardening tests}
+cases:
+  - {id: vsplit-1d, title: t, ops: [numpy.vsplit], data: {shape: [6], dtype: float32}, parts: 3}
+"""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
+def _cli(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *args],
+        cwd=cwd,
+        env=_env(**env),
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=300,
+    )
+
+
+def _run(cwd: Path, cases: str, out: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return _cli(
+        cwd, "run", "--cases", cases, "--adapter", "numpy", "--repeat", "0", "--out", out, *args, **env
+    )
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    (tmp_path / "few.yaml").write_text(FEW, encoding="utf-8")
+    (tmp_path / "vsplit.yaml").write_text(VSPLIT_1D, encoding="utf-8")
+    return tmp_path
+
+
+# numbers are finite (8)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--timeout", "nan"],
+        ["run", "--timeout", "inf"],
+        ["run", "--crash-budget", "nan"],
+        ["explore", "--budget", "inf"],
+        ["explore", "--max-data", "nan"],
+        ["diff", "a.json", "b.json", "--ratio", "nan"],
+        ["diff", "a.json", "b.json", "--floor-ms", "inf"],
+        ["versions", "a.json", "--rows", "-1"],
+    ],
+)
+def test_a_number_that_is_not_finite_or_in_range_is_refused_where_it_is_parsed(
+    corpus: Path, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--timeout nan`` once ran: a hang was never stopped and results.json held ``NaN``."""
+    verb, *rest = args
+    if verb in ("run", "explore"):  # a small run, should the value be taken
+        rest = ["--cases", str(corpus / "few.yaml"), "--adapter", "numpy", "--out", str(corpus / "o"), *rest]
+        rest = ["--max-examples", "1", *rest] if verb == "explore" else rest
+    with pytest.raises(SystemExit) as ended:
+        main([verb, *rest])
+    assert ended.value.code == Exit.USAGE
+    assert f"argument {args[-2]}: " in capsys.readouterr().err
+
+
+def test_a_results_file_is_never_written_with_nan_or_infinity() -> None:
+    for value in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="not JSON compliant"):
+            results_file.encoded({"run": {"timeout_s": value}})
