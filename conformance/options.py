@@ -361,7 +361,7 @@ def run_config(value: Values, command: Sequence[str], **overrides: Any) -> plann
     config = planning.RunConfig(
         case_paths=tuple(value("cases") or [str(builtin.default_cases())]),
         adapters=tuple(value("adapter") or ()),
-        options=planning.parse_options(value("option") or []),
+        options=planning.parse_options(value("option") or [], value("adapter") or ()),
         ops=tuple(value("op") or ()),
         tags=tuple(value("tag") or ()),
         keyword=value("keyword"),

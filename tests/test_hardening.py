@@ -67,6 +67,45 @@ def corpus(tmp_path: Path) -> Path:
     return tmp_path
 
 
+# --option names an adapter (6)
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ["run"],
+        ["explore", "--max-examples", "1"],
+        ["certify", "--profile", "numpy-split"],
+    ],
+)
+def test_an_option_for_an_adapter_not_installed_is_refused_with_the_closest_name(
+    corpus: Path, verb: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--option nmpy.device=cpu`` once ran green on the default device, the option dropped."""
+    out = corpus / "out"
+    given = ["--cases", str(corpus / "few.yaml"), "--adapter", "numpy", "--option", "nmpy.device=cpu"]
+    assert main([*verb, *given, "--out", str(out)]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert "--option 'nmpy.device=cpu': no adapter named 'nmpy' is installed" in err
+    assert "did you mean numpy?" in err
+    assert not (out / "results.json").exists()
+
+
+def test_the_pytest_front_door_reads_option_names_through_the_same_check() -> None:
+    """The plugin plans through options.run_config, as the verbs do: the same refusal."""
+    given = {"adapter": ["numpy"], "option": ["nmpy.device=cpu"], "out": "reports", "jobs": 1, "timeout": 1.0}
+    with pytest.raises(UsageError, match="did you mean numpy"):
+        options.run_config(given.get, ("pytest",), case_paths=("cases",))
+
+
+def test_an_option_for_an_adapter_loaded_by_reference_needs_that_adapter_in_the_run() -> None:
+    reference = "fake_adapters:Slicer"
+    assert planning.parse_options([f"{reference}.on=x"], [reference]) == {reference: {"on": "x"}}
+    assert planning.parse_options(["numpy.device=cpu"], [reference]) == {"numpy": {"device": "cpu"}}
+    with pytest.raises(UsageError, match=r"no adapter named 'fake_adapters:Slicer'.*installed: .*numpy"):
+        planning.parse_options([f"{reference}.on=x"], ["numpy"])
+
+
 # numbers are finite (8)
 
 

@@ -159,7 +159,7 @@ def verify_verb(certificate_path: Path, results_path: Path | None, case_paths: S
 
 def options_for(adapter: str, pairs: Sequence[str]) -> dict[str, str]:
     """``--option ADAPTER.KEY=VALUE`` strings (as ``conformance run`` takes them) for the one adapter."""
-    parsed = planning.parse_options(pairs)
+    parsed = planning.parse_options(pairs, [adapter])
     others = sorted(set(parsed) - {adapter})
     if others:
         raise CertifyError(f"--option for {', '.join(others)}: only adapter {adapter} is being certified")

@@ -259,13 +259,28 @@ def check_label(label: str, adapters: Sequence[str]) -> None:
         raise UsageError(f"--label {label!r}: must be non-empty, without '/' or surrounding spaces")
 
 
-def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, str]]:
-    """``ADAPTER.KEY=VALUE`` strings as {adapter: {key: value}}."""
+def parse_options(pairs: Sequence[str], adapters: Sequence[str] | None = None) -> dict[str, dict[str, str]]:
+    """``ADAPTER.KEY=VALUE`` strings as {adapter: {key: value}}. With ``adapters`` (the run's
+    ``--adapter`` values), each ADAPTER must be an installed adapter or one of them: an option
+    for a misspelt adapter would otherwise be dropped, and the run go green without it. Only
+    the pytest plugin's first reading passes None; its planning reads them again with them."""
     options: dict[str, dict[str, str]] = {}
+    first: dict[str, str] = {}  # each adapter's first pair, as given: what a refusal names
     for pair in pairs:
         left, equals, value = pair.partition("=")
         name, dot, key = left.rpartition(".")  # the adapter may be module.path:Class; keys hold no dot
         if not (dot and equals and name and key):
             raise UsageError(f"--option {pair!r}: expected ADAPTER.KEY=VALUE, e.g. openvino.device=CPU")
+        first.setdefault(name, pair)
         options.setdefault(name, {})[key] = value
+    installed = registry.installed() if adapters is not None and options else {}
+    known = sorted({*installed, *(adapters or ())})
+    problems = [
+        f"--option {pair!r}: no adapter named {name!r} is installed or given by --adapter; "
+        + (close_to(name, known) or "installed: " + (", ".join(sorted(installed)) or "none"))
+        for name, pair in first.items()
+        if adapters is not None and name not in known
+    ]
+    if problems:
+        raise UsageError("; ".join(problems))
     return options
