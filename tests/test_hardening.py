@@ -140,3 +140,50 @@ def test_a_results_file_is_never_written_with_nan_or_infinity() -> None:
     for value in (float("nan"), float("inf")):
         with pytest.raises(ValueError, match="not JSON compliant"):
             results_file.encoded({"run": {"timeout_s": value}})
+
+
+# reproducer commands carry what changes a verdict (7)
+
+
+@pytest.mark.slow  # seconds: two runs
+def test_the_reproducer_of_a_run_without_known_issues_reruns_without_them(corpus: Path) -> None:
+    """Typed as printed, the command once reran the error as the shipped known issue's xfail: GREEN."""
+    done = _run(corpus, "vsplit.yaml", "out", "--no-known-issues")
+    assert done.returncode == Exit.FINDINGS, done.stderr
+    (result,) = json.loads((corpus / "out" / "results.json").read_text(encoding="utf-8"))["results"]
+    assert result["status"] == "error"
+    words = shlex.split(result["reproducer"]["command"])
+    assert "--no-known-issues" in words and words[:2] == ["conformance", "run"]
+    again = _cli(corpus, *words[1:])
+    assert again.returncode == Exit.FINDINGS, again.stdout + again.stderr
+    assert "RED: 1 results; 1 unexplained findings, 0 known issues" in again.stdout
+
+
+def test_every_setting_that_can_change_a_verdict_is_in_the_reproducer_words() -> None:
+    assert planning.verdict_settings(planning.RunConfig()) == ()
+    config = planning.RunConfig(
+        known_issues=False,
+        known_issue_files=(Path("mine.yaml"),),
+        timeout=5.0,
+        repeat=0,
+        memory_budget_mib=512,
+    )
+    assert planning.verdict_settings(config) == (
+        "--no-known-issues",
+        "--known-issues",
+        "mine.yaml",
+        "--timeout",
+        "5.0",
+        "--repeat",
+        "0",
+        "--memory-budget",
+        "512",
+    )
+    parsed = options.given(options.RUN, planning.verdict_settings(config))
+    assert parsed == {
+        "no_known_issues": True,
+        "known_issues": ["mine.yaml"],
+        "timeout": 5.0,
+        "repeat": 0,
+        "memory_budget": 512,
+    }

@@ -259,7 +259,9 @@ def _write_results(
     cases = tuple(executor.cases.values())
     digest = hashlib.sha256("\n".join(sorted(case.id for case in cases)).encode()).hexdigest()[:16]
     suite = Suite(cases, (), f"explore-seed-{config.seed}-{digest}")
-    plan = Plan(suite, adapters, list(executor.jobs.values()), issues)
+    # the requests ran once each (no steady runs): the reproducer commands say so
+    settings = planning.verdict_settings(replace(config.run, repeat=0))
+    plan = Plan(suite, adapters, list(executor.jobs.values()), issues, settings=settings)
     outcome.results = runner.with_reproducers(plan, outcome.results)
     outcome.written, _ = runner.write_results(
         plan, replace(config.run, repeat=0), outcome.results, started, outcome.wall_s, outcome.interrupted

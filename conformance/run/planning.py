@@ -71,6 +71,27 @@ class Plan:
     issues: list[KnownIssue]
     #: with --shard: how many jobs the whole selection holds (the shard keeps a part of them)
     unsharded: int | None = None
+    #: the run's settings that can change a verdict, as words of ``conformance run``
+    #: (:func:`verdict_settings`): each reproducer command carries them
+    settings: tuple[str, ...] = ()
+
+
+def verdict_settings(config: RunConfig) -> tuple[str, ...]:
+    """The options of ``config`` that can change a verdict, as ``conformance run`` takes them:
+    the known-issues mode and files (without them a fail reruns as xfail), and a time limit,
+    steady-run count or memory budget other than the default (a timeout, a crash in a steady run,
+    an item not attempted). The cases, items, target and adapter options each command names itself."""
+    default = RunConfig()
+    words = [] if config.known_issues else ["--no-known-issues"]
+    for path in config.known_issue_files:
+        words += ["--known-issues", str(path)]
+    if config.timeout != default.timeout:
+        words += ["--timeout", str(config.timeout)]
+    if config.repeat != default.repeat:
+        words += ["--repeat", str(config.repeat)]
+    if config.memory_budget_mib is not None:
+        words += ["--memory-budget", str(config.memory_budget_mib)]
+    return tuple(words)
 
 
 def load_adapters(config: RunConfig) -> list[registry.LoadedAdapter]:
@@ -183,10 +204,11 @@ def plan(config: RunConfig, loaded: Sequence[registry.LoadedAdapter] | None = No
     if jobs and (problems := unmatched(config, suite, adapters)):
         raise UsageError("every value of a selector must match something: " + "; ".join(problems))
     issues = issues_for(config, adapters)
+    settings = verdict_settings(config)
     if config.shard is None:
-        return Plan(suite, adapters, jobs, issues)
+        return Plan(suite, adapters, jobs, issues, settings=settings)
     # Job.index stays the position in the whole run, so a shard's results keep the run's order.
-    return Plan(suite, adapters, config.shard.select(jobs), issues, unsharded=len(jobs))
+    return Plan(suite, adapters, config.shard.select(jobs), issues, unsharded=len(jobs), settings=settings)
 
 
 def _jobs(config: RunConfig, adapters: Sequence[registry.LoadedAdapter], items: Sequence[Item]) -> list[Job]:

@@ -34,9 +34,11 @@ def command(
     target: Target,
     options: Mapping[str, str],
     out: Path,
+    settings: Sequence[str] = (),
 ) -> str:
-    """The shell command that reruns ``items`` on one target, into ``out`` (see :func:`folder`);
-    several (a culprit and its victim, as the crash review replays them) run in one worker."""
+    """The shell command that reruns ``items`` on one target, into ``out`` (see :func:`folder`),
+    with the run's ``settings`` that can change a verdict (planning.verdict_settings); several (a
+    culprit and its victim, as the crash review replays them) run in one worker."""
     parts = ["conformance", "run"]
     for file in dict.fromkeys(case.location.file for case, _ in items):
         parts += ["--cases", file]
@@ -45,6 +47,7 @@ def command(
         parts += ["--item", ids.item_id(case.id, op)]
     for key, value in sorted(options.items()):
         parts += ["--option", f"{adapter_spec}.{key}={value}"]
+    parts += settings
     return shlex.join([*parts, "--out", str(out), *(["-j", "1"] if len(items) > 1 else [])])
 
 

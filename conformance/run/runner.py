@@ -409,7 +409,7 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
             ) + then.join(body or "" for body in bodies)
         into = reproducers.folder(job.case, job.op, job.target)
         items = [(each.case, each.op) for each in sequence]
-        line = reproducers.command(items, job.adapter, job.target, job.options, into)
+        line = reproducers.command(items, job.adapter, job.target, job.options, into, plan_.settings)
         if victim is not None and job.index > victim.index:
             line = f"# the suite runs these in another order: the Python reproducer keeps it\n{line}"
         attached.append(replace(result, reproducer={"command": line, "python": python}))
