@@ -187,3 +187,30 @@ def test_every_setting_that_can_change_a_verdict_is_in_the_reproducer_words() ->
         "repeat": 0,
         "memory_budget": 512,
     }
+
+
+# one result per results file, for every verb (9)
+
+
+@pytest.mark.slow  # seconds: a run
+def test_a_results_file_holding_a_result_twice_is_refused_by_every_verb(corpus: Path) -> None:
+    """A fail planted before the real pass once gave ``diff``: OK, no new failures, exit 0."""
+    assert _run(corpus, "few.yaml", "out").returncode == Exit.GREEN
+    body = json.loads((corpus / "out" / "results.json").read_text(encoding="utf-8"))
+    planted = {**body["results"][0], "status": "fail"}
+    body["results"].insert(0, planted)
+    (corpus / "twice").mkdir()
+    (corpus / "twice" / "results.json").write_text(json.dumps(body), encoding="utf-8")
+    twice, good = "twice/results.json", "out/results.json"
+    for args in (
+        ["diff", good, twice],
+        ["report", twice, "-o", "r.html"],
+        ["compat", twice, "-o", "c.md"],
+        ["versions", twice],
+        ["merge", twice, "-o", "merged"],
+    ):
+        done = _cli(corpus, *args)
+        assert done.returncode == Exit.USAGE, (args, done.stdout, done.stderr)
+        assert f"{twice}: holds the result {planted['case']}::{planted['op']}@" in done.stderr
+        assert "twice (results 1 and 2, fail and pass)" in done.stderr
+    assert not {"r.html", "c.md", "merged"} & {path.name for path in corpus.iterdir()}

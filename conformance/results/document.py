@@ -19,6 +19,7 @@ from typing import Any, TypeAlias, cast
 
 import jsonschema
 
+from conformance import ids
 from conformance import schema as schemas
 from conformance.errors import ResultsFileError, UsageError
 from conformance.results.findings import findings
@@ -302,9 +303,28 @@ def read_document(path: Path) -> ResultsDocument:
         problem = _problem(body)
     except RecursionError:
         problem = "is nested too deeply to be a results file"
+    if problem is None:
+        problem = _duplicated(body["results"])
     if problem is not None:
         raise ResultsFileError(f"{path}: {problem}")
     return cast(ResultsDocument, body)
+
+
+def _duplicated(results: Sequence[ResultRecord]) -> str | None:
+    """The first result ``results`` hold twice (by :func:`conformance.ids.record_key`, the identity
+    ``merge`` matches files' results on), or None. A file holds one result per item and target:
+    of two, every reader would keep the one its order favours (a planted fail passed a diff)."""
+    seen: dict[str, int] = {}
+    for number, result in enumerate(results):
+        key = ids.record_key(result)
+        if key in seen:
+            first = results[seen[key]]
+            return (
+                f"holds the result {key} twice (results {seen[key] + 1} and {number + 1}, "
+                f"{first['status']} and {result['status']}); a results file holds each result once"
+            )
+        seen[key] = number
+    return None
 
 
 #: the most a results file's entries before its results may take (a few KB in practice)
