@@ -10,6 +10,7 @@ input at fault, so a caller can catch just one kind.
 from __future__ import annotations
 
 import enum
+import errno
 import textwrap
 
 
@@ -58,6 +59,34 @@ class WorkerStartError(ConformanceError):
 class EnvironmentFailure(Exception):
     """The machine stopped a verb (disk full, out of memory, an output folder not writable). Not a
     ConformanceError, which would blame the input: the verb ends with :attr:`Exit.ENVIRONMENT`."""
+
+
+#: the errors (by errno) that are the machine's, not the input's
+_MACHINE = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOMEM: "out of memory",
+    errno.EMFILE: "too many open files",
+    errno.EIO: "an input/output error",
+}
+
+
+def machine_failure(error: BaseException) -> str | None:
+    """What the machine did, when ``error`` is its failure rather than the suite's or the input's:
+    every verb ends with :attr:`Exit.ENVIRONMENT` on one (the front door's boundary), and a writer
+    that tells the input's faults from the machine's asks here, so that a read-only or full
+    destination is 4 for every verb, never 2."""
+    if isinstance(error, MemoryError):
+        return "out of memory (MemoryError: the machine or an address-space limit refused an allocation)"
+    if isinstance(error, EnvironmentFailure):
+        return str(error)
+    if isinstance(error, OSError) and error.errno in _MACHINE:
+        where = f" writing {error.filename}" if error.filename else ""
+        return f"{_MACHINE[error.errno]}{where} ({error.strerror or error})"
+    return None
 
 
 class Exit(enum.IntEnum):

@@ -214,3 +214,54 @@ def test_a_results_file_holding_a_result_twice_is_refused_by_every_verb(corpus: 
         assert f"{twice}: holds the result {planted['case']}::{planted['op']}@" in done.stderr
         assert "twice (results 1 and 2, fail and pass)" in done.stderr
     assert not {"r.html", "c.md", "merged"} & {path.name for path in corpus.iterdir()}
+
+
+# the machine's failures are 4 for every verb (10)
+
+
+def _namespaced(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``script`` as root of a private mount namespace (a mount made there is gone with it)."""
+    if not shutil.which("unshare"):
+        pytest.skip("needs unshare(1) for a private mount namespace")
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no private mount namespace here: {probe.stderr.decode().strip()}")
+    return subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.slow  # seconds: a run and five verbs
+def test_a_read_only_destination_stops_every_verb_with_exit_4(corpus: Path) -> None:
+    """``report``, ``compat``, ``diff --html``, ``versions`` and ``merge`` once said exit 2 (the
+    input's fault) where ``run`` said 4 (the machine's)."""
+    assert _run(corpus, "few.yaml", "out").returncode == Exit.GREEN
+    (corpus / "locked").mkdir()
+    results = "out/results.json"
+    verbs = [
+        ["report", results, "-o", "locked/r.html"],
+        ["compat", results, "-o", "locked/c.html"],
+        ["diff", results, results, "--html", "locked/d.html"],
+        ["versions", results, "-o", "locked/v.html"],
+        ["merge", results, "-o", "locked/m"],
+        ["run", "--cases", "few.yaml", "--adapter", "numpy", "--repeat", "0", "--out", "locked/run"],
+    ]
+    conformance = shlex.join([sys.executable, "-m", "conformance.cli"])
+    each = "; ".join(
+        f"{conformance} {shlex.join(args)} >said 2>&1; status=$?; tail -n 1 said; echo status $status"
+        for args in verbs
+    )
+    ended = _namespaced(
+        f"mount --bind locked locked && mount -o remount,bind,ro locked && {{ {each}; }}", corpus
+    )
+    lines = ended.stdout.splitlines()
+    assert len(lines) == 2 * len(verbs), ended.stdout + ended.stderr
+    for args, said, status in zip(verbs, lines[::2], lines[1::2], strict=True):
+        assert status == f"status {Exit.ENVIRONMENT}", (args, said)
+        assert said.startswith("stopped: ") and "Read-only file system" in said, (args, said)
+    assert not list((corpus / "locked").iterdir())

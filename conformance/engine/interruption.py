@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import _thread
 import contextlib
-import errno
 import signal
 import sys
 import threading
@@ -23,23 +22,12 @@ from dataclasses import dataclass
 from types import FrameType
 
 from conformance.engine import settings
-from conformance.errors import EnvironmentFailure, Exit
+from conformance.errors import EnvironmentFailure, Exit, machine_failure
 
 #: the exit status of a verb Ctrl-C interrupted (128 + SIGINT)
 EXIT_STATUS = 130
 #: the signals that stop a verb as Ctrl-C does (a CI system's cancel, a closed terminal)
 STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-#: the errors (by errno) that are the machine's, not the input's
-_MACHINE = {
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is used up",
-    errno.EROFS: "the file system is read-only",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
-    errno.ENOMEM: "out of memory",
-    errno.EMFILE: "too many open files",
-    errno.EIO: "an input/output error",
-}
 
 
 @dataclass
@@ -99,18 +87,6 @@ def interrupted_status() -> int:
     return 128 + (_received.signal or signal.SIGINT)
 
 
-def environment_failure(error: BaseException) -> str | None:
-    """What the machine did, when ``error`` is its failure rather than the suite's or the input's."""
-    if isinstance(error, MemoryError):
-        return "out of memory (MemoryError: the machine or an address-space limit refused an allocation)"
-    if isinstance(error, EnvironmentFailure):
-        return str(error)
-    if isinstance(error, OSError) and error.errno in _MACHINE:
-        where = f" writing {error.filename}" if error.filename else ""
-        return f"{_MACHINE[error.errno]}{where} ({error.strerror or error})"
-    return None
-
-
 @dataclass
 class Stop:
     """Whether the work in :func:`stopping` was cut short by Ctrl-C."""
@@ -156,7 +132,7 @@ def boundary(advice: Callable[[], str], say: Callable[[str], None] | None = None
     except KeyboardInterrupt:
         verb.interrupted = True
     except (OSError, MemoryError, EnvironmentFailure) as error:
-        cause = environment_failure(error)
+        cause = machine_failure(error)
         if cause is None:
             raise
         verb.status, verb.advice = Exit.ENVIRONMENT, _after_failure(advice)

@@ -21,7 +21,7 @@ import jsonschema
 
 from conformance import ids
 from conformance import schema as schemas
-from conformance.errors import ResultsFileError, UsageError
+from conformance.errors import EnvironmentFailure, ResultsFileError, UsageError, machine_failure
 from conformance.results.findings import findings
 from conformance.results.records import (
     SCHEMA_NAME,
@@ -43,14 +43,17 @@ def schema() -> dict[str, Any]:
 
 
 def write_atomically(path: Path, text: str | bytes) -> None:
-    """Replace ``path`` with ``text`` (bytes: UTF-8 already) in one step; UsageError if it cannot."""
+    """Replace ``path`` with ``text`` (bytes: UTF-8 already) in one step. Where it cannot: a
+    UsageError for a path that cannot be one (a file where a folder should be), EnvironmentFailure
+    where the machine refuses (read-only, full, no permission), as every verb exits on that."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_dir():
             raise UsageError(f"{path}: is a directory; name a file to write")
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as error:
-        raise UsageError(f"{path}: cannot be written: {error.strerror or error}") from None
+        said = f"{path}: cannot be written: {error.strerror or error}"
+        raise (EnvironmentFailure if machine_failure(error) else UsageError)(said) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(text if isinstance(text, bytes) else text.encode("utf-8"))
