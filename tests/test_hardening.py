@@ -265,3 +265,38 @@ def test_a_read_only_destination_stops_every_verb_with_exit_4(corpus: Path) -> N
         assert status == f"status {Exit.ENVIRONMENT}", (args, said)
         assert said.startswith("stopped: ") and "Read-only file system" in said, (args, said)
     assert not list((corpus / "locked").iterdir())
+
+
+# any locale (11)
+
+
+def test_names_the_locale_could_not_decode_are_written_as_their_utf8() -> None:
+    typed = "ü/run".encode().decode("ascii", "surrogateescape")  # as a C locale hands it over
+    assert results_file.utf8(typed) == "ü/run".encode()
+    assert results_file.utf8("\udcff-\u2026") == "\ufffd-\u2026".encode()  # no UTF-8 there: U+FFFD
+    assert results_file.utf8("lone \ud800") == b"lone ?"
+
+
+@pytest.mark.slow  # seconds: a run and four verbs
+def test_every_verb_writes_in_the_c_locale_to_a_non_ascii_path(corpus: Path) -> None:
+    """``run``, ``report``, ``diff --html``, ``compat`` and ``merge`` once ended in a
+    UnicodeEncodeError traceback, exit 1, where a path held a character ASCII lacks."""
+    locale = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
+    (corpus / "ü").mkdir()
+    done = _run(corpus, "few.yaml", "ü/run", **locale)
+    assert done.returncode == Exit.GREEN and "Traceback" not in done.stderr, done.stderr
+    results = "ü/run/results.json"
+    for args in (
+        ["report", results, "-o", "ü/r.html"],
+        ["diff", results, results, "--html", "ü/d.html"],
+        ["compat", results, "-o", "ü/c.html"],
+        ["merge", results, "-o", "ü/m"],
+    ):
+        done = _cli(corpus, *args, **locale)
+        assert done.returncode == Exit.GREEN and "Traceback" not in done.stderr, (args, done.stderr)
+        assert "ü/" in done.stdout  # the name as typed, not its escapes
+    body = json.loads((corpus / results).read_text(encoding="utf-8"))
+    assert body["run"]["command"][-2:] == ["--out", "ü/run"]
+    merged = json.loads((corpus / "ü" / "m" / "results.json").read_text(encoding="utf-8"))
+    assert len(merged["results"]) == len(body["results"])
+    assert {"r.html", "d.html", "c.html"} <= {path.name for path in (corpus / "ü").iterdir()}

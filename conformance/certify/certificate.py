@@ -20,6 +20,7 @@ from typing import Any
 from conformance import ids
 from conformance.certify.profiles import Role
 from conformance.corpus.catalogue import OPS
+from conformance.results.document import utf8
 from conformance.results.findings import findings
 from conformance.results.result import JSON, Result
 from conformance.statuses import PASSING
@@ -31,7 +32,7 @@ HTML_NAME = "certificate.html"
 
 def canonical(value: Any) -> bytes:
     """The one JSON text of a value that both writer and verifier hash."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return utf8(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
 def sha256(value: Any) -> str:

@@ -7,6 +7,7 @@ unencodable characters are escaped, and a descriptor missing at start is opened 
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import os
@@ -77,14 +78,30 @@ def _open_missing_descriptors() -> None:
                 os.close(opened)
 
 
+def _shown(error: UnicodeError) -> tuple[str | bytes, int]:
+    """What a terminal stream writes for characters its encoding lacks: the surrogate escapes a
+    path or an argument arrives as in a C locale go out as their own bytes (the name as typed),
+    anything else as a backslash escape (``\\u2026`` for an ellipsis)."""
+    if isinstance(error, UnicodeEncodeError):
+        lacking = error.object[error.start : error.end]
+        if all("\udc80" <= character <= "\udcff" for character in lacking):
+            return bytes(ord(character) - 0xDC00 for character in lacking), error.end
+    return codecs.backslashreplace_errors(error)
+
+
+#: the error handler of the streams :func:`guarded` wraps
+ERRORS = "conformance.shown"
+codecs.register_error(ERRORS, _shown)
+
+
 def _usable(stream: TextIO | None, fd: int) -> TextIO:
     """The stream to wrap (None if closed at start), escaping what its encoding lacks."""
     if stream is None:
-        stream = open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+        stream = open(fd, "w", encoding="utf-8", errors=ERRORS, closefd=False)  # noqa: SIM115
     reconfigure = getattr(stream, "reconfigure", None)
     if reconfigure is not None:
         with contextlib.suppress(ValueError, OSError):
-            reconfigure(errors="backslashreplace")
+            reconfigure(errors=ERRORS)
     return stream
 
 

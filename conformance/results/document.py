@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -42,6 +43,24 @@ def schema() -> dict[str, Any]:
     return schemas.load("results")
 
 
+#: runs of surrogate escapes: the bytes of a name the operating system handed over undecoded
+_ESCAPED = re.compile("[\udc80-\udcff]+")
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8 for a file, in any locale. Where the locale is not UTF-8 (``LC_ALL=C``),
+    Python hands over a path or an argument holding ``ü`` as surrogate escapes of its bytes, which
+    UTF-8 cannot encode: those are written as the characters their bytes spell (U+FFFD where they
+    spell none), and any other lone surrogate as ``?``. Text without one takes the fast path."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        spelled = _ESCAPED.sub(
+            lambda run: run.group().encode("utf-8", "surrogateescape").decode("utf-8", "replace"), text
+        )
+        return spelled.encode("utf-8", "replace")
+
+
 def write_atomically(path: Path, text: str | bytes) -> None:
     """Replace ``path`` with ``text`` (bytes: UTF-8 already) in one step. Where it cannot: a
     UsageError for a path that cannot be one (a file where a folder should be), EnvironmentFailure
@@ -56,7 +75,7 @@ def write_atomically(path: Path, text: str | bytes) -> None:
         raise (EnvironmentFailure if machine_failure(error) else UsageError)(said) from None
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(text if isinstance(text, bytes) else text.encode("utf-8"))
+            stream.write(text if isinstance(text, bytes) else utf8(text))
             stream.flush()
             os.fsync(stream.fileno())
         umask = os.umask(0)
@@ -97,11 +116,11 @@ def encoded(body: Mapping[str, Any]) -> bytes:
 
     def value(item: Any) -> bytes:
         if isinstance(item, list) and item:
-            rows = [b"  " + encoder.encode(element).encode("utf-8") for element in item]
+            rows = [b"  " + utf8(encoder.encode(element)) for element in item]
             return b"[\n" + b",\n".join(rows) + b"\n ]"
-        return encoder.encode(item).encode("utf-8")
+        return utf8(encoder.encode(item))
 
-    lines = [b" " + encoder.encode(key).encode("utf-8") + b": " + value(item) for key, item in body.items()]
+    lines = [b" " + utf8(encoder.encode(key)) + b": " + value(item) for key, item in body.items()]
     return b"{\n" + b",\n".join(lines) + b"\n}\n"
 
 

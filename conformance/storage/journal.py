@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from conformance.errors import JournalError
-from conformance.results.document import result_problem
+from conformance.results.document import result_problem, utf8
 from conformance.results.records import ResultRecord
 from conformance.results.result import JSON, Result
 
@@ -127,7 +127,7 @@ class Journal:
 
     def append_line(self, text: str) -> None:
         """Keep one result given as its JSON line (see :func:`line`), at once on disk."""
-        self._write((text + "\n").encode("utf-8"))
+        self._write(utf8(text + "\n"))
 
     def _write(self, data: bytes) -> None:
         """Append ``data`` whole, or raise with the journal cut back as it was (no torn line)."""

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from conformance.errors import UsageError
+from conformance.results.document import utf8
 from conformance.storage import out_folder
 
 try:
@@ -41,7 +42,7 @@ def locked(out: Path, command: Sequence[str], option: str = "--out") -> Iterator
                 f"this one another {option}"
             ) from None
         os.ftruncate(descriptor, 0)
-        os.pwrite(descriptor, f"process {os.getpid()}: {shlex.join(command)}\n".encode(), 0)
+        os.pwrite(descriptor, utf8(f"process {os.getpid()}: {shlex.join(command)}\n"), 0)
         yield
     finally:
         os.close(descriptor)  # releases the lock
