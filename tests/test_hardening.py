@@ -18,6 +18,7 @@ import pytest
 from conformance import options
 from conformance.cli import main
 from conformance.errors import Exit, UsageError
+from conformance.explore import generated
 from conformance.results import document as results_file
 from conformance.run import planning
 
@@ -300,3 +301,57 @@ def test_every_verb_writes_in_the_c_locale_to_a_non_ascii_path(corpus: Path) -> 
     merged = json.loads((corpus / "ü" / "m" / "results.json").read_text(encoding="utf-8"))
     assert len(merged["results"]) == len(body["results"])
     assert {"r.html", "d.html", "c.html"} <= {path.name for path in (corpus / "ü").iterdir()}
+
+
+# sizes a case may have, and -j (degraded)
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        (
+            "{id: deep, title: t, data: {shape: [" + ", ".join(["1"] * 33) + "]}, axis: 0, parts: 1}",
+            "case 'deep': data.shape: 33 dimensions; at most 32",
+        ),
+        (
+            "{id: long, title: " + "x" * 201 + ", data: {shape: [6]}, axis: 0, parts: 3}",
+            "case 'long': title: 201 characters; at most 200",
+        ),
+        ("{id: " + "a" * 101 + ", title: t, data: {shape: [6]}, axis: 0, parts: 3}", "id: 101 characters"),
+        ("{id: noted, title: t, note: " + "n" * 4001 + ", data: {shape: [6]}, parts: 3}", "note: 4001 char"),
+    ],
+    ids=["rank-33", "title-201", "id-101", "note-4001"],
+)
+def test_validate_refuses_a_case_beyond_the_sizes_with_file_and_line(
+    tmp_path: Path, case: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rank-100,000 case once passed ``validate``, then each of its items was a suite defect."""
+    path = tmp_path / "big.yaml"
+    path.write_text(
+        f"defaults: {{source: s, data: {{dtype: float32}}}}\ncases:\n  - {case}\n", encoding="utf-8"
+    )
+    assert main(["validate", "--cases", str(path)]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert f"{path.as_posix()}:3: " in err and said in err
+    assert "x" * 201 not in err  # the text too long is not repeated
+
+
+def test_the_largest_case_within_the_sizes_is_valid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shape = ", ".join(["1"] * 32)
+    case = f"{{id: {'a' * 100}, title: {'x' * 200}, data: {{shape: [{shape}]}}, axis: 0, parts: 1}}"
+    path = tmp_path / "edge.yaml"
+    path.write_text(
+        f"defaults: {{source: s, data: {{dtype: float32}}}}\ncases:\n  - {case}\n", encoding="utf-8"
+    )
+    assert main(["validate", "--cases", str(path)]) == Exit.GREEN, capsys.readouterr().err
+
+
+def test_an_explored_finding_gets_a_title_a_case_may_hold() -> None:
+    """explore writes each finding as a case: a title over the limit would leave it out."""
+    edge = -(2**63)
+    request = {"data": {"dtype": "complex128", "shape": [2**20] * 5}, "axis": edge, "lengths": [edge] * 256}
+    said = generated.title(request)
+    assert len(said) <= generated.TITLE_LIMIT == 200
+    assert said.startswith(f"lengths [{edge}, {edge}, {edge}, ..., {edge}] (256 values) on axis {edge}")

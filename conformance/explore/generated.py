@@ -16,10 +16,13 @@ import yaml
 
 from conformance.corpus.case import FORM_KINDS, Case
 from conformance.corpus.loader import load_text
+from conformance.corpus.schema import case_file_schema
 from conformance.corpus.selection import select
 from conformance.oracle.reference import SplitRequest
 
 TAG = "generated"
+#: the most characters a case's title may hold (the case-file schema's limit)
+TITLE_LIMIT: int = case_file_schema()["$defs"]["caseFields"]["properties"]["title"]["maxLength"]
 
 
 def case_id(op: str, document: Mapping[str, Any]) -> str:
@@ -29,12 +32,20 @@ def case_id(op: str, document: Mapping[str, Any]) -> str:
 
 
 def title(document: Mapping[str, Any]) -> str:
-    """What the request asks, in one line: ``lengths [2, -1] on axis 1 of float32 [3, 4]``."""
+    """What the request asks, in one line: ``lengths [2, -1] on axis 1 of float32 [3, 4]``; a list
+    of values too long for a case's title is cut to its first and last (``[1, 1, 1, ..., 4] (96
+    values)``), and what is still too long ends in ``...``: every finding can be written as a case."""
     data = document["data"]
     kind = next(k for k in FORM_KINDS if k in document)
     axis = f" on axis {document['axis']}" if "axis" in document else ""
     runs = f", {len(document['runs'])} more runs" if document.get("runs") else ""
-    return f"{kind} {document[kind]}{axis} of {data['dtype']} {data['shape']}{runs}"
+    rest = f"{axis} of {data['dtype']} {data['shape']}{runs}"
+    values = document[kind]
+    said = f"{kind} {values}{rest}"
+    if len(said) > TITLE_LIMIT and isinstance(values, list):
+        cut = ", ".join(map(str, [*values[:3], "...", values[-1]]))
+        said = f"{kind} [{cut}] ({len(values)} values){rest}"
+    return said if len(said) <= TITLE_LIMIT else said[: TITLE_LIMIT - 3] + "..."
 
 
 def full_document(
