@@ -9,6 +9,7 @@ so the verbs that only read results files do not wait for the run's planning and
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from collections import Counter
@@ -400,6 +401,19 @@ def cmd_certify(args: argparse.Namespace) -> int:
     return verb.status
 
 
+def _note_jobs(jobs: int | None) -> None:
+    """One line on stderr when ``-j`` asks for more workers than the cores this process may use:
+    allowed (a worker waiting on its backend leaves a core idle), but workers beyond the cores
+    mostly take turns, so a CPU-bound run gets slower, not faster."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if jobs is not None and jobs > cores:
+        print(
+            f"note: -j {jobs} on {cores} cores: the workers beyond {cores} take turns on them, which "
+            f"slows a CPU-bound run; -j {cores} is usually fastest",
+            file=sys.stderr,
+        )
+
+
 def _print_totals(title: str, counts: Counter[str], order: Sequence[str] | None = None) -> None:
     keys = [key for key in order if key in counts] if order else sorted(counts, key=lambda k: (-counts[k], k))
     width = max((len(key) for key in keys), default=0)
@@ -473,6 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # as the program itself (no argv), the process ends with the verb: its handlers stay
     with streams.guarded(), interruption.signals(restore=argv is not None):
         args = build_parser().parse_args(given)
+        _note_jobs(getattr(args, "jobs", None))
         #: the command as typed (recorded in results; ``run --resume`` restores a run's options from it)
         args.command = ("conformance", *given)
         again = f"to start again: {shlex.join(args.command)}"

@@ -355,3 +355,17 @@ def test_an_explored_finding_gets_a_title_a_case_may_hold() -> None:
     said = generated.title(request)
     assert len(said) <= generated.TITLE_LIMIT == 200
     assert said.startswith(f"lengths [{edge}, {edge}, {edge}, ..., {edge}] (256 values) on axis {edge}")
+
+
+def test_more_workers_than_cores_is_allowed_with_a_one_line_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cores = len(os.sched_getaffinity(0))
+    missing = str(tmp_path / "missing.yaml")  # the verb stops at once: the note comes first
+    main(
+        ["run", "--cases", missing, "--adapter", "numpy", "-j", str(cores + 1), "--out", str(tmp_path / "o")]
+    )
+    noted = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: -j")]
+    assert noted == [noted[0]] and noted[0].startswith(f"note: -j {cores + 1} on {cores} cores: ")
+    main(["run", "--cases", missing, "--adapter", "numpy", "-j", str(cores), "--out", str(tmp_path / "o")])
+    assert "note: -j" not in capsys.readouterr().err
