@@ -11,6 +11,7 @@ import TensorFlow again): 7 of 44 tiny items of ``tensorflow.split -k uneven -j 
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -34,6 +35,17 @@ def corpus(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _start_limit(corpus: Path) -> float:
+    """A start limit for the tests where a worker overruns it: ten times what starting a worker and
+    running an item takes on this machine now (1.3 s alone, 6 s beside two busy loops on a loaded
+    2-core machine), 4 s at least, so that only the worker meant to overrun it does."""
+    started = time.monotonic()
+    Pool(1, 60, lambda result: None).process(
+        plan(executor.configured(corpus, "fake_adapters:Slicer")).jobs[:1]
+    )
+    return max(4.0, 10 * (time.monotonic() - started))
+
+
 @pytest.mark.slow
 def test_a_prepare_longer_than_the_timeout_times_out_no_item(corpus: Path) -> None:
     outcome = executor.run(corpus, "fake_adapters:SlowStart", jobs=2, timeout=1, prepare="2")
@@ -46,16 +58,17 @@ def test_loading_an_adapter_for_an_item_is_timed_as_a_start(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the worker prepared the first adapter; each of the others is loaded when its first item comes
-    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, start_s=4.0, start_timeouts=1))
+    limit = _start_limit(corpus)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, start_s=limit, start_timeouts=1))
     slicer = plan(executor.configured(corpus, "fake_adapters:Slicer")).jobs[:2]
     (slow, stuck) = plan(executor.configured(corpus, "fake_adapters:SlowStart")).jobs[:2]
-    slow, stuck = replace(slow, options={"load": "2"}), replace(stuck, options={"load": "60"})
+    slow, stuck = replace(slow, options={"load": "2"}), replace(stuck, options={"load": "3600"})
     results: list[Result] = []
     Pool(1, 1, results.append).process([*slicer, slow, stuck])
     assert [result.status for result in results] == ["pass", "pass", "pass", "error"]
     assert results[2].worker is not None and results[2].worker["load_ms"] >= 2000  # over --timeout
     assert results[3].defect == "adapter" and results[3].message.startswith(
-        "loading the adapter took longer than 4 s, before this item could run: the adapter's problem"
+        f"loading the adapter took longer than {limit:g} s, before this item could run: the adapter's problem"
     )
 
 
@@ -80,17 +93,18 @@ def test_every_target_a_worker_meets_is_prepared_before_its_first_item_untimed(c
 def test_a_prepare_past_the_start_limit_is_the_adapters_error_and_is_left_out_after(
     corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, start_s=4.0, start_timeouts=1))
-    outcome = executor.run(corpus, "fake_adapters:SlowStart", jobs=1, timeout=1, prepare="60")
+    limit = _start_limit(corpus)
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, start_s=limit, start_timeouts=1))
+    outcome = executor.run(corpus, "fake_adapters:SlowStart", jobs=1, timeout=1, prepare="3600")
     (stuck,) = [result for result in outcome.results if result.status != "pass"]
     assert stuck.status == "error" and stuck.defect == "adapter" and stuck.crash is None
     assert stuck.message.startswith(
-        "the worker's start (loading the adapter, its prepare()) took longer than 4 s (phase prepare), "
+        f"the worker's start (loading the adapter, its prepare()) took longer than {limit:g} s (phase prepare), "
         "before this item could run: the adapter's problem, not the item's"
     )
     assert len(outcome.results) == 8 and outcome.review_s == 0.0
     said = capsys.readouterr().err
-    assert "prepare() for slow-start/slices/cpu took longer than 4 s; workers start without prepare()" in said
+    assert f"prepare() for slow-start/slices/cpu took longer than {limit:g} s; workers start without" in said
 
 
 class SlowStarts:
