@@ -46,12 +46,17 @@ def write_pages(folder: Path, files: dict[str, str]) -> dict[str, str]:
     return urls
 
 
+#: How long a page may take to get where a test waits for it: the waits end as soon as it is
+#: there (a second or less), and a loaded machine may take many times that.
+WAIT_MS = 60_000
+
+
 def open_report(page: Any, url: str, fragment: str = "") -> None:
     page.goto(url + (f"#{fragment}" if fragment else ""))
-    page.wait_for_selector("body[data-ready='1']", timeout=20_000)
+    page.wait_for_selector("body[data-ready='1']", timeout=WAIT_MS)
 
 
-def wait_until(page: Any, expression: str, timeout_s: float = 10.0) -> None:
+def wait_until(page: Any, expression: str, timeout_s: float = WAIT_MS / 1000) -> None:
     """Poll ``expression`` until it is truthy. (Playwright's wait_for_function evaluates its
     predicate with eval, which the report's Content-Security-Policy rightly refuses.)"""
     deadline = time.monotonic() + timeout_s

@@ -31,9 +31,10 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     """A tab that records every request and script error; none may leave file: or fail."""
-    from browsing import LOCAL
+    from browsing import LOCAL, WAIT_MS
 
     tab = browser.new_page()
+    tab.set_default_timeout(WAIT_MS)  # every action's wait, instead of Playwright's 30 s
     requests: list[str] = []
     errors: list[str] = []
     tab.on("request", lambda request: requests.append(request.url))
