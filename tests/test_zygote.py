@@ -55,9 +55,7 @@ def _until_decided(zygote: Zygote, learn: tuple[str, ...] = ()) -> bool:
     if not learn:
         return True
     zygote.learn(learn)
-    deadline = time.monotonic() + 5
-    while zygote.usable is not False and time.monotonic() < deadline:  # a thread would show by then
-        zygote._read(0.1)
+    assert _imported_all(zygote), "the zygote never said it had done what it was asked to import"
     return bool(zygote.usable)
 
 
@@ -708,7 +706,9 @@ def test_a_fork_asked_while_the_zygote_imports_does_not_hold_up_the_parent(
         zygote.learn(("gated_import",))  # its import waits for the gate
         began = time.monotonic()
         forked = zygote.fork((1, None, ()))
-        assert forked is not None and time.monotonic() - began < 1.0
+        # the gate holds the import for 60 s (tests/gated_import.py): a fork that waited for it
+        # would return after that, far past this margin for a loaded machine
+        assert forked is not None and time.monotonic() - began < 30
         process, connection = forked
         assert process.pid is None and process.is_alive() and not connection.poll(0.5)
         gate.touch()
@@ -723,11 +723,12 @@ def test_a_fork_asked_while_the_zygote_imports_does_not_hold_up_the_parent(
 
 
 def _imported_all(zygote: Zygote) -> bool:
-    """Whether the zygote says it has done every import asked of it (waiting up to 60 s)."""
+    """Whether the zygote says it has done every import asked of it, or has stopped forking (a
+    thread it found), waiting up to 60 s: generous, as what it imports here takes milliseconds."""
     deadline = time.monotonic() + 60
-    while zygote.importing and time.monotonic() < deadline:
+    while zygote.importing and zygote.usable is not False and time.monotonic() < deadline:
         zygote._read(0.1)
-    return not zygote.importing
+    return not zygote.importing or zygote.usable is False
 
 
 def test_a_worker_is_re_forked_for_new_modules_and_not_while_its_zygote_imports(
