@@ -17,6 +17,12 @@ its own code with :func:`backend_calls` or :class:`BackendRefusal`.
 
 A complete adapter, runnable as is, whose backend is NumPy's own split functions::
 
+    from collections.abc import Callable, Mapping, Sequence
+
+    import numpy
+
+    from conformance.plugin import AdapterInfo, AdapterOptions, Route, Target, Task
+
     def build(task: Task, target: Target) -> Callable[[numpy.ndarray], list[numpy.ndarray]]:
         split = numpy.split if task.op == "numpy.split" else numpy.array_split
         value = task.form.value
