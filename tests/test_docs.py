@@ -1,13 +1,20 @@
 """The documentation against the code it describes: every rule the reference names and every
-document the catalogue cites is in docs/specs.md, and every link between the documents resolves."""
+document the catalogue cites is in docs/specs.md, every link between the documents resolves, and
+every adapter the documents print runs as printed."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
 from report_fixtures import corpus
+from test_adapter_contract import docstring_example, guide_examples
 
 from conformance.corpus.catalogue import OPS, applicable_ops
 from conformance.engine.settings import EngineSettings
@@ -102,3 +109,60 @@ def test_every_engine_setting_is_in_the_settings_table() -> None:
     first_cells = [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `")]
     rows = {name for cell in first_cells for name in re.findall(r"`(\w+)`", cell)}
     assert [field.name for field in fields(EngineSettings) if field.name not in rows] == []
+
+
+#: a printed adapter: a class with an info() method
+ADAPTER_CLASS = re.compile(r"^class (\w+)\b[^\n]*:\n(?:(?:    .*)?\n)*?    def info\(", re.MULTILINE)
+
+
+def printed_adapters() -> dict[str, str]:
+    """Every adapter the documents print, by where: each Python block of docs/adapters.md that
+    holds one, and the example in conformance.plugin's docstring."""
+    blocks = {
+        f"adapters.md-{n}": block for n, block in enumerate(guide_examples()) if ADAPTER_CLASS.search(block)
+    }
+    return {**blocks, "plugin.py-docstring": docstring_example()}
+
+
+def test_the_documents_print_their_adapters() -> None:
+    assert [ADAPTER_CLASS.findall(source) for source in printed_adapters().values()] == [
+        ["NumpySplit"],
+        ["MyOnnxAdapter"],
+        ["NumpySplit"],
+    ]
+
+
+@pytest.mark.slow  # a run of the suite per adapter
+@pytest.mark.parametrize("where", printed_adapters())
+def test_each_printed_adapter_runs_as_printed(tmp_path: Path, where: str) -> None:
+    """Copied into a file as printed and named by import path, as docs/adapters.md shows: the
+    suite loads it (its info() and its routes' calls checked), runs it and every result passes."""
+    source = printed_adapters()[where]
+    (tmp_path / "printed.py").write_text(source, encoding="utf-8")
+    (adapter,) = ADAPTER_CLASS.findall(source)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    command = [
+        "run",
+        "--cases",
+        str(ROOT / "cases"),
+        "--adapter",
+        f"printed:{adapter}",
+        "-k",
+        "onnx-node-split",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *command, "--repeat", "0", "--out", "out"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,  # a bound on a hang, not on speed: a few items, one worker
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    document = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    (target,) = document["adapters"]  # one route on one device, as info() says
+    assert target["backend"] and target["version"], target
+    results = document["results"]
+    assert {(result["adapter"], result["route"]) for result in results} == {(target["name"], target["route"])}
+    assert len(results) >= 4 and {result["status"] for result in results} == {"pass"}, results
