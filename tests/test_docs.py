@@ -125,11 +125,10 @@ def printed_adapters() -> dict[str, str]:
 
 
 def test_the_documents_print_their_adapters() -> None:
-    assert [ADAPTER_CLASS.findall(source) for source in printed_adapters().values()] == [
-        ["NumpySplit"],
-        ["MyOnnxAdapter"],
-        ["NumpySplit"],
-    ]
+    """The guide's complete adapter and its ONNX one, and the docstring's: one class each."""
+    found = {where: ADAPTER_CLASS.findall(source) for where, source in printed_adapters().items()}
+    assert len(found) >= 3 and all(len(classes) == 1 for classes in found.values()), found
+    assert ["MyOnnxAdapter"] in found.values()
 
 
 @pytest.mark.slow  # a run of the suite per adapter
