@@ -188,6 +188,11 @@ class Execution:
         self._lock = contextlib.ExitStack()
         self._stack = contextlib.ExitStack()
 
+    @property
+    def threads(self) -> int:
+        """The threads each worker's backend may use: the cores shared out among the workers."""
+        return max(1, (os.cpu_count() or 1) // max(1, self.config.jobs))
+
     def __enter__(self) -> Execution:
         config = self.config
         if not self.locked:
@@ -212,7 +217,6 @@ class Execution:
         if done:
             to_go = f"{len(self.pending)} to go"
             print(f"resuming: {len(done)} results already journaled, {to_go}", file=self.stream)
-        self.threads = max(1, (os.cpu_count() or 1) // max(1, config.jobs))
         self.pool = Pool(
             config.jobs,
             config.timeout,
