@@ -22,7 +22,7 @@ from conformance import arguments, options
 from conformance.engine import interruption, streams
 from conformance.errors import ConformanceError, Exit, UsageError
 from conformance.results import document as results_file  # out_folder imports it anyway
-from conformance.storage import out_folder
+from conformance.storage import out_folder, out_lock
 
 if TYPE_CHECKING:
     from conformance.corpus.loader import Suite
@@ -206,8 +206,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
     paths = [Path(path) for path in args.results]
     out_folder.check(Path(args.output), "-o")
-    merged, written = merge.write(paths, Path(args.output), args.prefer_last, args.command)
-    out_folder.mark(Path(args.output), "-o")
+    with out_lock.holding(Path(args.output), args.command):  # refused while a run writes there
+        merged, written = merge.write(paths, Path(args.output), args.prefer_last, args.command)
+        out_folder.mark(Path(args.output), "-o")
     page = publishing.run_report(written[0])
     written += [page] if page else []
     print(summary_table(merge.results(merged)))
@@ -299,7 +300,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     paths = [Path(path) for path in args.results]
     out_folder.check_page(Path(args.output), "-o")
-    out = report.write(paths, Path(args.output))
+    with out_lock.holding(Path(args.output).parent, args.command):
+        out = report.write(paths, Path(args.output))
     print(f"wrote {out} ({out.stat().st_size / 1024 / 1024:.1f} MiB) from {len(paths)} results file(s)")
     return 0
 
@@ -314,7 +316,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     found = run_diff.read(Path(args.old), Path(args.new), rule, args.allow_new_items)
     print(run_diff.terminal(found))
     if args.html:
-        print(f"wrote {diff_page.write(found, Path(args.html))}")
+        with out_lock.holding(Path(args.html).parent, args.command, "--html"):
+            print(f"wrote {diff_page.write(found, Path(args.html))}")
     return found.exit_status
 
 
@@ -327,7 +330,8 @@ def cmd_versions(args: argparse.Namespace) -> int:
     found = versions.read([Path(path) for path in args.results])
     print(versions.terminal(found, args.rows))
     if args.output:
-        print(f"wrote {versions_page.write(found, Path(args.output))}")
+        with out_lock.holding(Path(args.output).parent, args.command):
+            print(f"wrote {versions_page.write(found, Path(args.output))}")
     return 0
 
 
@@ -345,7 +349,8 @@ def cmd_compat(args: argparse.Namespace) -> int:
         # each row links to the report beside the results file its results came from
         beside = [publishing.report_beside(path, out) for path in paths]
         links = args.report if args.report is not None else beside
-        report.write_compat(combined, out, links)
+        with out_lock.holding(out.parent, args.command):
+            report.write_compat(combined, out, links)
         found = [link for link in ([links] if isinstance(links, str) else links) if link]
         said = f"rows link to {', '.join(found)}" if found else "no report beside the results to link to"
         print(f"wrote {out} ({said})")

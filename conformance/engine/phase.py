@@ -30,7 +30,7 @@ def open_marker(log_path: str | None) -> None:
     if log_path is None:
         return
     try:
-        _descriptor = os.open(path_for(Path(log_path)), os.O_RDWR | os.O_CREAT, 0o644)
+        _descriptor = os.open(path_for(Path(log_path)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         os.pwrite(_descriptor, bytes(_WIDTH + 8), 0)  # cleared in place, never truncated to nothing
     except OSError:  # no phase then; never a reason to lose the worker
         return

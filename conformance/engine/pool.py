@@ -34,7 +34,7 @@ from conformance.engine.worker import Job, Learned, Preload, one_backend
 from conformance.engine.zygote import Zygote
 from conformance.plugin import Target
 from conformance.results.result import Result
-from conformance.storage import scratch
+from conformance.storage import no_links, scratch
 from conformance.storage.journal import line as journal_line
 
 #: fork workers from a zygote where fork is the system's own way (Linux); spawn elsewhere
@@ -101,7 +101,7 @@ class Starter:
         self._started += 1
         log = None
         if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
+            no_links.folder(self.log_dir.parent, self.log_dir)  # a planted link: refused
             log = self.log_dir / f"worker-{self._started}.log"
         preload = () if self.prepare_broken else upcoming
         if self._scratch is None:
@@ -127,7 +127,7 @@ class Starter:
             return
         log = None
         if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
+            no_links.folder(self.log_dir.parent, self.log_dir)
             name = "zygote" if group is None else f"zygote-{len(self.zygotes)}"
             log = str(self.log_dir / f"{name}.log")
         zygote = self.zygotes[group] = Zygote(self.threads, log)

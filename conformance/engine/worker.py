@@ -132,7 +132,7 @@ def redirect_output(log_path: str | None) -> None:
     """Send this process's stdout and stderr (descriptors, so native code's too) to its log file."""
     if log_path is None:
         return
-    descriptor = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    descriptor = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
     for stream in (1, 2):
         os.dup2(descriptor, stream)
     os.close(descriptor)
@@ -159,7 +159,8 @@ def _settle_output(log_path: str | None) -> int:
         try:
             os.fstat(number)
         except OSError:  # the descriptor itself was closed: onto the log (or nowhere) again
-            target = os.open(log_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW  # never a link's target
+            target = os.open(log_path or os.devnull, flags, 0o644)
             os.dup2(target, number)
             os.close(target)
         if stream is None or stream.closed:

@@ -15,6 +15,9 @@ from typing import TextIO, cast
 from conformance.engine.deaths import Death, DeathStatus
 from conformance.engine.worker import Job
 from conformance.errors import JournalError, UsageError
+from conformance.publishing import COMPAT_NAMES as COMPAT
+from conformance.publishing import REPORT_NAME as REPORT
+from conformance.results.document import FILE_NAME as RESULTS
 from conformance.results.records import CrashRecord, CrashReviewRecord, ParamsRecord
 from conformance.results.result import Result
 from conformance.run.planning import Plan
@@ -91,7 +94,7 @@ def require_journal(out: Path) -> None:
     said = f"nothing to resume: {out / JOURNAL} does not exist (a run stopped by Ctrl-C or killed leaves it)"
     waiting = out_folder.set_aside_runs(out)
     if not waiting:
-        raise JournalError(f"{said}; leave out --resume to start a run")
+        raise JournalError(f"{said}; {_finished(out) or 'leave out --resume to start a run'}")
     first = waiting[0]
     command = shlex.join(["conformance", "run", "--resume", str(first)])
     if first.is_dir():
@@ -100,6 +103,29 @@ def require_journal(out: Path) -> None:
     where = f" was set aside in {first}/" if first.is_dir() else f"'s journal is {first}"
     set_aside = f"an unfinished run{where}{others}"
     raise JournalError(f"{said}; {set_aside}; finish it with: {command}")
+
+
+def _finished(out: Path) -> str | None:
+    """What to do in ``out`` when its run finished: nothing, or, where it was killed after its
+    results were written and before its pages were (the journal goes with the results), the
+    commands that write the pages; None when no finished run is there."""
+    results = out / RESULTS
+    if out_folder.complete_run(out) is None:
+        return None
+    missing = [name for name in (REPORT, *COMPAT) if not (out / name).is_file()]
+    if not missing:
+        return f"the run there finished: its results are {results}; leave out --resume to run again"
+    report = shlex.join(["conformance", "report", str(results), "-o", str(out / REPORT)])
+    compat = [
+        "conformance",
+        "compat",
+        str(results),
+        *(word for name in COMPAT for word in ("-o", str(out / name))),
+    ]
+    return (
+        f"the run there finished (its results are {results}) but was stopped before it wrote "
+        f"{', '.join(missing)}; write them with: {report} && {shlex.join(compat)}"
+    )
 
 
 def _without_out(command: list[str]) -> list[str]:

@@ -19,6 +19,7 @@ from conformance.errors import JournalError
 from conformance.results.document import result_problem, utf8
 from conformance.results.records import ResultRecord
 from conformance.results.result import JSON, Result
+from conformance.storage import no_links
 
 SCHEMA = "conformance.journal/1"
 FILE_NAME = "journal.jsonl"
@@ -49,7 +50,8 @@ class Journal:
     def start(cls, path: Path, header: JSON, command: Sequence[str] = ()) -> Journal:
         """A new journal; ``header`` must match on resume, ``command`` is kept to restore options."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        journal = cls(path, os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+        journal = cls(path, no_links.open_file(path.parent, path, flags))  # a planted link: refused
         journal.append_line(json.dumps({"schema": SCHEMA, **header, "command": list(command)}))
         return journal
 
@@ -87,7 +89,7 @@ class Journal:
                 what = f"not a result ({problem})"
             if warn is not None:
                 print(f"warning: {path}: line {number} is {what}; dropped, its item runs again", file=warn)
-        journal = cls(path, os.open(path, os.O_WRONLY | os.O_APPEND))
+        journal = cls(path, no_links.open_file(path.parent, path, os.O_WRONLY | os.O_APPEND))
         if content and not content.endswith(b"\n"):
             journal._write(b"\n")
         return journal, held

@@ -3,7 +3,9 @@ nor a run it was not asked to replace.
 
 A folder is written only when it is new, empty, or marked as the suite's by :data:`MARKER`, and
 even then only files of the suite's own names (:data:`OWN_NAMES`, the worker logs) are replaced
-or removed. The checks only read, so a front door can refuse before it plans anything.
+or removed, never through a symbolic link (:mod:`conformance.storage.no_links`). ``previous/`` is
+the suite's too: the earlier run moves there, and is never deleted. The checks only read, so a
+front door can refuse before it plans anything.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from conformance.errors import EnvironmentFailure, UsageError
 from conformance.results import document as results_file
+from conformance.storage import no_links
 
 MARKER = ".conformance-run"
 #: what a run writes at its end, moved into :data:`PREVIOUS` when the next run starts
@@ -34,6 +37,9 @@ WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.(log|phase)")
 REVIEW = "review"
 #: the folder an unfinished run's journal is set aside in (see :func:`set_aside`)
 SET_ASIDE = "interrupted-{stamp}"
+#: the temporary files of :func:`conformance.results.document.write_atomically` (``.NAME.XXXXXXXX``)
+#: of the suite's own names, which a writer killed while writing leaves behind
+TEMPORARY = re.compile(r"\.(?P<name>[^/]+)\.[a-z0-9_]{8}")
 #: foreign files a refusal names
 NAMED = 4
 #: adapters a refusal names (then "...")
@@ -48,15 +54,19 @@ _ABOUT = (
 
 
 def is_marked(folder: Path) -> bool:
-    """Whether the suite wrote ``folder`` (it holds the marker)."""
-    return (folder / MARKER).is_file()
+    """Whether the suite wrote ``folder`` (it holds the marker, a file and not a link to one)."""
+    marker = folder / MARKER
+    return marker.is_file() and not marker.is_symlink()
 
 
 def check(out: Path, option: str = "--out") -> None:
     """Refuse (UsageError) a file, or a folder holding files but no marker; reads only."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"{option} {out}: is a file, not a folder; give a new or empty folder")
-    if not out.is_dir() or is_marked(out):
+    if not out.is_dir():
+        return
+    if is_marked(out):
+        _check_own(out, option)
         return
     try:  # the first few files are enough to name: a home directory is not walked further
         foreign = list(_walk(out, Path()))[: NAMED + 1]
@@ -79,37 +89,70 @@ def mark(out: Path, option: str = "--out") -> None:
         if not is_marked(out):
             text = _ABOUT.format(names=", ".join(OWN_NAMES))
             marker = json.dumps({"schema": "conformance.out/1", "about": text}, indent=1)
-            (out / MARKER).write_text(marker + "\n", encoding="utf-8")
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+            with os.fdopen(no_links.open_file(out, out / MARKER, flags, option=option), "wb") as stream:
+                stream.write(marker.encode("utf-8") + b"\n")
     except OSError as error:  # the machine's refusal (read-only, full, permissions), not the input's
         raise EnvironmentFailure(f"{option} {out}: cannot be written: {error.strerror or error}") from None
 
 
 def clear_worker_logs(out: Path) -> None:
-    """Remove the previous run's worker logs, and ``workers/`` when that leaves it empty."""
+    """Remove the previous run's worker logs, and ``workers/`` when that leaves it empty; a link
+    at ``workers`` or ``workers/review`` is refused, never followed."""
     for folder in (out / WORKERS / REVIEW, out / WORKERS):
+        no_links.check_below(out, folder)
         if not folder.is_dir():
             continue
         for entry in folder.iterdir():
-            if WORKER_LOG.fullmatch(entry.name) and entry.is_file():
+            if WORKER_LOG.fullmatch(entry.name) and entry.is_file():  # a link: the link goes
                 entry.unlink(missing_ok=True)
         with contextlib.suppress(OSError):  # not empty: something else lives there
             folder.rmdir()
 
 
+def clear_temporaries(out: Path) -> None:
+    """Remove what a writer killed while writing left in ``out``: the temporary files of its own
+    names (the caller holds the folder's lock, so no writer is using one)."""
+    own = {*OWN_NAMES, *RESULTS}
+    for entry in os.scandir(out):
+        found = TEMPORARY.fullmatch(entry.name)
+        if found and found["name"] in own and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+
+
+def check_previous(out: Path, option: str = "--out") -> None:
+    """Refuse (UsageError) a ``previous`` the earlier run cannot move into: a link, a file, or a
+    folder holding files the suite did not write (named: the suite neither mixes the earlier run
+    with them nor deletes it instead)."""
+    folder = out / PREVIOUS
+    no_links.refuse_link(folder, out, option)
+    if not folder.exists() or (folder.is_dir() and is_marked(folder)):
+        return
+    if not folder.is_dir():
+        foreign = [PREVIOUS]
+    else:
+        foreign = [f"{PREVIOUS}/{name}" for name in list(_walk(folder, Path()))[: NAMED + 1]]
+    if foreign:
+        named = ", ".join(foreign[:NAMED]) + (", ..." if len(foreign) > NAMED else "")
+        raise UsageError(
+            f"{option} {out}: a new run moves the earlier results into {folder}/, which holds files "
+            f"the suite did not write ({named}); it neither mixes the earlier run with them nor "
+            f"deletes it: move those files elsewhere or give another {option}"
+        )
+
+
 def set_aside_results(out: Path) -> list[Path]:
     """Move the previous run's results and pages into ``previous/`` (replacing the set there),
     the results file first, so a run killed early leaves none that claims to be current; where
-    ``previous`` is not the suite's to write, remove them instead. Returns where they went."""
+    ``previous`` is not the suite's to write, refuse (:func:`check_previous`): the earlier run is
+    never deleted. Returns where they went."""
     present = [out / name for name in RESULTS if (out / name).is_file()]
     if not present:
         return []
     folder = out / PREVIOUS
-    try:
-        claim(folder)
-    except UsageError:
-        for path in present:
-            path.unlink(missing_ok=True)
-        return []
+    check_previous(out)
+    mark(folder)
     for name in RESULTS:  # one run's set, never two runs' files mixed
         (folder / name).unlink(missing_ok=True)
     for path in present:
@@ -236,6 +279,15 @@ def _unused(path: Path) -> Path:
         number += 1
         found = path.with_name(f"{path.name}-{number}")
     return found
+
+
+def _check_own(out: Path, option: str) -> None:
+    """Refuse a link at a name the suite writes or deletes in the marked folder ``out``, and a
+    ``previous`` that an earlier run with results there could not move into."""
+    for name in (*OWN_NAMES, WORKERS, f"{WORKERS}/{REVIEW}", *(f"{PREVIOUS}/{own}" for own in OWN_NAMES)):
+        no_links.check_below(out, out / name, option)
+    if any((out / name).is_file() for name in RESULTS):
+        check_previous(out, option)
 
 
 def _walk(folder: Path, relative: Path) -> Iterator[str]:
