@@ -247,12 +247,16 @@ class GcReporter(Slicer):
 
 
 class Sleeper(Slicer):
-    """Slow on every case, so a run can be interrupted part-way."""
+    """Slow on every case (``seconds``), so a run can be interrupted part-way; the cases the ``on``
+    option names wait besides until the file ``until`` exists: a run held as long as a test needs,
+    whatever the machine's load."""
 
     name = "sleeper"
 
     def misbehave(self, task: Task) -> None:
         time.sleep(float(self.options.get("seconds", "0.05")))
+        while self.chosen(task) and not os.path.exists(self.options["until"]):
+            time.sleep(0.05)
 
 
 class Snail(Sleeper):

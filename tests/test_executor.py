@@ -464,10 +464,20 @@ def test_a_torn_or_foreign_journal_line_is_dropped_with_a_warning_and_its_item_r
 
 @pytest.mark.slow
 def test_a_second_run_on_the_same_folder_is_refused_and_names_the_first(corpus: Path) -> None:
-    first = _cli(corpus)
+    # the first run's last item waits until the second has been refused: on a loaded machine the
+    # second's start once took longer than the first's items, and it met a finished run
+    gate = corpus / "second-refused"
+    first = _cli(
+        corpus,
+        "--option",
+        "fake_adapters:Sleeper.on=bad-3",
+        "--option",
+        f"fake_adapters:Sleeper.until={gate}",
+    )
     _wait_until_journaled(first, corpus, 1)
     second = _cli(corpus, "-k", "good")
-    _, err = second.communicate(timeout=60)
+    _, err = second.communicate(timeout=120)
+    gate.touch()
     assert second.returncode == 2
     assert "reports is being written by another run (process " in err and f"{first.pid}" in err
     _, first_err = first.communicate(timeout=120)
