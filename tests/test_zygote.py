@@ -412,9 +412,8 @@ class ImportingSlicer(Slicer):
 
 
 class WaitingSlicer(Slicer):
-    """Its worker's first item waits (at most 30 s) until the file its ``log`` option names lists
-    a process (the zygote, importing a module), then a second more: the time a long run's first
-    targets give the zygote."""
+    """Its worker's first item waits (at most 60 s) until the file its ``until`` option names
+    exists: the time a long run's first targets give the zygote, as long as the test needs."""
 
     waited = False
 
@@ -422,11 +421,10 @@ class WaitingSlicer(Slicer):
         if self.waited:
             return
         self.waited = True
-        log, deadline = Path(self.options["log"]), time.monotonic() + 30
-        while not log.exists() or not log.read_text(encoding="utf-8").split():
-            assert time.monotonic() < deadline, "nobody imported the module"
+        gate, deadline = Path(self.options["until"]), time.monotonic() + 60
+        while not gate.exists():
+            assert time.monotonic() < deadline, "the test never let the first item end"
             time.sleep(0.05)
-        time.sleep(1)
 
 
 class AwaitingSlicer(Slicer):
@@ -526,13 +524,28 @@ def test_a_declared_module_is_imported_by_the_zygote_alone(
     gate.touch()
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    first = _jobs(tmp_path, "test_zygote:WaitingSlicer", log=str(imported))
+    imported_by_zygote = tmp_path / "imported-by-zygote"
+    first = _jobs(tmp_path, "test_zygote:WaitingSlicer", until=str(imported_by_zygote))
     later = _jobs(tmp_path, "test_zygote:DeclaringSlicer", module="gated_import")
     assert later[0].imports == ("gated_import",)
     finished: list[Result] = []
     pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
+
+    def release() -> bool:
+        # the worker's first item ends once the zygote has imported the module and what the worker
+        # taught it (the pool has read what the worker loaded): while the zygote imports, the pool
+        # forks no worker (the fork would wait) and a worker with nothing else to run imports the
+        # module itself, which a loaded machine made the rule
+        zygote = pool.starter.zygotes.get(None)
+        if zygote is not None and pool.slots and pool.slots[0].readiness.prepared:
+            zygote.poll()
+            if zygote.imports and not zygote.importing:
+                imported_by_zygote.touch()
+        return False
+
     try:
-        pool.serve(first + later)
+        pool.add(first + later)
+        pool.serve_until(release)
         zygote = pool.starter.zygotes.get(None)
         assert zygote is not None
         zygote_pid = str(zygote.process.pid)
