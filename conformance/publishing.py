@@ -17,11 +17,7 @@ from conformance import report
 from conformance.errors import UsageError
 from conformance.results.combined import CombinedResults, combine
 from conformance.results.document import read_documents
-from conformance.storage.out_folder import check_page
-
-REPORT_NAME = "index.html"
-#: The compatibility page's files, written beside the report (the Markdown for a README or docs).
-COMPAT_NAMES = ("compat.html", "compat.md")
+from conformance.storage.out_folder import COMPAT_NAMES, REPORT_NAME, check_page
 
 
 def run_report(results_path: Path) -> Path | None:

@@ -15,8 +15,6 @@ from typing import TextIO, cast
 from conformance.engine.deaths import Death, DeathStatus
 from conformance.engine.worker import Job
 from conformance.errors import JournalError, UsageError
-from conformance.publishing import COMPAT_NAMES as COMPAT
-from conformance.publishing import REPORT_NAME as REPORT
 from conformance.results.document import FILE_NAME as RESULTS
 from conformance.results.records import CrashRecord, CrashReviewRecord, ParamsRecord
 from conformance.results.result import Result
@@ -24,6 +22,8 @@ from conformance.run.planning import Plan
 from conformance.storage import out_folder
 from conformance.storage.journal import CASES, Journal, Journaled
 from conformance.storage.journal import FILE_NAME as JOURNAL
+from conformance.storage.out_folder import COMPAT_NAMES as COMPAT
+from conformance.storage.out_folder import REPORT_NAME as REPORT
 from conformance.verdict.crash_review import DEATHS
 
 #: the journal's marks of a crash review (conformance.run.runner.Execution.review writes them)

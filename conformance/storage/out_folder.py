@@ -26,8 +26,11 @@ from conformance.results import document as results_file
 from conformance.storage import no_links
 
 MARKER = ".conformance-run"
+#: the report and the compatibility pages a run writes beside its results file
+REPORT_NAME = "index.html"
+COMPAT_NAMES = ("compat.html", "compat.md")
 #: what a run writes at its end, moved into :data:`PREVIOUS` when the next run starts
-RESULTS = ("results.json", "junit.xml", "index.html", "compat.html", "compat.md")
+RESULTS = ("results.json", "junit.xml", REPORT_NAME, *COMPAT_NAMES)
 PREVIOUS = "previous"
 #: the files a run, explore, merge or certify writes at the top of its folder
 OWN_NAMES = (*RESULTS, "journal.jsonl", "certificate.json", "certificate.html", ".lock", MARKER)
