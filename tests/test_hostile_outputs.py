@@ -11,7 +11,7 @@ from benchmarks import mutation
 
 @pytest.mark.slow
 def test_seeded_mutants_of_a_results_file_and_a_certificate_get_no_traceback() -> None:
-    outcomes = mutation.check_outputs(seed=20261123, count=50, timeout_s=20, journals=4)
+    outcomes = mutation.check_outputs(seed=20261123, count=50, timeout_s=120, journals=4)
     bad = [outcome for outcome in outcomes if outcome.kind in ("traceback", "died", "hang")]
     assert not bad, "\n\n".join(f"{o.kind}: {o.name}\n{o.detail}" for o in bad[:5])
     assert len(outcomes) == 204  # 50 results files x 3 commands, 50 certificates, 4 journals resumed
