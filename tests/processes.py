@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 #: the tests' folder: on a child's path, it finds the fake adapters by import reference
 TESTS = Path(__file__).resolve().parent
@@ -42,3 +45,16 @@ def run_cli(cwd: Path, *args: str, timeout: float = 300) -> subprocess.Completed
     process = start_cli(cwd, *args)
     out, err = process.communicate(timeout=timeout)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def namespaced(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``script`` as root of a private mount namespace (a mount made there, a read-only bind of a
+    folder, is gone with it); skips where unshare(1) or user namespaces are missing."""
+    if not shutil.which("unshare"):
+        pytest.skip("needs unshare(1) for a private mount namespace")
+    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no private mount namespace here: {probe.stderr.decode().strip()}")
+    return subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )

@@ -10,13 +10,13 @@ import contextlib
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import processes
 import pytest
 from processes import default_sigint, start_cli
 
@@ -163,23 +163,6 @@ def test_a_cancel_with_a_hung_backend_ends_at_once(corpus: Path) -> None:
     assert results(corpus / "out")[0]["run"]["interrupted"] is True  # type: ignore[index]
 
 
-def _namespaced(script: str, corpus: Path) -> subprocess.CompletedProcess[str]:
-    """``script`` as root of a private mount namespace (a mount made there is gone with it)."""
-    if not shutil.which("unshare"):
-        pytest.skip("needs unshare(1) for a private mount namespace")
-    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip(f"no private mount namespace here: {probe.stderr.decode().strip()}")
-    return subprocess.run(
-        ["unshare", "-rm", "sh", "-c", script],
-        cwd=corpus,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 @pytest.mark.slow
 def test_a_full_disk_ends_with_one_line_exit_4_and_the_journal_intact(corpus: Path) -> None:
     run = shlex.join(_conformance("run", "--cases", "cases", *SLEEPER, "--repeat", "0", "--out", "small"))
@@ -188,7 +171,7 @@ def test_a_full_disk_ends_with_one_line_exit_4_and_the_journal_intact(corpus: Pa
         f"mkdir -p small && mount -t tmpfs -o size=16k tmpfs small && {run}; status=$?; "
         "cp -r small kept; exit $status"
     )
-    ended = _namespaced(script, corpus)
+    ended = processes.namespaced(script, corpus, _env())
     assert ended.returncode == Exit.ENVIRONMENT, ended.stderr
     assert "Traceback" not in ended.stderr
     last = ended.stderr.strip().splitlines()[-1]
@@ -208,7 +191,7 @@ def test_a_read_only_output_folder_ends_with_one_line_and_exit_4(corpus: Path) -
         run = shlex.join(_conformance("run", "--cases", "cases", *FAST, "--repeat", "0", "--out", folder))
         before = f"{run} >/dev/null 2>&1; " if folder == "marked" else ""
         script = f"{before}mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && {run}"
-        ended = _namespaced(script, corpus)
+        ended = processes.namespaced(script, corpus, _env())
         assert ended.returncode == Exit.ENVIRONMENT, ended.stderr
         assert "Traceback" not in ended.stderr
         assert ended.stderr.strip().splitlines()[-1].startswith(f"stopped: {cause}"), ended.stderr

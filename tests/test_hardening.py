@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import processes
 import pytest
 
 from conformance import options
@@ -220,23 +220,6 @@ def test_a_results_file_holding_a_result_twice_is_refused_by_every_verb(corpus: 
 # the machine's failures are 4 for every verb (10)
 
 
-def _namespaced(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``script`` as root of a private mount namespace (a mount made there is gone with it)."""
-    if not shutil.which("unshare"):
-        pytest.skip("needs unshare(1) for a private mount namespace")
-    probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip(f"no private mount namespace here: {probe.stderr.decode().strip()}")
-    return subprocess.run(
-        ["unshare", "-rm", "sh", "-c", script],
-        cwd=cwd,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
 @pytest.mark.slow  # seconds: a run and five verbs
 def test_a_read_only_destination_stops_every_verb_with_exit_4(corpus: Path) -> None:
     """``report``, ``compat``, ``diff --html``, ``versions`` and ``merge`` once said exit 2 (the
@@ -257,8 +240,8 @@ def test_a_read_only_destination_stops_every_verb_with_exit_4(corpus: Path) -> N
         f"{conformance} {shlex.join(args)} >said 2>&1; status=$?; tail -n 1 said; echo status $status"
         for args in verbs
     )
-    ended = _namespaced(
-        f"mount --bind locked locked && mount -o remount,bind,ro locked && {{ {each}; }}", corpus
+    ended = processes.namespaced(
+        f"mount --bind locked locked && mount -o remount,bind,ro locked && {{ {each}; }}", corpus, _env()
     )
     lines = ended.stdout.splitlines()
     assert len(lines) == 2 * len(verbs), ended.stdout + ended.stderr
