@@ -49,6 +49,16 @@ def _jobs(tmp_path: Path, adapter: str, **options: str) -> list[Job]:
     return plan(config).jobs
 
 
+def _forks_and_stays_usable(zygote: Zygote) -> None:
+    """The zygote forks a child, which ends when told, and can fork again afterwards."""
+    forked = zygote.fork((99, None, ()))
+    assert forked is not None, zygote.reason
+    forked[1].send(None)
+    forked[0].join(timeout=10)
+    zygote.poll()
+    assert zygote.usable is True, zygote.reason
+
+
 def _until_decided(zygote: Zygote, learn: tuple[str, ...] = ()) -> bool:
     """Whether the zygote, told to learn ``learn``, can fork (True) or refused to (False)."""
     assert zygote.forkable(60), zygote.reason
@@ -573,12 +583,7 @@ def test_a_declared_module_that_starts_a_thread_is_not_imported_and_the_zygote_f
         pool.serve(jobs)
         zygote = pool.starter.zygotes.get(None)
         assert zygote is not None and zygote.forkable(60), zygote.reason
-        forked = zygote.fork((99, None, ()))  # asked after the import: answered after its trial
-        assert forked is not None, zygote.reason
-        forked[1].send(None)
-        forked[0].join(timeout=10)
-        zygote.poll()
-        assert zygote.usable is True, zygote.reason
+        _forks_and_stays_usable(zygote)  # asked after the import: answered after its trial
     finally:
         pool.close()
     assert [result.status for result in finished] == ["pass"] * len(jobs)
@@ -671,12 +676,7 @@ def test_the_zygote_imports_a_package_s_modules_in_the_order_its_worker_did(
         while pid not in importers.read_text(encoding="utf-8").split():
             assert time.monotonic() < deadline, "the zygote never imported what the worker learned"
             time.sleep(0.1)
-        forked = zygote.fork((99, None, ()))
-        assert forked is not None, zygote.reason
-        forked[1].send(None)
-        forked[0].join(timeout=10)
-        zygote.poll()
-        assert zygote.usable is True, zygote.reason
+        _forks_and_stays_usable(zygote)
     finally:
         pool.close()
 
