@@ -192,9 +192,8 @@ def _install_all(session: nox.Session, *extra: str, extra_adapters: bool = False
 
     def install() -> None:
         editable = [arg for spec in specs for arg in ("-e", spec)]
-        # the project and its adapters are about 20 local projects: built in this venv, with the pinned
-        # setuptools, instead of each in a fresh build environment of its own (those took 60 of the
-        # 104 s before pip installed anything in a new venv, 2026-11-27)
+        # about 20 local projects, built in this venv with the pinned setuptools: a fresh build
+        # environment for each took most of a new venv's install time
         session.install(*CONSTRAINTS, "setuptools")
         session.install(*CONSTRAINTS, "--no-build-isolation", "-e", ".", *editable, *extra)
         names = [spec.partition("[")[0].removeprefix("adapters/") for spec in specs]
@@ -378,17 +377,14 @@ def tests(session: nox.Session) -> None:
     _chromium(session)
     # pyflakes' rules first: an undefined or stale name fails here in a second, not 20 minutes into pytest
     session.run("ruff", "check", "--select", "F", *LINTED)
-    # three pytest workers (pytest-xdist) on two cores: many tests wait on the suite's own worker
-    # processes, a timeout or a signal (at -n 2 the session kept 1.62 of 2 cores busy; -n 3 took
-    # 664 s where -n 2 took 742 s, one after the other, 2026-11-26). Work stealing: with xdist's
-    # default, tests queued on one worker stay there, and the last ran alone for 72 s after the
-    # others had finished; an idle worker now takes half of the longest queue (8 s, 2026-11-26)
+    # three pytest workers on two cores: many tests wait on the suite's own worker processes, a
+    # timeout or a signal, so -n 2 leaves cores idle. Work stealing: with xdist's default, tests
+    # queued on one worker stay there while the others idle at the end
     chosen_n = any(arg.startswith(("-n", "--numprocesses")) for arg in session.posargs)
     parallel = [] if chosen_n else ["-n", "3", "--dist", "worksteal"]
-    # left out unless -m selects them: the main job's test (a fifth of this selection's time, without
-    # it: 489 s of pytest against 594 s, 2026-11-27), the adapters' own raw runs of default-run targets,
-    # which re-check what it checks on the same items, and the tests of targets off the default run (a
-    # third of the time). CI's second step runs `-- -m "main_job or extra_targets"` (.ci/run)
+    # left out unless -m selects them: the main job's test (CI runs the main job itself), the
+    # adapters' own raw runs of default-run targets, which re-check what it checks, and the tests of
+    # targets off the default run (a third of the time), which CI runs apart: `-- -m extra_targets`
     chosen = (
         []
         if any(arg == "-m" or arg.startswith("-m") for arg in session.posargs)
@@ -451,10 +447,8 @@ EXTRA_TARGETS = (
 
 
 #: The parts CI runs the extra targets in (each ``--shard I/N``: an even share of every target's items),
-#: so that no part runs past 15 minutes. Sized from the whole selection run here at -j 2 (2026-11-27,
-#: interrupted once and finished with --resume): 60,342 results, 8,635 s of worker time (the most:
-#: ExecuTorch's xnnpack route 1,667 s, onnx2tf 1,367 s, IREE 1,253 s, ONNX Runtime's torch-onnx
-#: route 1,008 s), about 80 minutes of wall time; 8 parts are about 10 minutes each (6 were 13).
+#: so that no part runs past 15 minutes: the whole selection takes about 80 minutes at -j 2 (the
+#: most in ExecuTorch's xnnpack route, onnx2tf, IREE and ONNX Runtime's torch-onnx route).
 EXTRA_SHARDS = 8
 
 

@@ -42,7 +42,7 @@ def test_the_nox_selection_leaves_it_and_the_main_job_out_by_name(session: pytes
 
 
 def test_cis_second_step_runs_the_main_job_and_not_the_raw_run_it_covers(session: pytest.Pytester) -> None:
-    done = session.runpytest("-m", "main_job or extra_targets", "-v")  # .ci/run's second step
+    done = session.runpytest("-m", "main_job or extra_targets", "-v")  # the two marked selections
     done.assert_outcomes(passed=1)
     done.stdout.fnmatch_lines(["*test_main_job.py::test_whole PASSED*"])
 
