@@ -15,7 +15,6 @@ import contextlib
 import importlib
 import multiprocessing
 import os
-import signal
 import tempfile
 import time
 from collections import deque
@@ -27,6 +26,7 @@ from pathlib import Path
 
 from conformance import plugin
 from conformance.engine import lifeline, settings, worker
+from conformance.engine.deaths import describe_exit
 
 _CONTEXT = multiprocessing.get_context("spawn")
 #: How much of a dead child's output its message quotes (a backend's last words).
@@ -112,7 +112,7 @@ class _Child:
             self.stop()
         elif not self.process.is_alive():
             self.process.join()
-            ended = _ended(self.process.exitcode)
+            ended = describe_exit(self.process.exitcode)
             self.verdict = f"importing {self.importing}: the process died ({ended}){self._said()}"
         elif time.monotonic() > self.deadline:
             self.stop()
@@ -134,13 +134,6 @@ class _Child:
             self.process.kill()
         self.process.join()
         self.connection.close()
-
-
-def _ended(exitcode: int | None) -> str:
-    if exitcode is not None and exitcode < 0:
-        with contextlib.suppress(ValueError):
-            return f"killed by {signal.Signals(-exitcode).name}"
-    return f"exit status {exitcode}"
 
 
 def _import(connection: Connection, modules: tuple[str, ...], log_path: str) -> None:
