@@ -138,7 +138,7 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
 def _run_summary(outcome: runner.ExecutionOutcome, selected: int) -> int:
     """A run's report and terminal summary (an interrupted one's too); its exit status."""
     from conformance import publishing
-    from conformance.engine.progress import exit_status, nothing_judged, summary_table, verdict
+    from conformance.verdict.exit_status import exit_status, nothing_judged, summary_table, verdict
     from conformance.results import findings
 
     page = publishing.run_report(outcome.written[0])
@@ -201,7 +201,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from conformance import publishing
-    from conformance.engine.progress import summary_table
+    from conformance.verdict.exit_status import summary_table
     from conformance.results import merge
 
     paths = [Path(path) for path in args.results]

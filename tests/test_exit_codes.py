@@ -22,7 +22,7 @@ from processes import default_sigint, start_cli
 
 from conformance import errors
 from conformance.engine import interruption
-from conformance.engine.progress import verdict
+from conformance.verdict.exit_status import verdict
 from conformance.errors import Exit
 from conformance.results import document as results_file
 from conformance.results.result import Result
