@@ -12,6 +12,7 @@ import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,20 @@ def test_the_package_keeps_its_import_contracts() -> None:
     done = lint_imports(ROOT, ROOT / "pyproject.toml")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Contracts: 3 kept, 0 broken." in done.stdout
+
+
+def test_every_module_at_the_top_sits_in_a_layer() -> None:
+    """A module or package left out of the layers is free to import anything (options.py was,
+    and imported the run stage); so each one at the package's top is named in a layer."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (pipeline,) = [contract for contract in config["contracts"] if contract["id"] == "pipeline"]
+    layered = {name.strip() for layer in pipeline["layers"] for name in layer.split("|")}
+    top = {
+        f"conformance.{path.stem}"
+        for path in PACKAGE.iterdir()
+        if (path.suffix == ".py" and path.name != "__init__.py") or (path / "__init__.py").is_file()
+    }
+    assert top - layered == set()
 
 
 @needs_import_linter
