@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 import numpy as np
 import onnx
@@ -25,9 +25,6 @@ from onnx import AttributeProto, GraphProto, TensorProto, ValueInfoProto, helper
 
 from conformance import dtypes, reproducers
 from conformance.plugin import Task
-
-if TYPE_CHECKING:  # sequence_consumers builds on this module
-    from conformance.models import sequence_consumers
 
 #: The IR version every model is stamped with (ONNX 1.13: opsets up to 18), which every backend loads.
 IR_VERSION: Final = 8
@@ -273,6 +270,16 @@ def check(model: onnx.ModelProto) -> None:
     onnx.checker.check_model(model, full_check=True)
 
 
+class SequenceReading(Protocol):
+    """How a route that cannot hand a sequence out reads SplitToSequence's (a
+    :class:`conformance.models.sequence_consumers.Rule`, which builds on this module): the model
+    with its consumers, and those consumers in words."""
+
+    def model_bytes(self, task: Task) -> bytes: ...
+
+    def consumer(self, task: Task) -> str: ...
+
+
 def snippet(
     task: Task,
     imports: str,
@@ -281,18 +288,16 @@ def snippet(
     *,
     variable: str = "model",
     file: str | None = None,
-    consumed: sequence_consumers.Rule | None = None,
+    consumed: SequenceReading | None = None,
 ) -> str:
     """A reproducer snippet for a route handed this module's model: ``imports``, the model's bytes
     in ``variable`` (also saved as ``file`` if given), the backend's ``load`` statements, then each
     run with its feeds and ``call`` on them (:func:`conformance.reproducers.feed_runs_code`; None
     runs nothing). ``consumed``: the :mod:`~conformance.models.sequence_consumers` rule for a
     SplitToSequence model, for a route that cannot return a sequence."""
-    from conformance.models import sequence_consumers  # it builds on this module
-
     rule = consumed if is_sequence(task.op) else None
-    data = model_bytes(task) if rule is None else sequence_consumers.model_bytes(task, rule)
-    through = "" if rule is None else f", read through {sequence_consumers.consumer(task, rule)}"
+    data = model_bytes(task) if rule is None else rule.model_bytes(task)
+    through = "" if rule is None else f", read through {rule.consumer(task)}"
     encoded = reproducers.wrapped_base64(data)
     operator = operator_of(task.op)[0]
     body = (

@@ -43,6 +43,14 @@ class Rule:
     rejected_other: int | str
     text: str
 
+    def model_bytes(self, task: Task) -> bytes:
+        """:func:`model_bytes` under this rule (what :func:`onnx_graphs.snippet` asks a rule for)."""
+        return model_bytes(task, self)
+
+    def consumer(self, task: Task) -> str:
+        """:func:`consumer` under this rule."""
+        return consumer(task, self)
+
 
 #: OpenVINO's onnx route: a rejected request joined by ConcatFromSequence, which its frontend lowers
 CONCAT: Final = Rule(
