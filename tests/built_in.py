@@ -1,35 +1,24 @@
-"""The built-in adapters as noxfile.py lists them (``ADAPTERS``: what the main job installs and
-runs; ``EXTRA_ADAPTERS``: those only ``nox -s extra_targets`` runs). Read from the file rather than
-imported, since the tests' environment has no nox."""
+"""The built-in adapters as adapters.toml lists them (``adapters``: what the main job installs and
+runs; ``extra_adapters``: those only ``nox -s extra_targets`` runs), through scripts/adapter_table.py,
+which the noxfile reads them with too."""
 
 from __future__ import annotations
-
-import ast
-from pathlib import Path
 
 import pytest
 from _pytest.mark.structures import ParameterSet
 
-NOXFILE = Path(__file__).resolve().parent.parent / "noxfile.py"
-
-
-def _names(variable: str) -> tuple[str, ...]:
-    tree = ast.parse(NOXFILE.read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == variable for t in node.targets):
-            return tuple(ast.literal_eval(node.value))
-    raise AssertionError(f"{NOXFILE} has no {variable}")
+from scripts import adapter_table
 
 
 def adapters() -> tuple[str, ...]:
-    """The names in noxfile.py's ``ADAPTERS`` tuple, in its order: those with a target in the
-    default run, which the main job installs and runs."""
-    return _names("ADAPTERS")
+    """The adapters with a target in the default run, in install order: the main job installs and
+    runs them."""
+    return adapter_table.ADAPTERS
 
 
 def extra_adapters() -> tuple[str, ...]:
-    """noxfile.py's ``EXTRA_ADAPTERS``: none of their targets is in the default run."""
-    return _names("EXTRA_ADAPTERS")
+    """The other built-in adapters: none of their targets is in the default run."""
+    return adapter_table.EXTRA_ADAPTERS
 
 
 def every_adapter() -> tuple[str, ...]:

@@ -6,11 +6,11 @@ A gap the tests' own venv hides: it installs every adapter with every extra, so 
 adapter needs may be there only through another (Keras's numpy backend imported SciPy, which
 only JAX brought, and JAX's backend, which the main job's install left out): the main job's 344
 keras/numpy results were adapter defects. So the distributions are compared through their
-metadata, adapter by adapter, with the extras the main job installs (noxfile.py)."""
+metadata, adapter by adapter, with the extras the main job installs (adapters.toml, through
+scripts/adapter_table.py as the noxfile reads it)."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import re
 from collections.abc import Iterator
@@ -18,25 +18,15 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from built_in import NOXFILE, adapters
+from built_in import adapters
 from packaging.requirements import Requirement
 
 from conformance import plugin
 from conformance.engine import loadable, settings
 from conformance.loading import registry
+from scripts import adapter_table
 
 TESTS = Path(__file__).resolve().parent
-
-
-def _noxfile(variable: str) -> object:
-    """A literal of noxfile.py (a frozenset's set too), read as tests/built_in.py reads it."""
-    for node in ast.parse(NOXFILE.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == variable for t in node.targets):
-            value = node.value
-            if isinstance(value, ast.Call):  # frozenset({...})
-                value = value.args[0]
-            return ast.literal_eval(value)
-    raise AssertionError(f"{NOXFILE} has no {variable}")
 
 
 def _canonical(name: str) -> str:
@@ -44,17 +34,15 @@ def _canonical(name: str) -> str:
 
 
 def _main_job_install(adapter: str) -> tuple[str, set[str], set[str]]:
-    """The adapter's distribution, the extras the main job installs it with (noxfile.py's
-    ADAPTER_INSTALL less EXTRA_ROUTE_EXTRAS), and what it installs without their requirements."""
-    specs = _noxfile("ADAPTER_INSTALL")
-    dropped = _noxfile("EXTRA_ROUTE_EXTRAS")
-    no_deps = _noxfile("NO_DEPS")
-    assert isinstance(specs, dict) and isinstance(dropped, set) and isinstance(no_deps, dict)
-    _, _, listed = specs[adapter].partition("[")
-    extras = {extra for extra in listed.rstrip("]").split(",") if extra} - dropped
+    """The adapter's distribution, the extras the main job installs it with (its spec among the
+    main job's), and what it installs without their requirements."""
+    (spec,) = [
+        spec for spec in adapter_table.install_specs() if spec.partition("[")[0] == f"adapters/{adapter}"
+    ]
+    extras = {extra for extra in spec.partition("[")[2].rstrip("]").split(",") if extra}
     entry = next(ep for ep in metadata.entry_points(group=plugin.ENTRY_POINT_GROUP) if ep.name == adapter)
     assert entry.dist is not None, adapter
-    return entry.dist.name, extras, {_canonical(name) for name in no_deps.get(adapter, ())}
+    return entry.dist.name, extras, {_canonical(name) for name in adapter_table.no_deps([adapter])}
 
 
 def _brought(distribution: str, extras: set[str]) -> set[str]:
@@ -102,7 +90,7 @@ def test_every_default_route_of_a_built_in_adapter_declares_what_it_imports(adap
 def test_what_a_default_route_declares_comes_with_its_adapter(adapter: str) -> None:
     """Each declared module's distribution is one the main job installs for this adapter itself:
     among its requirements (with the extras noxfile.py installs), or installed without its own
-    requirements beside it (NO_DEPS). Through another adapter alone it fails."""
+    requirements beside it (``no_deps``). Through another adapter alone it fails."""
     distribution, extras, no_deps = _main_job_install(adapter)
     brought = _brought(distribution, extras) | no_deps
     providers = plugin.distributions_by_package()
@@ -123,7 +111,7 @@ def test_the_keras_numpy_route_s_backend_comes_with_the_keras_adapter() -> None:
     if "keras" not in registry.installed():
         pytest.skip("the keras adapter is not installed")
     distribution, extras, _ = _main_job_install("keras")
-    assert "jax" not in extras  # the main job leaves the jax extra out (EXTRA_ROUTE_EXTRAS)
+    assert "jax" not in extras  # JAX is a requirement of the adapter itself, not of an extra
     numpy_route = registry.load("keras").route("numpy")
     assert numpy_route.default and {"scipy", "jax"} <= set(numpy_route.imports)
     assert {"scipy", "jax"} <= _brought(distribution, extras)

@@ -30,6 +30,7 @@ from conformance.errors import ResultsFileError, UsageError
 from conformance.results import document as results_file
 from conformance.results import merge
 from conformance.storage.shard import Shard, bucket
+from scripts import adapter_table
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -359,14 +360,12 @@ def test_the_ci_workflow_parses_and_its_commands_exist() -> None:
     assert (ROOT / ".ci" / "run").is_file() and (ROOT / "constraints.txt").is_file()
 
 
-def test_the_extra_targets_run_in_the_parts_the_noxfile_sized() -> None:
+def test_the_extra_targets_run_in_the_parts_adapters_toml_sized() -> None:
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     job = workflow["jobs"]["extra-targets"]
     parts = job["strategy"]["matrix"]["part"]
-    sized = re.search(
-        r"^EXTRA_SHARDS = (\d+)$", (ROOT / "noxfile.py").read_text(encoding="utf-8"), re.MULTILINE
-    )
-    assert sized is not None and parts == list(range(1, int(sized[1]) + 1))
+    shards = adapter_table.TABLES["extra_targets"]["shards"]
+    assert parts == list(range(1, shards + 1))
     runs = [str(step.get("run", "")) for step in job["steps"]]
-    assert f"nox -s extra_targets -- --shard ${{{{ matrix.part }}}}/{sized[1]}" in runs
+    assert f"nox -s extra_targets -- --shard ${{{{ matrix.part }}}}/{shards}" in runs
     assert workflow["jobs"]["extra-merge"]["needs"] == "extra-targets"
