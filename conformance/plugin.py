@@ -25,9 +25,9 @@ A complete adapter, runnable as is, whose backend is NumPy's own split functions
 
     def build(task: Task, target: Target) -> Callable[[numpy.ndarray], list[numpy.ndarray]]:
         split = numpy.split if task.op == "numpy.split" else numpy.array_split
-        value = task.form.value
+        value = task.request.form.value
         argument = list(value) if isinstance(value, tuple) else value
-        axis = {} if task.axis is None else {"axis": task.axis}
+        axis = {} if task.request.axis is None else {"axis": task.request.axis}
         return lambda data: split(data, argument, **axis)
 
     def run(model: Callable[[numpy.ndarray], list[numpy.ndarray]], task: Task) -> Sequence[numpy.ndarray]:
@@ -66,7 +66,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from conformance import dtypes
-from conformance.corpus.case import Case, Form, GraphSpec
+from conformance.corpus.case import Case, GraphSpec, Request
 from conformance.errors import UsageError
 from conformance.ids import Target
 from conformance.statuses import Judged
@@ -149,19 +149,19 @@ class AdapterInfo:
 
 @dataclass(frozen=True)
 class Task:
-    """One (case, op) handed to an adapter: the data and the split exactly as the case states it.
+    """One (case, op) handed to an adapter: the data and the request exactly as the case states it.
 
-    ``axis`` is None when the case omits it; form values may be invalid on purpose, and the adapter
-    builds them as given. A case with ``runs:`` makes one task per run: ``build`` sees the first,
-    which carries the others in ``runs``, and each is handed to ``run`` on the model built from the
-    first, so ``run`` must feed the data and runtime inputs of the task it is given.
+    ``request`` is the operator family's (for Split, a :class:`~conformance.corpus.case.SplitArguments`:
+    ``axis``, None when the case omits it, and ``form``); its values may be invalid on purpose, and
+    the adapter builds them as given. A case with ``runs:`` makes one task per run: ``build`` sees
+    the first, which carries the others in ``runs``, and each is handed to ``run`` on the model
+    built from the first, so ``run`` must feed the data and runtime inputs of the task it is given.
     """
 
     item_id: str
     op: str
     data: np.ndarray
-    axis: int | None
-    form: Form
+    request: Request
     graph: GraphSpec
     case: Case
     #: 1 for the case's own request; 2, 3 ... for the tasks of a case's further runs

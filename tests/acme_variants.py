@@ -71,7 +71,7 @@ class NoBfloat16(AcmeAdapter):
 
 
 def _drops_empty_run(compiled: Call, task: Task) -> Sequence[np.ndarray]:
-    axis = 0 if task.axis is None else task.axis
+    axis = 0 if task.request.axis is None else task.request.axis
     return [piece for piece in run(compiled, task) if piece.shape[axis] != 0]
 
 

@@ -60,17 +60,17 @@ class Slicer:
         )
 
     def _support(self, task: Task, target: Target) -> Unsupported | None:
-        return None if task.form.kind == "indices" else Unsupported("split points only")
+        return None if task.request.form.kind == "indices" else Unsupported("split points only")
 
     def _build(self, task: Task, target: Target) -> tuple[int, ...]:
-        return task.form.values
+        return task.request.form.values
 
     def _compile(self, model: tuple[int, ...], target: Target) -> tuple[int, ...]:
         return model
 
     def _run(self, compiled: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
         self.misbehave(task)
-        axis = 0 if task.axis is None else task.axis
+        axis = 0 if task.request.axis is None else task.request.axis
         moved = np.moveaxis(task.data, axis, 0)
         points = (0, *compiled, moved.shape[0])
         return [np.moveaxis(moved[a:b], 0, axis).copy() for a, b in itertools.pairwise(points)]
@@ -297,7 +297,7 @@ class SlowRefusal(Slicer):
         if self.chosen(task):
             time.sleep(0.05)
             raise BackendRefusal("refused while building")
-        return task.form.values
+        return task.request.form.values
 
     def misbehave(self, task: Task) -> None:
         time.sleep(0.05)
@@ -451,8 +451,8 @@ class TableAdapter:
     def _run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
         if self.flaw == "stub":
             raise NotImplementedError("run() is not written yet")
-        axis = 0 if task.axis is None else task.axis
-        value = task.form.value
+        axis = 0 if task.request.axis is None else task.request.axis
+        value = task.request.form.value
         argument = list(value) if isinstance(value, tuple) else value
         function = self.FUNCTIONS[task.op]
         if self.flaw == "dim":  # torch's keyword given to numpy
@@ -530,7 +530,9 @@ class Answering:
         if task.run_number == self.refuse_run:
             raise BackendRefusal(f"refusing run {task.run_number}")
         source = compiled if self.stale else task
-        request = SplitRequest(task.data.shape, task.dtype, source.axis, source.form, task.graph)
+        request = SplitRequest(
+            task.data.shape, task.dtype, source.request.axis, source.request.form, task.graph
+        )
         outcome = answer(task.op, request).outcome
         if not isinstance(outcome, Pieces):
             raise BackendRefusal(f"the request is invalid: {outcome.rule}")
@@ -548,13 +550,13 @@ class Planted(Answering):
     def _run(self, compiled: Task, task: Task) -> Sequence[np.ndarray]:
         from conformance.oracle.reference import Pieces, SplitRequest, answer
 
-        if task.data.size == 0 and task.form.kind == "lengths" and len(task.form.values) >= 3:
+        if task.data.size == 0 and task.request.form.kind == "lengths" and len(task.request.form.values) >= 3:
             os.abort()
-        axis = task.axis
+        axis = task.request.axis
         rank = task.data.ndim
         if axis is not None and rank and axis >= rank:
             axis %= rank
-        request = SplitRequest(task.data.shape, task.dtype, axis, task.form, task.graph)
+        request = SplitRequest(task.data.shape, task.dtype, axis, task.request.form, task.graph)
         outcome = answer(task.op, request).outcome
         if not isinstance(outcome, Pieces):
             raise BackendRefusal(f"the request is invalid: {outcome.rule}")

@@ -137,10 +137,10 @@ class ThreeMethods:
         return {"build": self._build, "run": self._run}
 
     def _build(self, task: Task, target: Target) -> tuple[int, ...]:
-        return tuple(task.form.values)
+        return tuple(task.request.form.values)
 
     def _run(self, model: tuple[int, ...], task: Task) -> Sequence[np.ndarray]:
-        axis = 0 if task.axis is None else task.axis
+        axis = 0 if task.request.axis is None else task.request.axis
         return np.array_split(task.data, list(model), axis=axis)
 
 

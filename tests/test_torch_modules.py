@@ -17,7 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from conformance import dtypes  # noqa: E402
-from conformance.corpus.case import DataSpec, Form, GraphSpec  # noqa: E402
+from conformance.corpus.case import DataSpec, Form, GraphSpec, SplitArguments  # noqa: E402
 from conformance.corpus.fill import make_data, special_float_bits  # noqa: E402
 from conformance.corpus.loader import load_paths  # noqa: E402
 from conformance.engine.item import make_task  # noqa: E402
@@ -97,7 +97,7 @@ def _task(
     graph = GraphSpec(data_shape="dynamic" if dynamic else "static")
     data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
     task = make_task(case, op, data)
-    return Task(task.item_id, op, data, axis, form, graph, case)
+    return Task(task.item_id, op, data, SplitArguments(axis, form), graph, case)
 
 
 CALLS: list[tuple[str, Form, int | None, str, tuple[Any, ...], dict[str, Any]]] = [

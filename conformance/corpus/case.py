@@ -52,6 +52,20 @@ class Form:
 
 
 @dataclass(frozen=True)
+class SplitArguments:
+    """What a Split-family case asks of the op, as written: the axis (None when the case leaves it
+    to the op's default) and the form. An adapter's task carries it as ``task.request``."""
+
+    axis: int | None
+    form: Form
+
+
+#: The request a task carries, by operator family: each family adds its own type here, so that
+#: the task, the engine and the adapter contract stay as they are.
+Request: TypeAlias = SplitArguments
+
+
+@dataclass(frozen=True)
 class DataSpec:
     """The input tensor: its shape, element type and how its elements are chosen."""
 
@@ -154,6 +168,11 @@ class CaseRun:
     location: Location
     #: the keys the run gives, as written (``shape``, ``axis``, ``lengths`` ...), for messages
     changes: tuple[str, ...] = ()
+
+    @property
+    def request(self) -> Request:
+        """What this run asks of the op: what its task carries."""
+        return SplitArguments(self.axis, self.form)
 
     def describe(self) -> str:
         """``run 2 (shape [3, 4], lengths [1, 2])``: how messages name the run."""

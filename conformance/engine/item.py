@@ -68,11 +68,11 @@ def make_task(
     """The task an adapter receives for ``case`` under ``op``, with one further task per run."""
     item = ids.item_id(case.id, op)
     runs = tuple(
-        Task(item, op, fill(run.data), run.axis, run.form, case.graph, case, run_number=run.number)
+        Task(item, op, fill(run.data), run.request, case.graph, case, run_number=run.number)
         for run in case.runs
     )
     data = fill(case.data) if data is None else data
-    return Task(item, op, data, case.axis, case.form, case.graph, case, runs=runs)
+    return Task(item, op, data, case.first_run.request, case.graph, case, runs=runs)
 
 
 def _ms(start: int) -> float:

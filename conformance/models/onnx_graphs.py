@@ -26,6 +26,7 @@ from onnx import AttributeProto, GraphProto, TensorProto, ValueInfoProto, helper
 from conformance import dtypes, reproducers
 from conformance.plugin import Task
 
+
 #: The IR version every model is stamped with (ONNX 1.13: opsets up to 18), which every backend loads.
 IR_VERSION: Final = 8
 
@@ -92,16 +93,16 @@ def output_count(task: Task) -> int:
         return 1
     if task.graph.declared_outputs is not None:
         return task.graph.declared_outputs
-    if task.form.kind == "lengths":
-        return len(task.form.values)
-    return max(task.form.values[0], 1 if _has_num_outputs(task) else 0)
+    if task.request.form.kind == "lengths":
+        return len(task.request.form.values)
+    return max(task.request.form.values[0], 1 if _has_num_outputs(task) else 0)
 
 
 def _has_num_outputs(task: Task) -> bool:
     """Split-18 states the piece count as ``num_outputs``: for a count ("auto"), or with a split ("both")."""
     if version_of(task.op) != 18:
         return False
-    if task.form.kind == "parts":
+    if task.request.form.kind == "parts":
         return task.graph.num_outputs != "neither"
     return task.graph.num_outputs == "both"
 
@@ -110,7 +111,7 @@ def _split_is_input(task: Task) -> bool:
     """Whether ``split`` is a node input (rather than an attribute, or absent) for this task."""
     if is_sequence(task.op):  # optional: left out only when the case says so
         return task.graph.split_input == "given"
-    if task.form.kind != "lengths":
+    if task.request.form.kind != "lengths":
         return False
     version = version_of(task.op)
     return task.graph.runtime("lengths") if version == 1 else version >= 13
@@ -126,8 +127,8 @@ def _lengths_array(task: Task) -> np.ndarray:
     from int64, so a -1 in an unsigned type keeps its two's-complement bits (as a C caller would
     hand it) instead of raising; a string T gets each length's decimal text."""
     name = _lengths_dtype(task)
-    scalar = task.form.kind == "size"
-    values = np.asarray(task.form.values, dtype=np.int64).reshape(() if scalar else (-1,))
+    scalar = task.request.form.kind == "size"
+    values = np.asarray(task.request.form.values, dtype=np.int64).reshape(() if scalar else (-1,))
     if name == "string":
         return np.array([str(v) for v in values.flat], dtype=object).reshape(values.shape)
     return values.astype(dtypes.numpy_dtype(name))
@@ -177,14 +178,15 @@ def _split_graph(task: Task) -> GraphProto:
     rank = len(task.case.data.shape)
     inputs, initializers, node_inputs = _inputs(task)
     attributes: dict[str, AttributeProto] = {}
-    if task.axis is not None:
-        attributes["axis"] = helper.make_attribute("axis", task.axis)
-    if not _split_is_input(task) and task.form.kind == "lengths":
+    if task.request.axis is not None:
+        attributes["axis"] = helper.make_attribute("axis", task.request.axis)
+    if not _split_is_input(task) and task.request.form.kind == "lengths":
         attributes["split"] = helper.make_attribute(
-            "split", list(task.form.values), attr_type=AttributeProto.INTS
+            "split", list(task.request.form.values), attr_type=AttributeProto.INTS
         )
     if _has_num_outputs(task):
-        count = len(task.form.values) if task.form.kind == "lengths" else task.form.values[0]
+        form = task.request.form
+        count = len(form.values) if form.kind == "lengths" else form.values[0]
         attributes["num_outputs"] = helper.make_attribute("num_outputs", count)
     names = [output_name(i) for i in range(output_count(task))]
     node = helper.make_node("Split", node_inputs, names, name="split_node")
@@ -198,8 +200,8 @@ def _sequence_graph(task: Task) -> GraphProto:
     and ``keepdims`` written only where the case sets them, so the op's defaults are judged."""
     inputs, initializers, node_inputs = _inputs(task)
     node = helper.make_node("SplitToSequence", node_inputs, [SEQUENCE], name="split_node")
-    if task.axis is not None:
-        node.attribute.append(helper.make_attribute("axis", task.axis))
+    if task.request.axis is not None:
+        node.attribute.append(helper.make_attribute("axis", task.request.axis))
     if "keepdims" in task.graph.non_default():
         node.attribute.append(helper.make_attribute("keepdims", task.graph.keepdims))
     output = helper.make_tensor_sequence_value_info(SEQUENCE, ELEMENT_TYPES[task.dtype], None)
@@ -219,8 +221,8 @@ def consumed_sequence_model(task: Task, reader: int | str) -> onnx.ModelProto:
     element = ELEMENT_TYPES[task.dtype]
     names = [output_name(index) for index in range(reader if isinstance(reader, int) else 1)]
     if reader == "ConcatFromSequence":
-        node = helper.make_node(reader, [SEQUENCE], names, axis=task.axis or 0, new_axis=int(squeezed))
-        graph.node.append(node)
+        axis = task.request.axis or 0
+        graph.node.append(helper.make_node(reader, [SEQUENCE], names, axis=axis, new_axis=int(squeezed)))
     elif reader == "SequenceLength":
         graph.node.append(helper.make_node(reader, [SEQUENCE], names))
         element, rank = TensorProto.INT64, 0

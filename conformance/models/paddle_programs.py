@@ -35,18 +35,18 @@ def function_name(task: Task) -> str:
 
 def value(task: Task) -> int | list[int]:
     """The split value as the call takes it: an int count, or a list of sizes or indices."""
-    form = task.form.value
+    form = task.request.form.value
     return list(form) if isinstance(form, tuple) else form
 
 
 def axis_fed(task: Task) -> bool:
     """Whether the axis is an input of the traced program (fed at run time)."""
-    return task.axis is not None and task.graph.runtime(AXIS)
+    return task.request.axis is not None and task.graph.runtime(AXIS)
 
 
 def axis_is_tensor(task: Task) -> bool:
     """Whether the call takes its axis as a 0-D Tensor rather than a Python int."""
-    return task.axis is not None and (axis_fed(task) or task.graph.axis_dtype != "int64")
+    return task.request.axis is not None and (axis_fed(task) or task.graph.axis_dtype != "int64")
 
 
 def to_paddle(array: np.ndarray) -> Any:
@@ -76,7 +76,7 @@ def axis_tensor(task: Task) -> Any:
     """The axis of ``task``'s run as a 0-D Tensor of the case's axis type."""
     import paddle
 
-    return paddle.to_tensor(np.array(task.axis, dtype=dtypes.numpy_dtype(task.graph.axis_dtype)))
+    return paddle.to_tensor(np.array(task.request.axis, dtype=dtypes.numpy_dtype(task.graph.axis_dtype)))
 
 
 def eager(task: Task) -> list[np.ndarray]:
@@ -86,7 +86,8 @@ def eager(task: Task) -> list[np.ndarray]:
     function = getattr(paddle, function_name(task))
     with backend_calls():
         x = to_paddle(task.data)
-        axis = {} if task.axis is None else {"axis": axis_tensor(task) if axis_is_tensor(task) else task.axis}
+        given = task.request.axis
+        axis = {} if given is None else {"axis": axis_tensor(task) if axis_is_tensor(task) else given}
         pieces = function(x, value(task), **axis)
     return pieces_to_numpy(pieces, task.dtype)
 
@@ -96,7 +97,7 @@ def split_function(task: Task) -> Callable[..., Any]:
     import paddle
 
     function = getattr(paddle, function_name(task))
-    split_value, axis = value(task), task.axis
+    split_value, axis = value(task), task.request.axis
     if axis is None:
 
         def split(x: Any) -> Any:
@@ -157,7 +158,7 @@ def feeds(task: Task) -> dict[str, np.ndarray]:
     dtypes: what a runtime of the exported model is fed."""
     named = {"x": task.data}
     if axis_fed(task):
-        named[AXIS] = np.array(task.axis, dtype=dtypes.numpy_dtype(task.graph.axis_dtype))
+        named[AXIS] = np.array(task.request.axis, dtype=dtypes.numpy_dtype(task.graph.axis_dtype))
     return named
 
 
@@ -196,11 +197,11 @@ CONVERT_CODE: Final = (
 
 def axis_code(task: Task) -> str | None:
     """The axis of ``task``'s run as a reproducer's call passes it: an int, or a 0-D Tensor."""
-    if task.axis is None:
+    if task.request.axis is None:
         return None
     if axis_is_tensor(task):
-        return f"paddle.to_tensor(np.array({task.axis}, dtype=np.{task.graph.axis_dtype}))"
-    return str(task.axis)
+        return f"paddle.to_tensor(np.array({task.request.axis}, dtype=np.{task.graph.axis_dtype}))"
+    return str(task.request.axis)
 
 
 def program_code(task: Task) -> str:
@@ -209,7 +210,7 @@ def program_code(task: Task) -> str:
     fed = axis_fed(task)
     axis = "axis" if fed else axis_code(task)
     if axis is not None and not fed and axis_is_tensor(task):
-        axis = f"paddle.full([], {task.axis}, '{task.graph.axis_dtype}')"
+        axis = f"paddle.full([], {task.request.axis}, '{task.graph.axis_dtype}')"
     shape = [None] * task.data.ndim if task.graph.data_shape == "dynamic" else list(task.data.shape)
     specs = f"InputSpec({shape!r}, '{task.dtype}', name='x')"
     if fed:

@@ -88,7 +88,7 @@ def reader(task: Task, rule: Rule) -> int | str:
         return counts.pop()
     if counts:
         return CONCAT_FROM_SEQUENCE
-    lengths = task.graph.split_input == "given" and task.form.kind == "lengths"
+    lengths = task.graph.split_input == "given" and task.request.form.kind == "lengths"
     return rule.rejected_lengths if lengths else rule.rejected_other
 
 

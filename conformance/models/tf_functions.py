@@ -51,9 +51,9 @@ def runtime_inputs(task: Task) -> tuple[str, ...]:
     """The names of the inputs besides the data that the traced function takes, in order."""
     names: list[str] = []
     if task.op in TF_SPLIT_OPS:
-        if task.axis is not None and task.graph.runtime(AXIS):
+        if task.request.axis is not None and task.graph.runtime(AXIS):
             names.append(AXIS)
-        if task.form.kind == "lengths" and task.graph.runtime(LENGTHS):
+        if task.request.form.kind == "lengths" and task.graph.runtime(LENGTHS):
             names.append(LENGTHS)
     return tuple(names)
 
@@ -65,7 +65,7 @@ def input_names(task: Task) -> tuple[str, ...]:
 
 def lengths_array(task: Task) -> np.ndarray:
     """The sizes as a 1-D array of :func:`lengths_dtype`, cast from int64 (two's complement wrap)."""
-    values = np.asarray(task.form.values, dtype=np.int64).reshape(-1)
+    values = np.asarray(task.request.form.values, dtype=np.int64).reshape(-1)
     return values.astype(dtypes.numpy_dtype(lengths_dtype(task)))
 
 
@@ -80,13 +80,14 @@ def build_problem(task: Task) -> str | None:
 
 
 def _axis_problem(task: Task) -> str | None:
-    if AXIS not in runtime_inputs(task) or task.axis is None:
+    axis = task.request.axis
+    if AXIS not in runtime_inputs(task) or axis is None:
         return None
     low, high = dtypes.integer_range(AXIS_DTYPE)
-    if low <= task.axis <= high:
+    if low <= axis <= high:
         return None
     return (
-        f"the axis input is {AXIS_DTYPE}, which cannot hold the axis {task.axis}: raw Split and SplitV "
+        f"the axis input is {AXIS_DTYPE}, which cannot hold the axis {axis}: raw Split and SplitV "
         "type split_dim as int32 (https://www.tensorflow.org/api_docs/python/tf/raw_ops/Split)"
     )
 
@@ -100,7 +101,7 @@ def feeds(task: Task) -> dict[str, np.ndarray]:
     result = {DATA: task.data}
     for name in runtime_inputs(task):
         if name == AXIS:
-            result[AXIS] = np.asarray(task.axis, dtype=dtypes.numpy_dtype(AXIS_DTYPE))
+            result[AXIS] = np.asarray(task.request.axis, dtype=dtypes.numpy_dtype(AXIS_DTYPE))
         else:
             result[LENGTHS] = lengths_array(task)
     return result
@@ -121,7 +122,7 @@ def signature(task: Task) -> tuple[tuple[list[int | None], str, str], ...]:
         if name == AXIS:
             specs.append(([], AXIS_DTYPE, AXIS))
         else:
-            specs.append(([len(task.form.values)], lengths_dtype(task), LENGTHS))
+            specs.append(([len(task.request.form.values)], lengths_dtype(task), LENGTHS))
     return tuple(specs)
 
 
@@ -148,15 +149,16 @@ def call(task: Task, inputs: Mapping[str, Any]) -> list[tf.Tensor]:
     if task.op not in TF_SPLIT_OPS | TNP_SPLIT_OPS:
         known = ", ".join(sorted(TF_SPLIT_OPS | TNP_SPLIT_OPS))
         raise ValueError(f"{task.op} is not built as a TensorFlow function; known: {known}")
-    axis = inputs.get(AXIS, task.axis)
+    axis = inputs.get(AXIS, task.request.axis)
     keywords = {} if axis is None else {"axis": axis}
+    form = task.request.form
     if task.op in TNP_SPLIT_OPS:
-        argument: Any = list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
+        argument: Any = list(form.values) if form.kind == "indices" else int(form.values[0])
         return list(tf.experimental.numpy.split(inputs[DATA], argument, **keywords))
-    if task.form.kind == "lengths":
+    if form.kind == "lengths":
         argument = inputs[LENGTHS] if LENGTHS in inputs else tf.constant(lengths_array(task))
     else:
-        argument = int(task.form.values[0])
+        argument = int(form.values[0])
     return list(tf.split(inputs[DATA], argument, **keywords))
 
 
@@ -221,8 +223,9 @@ def to_numpy_all(outputs: Sequence[tf.Tensor]) -> list[np.ndarray]:
 
 def _argument_code(task: Task, names: tuple[str, ...]) -> str:
     """The call's second argument: a count, split points, the sizes input, or the sizes constant."""
-    if task.form.kind != "lengths":
-        return repr(list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0]))
+    form = task.request.form
+    if form.kind != "lengths":
+        return repr(list(form.values) if form.kind == "indices" else int(form.values[0]))
     if LENGTHS in names:
         return LENGTHS
     sizes = lengths_array(task)
@@ -233,7 +236,7 @@ def call_code(task: Task, names: tuple[str, ...]) -> str:
     """The op's call as model code writes it, reading the inputs ``names`` by name (``data``, and
     ``axis`` or ``lengths`` where they are inputs of the traced function)."""
     function = "tf.experimental.numpy.split" if task.op in TNP_SPLIT_OPS else "tf.split"
-    axis = "" if task.axis is None else f", axis={task.axis}"
+    axis = "" if task.request.axis is None else f", axis={task.request.axis}"
     if AXIS in names:
         axis = f", axis={AXIS}"
     return f"{function}({DATA}, {_argument_code(task, names)}{axis})"

@@ -53,10 +53,11 @@ def build_problem(task: Task) -> str | None:
     if task.op not in BUILTINS:
         return None
     low, high = dtypes.integer_range("int32")
-    for run in task.every_run:
-        if run.axis is not None and not low <= run.axis <= high:
-            return f"{BUILTINS[task.op]} takes the axis as a 32-bit integer tensor: it cannot hold {run.axis}"
-        outside = [size for size in run.form.values if run.form.kind == "lengths" and not low <= size <= high]
+    for request in (run.request for run in task.every_run):
+        axis, form = request.axis, request.form
+        if axis is not None and not low <= axis <= high:
+            return f"{BUILTINS[task.op]} takes the axis as a 32-bit integer tensor: it cannot hold {axis}"
+        outside = [size for size in form.values if form.kind == "lengths" and not low <= size <= high]
         if outside:
             return f"SPLIT_V takes size_splits as a 32-bit integer tensor: it cannot hold {outside[0]}"
     return None

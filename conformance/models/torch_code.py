@@ -25,20 +25,20 @@ def split_argument(task: Task) -> int | list[int]:
     if task.op not in FORMS:
         raise ValueError(f"{task.op} is not a torch op; known: {', '.join(FORMS)}")
     allowed = FORMS[task.op]
-    if task.form.kind not in allowed:
+    if task.request.form.kind not in allowed:
         raise ValueError(
-            f"{task.op} takes no '{task.form.kind}' request (it takes {', '.join(sorted(allowed))})"
+            f"{task.op} takes no '{task.request.form.kind}' request (it takes {', '.join(sorted(allowed))})"
         )
-    if task.form.kind in _LIST_FORMS:
-        return [int(v) for v in task.form.values]
-    return int(task.form.values[0])
+    if task.request.form.kind in _LIST_FORMS:
+        return [int(v) for v in task.request.form.values]
+    return int(task.request.form.values[0])
 
 
 def module_code(task: Task) -> str:
     """Statements defining ``Split``, torch_modules.build_module's module, and ``tensor(array)``,
     the bit-exact conversion."""
     argument = split_argument(task)
-    dim = "" if task.axis is None else f", dim={task.axis}"
+    dim = "" if task.request.axis is None else f", dim={task.request.axis}"
     tensor = (
         "torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)"
         if task.dtype == "bfloat16"

@@ -59,7 +59,7 @@ class SplitModule(torch.nn.Module):
 
 def build_module(task: Task) -> SplitModule:
     """The module for ``task``: its op, its request as given and its dim (omitted when None)."""
-    return SplitModule(task.op, split_argument(task), task.axis)
+    return SplitModule(task.op, split_argument(task), task.request.axis)
 
 
 def example_inputs(task: Task) -> tuple[torch.Tensor, ...]:

@@ -169,12 +169,12 @@ def test_numpy_refuses_to_hand_an_axis_to_a_function_without_one() -> None:
     pytest.importorskip("conformance_numpy")
     case = load_paths([CASES / "hsplit.yaml"]).by_id("hsplit-rank3-parts-2")
     task = make_task(case, "numpy.vsplit")
-    assert task.axis is None
+    assert task.request.axis is None
     target = Target("numpy", "numpy", "cpu")
     build = registry.load("numpy").hooks.route(target).build
     assert build is not None
     assert build(task, target).kwargs == {}
-    with_axis = dataclasses.replace(task, axis=0)
+    with_axis = dataclasses.replace(task, request=dataclasses.replace(task.request, axis=0))
     with pytest.raises(AdapterError, match="takes no axis"):
         build(with_axis, target)
 

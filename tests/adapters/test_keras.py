@@ -229,8 +229,10 @@ def test_the_reproducer_replays_every_run_with_keras_alone(route: str) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     expected = []
     for run in task.every_run:
-        value = run.form.value
-        pieces = np.split(run.data, list(value) if isinstance(value, tuple) else value, axis=run.axis or 0)
+        value = run.request.form.value
+        pieces = np.split(
+            run.data, list(value) if isinstance(value, tuple) else value, axis=run.request.axis or 0
+        )
         expected.append(str([piece.shape for piece in pieces]))
     assert [line for line in done.stdout.splitlines() if line.startswith("[")] == expected
     assert len(expected) > 1

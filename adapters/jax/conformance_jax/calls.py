@@ -116,9 +116,9 @@ def function(op: str) -> Callable[..., Pieces]:
 def value(task: Task, *, hashable: bool = False) -> int | list[int] | tuple[int, ...]:
     """The split value as a user passes it: an int count, or a list of split points or sizes
     (a tuple when ``hashable``, as a static argument of ``jax.jit`` must be)."""
-    if task.form.kind == "parts":
-        return int(task.form.values[0])
-    return tuple(task.form.values) if hashable else list(task.form.values)
+    if task.request.form.kind == "parts":
+        return int(task.request.form.values[0])
+    return tuple(task.request.form.values) if hashable else list(task.request.form.values)
 
 
 def axis_keywords(axis: int | None) -> dict[str, int]:
@@ -134,8 +134,9 @@ def traced(task: Task) -> bool:
 def traced_value(task: Task) -> np.ndarray:
     """The split value fed to a jitted function at run time: a scalar count or a 1-D list, of the
     case's ``lengths_dtype`` (int64 unless stated; JAX narrows it to int32 in 32-bit mode)."""
-    shape: tuple[int, ...] = () if task.form.kind == "parts" else (len(task.form.values),)
-    return np.array(task.form.values, dtype=dtypes.numpy_dtype(task.graph.lengths_dtype)).reshape(shape)
+    form = task.request.form
+    shape: tuple[int, ...] = () if form.kind == "parts" else (len(form.values),)
+    return np.array(form.values, dtype=dtypes.numpy_dtype(task.graph.lengths_dtype)).reshape(shape)
 
 
 def jitted(task: Task) -> Any:
@@ -158,8 +159,8 @@ def lower_arguments(task: Task) -> tuple[tuple[Any, ...], dict[str, Any]]:
     data = backend.ShapeDtypeStruct(task.data.shape, task.data.dtype)
     if traced(task):
         given = traced_value(task)
-        return (data, backend.ShapeDtypeStruct(given.shape, given.dtype)), {"axis": task.axis}
-    return (data,), {"value": value(task, hashable=True), "axis": task.axis}
+        return (data, backend.ShapeDtypeStruct(given.shape, given.dtype)), {"axis": task.request.axis}
+    return (data,), {"value": value(task, hashable=True), "axis": task.request.axis}
 
 
 def feeds(task: Task) -> tuple[np.ndarray, ...]:
@@ -177,5 +178,5 @@ def to_jax(array: np.ndarray) -> jax.Array:
 
 def eager(task: Task) -> Callable[[jax.Array], Pieces]:
     """The op called as a user calls it, on a JAX array of the data."""
-    split, given, keywords = function(task.op), value(task), axis_keywords(task.axis)
+    split, given, keywords = function(task.op), value(task), axis_keywords(task.request.axis)
     return lambda data: split(data, given, **keywords)

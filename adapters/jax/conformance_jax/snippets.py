@@ -30,7 +30,7 @@ def _mode_code(device: str) -> str:
 
 def _call_code(task: Task, data: str, value: str) -> str:
     """The op's call on ``data`` with ``value``, ``axis=`` only when the case states one."""
-    axis = "".join(f", axis={given!r}" for given in calls.axis_keywords(task.axis).values())
+    axis = "".join(f", axis={given!r}" for given in calls.axis_keywords(task.request.axis).values())
     return f"{task.op}({data}, {value}{axis})"
 
 

@@ -70,7 +70,7 @@ class BackendRoute:
     def run(self, model: None, task: Task) -> Sequence[np.ndarray]:
         """The task's data as the backend's tensor, keras.ops.split, every piece back bit for bit."""
         keras = backends.select(self.backend)
-        axis = {} if task.axis is None else {"axis": task.axis}
+        axis = {} if task.request.axis is None else {"axis": task.request.axis}
         with tensors.configured(self.backend, self.x64):
             data = tensors.to_backend(self.backend, task.data, keras)
             with backend_calls():

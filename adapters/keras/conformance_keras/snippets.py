@@ -27,13 +27,13 @@ _TORCH_BFLOAT16: Final = "x = torch.from_numpy(data.view(np.int16)).view(torch.b
 
 def split_argument(task: Task) -> int | list[int]:
     """``indices_or_sections`` as the case writes it: an int, or a list of ints."""
-    value = task.form.value
+    value = task.request.form.value
     return list(value) if isinstance(value, tuple) else value
 
 
 def call_code(task: Task) -> str:
     """The ``keras.ops.split`` call of ``task``, on a tensor named ``x``."""
-    axis = "" if task.axis is None else f", axis={task.axis}"
+    axis = "" if task.request.axis is None else f", axis={task.request.axis}"
     return f"keras.ops.split(x, {split_argument(task)!r}{axis})"
 
 

@@ -92,11 +92,12 @@ def _to_numpy(mx: Any, piece: Any, dtype: np.dtype) -> np.ndarray:
 
 def _argument(task: Task) -> int | list[int]:
     """A list of split points, or an int count, as the case states it."""
-    return list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
+    form = task.request.form
+    return list(form.values) if form.kind == "indices" else int(form.values[0])
 
 
 def _axis_keyword(task: Task) -> dict[str, int]:
-    return {} if task.axis is None else {"axis": task.axis}
+    return {} if task.request.axis is None else {"axis": task.request.axis}
 
 
 def _reproducer(task: Task, target: Target) -> str:

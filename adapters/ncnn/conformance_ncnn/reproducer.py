@@ -41,7 +41,7 @@ def _torch_source(task: Task) -> str:
 
     function = task.op.removeprefix("torch.")
     argument = torch_code.split_argument(task)
-    dim = "" if task.axis is None else f", {task.axis}"
+    dim = "" if task.request.axis is None else f", {task.request.axis}"
     return (
         "import torch\n\n\n"
         "class Split(torch.nn.Module):\n"

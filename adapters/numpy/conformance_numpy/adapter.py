@@ -102,14 +102,15 @@ class NumpyAdapter:
 
 def _argument(task: Task) -> int | list[int]:
     """The second argument as the case states it: a list of split points, or an int count."""
-    return list(task.form.values) if task.form.kind == "indices" else int(task.form.values[0])
+    form = task.request.form
+    return list(form.values) if form.kind == "indices" else int(form.values[0])
 
 
 def _axis_keyword(task: Task) -> dict[str, int]:
     """``axis=`` when the case states one; hsplit, vsplit and dsplit have no such parameter, and the
     catalogue never hands them an axis, so one reaching them is the suite's defect, not NumPy's."""
-    if task.axis is None:
+    if task.request.axis is None:
         return {}
     if task.op in _NO_AXIS:
-        raise AdapterError(f"{task.op} takes no axis, yet the task states axis {task.axis}")
-    return {"axis": task.axis}
+        raise AdapterError(f"{task.op} takes no axis, yet the task states axis {task.request.axis}")
+    return {"axis": task.request.axis}

@@ -292,7 +292,7 @@ def _build(task: Task, target: Target) -> functools.partial[Pieces]:
 
 def _run(model: functools.partial[Pieces], task: Task) -> Pieces:
     """The reading applied to this run's data, axis and request (its runtime inputs)."""
-    return model(task.data, axis=task.axis, form=task.form)
+    return model(task.data, axis=task.request.axis, form=task.request.form)
 
 
 #: The route: its globs name exactly :data:`OPS`; the suite's code, so it writes no reproducer.

@@ -111,7 +111,7 @@ def _reproducer(settings: Settings, task: Task, target: Target) -> str:
     from conformance.models import torch_code
 
     argument = torch_code.split_argument(task)
-    dim = "" if task.axis is None else f", dim={task.axis}"
+    dim = "" if task.request.axis is None else f", dim={task.request.axis}"
     dynamic = torch_code.dynamic_code(task)
     body = (
         "import onnxruntime as ort\nimport torch\n\n"

@@ -45,8 +45,8 @@ def build_model(task: Task, core: ov.Core) -> ov.Model:
     axis_array, lengths_array = _axis_array(task), _lengths_array(task)
     axis = _input(axis_array, graph.axis_dtype, "axis", graph.runtime("axis"), parameters)
     if task.op == SPLIT:
-        assert isinstance(task.form.value, int)
-        node = opset1.split(data, axis, task.form.value, name="split")
+        assert isinstance(task.request.form.value, int)
+        node = opset1.split(data, axis, task.request.form.value, name="split")
     elif task.op == VARIADIC:
         assert lengths_array is not None
         runtime = graph.runtime("lengths")
@@ -78,9 +78,9 @@ def unsupported(task: Task) -> str | None:
     graph = task.graph
     checks: list[tuple[str, str, tuple[int, ...]]] = []
     for run in task.every_run:  # a later run feeds its own values through the same typed inputs
-        checks.append(("axis", graph.axis_dtype, (run.axis,) if run.axis is not None else ()))
+        checks.append(("axis", graph.axis_dtype, (run.request.axis,) if run.request.axis is not None else ()))
         if task.op == VARIADIC:
-            checks.append(("split_lengths", graph.lengths_dtype, run.form.values))
+            checks.append(("split_lengths", graph.lengths_dtype, run.request.form.values))
     for what, name, values in checks:
         if name in dtypes.COMPLEX or name in dtypes.STRING:
             return f"a {name} {what} tensor cannot hold the integer the case gives"
@@ -93,16 +93,17 @@ def unsupported(task: Task) -> str | None:
 
 
 def _axis_array(task: Task) -> np.ndarray:
-    assert task.axis is not None, "openvino ops need an axis; ops.why_not_applicable keeps others away"
-    axis = np.array(task.axis).astype(dtypes.numpy_dtype(task.graph.axis_dtype))
+    given = task.request.axis
+    assert given is not None, "openvino ops need an axis; ops.why_not_applicable keeps others away"
+    axis = np.array(given).astype(dtypes.numpy_dtype(task.graph.axis_dtype))
     return axis.reshape(1) if task.graph.axis_shape == "[1]" else axis.reshape(())
 
 
 def _lengths_array(task: Task) -> np.ndarray | None:
     if task.op != VARIADIC:
         return None
-    values = np.array(task.form.values, dtype=np.int64)
-    return values.astype(dtypes.numpy_dtype(task.graph.lengths_dtype)).reshape(len(task.form.values))
+    values = np.array(task.request.form.values, dtype=np.int64)
+    return values.astype(dtypes.numpy_dtype(task.graph.lengths_dtype)).reshape(len(values))
 
 
 def _input(array: np.ndarray, name: str, label: str, runtime: bool, parameters: list[ov.Node]) -> ov.Node:

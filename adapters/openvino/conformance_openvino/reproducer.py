@@ -68,15 +68,15 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     parameters = ["data_node"]
     variadic = task.op == "openvino.VariadicSplit-1"
     axis_shape = "(1,)" if graph.axis_shape == "[1]" else "()"
-    lengths_shape = f"({len(task.form.values)},)"
+    lengths_shape = f"({len(task.request.form.values)},)"
 
     def inputs(run: Task) -> list[tuple[str, object, str, str, bool]]:
         """(name, value, element type, shape, fed at run time): the axis and VariadicSplit's lengths."""
         found: list[tuple[str, object, str, str, bool]] = [
-            ("axis", run.axis, graph.axis_dtype, axis_shape, graph.runtime("axis"))
+            ("axis", run.request.axis, graph.axis_dtype, axis_shape, graph.runtime("axis"))
         ]
         if variadic:
-            values = list(run.form.values)
+            values = list(run.request.form.values)
             found.append(
                 ("split_lengths", values, graph.lengths_dtype, lengths_shape, graph.runtime("lengths"))
             )
@@ -95,7 +95,7 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     if variadic:
         lines.append("node = opset1.variadic_split(data_node, axis_node, split_lengths_node)")
     else:
-        lines.append(f"node = opset1.split(data_node, axis_node, {task.form.values[0]})")
+        lines.append(f"node = opset1.split(data_node, axis_node, {task.request.form.values[0]})")
     lines += [f"model = ov.Model(node.outputs(), [{', '.join(parameters)}])", "core = ov.Core()"]
     body = "\n".join(lines) + "\n" + _compile(device, config)
     for run in task.every_run:

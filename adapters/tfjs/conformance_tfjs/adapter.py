@@ -61,7 +61,7 @@ def _support(task: Task, target: Target) -> Unsupported | None:
         return Unsupported(
             f"TF.js's WASM backend registers no Complex kernel, so makes no complex64 tensor: {WASM_KERNELS}"
         )
-    numbers = [*task.form.values, *([] if task.axis is None else [task.axis])]
+    numbers = [*task.request.form.values, *([] if task.request.axis is None else [task.request.axis])]
     if any(abs(value) > SAFE_INTEGER for value in numbers):
         return Unsupported(
             "a JavaScript number holds integers exactly only up to 2^53 - 1 (Number.MAX_SAFE_INTEGER)"
@@ -94,7 +94,7 @@ def _request(backend: str, task: Task) -> dict[str, Any]:
         "shape": list(data.shape),
         "data": encoded,
         "split": _split_argument(task),
-        "axis": task.axis,
+        "axis": task.request.axis,
     }
 
 
@@ -109,7 +109,8 @@ def _decoded(piece: dict[str, Any], kind: str) -> np.ndarray:
 
 def _split_argument(task: Task) -> int | list[int]:
     """``numOrSizeSplits`` as the case states it: the sizes as a list, or the count."""
-    return list(task.form.values) if task.form.kind == "lengths" else int(task.form.values[0])
+    form = task.request.form
+    return list(form.values) if form.kind == "lengths" else int(form.values[0])
 
 
 def _b64(data: bytes) -> str:

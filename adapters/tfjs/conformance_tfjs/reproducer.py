@@ -45,8 +45,9 @@ def script(task: Task, backend: str) -> str:
 
 def _run(task: Task) -> str:
     heading = reproducers.run_heading(task).replace("#", "//")
-    axis = "" if task.axis is None else f", {task.axis}"
-    split = json.dumps(list(task.form.values) if task.form.kind == "lengths" else int(task.form.values[0]))
+    axis, form = task.request.axis, task.request.form
+    axis_argument = "" if axis is None else f", {axis}"
+    split = json.dumps(list(form.values) if form.kind == "lengths" else int(form.values[0]))
     if task.dtype == "string":
         values = json.dumps([str(value) for value in task.data.reshape(-1)])
         make = f"tf.tensor({values}, shape, 'string')"
@@ -59,7 +60,7 @@ def _run(task: Task) -> str:
     return (
         f"{heading}{{\n  const shape = {json.dumps(list(task.data.shape))};\n{data}"
         f"  const x = {make};\n"
-        f"  try {{ show(tf.split(x, {split}{axis})); }}\n"
+        f"  try {{ show(tf.split(x, {split}{axis_argument})); }}\n"
         "  catch (error) { console.log(`${error.name}: ${error.message}`); }\n}\n"
     )
 
