@@ -8,7 +8,6 @@ deliberately wrong import, to show that a wrong arrow is caught and named.
 
 from __future__ import annotations
 
-import ast
 import shutil
 import subprocess
 import sys
@@ -21,8 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "conformance"
 #: The size above which a module is doing more than one thing.
 MAX_MODULE_LINES = 650
-#: The state above which a class is doing more than one thing.
-MAX_INSTANCE_ATTRIBUTES = 15
 #: Modules at the package's top, beside its stages' packages: the vocabulary, the vendor-facing
 #: modules and the front doors. Past this the top stops showing the pipeline.
 MAX_TOP_LEVEL_MODULES = 10
@@ -112,99 +109,6 @@ def test_no_module_is_over_the_size_limit() -> None:
     }
     assert sizes, "no module found"
     assert {name: lines for name, lines in sizes.items() if lines > MAX_MODULE_LINES} == {}
-
-
-def _frozen(node: ast.ClassDef) -> bool:
-    """Whether ``node`` is a frozen dataclass: a value, set once, whose fields mirror a record of a
-    file format (a result, a known issue) or the option table (a run's configuration)."""
-    return any(
-        isinstance(decorator, ast.Call)
-        and ast.unparse(decorator.func).endswith("dataclass")
-        and any(k.arg == "frozen" and ast.unparse(k.value) == "True" for k in decorator.keywords)
-        for decorator in node.decorator_list
-    )
-
-
-def instance_attributes(node: ast.ClassDef) -> set[str]:
-    """The instance attributes of a class: each ``self.X`` its methods assign, and the fields it
-    declares in its body (a dataclass's); none for a frozen dataclass, a TypedDict or a Protocol,
-    which hold no changing state."""
-    bases = {ast.unparse(base).split("[")[0] for base in node.bases}
-    if _frozen(node) or bases & {"TypedDict", "Protocol", "NamedTuple", "Enum"}:
-        return set()
-    names = {
-        statement.target.id
-        for statement in node.body
-        if isinstance(statement, ast.AnnAssign)
-        and isinstance(statement.target, ast.Name)
-        and "ClassVar" not in ast.unparse(statement.annotation)
-    }
-    for method in node.body:
-        if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        for inner in ast.walk(method):
-            if isinstance(inner, ast.Assign):
-                targets = inner.targets
-            elif isinstance(inner, ast.AnnAssign | ast.AugAssign):
-                targets = [inner.target]
-            else:
-                continue
-            parts = [part for target in targets for part in ast.walk(target)]
-            names.update(
-                part.attr
-                for part in parts
-                if isinstance(part, ast.Attribute)
-                and isinstance(part.ctx, ast.Store)
-                and ast.unparse(part.value) == "self"
-            )
-    return names
-
-
-def attribute_counts(package: Path) -> dict[str, int]:
-    """``module:Class`` -> its instance attributes, for every class of the package."""
-    counts = {}
-    for path in package.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef):
-                counts[f"{path.relative_to(package.parent)}:{node.name}"] = len(instance_attributes(node))
-    return counts
-
-
-def test_no_class_holds_more_than_its_share_of_state() -> None:
-    counts = attribute_counts(PACKAGE)
-    assert counts, "no class found"
-    assert {name: count for name, count in counts.items() if count > MAX_INSTANCE_ATTRIBUTES} == {}
-
-
-def test_the_attribute_count_sees_fields_and_assignments(tmp_path: Path) -> None:
-    """The count the limit rests on: a dataclass's fields and what ``__init__`` or any other method
-    assigns to ``self`` count, once each; a frozen dataclass (a value) and class variables do not."""
-    package = tmp_path / "package"
-    package.mkdir()
-    (package / "classes.py").write_text(
-        "from dataclasses import dataclass, field\n"
-        "from typing import ClassVar\n"
-        "@dataclass\n"
-        "class Held:\n"
-        "    a: int\n"
-        "    b: list[int] = field(default_factory=list)\n"
-        "    limit: ClassVar[int] = 3\n"
-        "    def grow(self) -> None:\n"
-        "        self.c = self.a = 1\n"
-        "        self.d += 1\n"
-        "class Plain:\n"
-        "    def __init__(self) -> None:\n"
-        "        self.x, self.y = 1, 2\n"
-        "@dataclass(frozen=True)\n"
-        "class Value:\n"
-        "    a: int\n",
-        encoding="utf-8",
-    )
-    assert attribute_counts(package) == {
-        "package/classes.py:Held": 4,
-        "package/classes.py:Plain": 2,
-        "package/classes.py:Value": 0,
-    }
 
 
 def test_the_package_top_holds_few_modules() -> None:

@@ -1,6 +1,6 @@
 """A route with workers of its own (``Route.own_worker``): its jobs never share a process with
-another route's, neither a worker that ran them nor one forked from a zygote holding the other
-backends' modules: its workers fork from a zygote of their own, which learns only their imports.
+another route's, neither a worker that ran them nor one forked from the zygote, which holds the
+other backends' modules: its workers are started afresh.
 
 Paddle needs this: it segfaults when imported into a process that imported TensorFlow. Here two
 standard-library modules stand in for the two backends: each adapter imports its own when loaded
@@ -77,17 +77,23 @@ def test_a_route_with_workers_of_its_own_shares_no_process(tmp_path: Path, size:
     jobs = _jobs(tmp_path)
     assert [job.own_worker for job in jobs] == [False] * 6 + [True] * 6 + [False] * 6
     results: list[Result] = []
-    # replaced every two jobs, so that most workers are forked from the zygote
-    pool = Pool(size, 60, results.append, recycle_after=2, log_dir=tmp_path / "workers")
+    kinds: dict[int, str] = {}  # each worker's pid: how it was started
+
+    def kept(result: Result) -> None:
+        results.append(result)
+        for slot in pool.slots:
+            if result.worker and slot.process.pid == result.worker["pid"]:
+                kinds[slot.process.pid] = type(slot.process).__name__
+
+    # replaced every two jobs, so that workers are forked from the zygote once it is up
+    pool = Pool(size, 60, kept, recycle_after=2, log_dir=tmp_path / "workers")
     pool.process(jobs)
     failed = [result.message for result in results if result.status != "pass"]
     assert len(results) == len(jobs) and not failed, failed
     pids = {name: {r.worker["pid"] for r in results if r.adapter == name} for name in ("mingler", "loner")}
     assert pids["loner"] and not pids["loner"] & pids["mingler"]
-    group = next(job.group for job in jobs if job.group)
-    # each group's zygote learns from its own workers alone
-    assert "colorsys" in pool.starter.learned[None] and "wave" not in pool.starter.learned[None]
-    assert "wave" in pool.starter.learned[group] and "colorsys" not in pool.starter.learned[group]
+    # never forked from the zygote, which other routes' workers share
+    assert {kinds[pid] for pid in pids["loner"]} == {"SpawnProcess"}
 
 
 def test_a_route_of_its_own_is_marked_on_its_jobs_only(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """What waits in a worker's pipe behind its running job: a few jobs, never so many bytes that the
-parent's send could block on a worker that does not read (one hung on its item)."""
+parent's send could block on a worker that does not read (one hung on its item); which worker
+gets which job; and the states a worker goes through."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from conformance.engine import pool as pools
 from conformance.engine import slot as slots
 from conformance.engine.item import bare_result
 from conformance.engine.pool import Pool
+from conformance.engine.schedule import Schedule
 from conformance.engine.settings import ENGINE
-from conformance.engine.slot import Readiness, Slot
+from conformance.engine.slot import TRANSITIONS, Slot
 from conformance.engine.worker import Job
 from conformance.plugin import Target
 from conformance.storage.journal import line
@@ -32,8 +34,11 @@ def _job(index: int, values: int = 4) -> Job:
 
 def _slot(*jobs: Job, pace_ms: float = 0.1) -> Slot:
     """A worker running ``jobs``, with their target loaded."""
-    target, loaded = Target("numpy", "numpy", "cpu"), Readiness(prepared=True, loaded={_job(0).preload})
-    return Slot(None, None, None, inflight=deque(jobs), pace_ms=pace_ms, pace_of=target, readiness=loaded)  # type: ignore[arg-type]
+    target, loaded = Target("numpy", "numpy", "cpu"), {_job(0).preload}
+    state = "busy" if jobs else "idle"
+    return Slot(
+        None, None, None, state=state, inflight=deque(jobs), loaded=loaded, pace_ms=pace_ms, pace_of=target
+    )  # type: ignore[arg-type]
 
 
 def _filled(slot: Slot) -> int:
@@ -66,27 +71,73 @@ def test_a_short_queue_is_shared_out_between_the_workers_not_taken_by_the_first(
     pool.slots = [_slot(_job(n), pace_ms=0.1) for n in range(2)]
     for slot in pool.slots:
         slot.connection = _Pipe()  # type: ignore[assignment]
-    pool.queue = deque(_job(n) for n in range(10, 14))
-    pool._fill()
+    pool.schedule.add(_job(n) for n in range(10, 14))
+    pool.schedule.fill(pool.slots, pool.limits.depth, pool._dispatch)
     assert [len(slot.inflight) for slot in pool.slots] == [3, 3]  # not [5, 1]
 
 
-def test_a_worker_loading_a_target_as_it_starts_has_the_other_set_that_targets_jobs_aside() -> None:
-    """A fresh worker prepares its first targets as it starts: the other worker, busy with a
-    target of its own, must not load the same backend at the same time (see Pool._take)."""
-    pool = Pool(2, 60, lambda result: None)
-    starting = _slot(pace_ms=0.0)
-    starting.readiness = Readiness(preload=(_job(0).preload,))  # said nothing yet
-    emulated = Target("numpy", "emulated", "cpu")
-    busy = _slot(replace(_job(1), target=emulated))
-    busy.readiness = Readiness(prepared=True, loaded={replace(_job(1), target=emulated).preload})
-    pool.slots = [starting, busy]
-    for slot in pool.slots:
-        slot.connection = _Pipe()  # type: ignore[assignment]
-    pool.queue = deque(_job(n) for n in range(10, 14))
-    pool._fill()
-    assert [len(slot.inflight) for slot in pool.slots] == [2, 1]
-    assert [job.index for jobs in pool.aside.values() for job in jobs] == [12, 13]
+def test_large_jobs_go_to_the_first_worker_alone_and_a_replay_keeps_the_order_given() -> None:
+    large = [replace(_job(n), case=replace(_job(n).case, id=f"large-{n}")) for n in (1, 3)]
+    jobs = [_job(0), large[0], _job(2), large[1]]
+    for job in large:  # as memory.is_large would say of gigabytes
+        job.__dict__["large"] = True
+    schedule = Schedule()
+    schedule.add(jobs)
+    assert [schedule.next_for(1), schedule.next_for(1), schedule.next_for(1)] == [jobs[0], jobs[2], None]
+    assert [schedule.next_for(0), schedule.next_for(0), schedule.next_for(0)] == [*large, None]
+    assert schedule.empty
+    replay = Schedule(in_order=True)
+    replay.add(jobs)
+    assert [replay.next_for(1) for _ in jobs] == jobs
+
+
+def test_a_job_given_back_is_the_next_taken_and_dropping_takes_back_every_queued_job() -> None:
+    schedule = Schedule()
+    jobs = [_job(n) for n in range(3)]
+    schedule.add(jobs)
+    first = schedule.next_for(0)
+    assert first is not None
+    schedule.give_back(first)
+    assert schedule.head() == first and len(schedule) == 3
+    assert schedule.drop_queued() == jobs and schedule.empty and schedule.next_for(0) is None
+
+
+def test_a_worker_changes_state_only_as_the_table_allows() -> None:
+    """Every state the table names is reachable from ``starting``, ``ended`` is final, and a change
+    the table does not list is refused (an engine bug, never a silent state)."""
+    reachable, frontier = {"starting"}, ["starting"]
+    while frontier:
+        for after in TRANSITIONS[frontier.pop()]:  # type: ignore[index]
+            if after not in reachable:
+                reachable.add(after)
+                frontier.append(after)
+    assert reachable == set(TRANSITIONS) and not TRANSITIONS["ended"]
+    worker = _slot()
+    assert worker.state == "idle"
+    worker.retire()
+    assert worker.state == "retiring"
+    with pytest.raises(RuntimeError, match="from retiring to busy"):
+        worker.become("busy")
+    worker.become("ended")
+    worker.retire()  # an ended worker stays ended
+    assert worker.state == "ended"
+
+
+def test_a_worker_is_idle_once_it_has_no_job_and_prepared_once_it_says_so() -> None:
+    reported: list[str] = []
+    pool = Pool(1, 60, lambda result: reported.append(result.case))
+    job = _job(0)
+    parent, child = Pipe()
+    worker = Slot(None, parent, None, preload=(job.preload,))  # type: ignore[arg-type]
+    pool.slots = [worker]
+    worker.inflight.append(job)
+    assert worker.state == "starting" and worker.starting
+    child.send((-1, (job.preload,), 0, None))
+    pool._receive(0)
+    assert worker.state == "busy" and worker.prepared and not worker.starting
+    _send_pass(child, job)
+    pool._receive(0)
+    assert worker.state == "idle" and reported == [job.case.id]
 
 
 def test_fast_items_wait_behind_the_running_one_up_to_the_depth_slow_ones_one_at_a_time() -> None:

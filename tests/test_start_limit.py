@@ -110,7 +110,7 @@ def test_a_prepare_past_the_start_limit_is_the_adapters_error_and_is_left_out_af
 class SlowStarts:
     """A crash review's pool whose every worker overruns its start (see Pool._overran_start)."""
 
-    size, limits = 1, Limits(1.0, 60.0, 1, 1, True, 2)
+    size, limits = 1, Limits(1.0, 60.0, 1, 1, 2)
 
     def __init__(self, on_result: Callable[[Result], None], replay: bool) -> None:
         self.on_result, self.slow_starts = on_result, set[str]()

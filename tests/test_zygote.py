@@ -1,5 +1,6 @@
-"""Workers forked from the zygote: they run jobs, their deaths are reported with the signal, and
-the zygote refuses to fork once anything has started a second thread in it."""
+"""Workers forked from the zygote: they run jobs, their deaths are reported with the signal, the
+zygote imports what the run's routes declare behind the first workers' forks, and it refuses to
+fork once anything has started a second thread in it."""
 
 from __future__ import annotations
 
@@ -14,14 +15,13 @@ import warnings
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from fake_adapters import Segfaulter, Slicer
 
 from conformance.engine import settings
-from conformance.engine.pool import Pool, Starter
-from conformance.engine.slot import Readiness, Start, slot_of, stop_worker
+from conformance.engine.pool import Pool, Starter, declared_imports
+from conformance.engine.slot import Start, slot_of, stop_worker
 from conformance.engine.worker import Job
 from conformance.engine.zygote import Forked, Zygote
 from conformance.plugin import AdapterInfo, Target, Task
@@ -59,12 +59,12 @@ def _forks_and_stays_usable(zygote: Zygote) -> None:
     assert zygote.usable is True, zygote.reason
 
 
-def _until_decided(zygote: Zygote, learn: tuple[str, ...] = ()) -> bool:
-    """Whether the zygote, told to learn ``learn``, can fork (True) or refused to (False)."""
+def _until_decided(zygote: Zygote, preload: tuple[str, ...] = ()) -> bool:
+    """Whether the zygote, asked to import ``preload``, can fork (True) or refused to (False)."""
     assert zygote.forkable(60), zygote.reason
-    if not learn:
+    if not preload:
         return True
-    zygote.learn(learn)
+    zygote.preload(preload)
     assert _imported_all(zygote), "the zygote never said it had done what it was asked to import"
     return bool(zygote.usable)
 
@@ -88,15 +88,15 @@ def _ready_worker(zygote: Zygote) -> None:
     connection.close()
 
 
-def _one_job_on_a_fork(tmp_path: Path, adapter: str, learn: tuple[str, ...] = ()) -> str:
-    """What a worker forked from a zygote (told to learn ``learn`` first) printed running one
+def _one_job_on_a_fork(tmp_path: Path, adapter: str, preload: tuple[str, ...] = ()) -> str:
+    """What a worker forked from a zygote (asked to import ``preload`` first) printed running one
     passing job of ``adapter``."""
     job = _jobs(tmp_path, adapter)[0]
     log = tmp_path / "worker.log"
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
-        assert _until_decided(zygote, learn), zygote.reason
-        forked = zygote.fork((1, str(log), ()))  # forked once what it learned is in
+        assert _until_decided(zygote, preload), zygote.reason
+        forked = zygote.fork((1, str(log), ()))  # forked once what it imports is in
         assert forked is not None
         process, connection = forked
         assert connection.recv()[0] == -1
@@ -218,43 +218,36 @@ def test_a_module_that_starts_a_thread_is_tried_in_a_child_and_not_imported(tmp_
     )
 
 
-@pytest.mark.parametrize("thread_free", [True, False], ids=["found-thread-free", "not-found-so"])
-def test_a_module_a_worker_found_thread_free_is_imported_without_a_trial(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, thread_free: bool
+def test_a_declared_package_is_tried_in_a_child_before_the_zygote_imports_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A trial import in a forked child costs what the import costs (TensorFlow: seconds of a core
-    the workers share): a module a worker imported without starting a thread is imported by the
-    zygote at once; any other is tried in a child first (which imports it too)."""
+    """A declaration says what a backend is made of, not that it starts no thread: the zygote
+    imports a package only after a forked child imported it and stayed single-threaded."""
     imported = tmp_path / "imported-by"
     (tmp_path / "gate").touch()
     monkeypatch.setenv("GATED_IMPORT_GATE", str(tmp_path / "gate"))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
-        assert _until_decided(zygote), zygote.reason
-        zygote.learn(("gated_import",), thread_free)
-        _ready_worker(zygote)  # forked after the zygote took what it was told to learn
+        assert _until_decided(zygote, ("gated_import",)), zygote.reason
         importers = imported.read_text(encoding="utf-8").split()
     finally:
         zygote.close()
-    trials = [pid for pid in importers if pid != str(zygote.process.pid)]
-    assert str(zygote.process.pid) in importers and len(trials) == (0 if thread_free else 1), importers
+    assert len(importers) == 2 and importers[1] == str(zygote.process.pid), importers  # the trial first
 
 
-def test_a_module_of_a_package_that_started_a_thread_is_not_imported(tmp_path: Path) -> None:
-    """A worker that had a package's threads already (OpenVINO's, from its first route) finds the
-    package's next module thread-free; importing that module imports the package, so the zygote
-    refuses it untried, as the package was refused, and still forks."""
+def test_a_package_that_starts_a_thread_is_refused_with_all_its_modules(tmp_path: Path) -> None:
+    """The zygote takes a top-level package's declared modules together, wherever they stand in
+    the list: a package that starts a thread (OpenVINO's) is refused whole, and it still forks."""
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
-        assert _until_decided(zygote, ("thread_package",)), zygote.reason  # tried, refused
-        zygote.learn(("thread_package.route",), thread_free=True)
-        _ready_worker(zygote)  # forked after the zygote took the module in
+        assert _until_decided(zygote, ("thread_package.route", "json", "thread_package")), zygote.reason
+        _ready_worker(zygote)
         assert zygote.forkable(), zygote.reason
     finally:
         zygote.close()
     said = (tmp_path / "zygote.log").read_text(encoding="utf-8")
-    assert "not importing thread_package.route" in said, said
+    assert said.count("not importing") == 1 and "not importing thread_package.route" in said, said
 
 
 @pytest.mark.slow
@@ -273,8 +266,8 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
 
     pool.on_result = record
     if forking:  # the pool starts its zygote at the first replacement; started here, it is ready then
-        pool.starter.zygotes[None] = Zygote(1, str(tmp_path / "zygote.log"))
-        assert _until_decided(pool.starter.zygotes.get(None))
+        pool.starter.zygote = Zygote(1, str(tmp_path / "zygote.log"))
+        assert _until_decided(pool.starter.zygote)
     pool.process(jobs)
     assert {r.case: r.status for r in results} == {
         **{f"good-{n}": "pass" for n in range(3)},
@@ -283,29 +276,6 @@ def test_crashes_are_reported_with_their_signal_whoever_started_the_worker(
     assert all("SIGSEGV" in r.message for r in results if r.status == "crash")
     # the replacements after the crashes: forked, or spawned where the pool does not fork
     assert kinds[-3:] == ([Forked.__name__] * 3 if forking else ["SpawnProcess"] * 3), kinds
-
-
-def test_after_a_death_a_spare_worker_waits_to_take_the_next_ones_place(tmp_path: Path) -> None:
-    """Deaths come in runs (a backend aborting on a family of items): after one, a spare worker
-    starts while the others run, and the next death's place goes to it rather than to a worker
-    started only then. The spare ends with the pool."""
-    jobs = _jobs(tmp_path, "fake_adapters:Segfaulter", on="bad-*")
-    # status, the slot's worker, the spare: the processes, as a spare's pid is known only once the
-    # zygote has forked it, which on a busy machine may come after the result is reported
-    seen: list[tuple[str, object, object | None]] = []
-    pool = Pool(1, 60, lambda result: None, log_dir=tmp_path / "workers")
-
-    def record(result: Result) -> None:
-        spare = pool.starter.spare
-        seen.append((result.status, pool.slots[0].process, spare.process if spare else None))
-
-    pool.on_result = record
-    pool.process(jobs)
-    crashes = [(worker, spare) for status, worker, spare in seen if status == "crash"]
-    assert len(crashes) == 3 and all(spare is not None for _, spare in crashes[:-1]), seen
-    # each death after the first is replaced by the spare the one before it started
-    assert [worker for worker, _ in crashes[1:]] == [spare for _, spare in crashes[:-1]], seen  # by identity
-    assert pool.starter.spare is None
 
 
 @pytest.mark.parametrize("jobs", [5, 6])
@@ -346,169 +316,12 @@ def test_the_zygote_ends_without_tearing_down_what_it_imported(
     assert not marker.exists()
 
 
-class LearningSegfaulter(Segfaulter):
-    """Imports the module named by its ``module`` option when it prepares a target."""
-
-    def _prepare(self, target: Target) -> None:
-        importlib.import_module(self.options["module"])
-
-
-class SettingLearningSegfaulter(LearningSegfaulter):
-    """The same, after setting a variable the module could read at import (as Keras's adapter sets
-    KERAS_BACKEND before importing Keras)."""
-
-    def _prepare(self, target: Target) -> None:
-        os.environ["SETTING_READ_AT_IMPORT"] = target.route
-        super()._prepare(target)
-
-
-class LoneLearningSegfaulter(LearningSegfaulter):
-    """The same, on a route with workers of its own (Route.own_worker)."""
-
-    def info(self) -> AdapterInfo:
-        shared = super().info()
-        return replace(shared, routes=tuple(replace(route, own_worker="test") for route in shared.routes))
-
-
-@pytest.mark.parametrize("adapter", ["LearningSegfaulter", "LoneLearningSegfaulter"])
-def test_what_a_worker_imports_thread_free_the_zygote_learns_for_the_workers_after(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, adapter: str
-) -> None:
-    """The first worker imports the module itself in prepare() and passes it on; the zygote
-    imports it, and the workers forked after (replacing crashed ones) never import it again. A
-    route with workers of its own has a zygote of its own, which learns from its workers alone."""
-    gate, imported = tmp_path / "gate", tmp_path / "imported-by"
-    gate.touch()
-    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
-    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    jobs = _jobs(tmp_path, f"test_zygote:{adapter}", on="bad-*", module="gated_import")
-    group = jobs[0].group
-    assert (group is None) == (adapter == "LearningSegfaulter")
-    finished: list[Result] = []
-    pids: list[int] = []
-    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
-
-    def record(result: Result) -> None:
-        finished.append(result)
-        if pool.slots and pool.slots[0].process.pid is not None:
-            pids.append(pool.slots[0].process.pid)
-
-    pool.on_result = record
-    try:
-        pool.serve(jobs)
-        assert group in pool.starter.zygotes
-        zygote = str(pool.starter.zygotes[group].process.pid)
-        deadline = time.monotonic() + 60  # the zygote takes the learned packages one at a time
-        while zygote not in imported.read_text(encoding="utf-8").split():
-            assert time.monotonic() < deadline, "the zygote never imported what the worker learned"
-            time.sleep(0.1)
-        before = len(pids)
-        pool.serve([job for job in jobs if job.case.id.startswith("bad")])  # three more replacements
-    finally:
-        pool.close()
-    assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 6
-    importers = imported.read_text(encoding="utf-8").split()
-    assert "gated_import" in pool.starter.learned[group]
-    # forked from a zygote that has it, the replacements of the second round import nothing
-    assert not set(map(str, pids[before:])) & set(importers), (pids, importers)
-
-
 class ImportingSlicer(Slicer):
     """Imports the module named by its ``module`` option when it prepares a target (as backends'
     adapters do: the run's own process constructs adapters too, for their routes)."""
 
     def _prepare(self, target: Target) -> None:
         importlib.import_module(self.options["module"])
-
-
-class WaitingSlicer(Slicer):
-    """Its worker's first item waits (at most 60 s) until the file its ``until`` option names
-    exists: the time a long run's first targets give the zygote, as long as the test needs."""
-
-    waited = False
-
-    def misbehave(self, task: Task) -> None:
-        if self.waited:
-            return
-        self.waited = True
-        gate, deadline = Path(self.options["until"]), time.monotonic() + 60
-        while not gate.exists():
-            assert time.monotonic() < deadline, "the test never let the first item end"
-            time.sleep(0.05)
-
-
-class AwaitingSlicer(Slicer):
-    """Its items named by ``on`` wait (at most 30 s) until the file its ``log`` option names lists
-    two processes, then a second more: they keep a worker busy while another worker and the
-    zygote import a module."""
-
-    def misbehave(self, task: Task) -> None:
-        if not self.chosen(task):
-            return
-        log, deadline = Path(self.options["log"]), time.monotonic() + 30
-        while not log.exists() or len(log.read_text(encoding="utf-8").split()) < 2:
-            assert time.monotonic() < deadline, "the module was not imported by a worker and the zygote"
-            time.sleep(0.05)
-        time.sleep(1)
-
-
-class Importer(ImportingSlicer):
-    """ImportingSlicer with a target of its own (a backend other than AwaitingSlicer's)."""
-
-    name = "importer"
-
-
-class Front(ImportingSlicer):
-    """Another adapter whose route is named for Importer (as keras/tensorflow runs on TensorFlow)."""
-
-    name = "front"
-
-    def info(self) -> AdapterInfo:
-        info = super().info()
-        return replace(info, routes=tuple(replace(route, name="importer") for route in info.routes))
-
-
-@pytest.mark.parametrize("second", ["Importer", "Front"])
-def test_a_backend_two_workers_meet_at_once_is_imported_by_one_and_the_zygote(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str
-) -> None:
-    """Two workers on two cores meet a backend at once: one imports it, the other
-    runs the jobs of a target it has loaded meanwhile, and is re-forked once the zygote holds the
-    backend. Without the jobs set aside, both would wait at the gate and import it; ``second``:
-    the adapter of the later jobs of that backend, the same or one that names it in its route."""
-    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
-    gate, imported = tmp_path / "gate", tmp_path / "imported-by"
-    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
-    monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    loaded = _jobs(tmp_path, "test_zygote:AwaitingSlicer", on="bad-*", log=str(imported))
-    importing = _jobs(tmp_path, "test_zygote:Importer", module="gated_import")
-    importing[3:] = _jobs(tmp_path, f"test_zygote:{second}", module="gated_import")[3:]
-    finished: list[Result] = []
-    pool = Pool(2, 60, finished.append, log_dir=tmp_path / "workers")
-    met: list[float] = []
-
-    def open_gate() -> bool:  # a second after a worker met the module: it waits at the gate
-        if not met and any(
-            job.target.id.startswith("importer") for slot in pool.slots for job in slot.inflight
-        ):
-            met.append(time.monotonic())
-        if met and time.monotonic() > met[0] + 1:
-            gate.touch()
-        return False
-
-    try:
-        pool.add([*loaded[:3], *importing, *loaded[3:]])
-        pool.serve_until(open_gate)
-        zygote = pool.starter.zygotes.get(None)
-        assert zygote is not None
-        zygote_pid = str(zygote.process.pid)
-    finally:
-        pool.close()
-    assert sorted(result.status for result in finished) == ["pass"] * 12, [
-        (r.target_id, r.status, r.message[:300]) for r in finished if r.status != "pass"
-    ]
-    importers = imported.read_text(encoding="utf-8").split()
-    assert len(importers) == 2 and zygote_pid in importers, importers
 
 
 class DeclaringSlicer(ImportingSlicer):
@@ -522,52 +335,52 @@ class DeclaringSlicer(ImportingSlicer):
         return replace(info, routes=tuple(replace(route, imports=declared) for route in info.routes))
 
 
-def test_a_declared_module_is_imported_by_the_zygote_alone(
+class Declaring(DeclaringSlicer):
+    """DeclaringSlicer whose workers do not import the module themselves."""
+
+    def _prepare(self, target: Target) -> None:
+        pass
+
+
+def test_workers_forked_once_the_zygote_imported_a_declared_module_never_import_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The zygote imports the module a route declares at the run's start (after a forked child
-    found it starts no thread: a declaration says what the backend is, not that), and the worker,
-    busy meanwhile, is re-forked with it for the route's jobs. Learned from the workers alone, the
-    worker would import it (and its first item, waiting for an importer, would fail)."""
-    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
+    """The zygote imports what routes declare (after a trial child): the workers forked after it
+    did (here one per two jobs) find it imported, and no worker imports it again."""
     gate, imported = tmp_path / "gate", tmp_path / "imported-by"
     gate.touch()
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(imported))
-    imported_by_zygote = tmp_path / "imported-by-zygote"
-    first = _jobs(tmp_path, "test_zygote:WaitingSlicer", until=str(imported_by_zygote))
-    later = _jobs(tmp_path, "test_zygote:DeclaringSlicer", module="gated_import")
-    assert later[0].imports == ("gated_import",)
+    jobs = _jobs(tmp_path, "test_zygote:DeclaringSlicer", module="gated_import")
+    assert jobs[0].imports == ("gated_import",)
     finished: list[Result] = []
-    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
-
-    def release() -> bool:
-        # the worker's first item ends once the zygote has imported the module and what the worker
-        # taught it (the pool has read what the worker loaded): while the zygote imports, the pool
-        # forks no worker (the fork would wait) and a worker with nothing else to run imports the
-        # module itself, which a loaded machine made the rule
-        zygote = pool.starter.zygotes.get(None)
-        if zygote is not None and pool.slots and pool.slots[0].readiness.prepared:
-            zygote.poll()
-            if zygote.imports and not zygote.importing:
-                imported_by_zygote.touch()
-        return False
-
+    pool = Pool(1, 60, finished.append, recycle_after=2, log_dir=tmp_path / "workers")
     try:
-        pool.add(first + later)
-        pool.serve_until(release)
-        zygote = pool.starter.zygotes.get(None)
-        assert zygote is not None
+        pool.starter.start_zygote(wait_s=60)
+        zygote = pool.starter.zygote
+        assert zygote is not None and _until_decided(zygote, declared_imports(jobs)), zygote.reason
+        pool.serve(jobs)
         zygote_pid = str(zygote.process.pid)
     finally:
         pool.close()
-    assert [result.status for result in finished].count("pass") == 12
+    assert [result.status for result in finished] == ["pass"] * len(jobs)
     importers = imported.read_text(encoding="utf-8").split()
-    workers = {str(result.worker["pid"]) for result in finished if result.worker}
-    # the zygote's trial child, then the zygote; a worker only when a loaded machine made its job
-    # come before the zygote was done, which costs time, not a result
-    assert len(importers) >= 2 and zygote_pid in importers, importers
-    assert len(importers) - 2 <= len(workers & set(importers)), importers
+    assert len(importers) == 2 and importers[1] == zygote_pid, importers  # its trial child, then it
+    assert len({result.worker["pid"] for result in finished if result.worker}) == 3
+
+
+@pytest.mark.parametrize("route", ["shared", "own_worker"])
+def test_the_zygote_imports_only_what_routes_sharing_their_workers_declare_in_their_order(
+    tmp_path: Path, route: str
+) -> None:
+    """What the zygote imports is the routes' declarations, in the order their targets first
+    come; a route with workers of its own (spawned) adds nothing to it."""
+    first = _jobs(tmp_path, "test_zygote:Declaring", module="json")
+    later = _jobs(tmp_path, "test_zygote:Declaring", module="colorsys")
+    if route == "own_worker":
+        later = [replace(job, own_worker=True) for job in later]
+    expected = ("json", "colorsys") if route == "shared" else ("json",)
+    assert declared_imports([*first, *later, *first]) == expected
 
 
 def test_a_declared_module_that_starts_a_thread_is_not_imported_and_the_zygote_forks_on(
@@ -581,8 +394,8 @@ def test_a_declared_module_that_starts_a_thread_is_not_imported_and_the_zygote_f
     pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
     try:
         pool.serve(jobs)
-        zygote = pool.starter.zygotes.get(None)
-        assert zygote is not None and zygote.forkable(60), zygote.reason
+        zygote = pool.starter.zygote
+        assert zygote is not None and zygote.forkable(60), zygote and zygote.reason
         _forks_and_stays_usable(zygote)  # asked after the import: answered after its trial
     finally:
         pool.close()
@@ -602,83 +415,29 @@ class SettingsReporter(Segfaulter):
 
 
 @pytest.mark.slow  # seconds: subprocesses or imported backends
-def test_a_learned_import_leaves_the_interpreters_settings_to_the_workers(tmp_path: Path) -> None:
-    said = _one_job_on_a_fork(tmp_path, "test_zygote:SettingsReporter", learn=("recursion_probe",))
+def test_an_import_of_the_zygote_leaves_the_interpreters_settings_to_the_workers(tmp_path: Path) -> None:
+    said = _one_job_on_a_fork(tmp_path, "test_zygote:SettingsReporter", preload=("recursion_probe",))
     assert "recursion limit" in said and "recursion limit 123456" not in said, said
     assert "every warning ignored: False" in said, said
 
 
-def test_a_module_that_starts_a_thread_is_not_learned(tmp_path: Path) -> None:
-    """The worker passes the module on; the zygote tries it in a child, finds the thread, does
-    not import it, and stays usable: it still forks workers (the replacements after each crash
-    are forked once its harness is in, which on a loaded machine may be after the last)."""
-    jobs = _jobs(tmp_path, "test_zygote:LearningSegfaulter", on="bad-*", module="thread_at_import")
-    finished: list[Result] = []
-    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
-    try:
-        pool.serve(jobs)
-        zygote = pool.starter.zygotes.get(None)
-        assert zygote is not None
-        assert "thread_at_import" in pool.starter.learned[None]
-        assert zygote.forkable(60), zygote.reason
-        forked = zygote.fork((99, None, ()))  # it still forks
-        assert forked is not None, zygote.reason
-        forked[1].send(None)
-        forked[0].join(timeout=10)
-        # the worker saw the thread start, so the zygote tries the module in a child, not in
-        # itself (it takes the spawned worker's hundreds of packages one at a time)
-        log, deadline, said = tmp_path / "workers" / "zygote.log", time.monotonic() + 60, ""
-        while "thread_at_import" not in said and time.monotonic() < deadline:
-            time.sleep(0.1)
-            said = log.read_text(encoding="utf-8")
-    finally:
-        pool.close()
-    assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 3
-    assert "not importing thread_at_import: it starts a thread" in said, said
-
-
-def test_what_a_worker_imports_after_an_adapter_changed_its_environment_is_not_learned(
-    tmp_path: Path,
-) -> None:
-    """The zygote imports by name, in its own environment: a module imported under a setting an
-    adapter made would be another module there. Keras's NumPy-backend modules, imported so by the
-    zygote's TensorFlow-backend Keras, broke keras.ops in every worker forked after."""
-    jobs = _jobs(tmp_path, "test_zygote:SettingLearningSegfaulter", on="bad-*", module="recursion_probe")
-    finished: list[Result] = []
-    pool = Pool(1, 60, finished.append, log_dir=tmp_path / "workers")
-    try:
-        pool.serve(jobs)
-        assert pool.starter.zygotes.get(None) is not None  # there was one to teach
-        assert "recursion_probe" not in pool.starter.learned.get(None, {})
-    finally:
-        pool.close()
-    assert [result.status for result in finished] == ["pass"] * 3 + ["crash"] * 3
-
-
-def test_the_zygote_imports_a_package_s_modules_in_the_order_its_worker_did(
+def test_the_zygote_imports_a_package_s_modules_in_the_order_declared(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A module may set up how a later one loads (the adapters' telemetry_off modules import their
-    backend with its thread turned off): the zygote imports them in the worker's order, so it
-    imports the backend thread-free and goes on forking. Sorted by name, the route module came
-    first and the zygote, having found a thread, spawned every worker after."""
+    """A module may set up how a later one loads (a backend imported with its thread turned off
+    first): the zygote imports a package's modules in the order declared, so it imports the
+    backend thread-free and goes on forking. Sorted by name, the route module came first, and
+    the backend started its thread."""
     importers = tmp_path / "imported-by"
     importers.touch()
     monkeypatch.setenv("THREAD_UNLESS_QUIET_LOG", str(importers))
-    jobs = _jobs(tmp_path, "test_zygote:LearningSegfaulter", on="bad-*", module="quiet_package.setup")
-    pool = Pool(1, 60, lambda result: None, log_dir=tmp_path / "workers")
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
-        pool.serve(jobs)
-        zygote = pool.starter.zygotes.get(None)
-        assert zygote is not None and zygote.forkable(60), zygote and zygote.reason
-        assert pool.starter.learned[None].get("thread_unless_quiet") is True  # thread-free in the worker
-        pid, deadline = str(zygote.process.pid), time.monotonic() + 60
-        while pid not in importers.read_text(encoding="utf-8").split():
-            assert time.monotonic() < deadline, "the zygote never imported what the worker learned"
-            time.sleep(0.1)
+        assert _until_decided(zygote, ("quiet_package.zz_quiet", "quiet_package.route")), zygote.reason
+        assert str(zygote.process.pid) in importers.read_text(encoding="utf-8").split()
         _forks_and_stays_usable(zygote)
     finally:
-        pool.close()
+        zygote.close()
 
 
 def _core_limit(pid: int) -> str:
@@ -718,7 +477,8 @@ def test_a_fork_asked_while_the_zygote_imports_does_not_hold_up_the_parent(
     zygote = Zygote(1, str(tmp_path / "zygote.log"))
     try:
         assert _until_decided(zygote), zygote.reason
-        zygote.learn(("gated_import",))  # its import waits for the gate
+        zygote.preload(("gated_import",))  # its import (a trial child's first) waits for the gate
+        _importing(zygote)
         began = time.monotonic()
         forked = zygote.fork((1, None, ()))
         # the gate holds the import for 60 s (tests/gated_import.py): a fork that waited for it
@@ -746,53 +506,33 @@ def _imported_all(zygote: Zygote) -> bool:
     return not zygote.importing or zygote.usable is False
 
 
-def test_a_worker_is_re_forked_for_new_modules_and_not_while_its_zygote_imports(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The zygote says when it has done what it was asked to import, and whether that imported
-    anything new: a worker about to load an adapter is re-forked (Pool._behind) only for new
-    modules, and not while the zygote imports, as the fork would wait for it."""
-    gate = tmp_path / "gate"
-    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
-    monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
-    job = _jobs(tmp_path, "fake_adapters:Segfaulter")[0]
-    worker = SimpleNamespace(readiness=Readiness(prepared=True))  # forked before any import
-    pool = Pool(1, 60, lambda result: None)
-    zygote = pool.starter.zygotes[None] = Zygote(1, str(tmp_path / "zygote.log"))
-    try:
-        assert _until_decided(zygote), zygote.reason
-        assert not pool._behind(worker, job)  # nothing imported since the fork
-        zygote.learn(("recursion_probe",))
-        assert _imported_all(zygote) and zygote.imports == 1 and pool._behind(worker, job)
-        zygote.learn(("gated_import",))  # its import waits for the gate
-        time.sleep(0.5)
-        assert zygote.importing and not pool._behind(worker, job)
-        gate.touch()
-        assert _imported_all(zygote) and zygote.imports == 2 and pool._behind(worker, job)
-        worker.readiness.zygote_imports = 2  # a fork after those
-        zygote.learn(("gated_import",))  # held already: done, and nothing new
-        assert _imported_all(zygote) and zygote.imports == 2 and not pool._behind(worker, job)
-    finally:
-        pool.close()
+def _importing(zygote: Zygote) -> None:
+    """Wait until the zygote imports (a trial child of its waits at the gate)."""
+    pid = zygote.process.pid
+    children, deadline = Path(f"/proc/{pid}/task/{pid}/children"), time.monotonic() + 60
+    while not children.read_text(encoding="ascii").split():
+        assert time.monotonic() < deadline, "the zygote never began its import"
+        time.sleep(0.02)
 
 
 def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A worker asked of the zygote just before an import began (a spare, stopped when a route
-    with workers of its own begins) is forked only after that import (seconds), and waiting for
-    it would idle every worker. It is killed once forked, before it loads and prepares its targets."""
+    """A worker asked of the zygote while it imports (a route with workers of its own begins) is
+    forked only after that package (seconds), and waiting for it would idle every worker. It is
+    killed once forked, before it loads and prepares its targets."""
     gate, marker = tmp_path / "gate", tmp_path / "prepared"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
     monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, stop_s=120.0))
     job = _jobs(tmp_path, "fake_adapters:PrepareMarker", load="1", marker=str(marker))[0]
-    starter = Starter(1, tmp_path / "workers", None, True, print)
+    starter = Starter(1, tmp_path / "workers", None, True)
     try:
         starter.start_zygote(wait_s=60)
-        zygote = starter.zygotes[None]
-        assert zygote.forkable(), zygote.reason
-        zygote.learn(("gated_import",))  # its import waits for the gate
+        zygote = starter.zygote
+        assert zygote is not None and zygote.forkable(), zygote and zygote.reason
+        zygote.preload(("gated_import",))  # its import waits for the gate
+        _importing(zygote)
         start = Start(1, tmp_path / "worker-1.log", (job.preload,), tmp_path / "scratch", 1, None)
         slot = slot_of(start, zygote.fork(start.args))  # asked behind the import
         assert slot.process.pid is None
@@ -812,58 +552,23 @@ def test_a_worker_stopped_before_the_zygote_forked_it_is_not_waited_for(
         starter.close(at_once=False)
 
 
-def test_a_worker_started_while_the_zygote_imports_declared_modules_is_spawned(
+def test_a_long_runs_first_workers_fork_before_the_zygote_imports_what_routes_declare(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A fork asked while the zygote imports waits for the import: for a declared one (TensorFlow's
-    took 4 s at a main job's start, the time a worker replacing one that died there lost) such a
-    worker is spawned, runs its job at once, and counts as forked before every import (see
-    Pool._behind). Behind a module a worker taught (milliseconds) it waits (the tests above)."""
+    """The zygote imports the declared modules behind the first workers' forks: they run their
+    jobs while it imports (TensorFlow's import takes seconds), and import what they need themselves."""
+    monkeypatch.setattr(settings, "ENGINE", replace(settings.ENGINE, eager_zygote=6))
     gate = tmp_path / "gate"
     monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
     monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
-    job = _jobs(tmp_path, "fake_adapters:Slicer")[0]
-    starter = Starter(1, tmp_path / "workers", None, True, print)
+    finished: list[Result] = []
+    pool = Pool(2, 60, finished.append, log_dir=tmp_path / "workers")
     try:
-        starter.start_zygote(wait_s=60)
-        zygote = starter.zygotes[None]
-        assert zygote.forkable(), zygote.reason
-        forked = starter.start((job.preload,), None)
-        assert isinstance(forked.process, Forked) and forked.readiness.zygote_imports == 0
-        zygote.learn(("gated_import",), True, declared=True)  # its import waits for the gate
-        slot = starter.start((job.preload,), None)
-        assert not isinstance(slot.process, Forked) and slot.process.pid is not None
-        slot.connection.send(job)
-        assert slot.connection.poll(60), "the spawned worker did not answer while the zygote imported"
-        assert not gate.exists() and zygote.importing
-        for started in (forked, slot):
-            stop_worker(started, kill=True)
+        pool.add(_jobs(tmp_path, "test_zygote:Declaring", module="gated_import"))
+        assert [type(slot.process) for slot in pool.slots] == [Forked, Forked]
+        pool.serve_until(lambda: False)
+        assert pool.importing_declared and not gate.exists()
     finally:
         gate.touch()
-        starter.close(at_once=False)
-
-
-def test_a_target_taught_behind_declared_imports_is_not_waited_for(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Jobs of a target the zygote imports for are set aside (Pool._take). A target a worker
-    teaches while the declared imports run (seconds, at a long run's start) would wait for them:
-    in the main job nearly every target was set aside for its first 15 s, and some stayed behind
-    until the run's end. It is not waited for; a declared one is, and after them a taught one."""
-    gate = tmp_path / "gate"
-    monkeypatch.setenv("GATED_IMPORT_GATE", str(gate))
-    monkeypatch.setenv("GATED_IMPORT_LOG", str(tmp_path / "imported-by"))
-    declared, taught = Target("slow", "route", "cpu"), Target("quick", "route", "cpu")
-    zygote = Zygote(1, str(tmp_path / "zygote.log"))
-    try:
-        assert _until_decided(zygote), zygote.reason
-        zygote.learn(("gated_import",), True, declared, declared=True)  # waits for the gate
-        zygote.learn(("recursion_probe",), True, taught)
-        assert zygote.learning == {declared}
-        gate.touch()
-        assert _imported_all(zygote) and not zygote.learning
-        zygote.learn(("json",), True, taught)  # behind nothing declared: waited for
-        assert taught in zygote.learning
-    finally:
-        gate.touch()
-        zygote.close()
+        pool.close()
+    assert [result.status for result in finished] == ["pass"] * 6

@@ -24,9 +24,9 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from conformance import plugin
 from conformance.engine import lifeline, settings, worker
 from conformance.engine.deaths import describe_exit
+from conformance.engine.variables import backend_variables, environment
 
 _CONTEXT = multiprocessing.get_context("spawn")
 #: How much of a dead child's output its message quotes (a backend's last words).
@@ -94,7 +94,7 @@ class _Child:
         process = _CONTEXT.Process(
             target=_import, args=(theirs, modules, str(log)), daemon=True, name="conformance-loadable"
         )
-        with plugin.environment(worker.backend_variables(1, blas=1)):
+        with environment(backend_variables(1, blas=1)):
             process.start()
         theirs.close()
         return cls(modules, process, ours, log, limit_s, time.monotonic() + limit_s)

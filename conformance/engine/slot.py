@@ -1,5 +1,5 @@
-"""A worker's place in the pool: its process, its pipe, the jobs it has been sent, and how it ends.
-A slot is replaced whole when its worker dies, overruns or is retired.
+"""A worker's place in the pool: its process, its pipe, its state, the jobs it has been sent, and
+how it ends.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from conformance.engine import settings, worker
+from conformance.engine.variables import backend_variables, environment
 from conformance.engine.worker import Job, Preload
 from conformance.engine.zygote import Forked
-from conformance.plugin import Target, environment
+from conformance.plugin import Target
 from conformance.storage import scratch
 
 #: how workers are started where the zygote cannot fork them
@@ -41,40 +42,40 @@ class Process(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass
-class Readiness:
-    """How far a worker is from running items (what changes only while it starts or loads)."""
+#: A worker's states: ``starting`` until it has said it prepared the targets it starts with (jobs
+#: may wait in its pipe meanwhile), then ``idle`` or ``busy`` (jobs in flight), ``retiring`` once
+#: it may take no more jobs (it is replaced when it has none), ``ended`` once stopped.
+State = Literal["starting", "idle", "busy", "retiring", "ended"]
 
-    #: the targets it prepares before its first job, and whether it has said it is done
-    preload: tuple[Preload, ...] = ()
-    prepared: bool = False
-    #: when it was started, and the targets it has said it has loaded and prepared (see Slot.clock)
-    born: float = field(default_factory=time.monotonic)
-    loaded: set[Preload] = field(default_factory=set)
-    #: the only jobs it runs, for a route with workers of its own (see Job.group); None: any other
-    group: str | None = None
-    #: what its zygote had imported when it was forked (see Zygote.imports)
-    zygote_imports: int = 0
-    #: the targets of jobs sent to it that it has not said it loaded (see Pool._take)
-    pending: set[Target] = field(default_factory=set)
-
-    def holds(self, job: Job) -> bool:
-        """Whether it has loaded ``job``'s target, or prepares it as it starts."""
-        return job.preload in self.loaded or job.preload in self.preload
-
-    def waits_for(self, job: Job | None) -> bool:
-        """Whether ``job`` (the running one) waits for the worker's start or for its adapter's
-        loading and its target's prepare(), rather than running."""
-        return not self.prepared or (job is not None and job.preload not in self.loaded)
+#: The changes of state a worker may make, and no other (see Slot.become).
+TRANSITIONS: dict[State, frozenset[State]] = {
+    "starting": frozenset({"idle", "busy", "retiring", "ended"}),
+    "idle": frozenset({"busy", "retiring", "ended"}),
+    "busy": frozenset({"idle", "retiring", "ended"}),
+    "retiring": frozenset({"ended"}),
+    "ended": frozenset(),
+}
 
 
 @dataclass
 class Slot:
+    """One worker: its process, its pipe, where it is in its life (:data:`TRANSITIONS`), the jobs
+    it has been sent, and how it is timed. A slot is replaced whole when its worker dies, overruns
+    or is retired."""
+
     process: Process
     connection: Connection
     log: Path | None
+    #: the targets it prepares before its first job, and the only jobs it runs (see Job.group)
+    preload: tuple[Preload, ...] = ()
+    group: str | None = None
+    state: State = "starting"
+    #: when it was started: its start limit runs from then (see clock)
+    born: float = field(default_factory=time.monotonic)
     #: jobs sent and not answered yet, the running one first (the others wait in the pipe)
     inflight: deque[Job] = field(default_factory=deque)
+    #: the targets it has said it has loaded and prepared (see waits_for)
+    loaded: set[Preload] = field(default_factory=set)
     #: its last item's time in ms (0: none yet) and that item's target (see takes)
     pace_ms: float = 0.0
     pace_of: Target | None = None
@@ -83,16 +84,28 @@ class Slot:
     began: float = 0.0
     served: int = 0
     log_offset: int = 0
-    #: the worker holds more memory than the pool allows between jobs: replace it when idle
-    retire: bool = False
-    #: how far the worker is from running items: its start, its prepare() and its adapters
-    readiness: Readiness = field(default_factory=Readiness)
     #: the jobs it has finished, oldest first: what the crash review replays if it dies
     history: list[Job] = field(default_factory=list)
     #: its private temporary folder, removed once it has ended (see conformance.storage.scratch)
     scratch: Path | None = None
     #: while it replaces a dead worker and has no result yet: since when it loses time (Pool.lost_s)
     replaced_at: float | None = None
+
+    def become(self, state: State) -> None:
+        """Change state as :data:`TRANSITIONS` allows; any other change is the engine's bug."""
+        if state not in TRANSITIONS[self.state]:
+            raise RuntimeError(f"a worker cannot go from {self.state} to {state}")
+        self.state = state
+
+    def retire(self) -> None:
+        """Send it no more jobs: it is replaced once it has none (a fresh worker for what comes)."""
+        if self.state != "retiring" and self.state != "ended":
+            self.become("retiring")
+
+    @property
+    def prepared(self) -> bool:
+        """Whether it has said it prepared the targets it starts with."""
+        return self.state != "starting"
 
     @property
     def job(self) -> Job | None:
@@ -136,22 +149,24 @@ class Slot:
 
     @property
     def starting(self) -> bool:
-        """Whether the running job waits for the worker's start or its adapter's loading."""
-        return self.readiness.waits_for(self.job)
+        """Whether the running job waits for the worker's start, or for its adapter's loading and
+        its target's prepare(), rather than running."""
+        job = self.job
+        return not self.prepared or (job is not None and job.preload not in self.loaded)
 
     def clock(self, timeout: float, start_limit: float) -> None:
         """Time the running job: ``timeout`` from now for the item itself; ``start_limit`` from the
         worker's start while it starts, from now while it loads the job's adapter."""
-        if not self.readiness.prepared:
-            self.deadline = self.readiness.born + start_limit
+        if not self.prepared:
+            self.deadline = self.born + start_limit
         else:
             self.deadline = time.monotonic() + (start_limit if self.starting else timeout)
 
     def ready(self, loaded: tuple[Preload, ...], timeout: float, start_limit: float) -> None:
         """The worker has loaded and prepared the targets ``loaded``: its running job's time starts."""
-        self.readiness.prepared = True
-        self.readiness.loaded.update(loaded)
-        self.readiness.pending -= {entry.target for entry in loaded}
+        if self.state == "starting":
+            self.become("busy" if self.inflight else "idle")
+        self.loaded.update(loaded)
         if self.inflight:
             self.clock(timeout, start_limit)
 
@@ -185,8 +200,9 @@ class Start:
         return (self.threads, log, self.preload, self.memory_budget, folder, self.prepares)
 
 
-def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
-    """The slot of a worker the zygote forked, or of one spawned now where it could not."""
+def slot_of(start: Start, forked: tuple[Forked, Connection] | None, group: str | None = None) -> Slot:
+    """The slot of a worker the zygote forked, or of one spawned now where it could not, for the
+    jobs of ``group`` alone if not None."""
     if forked is not None:
         process: Process = forked[0]
         connection = forked[1]
@@ -198,13 +214,11 @@ def slot_of(start: Start, forked: tuple[Forked, Connection] | None) -> Slot:
             daemon=True,
             name=f"conformance-worker-{start.number}",
         )
-        with environment(worker.backend_variables(start.threads)):
+        with environment(backend_variables(start.threads)):
             spawned.start()
         child.close()
         process = spawned
-    return Slot(
-        process, connection, start.log, readiness=Readiness(preload=start.preload), scratch=start.folder
-    )
+    return Slot(process, connection, start.log, start.preload, group, scratch=start.folder)
 
 
 def nap_s(busy: list[Slot]) -> float:
@@ -239,7 +253,10 @@ def ask_to_stop(slot: Slot) -> None:
 
 def stop_worker(slot: Slot, *, kill: bool) -> None:
     """End the worker: let it exit (it was asked) for up to ``stop_s`` unless ``kill``, then kill it
-    and its process group."""
+    and its process group. Stopping it again does nothing."""
+    if slot.state == "ended":
+        return
+    slot.become("ended")
     stop_s = settings.ENGINE.stop_s
     if slot.process.pid is None:  # the zygote, importing, has not forked it: it is killed once
         slot.process.kill()  # forked (Forked.kill); waiting here would idle every worker

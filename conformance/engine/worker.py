@@ -14,7 +14,6 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
@@ -22,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 from conformance import ids
 from conformance.corpus.case import Case
 from conformance.engine import lifeline, memory, phase
+from conformance.engine.variables import backend_variables
 from conformance.errors import PluginError
-from conformance.plugin import Target, private_folder
+from conformance.plugin import Target
 from conformance.results.records import WorkerRecord
 from conformance.results.result import Result
 from conformance.statuses import Defect, Judged
@@ -36,14 +36,6 @@ if TYPE_CHECKING:  # the registry loads backends: imported in the worker, once i
 AdapterKey = tuple[str, tuple[tuple[str, str], ...]]
 #: the adapters a worker has loaded
 Loaded = dict[AdapterKey, "LoadedAdapter"]
-#: modules a worker imported, in order, and whether that started no thread (see learned)
-Learned = tuple[tuple[str, ...], bool]
-#: the worker's environment once it has set its own variables (see :func:`learned`)
-_environment: dict[str, str] = {}
-
-#: set in each worker so that N workers share the cores instead of each backend assuming it owns
-#: them all (which makes -j 2 slower, not faster)
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CONFORMANCE_THREADS")
 
 
 @dataclass(frozen=True)
@@ -138,19 +130,6 @@ def redirect_output(log_path: str | None) -> None:
     os.close(descriptor)
 
 
-def backend_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
-    """The variables backends read when they load: how many threads they may use (``blas``
-    overrides it for OpenBLAS, which starts its pool when NumPy is imported: the zygote needs 1),
-    and Keras's folder, which importing TensorFlow imports where Keras 3 is installed, and which
-    writes keras.json into the user's home otherwise. A spawned process imports NumPy with the
-    parent's main module before its own code runs: its parent sets them around its start."""
-    variables = dict.fromkeys(THREAD_VARIABLES, str(threads))
-    if blas is not None:
-        variables["OPENBLAS_NUM_THREADS"] = str(blas)
-    variables["KERAS_HOME"] = private_folder("keras")
-    return variables
-
-
 def _settle_output(log_path: str | None) -> int:
     """Flush this worker's output and say where the log ends; streams or descriptors an adapter
     closed are opened again on the log, so that the next item neither fails nor loses output."""
@@ -182,14 +161,6 @@ class Preload:
     target: Target
 
 
-def one_backend(target: Target, loading: Iterable[Target]) -> bool:
-    """Whether ``target`` loads the backend of one of ``loading``, as far as names tell: one adapter,
-    or a route named for the other's adapter (keras/tensorflow runs on TensorFlow's)."""
-    return any(
-        target.adapter in (other.adapter, other.route) or target.route == other.adapter for other in loading
-    )
-
-
 def main(
     connection: Connection,
     threads: int,
@@ -207,17 +178,16 @@ def main(
     scratch.enter(scratch_folder)
     phase.open_marker(log_path)
     os.environ.update(backend_variables(threads))
-    _environment.update(os.environ)
     memory.confine(memory_budget)
     # its own process group, so that whatever a backend starts is killed with it (slot.stop_worker)
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     lifeline.tie_forks()
-    loaded, said = _prepared(preload)
+    loaded = _prepared(preload)
     # the adapters' modules and backends live as long as the worker: its collections skip them
     _freeze()
     # prepared: a death from here on is an item's, and the first job's own time starts now
-    connection.send((-1, preload, 0, said))
+    connection.send((-1, preload, 0, None))
     ready = set(preload)
     _serve(connection, log_path, loaded, ready if prepares else None)
 
@@ -252,7 +222,6 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: 
             fresh = key not in loaded or (ready is not None and job.preload not in ready)
             if fresh:
                 phase.mark("loading the adapter")
-                before, threads = set(sys.modules), thread_count()
                 if key not in loaded:
                     loaded[key] = registry.load(job.adapter, job.options)
                 if ready is not None:
@@ -261,7 +230,7 @@ def _serve(connection: Connection, log_path: str | None, loaded: Loaded, ready: 
                 _freeze()
                 load_ms = (time.perf_counter() - started) * 1000
                 # loaded and prepared: the item's own time starts now
-                connection.send((-1, (job.preload,), 0, (learned(before, threads),)))
+                connection.send((-1, (job.preload,), 0, None))
             hooks = loaded[key].hooks
             result = run_item(hooks, job.target, job.case, job.op, job.repeat, judged=job.judged, kept=kept)
         except Exception as error:  # reported on this item as no verdict on the backend; the worker lives on
@@ -317,35 +286,13 @@ def thread_names() -> list[str]:
     return names
 
 
-def learned(before: set[str], threads: int) -> Learned:
-    """The modules imported since ``before``, in order, importable by name, for the zygote, and
-    whether importing them started no thread (the worker had ``threads`` before: the zygote then
-    needs no forked child to try them). None once an adapter changed the worker's environment,
-    which a backend may read at import: a NumPy-backend Keras's modules, imported so by the
-    zygote's TensorFlow-backend Keras, broke ``keras.ops`` in every worker forked after."""
-    if os.environ != _environment:
-        return (), False
-    names = []
-    for name in sys.modules:  # the order imports finished in (a package after what its body imports)
-        if name in before:
-            continue
-        spec = getattr(sys.modules.get(name), "__spec__", None)
-        if spec is not None and spec.name == name:
-            names.append(name)
-    return tuple(names), thread_count() <= threads
-
-
-def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, tuple[Learned, ...]]:
-    """The ``preload`` targets' adapters, loaded and prepared (failures are printed), and what
-    each target's loading imported (see :func:`learned`): one target's thread (TensorFlow's first
-    trace starts its pools) does not make the zygote try the others' modules in a child."""
+def _prepared(preload: tuple[Preload, ...]) -> Loaded:
+    """The ``preload`` targets' adapters, loaded and prepared (failures are printed)."""
     from conformance.loading import registry
 
     loaded: Loaded = {}
-    said = []
     phase.mark("prepare")
     for entry in preload:
-        before, threads = set(sys.modules), thread_count()
         try:
             key = (entry.adapter, entry.options)
             if key not in loaded:
@@ -353,8 +300,7 @@ def _prepared(preload: tuple[Preload, ...]) -> tuple[Loaded, tuple[Learned, ...]
             _prepare(loaded[key], entry.target)
         except Exception:
             traceback.print_exc()
-        said.append(learned(before, threads))
-    return loaded, tuple(said)
+    return loaded
 
 
 def _prepare(adapter: LoadedAdapter, target: Target) -> None:

@@ -1,16 +1,18 @@
-"""The zygote: one process that imports the harness and the backends' thread-free modules once,
-then forks each new worker from itself (a spawned worker imports everything again: 0.4 s for the
-harness, 3 s for torch, and a full run starts dozens).
+"""The zygote: one process that imports the harness and the backends' modules once, then forks
+each new worker from itself (a spawned worker imports everything again: 0.4 s for the harness,
+3 s for torch, and a full run starts dozens).
+
+What it imports is fixed when it starts: the harness, then the modules the run's routes declare
+(``Route.imports``), in the order the run's targets first come, a top-level package at a time,
+serving the forks asked meanwhile between two packages. A worker forked before the zygote has
+them all imports the rest itself when it needs them.
 
 Why it is safe: ``fork`` copies only the calling thread, so a child of a process with other
 threads may wait forever for a lock one of them held. The zygote is spawned, sets the thread
-variables before anything loads (OpenBLAS with one thread), and counts its threads after each
-import and before every fork: with more than one it refuses, and the pool spawns workers. What it
-imports, routes declare (Route.imports, at a long run's start) or it learns from the workers, a
-package at a time: at once when the worker that imported it had no more threads after, else
-(declared ones too) first in a forked child that must stay single-threaded, so a backend that
-starts a thread when imported is never imported here. The standard library's
-forkserver fixes its preload list before its first fork and never looks at its own threads.
+variables before anything loads (OpenBLAS with one thread), tries each package first in a forked
+child that must stay single-threaded (a backend that starts a thread when imported is never
+imported here), and counts its threads after each import and before every fork: with more than
+one it refuses, and the pool spawns workers.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Any, NoReturn
 
 from conformance import plugin
 from conformance.engine import lifeline, worker
-from conformance.plugin import Target
+from conformance.engine.variables import backend_variables, environment
 
 #: What every worker imports, whatever its targets.
 HARNESS = (
@@ -104,12 +106,12 @@ class Zygote:
     """The parent's handle on the zygote process."""
 
     def __init__(self, threads: int, log_path: str | None) -> None:
-        """Start the zygote; it imports the harness, then what it is asked to learn."""
+        """Start the zygote; it imports the harness, then what :meth:`preload` passes it."""
         self._connection, child = _CONTEXT.Pipe(duplex=True)  # a socket pair: it carries descriptors
         self.process: BaseProcess = _CONTEXT.Process(
             target=main, args=(child, threads, log_path), daemon=True, name="conformance-zygote"
         )
-        with plugin.environment(worker.backend_variables(threads, blas=1)):
+        with environment(backend_variables(threads, blas=1)):
             self.process.start()
         child.close()
         #: None while it imports the harness; True once it can fork, False for good
@@ -118,18 +120,9 @@ class Zygote:
         self.reason = ""
         #: the workers asked for and not yet said forked (or refused), in the order asked
         self._asked: deque[Forked] = deque()
-        #: how often it has said it has done all it was asked to learn, new modules among them: a
-        #: worker forked before its last time lacks modules it holds (see Pool._behind)
-        self.imports = 0
-        #: import requests sent, and those it has said it has done: a fork asked in between
-        #: waits for its imports (seconds for TensorFlow)
-        self._asked_imports, self._done_imports = 0, 0
-        #: the import requests up to the last a route declared (a long run's start: see
-        #: Pool._import_declared), which take seconds where those the workers teach take ms
-        self._declared = 0
-        #: the targets whose modules it imports, declared or from the workers that loaded them
-        #: (see Pool._take)
-        self.learning: set[Target] = set()
+        #: whether it has modules to import that it has not said are done (see :meth:`preload`):
+        #: the workers share the cores with it meanwhile
+        self.importing = False
 
     def _read(self, wait_s: float) -> bool:
         """Read one message within ``wait_s``: ready, forked (or refused), or why it cannot fork."""
@@ -147,15 +140,13 @@ class Zygote:
         elif said == "ready":
             self.usable = True
         elif said == "imported":
-            self._done_imports, imported = detail
-            self.imports += imported
+            self.importing = False
         else:  # a refused worker's pipes were closed: it reads as ended, and the pool starts another
             if said == "refused":
                 self._asked.popleft()
             if self.usable is not False:
                 self.usable, self.reason = False, str(detail)
-        if not self.importing or self.usable is False:
-            self.learning.clear()
+            self.importing = self.importing and said == "refused"
         return bool(said != "gone")
 
     def poll(self) -> None:
@@ -172,7 +163,7 @@ class Zygote:
     def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
         """A new worker running ``worker.main(connection, *args)``; None when the zygote cannot
         fork. The request goes with the worker's ends of its pipes and is not waited for: the
-        zygote forks between imports (seconds, for TensorFlow) while the parent serves the others."""
+        zygote forks between two packages (seconds, for TensorFlow) while the parent serves the others."""
         self.poll()  # the answers to earlier requests, and whether it can fork at all
         if self.usable is not True:
             return None
@@ -194,36 +185,14 @@ class Zygote:
         self._asked.append(forked)
         return forked, Connection(worker_end.detach())
 
-    @property
-    def importing(self) -> bool:
-        """Whether it has imports to do that it has not said are done (see :meth:`poll`)."""
-        return self._done_imports < self._asked_imports
-
-    @property
-    def importing_declared(self) -> bool:
-        """Whether it has declared imports to do (see :meth:`learn`) that it has not said are done."""
-        return self._done_imports < self._declared
-
-    def learn(
-        self,
-        modules: Iterable[str],
-        thread_free: bool = False,
-        target: Target | None = None,
-        declared: bool = False,
-    ) -> None:
-        """Have the zygote import ``modules`` between forks: at once if they start no thread
-        (``thread_free``: a worker found so), else once a forked child has tried them;
-        ``target``: the one they are for; ``declared``: a route declares them."""
-        if self.usable is not False:
+    def preload(self, modules: Iterable[str]) -> None:
+        """Have the zygote import ``modules``, after the forks asked so far (a long run's first
+        workers do not wait for the backends) and a top-level package at a time (see :func:`main`)."""
+        names = tuple(modules)
+        if names and self.usable is not False:
             with contextlib.suppress(OSError):
-                self._connection.send(("import", (tuple(modules), thread_free)))
-                self._asked_imports += 1
-                if declared:
-                    self._declared = self._asked_imports
-                # one taught behind declared imports is not waited for (Pool._take): waited for, nearly
-                # every target of the main job was set aside for its first 15 s
-                if target is not None and (declared or not self.importing_declared):
-                    self.learning.add(target)
+                self._connection.send(("import", names))
+                self.importing = True
 
     def close(self, at_once: bool = False) -> None:
         """Ask the zygote to exit (its workers are the pool's to stop); one still importing is
@@ -237,7 +206,7 @@ class Zygote:
         self._connection.close()
 
 
-def preload() -> None:
+def load_harness() -> None:
     """Import the harness and read the distributions' index adapters' ``info()`` asks for."""
     _import(HARNESS)
     try:
@@ -278,60 +247,47 @@ def _single_threaded(connection: Connection, server: _Server, imported: str) -> 
 
 
 def main(connection: Connection, threads: int, log_path: str | None) -> None:
-    """Import the harness, then fork workers on request and import the packages the pool passes
-    on between forks, checking after each that it is single-threaded, until told to stop."""
+    """Import the harness, fork workers on request, and import the modules the pool passes (see
+    :meth:`Zygote.preload`) a package at a time between two forks, checking after each that it is
+    single-threaded, until told to stop."""
     lifeline.tie_to_spawner()
     worker.redirect_output(log_path)
     worker.forgo_core_dumps()  # it imports backends: a crash there dumps no core either
     # Ctrl-C reaches the whole process group: the parent handles it and closes the zygote.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.environ.update(worker.backend_variables(threads, blas=1))
+    os.environ.update(backend_variables(threads, blas=1))
     server = _Server(connection)
-    preload()
+    load_harness()
     if not _single_threaded(connection, server, "the harness"):
         _leave()
     # what it imported is never collected, in the zygote or a worker: a worker's collections
     # would walk (and, writing to each object's header, copy) the memory it shares with it
     gc.freeze()
     connection.send(("ready", None))
-    pending: deque[tuple[str, bool]] = deque()  # a module, and whether a worker found it thread-free
-    # packages that started a thread in a trial: a worker that imports one of their modules later
-    # finds it thread-free, as the package's threads run there already (OpenVINO's routes)
-    refused: set[str] = set()
-    imported = False  # since it last said so
-    said = 0  # the import requests it has said it has done
-    while True:
-        if server.imports > said and not pending:  # the pool re-forks workers that lack them
-            connection.send(("imported", (server.imports, imported)))
-            said, imported = server.imports, False
-        if not server.serve(block=not pending, learned=pending):
-            break
-        if not pending:
+    while server.serve(block=not server.pending):
+        if not server.pending:
             continue
-        taken = _package(pending)
-        package = [name for name, _ in taken if name not in sys.modules]
-        if not package:
-            continue
-        top = package[0].partition(".")[0]
-        if top not in refused and (all(free for _, free in taken) or _starts_no_thread(package)):
+        package = _package(server.pending)
+        if package and not _starts_no_thread(package):
+            print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
+        elif package:
             _import(package)
             if not _single_threaded(connection, server, package[0]):
                 break
             gc.freeze()
-            imported = True
-        else:
-            refused.add(top)
-            print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
+        if not server.pending:
+            connection.send(("imported", None))
     _leave()
 
 
-def _package(pending: deque[tuple[str, bool]]) -> list[tuple[str, bool]]:
-    """The first pending module and every pending one of its top-level package, taken out."""
-    top = pending[0][0].partition(".")[0]
-    package = [entry for entry in pending if entry[0].partition(".")[0] == top]
-    for entry in package:
-        pending.remove(entry)
-    return package
+def _package(pending: deque[str]) -> list[str]:
+    """The first pending module and every pending one of its top-level package, taken out, less
+    those imported already."""
+    top = pending[0].partition(".")[0]
+    package = [name for name in pending if name.partition(".")[0] == top]
+    for name in package:
+        pending.remove(name)
+    return [name for name in package if name not in sys.modules]
 
 
 def _starts_no_thread(modules: list[str]) -> bool:
@@ -377,14 +333,12 @@ class _Server:
         # only in the zygote: a worker before its own handler holds its siblings' exit pipes
         signal.signal(signal.SIGCHLD, lambda *_: _reap(self.children) if os.getpid() == zygote else None)
         self.own = [connection.fileno(), self.wake_read, wake_write]
-        #: the import requests taken in
-        self.imports = 0
+        #: the modules it was asked to import and has not taken yet
+        self.pending: deque[str] = deque()
 
-    def serve(
-        self, *, block: bool, fork: bool = True, learned: deque[tuple[str, bool]] | None = None
-    ) -> bool:
+    def serve(self, *, block: bool, fork: bool = True) -> bool:
         """Fork on request (refuse, unless ``fork``) until told to stop (False), to import modules
-        (True, added to ``learned``) or, unless ``block``, until no request is waiting (True)."""
+        (True, added to :attr:`pending`) or, unless ``block``, until no request is waiting (True)."""
         while True:
             ready = wait([self.connection, self.wake_read], None if block else 0)
             if self.wake_read in ready:
@@ -407,12 +361,8 @@ class _Server:
                 return False
             kind, detail = request
             if kind == "import":
-                if learned is not None:
-                    names, thread_free = detail
-                    learned.extend((name, thread_free) for name in names)
-                    self.imports += 1
-                    return True
-                continue
+                self.pending.extend(detail)
+                return True
             with socket.socket(fileno=os.dup(self.connection.fileno())) as carrier:
                 ends = reduction.recvfds(carrier, 2)  # the worker's end of its pipe, its exit pipe
             if not fork or worker.thread_count() != 1:  # never fork with a second thread

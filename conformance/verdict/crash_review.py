@@ -62,7 +62,7 @@ class Replayer:
 
     def last_of(self, jobs: Sequence[Job]) -> Result:
         for slot in self.pool.slots:  # a fresh worker for every sequence
-            slot.retire = True
+            slot.retire()
         self.collected.clear()
         self.pool.serve(jobs)
         self.replays += 1

@@ -1,0 +1,52 @@
+"""The environment the engine's processes start in: the variables backends read when they load
+(how many threads they may use, where Keras keeps its files), and how a process sets them around
+starting a child or importing a backend without leaving them set for the user's own code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+
+#: set in each worker so that N workers share the cores instead of each backend assuming it owns
+#: them all (which makes -j 2 slower, not faster)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CONFORMANCE_THREADS")
+
+
+@contextlib.contextmanager
+def environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """``variables`` set in this process's environment for the block, then the previous values
+    (or their absence) restored: what a child or a backend reads as it starts or loads is ours,
+    what the user's own code sees later is the user's."""
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def private_folder(backend: str) -> str:
+    """A folder of the suite's for a backend's own files (Keras's keras.json), one per user under
+    this process's temporary folder (a worker's private one): the user's home stays as it was."""
+    return os.path.join(tempfile.gettempdir(), f"conformance-{backend}-{getpass.getuser()}")
+
+
+def backend_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:
+    """The variables backends read when they load: how many threads they may use (``blas``
+    overrides it for OpenBLAS, which starts its pool when NumPy is imported: the zygote needs 1),
+    and Keras's folder, which importing TensorFlow imports where Keras 3 is installed, and which
+    writes keras.json into the user's home otherwise. A spawned process imports NumPy with the
+    parent's main module before its own code runs: its parent sets them around its start."""
+    variables = dict.fromkeys(THREAD_VARIABLES, str(threads))
+    if blas is not None:
+        variables["OPENBLAS_NUM_THREADS"] = str(blas)
+    variables["KERAS_HOME"] = private_folder("keras")
+    return variables
