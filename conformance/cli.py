@@ -169,7 +169,7 @@ def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfi
 def cmd_explore(args: argparse.Namespace) -> int:
     from conformance import publishing
     from conformance.explore import session, writing
-    from conformance.explore import summary as explore_summary
+    from conformance.explore import printout
     from conformance.explore.limits import Limits
     from conformance.run import resumption
 
@@ -192,10 +192,10 @@ def cmd_explore(args: argparse.Namespace) -> int:
             cases, refused = writing.write(outcome.findings, outcome.in_corpus, Path(args.write), args.seed)
             for problem in refused:
                 print(f"warning: {problem}", file=sys.stderr)
-        print(explore_summary.terminal(outcome, cases))
+        print(printout.terminal(outcome, cases))
         files = [*outcome.written, *cases, *([page] if page else [])]
         print(f"wrote {', '.join(str(path) for path in files)}")
-        verb.status = 1 if explore_summary.new_failures(outcome) else 0
+        verb.status = 1 if printout.new_failures(outcome) else 0
     return verb.status
 
 

@@ -1,7 +1,7 @@
 """The front doors' last step: the HTML pages over what the engine wrote.
 
 The engine writes results files and certificates (JSON, the contract); the front doors that ran
-it write the report and, beside it, the compatibility page (:mod:`conformance.results.compat`)
+it write the report and, beside it, the compatibility page (:mod:`conformance.results.compat_table`)
 as HTML and Markdown from the same parsed results, so no second read. A page that cannot be
 written costs a warning, never the results it shows, which are already on disk.
 """

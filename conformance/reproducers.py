@@ -2,7 +2,7 @@
 ``reproducer(task, target)`` returns needs only its backend and NumPy, and these write its pieces
 (arrays as statements, feeds, each run of a case with ``runs:``, an embedded model). The harness's
 side (the command that reruns one item, the header of every snippet) is
-:mod:`conformance.run.reproducers`.
+:mod:`conformance.run.rerun`.
 """
 
 from __future__ import annotations

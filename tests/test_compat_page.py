@@ -20,8 +20,8 @@ from report_fixtures import ROOT, corpus, document, hostile_document, result
 
 from conformance import cli, publishing, report
 from conformance.corpus.catalogue import applicable_ops
-from conformance.report import compat_markdown, compat_page, viewdata
-from conformance.results import behaviours, compat
+from conformance.report import compat_html, compat_markdown, viewdata
+from conformance.results import behaviours, compat_table
 from conformance.results.combined import combine
 from conformance.results.evidence import params
 from conformance.results.result import JSON
@@ -70,8 +70,8 @@ def _document() -> JSON:
 
 
 @cache
-def _page() -> compat.CompatPage:
-    return compat.build(combine([_document()]))
+def _page() -> compat_table.CompatPage:
+    return compat_table.build(combine([_document()]))
 
 
 def _cells(line: str) -> list[str]:
@@ -137,8 +137,8 @@ def test_the_page_answers_what_each_spec_says_and_which_backends_depart(case: st
     answers = {(row[0], name): row[2] for row in specs[1:] for name in _names(row[1])}
     ops = applicable_ops(corpus().by_id(case))
     for op in ops:
-        framework = compat.FRAMEWORKS[compat.family(op)]
-        assert answers[(framework, compat.op_label(op))] == f"`{_pieces(case, op)}`", op
+        framework = compat_table.FRAMEWORKS[compat_table.family(op)]
+        assert answers[(framework, compat_table.op_label(op))] == f"`{_pieces(case, op)}`", op
     verdicts = {row[0]: row[1] for row in backends[1:]}  # on the request itself: a symbol and counts
     rows = {row[0]: row[-1] for row in backends[1:]}  # on all the row's requests, in words
     ran = {t.split("/")[0] for t, prefix in TARGETS.items() if any(o.startswith(prefix) for o in ops)}
@@ -225,14 +225,14 @@ def test_docs_compat_md_lists_every_behaviour() -> None:
 
 def test_answers_abbreviate_many_pieces_and_say_when_the_axis_is_dropped() -> None:
     shape = [3, 16]
-    assert compat.pieces_text([[3, 1]] * 16, shape, 1) == "16 of 1"
-    assert compat.pieces_text([[3, 1]] * 7 + [[3, 0]], [3, 7], 1) == "7 of 1, 0"
-    assert compat.pieces_text([[3, n] for n in range(1, 11)], [3, 55], 1) == "1,2,3,4,…,10 (10 pieces)"
-    assert compat.pieces_text([[3]] * 2, [3, 2], 1) == "2 pieces, axis dropped"
+    assert compat_table.pieces_text([[3, 1]] * 16, shape, 1) == "16 of 1"
+    assert compat_table.pieces_text([[3, 1]] * 7 + [[3, 0]], [3, 7], 1) == "7 of 1, 0"
+    assert compat_table.pieces_text([[3, n] for n in range(1, 11)], [3, 55], 1) == "1,2,3,4,…,10 (10 pieces)"
+    assert compat_table.pieces_text([[3]] * 2, [3, 2], 1) == "2 pieces, axis dropped"
 
 
 def test_the_html_page_is_static_and_every_string_stays_text() -> None:
-    html = compat_page.render(compat.build(combine([hostile_document()])), "index.html")
+    html = compat_html.render(compat_table.build(combine([hostile_document()])), "index.html")
     assert "<script" not in html and "<img" not in html  # no script at all; the data's tags as text
     assert 'href="javascript' not in html  # a known issue's javascript: link is shown, never followed
 
@@ -243,9 +243,9 @@ def test_a_markdown_renderer_reads_the_same_tables_and_no_tag_from_the_data() ->
     markdown_it = pytest.importorskip("markdown_it")
     render = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render
     for document_ in (_document(), hostile_document()):
-        html = render(compat_markdown.render(compat.build(combine([document_])), "index.html"))
+        html = render(compat_markdown.render(compat_table.build(combine([document_])), "index.html"))
         tables = re.findall(r"<table>(.*?)</table>", html, re.S)
-        assert len(tables) == 2 + 2 * len(compat.build(combine([document_])).rows)
+        assert len(tables) == 2 + 2 * len(compat_table.build(combine([document_])).rows)
         for found in tables:
             head, body = found.split("</thead>")
             width = len(re.findall(r"<th[ >]", head))
@@ -255,7 +255,7 @@ def test_a_markdown_renderer_reads_the_same_tables_and_no_tag_from_the_data() ->
 
 
 def test_hostile_strings_cannot_break_the_markdown() -> None:
-    markdown = compat_markdown.render(compat.build(combine([hostile_document()])), "index.html")
+    markdown = compat_markdown.render(compat_table.build(combine([hostile_document()])), "index.html")
     for table in _tables(markdown):
         assert {len(row) for row in table} == {len(table[0])}
     outside_code = re.sub(r"`[^`\n]*`", "", markdown)

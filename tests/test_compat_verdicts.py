@@ -22,8 +22,8 @@ from test_compat_page import _tables
 
 from conformance import cli
 from conformance.report import compat_markdown
-from conformance.report.compat_verdicts import SYMBOLS
-from conformance.results import compat
+from conformance.report.compat_wording import SYMBOLS
+from conformance.results import compat_table
 from conformance.results.behaviours import BEHAVIOURS
 from conformance.results.combined import combine
 from conformance.results.result import JSON
@@ -46,16 +46,16 @@ def _run_drops_empty(out: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def drops_empty(tmp_path_factory: pytest.TempPathFactory) -> compat.CompatPage:
+def drops_empty(tmp_path_factory: pytest.TempPathFactory) -> compat_table.CompatPage:
     """The page over a whole-corpus run of the ACME adapter that drops empty pieces."""
     out = tmp_path_factory.mktemp("drops-empty")
     done = _run_drops_empty(out)
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]  # unexplained findings: RED
     found = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    return compat.build(combine([found]))
+    return compat_table.build(combine([found]))
 
 
-def _backend_cells(page: compat.CompatPage, adapter: str) -> dict[str, str]:
+def _backend_cells(page: compat_table.CompatPage, adapter: str) -> dict[str, str]:
     """The backends table of the Markdown page: each row's anchor -> the adapter's cell."""
     head, *rows = _tables(compat_markdown.render(page, None))[1]
     column = head.index(adapter)
@@ -64,7 +64,7 @@ def _backend_cells(page: compat.CompatPage, adapter: str) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_a_planted_bug_departs_on_its_own_row_and_not_on_every_row_its_requests_fall_in(
-    drops_empty: compat.CompatPage,
+    drops_empty: compat_table.CompatPage,
 ) -> None:
     rows = {row.behaviour.slug: row.verdicts["acme"] for row in drops_empty.rows}
     zero = rows["lengths-zero-piece"]  # every request of the row has an empty piece: each departs
@@ -96,7 +96,7 @@ def test_an_adapter_with_results_no_one_judged_is_never_shown_conforming() -> No
     defect = {"status": "error", "defect": "adapter", "message": "adapter defect: No module named 'scipy'"}
     found = [_keras(case, "keras/torch/cpu") for case in CASES]
     found += [_keras(case, "keras/numpy/cpu", **defect) for case in CASES]
-    page = compat.build(combine([document(found)]))
+    page = compat_table.build(combine([document(found)]))
     cells = _backend_cells(page, "keras")
     for row in page.rows:
         verdict = row.verdicts["keras"]
@@ -109,9 +109,9 @@ def test_an_adapter_with_results_no_one_judged_is_never_shown_conforming() -> No
 
 def test_an_interrupted_run_is_never_shown_conforming() -> None:
     found = document([_keras(case, "keras/torch/cpu") for case in CASES])
-    assert {row.verdicts["keras"].word for row in compat.build(combine([found])).rows} == {"conforms"}
+    assert {row.verdicts["keras"].word for row in compat_table.build(combine([found])).rows} == {"conforms"}
     found["run"]["interrupted"] = True
-    page = compat.build(combine([found]))
+    page = compat_table.build(combine([found]))
     assert {row.verdicts["keras"].word for row in page.rows} == {"not all judged"}
     assert set(_backend_cells(page, "keras").values()) == {SYMBOLS["not all judged"][0]}
 

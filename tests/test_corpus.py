@@ -12,7 +12,7 @@ from conformance import dtypes
 from conformance.corpus import catalogue as ops
 from conformance.corpus.case import Case, InputPlacement
 from conformance.corpus.loader import Suite, load_paths
-from conformance.corpus.schema import case_file_schema
+from conformance.corpus.case_schema import case_file_schema
 from conformance.corpus.selection import select
 from conformance.oracle.corpus_check import check_corpus
 from conformance.oracle.reference import Rejection, SplitRequest, answer

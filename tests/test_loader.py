@@ -24,7 +24,7 @@ from conformance import dtypes
 from conformance.corpus import catalogue as ops
 from conformance.corpus.case import Case, DataSpec, Expect, Form, GraphSpec, Location, OutputExpect
 from conformance.corpus.loader import CaseFileError, CaseFileErrors, Suite, load_file, load_paths
-from conformance.corpus.schema import case_file_schema
+from conformance.corpus.case_schema import case_file_schema
 from conformance.corpus.yaml_source import YamlLimitError, read_yaml
 
 
@@ -722,7 +722,7 @@ def test_the_inlined_schema_says_what_the_shipped_one_says() -> None:
     whole corpus and on broken cases of every kind of mistake."""
     from jsonschema import Draft202012Validator
 
-    from conformance.corpus import schema as case_schema
+    from conformance.corpus import case_schema
 
     shipped = case_schema.case_file_schema()
     inlined = case_schema.inlined(shipped)

@@ -13,7 +13,9 @@ from report_fixtures import WIDE_TARGETS, document, mixed_document, result, wide
 from test_report import tables
 
 from conformance import report
-from conformance.report import overview, urlkeys, verdict
+from conformance.report import overview, urlkeys
+from conformance.report.headline import headline as verdict_line
+from conformance.report.headline import judge
 from conformance.results.combined import combine
 
 
@@ -88,9 +90,9 @@ def test_the_verdict_links_open_the_matrix_on_its_results() -> None:
 def test_stale_known_issues_make_the_run_red() -> None:
     issue = {"id": "k1", "reason": "known", "link": "https://example.org/1", "source": "k.yaml"}
     stale = result("indices-rank1", "numpy.split", status="xpass", known_issue=issue)
-    found = verdict.judge(combine([document([stale])]))
+    found = judge(combine([document([stale])]))
     assert not found.green and found.unexplained == []
-    assert "1 stale known issue (1 xpass)" in words(verdict.headline(found))
+    assert "1 stale known issue (1 xpass)" in words(verdict_line(found))
 
 
 def test_the_summary_runs_from_the_answer_to_the_details() -> None:

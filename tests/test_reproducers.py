@@ -20,7 +20,7 @@ from conformance.corpus.loader import load_paths
 from conformance.engine.item import bare_result, make_task
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
-from conformance.run import reproducers
+from conformance.run import rerun
 from conformance.run.planning import RunConfig, plan
 from conformance.run.runner import with_reproducers
 
@@ -65,10 +65,10 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     pytest.importorskip(f"conformance_{adapter}")
     case = load_paths([CASES]).by_id(case_id)
     target = Target(adapter, route, device)
-    body = snippet(target, make_task(case, op, fill=reproducers.snippet_data))
+    body = snippet(target, make_task(case, op, fill=rerun.snippet_data))
     assert body, f"{adapter}/{route} wrote no reproducer"
     script = tmp_path / "reproduce.py"
-    script.write_text(reproducers.header(f"{case_id}::{op}", target, "test") + body, encoding="utf-8")
+    script.write_text(rerun.header(f"{case_id}::{op}", target, "test") + body, encoding="utf-8")
     done = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
     )
@@ -101,12 +101,12 @@ def test_a_multi_gib_item_gets_a_counter_snippet_without_its_data_being_made(
     no memory (strides of zero), and the snippet rebuilds it as a counter of that size."""
     pytest.importorskip(f"conformance_{adapter}")
     case = next(c for c in load_paths([CASES]).cases if c.id.startswith("large-") and op in c.ops)
-    task = make_task(case, op, fill=reproducers.snippet_data)
+    task = make_task(case, op, fill=rerun.snippet_data)
     assert task.data.shape == case.data.shape and task.data.nbytes > 2**31
     assert set(task.data.strides) == {0}
     body = snippet(Target(adapter, route, device), task)
     assert body is not None
-    ast.parse(reproducers.header("x", Target(adapter, route, device), "test") + body)
+    ast.parse(rerun.header("x", Target(adapter, route, device), "test") + body)
     assert f"np.arange({task.data.size})" in body
 
 
@@ -124,7 +124,7 @@ def test_an_embedded_model_is_its_base64_in_lines_of_96_characters(size: int) ->
 @pytest.mark.slow
 def test_data_a_snippet_embeds_is_the_case_fill() -> None:
     case = load_paths([CASES]).by_id("doc-readme-6-into-4")
-    small = reproducers.snippet_data(case.data)
+    small = rerun.snippet_data(case.data)
     assert 0 < small.nbytes <= snippet_pieces.EMBED_LIMIT
     assert small.tobytes() == make_task(case, "numpy.array_split").data.tobytes()
 

@@ -33,7 +33,7 @@ from conformance.corpus.case import (
     Location,
     OutputExpect,
 )
-from conformance.corpus.schema import schema_problems
+from conformance.corpus.case_schema import schema_problems
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
 from conformance.errors import CorpusError
 

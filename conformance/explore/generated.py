@@ -16,7 +16,7 @@ import yaml
 
 from conformance.corpus.case import FORM_KINDS, Case
 from conformance.corpus.loader import load_text
-from conformance.corpus.schema import case_file_schema
+from conformance.corpus.case_schema import case_file_schema
 from conformance.corpus.selection import select
 from conformance.oracle.reference import SplitRequest
 

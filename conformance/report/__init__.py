@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.report import (
+    compat_html,
     compat_markdown,
-    compat_page,
-    compat_verdicts,
-    compatibility,
+    compat_wording,
     page,
-    summary,
+    request_view,
+    status_tables,
     summary_view,
     timing,
     urlkeys,
@@ -26,7 +26,7 @@ from conformance.report import (
     viewdata,
 )
 from conformance.report.markup import Content, Html, join, tag
-from conformance.results import compat
+from conformance.results import compat_table
 from conformance.results.combined import CombinedResults, combine
 from conformance.results.document import no_gc, read_documents, write_atomically
 from conformance.results.records import ResultsDocument
@@ -43,7 +43,7 @@ VERSIONS_VIEW = ("versions", "Versions")
 
 def legend() -> Html:
     """Every status with its letter, colour and meaning."""
-    entries = [tag("li", [summary.status_badge(status), " ", MEANINGS[status]]) for status in STATUSES]
+    entries = [tag("li", [status_tables.status_badge(status), " ", MEANINGS[status]]) for status in STATUSES]
     return tag("ul", entries, {"class": "legend", "aria-label": "status legend"})
 
 
@@ -87,7 +87,7 @@ def _views(combined: CombinedResults, found: Sequence[Series]) -> Html:
             _view("summary", summary_view.section(combined)),
             tag("div", filters, {"id": "controls", "class": "controls"}),
             _view("matrix", matrix),
-            _view("compat", compatibility.section(legend())),
+            _view("compat", request_view.section(legend())),
             _view("timing", timing.section(combined)),
             _view("versions", versions_page.section(found)) if found else None,  # a backend's releases
         ]
@@ -123,14 +123,14 @@ def write_combined(combined: CombinedResults, out: Path) -> Path:
 
 
 #: The compatibility page's formats, by the output's suffix.
-COMPAT_FORMATS = {".html": compat_page.render, ".md": compat_markdown.render}
+COMPAT_FORMATS = {".html": compat_html.render, ".md": compat_markdown.render}
 
 
-def write_compat(combined: CombinedResults, out: Path, report: compat_verdicts.Reports) -> Path:
+def write_compat(combined: CombinedResults, out: Path, report: compat_wording.Reports) -> Path:
     """The compatibility page (Split's behaviours by framework) as HTML or Markdown, by ``out``'s
     suffix; ``report`` is the report's path or URL relative to the page, or one for each results
     document (None: no links)."""
     with no_gc():
-        built = compat.build(combined)
+        built = compat_table.build(combined)
         write_atomically(out, COMPAT_FORMATS[out.suffix.lower()](built, report))
     return out

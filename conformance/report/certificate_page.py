@@ -12,10 +12,10 @@ from pathlib import Path
 from conformance import ids
 from conformance.report import page, urlkeys
 from conformance.report.markup import Content, Html, definitions, folded, join, table, tag
-from conformance.report.summary import safe_link, status_badge
+from conformance.report.status_tables import safe_link, status_badge
 from conformance.results.document import write_atomically
 from conformance.results.result import JSON
-from conformance.run.reproducers import describe_expected
+from conformance.run.rerun import describe_expected
 
 #: Failures shown in full; the rest are listed one line each (every one is in certificate.json).
 DETAILED = 200

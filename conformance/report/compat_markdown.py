@@ -1,4 +1,4 @@
-"""The compatibility page as GitHub Markdown: the content of :mod:`conformance.report.compat_page`.
+"""The compatibility page as GitHub Markdown: the content of :mod:`conformance.report.compat_html`.
 
 Only what GitHub renders is used (pipe tables, ``<br>`` in a cell, ``<a id>`` anchors, so links do
 not depend on a site's heading slugs), and every piece of data is escaped: a ``|`` cannot end a
@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from conformance.report.compat_page import INTRO, TITLE, facts, requests
-from conformance.report.compat_verdicts import (
+from conformance.report.compat_html import INTRO, TITLE, facts, requests
+from conformance.report.compat_wording import (
     SYMBOLS,
     Piece,
     Reports,
@@ -21,7 +21,7 @@ from conformance.report.compat_verdicts import (
     safe_link,
 )
 from conformance.report.viewdata import request_text
-from conformance.results.compat import (
+from conformance.results.compat_table import (
     FRAMEWORKS,
     CompatPage,
     Example,
@@ -54,7 +54,7 @@ def _link(label: str, href: str | None) -> str:
 
 
 def pieces(found: Sequence[Piece]) -> str:
-    """Words and links (:mod:`conformance.report.compat_verdicts`) as Markdown, every word escaped."""
+    """Words and links (:mod:`conformance.report.compat_wording`) as Markdown, every word escaped."""
     return "".join(piece_text(piece) for piece in found)
 
 

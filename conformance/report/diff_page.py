@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conformance.report import page
 from conformance.report.markup import Content, Html, definitions, folded, join, table, tag
-from conformance.report.summary import status_badge
+from conformance.report.status_tables import status_badge
 from conformance.report.viewdata import TIMES
 from conformance.results.diff import Change, Diff, TimingChange, digest
 from conformance.results.document import write_atomically

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from conformance import ids
 from conformance.corpus.catalogue import op_order
 from conformance.report.markup import Content, Html, join, table, tag, wide
-from conformance.report.summary import judged_count, matrix_link, rate_level
+from conformance.report.status_tables import judged_count, matrix_link, rate_level
 from conformance.report.viewdata import op_family
 from conformance.results.combined import CombinedResults
 from conformance.statuses import PROBLEMS, STATUSES

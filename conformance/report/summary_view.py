@@ -4,18 +4,18 @@ the detail tables, then the targets and runs. At 1,280 x 800 the first two fit t
 
 from __future__ import annotations
 
-from conformance.report import crashes_section, findings_section, overview, summary, verdict
+from conformance.report import crashes_section, findings_section, headline, overview, status_tables
 from conformance.report.markup import Html, join, tag
 from conformance.results.combined import CombinedResults
 
 
 def section(combined: CombinedResults) -> Html:
     """The whole summary view."""
-    found = verdict.judge(combined)
+    found = headline.judge(combined)
     return join(
         [
             tag("h2", "Summary", {"class": "visually-hidden"}),
-            verdict.headline(found),
+            headline.headline(found),
             tag("h3", "Pass rate per target and op family"),
             overview.overview_table(combined),
             tag("h3", "Unexplained findings"),
@@ -24,13 +24,13 @@ def section(combined: CombinedResults) -> Html:
             crashes_section.crashes_section(combined),
             findings_section.known_section(found, combined),
             tag("h3", "Results per target and status"),
-            summary.status_table(combined),
+            status_tables.status_table(combined),
             tag("h3", "Pass rate per op version"),
-            tag("p", summary.RATE_RULE, {"class": "rule"}),
-            summary.rate_table(combined),
+            tag("p", status_tables.RATE_RULE, {"class": "rule"}),
+            status_tables.rate_table(combined),
             tag("h3", "Targets"),
-            summary.target_table(combined),
+            status_tables.target_table(combined),
             tag("h3", "Suite and runs"),
-            summary.run_section(combined),
+            status_tables.run_section(combined),
         ]
     )

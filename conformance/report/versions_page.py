@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conformance.report import page
 from conformance.report.markup import Content, Html, folded, join, table, tag, wide
-from conformance.report.summary import status_badge
+from conformance.report.status_tables import status_badge
 from conformance.results.document import write_atomically
 from conformance.results.versions import Series
 from conformance.statuses import STATUSES

@@ -37,7 +37,7 @@ from conformance.results.records import (
     TargetRecord,
 )
 from conformance.results.result import JSON, Result
-from conformance.run import reproducers, resumption
+from conformance.run import rerun, resumption
 from conformance.run.planning import Plan, RunConfig
 from conformance.statuses import REPRODUCIBLE
 from conformance.storage import out_folder, out_lock
@@ -408,12 +408,12 @@ def with_reproducers(plan_: Plan, results: list[Result]) -> list[Result]:
         python = None
         if all(bodies):
             then = "\n# then, in the same process, the item that dies after it:\n"
-            python = reproducers.header(
-                result.item_id, job.target, reproducers.describe_expected(result.expected)
+            python = rerun.header(
+                result.item_id, job.target, rerun.describe_expected(result.expected)
             ) + then.join(body or "" for body in bodies)
-        into = reproducers.folder(job.case, job.op, job.target)
+        into = rerun.folder(job.case, job.op, job.target)
         items = [(each.case, each.op) for each in sequence]
-        line = reproducers.command(items, job.adapter, job.target, job.options, into, plan_.settings)
+        line = rerun.command(items, job.adapter, job.target, job.options, into, plan_.settings)
         if victim is not None and job.index > victim.index:
             line = f"# the suite runs these in another order: the Python reproducer keeps it\n{line}"
         attached.append(replace(result, reproducer={"command": line, "python": python}))
@@ -425,7 +425,7 @@ def _snippet(hook: Callable[[Task, Target], str | None] | None, job: Job) -> str
     if hook is None:
         return None
     try:
-        return hook(make_task(job.case, job.op, fill=reproducers.snippet_data), job.target)
+        return hook(make_task(job.case, job.op, fill=rerun.snippet_data), job.target)
     except Exception as error:  # a broken hook must not cost the results
         return f"# the adapter's reproducer() failed: {type(error).__name__}: {error}"
 

@@ -31,7 +31,7 @@ from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import AdapterError, Target
 from conformance.results.result import Result
-from conformance.run import reproducers
+from conformance.run import rerun
 from conformance.verdict import known_issues
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
@@ -198,11 +198,11 @@ def _reproduce(
     pytest.importorskip(f"conformance_{adapter}")
     case = load_paths([CASES / "hsplit.yaml"]).by_id(case_id)
     target = Target(adapter, route, device)
-    body = snippet(target, make_task(case, op, fill=reproducers.snippet_data))
+    body = snippet(target, make_task(case, op, fill=rerun.snippet_data))
     assert body, f"{adapter}/{route} wrote no reproducer"
     assert ", dim=" not in body and ", axis=" not in body, "the call states no axis"
     script = tmp_path / "reproduce.py"
-    script.write_text(reproducers.header(f"{case_id}::{op}", target, "test") + body, encoding="utf-8")
+    script.write_text(rerun.header(f"{case_id}::{op}", target, "test") + body, encoding="utf-8")
     return subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
     )

@@ -34,7 +34,7 @@ from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.loading import hooks  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
-from conformance.run.reproducers import header, snippet_data  # noqa: E402
+from conformance.run.rerun import header, snippet_data  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"

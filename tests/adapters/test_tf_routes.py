@@ -29,7 +29,7 @@ from conformance.loading import registry
 from conformance.oracle.reference import Pieces, SplitRequest, answer
 from conformance.plugin import Target
 from conformance.results.result import Result
-from conformance.run import reproducers
+from conformance.run import rerun
 from conformance.run.planning import RunConfig, plan
 from conformance.verdict import known_issues
 
@@ -163,12 +163,10 @@ def test_the_snippet_runs_alone_and_gives_the_reference_shapes(
     adapter, route, device = target.split("/")
     case_id, op = item.split("::")
     case = suite.by_id(case_id)
-    body = snippet(Target(adapter, route, device), make_task(case, op, fill=reproducers.snippet_data))
+    body = snippet(Target(adapter, route, device), make_task(case, op, fill=rerun.snippet_data))
     assert body, f"{target} wrote no reproducer"
     script = tmp_path / "reproduce.py"
-    script.write_text(
-        reproducers.header(item, Target(adapter, route, device), "test") + body, encoding="utf-8"
-    )
+    script.write_text(rerun.header(item, Target(adapter, route, device), "test") + body, encoding="utf-8")
     done = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
     )

@@ -18,8 +18,8 @@ from report_fixtures import WIDE_TARGETS, corpus, document, result, wide_documen
 
 from conformance import report
 from conformance.corpus.catalogue import applicable_ops
-from conformance.report import compat_page
-from conformance.results import compat
+from conformance.report import compat_html
+from conformance.results import compat_table
 from conformance.results.combined import combine
 
 FIRST_SCREEN = {"width": 1280, "height": 800}
@@ -75,7 +75,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     ops = ("numpy.array_split", "torch.chunk")
     searched = document([result(case, op, "numpy/emulated/cpu") for case in SEARCHED for op in ops])
     files = {
-        "compat": compat_page.render(compat.build(combine([_compat_document()])), "report.html"),
+        "compat": compat_html.render(compat_table.build(combine([_compat_document()])), "report.html"),
         "report": report.render([_compat_document()]),
         "long": report.render([_long_document()]),
         "searched": report.render([searched]),
@@ -93,7 +93,9 @@ def test_the_compatibility_page_fits_1280_pixels(page: Any, pages: dict[str, str
     assert first and first["x"] >= 0 and first["x"] + first["width"] <= FIRST_SCREEN["width"]
     assert page.evaluate(SPILLING) == 0
     frameworks = page.locator("#specs thead th").all_inner_texts()[2:]
-    assert frameworks == list(compat.FRAMEWORKS.values())  # every catalogue family, in the declared order
+    assert frameworks == list(
+        compat_table.FRAMEWORKS.values()
+    )  # every catalogue family, in the declared order
     assert page.locator("#backends thead th").count() == 1 + len({t.split("/")[0] for t in TARGETS})
     screenshot(page, tmp_path, "compat-page-first-screen")
     # a behaviour's section: its spec answers and backend verdicts on one screen

@@ -1,5 +1,5 @@
 """What the compatibility page says of a backend and where its links go, in words and links that
-both of its formats render (:mod:`conformance.report.compat_page`, ``compat_markdown``), so the
+both of its formats render (:mod:`conformance.report.compat_html`, ``compat_markdown``), so the
 HTML and the Markdown cannot tell a verdict differently.
 """
 
@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from conformance.report import urlkeys
 from conformance.results.behaviours import BEHAVIOURS
-from conformance.results.compat import CompatPage, routes
+from conformance.results.compat_table import CompatPage, routes
 from conformance.results.departures import Departure, Verdict
 from conformance.results.records import KnownIssueRecord
 from conformance.statuses import DEFECT_LABELS

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from conformance.report import page as shell
-from conformance.report.compat_verdicts import (
+from conformance.report.compat_wording import (
     CLASSES,
     SYMBOLS,
     Piece,
@@ -27,7 +27,7 @@ from conformance.report.compat_verdicts import (
 )
 from conformance.report.markup import Content, Html, join, tag, text
 from conformance.report.viewdata import request_text
-from conformance.results.compat import (
+from conformance.results.compat_table import (
     FRAMEWORKS,
     CompatPage,
     Example,
@@ -74,7 +74,7 @@ def _link(href: str | None, content: Content, title: str | None = None) -> Html:
 
 
 def pieces(found: Sequence[Piece]) -> Html:
-    """Words and links (:mod:`conformance.report.compat_verdicts`) as HTML."""
+    """Words and links (:mod:`conformance.report.compat_wording`) as HTML."""
     return join(
         piece
         if isinstance(piece, str)

@@ -4,7 +4,7 @@ A row is a behaviour (:mod:`conformance.results.behaviours`); its columns are wh
 answers to the row's example requests (``3,3,1``, ``error``), grouped by framework, and what each
 adapter does on all of the row's requests (:mod:`conformance.results.departures`): "conforms",
 the known issues behind the departures that belong to the row, "departs (unexplained)", departs
-for another row's behaviour, or not all judged. :mod:`conformance.report.compat_page` and
+for another row's behaviour, or not all judged. :mod:`conformance.report.compat_html` and
 ``compat_markdown`` write it.
 """
 
