@@ -51,7 +51,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import getpass
-import importlib
 import math
 import os
 import re
@@ -60,7 +59,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -376,11 +375,3 @@ def private_folder(backend: str) -> str:
     """A folder of the suite's for a backend's own files (Keras's keras.json), one per user under
     this process's temporary folder (a worker's private one): the user's home stays as it was."""
     return os.path.join(tempfile.gettempdir(), f"conformance-{backend}-{getpass.getuser()}")
-
-
-def import_with_environment(module: str, variables: Mapping[str, str]) -> ModuleType:
-    """Import ``module`` with ``variables`` set for the import only: for a backend that decides
-    something once, when it loads (whether it starts a telemetry thread, which keeps it out of the
-    zygote), while the workers' environment, which converters see later, stays the user's."""
-    with environment(variables):
-        return importlib.import_module(module)

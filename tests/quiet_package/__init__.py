@@ -1,3 +1,3 @@
 """An adapter-like package whose backend (``thread_unless_quiet``) starts a thread unless its
-module ``zz_quiet`` imports it first, as the OpenVINO and ONNX Runtime adapters' telemetry_off
-modules do: the zygote must import the package's modules in the order the worker did."""
+module ``zz_quiet`` imports it first: the zygote must import the package's modules in the order
+declared."""

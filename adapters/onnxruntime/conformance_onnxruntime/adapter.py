@@ -136,8 +136,7 @@ class Settings:
 
 def resolve(options: Mapping[str, str]) -> Settings:
     """Validate the options against the installed onnxruntime; raises UsageError naming the bad one."""
-    # the process's first import of onnxruntime (the constructor calls this): see telemetry_off
-    from conformance_onnxruntime.telemetry_off import onnxruntime
+    import onnxruntime
 
     # device names are labels the user picks for an execution provider's device (any_device)
     parsed = AdapterOptions.parse(options, devices=(DEFAULT_DEVICE,), known=KNOWN_OPTIONS, any_device=True)
