@@ -8,9 +8,11 @@ deliberately wrong import, to show that a wrong arrow is caught and named.
 
 from __future__ import annotations
 
+import graphlib
 import shutil
 import subprocess
 import sys
+from collections import defaultdict
 import tomllib
 from pathlib import Path
 
@@ -100,6 +102,36 @@ def test_a_wrong_arrow_is_caught_and_named(
     done = lint_imports(tmp_path, tmp_path / "pyproject.toml")
     assert done.returncode != 0, done.stdout
     assert "BROKEN" in done.stdout and arrow in done.stdout, done.stdout
+
+
+@needs_import_linter
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    """Layers order the stages, not the modules inside one: two modules that import each other
+    (models/onnx_graphs and sequence_consumers did, through a function-level import) cannot be
+    read, tested or loaded one before the other. grimp, import-linter's graph, sees every import,
+    in a function or under TYPE_CHECKING too."""
+    import grimp
+
+    graph = grimp.build_graph("conformance", cache_dir=None)
+    order = graphlib.TopologicalSorter(
+        {module: graph.find_modules_directly_imported_by(module) for module in graph.modules}
+    )
+    try:
+        order.prepare()
+    except graphlib.CycleError as error:
+        pytest.fail(f"an import cycle: {' -> '.join(error.args[1])}")
+
+
+def test_no_two_modules_share_a_name() -> None:
+    """A name says one thing: two modules of one name (there were two plugin.py, two summary.py,
+    a report/verdict.py beside the verdict/ package) read alike in imports, tracebacks and docs."""
+    where: dict[str, list[str]] = defaultdict(list)
+    for path in PACKAGE.rglob("*.py"):
+        module = path.parent if path.name == "__init__.py" else path.with_suffix("")
+        if module != PACKAGE:
+            where[module.name].append(str(module.relative_to(ROOT)))
+    assert where, "no module found"
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
 
 
 def test_no_module_is_over_the_size_limit() -> None:

@@ -6,7 +6,7 @@ with pytest's report (``user_properties``) and its whole outcome when it ends (`
 The controller runs no backend and writes the results file, JUnit XML and report a ``conformance
 run`` of the same selection writes; it holds the output folder's lock from the session's start,
 and takes the folder for its run (or refuses it) once the workers have collected, before any item
-runs. Registered by :mod:`conformance.pytest.plugin` when ``-n`` asks for workers.
+runs. Registered by :mod:`conformance.pytest.front_door` when ``-n`` asks for workers.
 """
 
 from __future__ import annotations
