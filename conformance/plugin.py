@@ -7,7 +7,8 @@ An adapter is found through the entry-point group ``conformance.adapters``::
 
 The entry point names a callable (usually the class) taking the adapter's options (checked by
 :meth:`AdapterOptions.parse`). Its ``info()`` lists its :class:`Route` objects, whose calls the
-loader checks (:mod:`conformance.loading.hooks`); docs/adapters.md describes the whole contract.
+loader checks (:mod:`conformance.loading.hooks`); docs/adapters.md lists the ten concepts a
+complete adapter needs and describes the whole contract.
 
 An exception from build, compile or run is judged by who raised it: the backend's is its refusal
 of the input, the adapter's own an adapter defect (never a pass, never claimed by a known issue),
@@ -25,10 +26,10 @@ A complete adapter, runnable as is, whose backend is NumPy's own split functions
 
     def build(task: Task, target: Target) -> Callable[[numpy.ndarray], list[numpy.ndarray]]:
         split = numpy.split if task.op == "numpy.split" else numpy.array_split
-        value = task.request.form.value
+        value, axis = task.request.form.value, task.request.axis
         argument = list(value) if isinstance(value, tuple) else value
-        axis = {} if task.request.axis is None else {"axis": task.request.axis}
-        return lambda data: split(data, argument, **axis)
+        keywords = {} if axis is None else {"axis": axis}
+        return lambda data: split(data, argument, **keywords)
 
     def run(model: Callable[[numpy.ndarray], list[numpy.ndarray]], task: Task) -> Sequence[numpy.ndarray]:
         return model(task.data)
@@ -41,7 +42,7 @@ A complete adapter, runnable as is, whose backend is NumPy's own split functions
             ops = ("numpy.split", "numpy.array_split")
             return AdapterInfo(
                 name="npsplit", backend="numpy", version=numpy.__version__,
-                routes=(Route("eager", ops, "NumPy's functions", build=build, run=run),),
+                routes=(Route("eager", ops, build=build, run=run, imports=("numpy",)),),
                 devices=self.options.devices, options=self.options.resolved,
             )
 """
@@ -85,6 +86,10 @@ __all__ = [
     "Unsupported",
     "backend_calls",
     "comma_list",
+    "distributions_by_package",
+    "installed_distribution",
+    "private_folder",
+    "version_of",
 ]
 
 #: The entry-point group adapters register under.
@@ -102,8 +107,8 @@ class Route:
     ``judged="shapes"``: the route infers outputs without computing them (ONNX's shape inference),
     so values are not judged. ``default=False`` leaves a slow route (over 20 ms an item: an exporter,
     a converter) out of a run unless a ``--target`` glob selects it. ``own_worker`` (a reason) gives
-    the route's jobs workers of their own, forked from their own zygote: for a backend that aborts
-    the process when another was imported first (Paddle after TensorFlow).
+    the route's jobs workers of their own: for a backend that aborts the process when another was
+    imported first (Paddle after TensorFlow).
 
     ``imports`` declares the modules the route's calls import to reach its backend: the backend's
     own, and what writes the input it reads (``("torch",)``; ``("onnx", "onnxruntime")``; Keras's

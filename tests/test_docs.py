@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from report_fixtures import corpus
-from test_adapter_contract import docstring_example, guide_examples
+from test_adapter_contract import PYTHON_BLOCK, docstring_example
 
 from conformance.corpus.catalogue import OPS, applicable_ops
 from conformance.engine.settings import EngineSettings
@@ -116,10 +116,13 @@ ADAPTER_CLASS = re.compile(r"^class (\w+)\b[^\n]*:\n(?:(?:    .*)?\n)*?    def i
 
 
 def printed_adapters() -> dict[str, str]:
-    """Every adapter the documents print, by where: each Python block of docs/adapters.md that
-    holds one, and the example in conformance.plugin's docstring."""
+    """Every adapter the documents print, by where: each Python block of the pages (README.md,
+    docs/*.md ...) that holds one, and the example in conformance.plugin's docstring."""
     blocks = {
-        f"adapters.md-{n}": block for n, block in enumerate(guide_examples()) if ADAPTER_CLASS.search(block)
+        f"{page.name}-{n}": block
+        for page in PAGES
+        for n, block in enumerate(PYTHON_BLOCK.findall(page.read_text(encoding="utf-8")))
+        if ADAPTER_CLASS.search(block)
     }
     return {**blocks, "plugin.py-docstring": docstring_example()}
 
