@@ -359,23 +359,6 @@ def distributions_by_package() -> Mapping[str, tuple[str, ...]]:
     )
 
 
-@contextmanager
-def environment(variables: Mapping[str, str]) -> Iterator[None]:
-    """``variables`` set in this process's environment for the block, then the previous values
-    (or their absence) restored: what a child or a backend reads as it starts or loads is ours,
-    what the user's own code sees later is the user's."""
-    before = {name: os.environ.get(name) for name in variables}
-    os.environ.update(variables)
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def private_folder(backend: str) -> str:
     """A folder of the suite's for a backend's own files (Keras's keras.json), one per user under
     this process's temporary folder (a worker's private one): the user's home stays as it was."""

@@ -6,10 +6,10 @@ starting a child or importing a backend without leaving them set for the user's 
 from __future__ import annotations
 
 import contextlib
-import getpass
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
+
+from conformance.plugin import private_folder
 
 #: set in each worker so that N workers share the cores instead of each backend assuming it owns
 #: them all (which makes -j 2 slower, not faster)
@@ -31,12 +31,6 @@ def environment(variables: Mapping[str, str]) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-def private_folder(backend: str) -> str:
-    """A folder of the suite's for a backend's own files (Keras's keras.json), one per user under
-    this process's temporary folder (a worker's private one): the user's home stays as it was."""
-    return os.path.join(tempfile.gettempdir(), f"conformance-{backend}-{getpass.getuser()}")
 
 
 def backend_variables(threads: int, *, blas: int | None = None) -> dict[str, str]:

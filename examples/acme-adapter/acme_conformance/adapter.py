@@ -50,10 +50,10 @@ class Call:
 
 def build(task: Task, target: Target) -> Call:
     """The call exactly as the case states it; a wrong request is the kernel's to reject."""
-    value = task.request.form.value  # an int (parts, size) or a tuple (lengths, indices)
+    value, axis = task.request.form.value, task.request.axis  # value: an int (parts, size) or a tuple
     argument = list(value) if isinstance(value, tuple) else value
     keyword = "axis" if task.op.startswith("numpy.") else "dim"
-    keywords = {} if task.request.axis is None else {keyword: task.request.axis}
+    keywords = {} if axis is None else {keyword: axis}
     return Call(KERNELS[task.op], argument, keywords)
 
 
