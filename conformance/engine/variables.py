@@ -1,6 +1,6 @@
 """The environment the engine's processes start in: the variables backends read when they load
 (how many threads they may use, where Keras keeps its files), and how a process sets them around
-starting a child or importing a backend without leaving them set for the user's own code.
+starting a child without leaving them set for the user's own code.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 
-from conformance.plugin import private_folder
+from conformance.plugin import private_folder  # one definition: adapters use it too (Keras)
 
 #: set in each worker so that N workers share the cores instead of each backend assuming it owns
 #: them all (which makes -j 2 slower, not faster)
