@@ -114,11 +114,10 @@ class Route:
     own, and what writes the input it reads (``("torch",)``; ``("onnx", "onnxruntime")``; Keras's
     numpy backend ``("numpy", "scipy", "jax")``). Every route of the default run declares them,
     unless its backend is no Python package (TF.js runs in Node.js): ``conformance adapters``
-    imports them in a child process to say whether the route can load its backend, and a long
-    run's zygote imports those that start no thread at its start, so that its workers fork with
-    them (docs/architecture.md). Name the backend's modules, not the adapter's, and none whose
-    import chooses something for the route (Keras binds its backend when imported: the keras
-    routes declare the frameworks under it, not ``keras``).
+    imports them in a child process to say whether the route can load its backend, and a run
+    preloads them for its workers where it can. Name the backend's modules, not the adapter's,
+    and none whose import chooses something for the route (Keras binds its backend when imported:
+    the keras routes declare the frameworks under it, not ``keras``).
     """
 
     name: str
