@@ -300,11 +300,11 @@ print(json.dumps({'routes': sorted({r.route for r in results}), 'red': red[:5]})
 
 @pytest.mark.slow
 def test_forked_workers_import_keras_themselves_with_their_route_s_backend(tmp_path: Path) -> None:
-    """The zygote imports what the workers imported while preparing their targets, in its own
-    environment: Keras imported there read no route's backend and wrote keras.json into the
-    user's home, and a NumPy-backend Keras's modules imported there broke keras.ops on TensorFlow
-    in the workers forked after (worker.learned). A run with a zygote from its start leaves the
-    home untouched, and every item's verdict is its route's (pass, or a known issue's)."""
+    """The zygote imports the frameworks the keras routes declare, never Keras itself (it binds
+    its backend when imported): a NumPy-backend Keras imported in the zygote broke keras.ops on
+    TensorFlow in every worker forked after, and Keras imported there wrote keras.json into the
+    user's home. A run with a zygote from its start leaves the home untouched, and every item's
+    verdict is its route's (pass, or a known issue's)."""
     out = tmp_path / "out"
     found = in_subprocess(_RUN_WITH_ZYGOTE, str(out), home=tmp_path)
     assert found == {"routes": ["numpy", "tensorflow", "torch"], "red": []}
