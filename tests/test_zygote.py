@@ -440,6 +440,25 @@ def test_the_zygote_imports_a_package_s_modules_in_the_order_declared(
         zygote.close()
 
 
+def test_the_zygote_imports_declared_backends_as_a_ci_job_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backend that starts a telemetry thread when imported outside CI (ONNX Runtime, OpenVINO)
+    is imported by the zygote with ``CI=true`` for the import only: it loads thread-free there and
+    the zygote goes on forking, with no workaround in the adapter."""
+    monkeypatch.delenv("CI", raising=False)
+    importers = tmp_path / "imported-by"
+    importers.touch()
+    monkeypatch.setenv("THREAD_UNLESS_QUIET_LOG", str(importers))
+    zygote = Zygote(1, str(tmp_path / "zygote.log"))
+    try:
+        assert _until_decided(zygote, ("thread_outside_ci",)), zygote.reason
+        assert str(zygote.process.pid) in importers.read_text(encoding="utf-8").split()
+        _forks_and_stays_usable(zygote)
+    finally:
+        zygote.close()
+
+
 def _core_limit(pid: int) -> str:
     """The soft core-file limit /proc shows for process ``pid``."""
     line = next(row for row in Path(f"/proc/{pid}/limits").read_text().splitlines() if "core" in row)

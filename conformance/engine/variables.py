@@ -15,6 +15,12 @@ from conformance.plugin import private_folder  # one definition: adapters use it
 #: them all (which makes -j 2 slower, not faster)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CONFORMANCE_THREADS")
 
+#: set while the zygote imports the backends routes declare: some decide once, as they load,
+#: whether to start a usage-telemetry thread, and start none in a CI job (ONNX Runtime, OpenVINO).
+#: A conformance run is a test run, so the zygote imports them as CI does, and a backend that
+#: would start a thread need not stay out of it; the workers keep the user's environment.
+TEST_RUN = {"CI": "true"}
+
 
 @contextlib.contextmanager
 def environment(variables: Mapping[str, str]) -> Iterator[None]:
