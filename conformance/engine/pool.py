@@ -168,6 +168,9 @@ class Pool:
         self.lost_s = 0.0
         #: workers in a row that died before they could take a job (see _not_started)
         self._unstarted = 0
+        #: a worker started after a death, ahead of the next: deaths come in runs (a backend
+        #: aborting on a family of items), and it loads its adapter while the others run
+        self._spare: Slot | None = None
 
     @property
     def importing_declared(self) -> bool:
@@ -201,8 +204,20 @@ class Pool:
         if self.starter.zygote is None and group is None:  # a short run's first replacement
             self._start_zygote()
             self._preload()
-        slot = self.slots[index] = self._start(group)
+        slot = self.slots[index] = self._take_spare(group) or self._start(group)
         return slot
+
+    def _take_spare(self, group: str | None) -> Slot | None:
+        """The spare, if alive and able to serve ``group`` (not started with a prepare() found
+        broken since); one that cannot is stopped."""
+        spare, self._spare = self._spare, None
+        if spare is None:
+            return None
+        if spare.group == group and spare.process.is_alive() and not self.starter.prepare_broken:
+            spare.born = time.monotonic()  # its start limit counts from taking the place
+            return spare
+        stop_worker(spare, kill=True)
+        return None
 
     def _preload(self) -> None:
         """Have the zygote import what the queued jobs' routes declare, behind the forks asked."""
@@ -215,7 +230,10 @@ class Pool:
         dead, now = self.slots[index], time.monotonic()
         since = dead.replaced_at if dead.replaced_at is not None else dead.began
         self.lost_s += max(0.0, now - since - backend_s)
-        self._replace(index, self._next_group()).replaced_at = now
+        group = self._next_group()
+        self._replace(index, group).replaced_at = now
+        if not self.schedule.empty:
+            self._spare = self._start(group)
 
     def process(self, jobs: Iterable[Job]) -> None:
         """Run every job; returns when all have a result. Ctrl-C stops the workers and propagates."""
@@ -263,6 +281,9 @@ class Pool:
         for slot in self.slots:
             stop_worker(slot, kill=at_once)
         self.slots = []
+        if self._spare is not None:
+            stop_worker(self._spare, kill=True)
+            self._spare = None
         self.starter.close(at_once)
 
     def _dispatch(self, index: int, job: Job) -> bool:
