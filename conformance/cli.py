@@ -148,7 +148,7 @@ def _run_summary(outcome: runner.ExecutionOutcome, selected: int) -> int:
             f"warning: known issue {issue.id} ({issue.source}) matched no result; remove it if fixed",
             file=sys.stderr,
         )
-    pages = [page, *(page.with_name(name) for name in publishing.COMPAT_NAMES)] if page else []
+    pages = [page, *(page.with_name(name) for name in out_folder.COMPAT_NAMES)] if page else []
     print(
         f"{len(outcome.results)} results in {outcome.wall_s:.1f} s; wrote "
         f"{', '.join(str(path) for path in [*outcome.written, *pages] if path.exists())}"
