@@ -35,9 +35,15 @@ def _job(index: int, values: int = 4) -> Job:
 def _slot(*jobs: Job, pace_ms: float = 0.1) -> Slot:
     """A worker running ``jobs``, with their target loaded."""
     target, loaded = Target("numpy", "numpy", "cpu"), {_job(0).preload}
-    state = "busy" if jobs else "idle"
     return Slot(
-        None, None, None, state=state, inflight=deque(jobs), loaded=loaded, pace_ms=pace_ms, pace_of=target
+        None,
+        None,
+        None,
+        state="serving",
+        inflight=deque(jobs),
+        loaded=loaded,
+        pace_ms=pace_ms,
+        pace_of=target,
     )  # type: ignore[arg-type]
 
 
@@ -113,17 +119,17 @@ def test_a_worker_changes_state_only_as_the_table_allows() -> None:
                 frontier.append(after)
     assert reachable == set(TRANSITIONS) and not TRANSITIONS["ended"]
     worker = _slot()
-    assert worker.state == "idle"
+    assert worker.state == "serving"
     worker.retire()
     assert worker.state == "retiring"
-    with pytest.raises(RuntimeError, match="from retiring to busy"):
-        worker.become("busy")
+    with pytest.raises(RuntimeError, match="from retiring to serving"):
+        worker.become("serving")
     worker.become("ended")
     worker.retire()  # an ended worker stays ended
     assert worker.state == "ended"
 
 
-def test_a_worker_is_idle_once_it_has_no_job_and_prepared_once_it_says_so() -> None:
+def test_a_worker_serves_once_it_says_it_prepared_and_keeps_serving_when_idle() -> None:
     reported: list[str] = []
     pool = Pool(1, 60, lambda result: reported.append(result.case))
     job = _job(0)
@@ -134,10 +140,10 @@ def test_a_worker_is_idle_once_it_has_no_job_and_prepared_once_it_says_so() -> N
     assert worker.state == "starting" and worker.starting
     child.send((-1, (job.preload,), 0, None))
     pool._receive(0)
-    assert worker.state == "busy" and worker.prepared and not worker.starting
+    assert worker.state == "serving" and worker.prepared and not worker.starting
     _send_pass(child, job)
     pool._receive(0)
-    assert worker.state == "idle" and reported == [job.case.id]
+    assert worker.state == "serving" and worker.job is None and reported == [job.case.id]
 
 
 def test_fast_items_wait_behind_the_running_one_up_to_the_depth_slow_ones_one_at_a_time() -> None:

@@ -305,8 +305,6 @@ class Pool:
             # a replacement's loss runs from when it has work: idle for want of jobs, it loses nothing
             slot.replaced_at = time.monotonic()
         slot.inflight.append(job)
-        if slot.state == "idle":
-            slot.become("busy")
         if len(slot.inflight) == 1:
             slot.started_next(limits.timeout, limits.start_limit)
         slot.served += 1
@@ -384,8 +382,6 @@ class Pool:
             self.lost_s += max(0.0, time.monotonic() - item_s - slot.replaced_at)
             slot.replaced_at = None
         slot.history.append(slot.inflight.popleft())
-        if not slot.inflight and slot.state == "busy":
-            slot.become("idle")
         if (resident or 0) > self.limits.recycle_above_kib:
             slot.retire()
         if slot.inflight:  # already running: its output starts where the worker said

@@ -43,15 +43,15 @@ class Process(Protocol):
 
 
 #: A worker's states: ``starting`` until it has said it prepared the targets it starts with (jobs
-#: may wait in its pipe meanwhile), then ``idle`` or ``busy`` (jobs in flight), ``retiring`` once
-#: it may take no more jobs (it is replaced when it has none), ``ended`` once stopped.
-State = Literal["starting", "idle", "busy", "retiring", "ended"]
+#: may wait in its pipe meanwhile), then ``serving`` (whether it runs a job is its ``inflight``),
+#: ``retiring`` once it may take no more jobs (it is replaced when it has none), ``ended`` once
+#: stopped.
+State = Literal["starting", "serving", "retiring", "ended"]
 
 #: The changes of state a worker may make, and no other (see Slot.become).
 TRANSITIONS: dict[State, frozenset[State]] = {
-    "starting": frozenset({"idle", "busy", "retiring", "ended"}),
-    "idle": frozenset({"busy", "retiring", "ended"}),
-    "busy": frozenset({"idle", "retiring", "ended"}),
+    "starting": frozenset({"serving", "retiring", "ended"}),
+    "serving": frozenset({"retiring", "ended"}),
     "retiring": frozenset({"ended"}),
     "ended": frozenset(),
 }
@@ -165,7 +165,7 @@ class Slot:
     def ready(self, loaded: tuple[Preload, ...], timeout: float, start_limit: float) -> None:
         """The worker has loaded and prepared the targets ``loaded``: its running job's time starts."""
         if self.state == "starting":
-            self.become("busy" if self.inflight else "idle")
+            self.become("serving")
         self.loaded.update(loaded)
         if self.inflight:
             self.clock(timeout, start_limit)
