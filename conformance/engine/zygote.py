@@ -268,19 +268,24 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
         if not server.pending:
             continue
         package = _package(server.pending)
-        with environment(TEST_RUN):  # the backends' import-time choices, as in a CI job
-            safe = bool(package) and _starts_no_thread(package)
-            if safe:
-                _import(package)
-        if package and not safe:
-            print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
-        elif safe:
+        if package and _imported(package):
             if not _single_threaded(connection, server, package[0]):
                 break
             gc.freeze()
         if not server.pending:
             connection.send(("imported", None))
     _leave()
+
+
+def _imported(package: list[str]) -> bool:
+    """Import ``package``'s modules unless a forked child finds that they start a thread; both as a
+    CI job would (TEST_RUN: the backends' import-time choices). Whether they were imported."""
+    with environment(TEST_RUN):
+        if _starts_no_thread(package):
+            _import(package)
+            return True
+    print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
+    return False
 
 
 def _package(pending: deque[str]) -> list[str]:
