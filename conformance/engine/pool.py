@@ -66,22 +66,28 @@ class Limits:
 
 class Starter:
     """Starts the pool's workers: forked from the zygote where it can, spawned otherwise. A route
-    with workers of its own (Job.group) gets spawned workers: the zygote holds other backends'
-    modules."""
+    with workers of its own (Job.group) has a zygote of its own, started with its first worker:
+    the shared zygote holds other backends' modules."""
 
     def __init__(self, threads: int, log_dir: Path | None, memory_budget: int | None, forking: bool) -> None:
         self.threads, self.log_dir = threads, log_dir
         self.memory_budget, self.forking = memory_budget, forking
-        #: the zygote the workers that share their processes fork from, once started
-        self.zygote: Zygote | None = None
+        #: the zygote of each worker group, once started (None: the workers that share processes)
+        self.zygotes: dict[str | None, Zygote] = {}
         #: a worker died in an adapter's prepare(): from then on workers start without it
         self.prepare_broken = False
         self._started = 0
         #: the folder the workers' private temporary folders are made in, once one starts
         self._scratch: Path | None = None
 
-    def start(self, upcoming: tuple[Preload, ...], group: str | None) -> Slot:
-        """A new worker that prepares ``upcoming`` first, for the jobs of ``group`` alone if not None."""
+    @property
+    def zygote(self) -> Zygote | None:
+        """The zygote the workers that share their processes fork from, once started."""
+        return self.zygotes.get(None)
+
+    def start(self, upcoming: tuple[Preload, ...], needs: tuple[str, ...], group: str | None) -> Slot:
+        """A new worker that prepares ``upcoming`` first, forked once its zygote has imported
+        ``needs`` (their routes' modules), for the jobs of ``group`` alone if not None."""
         self._started += 1
         log = None
         if self.log_dir is not None:
@@ -93,28 +99,31 @@ class Starter:
         folder = scratch.worker_folder(self._scratch, self._started)
         prepares = not self.prepare_broken
         start = Start(self._started, log, preload, folder, self.threads, self.memory_budget, prepares)
-        forked = self.zygote.fork(start.args) if self.zygote is not None and group is None else None
+        if group is not None:
+            self.start_zygote(group=group)
+        zygote = self.zygotes.get(group)
+        forked = zygote.fork(start.args, needs if preload else ()) if zygote is not None else None
         return slot_of(start, forked, group)
 
-    def start_zygote(self, wait_s: float = 0.0) -> str | None:
-        """Start the zygote (once, where workers fork), waiting ``wait_s`` for its harness; why
-        workers are started afresh instead, if it cannot fork by then."""
-        if not self.forking or self.zygote is not None:
+    def start_zygote(self, wait_s: float = 0.0, group: str | None = None) -> str | None:
+        """Start the zygote of ``group`` (once, where workers fork), waiting ``wait_s`` for its
+        harness; why workers are started afresh instead, if it cannot fork by then."""
+        if not self.forking or group in self.zygotes:
             return None
         log = None
         if self.log_dir is not None:
             no_links.folder(self.log_dir.parent, self.log_dir)
-            log = str(self.log_dir / "zygote.log")
-        self.zygote = Zygote(self.threads, log)
-        if wait_s and not self.zygote.forkable(wait_s):
-            why = self.zygote.reason or f"its harness took over {wait_s:.0f} s"
+            log = str(self.log_dir / ("zygote.log" if group is None else f"zygote-{len(self.zygotes)}.log"))
+        zygote = self.zygotes[group] = Zygote(self.threads, log)
+        if wait_s and not zygote.forkable(wait_s):
+            why = zygote.reason or f"its harness took over {wait_s:.0f} s"
             return f"workers are started afresh, each importing its backends: {why}"
         return None
 
     def close(self, at_once: bool) -> None:
-        if self.zygote is not None:
-            self.zygote.close(at_once)
-            self.zygote = None
+        for zygote in self.zygotes.values():
+            zygote.close(at_once)
+        self.zygotes = {}
         scratch.remove(self._scratch)
         self._scratch = None
 
@@ -183,10 +192,10 @@ class Pool:
 
     def _start(self, group: str | None) -> Slot:
         """A new worker for ``group``, preparing the targets of the next jobs it will likely serve."""
-        seen = dict.fromkeys(
-            job.preload for job in self.schedule.upcoming(self.size + 1) if job.group == group
-        )
-        return self.starter.start(tuple(seen)[:2], group)
+        jobs = [job for job in self.schedule.upcoming(self.size + 1) if job.group == group]
+        first = tuple(dict.fromkeys(job.preload for job in jobs))[:2]
+        needs = dict.fromkeys(name for job in jobs if job.preload in first for name in job.imports)
+        return self.starter.start(first, tuple(needs), group)
 
     def _next_group(self) -> str | None:
         """The worker group of the next job to be taken (see Job.group)."""

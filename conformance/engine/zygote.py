@@ -4,15 +4,17 @@ each new worker from itself (a spawned worker imports everything again: 0.4 s fo
 
 What it imports is fixed when it starts: the harness, then the modules the run's routes declare
 (``Route.imports``), in the order the run's targets first come, a top-level package at a time,
-serving the forks asked meanwhile between two packages. A worker forked before the zygote has
-them all imports the rest itself when it needs them.
+serving the forks asked meanwhile between two packages. A fork names the modules its worker's
+first targets declare, and the zygote imports those first: the worker would import them itself
+otherwise, on the cores the zygote shares with it. A worker that meets a later target before the
+zygote has its modules imports them itself.
 
 Why it is safe: ``fork`` copies only the calling thread, so a child of a process with other
 threads may wait forever for a lock one of them held. The zygote is spawned, sets the thread
-variables before anything loads (OpenBLAS with one thread), tries each package first in a forked
-child that must stay single-threaded (a backend that starts a thread when imported is never
-imported here), and counts its threads after each import and before every fork: with more than
-one it refuses, and the pool spawns workers.
+variables before anything loads (OpenBLAS with one thread), imports the backends as a CI job
+does (ONNX Runtime and OpenVINO start a telemetry thread otherwise), and counts its threads after
+each import and before every fork: with more than one it forks no more, and the pool spawns
+workers.
 """
 
 from __future__ import annotations
@@ -160,17 +162,19 @@ class Zygote:
             self._read(wait_s)
         return self.usable is True
 
-    def fork(self, args: tuple[Any, ...]) -> tuple[Forked, Connection] | None:
-        """A new worker running ``worker.main(connection, *args)``; None when the zygote cannot
-        fork. The request goes with the worker's ends of its pipes and is not waited for: the
-        zygote forks between two packages (seconds, for TensorFlow) while the parent serves the others."""
+    def fork(self, args: tuple[Any, ...], needs: Iterable[str] = ()) -> tuple[Forked, Connection] | None:
+        """A new worker running ``worker.main(connection, *args)``, forked once the zygote has
+        imported ``needs`` (the modules its first targets declare); None when the zygote cannot fork.
+        The request goes with the worker's ends of its pipes and is not waited for: the zygote forks
+        after its harness and between two packages (seconds, for TensorFlow) while the parent serves
+        the other workers."""
         self.poll()  # the answers to earlier requests, and whether it can fork at all
-        if self.usable is not True:
+        if self.usable is False:
             return None
         worker_end, child_end = socket.socketpair()
         exit_read, exit_write = os.pipe()  # the zygote writes the worker's exit code here
         try:
-            self._connection.send(("fork", args))
+            self._connection.send(("fork", (args, tuple(needs))))
             with socket.socket(fileno=os.dup(self._connection.fileno())) as carrier:
                 reduction.sendfds(carrier, [child_end.fileno(), exit_write])
         except OSError as error:  # the zygote died: spawn from now on
@@ -230,26 +234,9 @@ def _import(names: Iterable[str]) -> None:
             warnings.filters[:] = filters  # type: ignore[index]  # typeshed: a Sequence
 
 
-def _single_threaded(connection: Connection, server: _Server, imported: str) -> bool:
-    """Whether the zygote still has one thread after importing ``imported``; if not, it says why
-    and only serves its workers' exits until told to stop."""
-    running = worker.thread_count()
-    if running == 1:
-        return True
-    names = ", ".join(sorted(worker.thread_names()))
-    reason = f"{running} threads ({names}) after importing {imported}: workers are spawned"
-    print(f"zygote: {reason}", file=sys.stderr, flush=True)
-    connection.send(("unsafe", reason))
-    # its workers go on: leaving now would read as its end, and kill them
-    while server.serve(block=True, fork=False):
-        pass
-    return False
-
-
 def main(connection: Connection, threads: int, log_path: str | None) -> None:
     """Import the harness, fork workers on request, and import the modules the pool passes (see
-    :meth:`Zygote.preload`) a package at a time between two forks, checking after each that it is
-    single-threaded, until told to stop."""
+    :meth:`Zygote.preload`) a package at a time between two forks, until told to stop."""
     lifeline.tie_to_spawner()
     worker.redirect_output(log_path)
     worker.forgo_core_dumps()  # it imports backends: a crash there dumps no core either
@@ -258,34 +245,20 @@ def main(connection: Connection, threads: int, log_path: str | None) -> None:
     os.environ.update(backend_variables(threads, blas=1))
     server = _Server(connection)
     load_harness()
-    if not _single_threaded(connection, server, "the harness"):
-        _leave()
     # what it imported is never collected, in the zygote or a worker: a worker's collections
     # would walk (and, writing to each object's header, copy) the memory it shares with it
     gc.freeze()
-    connection.send(("ready", None))
+    if server.single_threaded("the harness"):
+        connection.send(("ready", None))
+    importing = False
     while server.serve(block=not server.pending):
-        if not server.pending:
-            continue
-        package = _package(server.pending)
-        if package and _imported(package):
-            if not _single_threaded(connection, server, package[0]):
-                break
-            gc.freeze()
-        if not server.pending:
+        importing = importing or bool(server.pending)
+        if server.pending:
+            server.load(_package(server.pending))
+        if importing and not server.pending:
             connection.send(("imported", None))
+            importing = False
     _leave()
-
-
-def _imported(package: list[str]) -> bool:
-    """Import ``package``'s modules unless a forked child finds that they start a thread; both as a
-    CI job would (TEST_RUN: the backends' import-time choices). Whether they were imported."""
-    with environment(TEST_RUN):
-        if _starts_no_thread(package):
-            _import(package)
-            return True
-    print(f"zygote: not importing {package[0]}: it starts a thread", file=sys.stderr, flush=True)
-    return False
 
 
 def _package(pending: deque[str]) -> list[str]:
@@ -296,26 +269,6 @@ def _package(pending: deque[str]) -> list[str]:
     for name in package:
         pending.remove(name)
     return [name for name in package if name not in sys.modules]
-
-
-def _starts_no_thread(modules: list[str]) -> bool:
-    """Whether importing ``modules`` leaves a process single-threaded, tried in a forked child so
-    that a backend which starts a thread (OpenVINO, ONNX Runtime) never does so in the zygote."""
-    pid = os.fork()
-    if pid == 0:  # the child: import, answer by exit status, never return into the zygote's loop
-        code = 1
-        try:
-            for name in modules:
-                with contextlib.suppress(Exception):
-                    importlib.import_module(name)
-            code = 0 if worker.thread_count() == 1 else 1
-        finally:
-            os._exit(code)
-    while True:
-        try:
-            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
-        except InterruptedError:
-            continue
 
 
 def _leave() -> NoReturn:
@@ -343,10 +296,41 @@ class _Server:
         self.own = [connection.fileno(), self.wake_read, wake_write]
         #: the modules it was asked to import and has not taken yet
         self.pending: deque[str] = deque()
+        #: whether it may fork: no longer once an import left a second thread
+        self.safe = True
 
-    def serve(self, *, block: bool, fork: bool = True) -> bool:
-        """Fork on request (refuse, unless ``fork``) until told to stop (False), to import modules
-        (True, added to :attr:`pending`) or, unless ``block``, until no request is waiting (True)."""
+    def single_threaded(self, imported: str) -> bool:
+        """Whether the zygote still has one thread after importing ``imported``; if not, it says why
+        and forks no more (it goes on reaping its workers: leaving would read as their end)."""
+        if not self.safe or worker.thread_count() == 1:
+            return self.safe
+        names = ", ".join(sorted(worker.thread_names()))
+        reason = f"{worker.thread_count()} threads ({names}) after importing {imported}: workers are spawned"
+        print(f"zygote: {reason}", file=sys.stderr, flush=True)
+        self.connection.send(("unsafe", reason))
+        self.safe = False
+        self.pending.clear()
+        return False
+
+    def load(self, package: list[str]) -> None:
+        """Import one package's modules as a CI job would (TEST_RUN: the backends' import-time
+        choices), then check the zygote is still single-threaded."""
+        if package and self.safe:
+            with environment(TEST_RUN):
+                _import(package)
+            if self.single_threaded(package[0]):
+                gc.freeze()  # see main
+
+    def load_first(self, needs: tuple[str, ...]) -> None:
+        """Import the packages of ``needs`` (a worker's first targets' modules) ahead of the rest."""
+        wanted = [name for name in needs if name not in sys.modules]
+        self.pending.extendleft(reversed(wanted))
+        while self.safe and any(name in self.pending for name in wanted):
+            self.load(_package(self.pending))
+
+    def serve(self, *, block: bool) -> bool:
+        """Fork on request until told to stop (False), to import modules (True, added to
+        :attr:`pending`) or, unless ``block``, until no request is waiting (True)."""
         while True:
             ready = wait([self.connection, self.wake_read], None if block else 0)
             if self.wake_read in ready:
@@ -373,12 +357,14 @@ class _Server:
                 return True
             with socket.socket(fileno=os.dup(self.connection.fileno())) as carrier:
                 ends = reduction.recvfds(carrier, 2)  # the worker's end of its pipe, its exit pipe
-            if not fork or worker.thread_count() != 1:  # never fork with a second thread
+            args, needs = detail
+            self.load_first(needs)
+            if not self.safe or worker.thread_count() != 1:  # never fork with a second thread
                 self.connection.send(("refused", f"{worker.thread_count()} threads in the zygote"))
                 for end in ends:
                     os.close(end)
                 continue
-            _fork(self.connection, detail, ends, self.children, self.own)
+            _fork(self.connection, args, ends, self.children, self.own)
 
 
 def _fork(
