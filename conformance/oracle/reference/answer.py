@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from conformance.corpus.case import Case, CaseRun, Form, GraphSpec
+from conformance.families.slicing.window import Window
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ class Rejection:
     reason: str
 
 
-SpecOutcome: TypeAlias = Pieces | Rejection
+SpecOutcome: TypeAlias = Pieces | Window | Rejection
 
 
 @dataclass(frozen=True)
