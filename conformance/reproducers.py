@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from conformance import dtypes
+from conformance.corpus.case import SliceArguments
 from conformance.plugin import Task
 
 #: Data larger than this is rebuilt in the snippet from arange rather than embedded byte for byte.
@@ -94,3 +96,36 @@ def run_heading(task: Task) -> str:
     """The comment before each run of a case with ``runs:`` (none for a single run), so a reader
     can tell which printed line belongs to which request."""
     return f"# {task.run_label}\n" if task.case.runs else ""
+
+
+def selection(arguments: SliceArguments) -> tuple[Any, ...]:
+    """The selection tuple a user writes for a bounds request, ``x[1:3, ::2]``: one slice per
+    dimension up to the last sliced axis, or, where the axes count from the back, an ellipsis
+    first (``x[..., 1:3]``). The catalogue hands this form only requests such a tuple can write
+    (one axis each, all of one sign, vectors of one length)."""
+    count = len(arguments.starts)
+    axes = arguments.axes if arguments.axes is not None else tuple(range(count))
+    ends = arguments.ends if arguments.ends is not None else (None,) * count
+    steps = arguments.steps if arguments.steps is not None else (None,) * count
+    slices = {
+        axis: slice(start, end, step)
+        for axis, start, end, step in zip(axes, arguments.starts, ends, steps, strict=True)
+    }
+    if axes and min(axes) < 0:
+        return (Ellipsis, *(slices.get(axis, slice(None)) for axis in range(min(axes), 0)))
+    return tuple(slices.get(axis, slice(None)) for axis in range(max(axes, default=-1) + 1))
+
+
+def selection_code(arguments: SliceArguments) -> str:
+    """:func:`selection` as a user writes it: ``[1:3, ::2]``, ``[..., :-1]``."""
+
+    def bound(value: int | None) -> str:
+        return "" if value is None else str(value)
+
+    def written(entry: Any) -> str:
+        if entry is Ellipsis:
+            return "..."
+        text = f"{bound(entry.start)}:{bound(entry.stop)}"
+        return text + (f":{entry.step}" if entry.step is not None else "")
+
+    return "[" + ", ".join(written(entry) for entry in selection(arguments)) + "]"

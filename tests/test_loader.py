@@ -22,7 +22,16 @@ from jsonschema import Draft202012Validator
 
 from conformance import dtypes
 from conformance.corpus import catalogue as ops
-from conformance.corpus.case import Case, DataSpec, Expect, Form, GraphSpec, Location, OutputExpect
+from conformance.corpus.case import (
+    Case,
+    DataSpec,
+    Expect,
+    Form,
+    GraphSpec,
+    Location,
+    OutputExpect,
+    SplitArguments,
+)
 from conformance.corpus.loader import CaseFileError, CaseFileErrors, Suite, load_file, load_paths
 from conformance.corpus.case_schema import case_file_schema
 from conformance.corpus.yaml_source import YamlLimitError, read_yaml
@@ -112,9 +121,8 @@ def test_valid_file_becomes_the_expected_cases(tmp_path: Path) -> None:
             title="split [6,12,10,24] on axis 0 into [1,2,3]",
             source=source,
             data=DataSpec((6, 12, 10, 24), "float32", "random", 3),
-            form=Form("lengths", (1, 2, -1)),
+            request=SplitArguments(0, Form("lengths", (1, 2, -1))),
             location=Location(file, 7),
-            axis=0,
             tags=("doc-example", "my-own-tag"),
             ops=("openvino.VariadicSplit-1", "onnx.*"),
             graph=GraphSpec("int32", "[1]", "int32", "runtime", "dynamic", "auto"),
@@ -132,7 +140,7 @@ def test_valid_file_becomes_the_expected_cases(tmp_path: Path) -> None:
             source="its own source",
             # the case's values replace the default fill (and its seed stays, harmlessly)
             data=DataSpec((), "float16", "values", 3, [1.5]),
-            form=Form("parts", -3),
+            request=SplitArguments(None, Form("parts", -3)),
             location=Location(file, 21),
             graph=GraphSpec(axis_shape="[1]", num_outputs="neither", inputs="constant"),
             expect=Expect(),
@@ -142,9 +150,8 @@ def test_valid_file_becomes_the_expected_cases(tmp_path: Path) -> None:
             title="a piece size",
             source=source,
             data=DataSpec((0, 4), "string", "special", 3),
-            form=Form("size", 0),
+            request=SplitArguments(-1, Form("size", 0)),
             location=Location(file, 27),
-            axis=-1,
             tags=("ambiguous",),
             graph=GraphSpec(inputs="runtime"),
             expect=Expect(),
@@ -155,7 +162,7 @@ def test_valid_file_becomes_the_expected_cases(tmp_path: Path) -> None:
             title="split points",
             source=source,
             data=DataSpec((5,), "int8", "random", 3),
-            form=Form("indices", ()),
+            request=SplitArguments(None, Form("indices", ())),
             location=Location(file, 34),
             graph=GraphSpec(inputs="runtime"),
             expect=Expect(values=([0, 1], [2, 3, 4])),

@@ -20,7 +20,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import AttributeProto, TensorProto, helper, numpy_helper  # noqa: E402
 
 from conformance import dtypes  # noqa: E402
-from conformance.corpus.case import Case, DataSpec, Form, GraphSpec, Location  # noqa: E402
+from conformance.corpus.case import Case, DataSpec, Form, GraphSpec, Location, SplitArguments  # noqa: E402
 from conformance.corpus.loader import load_paths  # noqa: E402
 from conformance.corpus.selection import select  # noqa: E402
 from conformance.engine.item import make_task  # noqa: E402
@@ -53,9 +53,8 @@ def task_of(
         title="t",
         source="tests",
         data=DataSpec(shape, dtype),
-        form=form,
+        request=SplitArguments(axis, form),
         location=Location("tests", 1),
-        axis=axis,
         graph=GraphSpec(**graph),
     )
     return make_task(case, op)

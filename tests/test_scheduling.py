@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fake_adapters import Slicer
 
-from conformance.corpus.case import Case, DataSpec, Form, Location
+from conformance.corpus.case import Case, DataSpec, Form, Location, SplitArguments
 from conformance.corpus.loader import load_paths
 from conformance.engine.item import LargeInput, run_item
 from conformance.engine.pool import Pool
@@ -25,7 +25,12 @@ from conformance.run.planning import RunConfig, plan
 def _job(index: int, target: str, shape: tuple[int, ...] = (4,)) -> Job:
     adapter, route, device = target.split("/")
     case = Case(
-        f"c{index}", "t", "s", DataSpec(shape, "uint8"), Form("parts", 2), Location("f.yaml", 1), axis=0
+        f"c{index}",
+        "t",
+        "s",
+        DataSpec(shape, "uint8"),
+        SplitArguments(0, Form("parts", 2)),
+        Location("f.yaml", 1),
     )
     return Job(index, adapter, Target(adapter, route, device), case, "numpy.split", 0)
 

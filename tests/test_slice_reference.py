@@ -14,9 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance.families.slicing.request import Masks, SliceArguments, SliceGraph, SliceRequest
-from conformance.families.slicing.semantics import RULES, expressible, slice_answer
-from conformance.families.slicing.window import Window
+from conformance.corpus.case import GraphSpec, InputPlacement, Masks, SliceArguments
+from conformance.oracle.slicing.request import SliceRequest
+from conformance.corpus.slice_ops import why_not_expressible
+from conformance.oracle.slicing.semantics import RULES, slice_answer
+from conformance.oracle.slicing.window import Window
 from conformance.oracle.reference.answer import Rejection, SpecAnswer
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -35,12 +37,12 @@ def ask(
     shape: tuple[int, ...],
     *,
     dtype: str = "float32",
-    graph: SliceGraph | None = None,
+    graph: GraphSpec | None = None,
     **arguments: Any,
 ) -> SpecAnswer:
     """The reference's answer; list-valued arguments become the tuples a request holds."""
     values = {name: tuple(value) if isinstance(value, list) else value for name, value in arguments.items()}
-    return slice_answer(op, SliceRequest(shape, dtype, SliceArguments(**values), graph or SliceGraph()))
+    return slice_answer(op, SliceRequest(shape, dtype, SliceArguments(**values), graph or GraphSpec()))
 
 
 def sliced(op: str, data: np.ndarray, **arguments: Any) -> list[Any]:
@@ -167,7 +169,7 @@ def test_onnx_bounds_on_one_axis(
 
 @pytest.mark.parametrize("op", ONNX_STEPPED)
 def test_onnx_int32_sentinels(op: str) -> None:
-    int32 = SliceGraph(index_dtype="int32")
+    int32 = GraphSpec(index_dtype="int32")
     data = np.array([0, 1, 2, 3])
     answer = ask(op, (4,), graph=int32, starts=[INT32_MIN], ends=[INT32_MAX])
     assert answer.outcome.take(data)[0].tolist() == [0, 1, 2, 3]  # type: ignore[union-attr]
@@ -240,7 +242,7 @@ def test_onnx_repeated_axes_are_read_three_ways(op: str) -> None:
 def test_onnx_refuses(
     op: str, arguments: dict[str, Any], dtype: str, index_dtype: str, expected: str
 ) -> None:
-    assert rule(op, (4,), dtype=dtype, graph=SliceGraph(index_dtype=index_dtype), **arguments) == expected
+    assert rule(op, (4,), dtype=dtype, graph=GraphSpec(index_dtype=index_dtype), **arguments) == expected
 
 
 def test_onnx_slice_13_takes_bfloat16() -> None:
@@ -291,13 +293,15 @@ def test_openvino_slice_8_examples_on_two_and_three_dimensions() -> None:
 def test_openvino_slice_8_refuses(
     arguments: dict[str, Any], shape: tuple[int, ...], index_dtype: str, expected: str
 ) -> None:
-    assert rule("openvino.Slice-8", shape, graph=SliceGraph(index_dtype=index_dtype), **arguments) == expected
+    assert rule("openvino.Slice-8", shape, graph=GraphSpec(index_dtype=index_dtype), **arguments) == expected
 
 
 def test_openvino_slice_8_takes_any_integer_index_type() -> None:
-    assert sliced(
-        "openvino.Slice-8", DIGITS, starts=[2], ends=[5], graph=SliceGraph(index_dtype="uint8")
-    ) == [2, 3, 4]
+    assert sliced("openvino.Slice-8", DIGITS, starts=[2], ends=[5], graph=GraphSpec(index_dtype="uint8")) == [
+        2,
+        3,
+        4,
+    ]
 
 
 # OpenVINO StridedSlice-1: its examples, and where its text and its Python equivalents part
@@ -505,11 +509,11 @@ def test_tf_slice_refuses(begin: list[int], size: list[int], expected: str) -> N
 
 
 def test_tf_slice_int16_indices_are_read_both_ways() -> None:
-    int16 = SliceGraph(index_dtype="int16")
+    int16 = GraphSpec(index_dtype="int16")
     answer = ask("tensorflow.slice", (3, 2, 3), graph=int16, starts=[1, 0, 0], sizes=[1, 1, 3])
     assert answer.ambiguous and answer.readings[0].outcome == Window(((1, 2, 1), (0, 1, 1), (0, 3, 1)))
     assert (
-        rule("tensorflow.slice", (3,), graph=SliceGraph(index_dtype="uint8"), starts=[0], sizes=[1])
+        rule("tensorflow.slice", (3,), graph=GraphSpec(index_dtype="uint8"), starts=[0], sizes=[1])
         == "index-type"
     )
 
@@ -572,7 +576,7 @@ def test_torch_narrow_examples() -> None:
     x = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
     assert sliced("torch.narrow", x, axes=[0], starts=[0], sizes=[2]) == [[1, 2, 3], [4, 5, 6]]
     assert sliced("torch.narrow", x, axes=[1], starts=[1], sizes=[2]) == [[2, 3], [5, 6], [8, 9]]
-    runtime = SliceGraph(inputs=(("starts", "runtime"),))
+    runtime = GraphSpec(inputs=(("starts", "runtime"),))
     answer = ask("torch.narrow", (3, 3), graph=runtime, axes=[-1], starts=[-1], sizes=[1])
     assert answer.outcome.take(x)[0].tolist() == [[3], [6], [9]]  # type: ignore[union-attr]
 
@@ -600,52 +604,52 @@ def test_torch_narrow_to_nothing_at_the_end() -> None:
 @pytest.mark.parametrize(
     ("op", "arguments", "graph", "reason"),
     [
-        ("onnx.Slice-1", {"starts": (0,), "ends": (1,), "steps": (1,)}, SliceGraph(), "no steps"),
-        ("onnx.Slice-1", {"starts": (0,), "ends": (1,)}, SliceGraph(inputs="runtime"), "only as constants"),
-        ("onnx.Slice-1", {"starts": (0,), "ends": (1,)}, SliceGraph(index_dtype="int32"), "int64"),
-        ("onnx.Slice-13", {"starts": (None,), "ends": (1,)}, SliceGraph(), "cannot omit a bound"),
+        ("onnx.Slice-1", {"starts": (0,), "ends": (1,), "steps": (1,)}, GraphSpec(), "no steps"),
+        ("onnx.Slice-1", {"starts": (0,), "ends": (1,)}, GraphSpec(inputs="runtime"), "only as constants"),
+        ("onnx.Slice-1", {"starts": (0,), "ends": (1,)}, GraphSpec(index_dtype="int32"), "int64"),
+        ("onnx.Slice-13", {"starts": (None,), "ends": (1,)}, GraphSpec(), "cannot omit a bound"),
         (
             "onnx.Slice-13",
             {"starts": (0,), "ends": (INT64_MAX,)},
-            SliceGraph(index_dtype="int32"),
+            GraphSpec(index_dtype="int32"),
             "do not fit int32",
         ),
         (
             "onnx.Slice-13",
             {"starts": (-1,), "ends": (1,)},
-            SliceGraph(index_dtype="uint32"),
+            GraphSpec(index_dtype="uint32"),
             "do not fit uint32",
         ),
-        ("onnx.Slice-13", {"starts": (0,), "sizes": (1,)}, SliceGraph(), "bounds form"),
-        ("openvino.Slice-8", {"starts": (0,), "ends": (1,), "masks": Masks()}, SliceGraph(), "bounds form"),
-        ("tensorflow.strided_slice", {"starts": (0,), "ends": (1,)}, SliceGraph(), "strided form"),
-        ("torch.narrow", {"starts": (0, 0), "sizes": (1, 1)}, SliceGraph(), "one dimension"),
-        ("torch.narrow", {"starts": (0,), "sizes": (1,)}, SliceGraph(inputs="runtime"), "only as constants"),
-        ("torch.narrow", {"starts": (0,), "sizes": (1,)}, SliceGraph(index_dtype="int32"), "Python ints"),
-        ("tensorflow.slice", {"starts": (0,), "sizes": (1,), "axes": (0,)}, SliceGraph(), "no axes"),
+        ("onnx.Slice-13", {"starts": (0,), "sizes": (1,)}, GraphSpec(), "bounds form"),
+        ("openvino.Slice-8", {"starts": (0,), "ends": (1,), "masks": Masks()}, GraphSpec(), "bounds form"),
+        ("tensorflow.strided_slice", {"starts": (0,), "ends": (1,)}, GraphSpec(), "strided form"),
+        ("torch.narrow", {"starts": (0, 0), "sizes": (1, 1)}, GraphSpec(), "one dimension"),
+        ("torch.narrow", {"starts": (0,), "sizes": (1,)}, GraphSpec(inputs="runtime"), "only as constants"),
+        ("torch.narrow", {"starts": (0,), "sizes": (1,)}, GraphSpec(index_dtype="int32"), "Python ints"),
+        ("tensorflow.slice", {"starts": (0,), "sizes": (1,), "axes": (0,)}, GraphSpec(), "no axes"),
         (
             "numpy.ndarray.__getitem__",
             {"starts": (0,), "ends": (1,)},
-            SliceGraph(inputs="runtime"),
+            GraphSpec(inputs="runtime"),
             "only as constants",
         ),
         (
             "numpy.ndarray.__getitem__",
             {"starts": (0, 0), "ends": (1, 1), "axes": (1, 1)},
-            SliceGraph(),
+            GraphSpec(),
             "twice",
         ),
         (
             "numpy.ndarray.__getitem__",
             {"starts": (0, 0), "ends": (1, 1), "axes": (0, -1)},
-            SliceGraph(),
+            GraphSpec(),
             "mix",
         ),
-        ("torch.Tensor.__getitem__", {"starts": (0, 0), "ends": (1,)}, SliceGraph(), "differ in length"),
+        ("torch.Tensor.__getitem__", {"starts": (0, 0), "ends": (1,)}, GraphSpec(), "differ in length"),
     ],
 )
-def test_what_an_op_cannot_state(op: str, arguments: dict[str, Any], graph: SliceGraph, reason: str) -> None:
-    found = expressible(op, SliceArguments(**arguments), graph)
+def test_what_an_op_cannot_state(op: str, arguments: dict[str, Any], graph: GraphSpec, reason: str) -> None:
+    found = why_not_expressible(op, SliceArguments(**arguments), graph)
     assert found is not None and reason in found, found
 
 
@@ -655,17 +659,17 @@ def test_what_an_op_cannot_state(op: str, arguments: dict[str, Any], graph: Slic
         (
             "onnx.Slice-13",
             {"starts": (0,), "ends": (INT32_MAX,)},
-            SliceGraph(inputs="runtime", index_dtype="int32"),
+            GraphSpec(inputs="runtime", index_dtype="int32"),
         ),
         (
             "torch.narrow",
             {"starts": (0,), "sizes": (1,)},
-            SliceGraph(inputs=(("starts", "runtime"),), index_dtype="int32"),
+            GraphSpec(inputs=InputPlacement(starts="runtime"), index_dtype="int32"),
         ),
-        ("numpy.ndarray.__getitem__", {"starts": (None,), "ends": (-1,), "axes": (-1,)}, SliceGraph()),
-        ("tensorflow.strided_slice", {"starts": (0,), "ends": (0,), "masks": Masks(end=(0,))}, SliceGraph()),
-        ("onnx.Slice-13", {"starts": (0,), "ends": (1,), "axes": (0,)}, SliceGraph(index_dtype="uint8")),
+        ("numpy.ndarray.__getitem__", {"starts": (None,), "ends": (-1,), "axes": (-1,)}, GraphSpec()),
+        ("tensorflow.strided_slice", {"starts": (0,), "ends": (0,), "masks": Masks(end=(0,))}, GraphSpec()),
+        ("onnx.Slice-13", {"starts": (0,), "ends": (1,), "axes": (0,)}, GraphSpec(index_dtype="uint8")),
     ],
 )
-def test_what_an_op_can_state(op: str, arguments: dict[str, Any], graph: SliceGraph) -> None:
-    assert expressible(op, SliceArguments(**arguments), graph) is None
+def test_what_an_op_can_state(op: str, arguments: dict[str, Any], graph: GraphSpec) -> None:
+    assert why_not_expressible(op, SliceArguments(**arguments), graph) is None

@@ -13,7 +13,7 @@ from multiprocessing.connection import Connection
 
 import pytest
 
-from conformance.corpus.case import Case, DataSpec, Form, Location
+from conformance.corpus.case import Case, DataSpec, Form, Location, SplitArguments
 from conformance.engine import pool as pools
 from conformance.engine import slot as slots
 from conformance.engine.item import bare_result
@@ -28,7 +28,9 @@ from conformance.storage.journal import line
 
 def _job(index: int, values: int = 4) -> Job:
     data = DataSpec((values,), "float64", "values", values=[float(n) for n in range(values)])
-    case = Case(f"c{index}-{values}", "t", "s", data, Form("parts", 2), Location("f.yaml", 1), axis=0)
+    case = Case(
+        f"c{index}-{values}", "t", "s", data, SplitArguments(0, Form("parts", 2)), Location("f.yaml", 1)
+    )
     return Job(index, "numpy", Target("numpy", "numpy", "cpu"), case, "numpy.split", 0)
 
 

@@ -25,7 +25,7 @@ from conformance.corpus.selection import Item, select
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml, schema_problems
 from conformance.errors import CorpusError
 from conformance.oracle import reference
-from conformance.oracle.reference.answer import SplitRequest
+from conformance.oracle.answers import answer_for
 from conformance.results.result import JSON
 
 #: Where ``--profile ID`` is looked up, relative to the case directory.
@@ -247,6 +247,6 @@ def _hint(word: str, known: set[str]) -> str:
 def _ambiguous(item: Item) -> bool:
     """Whether the reference reads the item several ways (one it does not judge is not)."""
     try:
-        return reference.answer(item.op, SplitRequest.of(item.case)).ambiguous
+        return answer_for(item.op, item.case).ambiguous
     except reference.TooManyPieces:
         return False

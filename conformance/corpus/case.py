@@ -17,9 +17,17 @@ FillKind: TypeAlias = Literal["arange", "random", "special", "values"]
 
 #: Where an input's value lives: baked into the model, or fed when the model runs.
 Placement: TypeAlias = Literal["constant", "runtime"]
-#: The inputs ``graph.inputs`` can place one by one: the axis, and the op's split-value input
-#: (split lengths, ONNX ``split``, sections or indices where an op takes them as an input).
-INPUT_NAMES: tuple[str, ...] = ("axis", "lengths")
+#: The inputs ``graph.inputs`` can place one by one. Split: the axis, and the op's split-value
+#: input (split lengths, ONNX ``split``, sections or indices where an op takes them as an input).
+SPLIT_INPUTS: tuple[str, ...] = ("axis", "lengths")
+#: Slice: the index inputs (ONNX Slice's starts, ends, axes, steps; tf.slice's sizes).
+SLICE_INPUTS: tuple[str, ...] = ("starts", "ends", "axes", "steps", "sizes")
+INPUT_NAMES: tuple[str, ...] = (*SPLIT_INPUTS, *SLICE_INPUTS)
+
+#: The operator families and the case keys that make a case one of theirs (docs/families.md).
+Family: TypeAlias = Literal["split", "slice"]
+SliceForm: TypeAlias = Literal["bounds", "sizes", "strided"]
+MASK_NAMES: tuple[str, ...] = ("begin", "end", "ellipsis", "new_axis", "shrink_axis")
 
 
 @dataclass(frozen=True)
@@ -60,9 +68,82 @@ class SplitArguments:
     form: Form
 
 
+@dataclass(frozen=True)
+class Masks:
+    """The strided-slice masks, each as the positions (of the index vectors) whose bit is set. A set
+    ``begin`` or ``end`` bit means that bound is ignored and the fullest range taken, as both
+    TensorFlow's and OpenVINO's documents define it."""
+
+    begin: tuple[int, ...] = ()
+    end: tuple[int, ...] = ()
+    ellipsis: tuple[int, ...] = ()
+    new_axis: tuple[int, ...] = ()
+    shrink_axis: tuple[int, ...] = ()
+
+    def bits(self, name: str) -> int:
+        """The mask as the integer TensorFlow takes (bit i set for position i)."""
+        return sum(1 << position for position in getattr(self, name))
+
+    def vector(self, name: str, length: int) -> list[int]:
+        """The mask as the 0/1 list OpenVINO takes, ``length`` long."""
+        return [int(position in getattr(self, name)) for position in range(length)]
+
+    def as_dict(self) -> dict[str, list[int]]:
+        """The masks set, as the case file writes them."""
+        return {name: list(getattr(self, name)) for name in MASK_NAMES if getattr(self, name)}
+
+
+@dataclass(frozen=True)
+class SliceArguments:
+    """What a Slice-family case asks, as written (keys ``starts``, ``ends``, ``axes``, ``steps``,
+    ``sizes``, ``masks``): an entry of ``starts`` or ``ends`` is None where the bound is omitted
+    (``x[:e]``). Three forms, by the keys given: ``bounds`` (starts and ends), ``sizes`` (starts
+    and sizes: tf.slice, torch.narrow), ``strided`` (masks, with full index vectors and no axes)."""
+
+    starts: tuple[int | None, ...]
+    ends: tuple[int | None, ...] | None = None
+    axes: tuple[int, ...] | None = None
+    steps: tuple[int, ...] | None = None
+    sizes: tuple[int, ...] | None = None
+    masks: Masks | None = None
+
+    @property
+    def form(self) -> SliceForm:
+        if self.masks is not None:
+            return "strided"
+        return "sizes" if self.sizes is not None else "bounds"
+
+    def as_dict(self) -> dict[str, object]:
+        """The keys given, as the case file writes them."""
+        plain: dict[str, object] = {}
+        for name in SLICE_INPUTS:
+            value = getattr(self, name)
+            if value is not None:
+                plain[name] = list(value)
+        if self.masks is not None:
+            plain["masks"] = self.masks.as_dict()
+        return plain
+
+    def __str__(self) -> str:
+        return ", ".join(f"{key}={value}" for key, value in self.as_dict().items())
+
+
 #: The request a task carries, by operator family: each family adds its own type here, so that
 #: the task, the engine and the adapter contract stay as they are.
-Request: TypeAlias = SplitArguments
+Request: TypeAlias = SplitArguments | SliceArguments
+
+
+def family_of(arguments: Request) -> Family:
+    """The family a request belongs to."""
+    return "slice" if isinstance(arguments, SliceArguments) else "split"
+
+
+def split_arguments(arguments: Request) -> SplitArguments:
+    """The Split request of a Split-family case or run; any other family's is a caller's bug (a
+    Split op is never applicable to it, see conformance.corpus.catalogue)."""
+    if not isinstance(arguments, SplitArguments):
+        raise TypeError(f"a {family_of(arguments)}-family request has no split axis or form")
+    return arguments
 
 
 @dataclass(frozen=True)
@@ -83,16 +164,23 @@ class InputPlacement:
 
     axis: Placement = "constant"
     lengths: Placement = "constant"
+    starts: Placement = "constant"
+    ends: Placement = "constant"
+    axes: Placement = "constant"
+    steps: Placement = "constant"
+    sizes: Placement = "constant"
 
     def runtime(self) -> frozenset[str]:
         """The inputs placed at run time."""
         return frozenset(name for name in INPUT_NAMES if getattr(self, name) == "runtime")
 
     def as_dict(self) -> dict[str, str]:
-        return {name: getattr(self, name) for name in INPUT_NAMES}
+        """The inputs placed at run time, and the family's others (constant), as written."""
+        names = SLICE_INPUTS if set(self.runtime()) & set(SLICE_INPUTS) else SPLIT_INPUTS
+        return {name: getattr(self, name) for name in names}
 
     def __str__(self) -> str:
-        return ", ".join(f"{name}: {getattr(self, name)}" for name in INPUT_NAMES)
+        return ", ".join(f"{name}: {value}" for name, value in self.as_dict().items())
 
 
 @dataclass(frozen=True)
@@ -115,9 +203,11 @@ class GraphSpec:
     #: ``omitted`` builds a SplitToSequence node without its optional ``split`` input: the op then
     #: reads a split of 1, which the case states as ``size: 1``
     split_input: Literal["given", "omitted"] = "given"
+    #: the integer type of a Slice op's index inputs (starts, ends, axes, steps, sizes)
+    index_dtype: str = "int64"
 
     def runtime(self, name: str) -> bool:
-        """Whether input ``name`` (``axis`` or ``lengths``) is fed at run time, where the op has it."""
+        """Whether input ``name`` (one of INPUT_NAMES) is fed at run time, where the op has it."""
         if isinstance(self.inputs, InputPlacement):
             return name in self.inputs.runtime()
         return self.inputs == "runtime"
@@ -163,28 +253,36 @@ class CaseRun:
 
     number: int
     data: DataSpec
-    axis: int | None
-    form: Form
+    #: what this run asks of the op (its family's request): what its task carries
+    request: Request
     location: Location
     #: the keys the run gives, as written (``shape``, ``axis``, ``lengths`` ...), for messages
     changes: tuple[str, ...] = ()
 
     @property
-    def request(self) -> Request:
-        """What this run asks of the op: what its task carries."""
-        return SplitArguments(self.axis, self.form)
+    def axis(self) -> int | None:
+        """A Split run's axis (see split_arguments)."""
+        return split_arguments(self.request).axis
+
+    @property
+    def form(self) -> Form:
+        """A Split run's form (see split_arguments)."""
+        return split_arguments(self.request).form
 
     def describe(self) -> str:
         """``run 2 (shape [3, 4], lengths [1, 2])``: how messages name the run."""
+        given = self.request.as_dict() if isinstance(self.request, SliceArguments) else {}
         parts = []
         for key in self.changes:
             if key == "shape":
                 parts.append(f"shape {list(self.data.shape)}")
             elif key == "axis":
                 parts.append(f"axis {self.axis}")
-            elif key == self.form.kind:
+            elif isinstance(self.request, SplitArguments) and key == self.form.kind:
                 shown = list(self.form.value) if isinstance(self.form.value, tuple) else self.form.value
                 parts.append(f"{key} {shown}")
+            elif key in given:
+                parts.append(f"{key} {given[key]}")
             elif key in ("fill", "values", "seed"):
                 parts.append(f"{key}")
         return f"run {self.number}" + (f" ({', '.join(parts)})" if parts else "")
@@ -199,9 +297,9 @@ class Case:
     title: str
     source: str
     data: DataSpec
-    form: Form
+    #: what the case asks of the op, as its family writes it (see Request)
+    request: Request
     location: Location
-    axis: int | None = None
     tags: tuple[str, ...] = ()
     ops: tuple[str, ...] | None = None
     graph: GraphSpec = GraphSpec()
@@ -211,9 +309,23 @@ class Case:
     runs: tuple[CaseRun, ...] = ()
 
     @property
+    def family(self) -> Family:
+        return family_of(self.request)
+
+    @property
+    def axis(self) -> int | None:
+        """A Split case's axis (see split_arguments)."""
+        return split_arguments(self.request).axis
+
+    @property
+    def form(self) -> Form:
+        """A Split case's form (see split_arguments)."""
+        return split_arguments(self.request).form
+
+    @property
     def first_run(self) -> CaseRun:
         """The case's own request, as run 1."""
-        return CaseRun(1, self.data, self.axis, self.form, self.location)
+        return CaseRun(1, self.data, self.request, self.location)
 
     @property
     def all_runs(self) -> tuple[CaseRun, ...]:
@@ -221,6 +333,9 @@ class Case:
         return (self.first_run, *self.runs)
 
     def runtime_changes(self) -> frozenset[str]:
-        """The inputs some run gives new values (``axis``, ``lengths``): an op must feed them at run time."""
+        """The inputs some run gives new values (``axis``, ``lengths``, ``starts`` ...): an op must
+        feed them at run time."""
+        if isinstance(self.request, SliceArguments):
+            return frozenset(key for run in self.runs for key in run.changes if key in SLICE_INPUTS)
         fed = {"axis": "axis", self.form.kind: "lengths"}  # the input each changed key is fed through
         return frozenset(fed[key] for run in self.runs for key in run.changes if key in fed)

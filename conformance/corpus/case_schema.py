@@ -18,7 +18,7 @@ from conformance import schema
 from conformance.corpus.case import FORM_KINDS
 from conformance.corpus.yaml_source import YamlPath
 
-_FORMS = " | ".join(FORM_KINDS)
+_FORMS = " | ".join(FORM_KINDS) + " (Split) or starts (Slice)"
 #: Keys a case may leave to its file's defaults, so a message about them says where else they fit.
 _DEFAULTABLE = frozenset({"source", "data", "shape", "dtype"})
 
@@ -159,7 +159,8 @@ def _explain(error: ValidationError) -> Iterator[SchemaProblem]:
         yield SchemaProblem(
             path,
             f"{prefix}expected constant, runtime, or a mapping such as {{axis: constant, lengths: runtime}} "
-            f"(keys axis, lengths; values constant, runtime), got {_describe(instance)}",
+            f"(keys axis, lengths; starts, ends, axes, steps, sizes; values constant, runtime), "
+            f"got {_describe(instance)}",
         )
     elif validator == "type" and len(path) == 2 and path[0] == "cases":
         yield SchemaProblem(path, f"a case must be a mapping, got {_describe(instance)}")
@@ -212,7 +213,7 @@ def _unknown_key(key: object, path: YamlPath, meant: str | None, known: list[str
 
 
 def _form_problem(path: YamlPath, instance: Mapping[str, Any], *, defaults: bool) -> SchemaProblem:
-    given = [key for key in instance if key in FORM_KINDS]
+    given = [key for key in instance if key in (*FORM_KINDS, "starts")]
     whom = "defaults take at most" if defaults else "a case takes exactly"
     rule = f"{whom} one of {_FORMS}"
     if len(given) >= 2:
@@ -220,7 +221,7 @@ def _form_problem(path: YamlPath, instance: Mapping[str, Any], *, defaults: bool
         return SchemaProblem(
             (*path, given[1]), f"{quoted} {'both' if len(given) == 2 else 'all'} given: {rule}", True
         )
-    return SchemaProblem(path, f"no form given: {rule}", missing=frozenset(FORM_KINDS))
+    return SchemaProblem(path, f"no form given: {rule}", missing=frozenset((*FORM_KINDS, "starts")))
 
 
 def _bad_leaf(node: Any, path: tuple[int, ...]) -> tuple[tuple[int, ...], Any] | None:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import dtypes
-from conformance.corpus.case import Case, FormKind, InputPlacement
+from conformance.corpus import slice_ops
+from conformance.corpus.case import Case, Family, FormKind, InputPlacement, SliceArguments
 from conformance.errors import UsageError
 
 #: Graph options, by the interface feature that makes them expressible.
@@ -35,8 +36,10 @@ class OpEntry:
     """One versioned op: what it accepts as a request and where its definition lives."""
 
     id: str
-    family: str
-    forms: frozenset[FormKind]
+    #: the namespace the op belongs to (``onnx``, ``torch`` ...)
+    framework: str
+    #: the forms of request it takes (Split: FormKind; Slice: SliceForm)
+    forms: frozenset[str]
     #: graph options the op can express (see GraphSpec); others must stay at their defaults
     graph_options: frozenset[str]
     #: data dtypes the op's interface can carry; whether its spec *allows* them is the reference's call
@@ -54,6 +57,8 @@ class OpEntry:
     shared_expect: bool = True
     #: False for hsplit, vsplit and dsplit, which choose their axis from the data's rank
     takes_axis: bool = True
+    #: the operator family whose cases it is judged on
+    family: Family = "split"
 
     def inputs_for(self, kind: FormKind) -> frozenset[str]:
         """The inputs the op can feed at run time for a request of this form."""
@@ -70,7 +75,7 @@ _ONNX_DOCUMENT = "onnx-Split"
 def _onnx(version: int, forms: frozenset[FormKind], graph_options: frozenset[str]) -> OpEntry:
     return OpEntry(
         id=f"onnx.Split-{version}",
-        family="onnx",
+        framework="onnx",
         forms=forms,
         graph_options=graph_options | _DYNAMIC | _DECLARED,
         dtypes=_ALL_TYPES,
@@ -112,11 +117,11 @@ def _later_op(
     """An op whose axis is optional, documented by default on the page named for it
     (``pytorch-torch.split``); one added after the corpus was written is pinned by a shared
     ``expect`` only where the case cites its document."""
-    family = op_id.partition(".")[0]
-    site = {"torch": "pytorch"}.get(family, family)
+    framework = op_id.partition(".")[0]
+    site = {"torch": "pytorch"}.get(framework, framework)
     return OpEntry(
         op_id,
-        family,
+        framework,
         forms,
         graph_options,
         dtype_set,
@@ -140,6 +145,33 @@ def _directional(library: str, dtype_set: frozenset[str], **jax: Any) -> tuple[O
     return tuple(
         _later_op(f"{library}.{name}", _PARTS_OR_INDICES, dtype_set, takes_axis=False, **jax)
         for name in ("hsplit", "vsplit", "dsplit")
+    )
+
+
+#: What each Slice op's model can be built with beside its request (see slice_ops for the request).
+_SLICE_GRAPH = {
+    "onnx.Slice-1": _DYNAMIC,
+    "torch.Tensor.__getitem__": _DYNAMIC,
+    "numpy.ndarray.__getitem__": frozenset(),
+}
+_SLICE_TYPES = {"openvino": _OV_TYPES, "torch": _TORCH_TYPES}
+
+
+def _slice_op(op_id: str) -> OpEntry:
+    """A Slice-family op: its API and document are slice_ops'; typed index inputs may be fed at
+    run time and carry ``index_dtype``."""
+    api, document = slice_ops.APIS[op_id]
+    framework = op_id.partition(".")[0]
+    default_graph = _RUNTIME | _DYNAMIC | {"index_dtype"} if api.typed != "never" else _DYNAMIC
+    return OpEntry(
+        op_id,
+        framework,
+        frozenset(api.forms),
+        _SLICE_GRAPH.get(op_id, default_graph),
+        _SLICE_TYPES.get(framework, _ALL_TYPES),
+        False,
+        document,
+        family="slice",
     )
 
 
@@ -267,6 +299,7 @@ OPS: dict[str, OpEntry] = {
             )
         ),
         *_directional("paddle", _PADDLE_TYPES, graph_options=_DYNAMIC),
+        *(_slice_op(op_id) for op_id in slice_ops.APIS),
     )
 }
 
@@ -297,6 +330,10 @@ def pinned_by_shared_expect(case: Case, op: OpEntry) -> bool:
 
 def why_not_applicable(case: Case, op: OpEntry) -> str | None:
     """None when ``op`` can express ``case``; otherwise the reason it cannot."""
+    if op.family != case.family:
+        return f"{op.id} is a {op.family} op; the case asks a {case.family}"
+    if isinstance(case.request, SliceArguments):
+        return _why_not_slice(case, case.request, op)
     if case.form.kind not in op.forms:
         return f"{op.id} takes no '{case.form.kind}' (it takes {', '.join(sorted(op.forms))})"
     if case.data.dtype not in op.dtypes:
@@ -325,6 +362,16 @@ def why_not_applicable(case: Case, op: OpEntry) -> str | None:
     if wanted and case.form.kind != wanted:
         return f"num_outputs: {case.graph.num_outputs} needs a '{wanted}' request"
     return None
+
+
+def _why_not_slice(case: Case, request: SliceArguments, op: OpEntry) -> str | None:
+    """:func:`why_not_applicable` for a Slice case."""
+    if case.data.dtype not in op.dtypes:
+        return f"{op.id} cannot carry {case.data.dtype} data"
+    extra = case.graph.non_default() - op.graph_options
+    if extra:
+        return f"{op.id} cannot express graph option(s) {', '.join(sorted(extra))}"
+    return slice_ops.why_not_expressible(op.id, request, case.graph)
 
 
 def _declares_outputs(case: Case, op: OpEntry) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from conformance.corpus import catalogue, fill
+from conformance.corpus import catalogue, fill, slice_keys
 from conformance.corpus.case import (
     FORM_KINDS,
     Case,
@@ -32,6 +32,8 @@ from conformance.corpus.case import (
     InputPlacement,
     Location,
     OutputExpect,
+    Request,
+    SplitArguments,
 )
 from conformance.corpus.case_schema import schema_problems
 from conformance.corpus.yaml_source import YamlDocument, YamlPath, read_yaml
@@ -307,6 +309,54 @@ def _form_value(value: int | list[int]) -> int | tuple[int, ...]:
     return tuple(value) if isinstance(value, list) else value
 
 
+def _split_run_problems(
+    raw: Mapping[str, Any], request: SplitArguments, graph: GraphSpec
+) -> list[tuple[str, str]]:
+    """Why a run's Split keys cannot change the built model, as (key, message)."""
+    problems = []
+    if "axis" in raw and not graph.runtime("axis"):
+        problems.append(
+            (
+                "axis",
+                "the axis is a constant of the model; feed it with graph.inputs: runtime or {axis: runtime}",
+            )
+        )
+    form = request.form
+    for kind in FORM_KINDS:
+        if kind not in raw:
+            continue
+        if kind != form.kind:
+            problems.append(
+                (kind, f"the case asks for '{form.kind}'; a run changes its values, not its form")
+            )
+        elif not graph.runtime("lengths"):
+            problems.append(
+                (
+                    kind,
+                    f"the {kind} are constants of the model; feed them with graph.inputs: runtime "
+                    "or {lengths: runtime}",
+                )
+            )
+        elif isinstance(form.value, tuple) and len(raw[kind]) != len(form.value):
+            problems.append(
+                (
+                    kind,
+                    f"{len(raw[kind])} values where the case gives {len(form.value)}: "
+                    "the count fixes the model's outputs",
+                )
+            )
+    return problems
+
+
+def _run_request(raw: Mapping[str, Any], request: Request) -> Request:
+    """The case's request with a run's new values."""
+    if not isinstance(request, SplitArguments):
+        return slice_keys.run_arguments(raw, request)
+    form = request.form
+    run_form = Form(form.kind, _form_value(raw[form.kind])) if form.kind in raw else form
+    return SplitArguments(raw.get("axis", request.axis), run_form)
+
+
 def _case_index(path: YamlPath) -> int | None:
     """The index of the case a path lies in, or None when it is outside every case."""
     if len(path) >= 2 and path[0] == "cases" and isinstance(path[1], int) and not isinstance(path[1], bool):
@@ -319,9 +369,16 @@ def _merge(defaults: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, An
     The form and the fill are each one choice over several keys, so a case's choice replaces the
     default's whole (a case's ``parts`` drops a default ``lengths``)."""
     merged = dict(defaults)
-    if any(kind in case for kind in FORM_KINDS):
+    # a case of one family drops the other's request keys; within Slice, ends and sizes are one choice
+    if any(kind in case for kind in FORM_KINDS) or slice_keys.is_slice(case):
         for kind in FORM_KINDS:
             merged.pop(kind, None)
+    if any(kind in case for kind in FORM_KINDS):
+        for key in slice_keys.SLICE_KEYS:
+            merged.pop(key, None)
+    if "ends" in case or "sizes" in case:
+        merged.pop("ends", None)
+        merged.pop("sizes", None)
     for key, value in case.items():
         default = merged.get(key)
         if key in _NESTED and isinstance(default, dict) and isinstance(value, dict):
@@ -366,19 +423,17 @@ class _CaseBuilder:
         expect = self._expect(case["expect"]) if "expect" in case else None
         if not self._ok or data is None:
             return None
-        kind = next(kind for kind in FORM_KINDS if kind in case)
-        form = Form(kind, _form_value(case[kind]))
         graph_options = dict(case.get("graph", {}))
         if isinstance(graph_options.get("axis_shape"), list):
             graph_options["axis_shape"] = "[1]"
         if isinstance(graph_options.get("inputs"), dict):
             graph_options["inputs"] = InputPlacement(**graph_options["inputs"])
         graph = GraphSpec(**graph_options)
-        self._check_omitted_split(form, graph)
+        request = self._request(case, graph)
         runs = tuple(
             run
             for number, raw in enumerate(case.get("runs", ()), start=2)
-            if (run := self._case_run(number, raw, data, case.get("axis"), form, graph)) is not None
+            if (run := self._case_run(number, raw, data, request, graph)) is not None
         )
         if not self._ok:
             return None
@@ -387,9 +442,8 @@ class _CaseBuilder:
             title=case["title"],
             source=case["source"],
             data=data,
-            form=form,
+            request=request,
             location=Location(self._owner.file, self._owner.line(("cases", self._index)) or 0),
-            axis=case.get("axis"),
             tags=tags,
             ops=tuple(patterns) if patterns is not None else None,
             graph=graph,
@@ -397,6 +451,18 @@ class _CaseBuilder:
             note=case.get("note"),
             runs=runs,
         )
+
+    def _request(self, case: dict[str, Any], graph: GraphSpec) -> Request:
+        """The case's request, in its family's terms (the schema let exactly one family's keys in)."""
+        if slice_keys.is_slice(case):
+            arguments = slice_keys.slice_arguments(case)
+            for key, message in slice_keys.form_problems(arguments):
+                self._error((key,), message)
+            return arguments
+        kind = next(kind for kind in FORM_KINDS if kind in case)
+        form = Form(kind, _form_value(case[kind]))
+        self._check_omitted_split(form, graph)
+        return SplitArguments(case.get("axis"), form)
 
     def _check_omitted_split(self, form: Form, graph: GraphSpec) -> None:
         """``split_input: omitted`` means the op's default split of 1, with no split value to feed."""
@@ -435,55 +501,37 @@ class _CaseBuilder:
         return DataSpec(shape, data["dtype"], fill_kind, data.get("seed", 0), values)
 
     def _case_run(
-        self, number: int, raw: dict[str, Any], data: DataSpec, axis: int | None, form: Form, graph: GraphSpec
+        self, number: int, raw: dict[str, Any], data: DataSpec, request: Request, graph: GraphSpec
     ) -> CaseRun | None:
         """One ``runs:`` entry resolved against the case, or None after reporting why it cannot be.
         A run changes only what the built model leaves open: a dynamic shape (not its rank), and the
         values of inputs fed at run time (not their count, which fixes the model's outputs)."""
         where: YamlPath = ("runs", number - 2)
-        ok = True
-
-        def refuse(key: str, message: str) -> None:
-            nonlocal ok
-            ok = False
-            self._error((*where, key), f"runs[{number - 2}].{key}: {message}")
-
+        problems: list[tuple[str, str]] = []
         shape = tuple(raw.get("shape", data.shape))
         if "shape" in raw and graph.data_shape != "dynamic":
-            refuse(
-                "shape", "a new shape needs graph.data_shape: dynamic (the model declares the case's shape)"
+            problems.append(
+                ("shape", "a new shape needs graph.data_shape: dynamic (the model declares the case's shape)")
             )
         elif len(shape) != len(data.shape):
-            refuse(
-                "shape",
-                f"rank {len(shape)} differs from the case's {len(data.shape)}; a model fixes its rank",
-            )
-        if "axis" in raw and not graph.runtime("axis"):
-            refuse(
-                "axis",
-                "the axis is a constant of the model; feed it with graph.inputs: runtime or {axis: runtime}",
-            )
-        for kind in FORM_KINDS:
-            if kind not in raw:
-                continue
-            if kind != form.kind:
-                refuse(kind, f"the case asks for '{form.kind}'; a run changes its values, not its form")
-            elif not graph.runtime("lengths"):
-                refuse(
-                    kind,
-                    f"the {kind} are constants of the model; feed them with graph.inputs: runtime "
-                    "or {lengths: runtime}",
+            problems.append(
+                (
+                    "shape",
+                    f"rank {len(shape)} differs from the case's {len(data.shape)}; a model fixes its rank",
                 )
-            elif isinstance(form.value, tuple) and len(raw[kind]) != len(form.value):
-                refuse(
-                    kind,
-                    f"{len(raw[kind])} values where the case gives {len(form.value)}: "
-                    "the count fixes the model's outputs",
-                )
+            )
+        if isinstance(request, SplitArguments):
+            problems += _split_run_problems(raw, request, graph)
+        else:
+            problems += slice_keys.run_problems(raw, request, graph)
         new_fill = "fill" in raw or "values" in raw
         if shape != data.shape and not new_fill and data.fill == "values":
-            refuse("shape", "the case's values do not fit a new shape; give the run its own fill or values")
-        if not ok:
+            problems.append(
+                ("shape", "the case's values do not fit a new shape; give the run its own fill or values")
+            )
+        for key, message in problems:
+            self._error((*where, key), f"runs[{number - 2}].{key}: {message}")
+        if problems:
             return None
         spec: dict[str, Any] = {"shape": list(shape), "dtype": data.dtype, "seed": raw.get("seed", data.seed)}
         if new_fill:
@@ -495,12 +543,10 @@ class _CaseBuilder:
         run_data = self._data(spec, where)
         if run_data is None:
             return None
-        run_form = Form(form.kind, _form_value(raw[form.kind])) if form.kind in raw else form
         return CaseRun(
             number=number,
             data=run_data,
-            axis=raw.get("axis", axis),
-            form=run_form,
+            request=_run_request(raw, request),
             location=Location(self._owner.file, self._owner.line(("cases", self._index, *where)) or 0),
             changes=tuple(raw),
         )

@@ -20,8 +20,9 @@ from conformance.engine import memory, phase
 from conformance.engine.attribution import attribute
 from conformance.loading import hooks
 from conformance.oracle import reference
+from conformance.oracle.answers import answer_for
 from conformance.oracle.judging import Judgement, Raised, judge
-from conformance.oracle.reference import SpecAnswer, SplitRequest
+from conformance.oracle.reference import SpecAnswer
 from conformance.plugin import Adapter, ImpossibleOutput, Judged, Target, Task, Unsupported
 from conformance.results import evidence
 from conformance.results.records import (
@@ -50,7 +51,7 @@ class Answered:
 def answered(case: Case, op: str, params: ParamsRecord | None = None) -> Answered:
     """The answers to ``case`` under ``op`` (``params``: its parameters record, if already made)."""
     runs = case.all_runs
-    answers = tuple(reference.answer(op, SplitRequest.of_run(case, run)) for run in runs)
+    answers = tuple(answer_for(op, case, run) for run in runs)
     return Answered(
         answers=answers,
         params=evidence.params(case) if params is None else params,

@@ -16,12 +16,13 @@ from conformance.errors import UsageError
 from conformance.explore import generated
 from conformance.explore.search import ShrunkDisagreement
 from conformance.oracle.corpus_check import case_defects
-from conformance.oracle.reference import Rejection, SplitRequest, answer
+from conformance.oracle.answers import answer_for
+from conformance.oracle.reference import Rejection
 
 
 def _tags(finding: ShrunkDisagreement) -> list[str]:
     tags = []
-    spec_answer = answer(finding.op, SplitRequest.of(finding.case))
+    spec_answer = answer_for(finding.op, finding.case)
     if spec_answer.ambiguous:
         tags.append("ambiguous")  # the corpus audit asks open points to say so
     elif isinstance(spec_answer.outcome, Rejection):

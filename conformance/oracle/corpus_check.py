@@ -18,7 +18,8 @@ from conformance.corpus import catalogue
 from conformance.corpus.case import Case, Location, OutputExpect
 from conformance.corpus.fill import make_data
 from conformance.oracle.compare import diff_values
-from conformance.oracle.reference import Pieces, Rejection, SpecAnswer, SplitRequest, TooManyPieces, answer
+from conformance.oracle.answers import answer_for
+from conformance.oracle.reference import Rejection, SpecAnswer, SpecOutcome, TooManyPieces
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def case_defects(case: Case) -> list[str]:
     answers = {}
     for op in targeted:
         try:
-            answers[op] = answer(op, SplitRequest.of(case))
+            answers[op] = answer_for(op, case)
         except TooManyPieces as error:  # no backend could be judged on it: say so, check the rest
             problems.append(f"{op}: {error}; no result would be judged (split fewer pieces)")
     ambiguous = sorted(op for op, spec_answer in answers.items() if spec_answer.ambiguous)
@@ -99,7 +100,7 @@ def _disagreement(case: Case, expect: OutputExpect, spec_answer: SpecAnswer) -> 
     return None if None in complaints else complaints[0]
 
 
-def _complaint(case: Case, expect: OutputExpect, outcome: Pieces | Rejection) -> str | None:
+def _complaint(case: Case, expect: OutputExpect, outcome: SpecOutcome) -> str | None:
     if expect.error:
         if not isinstance(outcome, Rejection):
             return f"expects a rejection, the reference gives shapes {outcome.shapes(case.data.shape)}"
@@ -118,16 +119,17 @@ def _complaint(case: Case, expect: OutputExpect, outcome: Pieces | Rejection) ->
     return None
 
 
-def _value_complaint(case: Case, values: tuple[object, ...], pieces: Pieces) -> str | None:
+def _value_complaint(case: Case, values: tuple[object, ...], outcome: SpecOutcome) -> str | None:
     size = math.prod(case.data.shape) * dtypes.numpy_dtype(case.data.dtype).itemsize
     if size > AUDIT_DATA_BYTES:
         return (
             f"expect.values on {size:,} bytes of data: the audit fills at most {AUDIT_DATA_BYTES >> 20} MiB "
             "to check values; pin shapes instead (the run judges every value anyway)"
         )
-    if len(values) != len(pieces.bounds):
-        return f"expects {len(values)} outputs' values, the reference gives {len(pieces.bounds)} outputs"
-    outputs = pieces.take(make_data(case.data))
+    assert not isinstance(outcome, Rejection)
+    outputs = outcome.take(make_data(case.data))
+    if len(values) != len(outputs):
+        return f"expects {len(values)} outputs' values, the reference gives {len(outputs)} outputs"
     for number, (written, output) in enumerate(zip(values, outputs, strict=True)):
         try:
             expected = np.array(written, dtype=dtypes.numpy_dtype(case.data.dtype))

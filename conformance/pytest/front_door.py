@@ -202,7 +202,7 @@ def _markers(job: Job) -> list[tuple[str, str]]:
     return [
         (keywords.MARKER, "an item of the Split conformance suite"),
         *((tag, "a case tag") for tag in job.case.tags),
-        (catalogue.get(job.op).family, "an op family: the ops named <family>.*"),
+        (catalogue.get(job.op).framework, "an op family: the ops named <family>.*"),
         (job.target.id, "a target: adapter/route/device"),
     ]
 

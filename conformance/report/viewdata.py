@@ -115,14 +115,22 @@ def option_text(value: object) -> str:
 
 
 def request_text(params: ParamsRecord) -> str:
-    """The request a case makes, e.g. ``float32 [6] axis 0, parts 4``."""
+    """The request a case makes, e.g. ``float32 [6] axis 0, parts 4`` or ``float32 [2, 4] slice
+    starts [1], ends [3]``."""
     data = params.get("data", {})
+    graph = params.get("graph") or {}
+    options = [f"{key}={option_text(graph[key])}" for key in graph if GRAPH_DEFAULTS.get(key) != graph[key]]
+    if "slice" in params:
+        keys = ", ".join(
+            f"{key} {_shape(value) if isinstance(value, list) else value}"
+            for key, value in params["slice"].items()
+        )
+        text = f"{data.get('dtype')} {_shape(data.get('shape', []))} slice {keys}"
+        return text + (f" ({', '.join(options)})" if options else "")
     form = params.get("form", {"kind": "?", "value": []})
     value = form["value"]
     shown = _shape(value) if isinstance(value, list) else str(value)
     axis = params.get("axis")
-    graph = params.get("graph") or {}
-    options = [f"{key}={option_text(graph[key])}" for key in graph if GRAPH_DEFAULTS.get(key) != graph[key]]
     where = "default axis" if axis is None else f"axis {axis}"
     text = f"{data.get('dtype')} {_shape(data.get('shape', []))} {where}, {form['kind']} {shown}"
     return text + (f" ({', '.join(options)})" if options else "")

@@ -54,7 +54,7 @@ Expected: TypeAlias = dict[tuple[str, str], tuple[ExpectedRecord, ParamsRecord]]
 def family(op: str) -> str:
     """The framework an op belongs to (its catalogue family; the id's prefix for others)."""
     entry = OPS.get(op)
-    return entry.family if entry is not None else op.partition(".")[0]
+    return entry.framework if entry is not None else op.partition(".")[0]
 
 
 #: Modules named within their framework's column as their users import them.

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from conformance import dtypes
-from conformance.corpus.case import Case, CaseRun
+from conformance.corpus.case import Case, CaseRun, SliceArguments
 from conformance.corpus.fill import describe_fill
 from conformance.oracle.compare import Mismatch
 from conformance.oracle.judging import Raised
-from conformance.oracle.reference import Pieces, Rejection, SpecAnswer
+from conformance.oracle.reference import Rejection, SpecAnswer, SpecOutcome
 from conformance.results.records import (
     ExpectedRecord,
     MismatchRecord,
@@ -22,16 +22,25 @@ from conformance.results.records import (
     ParamsRecord,
     RaisedRecord,
     ReadingRecord,
+    DataParams,
     RejectionRecord,
     RequestParams,
 )
 
 
 def request(run: CaseRun) -> RequestParams:
-    """One run's request: data, axis and form (for a case, its first run)."""
+    """One run's request: data, and a Split's axis and form or a Slice's keys as written (for a
+    case, its first run)."""
+    data: DataParams = {
+        "shape": list(run.data.shape),
+        "dtype": run.data.dtype,
+        "fill": describe_fill(run.data),
+    }
+    if isinstance(run.request, SliceArguments):
+        return {"data": data, "slice": run.request.as_dict()}
     kind = run.form.kind
     return {
-        "data": {"shape": list(run.data.shape), "dtype": run.data.dtype, "fill": describe_fill(run.data)},
+        "data": data,
         "axis": run.axis,
         "form": {
             "kind": kind,
@@ -79,8 +88,10 @@ def _rejection(rejection: Rejection) -> RejectionRecord:
     return {"rule": rejection.rule, "reason": rejection.reason}
 
 
-def _pieces(pieces: Pieces, shape: tuple[int, ...], dtype: str) -> list[OutputRecord]:
-    return [{"shape": list(piece), "dtype": dtype} for piece in pieces.shapes(shape)]
+def _pieces(outcome: SpecOutcome, shape: tuple[int, ...], dtype: str) -> list[OutputRecord]:
+    """The outputs an accepted request gives (Split's pieces, Slice's one window)."""
+    assert not isinstance(outcome, Rejection)
+    return [{"shape": list(piece), "dtype": dtype} for piece in outcome.shapes(shape)]
 
 
 def raised(refusal: Raised) -> RaisedRecord:

@@ -163,8 +163,9 @@ class ParamsRecord(TypedDict, total=False):
     """The resolved case, so a result can be read without the case files at hand."""
 
     data: DataParams
-    axis: int | None
-    form: FormParams
+    axis: int | None  # Split
+    form: FormParams  # Split
+    slice: dict[str, Any]  # Slice: its keys as the case writes them (starts, ends, axes ...)
     graph: dict[str, Any]  # option -> value; inputs may be a mapping {axis: ..., lengths: ...}
     tags: list[str]
     title: str
@@ -174,11 +175,12 @@ class ParamsRecord(TypedDict, total=False):
 
 
 class RequestParams(TypedDict):
-    """One run's request: the parts of the case a run can change."""
+    """One run's request: the parts of the case a run can change (Split: axis and form; Slice: its keys)."""
 
     data: DataParams
-    axis: int | None
-    form: FormParams
+    axis: NotRequired[int | None]
+    form: NotRequired[FormParams]
+    slice: NotRequired[dict[str, Any]]
 
 
 class CaseRunRecord(TypedDict):

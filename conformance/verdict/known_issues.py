@@ -134,7 +134,7 @@ def _deciding_request(result: Result) -> ParamsRecord:
     if not result.runs or result.run in (None, 1):
         return result.params
     request = result.runs[(result.run or 1) - 1]["request"]
-    return {**result.params, "data": request["data"], "axis": request["axis"], "form": request["form"]}
+    return {**result.params, **request}
 
 
 def graph_view(graph: Mapping[str, Any]) -> dict[str, str]:

@@ -93,7 +93,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "edge",
-    ("torch.*",),
+    ("torch.*split", "torch.chunk"),
     DESCRIPTION,
     build=_build,
     run=_run,

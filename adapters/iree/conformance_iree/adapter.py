@@ -80,7 +80,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "onnx",
-    ("onnx.*",),
+    ("onnx.Split*",),
     "the ONNX model imported by iree-import-onnx, compiled by iree-compile for llvm-cpu, run on local-task",
     build=_build,
     run=_run,

@@ -200,7 +200,7 @@ def route(
     (``compile_``), its snippet written by the adapter (which knows the interpreter's settings)."""
     return Route(
         "onnx2tf",
-        ("onnx.*",),
+        ("onnx.Split*",),
         "the ONNX model converted by onnx2tf.convert (float32 .tflite), run by the LiteRT interpreter",
         build=_convert,
         compile=compile_,

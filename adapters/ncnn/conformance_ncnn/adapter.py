@@ -78,7 +78,7 @@ def _prepare_pnnx(target: Target) -> None:
 
 PNNX: Final = Route(
     "pnnx",
-    ("torch.*",),
+    ("torch.*split", "torch.chunk"),
     "the torch module traced by torch.jit.trace, converted by pnnx, run by ncnn on the CPU",
     build=build_torch,
     compile=compile_model,
@@ -90,7 +90,7 @@ PNNX: Final = Route(
 )
 ONNX: Final = Route(
     "onnx",
-    ("onnx.*",),
+    ("onnx.Split*",),
     "the ONNX model converted by pnnx's ONNX import, run by ncnn on the CPU",
     build=build_onnx,
     compile=compile_model,

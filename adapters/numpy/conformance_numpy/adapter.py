@@ -5,7 +5,9 @@ Routes:
 ``numpy``
     ``numpy.split``, ``array_split``, ``hsplit``, ``vsplit`` and ``dsplit`` called as a user would:
     the data, the int or the list as the case gives it, and ``axis`` only when the case states one
-    (never for hsplit, vsplit and dsplit, which have no axis parameter).
+    (never for hsplit, vsplit and dsplit, which have no axis parameter); and basic slicing,
+    ``data[a:b:c, ...]`` (``numpy.ndarray.__getitem__``), with the selection tuple a user writes
+    (see :func:`conformance.reproducers.selection`).
 ``emulated``
     The ops :mod:`conformance_numpy.emulation` implements (OpenVINO's, ONNX's Split versions and
     torch.split / tensor_split / chunk), an independent reading of their spec texts: not a backend
@@ -36,6 +38,7 @@ _NUMPY_FUNCTIONS: dict[str, Callable[..., list[np.ndarray]]] = {
     for function in (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit)
 }
 _NO_AXIS = frozenset({"numpy.hsplit", "numpy.vsplit", "numpy.dsplit"})
+SLICING = "numpy.ndarray.__getitem__"
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,14 @@ class Call:
 
 def _build(task: Task, target: Target) -> Call:
     """The call for the task; the request is passed as given, never checked here."""
+    if task.op == SLICING:
+        return Call(_getitem, (reproducers.selection(task.request),), {})
     return Call(_NUMPY_FUNCTIONS[task.op], (_argument(task),), _axis_keyword(task))
+
+
+def _getitem(data: np.ndarray, index: tuple[Any, ...]) -> list[np.ndarray]:
+    """``data[index]``: basic slicing gives one array (a view)."""
+    return [data[index]]
 
 
 def _run(compiled: Call, task: Task) -> Sequence[np.ndarray]:
@@ -59,11 +69,14 @@ def _run(compiled: Call, task: Task) -> Sequence[np.ndarray]:
 
 def _reproducer(task: Task, target: Target) -> str:
     """NumPy's own call, once per run of the case."""
-    axis = "".join(f", axis={value}" for value in _axis_keyword(task).values())
-    function = _NUMPY_FUNCTIONS[task.op].__name__
+    if task.op == SLICING:
+        call = f"[data{reproducers.selection_code(task.request)}]"
+    else:
+        axis = "".join(f", axis={value}" for value in _axis_keyword(task).values())
+        call = f"np.{_NUMPY_FUNCTIONS[task.op].__name__}(data, {_argument(task)!r}{axis})"
     return "".join(
         f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
-        f"pieces = np.{function}(data, {_argument(task)!r}{axis})\n"
+        f"pieces = {call}\n"
         "print([piece.shape for piece in pieces])\n"
         for run in task.every_run
     )
@@ -72,8 +85,8 @@ def _reproducer(task: Task, target: Target) -> str:
 ROUTES = (
     Route(
         "numpy",
-        ("numpy.*",),
-        "numpy.split / array_split / hsplit / vsplit / dsplit called directly",
+        ("numpy.*split", SLICING),
+        "numpy.split / array_split / hsplit / vsplit / dsplit called directly; basic slicing data[a:b:c]",
         build=_build,
         run=_run,
         reproducer=_reproducer,

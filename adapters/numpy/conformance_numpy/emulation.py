@@ -60,7 +60,7 @@ Pieces = list[np.ndarray]
 #: The op ids (and globs) this module has a reading for: the route's ``ops``. ``onnx.Split-*``
 #: matches the Split versions only (not ``onnx.SplitToSequence-11``).
 OPS: tuple[str, ...] = (
-    "openvino.*",
+    "openvino.*Split-*",
     "onnx.Split-*",
     "torch.split",
     "torch.tensor_split",

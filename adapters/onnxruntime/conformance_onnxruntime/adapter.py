@@ -212,7 +212,7 @@ def _reproducer(settings: Settings, task: Task, target: Target) -> str:
 def _default_route(settings: Settings) -> Route:
     return Route(
         "default",
-        ("onnx.*",),
+        ("onnx.Split*",),
         "the ONNX model run by onnxruntime.InferenceSession",
         build=_build,
         compile=settings.session,

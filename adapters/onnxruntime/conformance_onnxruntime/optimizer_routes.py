@@ -58,7 +58,7 @@ class Tool:
         ``support``: route ``default``'s refusals, once the tool is there."""
         return Route(
             self.name,
-            ("onnx.*",),
+            ("onnx.Split*",),
             f"the ONNX model passed through {self.what}, then run by an InferenceSession as route "
             "default runs it",
             build=functools.partial(optimize, self),

@@ -128,7 +128,7 @@ def route(settings: Settings) -> Route:
     """The route, its sessions made with the adapter's ``settings``."""
     return Route(
         "tf2onnx",
-        ("tensorflow.*",),
+        ("tensorflow.*split",),
         "the traced tf.function converted by tf2onnx.convert.from_function (its newest opset), run by an "
         "InferenceSession",
         build=_export,

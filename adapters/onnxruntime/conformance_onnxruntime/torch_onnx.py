@@ -143,7 +143,7 @@ def route(settings: Settings) -> Route:
     """The route, its sessions made with the adapter's ``settings``."""
     return Route(
         "torch-onnx",
-        ("torch.*",),
+        ("torch.*split", "torch.chunk"),
         "the torch module exported by torch.onnx.export (dynamo exporter, optimizer on), run by an "
         "InferenceSession",
         build=_export,

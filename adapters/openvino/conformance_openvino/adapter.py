@@ -77,7 +77,7 @@ class RouteSpec:
 SPECS: Final = (
     RouteSpec(
         "native",
-        ("openvino.*",),
+        ("openvino.*Split-*",),
         "ov.Model built with openvino.opset1 Split / VariadicSplit",
         "conformance_openvino.native",
         reproducer.native_snippet,
@@ -85,7 +85,7 @@ SPECS: Final = (
     ),
     RouteSpec(
         "onnx",
-        ("onnx.*",),
+        ("onnx.Split*",),
         "ONNX model file read by OpenVINO's ONNX frontend (core.read_model); SplitToSequence through "
         "the SequenceAt or ConcatFromSequence that consumes it",
         "conformance_openvino.onnx_route",
@@ -96,7 +96,7 @@ SPECS: Final = (
     ),
     RouteSpec(
         "pytorch",
-        ("torch.*",),
+        ("torch.*split", "torch.chunk"),
         "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)",
         "conformance_openvino.pytorch_route",
         reproducer.pytorch_snippet,
@@ -106,7 +106,7 @@ SPECS: Final = (
     ),
     RouteSpec(
         "torch-export",
-        ("torch.*",),
+        ("torch.*split", "torch.chunk"),
         "a torch.export ExportedProgram converted by ov.convert_model (its FX path)",
         "conformance_openvino.torch_export_route",
         reproducer.torch_export_snippet,
@@ -115,7 +115,7 @@ SPECS: Final = (
     ),
     RouteSpec(
         "tensorflow",
-        ("tensorflow.*",),
+        ("tensorflow.*split",),
         "the traced tf.function converted by OpenVINO's TensorFlow frontend (ov.convert_model)",
         "conformance_openvino.tensorflow_route",
         reproducer.tensorflow_snippet,

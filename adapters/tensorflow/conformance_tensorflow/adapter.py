@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 NAME = "tensorflow"
 DEVICES = ("cpu",)
-_OPS: Final = ("tensorflow.*",)
+_OPS: Final = ("tensorflow.*split",)
 
 
 #: TensorFlow starts its threads at its first op, not when imported: a run's zygote imports it

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import torch
 
 NAME = "torch"
-_OPS: Final = ("torch.*",)
+_OPS: Final = ("torch.*split", "torch.chunk")
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "onnx",
-    ("onnx.*",),
+    ("onnx.Split*",),
     "the ONNX model loaded by tract (onnx().load, into_model, into_runnable) and run",
     build=_build,
     run=_run,

@@ -119,7 +119,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "onnx",
-    ("onnx.*",),
+    ("onnx.Split*",),
     "the ONNX model imported by TVM's Relax frontend (from_onnx), compiled for llvm and run on the Relax VM",
     build=_build,
     run=_run,

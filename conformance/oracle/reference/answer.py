@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from conformance.corpus.case import Case, CaseRun, Form, GraphSpec
-from conformance.families.slicing.window import Window
+from conformance.oracle.slicing.window import Window
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,9 @@ function caseSection(kase) {
     ["title", str(kase.t)],
     ["note", str(kase.n)],
     ["data", shapeText(data.shape || []) + " " + data.dtype + (data.fill ? ", fill " + JSON.stringify(data.fill) : "")],
-    ["axis", p.axis === null || p.axis === undefined ? "(the op's default)" : String(p.axis)],
-    ["request", form.kind + " " + JSON.stringify(form.value)],
+    ...(p.slice ? [["request", "slice " + JSON.stringify(p.slice)]] : [
+      ["axis", p.axis === null || p.axis === undefined ? "(the op's default)" : String(p.axis)],
+      ["request", form.kind + " " + JSON.stringify(form.value)]]),
     ["graph", graphItems],
     ["tags", kase.g.map((g) => D.tags[g]).join(", ")],
     ["source", p.source],

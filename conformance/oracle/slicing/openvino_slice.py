@@ -20,7 +20,7 @@ import itertools
 from functools import partial
 
 from conformance import dtypes
-from conformance.families.slicing.indexing import (
+from conformance.oracle.slicing.indexing import (
     between,
     clamp,
     from_end,
@@ -31,9 +31,9 @@ from conformance.families.slicing.indexing import (
     require_nonzero_steps,
     require_same_lengths,
 )
-from conformance.families.slicing.request import SliceRequest
-from conformance.families.slicing.strided import Dialect, ShrinkEnd, strided_answer
-from conformance.families.slicing.window import Span, Window, full_span, span_length, span_of
+from conformance.oracle.slicing.request import SliceRequest
+from conformance.oracle.slicing.strided import Dialect, ShrinkEnd, strided_answer
+from conformance.oracle.slicing.window import Span, Window, full_span, span_length, span_of
 from conformance.oracle.reference.answer import SpecAnswer
 from conformance.oracle.reference.rules import RuleViolation
 

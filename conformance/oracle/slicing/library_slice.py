@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from conformance import dtypes
-from conformance.families.slicing.indexing import (
+from conformance.oracle.slicing.indexing import (
     attempt,
     either,
     from_end,
@@ -28,8 +28,8 @@ from conformance.families.slicing.indexing import (
     python_span,
     require_nonzero_steps,
 )
-from conformance.families.slicing.request import SliceRequest
-from conformance.families.slicing.window import Window, full_span, span_of
+from conformance.oracle.slicing.request import SliceRequest
+from conformance.oracle.slicing.window import Window, full_span, span_of
 from conformance.oracle.reference.answer import Rejection, SpecAnswer
 from conformance.oracle.reference.rules import RuleViolation
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from conformance import dtypes
-from conformance.families.slicing.indexing import (
+from conformance.oracle.slicing.indexing import (
     attempt,
     between,
     clamp,
@@ -36,8 +36,8 @@ from conformance.families.slicing.indexing import (
     require_nonzero_steps,
     require_same_lengths,
 )
-from conformance.families.slicing.request import SliceRequest
-from conformance.families.slicing.window import Span, Window, compose, full_span, span_length
+from conformance.oracle.slicing.request import SliceRequest
+from conformance.oracle.slicing.window import Span, Window, compose, full_span, span_length
 from conformance.oracle.reference.answer import Rejection, SpecAnswer
 from conformance.oracle.reference.rules import RuleViolation
 

@@ -14,16 +14,16 @@ worked example encodes as ``end = begin + 1``: read both ways.
 
 from __future__ import annotations
 
-from conformance.families.slicing.indexing import (
+from conformance.oracle.slicing.indexing import (
     attempt,
     either,
     integers,
     python_span,
     require_same_lengths,
 )
-from conformance.families.slicing.request import SliceRequest
-from conformance.families.slicing.strided import Dialect, strided_answer
-from conformance.families.slicing.window import Window, span_of
+from conformance.oracle.slicing.request import SliceRequest
+from conformance.oracle.slicing.strided import Dialect, strided_answer
+from conformance.oracle.slicing.window import Window, span_of
 from conformance.oracle.reference.answer import Rejection, SpecAnswer
 from conformance.oracle.reference.rules import RuleViolation
 

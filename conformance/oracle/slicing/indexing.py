@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ParamSpec
 
-from conformance.families.slicing.window import Span, span_length, span_of
+from conformance.oracle.slicing.window import Span, span_length, span_of
 from conformance.oracle.reference.answer import Reading, Rejection, SpecAnswer, SpecOutcome
 from conformance.oracle.reference.rules import RuleViolation
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance.families.slicing.indexing import (
+from conformance.oracle.slicing.indexing import (
     attempt,
     either,
     from_end,
@@ -24,8 +24,8 @@ from conformance.families.slicing.indexing import (
     require_nonzero_steps,
     require_same_lengths,
 )
-from conformance.families.slicing.request import Masks, SliceRequest
-from conformance.families.slicing.window import Span, Window, full_span, span_of
+from conformance.oracle.slicing.request import Masks, SliceRequest
+from conformance.oracle.slicing.window import Span, Window, full_span, span_of
 from conformance.oracle.reference.answer import Rejection, SpecAnswer
 from conformance.oracle.reference.rules import RuleViolation
 
