@@ -1,5 +1,6 @@
-"""ONNX models for the ``onnx.Split-*`` and ``onnx.SplitToSequence-*`` ops: one node, built exactly
-as a case states it, so that every backend that reads ONNX is handed the *same* model.
+"""ONNX models for the ``onnx.Split-*``, ``onnx.SplitToSequence-*`` and ``onnx.Slice-*`` ops: one
+node, built exactly as a case states it, so that every backend that reads ONNX is handed the *same*
+model.
 
 - The default-domain opset import is the op's version, with :data:`IR_VERSION` for every opset.
 - The split request as that version defines it: Split-1 ``split`` attribute (``constant``) or
@@ -11,6 +12,10 @@ as a case states it, so that every backend that reads ONNX is handed the *same* 
 - Outputs state the element type and rank only: the backend's shape inference decides the shapes.
   SplitToSequence's one output, ``seq(tensor(T))``, states no rank either (``keepdims`` decides it);
   its model declares opset 11, which resolves to SplitToSequence-11 up to opset 23.
+- Slice-1 takes ``starts``, ``ends`` and ``axes`` as attributes; Slice-10 on as inputs of
+  ``graph.index_dtype`` (``axes`` and ``steps`` only where the case gives them, an empty name
+  standing for omitted ``axes`` before given ``steps``), each an initializer or, where the case
+  places it at run time, a graph input.
 """
 
 from __future__ import annotations
@@ -57,7 +62,13 @@ ELEMENT_TYPES: Final[dict[str, int]] = {
 
 
 #: The ONNX operator an op id names, by the op id's prefix (the version follows it).
-_OPERATORS: Final = {"onnx.Split-": "Split", "onnx.SplitToSequence-": "SplitToSequence"}
+_OPERATORS: Final = {
+    "onnx.Split-": "Split",
+    "onnx.SplitToSequence-": "SplitToSequence",
+    "onnx.Slice-": "Slice",
+}
+#: Slice's index inputs, in the node's order.
+SLICE_INPUTS: Final = ("starts", "ends", "axes", "steps")
 
 
 def operator_of(op: str) -> tuple[str, int]:
@@ -66,7 +77,9 @@ def operator_of(op: str) -> tuple[str, int]:
         version = op[len(prefix) :]
         if op.startswith(prefix) and version.isdigit():
             return operator, int(version)
-    raise ValueError(f"{op!r} is not an ONNX Split op (onnx.Split-<v> or onnx.SplitToSequence-<v>)")
+    raise ValueError(
+        f"{op!r} is not an ONNX op of the suite (onnx.Split-<v>, onnx.SplitToSequence-<v>, onnx.Slice-<v>)"
+    )
 
 
 def version_of(op: str) -> int:
@@ -89,7 +102,7 @@ def output_count(task: Task) -> int:
     set; one per length (none for an empty split); else the piece count (none below 1), except that
     Split-18's ``num_outputs`` keeps one output, so the one rule broken is its own.
     """
-    if is_sequence(task.op):
+    if is_sequence(task.op) or operator_of(task.op)[0] == "Slice":
         return 1
     if task.graph.declared_outputs is not None:
         return task.graph.declared_outputs
@@ -109,6 +122,8 @@ def _has_num_outputs(task: Task) -> bool:
 
 def _split_is_input(task: Task) -> bool:
     """Whether ``split`` is a node input (rather than an attribute, or absent) for this task."""
+    if operator_of(task.op)[0] == "Slice":
+        return False
     if is_sequence(task.op):  # optional: left out only when the case says so
         return task.graph.split_input == "given"
     if task.request.form.kind != "lengths":
@@ -144,7 +159,8 @@ def _data_shape(task: Task) -> list[int | str]:
 def build_model(task: Task) -> onnx.ModelProto:
     """The one-node model for ``task`` (see the module docstring for the mapping)."""
     operator, version = operator_of(task.op)
-    graph = _sequence_graph(task) if operator == "SplitToSequence" else _split_graph(task)
+    graphs = {"SplitToSequence": _sequence_graph, "Slice": _slice_graph, "Split": _split_graph}
+    graph = graphs[operator](task)
     model = helper.make_model(
         graph,
         opset_imports=[helper.make_opsetid("", version)],
@@ -208,6 +224,51 @@ def _sequence_graph(task: Task) -> GraphProto:
     return helper.make_graph([node], _graph_name(task), inputs, [output], initializer=initializers)
 
 
+def _slice_indices(task: Task) -> dict[str, np.ndarray]:
+    """Slice-10 on: each index input the case gives, in ``graph.index_dtype`` (the catalogue hands
+    ONNX only values that fit it, and no omitted bound)."""
+    arguments = task.request
+    given = {name: getattr(arguments, name) for name in SLICE_INPUTS}
+    kind = dtypes.numpy_dtype(task.graph.index_dtype)
+    return {
+        name: np.asarray(value, dtype=np.int64).astype(kind)
+        for name, value in given.items()
+        if value is not None
+    }
+
+
+def _slice_graph(task: Task) -> GraphProto:
+    """One ``Slice`` node: Slice-1's attributes, or Slice-10's index inputs (see the module docstring)."""
+    element = ELEMENT_TYPES[task.dtype]
+    inputs = [helper.make_tensor_value_info(DATA, element, _data_shape(task))]
+    initializers: list[TensorProto] = []
+    node_inputs = [DATA]
+    attributes: dict[str, AttributeProto] = {}
+    if version_of(task.op) == 1:
+        for name in ("starts", "ends", "axes"):
+            value = getattr(task.request, name)
+            if value is not None:
+                attributes[name] = helper.make_attribute(name, list(value), attr_type=AttributeProto.INTS)
+    else:
+        indices = _slice_indices(task)
+        for name in SLICE_INPUTS:
+            if name not in indices:
+                node_inputs.append("")  # an optional input left out (dropped below when last)
+                continue
+            node_inputs.append(name)
+            if task.graph.runtime(name):
+                index_type = ELEMENT_TYPES[task.graph.index_dtype]
+                inputs.append(helper.make_tensor_value_info(name, index_type, list(indices[name].shape)))
+            else:
+                initializers.append(numpy_helper.from_array(indices[name], name))
+        while node_inputs[-1] == "":
+            node_inputs.pop()
+    node = helper.make_node("Slice", node_inputs, [output_name(0)], name="slice_node")
+    node.attribute.extend(attributes.values())
+    output = helper.make_tensor_value_info(output_name(0), element, [None] * len(task.case.data.shape))
+    return helper.make_graph([node], _graph_name(task), inputs, [output], initializer=initializers)
+
+
 def consumed_sequence_model(task: Task, reader: int | str) -> onnx.ModelProto:
     """The SplitToSequence model of ``task`` with its sequence read by Sequence ops, for a backend
     that cannot hand a sequence out (:func:`conformance.models.sequence_consumers.reader`):
@@ -250,6 +311,10 @@ def feeds(task: Task) -> dict[str, np.ndarray]:
     result = {DATA: task.data}
     if _split_is_input(task) and task.graph.runtime("lengths"):
         result[SPLIT] = _lengths_array(task)
+    if operator_of(task.op)[0] == "Slice" and version_of(task.op) >= 10:
+        result.update(
+            (name, value) for name, value in _slice_indices(task).items() if task.graph.runtime(name)
+        )
     return result
 
 

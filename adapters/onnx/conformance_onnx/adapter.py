@@ -193,7 +193,7 @@ def _prepare(target: Target) -> None:
 
 REFERENCE: Final = Route(
     "reference",
-    ("onnx.Split*",),
+    ("onnx.Split*", "onnx.Slice-*"),
     "onnx.reference.ReferenceEvaluator runs the model (ONNX's executable reading)",
     build=_build,
     compile=_evaluator,
@@ -205,7 +205,7 @@ REFERENCE: Final = Route(
 )
 SHAPE_INFERENCE: Final = Route(
     "shape-inference",
-    ("onnx.Split*",),
+    ("onnx.Split*", "onnx.Slice-*"),
     "onnx.checker full check and strict shape inference; judged on acceptance and output shapes, not values",
     build=_build,
     compile=_infer,

@@ -212,7 +212,7 @@ def _reproducer(settings: Settings, task: Task, target: Target) -> str:
 def _default_route(settings: Settings) -> Route:
     return Route(
         "default",
-        ("onnx.Split*",),
+        ("onnx.Split*", "onnx.Slice-*"),
         "the ONNX model run by onnxruntime.InferenceSession",
         build=_build,
         compile=settings.session,
