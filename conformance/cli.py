@@ -83,7 +83,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         print()
     _print_totals("op", Counter(item.op for item in items), order=list(catalogue.OPS))
     _print_totals("tag", Counter(tag for item in items for tag in item.case.tags or ("(untagged)",)))
-    _print_totals("form", Counter(item.case.form.kind for item in items))
+    _print_totals("family", Counter(item.case.family for item in items))
+    _print_totals("form", Counter(item.case.kind for item in items))
     print(f"total: {len(items)} (case, op) pairs from {len({item.case.id for item in items})} cases")
     return 0
 

@@ -313,6 +313,12 @@ class Case:
         return family_of(self.request)
 
     @property
+    def kind(self) -> str:
+        """The form of its request: Split's ``lengths``, ``parts`` ...; Slice's ``bounds``, ``sizes``,
+        ``strided`` (what ``-k`` and ``conformance list --totals`` name)."""
+        return self.request.form if isinstance(self.request, SliceArguments) else self.form.kind
+
+    @property
     def axis(self) -> int | None:
         """A Split case's axis (see split_arguments)."""
         return split_arguments(self.request).axis

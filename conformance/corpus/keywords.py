@@ -37,7 +37,8 @@ def words(case: Case, op: str, target: str | None = None) -> frozenset[str]:
             item_name(case.id, op, target),
             *_path_words(case.location.file),
             *case.tags,
-            case.form.kind,
+            case.family,
+            case.kind,
             case.data.dtype,
             MARKER,
         }

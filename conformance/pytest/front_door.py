@@ -221,8 +221,8 @@ class ConformanceItem(pytest.Item):
                 self.config.addinivalue_line("markers", f"{marker}: {meaning}")
                 registered.add(marker)
             self.add_marker(marker)
-        # the rest of the -k words (conformance.corpus.keywords): the form and the dtype
-        self.extra_keyword_matches.update({job.case.form.kind, job.case.data.dtype})
+        # the rest of the -k words (conformance.corpus.keywords): the family, the form and the dtype
+        self.extra_keyword_matches.update({job.case.family, job.case.kind, job.case.data.dtype})
 
     def runtest(self) -> None:
         streamed = self.config.stash.get(_RUN, None)
