@@ -86,7 +86,7 @@ class KnownIssue:
             return False
         if self.dtypes and params.get("data", {}).get("dtype") not in self.dtypes:
             return False
-        if self.forms and params.get("form", {}).get("kind") not in self.forms:
+        if self.forms and _form_kind(params) not in self.forms:
             return False
         if self.rules and not set(self.rules) & _rules(expected):
             return False
@@ -160,8 +160,39 @@ def _beyond(type_name: str, params: ParamsRecord) -> bool:
     return any(not low <= candidate <= high for candidate in candidates)
 
 
+def _form_kind(params: ParamsRecord) -> str | None:
+    """The form a result's request takes: Split's kind, or Slice's bounds, sizes or strided."""
+    if "slice" in params:
+        request = params["slice"]
+        return "strided" if "masks" in request else "sizes" if "sizes" in request else "bounds"
+    return params.get("form", {}).get("kind")
+
+
+def _slice_holds(name: str, wanted: object, request: dict[str, Any]) -> bool | None:
+    """A Slice ``where`` predicate (None: ``name`` is none of Slice's)."""
+    steps = request.get("steps") or []
+    bounds = [value for key in ("starts", "ends") for value in request.get(key) or [] if value is not None]
+    axes = request.get("axes") or []
+    if name == "step":
+        signs = {"negative": any(step < 0 for step in steps), "zero": 0 in steps}
+        return signs.get(str(wanted), bool(steps) and all(step > 0 for step in steps))
+    if name == "bound_beyond":
+        low, high = dtypes.integer_range(str(wanted))
+        return any(not low <= value <= high for value in bounds)
+    if name == "axes":
+        kinds = {"negative": any(axis < 0 for axis in axes), "repeated": len(set(axes)) != len(axes)}
+        return kinds.get(str(wanted), False)
+    if name == "mask":
+        return bool(request.get("masks", {}).get(str(wanted)))
+    return None
+
+
 def _holds(name: str, wanted: object, params: ParamsRecord) -> bool:
     """One ``where`` predicate on the request a result records."""
+    if "slice" in params:
+        held = _slice_holds(name, wanted, params["slice"])
+        if held is not None:
+            return held
     axis = params.get("axis")
     shape = params.get("data", {}).get("shape", [])
     if name == "axis":
