@@ -1,4 +1,5 @@
-"""Split's behaviours: what a request exercises, read from the request itself.
+"""The behaviours: what a request exercises, read from the request itself (Split's here, Slice's
+in :mod:`.slice_behaviours`).
 
 The compatibility page and the report's ``behaviour`` filter group requests by behaviour ("a count
 that does not divide"), so a reader moving a model between frameworks finds every request that
@@ -16,6 +17,7 @@ from typing import Any
 from conformance.corpus.case import GraphSpec
 from conformance.corpus.catalogue import OPS
 from conformance.oracle.reference.directional_ops import DSPLIT, HSPLIT, VSPLIT
+from conformance.results import slice_behaviours
 from conformance.results.records import FormParams, ParamsRecord
 
 INT32_MAX = 2**31 - 1
@@ -45,6 +47,8 @@ class Request:
     dtype: str
     tags: frozenset[str]
     graph: Mapping[str, Any]  # the graph options the case sets away from their defaults
+    #: a Slice request as its case writes it (None: a Split request)
+    slice: Mapping[str, Any] | None = None
 
     @property
     def count(self) -> int:
@@ -154,6 +158,11 @@ def _wide_dims(r: Request) -> bool:
     return max(r.shape, default=0) > INT32_MAX
 
 
+def _sliced(test: slice_behaviours.Test) -> Callable[[Request], bool]:
+    """A Slice row's test on a request (never true of a Split request)."""
+    return lambda r: r.slice is not None and test(r.slice, r.shape)
+
+
 def _row(slug: str, title: str, group: str, test: Callable[[Request], bool], *prefer: str) -> Behaviour:
     return Behaviour(slug, title, group, test, prefer)
 
@@ -227,8 +236,14 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     _row("points-repeated", "A split point repeated", POINTS, _REPEATED, "indices-duplicates"),
     _row("points-empty", "An empty list of split points", POINTS, _points(lambda r, n: not r.value)),
     _row("axis-negative", "A negative axis", AXIS, lambda r: (r.axis or 0) < 0 and r.dim is not None),
-    _row("axis-out-of-range", "An axis out of range", AXIS, lambda r: r.dim is None and len(r.shape) > 0),
+    _row(
+        "axis-out-of-range",
+        "An axis out of range",
+        AXIS,
+        lambda r: r.slice is None and r.dim is None and len(r.shape) > 0,
+    ),
     _row("axis-default", "No axis: the op's default", AXIS, lambda r: r.axis is None and r.dim is not None),
+    *(_row(slug, title, group, _sliced(test)) for slug, title, group, test in slice_behaviours.ROWS),
     _row("rank-0", "A rank-0 tensor", DATA, lambda r: not r.shape),
     _row("empty-dim", "An empty split dimension", DATA, lambda r: r.dim == 0),
     _row("empty-other-dim", "An empty dimension beside the split one", DATA, _empty_other),
@@ -262,6 +277,13 @@ def request_of(params: ParamsRecord, op: str) -> Request:
     """The request ``op`` is given by a result's resolved case."""
     data = params.get("data", {})
     shape = tuple(int(size) for size in data.get("shape", []))
+    graph = params.get("graph") or {}
+    set_graph = {key: value for key, value in graph.items() if _GRAPH_DEFAULTS.get(key) != value}
+    tags = frozenset(params.get("tags") or ())
+    if "slice" in params:  # no axis, no dim: Split's rows read neither
+        return Request(
+            "slice", (), shape, None, None, str(data.get("dtype")), tags, set_graph, params["slice"]
+        )
     empty: FormParams = {"kind": "", "value": []}
     form = params.get("form", empty)
     raw = form["value"]
@@ -270,7 +292,6 @@ def request_of(params: ParamsRecord, op: str) -> Request:
     axis = default_axis(op, len(shape)) if written is None else written
     rank = len(shape)
     dim = shape[axis % rank] if rank and -rank <= axis < rank else None
-    graph = params.get("graph") or {}
     return Request(
         kind=form["kind"],
         value=value,
@@ -278,8 +299,8 @@ def request_of(params: ParamsRecord, op: str) -> Request:
         axis=written,
         dim=dim,
         dtype=str(data.get("dtype")),
-        tags=frozenset(params.get("tags") or ()),
-        graph={key: value for key, value in graph.items() if _GRAPH_DEFAULTS.get(key) != value},
+        tags=tags,
+        graph=set_graph,
     )
 
 

@@ -113,6 +113,8 @@ def answer(expected: ExpectedRecord, params: ParamsRecord, op: str) -> Answer:
             return Answer(ERROR, f"rejected by rule {outcome['rejected']['rule']}")
         outputs = [list(output["shape"]) for output in outcome.get("outputs", [])]
         shapes = " ".join("[" + ",".join(str(size) for size in output) + "]" for output in outputs)
+        if "slice" in params:  # one output, whose shape is the answer
+            return Answer(shapes or "no outputs", shapes or "no outputs")
         return Answer(pieces_text(outputs, shape, axis), shapes or "no outputs")
 
     if "readings" in expected:

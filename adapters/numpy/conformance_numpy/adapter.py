@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from conformance import reproducers
-from conformance.plugin import AdapterError, AdapterInfo, AdapterOptions, Route, Target, Task
+from conformance.plugin import AdapterError, AdapterInfo, AdapterOptions, Route, Target, Task, backend_calls
 from conformance_numpy import emulation
 
 NAME = "numpy"
@@ -58,8 +58,11 @@ def _build(task: Task, target: Target) -> Call:
 
 
 def _getitem(data: np.ndarray, index: tuple[Any, ...]) -> list[np.ndarray]:
-    """``data[index]``: basic slicing gives one array (a view)."""
-    return [data[index]]
+    """``data[index]``: basic slicing gives one array (a view). Indexing is NumPy's C code, called
+    from this frame: its exceptions are NumPy's refusals. ``x[()]`` of a 0-d array is a scalar, the
+    element itself, handed on as the 0-d array it was cut from."""
+    with backend_calls():
+        return [np.asarray(data[index])]
 
 
 def _run(compiled: Call, task: Task) -> Sequence[np.ndarray]:
