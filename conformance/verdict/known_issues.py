@@ -21,6 +21,7 @@ import yaml
 
 from conformance import dtypes
 from conformance import schema as schemas
+from conformance.corpus.case import INPUT_NAMES
 from conformance.corpus.yaml_source import read_yaml, schema_problems
 from conformance.errors import KnownIssuesError
 from conformance.results.records import ExpectedRecord, KnownIssueRecord, ParamsRecord
@@ -139,11 +140,12 @@ def _deciding_request(result: Result) -> ParamsRecord:
 
 def graph_view(graph: Mapping[str, Any]) -> dict[str, str]:
     """A result's graph options as the ``graph`` selector sees them: every value as text, ``inputs``
-    ``runtime`` when any input is fed at run time, and each input's own as ``inputs.<name>``."""
+    ``runtime`` when any input is fed at run time, and each input's own as ``inputs.<name>`` (Split's
+    axis and lengths, Slice's starts, ends, axes, steps and sizes)."""
     view = {name: "none" if value is None else str(value) for name, value in graph.items()}
     inputs = graph.get("inputs", "constant")
-    placed = dict(inputs) if isinstance(inputs, Mapping) else {"axis": inputs, "lengths": inputs}
-    for name in ("axis", "lengths"):
+    placed = dict(inputs) if isinstance(inputs, Mapping) else dict.fromkeys(INPUT_NAMES, inputs)
+    for name in INPUT_NAMES:
         view[f"inputs.{name}"] = str(placed.get(name, "constant"))
     view["inputs"] = "runtime" if "runtime" in placed.values() else "constant"
     return view
