@@ -10,12 +10,13 @@ import pytest
 
 from conformance import dtypes
 from conformance.corpus import catalogue as ops
-from conformance.corpus.case import Case, InputPlacement
+from conformance.corpus.case import Case, InputPlacement, SliceArguments
 from conformance.corpus.loader import Suite, load_paths
 from conformance.corpus.case_schema import case_file_schema
 from conformance.corpus.selection import select
 from conformance.oracle.corpus_check import check_corpus
-from conformance.oracle.reference import Rejection, SplitRequest, answer
+from conformance.oracle.answers import answer_for
+from conformance.oracle.reference import Rejection
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 
@@ -31,12 +32,17 @@ def test_every_expect_agrees_with_the_reference(suite: Suite) -> None:
     assert not defects, "\n".join(str(defect) for defect in defects)
 
 
+#: The fewest cases an op of each family meets: Split's corpus is older and deeper; Slice's every
+#: form is narrower (torch.narrow takes one axis in the sizes form).
+FLOOR = {"split": 100, "slice": 30}
+
+
 @pytest.mark.slow
 def test_every_op_has_many_cases(suite: Suite) -> None:
     per_op = Counter(item.op for item in select(suite.cases))
     assert set(per_op) == set(ops.OPS)
-    thin = {op: count for op, count in per_op.items() if count < 100}
-    assert not thin, f"ops with fewer than 100 cases: {thin}"
+    thin = {op: count for op, count in per_op.items() if count < FLOOR[ops.OPS[op].family]}
+    assert not thin, f"ops with fewer cases than their family's floor {FLOOR}: {thin}"
 
 
 def test_every_well_known_tag_is_used(suite: Suite) -> None:
@@ -57,7 +63,7 @@ def test_every_dtype_an_op_can_carry_is_exercised(suite: Suite, op: str) -> None
 def test_every_rule_is_exercised(suite: Suite) -> None:
     rules = Counter()
     for item in select(suite.cases):
-        for reading in answer(item.op, SplitRequest.of(item.case)).readings:
+        for reading in answer_for(item.op, item.case).readings:
             if isinstance(reading.outcome, Rejection):
                 rules[reading.outcome.rule] += 1
     expected = {
@@ -85,6 +91,13 @@ def test_every_rule_is_exercised(suite: Suite) -> None:
         "axis-missing",
         "num-outputs-last-chunk",
         "type-mismatch",
+        # Slice's (docs/specs.md, "The Slice family")
+        "index-type",
+        "index-lengths",
+        "step-zero",
+        "axes-repeated",
+        "slice-range",
+        "length-negative",
     }
     assert expected - set(rules) == set()
 
@@ -112,17 +125,33 @@ def _beyond_int32(case: Case) -> bool:
 
 
 def test_every_op_meets_values_past_int32_as_constants_and_every_input_at_run_time(suite: Suite) -> None:
+    """Split's ops (Slice's: the next test)."""
     constant: set[str] = set()
     runtime: set[str] = set()
     for case in suite.cases:
-        if not _beyond_int32(case):
+        if case.family != "split" or not _beyond_int32(case):
             continue
         for op in ops.applicable_ops(case):
             (runtime if case.graph.inputs != "constant" else constant).add(op)
-    assert constant == set(ops.OPS)
+    assert constant == {op for op, entry in ops.OPS.items() if entry.family == "split"}
     # ONNX Split-1 carries runtime lengths in the data's float type, which cannot hold them
     fed = {op for op, entry in ops.OPS.items() if any(names for _, names in entry.inputs)} - {"onnx.Split-1"}
     assert runtime == fed
+
+
+def test_every_slice_op_meets_bounds_past_int32(suite: Suite) -> None:
+    """The INT32 and INT64 sentinels a converter writes for an open bound, as constants."""
+    met = {
+        op
+        for case in suite.cases
+        if isinstance(case.request, SliceArguments)
+        and any(
+            value is not None and not -(2**31) <= value < 2**31
+            for value in (*case.request.starts, *(case.request.ends or ()))
+        )
+        for op in ops.applicable_ops(case)
+    }
+    assert met == {op for op, entry in ops.OPS.items() if entry.family == "slice"}
 
 
 def test_every_op_with_a_count_or_size_is_run_again_at_other_shapes(suite: Suite) -> None:

@@ -18,7 +18,8 @@ from test_adapter_contract import PYTHON_BLOCK, docstring_example
 
 from conformance.corpus.catalogue import OPS, applicable_ops
 from conformance.engine.settings import EngineSettings
-from conformance.oracle.reference import Rejection, SplitRequest, answer
+from conformance.oracle.answers import answer_for
+from conformance.oracle.reference import Rejection
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = (ROOT / "docs" / "specs.md").read_text(encoding="utf-8")
@@ -29,7 +30,7 @@ def test_every_rule_the_reference_names_on_the_corpus_is_documented() -> None:
         reading.outcome.rule
         for case in corpus().cases
         for op in applicable_ops(case)
-        for reading in answer(op, SplitRequest.of(case)).readings
+        for reading in answer_for(op, case).readings
         if isinstance(reading.outcome, Rejection)
     }
     assert len(rules) >= 20
@@ -38,7 +39,7 @@ def test_every_rule_the_reference_names_on_the_corpus_is_documented() -> None:
 
 def test_every_document_the_catalogue_cites_is_described() -> None:
     names = {entry.document.partition(",")[0] for entry in OPS.values()}
-    assert len(names) == 39
+    assert {"onnx-Split", "onnx-Slice"} <= names
     assert sorted(name for name in names if f"| `{name}` |" not in SPECS) == []
 
 

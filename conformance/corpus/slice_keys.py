@@ -76,6 +76,8 @@ def run_problems(
                     f"the {key} are constants of the model; feed them with graph.inputs: runtime or {{{key}: runtime}}",
                 )
             )
+        elif None in raw[key]:
+            problems.append((key, "a bound fed at run time is a value: it cannot be omitted (null)"))
         elif len(raw[key]) != len(written):
             problems.append(
                 (
