@@ -55,7 +55,10 @@ class Attribution:
                 self._departed[(row, finding)] += 1
 
     def owners(self, finding: Finding, rows: Sequence[int]) -> tuple[int, ...]:
-        """The rows among ``rows`` where ``finding`` is commonest: those it belongs to."""
+        """The rows among ``rows`` where ``finding`` is commonest: those it belongs to (none when
+        its request falls in no row)."""
+        if not rows:
+            return ()
         judged = self._spread()
         target, family = finding[:2]
         shares = {

@@ -63,8 +63,20 @@ def _mask(*names: str) -> Test:
     return lambda written, shape: any(written.get("masks", {}).get(name) for name in names)
 
 
+def _plain(written: Written, shape: tuple[int, ...]) -> bool:
+    """A bounds request inside every dimension it slices, forward, with no bound omitted."""
+    if "masks" in written or "sizes" in written:
+        return False
+    entries = list(_entries(written, shape))
+    return bool(entries) and all(
+        dim is not None and start is not None and end is not None and 0 <= start <= end <= dim and step >= 1
+        for dim, start, end, step in entries
+    )
+
+
 #: (slug, title, group, test) of each Slice row, in the page's order.
 ROWS: tuple[tuple[str, str, str, Test], ...] = (
+    ("slice-plain", "A forward window inside the dimension", BOUNDS, _plain),
     (
         "slice-omitted",
         "An omitted bound (x[:e], x[s:])",

@@ -186,6 +186,8 @@ def _slice_holds(name: str, wanted: object, request: dict[str, Any]) -> bool | N
         return kinds.get(str(wanted), False)
     if name == "mask":
         return bool(request.get("masks", {}).get(str(wanted)))
+    if name == "sliced":  # how many entries the request slices (0: none)
+        return len(request.get("starts") or []) == wanted
     return None
 
 
