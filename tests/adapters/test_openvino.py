@@ -3,13 +3,17 @@
 Each route must pass doc examples, -1 lengths (where the op has them), run-time inputs, dynamic
 shapes, a few dtypes including bfloat16 and an invalid case; a deliberately corrupted output must
 come out "fail" (the comparison is live), an inexpressible task "unsupported" with its reason, and
-info() must report the installed OpenVINO. Items known to crash the backend (string Split) are
-never run here: run_item executes in this process.
+info() must report the installed OpenVINO. Items known to crash the backend (string Split and
+Slice, the Slice crashes of known_issues.yaml) are never run here: run_item executes in this process.
 """
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,10 +23,11 @@ from claims import assert_claimed_by
 
 from conformance.corpus.case import Case
 from conformance.corpus.loader import load_paths
-from conformance.engine.item import run_item
+from conformance.engine.item import answered, bare_result, make_task, run_item
 from conformance.errors import UsageError
 from conformance.loading.registry import load
 from conformance.plugin import AdapterInfo, Target
+from conformance.run import rerun
 from conformance.verdict import known_issues
 
 ov = pytest.importorskip("openvino")
@@ -54,6 +59,13 @@ NATIVE_ITEMS = [
     "dtype-string-parts-uneven::openvino.Split-1",
     "axis-shape1-split1::openvino.Split-1",
     "lengths-sum-one-short::openvino.VariadicSplit-1",
+    # Slice-8 and StridedSlice-1: doc examples, runtime inputs with runs on one model, dynamic data
+    "slice-doc-ov-slice8-example-1::openvino.Slice-8",
+    "slice-doc-ov-strided-begin-end-mask::openvino.StridedSlice-1",
+    "slice-graph-runs-axes-change::openvino.Slice-8",
+    "slice-strided-runtime-int32::openvino.StridedSlice-1",
+    "slice-strided-dynamic-new-axis::openvino.StridedSlice-1",
+    "slice-graph-index-float32::openvino.Slice-8",
 ]
 ONNX_ITEMS = [
     "doc-vsplit-lengths-1-2-3::onnx.Split-1",
@@ -68,6 +80,10 @@ ONNX_ITEMS = [
     "special-float32-parts::onnx.Split-1",
     "lengths-sum-one-short::onnx.Split-18",
     "doc-readme-6-into-4::onnx.Split-13",
+    "slice-doc-onnx-example-1::onnx.Slice-13",
+    "slice-doc-onnx1-example-1::onnx.Slice-1",
+    "slice-graph-runs-int32-sentinels::onnx.Slice-10",
+    "slice-graph-dynamic-backward::onnx.Slice-13",
 ]
 PYTORCH_ITEMS = [
     "doc-readme-torch-split-list::torch.split",
@@ -205,6 +221,88 @@ def test_torch_export_hands_lengths_on_a_dynamic_dim_to_export(
     assert "Constraints violated" in result.actual["raised"]["message"]
     issues = known_issues.shipped("openvino", "conformance_openvino:OpenVINOAdapter")
     assert_claimed_by(result, issues, issue)
+
+
+@pytest.mark.parametrize(
+    ("target", "item", "issue"),
+    [
+        (
+            NATIVE,
+            "slice-edge-clamp-backward-start-before-front::openvino.Slice-8",
+            "slice8-backward-start-clamped-to-zero",
+        ),
+        (
+            NATIVE,
+            "slice-graph-runs-bounds-change::openvino.Slice-8",
+            "cpu-64bit-runtime-slice-indices-narrowed",
+        ),
+        (
+            NATIVE,
+            "slice-strided-dynamic-shrink::openvino.StridedSlice-1",
+            "strided-dynamic-shrink-index-clamped",
+        ),
+        (ONNX, "slice-graph-index-uint8::onnx.Slice-13", "onnx-fe-slice-index-type-unchecked"),
+        (ONNX, "slice-edge-nothing-sliced::onnx.Slice-13", "onnx-fe-slice-empty-starts-refused"),
+    ],
+)
+def test_a_slice_departure_stays_xfail(
+    adapter: OpenVINOAdapter, cases: dict[str, Case], target: Target, item: str, issue: str
+) -> None:
+    """Departures that end without a crash (those run in this process), each claimed by its entry."""
+    pytest.importorskip("onnx")
+    case_id, op = item.split("::")
+    result = run_item(adapter, target, cases[case_id], op, repeat=0)
+    assert result.status in ("fail", "error"), result.message
+    assert_claimed_by(result, known_issues.shipped("openvino", "conformance_openvino:OpenVINOAdapter"), issue)
+
+
+@pytest.mark.parametrize(
+    ("case_id", "issue"),
+    [
+        ("slice-graph-runtime-axes-only", "cpu-slice-runtime-axes-only-segv"),
+        ("slice-graph-runtime-starts-only", None),  # axes constant: the crash needs axes alone at run time
+        ("slice-graph-runtime-int64", None),  # every input fed: runs right
+    ],
+)
+def test_a_slice_crash_is_claimed_by_where_its_inputs_live(
+    cases: dict[str, Case], case_id: str, issue: str | None
+) -> None:
+    """The axes-only crash is selected by each input's placement (never run here: it kills the process)."""
+    made = answered(cases[case_id], "openvino.Slice-8")
+    crashed = bare_result(cases[case_id], "openvino.Slice-8", NATIVE, "the worker died", "crash", made=made)
+    claimed = known_issues.apply(
+        crashed, known_issues.shipped("openvino", "conformance_openvino:OpenVINOAdapter")
+    )
+    assert (claimed.known_issue or {}).get("id") == issue, claimed.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "item",
+    [
+        "slice-graph-runs-int32-sentinels::openvino.Slice-8",
+        "slice-strided-runs-masked-end::openvino.StridedSlice-1",
+    ],
+)
+def test_a_slice_reproducer_prints_what_the_route_returned(
+    adapter: OpenVINOAdapter, cases: dict[str, Case], tmp_path: Path, item: str
+) -> None:
+    """The native snippet, alone in a fresh interpreter, builds the same graph: one line of output
+    shapes per run, those of the passing item (so the reference's)."""
+    case_id, op = item.split("::")
+    result = run_item(adapter, NATIVE, cases[case_id], op, repeat=0)
+    assert result.status == "pass", result.message
+    body = route_calls.snippet(NATIVE, make_task(cases[case_id], op, fill=rerun.snippet_data))
+    assert body is not None
+    script = tmp_path / "reproduce.py"
+    script.write_text(rerun.header(item, NATIVE, "test") + body, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = [ast.literal_eval(line) for line in done.stdout.splitlines() if line.startswith("[(")]
+    runs = [run["actual"] for run in result.runs] if result.runs else [result.actual]
+    assert printed == [[tuple(output["shape"]) for output in actual["outputs"]] for actual in runs]
 
 
 def test_info_reports_the_installed_openvino(adapter: OpenVINOAdapter) -> None:

@@ -1,7 +1,7 @@
 """The OpenVINO adapter: one backend reached by six routes, compiled and run the same way.
 
 Routes differ only in how the ``ov.Model`` comes to be, so a disagreement between them is a
-frontend's: ``native`` (a hand-built opset1 graph), ``onnx`` (an ``.onnx`` file, ONNX frontend),
+frontend's: ``native`` (a hand-built opset1 / opset8 graph), ``onnx`` (an ``.onnx`` file, ONNX frontend),
 ``pytorch`` (a ``torch.nn.Module``, TorchScript tracing), ``torch-export`` (a ``torch.export``
 program, FX path), ``tensorflow`` (a traced ``tf.function``) and ``tflite`` (the LiteRT flatbuffer
 converted from it). Routes that trace or convert (tens to hundreds of ms an item) are off the
@@ -77,15 +77,15 @@ class RouteSpec:
 SPECS: Final = (
     RouteSpec(
         "native",
-        ("openvino.*Split-*",),
-        "ov.Model built with openvino.opset1 Split / VariadicSplit",
+        ("openvino.*Split-*", "openvino.Slice-8", "openvino.StridedSlice-1"),
+        "ov.Model built with openvino.opset1 Split / VariadicSplit / StridedSlice, opset8 Slice",
         "conformance_openvino.native",
         reproducer.native_snippet,
         imports=("openvino",),
     ),
     RouteSpec(
         "onnx",
-        ("onnx.Split*",),
+        ("onnx.Split*", "onnx.Slice-*"),
         "ONNX model file read by OpenVINO's ONNX frontend (core.read_model); SplitToSequence through "
         "the SequenceAt or ConcatFromSequence that consumes it",
         "conformance_openvino.onnx_route",

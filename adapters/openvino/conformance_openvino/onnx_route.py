@@ -2,7 +2,7 @@
 
 The model is :mod:`conformance.models.onnx_graphs`'s, the bytes ONNX Runtime is handed, read as a
 user reads one: ``core.read_model("model.onnx")``, which runs OpenVINO's ONNX frontend, whose
-translation of each ``Split`` version and its checks are part of what is judged. A SplitToSequence
+translation of each ``Split`` and ``Slice`` version and its checks are part of what is judged. A SplitToSequence
 model gets the Sequence ops that consume its sequence (:mod:`conformance.models.sequence_consumers`).
 """
 
@@ -36,5 +36,6 @@ def build_model(task: Task, core: ov.Core) -> ov.Model:
 
 
 def runtime_inputs(task: Task) -> dict[str, np.ndarray]:
-    """The graph inputs by name: ``data``, and ``split`` when the case feeds it at run time."""
+    """The graph inputs by name: ``data``, and ``split`` (Slice's index inputs) when the case feeds
+    them at run time."""
     return onnx_graphs.feeds(task)

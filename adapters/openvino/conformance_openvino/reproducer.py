@@ -2,7 +2,7 @@
 
 Each route's snippet redoes what the route did, construction included, because many refusals
 happen while the model is built (node constructors run shape inference): the native route as
-``openvino.opset1`` calls, the onnx route as the model file read by ``read_model``, the pytorch
+``openvino.opset1`` (``opset8``) calls, the onnx route as the model file read by ``read_model``, the pytorch
 route as the torch module handed to ``convert_model``, the tensorflow and tflite routes as the
 traced function handed to ``convert_model`` or converted to the ``.tflite`` file it reads.
 """
@@ -14,6 +14,7 @@ from typing import Final
 
 from conformance import dtypes, reproducers
 from conformance.plugin import Target, Task
+from conformance_openvino import slice_inputs
 
 #: The suite's dtype names and the names of OpenVINO's element types (``ov.Type.<name>``).
 ELEMENT_NAMES: Final = {
@@ -51,6 +52,44 @@ def _typed_array(name: str, value: object, type_name: str, shape_code: str) -> s
     )
 
 
+#: One input of a native snippet: (name, value, element type, shape code, fed at run time).
+_Input = tuple[str, object, str, str, bool]
+
+
+def _split_inputs(run: Task) -> list[_Input]:
+    """The axis and VariadicSplit's lengths of one run of a Split op."""
+    graph = run.graph
+    axis_shape = "(1,)" if graph.axis_shape == "[1]" else "()"
+    found: list[_Input] = [("axis", run.request.axis, graph.axis_dtype, axis_shape, graph.runtime("axis"))]
+    if run.op == "openvino.VariadicSplit-1":
+        values = list(run.request.form.values)
+        found.append(
+            ("split_lengths", values, graph.lengths_dtype, f"({len(values)},)", graph.runtime("lengths"))
+        )
+    return found
+
+
+def _slice_inputs(run: Task) -> list[_Input]:
+    """The index inputs of one run of a Slice op, as the route builds them."""
+    return [
+        (item.name, item.array.tolist(), run.graph.index_dtype, f"({item.array.size},)", item.runtime)
+        for item in slice_inputs.index_inputs(run)
+    ]
+
+
+def _native_node(task: Task, names: list[str]) -> str:
+    """The statement creating the op's node from ``data_node`` and the input nodes ``names``."""
+    nodes = ", ".join(["data_node", *(f"{name}_node" for name in names)])
+    if task.op == slice_inputs.SLICE_8:
+        return f"node = opset8.slice({nodes})"
+    if task.op == slice_inputs.STRIDED:
+        masks = ", ".join(f"{key}={value!r}" for key, value in slice_inputs.masks(task).items())
+        return f"node = opset1.strided_slice({nodes}, {masks})"
+    if task.op == "openvino.VariadicSplit-1":
+        return f"node = opset1.variadic_split({nodes})"
+    return f"node = opset1.split({nodes}, {task.request.form.values[0]})"
+
+
 def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     graph = task.graph
     rank = task.data.ndim
@@ -59,29 +98,16 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
         if graph.data_shape == "dynamic"
         else repr(list(task.data.shape))
     )
+    opset8 = ["import openvino.opset8 as opset8"] if task.op == slice_inputs.SLICE_8 else []
     lines = [
         "import openvino as ov",
         "import openvino.opset1 as opset1",
+        *opset8,
         "",
         f"data_node = opset1.parameter({shape}, ov.Type.{ELEMENT_NAMES[task.dtype]}, name='data')",
     ]
     parameters = ["data_node"]
-    variadic = task.op == "openvino.VariadicSplit-1"
-    axis_shape = "(1,)" if graph.axis_shape == "[1]" else "()"
-    lengths_shape = f"({len(task.request.form.values)},)"
-
-    def inputs(run: Task) -> list[tuple[str, object, str, str, bool]]:
-        """(name, value, element type, shape, fed at run time): the axis and VariadicSplit's lengths."""
-        found: list[tuple[str, object, str, str, bool]] = [
-            ("axis", run.request.axis, graph.axis_dtype, axis_shape, graph.runtime("axis"))
-        ]
-        if variadic:
-            values = list(run.request.form.values)
-            found.append(
-                ("split_lengths", values, graph.lengths_dtype, lengths_shape, graph.runtime("lengths"))
-            )
-        return found
-
+    inputs = _slice_inputs if task.op in slice_inputs.OPS else _split_inputs
     for name, value, type_name, shape_code, runtime in inputs(task):
         if runtime:
             lines.append(
@@ -92,14 +118,12 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
         else:
             lines.append(_typed_array(name, value, type_name, shape_code))
             lines.append(f"{name}_node = ov.op.Constant({name})")
-    if variadic:
-        lines.append("node = opset1.variadic_split(data_node, axis_node, split_lengths_node)")
-    else:
-        lines.append(f"node = opset1.split(data_node, axis_node, {task.request.form.values[0]})")
+    lines.append(_native_node(task, [entry[0] for entry in inputs(task)]))
     lines += [f"model = ov.Model(node.outputs(), [{', '.join(parameters)}])", "core = ov.Core()"]
     body = "\n".join(lines) + "\n" + _compile(device, config)
     for run in task.every_run:
-        feeds = ["data"]
+        # infer refuses an object array of strings ("Unknown string kind"); a str array it encodes
+        feeds = ["data.astype(str)" if task.dtype == "string" else "data"]
         body += reproducers.run_heading(run) + reproducers.array_code(run.data) + "\n"
         for name, value, type_name, shape_code, runtime in inputs(run):
             if runtime:
