@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import io
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
 import route_calls
+from claims import assert_claimed_by
 
 tf = pytest.importorskip("tensorflow")
 conformance_tensorflow = pytest.importorskip("conformance_tensorflow")
@@ -26,9 +28,10 @@ from conformance import dtypes  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
-from conformance.models import tf_functions  # noqa: E402
+from conformance.models import tf_functions, tf_slices  # noqa: E402
 from conformance.plugin import AdapterInfo, Target  # noqa: E402
 from conformance.results.result import Result  # noqa: E402
+from conformance.verdict import known_issues  # noqa: E402
 
 ROUTES = ["eager", "function", "xla"]
 
@@ -225,3 +228,101 @@ def test_unknown_options_and_devices_are_refused() -> None:
         TensorflowAdapter({"devcie": "cpu"})
     with pytest.raises(UsageError, match="unknown device"):
         TensorflowAdapter({"device": "gpu"})
+
+
+# --- tf.slice and tf.strided_slice ---
+
+#: the pages' examples, and the index inputs fed at run time, unknown dims and further runs (some refused)
+SLICE_ITEMS = [
+    "slice-doc-tf-slice-2::tensorflow.slice",
+    "slice-doc-tf-strided-3::tensorflow.strided_slice",
+    "slice-doc-tf-raw-walkthrough::tensorflow.strided_slice",
+    "slice-sizes-runs-begin-and-size::tensorflow.slice",
+    "slice-sizes-dynamic-runs::tensorflow.slice",
+    "slice-strided-runtime-int32::tensorflow.strided_slice",
+    "slice-strided-runs-int64::tensorflow.strided_slice",
+    "slice-strided-dynamic-new-axis::tensorflow.strided_slice",
+]
+ISSUES = known_issues.shipped("tensorflow", "conformance_tensorflow:TensorflowAdapter")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("item", SLICE_ITEMS)
+def test_slice_items_pass(route: str, item: str) -> None:
+    result = _run(item, route)
+    assert result.status == "pass", result.message
+
+
+def test_the_traced_slice_takes_its_runtime_indices_in_the_case_type() -> None:
+    task = make_task(suite().by_id("slice-strided-runs-masked-end"), "tensorflow.strided_slice")
+    function = tf_slices.concrete_function(task)
+    specs = function.structured_input_signature[0]
+    assert [(spec.name, spec.shape.as_list(), spec.dtype.name) for spec in specs] == [
+        ("data", [6], "float32"),
+        ("begin", [1], "int64"),
+    ]
+    # end and strides are constants of the case's index type, end_mask the integer attribute
+    (node,) = [op for op in function.graph.get_operations() if op.type == "StridedSlice"]
+    assert [(tensor.op.type, tensor.dtype.name) for tensor in node.inputs[2:]] == [("Const", "int64")] * 2
+    assert node.get_attr("end_mask") == 1
+    for later, rows in zip(task.runs, [1, 0, 6], strict=True):  # begin -1, 10, INT64_MIN
+        (output,) = function(*tf_slices.tensors(later))
+        assert output.shape == (rows,)
+    dynamic = make_task(suite().by_id("slice-strided-dynamic-new-axis"), "tensorflow.strided_slice")
+    assert [spec.shape.as_list() for spec in tf_slices.input_signature(dynamic)] == [[None, None]]
+
+
+def test_a_mask_past_an_int32_is_unsupported_and_bit_31_is_its_sign(tmp_path: Path) -> None:
+    result = _run("slice-strided-mask-bits-past-entries::tensorflow.strided_slice", "eager")
+    assert result.status == "unsupported" and "int32 mask" in result.message, result.message
+    path = tmp_path / "bit31.yaml"
+    path.write_text(
+        "cases:\n  - id: bit-31\n    title: end_mask bit 31, past the entries\n    source: test\n"
+        "    data: {shape: [5], dtype: float32}\n    starts: [1]\n    ends: [3]\n    steps: [1]\n"
+        "    masks: {end: [31]}\n    expect: {values: [[1, 2]]}\n"
+    )
+    task = make_task(load_paths([str(path)]).by_id("bit-31"), "tensorflow.strided_slice")
+    assert tf_slices.mask_keywords(task) == {"end_mask": -(2**31)}
+    for route in ROUTES:
+        result = run_item(TensorflowAdapter({}), Target("tensorflow", route, "cpu"), task.case, task.op)
+        assert result.status == "pass", result.message
+
+
+@pytest.mark.parametrize(
+    ("item", "routes", "issue"),
+    [
+        ("slice-strided-stride-zero-new-axis", ROUTES, "strided-slice-new-axis-zero-stride-accepted"),
+        ("slice-doc-ov-strided-ellipsis", ["eager", "function"], "slice-kernels-rank-over-8"),
+        ("slice-strided-stride-int64-max", ["xla"], "xla-slice-size-overflows-on-huge-stride"),
+    ],
+)
+def test_slice_departures_are_tensorflows_and_claimed(item: str, routes: list[str], issue: str) -> None:
+    for route in routes:
+        result = _run(f"{item}::tensorflow.strided_slice", route)
+        assert result.status in ("fail", "error") and result.defect is None, result.message
+        assert_claimed_by(result, ISSUES, issue)
+
+
+def test_xla_compiles_the_rank_10_slice_the_kernels_refuse() -> None:
+    result = _run("slice-doc-ov-strided-ellipsis::tensorflow.strided_slice", "xla")
+    assert result.status == "pass", result.message
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_slice_reproducer_runs_with_tensorflow_alone(route: str) -> None:
+    task = make_task(suite().by_id("slice-strided-runs-masked-end"), "tensorflow.strided_slice")
+    snippet = route_calls.reproducer(TensorflowAdapter({}), task, Target("tensorflow", route, "cpu"))
+    assert snippet is not None and "conformance" not in snippet and "end_mask=1" in snippet
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile("import base64\nimport numpy as np\n" + snippet, "<reproducer>", "exec"), {})
+    assert printed.getvalue().splitlines() == ["(4,)", "(1,)", "(0,)", "(6,)"]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_wrong_slice_fails(route: str) -> None:
+    result = _run(
+        "slice-doc-tf-strided-3::tensorflow.strided_slice", route, SignFlippingAdapter({}), repeat=0
+    )
+    assert result.status == "fail", result.message

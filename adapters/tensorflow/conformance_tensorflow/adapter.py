@@ -1,15 +1,19 @@
-"""The TensorFlow adapter: tf.split and tf.experimental.numpy.split, run by TensorFlow itself.
+"""The TensorFlow adapter: tf.split, tf.experimental.numpy.split, tf.slice and tf.strided_slice,
+run by TensorFlow itself.
 
-Every route builds its call with :mod:`conformance.models.tf_functions`, the builder LiteRT,
-OpenVINO and tf2onnx convert from, so that all of them judge one program:
+Every route builds its call with :mod:`conformance.models.tf_functions` (the Split ops) or
+:mod:`conformance.models.tf_slices` (the Slice ops), the builders LiteRT, OpenVINO and tf2onnx
+convert from, so that all of them judge one program:
 
 ``eager``
     The op called on a tensor of the case's data, as a user calls it: the axis a Python int (left
-    out when the case omits it), sizes a tensor of the case's type; graph options change nothing.
+    out when the case omits it), sizes and slice indices tensors of the case's type; the other
+    graph options change nothing.
 ``function``
     The ``tf.function`` traced once with the case's signature (``build``, timed): the data an input
-    (None dims where the case declares them unknown), the axis and sizes inputs where the case feeds
-    them at run time; every run calls that one concrete function, as a deployed graph is.
+    (None dims where the case declares them unknown), the axis, sizes and slice indices inputs where
+    the case feeds them at run time; every run calls that one concrete function, as a deployed
+    graph is.
 ``xla``
     The same function with ``jit_compile=True``; XLA has no string type, so string data is
     ``unsupported`` here.
@@ -37,7 +41,7 @@ if TYPE_CHECKING:
 
 NAME = "tensorflow"
 DEVICES = ("cpu",)
-_OPS: Final = ("tensorflow.*split",)
+_OPS: Final = ("tensorflow.*split", "tensorflow.slice", "tensorflow.strided_slice")
 
 
 #: TensorFlow starts its threads at its first op, not when imported: a run's zygote imports it
@@ -55,17 +59,26 @@ def _prepare(target: Target) -> None:
         tf.config.threading.set_inter_op_parallelism_threads(threads)
 
 
+def _support_eager(task: Task, target: Target) -> Unsupported | None:
+    """Refuses only a Slice request the call cannot state (a mask bit past an int32)."""
+    from conformance.models import tf_slices
+
+    why_not = tf_slices.build_problem(task) if task.op in tf_slices.OPS else None
+    return None if why_not is None else Unsupported(why_not)
+
+
 def _build_eager(task: Task, target: Target) -> None:
     return None
 
 
 def _run_eager(model: None, task: Task) -> Sequence[np.ndarray]:
     """Converts the data bit for bit, calls TensorFlow, converts every piece back."""
-    from conformance.models import tf_functions
+    from conformance.models import tf_functions, tf_slices
 
+    call = tf_slices.call if task.op in tf_slices.OPS else tf_functions.call
     data = tf_functions.to_tf(task.data)
     with backend_calls():
-        outputs: Any = tf_functions.call(task, {tf_functions.DATA: data})
+        outputs: Any = call(task, {tf_functions.DATA: data})
     return tf_functions.to_numpy_all(outputs)
 
 
@@ -76,27 +89,30 @@ class _Traced:
     jit_compile: bool
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
-        """Refuses only what cannot be handed over: strings to XLA, which has no string type, and
-        an axis input that int32 (the type of ``split_dim``) cannot hold."""
-        from conformance.models import tf_functions
+        """Refuses only what cannot be handed over: strings to XLA, which has no string type, an
+        axis input that int32 (the type of ``split_dim``) cannot hold, and a mask bit past an int32."""
+        from conformance.models import tf_functions, tf_slices
 
         if self.jit_compile and task.dtype in dtypes.STRING:
             return Unsupported("XLA has no string element type: it cannot compile a function of strings")
-        why_not = tf_functions.build_problem(task)
+        slicing = task.op in tf_slices.OPS
+        why_not = tf_slices.build_problem(task) if slicing else tf_functions.build_problem(task)
         return None if why_not is None else Unsupported(why_not)
 
     def build(self, task: Task, target: Target) -> tf.types.experimental.ConcreteFunction:
         """Traces the function (timed as the build)."""
-        from conformance.models import tf_functions
+        from conformance.models import tf_functions, tf_slices
 
+        if task.op in tf_slices.OPS:
+            return tf_slices.concrete_function(task, jit_compile=self.jit_compile)
         return tf_functions.split_function(task, jit_compile=self.jit_compile)
 
     @staticmethod
     def run(model: tf.types.experimental.ConcreteFunction, task: Task) -> Sequence[np.ndarray]:
         """Converts the task's inputs bit for bit, calls the function, converts every piece back."""
-        from conformance.models import tf_functions
+        from conformance.models import tf_functions, tf_slices
 
-        inputs = tf_functions.tensors(task)
+        inputs = tf_slices.tensors(task) if task.op in tf_slices.OPS else tf_functions.tensors(task)
         with backend_calls():
             outputs = model(*inputs)
         return tf_functions.to_numpy_all(outputs)
@@ -134,6 +150,7 @@ ROUTES: Final = (
         "the TensorFlow function called eagerly on a tensor of the data",
         build=_build_eager,
         run=_run_eager,
+        support=_support_eager,
         reproducer=snippets.eager,
         prepare=_prepare,
         imports=_IMPORTS,
