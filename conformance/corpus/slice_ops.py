@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance.corpus.case import SLICE_INPUTS, GraphSpec, SliceArguments, SliceForm
+from conformance.corpus.case import MASK_NAMES, SLICE_INPUTS, GraphSpec, SliceArguments, SliceForm
 
 #: the integer range an index value must fit to be written in each index type
 _RANGES = {
@@ -100,6 +100,10 @@ def _op_shape(op: str, arguments: SliceArguments) -> str | None:
         return "torch.narrow narrows one dimension: one start, one length, at most one axis"
     if op == "tensorflow.slice" and arguments.axes is not None:
         return "tf.slice has no axes: begin and size cover every dimension"
+    if op == "tensorflow.strided_slice" and arguments.masks is not None:
+        highest = max((p for name in MASK_NAMES for p in getattr(arguments.masks, name)), default=0)
+        if highest >= 32:
+            return f"tf.strided_slice's masks are int32 bit fields: no bit for position {highest}"
     if op.endswith("__getitem__"):
         return _selection_tuple(arguments)
     return None
