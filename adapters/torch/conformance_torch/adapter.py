@@ -1,15 +1,18 @@
-"""The PyTorch adapter: torch.split, tensor_split, chunk, hsplit, vsplit and dsplit, run by PyTorch.
+"""The PyTorch adapter: torch.split, tensor_split, chunk, hsplit, vsplit and dsplit, and the Slice
+ops torch.narrow and basic slicing ``x[a:b:c, ...]``, run by PyTorch.
 
-Every route runs the module of :mod:`conformance.models.torch_modules` for the task: the request
-baked in as the case states it, ``dim`` only when the case states an axis. Routes: ``eager``, the
-module called as model code calls it (no declared shapes, so ``data_shape: dynamic`` needs
-nothing); ``export``, the module captured by ``torch.export.export`` and run as the exported
-program, every data dim ``Dim.DYNAMIC`` in a dynamic case (a dim of size 0 or 1 is then
-unsupported: export specialises those by design), any refusal by export judged; ``compile``, the
-module through ``torch.compile`` (inductor, ``fullgraph=True``, ``dynamic`` as the case's
-``data_shape`` says), later runs reusing the code or recompiling at a new shape, as deployment
-would. ``export`` and ``compile`` are off the default run (tens of ms an item, seconds for a
-process's first).
+Every route runs the module of :mod:`conformance.models.torch_modules` for a split task (the
+request baked in as the case states it, ``dim`` only when the case states an axis) and of
+:mod:`conformance.models.torch_slicing` for a slice task (narrow's dim, start and length, the start
+a 0-dim tensor input where the case feeds ``starts`` at run time; the selection tuple ``x[a:b:c]``).
+Every run of a case goes to the one module or program built for it. Routes: ``eager``, the module
+called as model code calls it (no declared shapes, so ``data_shape: dynamic`` needs nothing);
+``export``, the module captured by ``torch.export.export`` and run as the exported program, every
+data dim ``Dim.DYNAMIC`` in a dynamic case (a dim of size 0 or 1 is then unsupported: export
+specialises those by design), any refusal by export judged; ``compile``, the module through
+``torch.compile`` (inductor, ``fullgraph=True``, ``dynamic`` as the case's ``data_shape`` says),
+later runs reusing the code or recompiling at a new shape, as deployment would. ``export`` and
+``compile`` are off the default run (tens of ms an item, seconds for a process's first).
 
 Options: ``device`` (comma-separated torch devices, default ``cpu``); anything else is refused.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
 
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
     import torch
 
 NAME = "torch"
-_OPS: Final = ("torch.*split", "torch.chunk")
+_OPS: Final = ("torch.*split", "torch.chunk", "torch.narrow", "torch.Tensor.__getitem__")
 
 
 @dataclass(frozen=True)
@@ -60,29 +63,56 @@ def _compile(model: torch.nn.Module, target: Target) -> Compiled:
     return Compiled(model.to(target.device), target.device)
 
 
+def _models(task: Task) -> Any:
+    """The module builder for the task's op: torch_slicing for a Slice op, else torch_modules (both
+    give ``build_module``, ``example_inputs`` and ``exported_program``)."""
+    from conformance.models import torch_modules, torch_slice_code
+
+    if task.op in torch_slice_code.OPS:
+        from conformance.models import torch_slicing
+
+        return torch_slicing
+    return torch_modules
+
+
+class Source(NamedTuple):
+    """How a reproducer writes the task's module: ``writer`` (torch_slice_code or torch_code, both
+    give ``module_code`` and ``export_code``), the class it defines, and this run's forward inputs."""
+
+    writer: Any
+    name: str
+    inputs: str
+
+
+def _code(task: Task) -> Source:
+    from conformance.models import torch_code, torch_slice_code
+
+    if task.op in torch_slice_code.OPS:
+        return Source(torch_slice_code, "Slice", torch_slice_code.inputs_code(task))
+    return Source(torch_code, "Split", "tensor(data)")
+
+
 def _run(compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
-    """Converts the data bit for bit, calls the module, and converts every piece back."""
+    """Converts this run's inputs bit for bit, calls the module, and converts every output back."""
     from conformance.models import torch_modules
 
-    data = torch_modules.to_torch(task.data).to(compiled.device)
+    inputs = [value.to(compiled.device) for value in _models(task).example_inputs(task)]
     # An exported program checks its guards in generated code (no frame of torch's package),
     # so its refusal of a shape is marked as the backend's here.
     with backend_calls():
-        outputs: Any = compiled.function(data)
+        outputs: Any = compiled.function(*inputs)
     return [torch_modules.to_numpy(piece) for piece in outputs]
 
 
 def _reproducer(making: Callable[[Task], str]) -> Callable[[Task, Target], str]:
-    """The torch call on the case's data for every run, ``split`` made by the route's ``making``."""
+    """The torch call on the case's data for every run, ``model`` made by the route's ``making``."""
 
     def reproducer(task: Task, target: Target) -> str:
-        from conformance.models import torch_code
-
-        body = f"import torch\n\n{torch_code.module_code(task)}\n{making(task)}"
+        body = f"import torch\n\n{_code(task).writer.module_code(task)}\n{making(task)}"
         for run in task.every_run:
             body += (
                 f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
-                "pieces = split(tensor(data))\n"
+                f"pieces = model({_code(run).inputs})\n"
                 "print([tuple(piece.shape) for piece in pieces])\n"
             )
         return body
@@ -95,9 +125,8 @@ def _route(name: str, description: str, build: Callable[[Task, Target], Any], **
 
 
 def _build_eager(task: Task, target: Target) -> torch.nn.Module:
-    from conformance.models import torch_modules
-
-    return torch_modules.build_module(task)
+    module: torch.nn.Module = _models(task).build_module(task)
+    return module
 
 
 def _support_export(task: Task, target: Target) -> Unsupported | None:
@@ -110,17 +139,14 @@ def _support_export(task: Task, target: Target) -> Unsupported | None:
 
 def _build_export(task: Task, target: Target) -> torch.nn.Module:
     """The exported program (tracing happens here)."""
-    from conformance.models import torch_modules
-
-    exported: torch.nn.Module = torch_modules.exported_program(task).module()
+    exported: torch.nn.Module = _models(task).exported_program(task).module()
     return exported
 
 
 def _making_export(task: Task) -> str:
-    from conformance.models import torch_code
-
-    export = torch_code.export_code(task, "tensor(data)")
-    return f"{reproducers.array_code(task.data)}\nsplit = {export}.module()\n"
+    code = _code(task)
+    export = code.writer.export_code(task, code.inputs)
+    return f"{reproducers.array_code(task.data)}\nmodel = {export}.module()\n"
 
 
 def _prepare(target: Target) -> None:
@@ -138,14 +164,12 @@ def _warm_export(target: Target) -> None:
 def _build_compile(task: Task, target: Target) -> torch.nn.Module:
     import torch
 
-    from conformance.models import torch_modules
-
     # Every item compiles the same forward code with other constants: without a reset, dynamo's
     # recompile limit ends the route after eight items. A static case gets one graph specialised
     # to the example, as deployed; a dynamic one keeps every dim symbolic for its later runs.
     torch._dynamo.reset()
     compiled: torch.nn.Module = torch.compile(  # type: ignore[assignment]
-        torch_modules.build_module(task),
+        _models(task).build_module(task),
         backend="inductor",
         dynamic=task.graph.data_shape == "dynamic",
         fullgraph=True,
@@ -155,7 +179,8 @@ def _build_compile(task: Task, target: Target) -> torch.nn.Module:
 
 def _making_compile(task: Task) -> str:
     dynamic = task.graph.data_shape == "dynamic"
-    return f"split = torch.compile(Split(), backend='inductor', dynamic={dynamic}, fullgraph=True)\n"
+    name = _code(task).name
+    return f"model = torch.compile({name}(), backend='inductor', dynamic={dynamic}, fullgraph=True)\n"
 
 
 def _warm_compile(target: Target) -> None:
@@ -171,7 +196,7 @@ ROUTES: Final = (
         "the torch function called eagerly on a tensor of the case's data",
         _build_eager,
         support=_support,
-        reproducer=_reproducer(lambda task: "split = Split()\n"),
+        reproducer=_reproducer(lambda task: f"model = {_code(task).name}()\n"),
         prepare=_prepare,
     ),
     _route(
