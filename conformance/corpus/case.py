@@ -246,8 +246,22 @@ class Expect(OutputExpect):
         return self.by_op.get(op, self)
 
 
+class SplitView:
+    """A Split case's or run's axis and form, read through its request (see split_arguments)."""
+
+    request: Request
+
+    @property
+    def axis(self) -> int | None:
+        return split_arguments(self.request).axis
+
+    @property
+    def form(self) -> Form:
+        return split_arguments(self.request).form
+
+
 @dataclass(frozen=True)
-class CaseRun:
+class CaseRun(SplitView):
     """One further request on the model a case built and compiled once (the case's ``runs:``),
     resolved at load time; ``number`` counts from 2, the case's own request being run 1."""
 
@@ -258,16 +272,6 @@ class CaseRun:
     location: Location
     #: the keys the run gives, as written (``shape``, ``axis``, ``lengths`` ...), for messages
     changes: tuple[str, ...] = ()
-
-    @property
-    def axis(self) -> int | None:
-        """A Split run's axis (see split_arguments)."""
-        return split_arguments(self.request).axis
-
-    @property
-    def form(self) -> Form:
-        """A Split run's form (see split_arguments)."""
-        return split_arguments(self.request).form
 
     def describe(self) -> str:
         """``run 2 (shape [3, 4], lengths [1, 2])``: how messages name the run."""
@@ -289,7 +293,7 @@ class CaseRun:
 
 
 @dataclass(frozen=True)
-class Case:
+class Case(SplitView):
     """One scenario. ``ops`` holds op ids or glob patterns as written; None means every op
     that can express the case (see :func:`conformance.corpus.catalogue.applicable_ops`)."""
 
@@ -317,16 +321,6 @@ class Case:
         """The form of its request: Split's ``lengths``, ``parts`` ...; Slice's ``bounds``, ``sizes``,
         ``strided`` (what ``-k`` and ``conformance list --totals`` name)."""
         return self.request.form if isinstance(self.request, SliceArguments) else self.form.kind
-
-    @property
-    def axis(self) -> int | None:
-        """A Split case's axis (see split_arguments)."""
-        return split_arguments(self.request).axis
-
-    @property
-    def form(self) -> Form:
-        """A Split case's form (see split_arguments)."""
-        return split_arguments(self.request).form
 
     @property
     def first_run(self) -> CaseRun:

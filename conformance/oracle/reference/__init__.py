@@ -33,7 +33,7 @@ from conformance.oracle.reference.answer import (
     SpecOutcome,
     SplitRequest,
 )
-from conformance.oracle.reference.rules import MAX_PIECES, RuleViolation, TooManyPieces
+from conformance.oracle.reference.rules import MAX_PIECES, TooManyPieces, answer_from
 
 __all__ = [
     "MAX_PIECES",
@@ -76,11 +76,4 @@ _RULES: dict[str, Callable[[SplitRequest], SpecAnswer | Pieces]] = {
 def answer(op: str, request: SplitRequest) -> SpecAnswer:
     """What the spec of ``op`` says ``request`` must give: pieces, or a rejection naming its rule.
     Raises TooManyPieces for an answer of more than MAX_PIECES pieces (not judged)."""
-    try:
-        rules = _RULES[op]
-    except KeyError:
-        raise LookupError(f"the reference has no rules for op {op!r}") from None
-    try:
-        return SpecAnswer.wrap(rules(request))
-    except RuleViolation as violation:
-        return SpecAnswer.of(violation.rejection)
+    return answer_from(_RULES, op, request)

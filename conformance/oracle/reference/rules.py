@@ -7,8 +7,8 @@ oracle the frameworks are judged against.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
-from typing import ParamSpec
+from collections.abc import Callable, Mapping, Sequence
+from typing import ParamSpec, TypeVar
 
 from conformance.oracle.reference.answer import Pieces, Rejection, SpecAnswer, SpecOutcome, SplitRequest
 
@@ -50,6 +50,23 @@ class RuleViolation(Exception):
 
 #: the parameters of the rules function outcome_of calls
 _Args = ParamSpec("_Args")
+#: what an op's rules take (a family's request)
+_Request = TypeVar("_Request")
+
+
+def answer_from(
+    table: Mapping[str, Callable[[_Request], SpecAnswer | SpecOutcome]], op: str, request: _Request
+) -> SpecAnswer:
+    """What ``op``'s rules in ``table`` (one family's) answer ``request``: an outcome, or the
+    rejection naming the rule it breaks."""
+    try:
+        rules = table[op]
+    except KeyError:
+        raise LookupError(f"the reference has no rules for op {op!r}") from None
+    try:
+        return SpecAnswer.wrap(rules(request))
+    except RuleViolation as violation:
+        return SpecAnswer.of(violation.rejection)
 
 
 def outcome_of(

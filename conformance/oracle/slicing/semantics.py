@@ -12,7 +12,7 @@ from conformance.oracle.slicing import library_slice, onnx_slice, openvino_slice
 from conformance.oracle.slicing.request import SliceRequest
 from conformance.oracle.slicing.window import Window
 from conformance.oracle.reference.answer import SpecAnswer
-from conformance.oracle.reference.rules import RuleViolation
+from conformance.oracle.reference.rules import answer_from
 
 RULES: dict[str, Callable[[SliceRequest], SpecAnswer | Window]] = {
     **{f"onnx.Slice-{version}": partial(onnx_slice.slice_op, version) for version in onnx_slice.VERSIONS},
@@ -29,11 +29,4 @@ RULES: dict[str, Callable[[SliceRequest], SpecAnswer | Window]] = {
 def slice_answer(op: str, request: SliceRequest) -> SpecAnswer:
     """What the document of ``op`` says ``request`` must give: a window, or a rejection naming its
     rule (several readings where the document admits them)."""
-    try:
-        rules = RULES[op]
-    except KeyError:
-        raise LookupError(f"the reference has no Slice rules for op {op!r}") from None
-    try:
-        return SpecAnswer.wrap(rules(request))
-    except RuleViolation as violation:
-        return SpecAnswer.of(violation.rejection)
+    return answer_from(RULES, op, request)
