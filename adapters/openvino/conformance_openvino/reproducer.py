@@ -46,6 +46,12 @@ def _infer(feeds: str) -> str:
     return f"outputs = request.infer({feeds})\nprint([tuple(output.shape) for output in outputs.values()])\n"
 
 
+def _data_feed(task: Task, variable: str) -> str:
+    """How a snippet feeds the data array ``variable``: infer refuses an object array of strings
+    ("Unknown string kind passed to fill the Tensor's data"), and encodes a str array."""
+    return f"{variable}.astype(str)" if task.dtype == "string" else variable
+
+
 def _typed_array(name: str, value: object, type_name: str, shape_code: str) -> str:
     return (
         f"{name} = np.array({value!r}).astype(np.{dtypes.numpy_dtype(type_name).name}).reshape({shape_code})"
@@ -122,8 +128,7 @@ def native_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     lines += [f"model = ov.Model(node.outputs(), [{', '.join(parameters)}])", "core = ov.Core()"]
     body = "\n".join(lines) + "\n" + _compile(device, config)
     for run in task.every_run:
-        # infer refuses an object array of strings ("Unknown string kind"); a str array it encodes
-        feeds = ["data.astype(str)" if task.dtype == "string" else "data"]
+        feeds = [_data_feed(task, "data")]
         body += reproducers.run_heading(run) + reproducers.array_code(run.data) + "\n"
         for name, value, type_name, shape_code, runtime in inputs(run):
             if runtime:
@@ -147,7 +152,14 @@ def onnx_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
         task,
         imports,
         load,
-        lambda variables: _infer(reproducers.feeds_literal(variables)),
+        lambda variables: _infer(
+            reproducers.feeds_literal(
+                {
+                    name: _data_feed(task, value) if name == onnx_graphs.DATA else value
+                    for name, value in variables.items()
+                }
+            )
+        ),
         variable="onnx_bytes",
         consumed=sequence_consumers.CONCAT,  # the onnx route's (see onnx_route.py)
     )
