@@ -188,27 +188,18 @@ def _window(
     ends: list[int],
     steps: list[int],
     how: Clamping,
+    *,
+    in_turn: bool = False,
 ) -> Window:
-    """Each listed axis sliced, every other one whole; a later entry for an axis replaces an
-    earlier one, as Slice-13's assignment of effective values reads."""
+    """Each listed axis sliced, every other one whole. A later entry for an axis replaces an
+    earlier one, as Slice-13's assignment of effective values reads; ``in_turn``: each entry is
+    applied to what the previous ones left, as successive Slice nodes would."""
     spans = [full_span(dim) for dim in shape]
     for axis, start, end, step in zip(axes, starts, ends, steps, strict=True):
-        spans[axis] = how(shape[axis], start, end, step)
-    return Window(tuple(spans))
-
-
-def _in_turn(
-    shape: tuple[int, ...],
-    axes: list[int],
-    starts: list[int],
-    ends: list[int],
-    steps: list[int],
-    how: Clamping,
-) -> Window:
-    """Each entry applied to what the previous ones left, as successive Slice nodes would."""
-    spans = [full_span(dim) for dim in shape]
-    for axis, start, end, step in zip(axes, starts, ends, steps, strict=True):
-        spans[axis] = compose(spans[axis], how(span_length(spans[axis]), start, end, step))
+        if in_turn:
+            spans[axis] = compose(spans[axis], how(span_length(spans[axis]), start, end, step))
+        else:
+            spans[axis] = how(shape[axis], start, end, step)
     return Window(tuple(spans))
 
 
@@ -233,7 +224,7 @@ def _repeated_axes(
         [
             ("refused", refused),
             ("the last entry for an axis wins", _window(shape, axes, starts, ends, steps, how)),
-            ("entries applied in turn", _in_turn(shape, axes, starts, ends, steps, how)),
+            ("entries applied in turn", _window(shape, axes, starts, ends, steps, how, in_turn=True)),
         ],
         f"a repeated axis: {spec.spec} {words}",
     )
