@@ -44,8 +44,9 @@ TITLE = "Split conformance: compatibility by behaviour"
 #: a comma or an at sign (``jnp.`` / ``array_`` / ``split``, ``Split-`` / ``18``), never inside a word.
 BREAKS = re.compile(r"(?<=[.\-_,@/])(?=.)")
 INTRO = (
-    "One row a behaviour of Split. The first table says what each framework's spec answers to the "
-    "row's example request: the lengths of the pieces along the axis (3,3,1), or error; a cell "
+    "One row a behaviour of an operator family. The first table says what each framework's spec "
+    "answers to the row's example request: a Split's piece lengths along the axis (3,3,1), a "
+    "Slice's output shape ([2,2]), or error; a cell "
     "names the ops that give each answer. The second says which backends depart from their op's "
     "spec on this behaviour, and which known issue explains it: a departure is marked on the rows "
     "where its problem is commonest, not on every row its requests fall in. Each behaviour's own "
