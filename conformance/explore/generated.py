@@ -85,7 +85,7 @@ class CorpusIndex:
 
     def __init__(self, cases: Iterable[Case]) -> None:
         self._by_key: dict[tuple[str, tuple[Any, ...]], str] = {}
-        for item in select(tuple(cases)):
+        for item in select(tuple(case for case in cases if case.family == "split")):  # the space's family
             self._by_key.setdefault((item.op, request_key(item.case)), item.case.id)
 
     def find(self, op: str, case: Case) -> str | None:
