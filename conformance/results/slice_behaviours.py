@@ -130,11 +130,18 @@ ROWS: tuple[tuple[str, str, str, Test], ...] = (
         AXES,
         lambda w, s: any(not -len(s) <= a < len(s) for a in w.get("axes") or []),
     ),
+    ("slice-nothing", "Nothing sliced: no start given", AXES, lambda w, s: not w.get("starts")),
     (
         "slice-sizes",
         "Sizes from a start (tf.slice, torch.narrow)",
         SIZES_AND_MASKS,
         lambda w, s: "sizes" in w,
+    ),
+    (
+        "slice-strided",
+        "A strided slice: full index vectors, masks",
+        SIZES_AND_MASKS,
+        lambda w, s: "masks" in w,
     ),
     (
         "slice-size-minus-one",
