@@ -87,21 +87,6 @@ def _int32(bits: int) -> int:
     return bits - (1 << MASK_BITS) if bits >= 1 << (MASK_BITS - 1) else bits
 
 
-def build_problem(task: Task) -> str | None:
-    """Why the call cannot be written as the case states it, or None: a mask bit past an int32."""
-    masks = _arguments(task).masks
-    beyond = sorted(
-        {position for name in MASK_NAMES for position in getattr(masks, name, ()) if position >= MASK_BITS}
-    )
-    if not beyond:
-        return None
-    return (
-        f"mask bits {beyond} cannot be set: tf.strided_slice's page types each mask as an int32 mask "
-        "(https://www.tensorflow.org/api_docs/python/tf/strided_slice), and raw StridedSlice's masks are "
-        "int32 attributes"
-    )
-
-
 def feeds(task: Task) -> dict[str, np.ndarray]:
     """The inputs of one run of the traced function (this task's run), by name in
     :func:`input_names` order, in the suite's dtypes (:func:`tensors` converts them)."""

@@ -59,14 +59,6 @@ def _prepare(target: Target) -> None:
         tf.config.threading.set_inter_op_parallelism_threads(threads)
 
 
-def _support_eager(task: Task, target: Target) -> Unsupported | None:
-    """Refuses only a Slice request the call cannot state (a mask bit past an int32)."""
-    from conformance.models import tf_slices
-
-    why_not = tf_slices.build_problem(task) if task.op in tf_slices.OPS else None
-    return None if why_not is None else Unsupported(why_not)
-
-
 def _build_eager(task: Task, target: Target) -> None:
     return None
 
@@ -90,13 +82,13 @@ class _Traced:
 
     def support(self, task: Task, target: Target) -> Unsupported | None:
         """Refuses only what cannot be handed over: strings to XLA, which has no string type, an
-        axis input that int32 (the type of ``split_dim``) cannot hold, and a mask bit past an int32."""
+        axis input that int32 (the type of ``split_dim``) cannot hold (a mask bit past an int32 is
+        the catalogue's: such a case is not applicable to tf.strided_slice)."""
         from conformance.models import tf_functions, tf_slices
 
         if self.jit_compile and task.dtype in dtypes.STRING:
             return Unsupported("XLA has no string element type: it cannot compile a function of strings")
-        slicing = task.op in tf_slices.OPS
-        why_not = tf_slices.build_problem(task) if slicing else tf_functions.build_problem(task)
+        why_not = None if task.op in tf_slices.OPS else tf_functions.build_problem(task)
         return None if why_not is None else Unsupported(why_not)
 
     def build(self, task: Task, target: Target) -> tf.types.experimental.ConcreteFunction:
@@ -150,7 +142,6 @@ ROUTES: Final = (
         "the TensorFlow function called eagerly on a tensor of the data",
         build=_build_eager,
         run=_run_eager,
-        support=_support_eager,
         reproducer=snippets.eager,
         prepare=_prepare,
         imports=_IMPORTS,
