@@ -1,11 +1,14 @@
-"""LiteRT models for the TensorFlow split functions: the converted flatbuffer, the builtin operators
-it really holds, and a run in the LiteRT interpreter, the same flatbuffer for every route.
+"""LiteRT models for the TensorFlow split and slice functions: the converted flatbuffer, the builtin
+operators it really holds, and a run in the LiteRT interpreter, the same flatbuffer for every route.
 
 The converter keeps its defaults (builtin operators only: select-TF-ops would run TensorFlow's
 kernels inside LiteRT), and its refusal is LiteRT's answer. A ``tflite.SPLIT`` / ``SPLIT_V`` model
 must be exactly that builtin, as the flatbuffer itself says (not an interpreter already rewritten
 by delegates); else the request cannot be built here (:class:`NotTraced`, :class:`NotEmitted`) and
-is ``unsupported``.
+is ``unsupported``. The ``tensorflow.*`` ops are judged as converted, whatever operators the
+converter chose: for ``tf.slice`` and ``tf.strided_slice`` it writes the ``SLICE`` builtin where
+every stride is 1 and ``STRIDED_SLICE`` otherwise (a ``RESHAPE`` beside it for a new axis);
+:func:`slice_builtins` says which of the two a model holds.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
 
 #: The builtin operator each ``tflite.*`` op id names.
 BUILTINS: Final[dict[str, str]] = {"tflite.SPLIT": "SPLIT", "tflite.SPLIT_V": "SPLIT_V"}
+#: The builtins the converter writes for tf.slice and tf.strided_slice.
+SLICE_BUILTINS: Final = frozenset({"SLICE", "STRIDED_SLICE"})
 #: How much of TensorFlow's refusal a :class:`NotTraced` message quotes.
 _QUOTED: Final = 300
 
@@ -36,12 +41,27 @@ class NotTraced(ValueError):
     """TensorFlow refused to trace the function a builtin would be converted from."""
 
 
+def traced_function(task: Task) -> Any:
+    """The task's traced ``tf.function``: :mod:`conformance.models.tf_slices` builds the Slice ops',
+    :mod:`conformance.models.tf_functions` the Split ops'."""
+    from conformance.models import tf_functions, tf_slices
+
+    if task.op in tf_slices.OPS:
+        return tf_slices.concrete_function(task)
+    return tf_functions.split_function(task)
+
+
+def feeds(task: Task) -> dict[str, np.ndarray]:
+    """The inputs of one run of :func:`traced_function` by name, which the model's signature keeps."""
+    from conformance.models import tf_functions, tf_slices
+
+    return tf_slices.feeds(task) if task.op in tf_slices.OPS else tf_functions.feeds(task)
+
+
 def model_bytes(task: Task) -> bytes:
     """The converted flatbuffer of ``task`` (see the module docstring for what is refused)."""
-    from conformance.models import tf_functions
-
     if task.op not in BUILTINS:
-        return convert(tf_functions.split_function(task))
+        return convert(traced_function(task))
     model = convert(_traced_for_builtin(task))
     require_only(model, task.op)
     return model
@@ -123,6 +143,12 @@ def describe(found: tuple[str, ...]) -> str:
         return "no operator at all (every output folded to a constant or passed through)"
     counts = Counter(found)
     return ", ".join(name if counts[name] == 1 else f"{name} x{counts[name]}" for name in counts)
+
+
+def slice_builtins(model: bytes) -> tuple[str, ...]:
+    """The ``SLICE`` and ``STRIDED_SLICE`` operators ``model`` holds, in execution order: none where
+    the converter folded the slice away."""
+    return tuple(name for name in operators(model) if name in SLICE_BUILTINS)
 
 
 def require_only(model: bytes, op: str) -> None:
