@@ -163,6 +163,17 @@ def test_the_example_adapter_is_certified_for_the_pytorch_family(
 
 
 @pytest.mark.slow
+def test_numpy_is_certified_for_basic_slicing(tmp_path: Path) -> None:
+    """A second family's profile, on the real NumPy: every Slice case basic slicing can state."""
+    done, body = run_certify(dict(os.environ), tmp_path, "--adapter", "numpy", "--profile", "numpy-slice")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert body["certified"] and [row["op"] for row in body["verdict"]["ops"]] == ["numpy.ndarray.__getitem__"]
+    judged = body["verdict"]["ops"][0]
+    assert judged["required"] > 100 and judged["passed"] == judged["required"] and judged["failed"] == 0
+    assert certify.verify(tmp_path / certificate.FILE_NAME, None, [str(ROOT / "cases")]).problems == []
+
+
+@pytest.mark.slow
 def test_a_certificate_verifies_from_its_files(certified: Path) -> None:
     checked = certify.verify(certified / certificate.FILE_NAME, None, [str(ROOT / "cases")])
     assert checked.problems == [] and checked.notes == []  # the scope was derived again, too

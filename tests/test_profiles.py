@@ -9,7 +9,7 @@ import pytest
 
 from conformance.certify import profiles
 from conformance.certify.profiles import ProfileError
-from conformance.corpus.loader import load_paths
+from conformance.corpus.loader import Suite, load_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ROOT / "cases" / "profiles"
@@ -33,7 +33,7 @@ ops: [numpy.split]
 
 
 @pytest.fixture(scope="module")
-def suite() -> object:
+def suite() -> Suite:
     return load_paths([ROOT / "cases"])
 
 
@@ -75,13 +75,14 @@ def test_pytest_does_not_collect_profiles(pytester: pytest.Pytester, monkeypatch
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", profiles.available(PROFILES))
-def test_every_shipped_profile_loads_and_selects(name: str, suite: object) -> None:
+def test_every_shipped_profile_loads_and_selects(name: str, suite: Suite) -> None:
     profile = profiles.find(name, PROFILES)
-    scope = profile.scope(suite)  # type: ignore[arg-type]
+    scope = profile.scope(suite)
     assert profile.id == name and profile.digest.startswith("sha256:")
     assert scope.count("required") > 100
     assert {item.rpartition("::")[2] for item in scope.roles} == set(profile.ops)
-    assert any(item.startswith("invalid-") for item, role in scope.roles.items() if role == "required")
+    invalid = {case.id for case in suite.cases if "invalid" in case.tags}
+    assert any(item.partition("::")[0] in invalid for item, role in scope.roles.items() if role == "required")
 
 
 def test_the_shipped_profiles(suite: object) -> None:
@@ -89,12 +90,17 @@ def test_the_shipped_profiles(suite: object) -> None:
         "cupy-split",
         "litert-split",
         "mlx-split",
+        "numpy-slice",
         "numpy-split",
+        "onnx-slice13",
         "onnx-split13",
         "onnx-split18",
         "openvino-opset1",
+        "openvino-slice",
         "paddle-split",
+        "pytorch-slice",
         "pytorch-split",
+        "tensorflow-slice",
         "tensorflow-split",
         "tfjs-split",
     ]
@@ -106,6 +112,13 @@ def test_the_shipped_profiles(suite: object) -> None:
     assert "dtype-string-parts::openvino.Split-1" in optional
     assert "element type" in opset1.reasons["dtype-string-parts::openvino.Split-1"]
     assert opset1.roles["doc-split1-num-splits-3::openvino.Split-1"] == "required"
+    slice13 = profiles.find("onnx-slice13", PROFILES).scope(suite)  # type: ignore[arg-type]
+    repeated = [item for item, role in slice13.roles.items() if role == "ambiguous"]
+    assert repeated and all(item.startswith("slice-") and item.endswith("::onnx.Slice-13") for item in repeated)
+    strided = profiles.find("openvino-slice", PROFILES).scope(suite)  # type: ignore[arg-type]
+    assert strided.roles["slice-edge-dtype-string::openvino.Slice-8"] == "optional"
+    assert strided.roles["slice-strided-dtype-string::openvino.StridedSlice-1"] == "optional"
+    assert strided.roles["slice-edge-step-zero::openvino.Slice-8"] == "required"
 
 
 def test_selection_and_optional_rules(tmp_path: Path) -> None:
