@@ -15,10 +15,10 @@ from typing import Any
 import yaml
 
 from conformance.corpus.case import FORM_KINDS, Case
-from conformance.corpus.loader import load_text
 from conformance.corpus.case_schema import case_file_schema
+from conformance.corpus.loader import load_text
 from conformance.corpus.selection import select
-from conformance.oracle.reference import SplitRequest
+from conformance.corpus.slice_keys import SLICE_KEYS
 
 TAG = "generated"
 #: the most characters a case's title may hold (the case-file schema's limit)
@@ -36,16 +36,21 @@ def title(document: Mapping[str, Any]) -> str:
     of values too long for a case's title is cut to its first and last (``[1, 1, 1, ..., 4] (96
     values)``), and what is still too long ends in ``...``: every finding can be written as a case."""
     data = document["data"]
-    kind = next(k for k in FORM_KINDS if k in document)
     axis = f" on axis {document['axis']}" if "axis" in document else ""
     runs = f", {len(document['runs'])} more runs" if document.get("runs") else ""
     rest = f"{axis} of {data['dtype']} {data['shape']}{runs}"
-    values = document[kind]
-    said = f"{kind} {values}{rest}"
-    if len(said) > TITLE_LIMIT and isinstance(values, list):
-        cut = ", ".join(map(str, [*values[:3], "...", values[-1]]))
-        said = f"{kind} [{cut}] ({len(values)} values){rest}"
+    keys = [key for key in (*FORM_KINDS, *SLICE_KEYS) if key in document]
+    said = ", ".join(f"{key} {document[key]}" for key in keys) + rest
+    if len(said) > TITLE_LIMIT:
+        said = ", ".join(f"{key} {_cut(document[key])}" for key in keys) + rest
     return said if len(said) <= TITLE_LIMIT else said[: TITLE_LIMIT - 3] + "..."
+
+
+def _cut(values: Any) -> str:
+    """A long list as its first three values and its last (``[1, 1, 1, ..., 4] (96 values)``)."""
+    if not isinstance(values, list) or len(values) <= 4:
+        return str(values)
+    return f"[{', '.join(map(str, [*values[:3], '...', values[-1]]))}] ({len(values)} values)"
 
 
 def full_document(
@@ -76,8 +81,15 @@ def to_case(op: str, document: Mapping[str, Any], seed: int) -> Case:
 
 
 def request_key(case: Case) -> tuple[Any, ...]:
-    """What makes two cases the same request: each run's request and fill (not titles, ids, tags)."""
-    return tuple((SplitRequest.of_run(case, run), run.data.fill, run.data.seed) for run in case.all_runs)
+    """What makes two cases the same request: each run's data, request and fill, and the graph
+    (not titles, ids, tags)."""
+    return (
+        case.graph,
+        *(
+            (run.data.shape, run.data.dtype, run.request, run.data.fill, run.data.seed)
+            for run in case.all_runs
+        ),
+    )
 
 
 class CorpusIndex:
@@ -85,7 +97,7 @@ class CorpusIndex:
 
     def __init__(self, cases: Iterable[Case]) -> None:
         self._by_key: dict[tuple[str, tuple[Any, ...]], str] = {}
-        for item in select(tuple(case for case in cases if case.family == "split")):  # the space's family
+        for item in select(tuple(cases)):
             self._by_key.setdefault((item.op, request_key(item.case)), item.case.id)
 
     def find(self, op: str, case: Case) -> str | None:

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, setti
 from conformance.corpus import catalogue
 from conformance.corpus.case import Case
 from conformance.corpus.loader import CaseFileErrors
-from conformance.explore import generated, space
+from conformance.explore import generated, slice_space, space
 from conformance.explore.limits import Limits
 from conformance.oracle.corpus_check import unrepresentable
 from conformance.results.findings import signature
@@ -35,6 +35,13 @@ from conformance.statuses import DEVIATING
 Execute = Callable[[str, Case, Sequence[str] | None, bool], dict[str, Result]]
 #: Told of every drawn request: op, requests drawn, findings so far, shrink steps.
 ProgressCallback = Callable[[str, int, int, int], None]
+
+
+#: Each operator family's parameter space: a strategy drawing case documents for one op.
+SPACES: dict[str, Callable[[str, Limits], Any]] = {
+    "split": space.case_documents,
+    "slice": slice_space.case_documents,
+}
 
 
 class BudgetSpent(BaseException):
@@ -129,7 +136,7 @@ class OpSearch:
         )
 
     def _test(self) -> Callable[[], None]:
-        strategy = space.case_documents(self.op, self.limits)
+        strategy = SPACES[self.entry.family](self.op, self.limits)
         config = settings(
             max_examples=self.max_examples,
             database=None,

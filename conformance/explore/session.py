@@ -157,8 +157,7 @@ class _ExploreProgressLine:
 def _ops(config: RunConfig, stations: Sequence[Station]) -> list[str]:
     served = set().union(*(station.ops for station in stations)) if stations else set()
     wanted = catalogue.match(config.ops) if config.ops else list(catalogue.OPS)
-    # the space draws Split requests (explore/space.py): Slice's ops wait for a space of their own
-    ops = [op for op in wanted if op in served and catalogue.OPS[op].family == "split"]
+    ops = [op for op in wanted if op in served]
     if not ops:
         targets = ", ".join(sorted(s.target.id for s in stations)) or "none"
         raise UsageError(

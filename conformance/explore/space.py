@@ -1,4 +1,5 @@
-"""Each op's parameter space as Hypothesis strategies that draw case documents.
+"""The Split family's parameter space as Hypothesis strategies that draw case documents, and the
+draws every family's space shares (dims, shapes, fills, integer edges, index types).
 
 A draw is the mapping a case of a YAML case file holds, so it passes the same rules as a written
 case and a finding is written back without translation. The space is the op's interface, not its
@@ -34,7 +35,7 @@ STRING_BYTES = 64
 Draw = Any  # Hypothesis's draw function (its type is private to Hypothesis)
 
 
-def _weighted(draw: Draw, choices: Sequence[tuple[int, st.SearchStrategy[Any]]]) -> Any:
+def weighted(draw: Draw, choices: Sequence[tuple[int, st.SearchStrategy[Any]]]) -> Any:
     """Draw from one of ``choices`` picked with the given weights; shrinks towards the first."""
     total = sum(weight for weight, _ in choices)
     pick = draw(st.integers(0, total - 1))
@@ -45,18 +46,19 @@ def _weighted(draw: Draw, choices: Sequence[tuple[int, st.SearchStrategy[Any]]])
     raise AssertionError("unreachable")
 
 
-def _dtype_order(op: OpEntry) -> list[str]:
+def dtype_order(op: OpEntry) -> list[str]:
     """The op's dtypes with float32 first, the rest in the suite's order (shrinks to float32)."""
     rest = [name for name in dtypes.ALL if name in op.dtypes and name != "float32"]
     return (["float32"] if "float32" in op.dtypes else []) + rest
 
 
 def _dim(draw: Draw) -> int:
-    return int(_weighted(draw, [(14, st.integers(1, 8)), (3, st.just(0)), (2, st.sampled_from(LARGE_DIMS))]))
+    return int(weighted(draw, [(14, st.integers(1, 8)), (3, st.just(0)), (2, st.sampled_from(LARGE_DIMS))]))
 
 
-def _shape(draw: Draw) -> list[int]:
-    rank = draw(st.sampled_from([1, 2, 3, 0, 4, 5]))
+def shape(draw: Draw, rank: int | None = None) -> list[int]:
+    """A data shape of rank 0 to 5 (shrinking towards rank 1), or of the given rank."""
+    rank = draw(st.sampled_from([1, 2, 3, 0, 4, 5])) if rank is None else rank
     return [_dim(draw) for _ in range(rank)]
 
 
@@ -67,7 +69,7 @@ def _axis(draw: Draw, rank: int, required: bool) -> int | None:
     if not required:
         choices.append((2, st.none()))
     choices += [(2, st.sampled_from([rank, -rank - 1, rank + 3])), (1, st.sampled_from(EDGES))]
-    value = _weighted(draw, choices)
+    value = weighted(draw, choices)
     return None if value is None else int(value)
 
 
@@ -85,7 +87,7 @@ def _parts(draw: Draw, dim: int, limits: Limits) -> int:
     top = max(2, min(dim + 2, 16))
     divisors = [n for n in range(1, min(dim, limits.pieces) + 1) if dim % n == 0][:12] or [1]
     return int(
-        _weighted(
+        weighted(
             draw,
             [
                 (8, st.integers(1, top)),
@@ -99,7 +101,7 @@ def _parts(draw: Draw, dim: int, limits: Limits) -> int:
 
 def _size(draw: Draw, dim: int) -> int:
     return int(
-        _weighted(
+        weighted(
             draw,
             [
                 (8, st.integers(1, max(1, min(dim, 2**20)) + 2)),
@@ -166,7 +168,7 @@ def _indices(draw: Draw, dim: int, count: int | None = None) -> list[int]:
     count = draw(st.integers(0, 5)) if count is None else count
     scale = min(dim, 2**40) + 2
     points = [
-        int(_weighted(draw, [(8, st.integers(-scale, scale)), (1, st.sampled_from(EDGES))]))
+        int(weighted(draw, [(8, st.integers(-scale, scale)), (1, st.sampled_from(EDGES))]))
         for _ in range(count)
     ]
     return sorted(points) if draw(st.booleans()) is False else points
@@ -199,11 +201,11 @@ def _graph(draw: Draw, op: OpEntry, kind: FormKind) -> dict[str, Any]:
     if "data_shape" in options and draw(st.booleans()):
         graph["data_shape"] = "dynamic"
     if "axis_dtype" in options:
-        graph["axis_dtype"] = _index_dtype(draw)
+        graph["axis_dtype"] = index_dtype(draw)
     if "axis_shape" in options:  # an op may type its axis input without taking it as [1]
         graph["axis_shape"] = draw(st.sampled_from(["scalar", "[1]"]))
     if "lengths_dtype" in options and kind == "lengths":
-        graph["lengths_dtype"] = _index_dtype(draw)
+        graph["lengths_dtype"] = index_dtype(draw)
     if "num_outputs" in options:
         forbidden = {"lengths": "both", "parts": "neither"}.get(kind)
         graph["num_outputs"] = draw(st.sampled_from(["auto", *([forbidden] if forbidden else [])]))
@@ -218,11 +220,11 @@ def _graph(draw: Draw, op: OpEntry, kind: FormKind) -> dict[str, Any]:
     return {key: value for key, value in graph.items() if defaults[key] != value}
 
 
-def _index_dtype(draw: Draw) -> str:
+def index_dtype(draw: Draw) -> str:
     """The element type of an axis or lengths input: mostly int64, often int32, sometimes any
     other type (which most specs refuse, and some backends take)."""
     others = [name for name in dtypes.ALL if name not in ("int64", "int32")]
-    return str(_weighted(draw, [(12, st.just("int64")), (4, st.just("int32")), (3, st.sampled_from(others))]))
+    return str(weighted(draw, [(12, st.just("int64")), (4, st.just("int32")), (3, st.sampled_from(others))]))
 
 
 def _runtime(graph: dict[str, Any], name: str) -> bool:
@@ -230,7 +232,7 @@ def _runtime(graph: dict[str, Any], name: str) -> bool:
     return inputs == "runtime" or (isinstance(inputs, dict) and inputs.get(name) == "runtime")
 
 
-def _fill(draw: Draw, dtype: str) -> dict[str, Any]:
+def fill(draw: Draw, dtype: str) -> dict[str, Any]:
     kinds = ["arange", "random"] + (["special"] if dtype in dtypes.FLOATING + dtypes.COMPLEX else [])
     kind = draw(st.sampled_from(kinds))
     if kind == "arange":
@@ -270,16 +272,16 @@ def _runs(
 
 @st.composite
 def case_documents(draw: Draw, op_id: str, limits: Limits = Limits()) -> dict[str, Any]:
-    """One request for ``op_id`` as the body of a case (without id, title and source)."""
+    """One Split request for ``op_id`` as the body of a case (without id, title and source)."""
     op = catalogue.get(op_id)
     kind: FormKind = draw(st.sampled_from([k for k in FORM_KINDS if k in op.forms]))
-    dtype = draw(st.sampled_from(_dtype_order(op)))
-    shape = _shape(draw)
-    axis = _axis(draw, len(shape), op.axis_required) if op.takes_axis else None
-    document: dict[str, Any] = {"data": {"shape": shape, "dtype": dtype, **_fill(draw, dtype)}}
+    dtype = draw(st.sampled_from(dtype_order(op)))
+    data_shape = shape(draw)
+    axis = _axis(draw, len(data_shape), op.axis_required) if op.takes_axis else None
+    document: dict[str, Any] = {"data": {"shape": data_shape, "dtype": dtype, **fill(draw, dtype)}}
     if axis is not None:
         document["axis"] = axis
-    document[kind] = form_value(draw, kind, along(shape, axis), limits)
+    document[kind] = form_value(draw, kind, along(data_shape, axis), limits)
     graph = _graph(draw, op, kind)
     if graph.get("split_input") == "omitted":  # no split input: the op reads a split of 1
         document[kind] = 1

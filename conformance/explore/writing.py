@@ -15,8 +15,8 @@ from conformance.corpus.loader import CaseFileErrors, load_text
 from conformance.errors import UsageError
 from conformance.explore import generated
 from conformance.explore.search import ShrunkDisagreement
-from conformance.oracle.corpus_check import case_defects
 from conformance.oracle.answers import answer_for
+from conformance.oracle.corpus_check import case_defects
 from conformance.oracle.reference import Rejection
 
 
