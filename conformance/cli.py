@@ -139,8 +139,8 @@ def _announce(plan: planning.Plan, config: planning.RunConfig) -> None:
 def _run_summary(outcome: runner.ExecutionOutcome, selected: int) -> int:
     """A run's report and terminal summary (an interrupted one's too); its exit status."""
     from conformance import publishing
-    from conformance.verdict.exit_status import exit_status, nothing_judged, summary_table, verdict
     from conformance.results import findings
+    from conformance.verdict.exit_status import exit_status, nothing_judged, summary_table, verdict
 
     page = publishing.run_report(outcome.written[0])
     print(summary_table(outcome.results))
@@ -169,8 +169,7 @@ def _run_config(args: argparse.Namespace, **overrides: Any) -> planning.RunConfi
 
 def cmd_explore(args: argparse.Namespace) -> int:
     from conformance import publishing
-    from conformance.explore import session, writing
-    from conformance.explore import printout
+    from conformance.explore import printout, session, writing
     from conformance.explore.limits import Limits
     from conformance.run import resumption
 
@@ -202,8 +201,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from conformance import publishing
-    from conformance.verdict.exit_status import summary_table
     from conformance.results import merge
+    from conformance.verdict.exit_status import summary_table
 
     paths = [Path(path) for path in args.results]
     out_folder.check(Path(args.output), "-o")

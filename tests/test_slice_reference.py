@@ -450,7 +450,6 @@ def test_tf_strided_slice_shrink_end_is_read_both_ways() -> None:
     ("shape", "arguments", "expected"),
     [
         ((4,), strided([0], [1], [0]), "step-zero"),
-        ((4,), strided([0], [1], [0], new_axis=[0]), "step-zero"),  # every stride, even an ignored one
         ((4, 4), strided([0, 0, 0], [1, 1, 1], [1, 1, 1], ellipsis=[0, 2]), "ellipsis-count"),
         ((4,), strided([0, 0], [1, 1], [1, 1]), "index-count"),
         ((4,), strided([4], [5], [1], shrink_axis=[0]), "shrink-index-range"),
@@ -462,6 +461,16 @@ def test_strided_slices_refuse(
     op: str, shape: tuple[int, ...], arguments: dict[str, Any], expected: str
 ) -> None:
     assert rule(op, shape, **arguments) == expected
+
+
+def test_a_zero_stride_on_a_new_axis() -> None:
+    """OpenVINO's text refuses a 0 stride anywhere; TensorFlow's page says both "non-zero" and that
+    a new-axis entry's stride is ignored, so it has two readings there (and only there)."""
+    new_axis = strided([0, 0], [0, 4], [0, 1], new_axis=[0])
+    assert rule("openvino.StridedSlice-1", (4,), **new_axis) == "step-zero"
+    data = np.arange(4)
+    assert readings("tensorflow.strided_slice", data, **new_axis) == ["step-zero", [[0, 1, 2, 3]]]
+    assert rule("tensorflow.strided_slice", (4,), **strided([0], [4], [0])) == "step-zero"
 
 
 @pytest.mark.parametrize("op", ["tensorflow.strided_slice", "openvino.StridedSlice-1"])

@@ -31,7 +31,6 @@ from onnx import AttributeProto, GraphProto, TensorProto, ValueInfoProto, helper
 from conformance import dtypes, reproducers
 from conformance.plugin import Task
 
-
 #: The IR version every model is stamped with (ONNX 1.13: opsets up to 18), which every backend loads.
 IR_VERSION: Final = 8
 

@@ -17,8 +17,8 @@ from conformance import dtypes
 from conformance.corpus import catalogue
 from conformance.corpus.case import Case, Location, OutputExpect
 from conformance.corpus.fill import make_data
-from conformance.oracle.compare import diff_values
 from conformance.oracle.answers import answer_for
+from conformance.oracle.compare import diff_values
 from conformance.oracle.reference import Rejection, SpecAnswer, SpecOutcome, TooManyPieces
 
 

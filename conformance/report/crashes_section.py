@@ -11,9 +11,9 @@ from collections import Counter
 
 from conformance import ids
 from conformance.report import urlkeys
+from conformance.report.headline import plural
 from conformance.report.markup import Content, Html, join, table, tag, wide
 from conformance.report.status_tables import status_badge
-from conformance.report.headline import plural
 from conformance.results.combined import CombinedResults
 from conformance.results.records import ResultRecord
 

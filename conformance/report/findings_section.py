@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from conformance.report import urlkeys
+from conformance.report.headline import Verdict, plural
 from conformance.report.markup import Content, Html, join, table, tag, text, wide
 from conformance.report.status_tables import known_issue_table, status_badge
-from conformance.report.headline import Verdict, plural
 from conformance.results.combined import CombinedResults
 from conformance.results.records import FindingRecord
 from conformance.statuses import DEFECT_LABELS, DEFECT_MEANINGS

@@ -16,13 +16,13 @@ from conformance.oracle.compare import Mismatch
 from conformance.oracle.judging import Raised
 from conformance.oracle.reference import Rejection, SpecAnswer, SpecOutcome
 from conformance.results.records import (
+    DataParams,
     ExpectedRecord,
     MismatchRecord,
     OutputRecord,
     ParamsRecord,
     RaisedRecord,
     ReadingRecord,
-    DataParams,
     RejectionRecord,
     RequestParams,
 )

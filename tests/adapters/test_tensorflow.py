@@ -294,7 +294,6 @@ def test_a_mask_past_an_int32_is_not_applicable_and_bit_31_is_its_sign(tmp_path:
 @pytest.mark.parametrize(
     ("item", "routes", "issue"),
     [
-        ("slice-strided-stride-zero-new-axis", ROUTES, "strided-slice-new-axis-zero-stride-accepted"),
         ("slice-doc-ov-strided-ellipsis", ["eager", "function"], "slice-kernels-rank-over-8"),
         ("slice-strided-stride-int64-max", ["xla"], "xla-slice-size-overflows-on-huge-stride"),
     ],
@@ -304,6 +303,12 @@ def test_slice_departures_are_tensorflows_and_claimed(item: str, routes: list[st
         result = _run(f"{item}::tensorflow.strided_slice", route)
         assert result.status in ("fail", "error") and result.defect is None, result.message
         assert_claimed_by(result, ISSUES, issue)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_zero_stride_on_a_new_axis_passes_under_the_reading_tensorflow_takes(route: str) -> None:
+    result = _run("slice-strided-stride-zero-new-axis::tensorflow.strided_slice", route)
+    assert result.status == "pass" and result.reading == "an ignored entry's stride unread", result.message
 
 
 def test_xla_compiles_the_rank_10_slice_the_kernels_refuse() -> None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ParamSpec
 
-from conformance.oracle.slicing.window import Span, span_length, span_of
 from conformance.oracle.reference.answer import Reading, Rejection, SpecAnswer, SpecOutcome
 from conformance.oracle.reference.rules import RuleViolation
+from conformance.oracle.slicing.window import Span, span_length, span_of
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from conformance import dtypes
+from conformance.oracle.reference.answer import Rejection, SpecAnswer
+from conformance.oracle.reference.rules import RuleViolation
 from conformance.oracle.slicing.indexing import (
     attempt,
     either,
@@ -30,8 +32,6 @@ from conformance.oracle.slicing.indexing import (
 )
 from conformance.oracle.slicing.request import SliceRequest
 from conformance.oracle.slicing.window import Window, full_span, span_of
-from conformance.oracle.reference.answer import Rejection, SpecAnswer
-from conformance.oracle.reference.rules import RuleViolation
 
 NARROW = "torch.narrow"
 TORCH_GETITEM = "torch.Tensor.__getitem__"

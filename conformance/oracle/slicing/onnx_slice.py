@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from conformance import dtypes
+from conformance.oracle.reference.answer import Rejection, SpecAnswer
+from conformance.oracle.reference.rules import RuleViolation
 from conformance.oracle.slicing.indexing import (
     attempt,
     between,
@@ -38,8 +40,6 @@ from conformance.oracle.slicing.indexing import (
 )
 from conformance.oracle.slicing.request import SliceRequest
 from conformance.oracle.slicing.window import Span, Window, compose, full_span, span_length
-from conformance.oracle.reference.answer import Rejection, SpecAnswer
-from conformance.oracle.reference.rules import RuleViolation
 
 #: how one axis's (start, end, step) becomes a span on a dimension of the given size
 Clamping = Callable[[int, int, int, int], Span]

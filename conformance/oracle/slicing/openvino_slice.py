@@ -20,6 +20,8 @@ import itertools
 from functools import partial
 
 from conformance import dtypes
+from conformance.oracle.reference.answer import SpecAnswer
+from conformance.oracle.reference.rules import RuleViolation
 from conformance.oracle.slicing.indexing import (
     between,
     clamp,
@@ -34,8 +36,6 @@ from conformance.oracle.slicing.indexing import (
 from conformance.oracle.slicing.request import SliceRequest
 from conformance.oracle.slicing.strided import Dialect, ShrinkEnd, strided_answer
 from conformance.oracle.slicing.window import Span, Window, full_span, span_length, span_of
-from conformance.oracle.reference.answer import SpecAnswer
-from conformance.oracle.reference.rules import RuleViolation
 
 SLICE = "OpenVINO Slice-8"
 STRIDED = "OpenVINO StridedSlice-1"

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from conformance.oracle.reference.answer import SpecAnswer
+from conformance.oracle.reference.rules import answer_from
 from conformance.oracle.slicing import library_slice, onnx_slice, openvino_slice, tensorflow_slice
 from conformance.oracle.slicing.request import SliceRequest
 from conformance.oracle.slicing.window import Window
-from conformance.oracle.reference.answer import SpecAnswer
-from conformance.oracle.reference.rules import answer_from
 
 RULES: dict[str, Callable[[SliceRequest], SpecAnswer | Window]] = {
     **{f"onnx.Slice-{version}": partial(onnx_slice.slice_op, version) for version in onnx_slice.VERSIONS},

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from conformance.oracle.reference.answer import Rejection, SpecAnswer
+from conformance.oracle.reference.rules import RuleViolation
 from conformance.oracle.slicing.indexing import (
     attempt,
     either,
@@ -24,10 +26,8 @@ from conformance.oracle.slicing.indexing import (
     require_nonzero_steps,
     require_same_lengths,
 )
-from conformance.oracle.slicing.request import Masks, SliceRequest
+from conformance.oracle.slicing.request import Masks, SliceArguments, SliceRequest
 from conformance.oracle.slicing.window import Span, Window, full_span, span_of
-from conformance.oracle.reference.answer import Rejection, SpecAnswer
-from conformance.oracle.reference.rules import RuleViolation
 
 Kind = Literal["range", "index", "new", "ellipsis"]
 #: what a shrink entry's end must be: ignored (tf.strided_slice), begin + 1 (raw StridedSlice),
@@ -43,6 +43,8 @@ class Dialect:
     spec: str
     span: Callable[[int, int | None, int | None, int], Span]
     shrink_end: ShrinkEnd
+    #: True where the text's "the stride is ignored" for a new-axis or shrink entry lets it be 0
+    ignored_strides: bool = False
 
 
 def conflicts(masks: Masks, count: int) -> list[int]:
@@ -103,13 +105,14 @@ def strided_window(request: SliceRequest, dialect: Dialect) -> Window:
     strides = list(arguments.steps) if arguments.steps is not None else [1] * len(begin)
     why = "begin, end and strides hold one entry per range specification"
     require_same_lengths(dialect.spec, why, begin=begin, end=end, strides=strides)
-    require_nonzero_steps(strides, dialect.spec, "strides cannot hold a 0")
+    kinds = _kinds(masks, len(begin))
+    read = [stride for stride, kind in zip(strides, kinds, strict=True) if not _ignored(dialect, kind)]
+    require_nonzero_steps(read, dialect.spec, "strides cannot hold a 0")
     ellipses = sorted(position for position in masks.ellipsis if position < len(begin))
     if len(ellipses) > 1:
         raise RuleViolation(
             "ellipsis-count", f"{dialect.spec}: at most one bit of the ellipsis mask is set; got {ellipses}"
         )
-    kinds = _kinds(masks, len(begin))
     consumed = sum(kind in ("range", "index") for kind in kinds)
     if consumed > len(shape):
         raise RuleViolation(
@@ -135,6 +138,18 @@ def strided_window(request: SliceRequest, dialect: Dialect) -> Window:
             spans.append(dialect.span(shape[dim], low, high, strides[position]))
     spans.extend(full_span(size) for size in shape[len(spans) :])
     return Window(tuple(spans), tuple(shrunk), tuple(new_axes))
+
+
+def zero_stride_ignored(arguments: SliceArguments) -> bool:
+    """Whether a 0 stride sits at a new-axis or shrink entry, whose stride a text may ignore."""
+    kinds = _kinds(arguments.masks or Masks(), len(arguments.starts))
+    steps = arguments.steps or ()
+    return any(step == 0 and kind in ("new", "index") for step, kind in zip(steps, kinds, strict=False))
+
+
+def _ignored(dialect: Dialect, kind: Kind) -> bool:
+    """Whether the reading never reads this entry's stride (a new axis or a shrink entry)."""
+    return dialect.ignored_strides and kind in ("new", "index")
 
 
 def _index(dialect: Dialect, dim: int, begin: int, end: int, end_masked: bool) -> Span:

@@ -14,6 +14,8 @@ worked example encodes as ``end = begin + 1``: read both ways.
 
 from __future__ import annotations
 
+from conformance.oracle.reference.answer import Rejection, SpecAnswer
+from conformance.oracle.reference.rules import RuleViolation
 from conformance.oracle.slicing.indexing import (
     attempt,
     either,
@@ -22,10 +24,8 @@ from conformance.oracle.slicing.indexing import (
     require_same_lengths,
 )
 from conformance.oracle.slicing.request import SliceRequest
-from conformance.oracle.slicing.strided import Dialect, strided_answer
+from conformance.oracle.slicing.strided import Dialect, strided_answer, zero_stride_ignored
 from conformance.oracle.slicing.window import Window, span_of
-from conformance.oracle.reference.answer import Rejection, SpecAnswer
-from conformance.oracle.reference.rules import RuleViolation
 
 TF_SLICE = "tf.slice"
 TF_STRIDED = "tf.strided_slice"
@@ -74,6 +74,11 @@ def _sizes(request: SliceRequest) -> Window:
     return Window(tuple(spans))
 
 
+#: Why a 0 stride at a new-axis or shrink entry is an open point for tf.strided_slice.
+STRIDE_AMBIGUITY = (
+    "tf.strided_slice's page says strides are non-zero and also that a new-axis entry's stride, and a "
+    "shrink entry's, is ignored"
+)
 #: Why a shrink entry's end is an open point for tf.strided_slice.
 SHRINK_AMBIGUITY = (
     "tf.strided_slice's page ignores a shrink entry's end, while raw_ops.StridedSlice asks begin and "
@@ -84,11 +89,30 @@ SHRINK_AMBIGUITY = (
 def strided_slice(request: SliceRequest) -> SpecAnswer:
     """tf.strided_slice: Python's slicing per entry, masks as the page defines them."""
     _index_type(request, TF_STRIDED, "begin, end and strides")
+    if not zero_stride_ignored(request.arguments):
+        return _shrink_readings(request, ignored_strides=False)
+    return either(
+        [
+            ("every stride non-zero", _shrink_readings(request, ignored_strides=False)),
+            ("an ignored entry's stride unread", _shrink_readings(request, ignored_strides=True)),
+        ],
+        STRIDE_AMBIGUITY,
+    )
+
+
+def _shrink_readings(request: SliceRequest, *, ignored_strides: bool) -> SpecAnswer:
+    """The page's and the raw op's rule for a shrink entry's end, as two readings."""
     return strided_answer(
         request,
         [
-            ("shrink end ignored, as tf.strided_slice", Dialect(TF_STRIDED, python_span, "ignored")),
-            ("shrink end = begin + 1, as raw StridedSlice", Dialect(TF_STRIDED, python_span, "begin + 1")),
+            (
+                "shrink end ignored, as tf.strided_slice",
+                Dialect(TF_STRIDED, python_span, "ignored", ignored_strides),
+            ),
+            (
+                "shrink end = begin + 1, as raw StridedSlice",
+                Dialect(TF_STRIDED, python_span, "begin + 1", ignored_strides),
+            ),
         ],
         SHRINK_AMBIGUITY,
     )
