@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from claims import assert_every_failure_claimed, raw_run
+from claims import assert_claimed_by, assert_every_failure_claimed, raw_run
 
 pytest.importorskip("ai_edge_litert")
 tf = pytest.importorskip("tensorflow")
@@ -115,6 +115,52 @@ def test_a_model_lowered_to_other_operators_is_not_the_builtin() -> None:
         tflite_models.require_only(model, "tflite.SPLIT")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    ("item", "builtins"),
+    [
+        # tf.slice's first example: the converter keeps it as SLICE
+        ("slice-doc-tf-slice-1::tensorflow.slice", ("SLICE",)),
+        # a reverse stride: STRIDED_SLICE (unit strides would become SLICE)
+        ("slice-doc-tf-strided-3::tensorflow.strided_slice", ("STRIDED_SLICE",)),
+    ],
+)
+def test_a_slice_doc_example_passes_through_the_slice_builtin(
+    item: str, builtins: tuple[str, ...], device: str
+) -> None:
+    case_id, op = item.split("::")
+    assert (
+        tflite_models.slice_builtins(tflite_models.model_bytes(make_task(suite().by_id(case_id), op)))
+        == builtins
+    )
+    status, message = judge(LiteRTAdapter({}), item, device)
+    assert status == "pass", message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("item", "issue"),
+    [
+        # the page's own ellipsis example comes back with an empty last dimension
+        (
+            "slice-doc-tf-strided-ellipsis::tensorflow.strided_slice",
+            "converter-strided-slice-ellipsis-rewritten-wrong",
+        ),
+        # INT64_MAX / INT64_MIN wrap to -1 / 0: one element short
+        (
+            "slice-strided-int64-sentinels-backward::tensorflow.strided_slice",
+            "converter-strided-slice-int64-bounds-wrap-to-int32",
+        ),
+    ],
+)
+def test_a_known_slice_departure_stays_an_expected_failure(item: str, issue: str) -> None:
+    case_id, op = item.split("::")
+    result = run_item(LiteRTAdapter({}), Target("litert", "converter", "builtin"), suite().by_id(case_id), op)
+    assert result.status == "fail", result.message
+    assert_claimed_by(result, known_issues.shipped("litert", "conformance_litert:LiteRTAdapter"), issue)
+
+
 def _swapped(outputs: list[np.ndarray]) -> list[np.ndarray]:
     """The first two outputs swapped: the comparison must notice."""
     outputs[0], outputs[1] = outputs[1], outputs[0]
@@ -160,6 +206,23 @@ def test_the_reproducer_runs_with_tensorflow_and_litert_alone(device: str) -> No
     # the case's fourth run asks for sizes that do not add up: the kernel refuses it
     assert printed == ["operators: ['SPLIT_V']", "[[2, 4], [4, 4]]", "[[4, 4], [5, 4]]", "[[3, 2], [0, 2]]"]
     assert "size_splits must sum to the dimension" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_slice_reproducer_runs_with_tensorflow_and_litert_alone() -> None:
+    """The known issue converter-slice-int64-begin-with-int32-size, redone without the suite: the
+    first run (begin 0, size 1 of 5 elements) is already refused by the SLICE kernel."""
+    task = make_task(suite().by_id("slice-sizes-runs-start"), "tensorflow.slice")
+    body = snippet(Target("litert", "converter", "builtin"), task)
+    assert body is not None and "conformance" not in body and "tf.slice(" in body
+    code = f"import base64\nimport numpy as np\n{body}"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False, cwd=ROOT
+    )
+    assert [line for line in done.stdout.splitlines() if line.startswith("operators")] == [
+        "operators: ['SLICE']"
+    ]
+    assert "Invalid size" in done.stderr
 
 
 def test_info_reports_litert_and_the_converter() -> None:

@@ -6,12 +6,14 @@ with its defaults (:func:`conformance.models.tflite_models.convert`) as the *bui
 flatbuffer loaded into ``ai_edge_litert.interpreter.Interpreter``, tensors allocated, as the
 *compile*; inputs set, ``invoke``, outputs copied as the *run*. It judges ``tensorflow.split``
 (whatever operators the converter chose for it) and the builtins ``tflite.SPLIT`` and
-``tflite.SPLIT_V``, converted from the same ``tf.split`` (a count, int32 sizes). A model that does
+``tflite.SPLIT_V``, converted from the same ``tf.split`` (a count, int32 sizes), and
+``tensorflow.slice`` / ``tensorflow.strided_slice`` (:mod:`conformance.models.tf_slices`, judged
+whatever the converter chose: SLICE for unit strides, STRIDED_SLICE otherwise). A model that does
 not hold exactly that one builtin (folded, lowered to slices), or a request TensorFlow refuses to
 trace, does not judge the builtin: both are ``unsupported``, raised by the suite's model builder.
 A refusal by the converter itself is LiteRT's answer, and is judged.
 
-Route ``onnx2tf`` (off the default run: seconds an item): the ``onnx.*`` ops, the suite's ONNX
+Route ``onnx2tf`` (off the default run: seconds an item): ONNX Split and Slice, the suite's ONNX
 model converted by onnx2tf and run by the same interpreter (:mod:`conformance_litert.onnx2tf_route`).
 
 Devices, both targets unless ``device`` names one: ``xnnpack``, the default op resolver with its
@@ -51,8 +53,10 @@ DEVICES = ("xnnpack", "builtin")
 
 def _support(task: Task, target: Target) -> Unsupported | None:
     """A value beyond int32 where the model holds 32-bit integers (see the module docstring)."""
-    from conformance.models import tf_functions, tflite_models
+    from conformance.models import tf_functions, tf_slices, tflite_models
 
+    if task.op in tf_slices.OPS:  # the catalogue hands over only what tf.slice's signature can hold
+        return None
     why_not = tf_functions.build_problem(task) or tflite_models.build_problem(task)
     return None if why_not is None else Unsupported(why_not)
 
@@ -72,10 +76,10 @@ def _load(threads: int, model: bytes, target: Target) -> Interpreter:
 
 
 def _run(compiled: Interpreter, task: Task) -> Sequence[np.ndarray]:
-    """Feeds the task's data (and runtime axis or sizes), invokes, returns every output."""
-    from conformance.models import tf_functions, tflite_models
+    """Feeds the task's data (and runtime axis, sizes or slice indices), invokes, returns every output."""
+    from conformance.models import tflite_models
 
-    return tflite_models.invoke(compiled, tf_functions.feeds(task))
+    return tflite_models.invoke(compiled, tflite_models.feeds(task))
 
 
 class _Writer(Protocol):
@@ -105,7 +109,8 @@ def _warm_up(threads: int, target: Target) -> None:
 
 
 class LiteRTAdapter:
-    """Runs tf.split, SPLIT and SPLIT_V through the converter and the LiteRT interpreter."""
+    """Runs tf.split, SPLIT, SPLIT_V, tf.slice and tf.strided_slice through the converter, and ONNX
+    Split and Slice through onnx2tf, in the LiteRT interpreter."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
         given = {"device": ",".join(DEVICES), **options}
@@ -123,7 +128,13 @@ class LiteRTAdapter:
         load = functools.partial(_load, self.threads)
         converter = Route(
             "converter",
-            ("tensorflow.split", "tflite.SPLIT", "tflite.SPLIT_V"),
+            (
+                "tensorflow.split",
+                "tflite.SPLIT",
+                "tflite.SPLIT_V",
+                "tensorflow.slice",
+                "tensorflow.strided_slice",
+            ),
             "the traced tf.function converted by TFLiteConverter, run by the LiteRT interpreter",
             build=_build,
             compile=load,

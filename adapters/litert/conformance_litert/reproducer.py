@@ -1,6 +1,7 @@
 """Standalone reproducers: Python statements that redo an item with TensorFlow and ai_edge_litert.
 
-Route ``converter``: the ``tf.function`` of :mod:`conformance.models.tf_functions`, its conversion
+Route ``converter``: the ``tf.function`` of :mod:`conformance.models.tf_functions` (Split) or
+:mod:`conformance.models.tf_slices` (Slice), its conversion
 as :func:`conformance.models.tflite_models.convert` does it, the operators emitted, and the
 interpreter fed by the signature's names, resized and allocated for each run as
 :func:`conformance.models.tflite_models.invoke` does; output shapes come from the output details,
@@ -36,15 +37,21 @@ print([details[index]["shape"].tolist() for index in outputs])
 
 def snippet(task: Task, *, delegates: bool, threads: int) -> str:
     """Conversion, the operators emitted, and one invoke per run of the case."""
-    from conformance.models import tf_functions
+    from conformance.models import tf_functions, tf_slices, tflite_models
 
     dynamic = task.graph.data_shape == "dynamic"
     resolver = "AUTO" if delegates else "BUILTIN_WITHOUT_DEFAULT_DELEGATES"
+    sliced = task.op in tf_slices.OPS
+    code, name = (
+        (tf_slices.function_code(task), tf_slices.FUNCTION)
+        if sliced
+        else (tf_functions.function_code(task), "split")
+    )
     body = (
         "import tensorflow as tf\nfrom ai_edge_litert import interpreter as litert\n\n"
-        f"{tf_functions.function_code(task)}"
+        f"{code}"
         "# the route's conversion: builtin operators only, no optimizations\n"
-        "model = tf.lite.TFLiteConverter.from_concrete_functions([split], tf.Module()).convert()\n"
+        f"model = tf.lite.TFLiteConverter.from_concrete_functions([{name}], tf.Module()).convert()\n"
         "builtin = litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES\n"
         "listing = litert.Interpreter(model_content=model, experimental_op_resolver_type=builtin)\n"
         'print("operators:", [op["op_name"] for op in listing._get_ops_details()])\n\n'
@@ -54,7 +61,7 @@ def snippet(task: Task, *, delegates: bool, threads: int) -> str:
         body += "interpreter.allocate_tensors()\n"
     for run in task.every_run:
         body += reproducers.run_heading(run)
-        feeds = tf_functions.feeds(run)
+        feeds = tflite_models.feeds(run)
         for name, array in feeds.items():
             body += f"{reproducers.array_code(array, name)}\n"
         if dynamic:  # unknown dims: resize every input to this run's shapes, then allocate again
