@@ -259,7 +259,7 @@ def test_hostile_strings_cannot_break_the_markdown() -> None:
     for table in _tables(markdown):
         assert {len(row) for row in table} == {len(table[0])}
     outside_code = re.sub(r"`[^`\n]*`", "", markdown)
-    ours = r"br>|a id=\"[a-z0-9-]+\"></a>|/a>|!-- Split conformance"
+    ours = r"br>|a id=\"[a-z0-9-]+\"></a>|/a>|!-- Operator conformance"
     tags = re.findall(rf"(?<!\\)<(?!{ours})[^\n]{{0,20}}", outside_code)
     assert tags == []  # every < from the data is escaped; only the page's own <br> and anchors stay
     assert "](javascript:" not in markdown

@@ -167,6 +167,10 @@ def test_pages_replace_only_pages_the_suite_wrote(corpus: Path, capsys: pytest.C
     assert main(["report", results, "-o", str(page)]) == 0
     assert main(["report", results, "-o", str(page)]) == 0  # its own page: replaced
     assert main(["diff", results, results, "--html", str(page)]) == 0
+    older = corpus / "older.html"  # a page a version before the Slice family wrote
+    older.write_text("<!DOCTYPE html>\n<html><head><title>Split conformance report</title></head></html>\n")
+    assert main(["report", results, "-o", str(older)]) == 0
+    assert "<title>Operator conformance report" in older.read_text()
 
 
 RUN_FILES = ("results.json", "junit.xml", "index.html")

@@ -56,7 +56,7 @@ _NOTES = pytest.StashKey[list[str]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The run's options from the option table, as ``--conformance-<name>``."""
-    options.add_to_pytest(parser.getgroup("conformance", "Split conformance suite"))
+    options.add_to_pytest(parser.getgroup("conformance", "Operator conformance suite"))
 
 
 def _value(config: pytest.Config, dest: str) -> Any:
@@ -200,7 +200,7 @@ def _markers(job: Job) -> list[tuple[str, str]]:
     """An item's markers for ``-m`` (its tags, op family and target), with what each means: each
     is registered as it first appears, so ``--strict-markers`` accepts them."""
     return [
-        (keywords.MARKER, "an item of the Split conformance suite"),
+        (keywords.MARKER, "an item of the operator conformance suite"),
         *((tag, "a case tag") for tag in job.case.tags),
         (catalogue.get(job.op).framework, "an op family: the ops named <family>.*"),
         (job.target.id, "a target: adapter/route/device"),

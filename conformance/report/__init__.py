@@ -35,7 +35,7 @@ from conformance.statuses import MEANINGS, STATUSES
 
 __all__ = ["render", "render_combined", "write", "write_combined", "write_compat"]
 
-TITLE = "Split conformance report"
+TITLE = "Operator conformance report"
 VIEWS = (("summary", "Summary"), ("matrix", "Matrix"), ("compat", "Compatibility"), ("timing", "Timing"))
 #: Shown only when the documents hold several versions of one backend (a compatibility matrix).
 VERSIONS_VIEW = ("versions", "Versions")

@@ -39,7 +39,7 @@ from conformance.results.compat_table import (
 )
 from conformance.results.departures import Verdict
 
-TITLE = "Split conformance: compatibility by behaviour"
+TITLE = "Operator conformance: compatibility by behaviour"
 #: Where an op name or a request may break across lines: after a dot, a hyphen, an underscore,
 #: a comma or an at sign (``jnp.`` / ``array_`` / ``split``, ``Split-`` / ``18``), never inside a word.
 BREAKS = re.compile(r"(?<=[.\-_,@/])(?=.)")

@@ -34,7 +34,7 @@ from conformance.results.compat_table import (
 from conformance.results.departures import Verdict
 
 #: The first line of every page written here: how ``conformance compat`` knows a file is its own.
-MARKER = "<!-- Split conformance: compatibility page written by `conformance compat` -->"
+MARKER = "<!-- Operator conformance: compatibility page written by `conformance compat` -->"
 _SPECIAL = re.compile(r"([\\`*_\[\]|<>#])")
 
 

@@ -101,7 +101,7 @@ def report_links(page: CompatPage, reports: Reports, documents: set[int], **stat
 def source_names(sources: Sequence[str]) -> list[str]:
     """A short name for each results file: its folder's name where that names it alone."""
     folders = [PurePath(source).parent.name or source for source in sources]
-    return [folder if folders.count(folder) == 1 else source for folder, source in zip(folders, sources)]
+    return [folder if folders.count(folder) == 1 else source for folder, source in zip(folders, sources, strict=True)]
 
 
 def cell(page: CompatPage, verdict: Verdict) -> tuple[str, list[Link], str]:

@@ -16,7 +16,7 @@ from conformance.results.diff import Change, Diff, TimingChange, digest
 from conformance.results.document import write_atomically
 from conformance.results.result import Result
 
-TITLE = "Split conformance: run-to-run diff"
+TITLE = "Operator conformance: run-to-run diff"
 
 
 def _badge(status: str) -> Html:

@@ -13,7 +13,7 @@ from conformance.results.document import write_atomically
 from conformance.results.versions import Series
 from conformance.statuses import STATUSES
 
-TITLE = "Split conformance: backend versions"
+TITLE = "Operator conformance: backend versions"
 
 
 def _cell(status: str | None, message: str) -> Html:

@@ -34,6 +34,8 @@ RESULTS = ("results.json", "junit.xml", REPORT_NAME, *COMPAT_NAMES)
 PREVIOUS = "previous"
 #: the files a run, explore, merge or certify writes at the top of its folder
 OWN_NAMES = (*RESULTS, "journal.jsonl", "certificate.json", "certificate.html", ".lock", MARKER)
+#: How the suite's pages name it: now, and as versions before the Slice family did.
+_SUITE_NAMES = (b"Operator conformance", b"Split conformance")
 WORKERS = "workers"
 #: the worker logs and phase files in ``workers/`` and ``workers/review/`` (the crash review's)
 WORKER_LOG = re.compile(r"(worker-\d+|zygote)\.(log|phase)")
@@ -254,8 +256,9 @@ def set_aside_runs(out: Path) -> list[Path]:
 
 def check_page(path: Path, option: str = "-o") -> None:
     """Refuse to replace a file that is not a page the suite wrote: one of its own names in a
-    marked folder, an HTML page titled ``Split conformance...`` or a Markdown page that says so in
-    its first line (conformance.report.compat_markdown.MARKER). A missing file is fine."""
+    marked folder, an HTML page titled ``Operator conformance...`` (``Split conformance...`` before
+    the Slice family) or a Markdown page that says so in its first line
+    (conformance.report.compat_markdown.MARKER). A missing file is fine."""
     if not path.is_file():
         return
     if path.name in OWN_NAMES and is_marked(path.parent):
@@ -265,9 +268,9 @@ def check_page(path: Path, option: str = "-o") -> None:
             head = stream.read(4096)
     except OSError:
         return  # the writer names what is wrong with it
-    if head.startswith(b"<!DOCTYPE html>") and b"<title>Split conformance" in head:
+    if head.startswith(b"<!DOCTYPE html>") and any(b"<title>" + name in head for name in _SUITE_NAMES):
         return
-    if head.startswith(b"<!-- Split conformance: "):
+    if any(head.startswith(b"<!-- " + name + b": ") for name in _SUITE_NAMES):
         return
     raise UsageError(
         f"{option} {path}: the file exists and is not a page the suite wrote; the suite replaces "
