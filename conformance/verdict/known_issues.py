@@ -182,7 +182,11 @@ def _slice_holds(name: str, wanted: object, request: dict[str, Any]) -> bool | N
         low, high = dtypes.integer_range(str(wanted))
         return any(not low <= value <= high for value in bounds)
     if name == "axes":
-        kinds = {"negative": any(axis < 0 for axis in axes), "repeated": len(set(axes)) != len(axes)}
+        kinds = {
+            "negative": any(axis < 0 for axis in axes),
+            "repeated": len(set(axes)) != len(axes),
+            "omitted": request.get("axes") is None,
+        }
         return kinds.get(str(wanted), False)
     if name == "mask":
         return bool(request.get("masks", {}).get(str(wanted)))
