@@ -43,17 +43,22 @@ FINDINGS = {
     # the converter dies by SIGSEGV on an axis below -rank
     "axis-rank3-axisminus4-out-of-range-parts::onnx.Split-18": "mnn-split-crashes",
 }
+#: Slice: the spec's example 1 passes; x[1:7:2] with the axes input left out comes back as x[1:7],
+#: silently (OnnxSlice.cpp hands the steps on only with axes)
+SLICE_PASSING = "slice-doc-onnx-example-1::onnx.Slice-13"
+SLICE_FINDING = ("slice-doc-numpy-1-7-2::onnx.Slice-13", "mnn-slice-positive-steps-dropped-without-axes")
 UNSUPPORTED = {
     "dtype-int8-lengths::onnx.Split-13": "cannot write int8",
     "onnx-node-split-variable-parts-1d::onnx.SplitToSequence-11": "no TensorArray read",
 }
-KEYWORD = " or ".join(item.split("::")[0] for item in [PASSING, *FINDINGS, *UNSUPPORTED])
+ITEMS = [PASSING, *FINDINGS, *UNSUPPORTED, SLICE_PASSING, SLICE_FINDING[0]]
+KEYWORD = " or ".join(item.split("::")[0] for item in ITEMS)
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
     out = tmp_path_factory.mktemp("mnn")
-    ops = sorted({item.split("::")[1] for item in [PASSING, *FINDINGS, *UNSUPPORTED]})
+    ops = sorted({item.split("::")[1] for item in ITEMS})
     done = raw_run(out, "mnn", ops=ops, targets=("mnn/*",), keyword=KEYWORD, jobs=1)
     return {result.key.split("@")[0]: result for result in done}
 
@@ -68,6 +73,16 @@ def test_a_valid_split_passes_bit_for_bit(results: dict[str, Result]) -> None:
 def test_findings_are_claimed_by_their_known_issue(results: dict[str, Result], item: str, issue: str) -> None:
     result = results[item]
     assert result.status in ("fail", "crash") and result.defect is None, result.message
+    assert_claimed_by(result, ISSUES, issue)
+
+
+@pytest.mark.slow
+def test_a_slice_doc_example_passes_and_dropped_steps_are_claimed(results: dict[str, Result]) -> None:
+    assert results[SLICE_PASSING].status == "pass", results[SLICE_PASSING].message
+    item, issue = SLICE_FINDING
+    result = results[item]
+    assert (result.status, result.defect) == ("fail", None), result.message
+    assert "expected shape [3], got [6]" in result.message
     assert_claimed_by(result, ISSUES, issue)
 
 

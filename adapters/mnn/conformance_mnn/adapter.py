@@ -1,10 +1,10 @@
-"""The MNN adapter: the ``onnx.*`` ops as the suite's one-node ONNX models, converted by MNN's
-converter and run by MNN on the CPU.
+"""The MNN adapter: the ``onnx.*`` ops (Split, SplitToSequence, Slice) as the suite's one-node ONNX
+models, converted by MNN's converter and run by MNN on the CPU.
 
 Route ``onnx``, device ``cpu``: the model of :func:`conformance.models.onnx_graphs.model_bytes`
 (the bytes every ONNX backend is handed) converted by ``mnnconvert -f ONNX`` in a child process
 is the *build*; ``MNN.nn.load_module_from_file`` the *compile*; ``forward`` with the task's data
-(and a runtime ``split``) the *run*. :mod:`conformance_mnn.mnn_calls` has the details: why the
+(and a runtime ``split``, or Slice's runtime ``starts``, ``ends``, ``axes`` and ``steps``) the *run*. :mod:`conformance_mnn.mnn_calls` has the details: why the
 converter's native entry and not its console script, how its success is told, and which element
 types MNN holds.
 
@@ -31,7 +31,8 @@ NAME: Final = "mnn"
 
 
 def _names(task: Task) -> tuple[list[str], list[str]]:
-    """The graph's inputs (data, and a runtime ``split``) and outputs, as the converted model keeps them."""
+    """The graph's inputs (data, and a runtime ``split`` or Slice index inputs) and outputs, as the
+    converted model keeps them."""
     from conformance.models import onnx_graphs
 
     inputs = list(onnx_graphs.feeds(task))
@@ -78,7 +79,7 @@ def compile_model(model: mnn_calls.Converted, target: Target) -> mnn_calls.Loade
 
 
 def run(model: mnn_calls.Loaded, task: Task) -> Sequence[np.ndarray]:
-    """Feeds this run's data (and runtime ``split``) and returns every output MNN gives."""
+    """Feeds this run's data (and runtime ``split`` or Slice indices) and returns every output MNN gives."""
     from conformance.models import onnx_graphs
 
     return mnn_calls.run(model, onnx_graphs.feeds(task))
@@ -100,7 +101,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "onnx",
-    ("onnx.Split-*", "onnx.SplitToSequence-11"),
+    ("onnx.Split-*", "onnx.SplitToSequence-11", "onnx.Slice-*"),
     "the ONNX model converted by MNN's converter (mnnconvert -f ONNX), run by MNN's Express module",
     build=build,
     compile=compile_model,

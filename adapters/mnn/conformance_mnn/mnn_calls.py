@@ -22,7 +22,10 @@ as float32 and int32). Its ONNX converter maps every ONNX element type onto thos
 bfloat16 and float64 models take and return float32, 16-, 32- and 64-bit integer and bool models
 int32. The route feeds those models the case's data in the type the converted model declares (what
 an MNN user must do: the model takes nothing else) and returns what MNN returns, so the narrowed
-type is judged against the spec's (a ``dtype`` mismatch, a known issue by meaning). Unsupported:
+type is judged against the spec's (a ``dtype`` mismatch, a known issue by meaning). Slice's index
+inputs fed at run time are fed the same way: an int64 ``starts`` or ``ends`` as int32, a value past
+int32 wrapped, which is what MNN's own ``Var.write`` does with a Python int past int32 (it refuses an
+int64 array). Unsupported:
 int8 (the converted model takes int8, but the Python API cannot write it: ``Var.write`` and
 ``expr.const`` refuse an int8 array, "does not support this dtype"), complex and string (the
 converter turns them into float32 inputs, which no value of theirs can be written into).
