@@ -29,17 +29,20 @@ TESTS = Path(__file__).resolve().parent
 PLANTED = "fake_adapters:Planted"
 
 
-def _explore(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    """``conformance explore`` on the planted adapter's torch.split (a subprocess, as a user runs it)."""
+def _explore(
+    out: Path, *extra: str, adapter: str = PLANTED, op: str = "torch.split"
+) -> subprocess.CompletedProcess[str]:
+    """``conformance explore`` on the planted adapter's torch.split by default (a subprocess, as a
+    user runs it)."""
     command = [
         sys.executable,
         "-m",
         "conformance.cli",
         "explore",
         "--adapter",
-        PLANTED,
+        adapter,
         "--op",
-        "torch.split",
+        op,
         "--cases",
         str(ROOT / "cases"),
         "--out",
@@ -108,21 +111,10 @@ def test_the_slice_space_draws_cases_the_loader_accepts_most_of_which_the_op_can
 def test_explore_shrinks_a_slice_finding_of_a_real_backend(tmp_path: Path) -> None:
     """ONNX Runtime refuses complex data for Slice-13 (a known issue): the search finds it and
     shrinks it to a one-element request, written as a case that validates."""
-    command = [
-        *(
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "explore",
-            "--adapter",
-            "onnxruntime",
-            "--op",
-            "onnx.Slice-13",
-        ),
-        *("--target", "onnxruntime/default/*", "--seed", "0", "--max-examples", "40", "-j", "1"),
-        *("--out", str(tmp_path), "--write", str(tmp_path / "cases")),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False, cwd=ROOT)
+    extra = ("--target", "onnxruntime/default/*", "--seed", "0", "--max-examples", "40", "-j", "1")
+    done = _explore(
+        tmp_path, *extra, "--write", str(tmp_path / "cases"), adapter="onnxruntime", op="onnx.Slice-13"
+    )
     assert done.returncode == 0, done.stdout + done.stderr  # the one finding is known
     assert "known issue complex-tensor-type-not-registered" in done.stdout
     (case,) = _written(tmp_path)
