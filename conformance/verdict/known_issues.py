@@ -178,6 +178,8 @@ def _slice_holds(name: str, wanted: object, request: dict[str, Any]) -> bool | N
     if name == "step":
         signs = {"negative": any(step < 0 for step in steps), "zero": 0 in steps}
         return signs.get(str(wanted), bool(steps) and all(step > 0 for step in steps))
+    if name == "bounds_contain":
+        return wanted in bounds
     if name == "bound_beyond":
         low, high = dtypes.integer_range(str(wanted))
         return any(not low <= value <= high for value in bounds)
