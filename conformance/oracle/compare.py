@@ -107,11 +107,12 @@ def diff_values(
         return None  # the common case on a large tensor, found without a bool array as large
     if name == "string":
         unequal = np.frompyfunc(lambda a, b: not (type(a) is type(b) and a == b), 2, 1)(left, right)
-        unequal = unequal.astype(bool)
+        unequal = np.asarray(unequal).astype(bool)  # a 0-d input gives a Python bool
     else:
         unequal = left != right
         if name in dtypes.COMPLEX:  # the bits view holds (real, imaginary) pairs along the last axis
             unequal = unequal.reshape(*expected.shape, 2).any(axis=-1)
+        unequal = unequal.reshape(expected.shape)  # the bits view of a 0-d array has one dimension
     count = int(np.count_nonzero(unequal))
     if count == 0:
         return None
