@@ -41,6 +41,18 @@ NATIVE = Target("openvino", "native", "CPU")
 ONNX = Target("openvino", "onnx", "CPU")
 PYTORCH = Target("openvino", "pytorch", "CPU")
 TORCH_EXPORT = Target("openvino", "torch-export", "CPU")
+TENSORFLOW = Target("openvino", "tensorflow", "CPU")
+TFLITE = Target("openvino", "tflite", "CPU")
+#: What each route converts from, to skip its tests where that framework is missing.
+_FRAMEWORK = {"onnx": "onnx", "pytorch": "torch", "torch-export": "torch", "tensorflow": "tensorflow"}
+
+
+def _needs(target: Target) -> None:
+    """Skip unless the framework ``target``'s route converts from is installed."""
+    if target.route == "tflite":
+        pytest.importorskip("ai_edge_litert")
+    pytest.importorskip(_FRAMEWORK.get(target.route, "openvino"))
+
 
 NATIVE_ITEMS = [
     "doc-vsplit-lengths-1-2-3::openvino.VariadicSplit-1",
@@ -243,17 +255,55 @@ def test_torch_export_hands_lengths_on_a_dynamic_dim_to_export(
         ),
         (ONNX, "slice-graph-index-uint8::onnx.Slice-13", "onnx-fe-slice-index-type-unchecked"),
         (ONNX, "slice-edge-nothing-sliced::onnx.Slice-13", "onnx-fe-slice-empty-starts-refused"),
+        (PYTORCH, "slice-doc-narrow-tensor-start::torch.narrow", "pytorch-fe-narrow-negative-start-to-end"),
+        (
+            PYTORCH,
+            "slice-sizes-runtime-start-int32::torch.narrow",
+            "pytorch-fe-narrow-start-tensor-not-int64",
+        ),
+        (
+            TORCH_EXPORT,
+            "slice-sizes-dynamic-runs::torch.narrow",
+            "torch-fe-narrow-window-unchecked-on-dynamic-dim",
+        ),
+        (TENSORFLOW, "slice-doc-tf-slice-range-required::tensorflow.slice", "tf-fe-slice-range-unchecked"),
+        (
+            TENSORFLOW,
+            "slice-strided-backward-begin-below-front::tensorflow.strided_slice",
+            "tf-fe-strided-backward-begin-clamped-to-zero",
+        ),
     ],
 )
 def test_a_slice_departure_stays_xfail(
     adapter: OpenVINOAdapter, cases: dict[str, Case], target: Target, item: str, issue: str
 ) -> None:
     """Departures that end without a crash (those run in this process), each claimed by its entry."""
-    pytest.importorskip("onnx")
+    _needs(target)
     case_id, op = item.split("::")
     result = run_item(adapter, target, cases[case_id], op, repeat=0)
     assert result.status in ("fail", "error"), result.message
     assert_claimed_by(result, known_issues.shipped("openvino", "conformance_openvino:OpenVINOAdapter"), issue)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("target", "item"),
+    [
+        (PYTORCH, "slice-doc-narrow-dim1::torch.narrow"),
+        (PYTORCH, "slice-doc-torch-view-slicing::torch.Tensor.__getitem__"),
+        (TORCH_EXPORT, "slice-doc-narrow-dim0::torch.narrow"),
+        (TORCH_EXPORT, "slice-doc-onnx-neg-steps::torch.Tensor.__getitem__"),
+        (TENSORFLOW, "slice-doc-tf-slice-size-minus1::tensorflow.slice"),
+        (TENSORFLOW, "slice-doc-tf-strided-new-axis::tensorflow.strided_slice"),
+    ],
+)
+def test_a_converting_route_runs_slice_doc_examples(
+    adapter: OpenVINOAdapter, cases: dict[str, Case], target: Target, item: str
+) -> None:
+    """Each route that converts a framework's model takes that framework's Slice ops."""
+    _needs(target)
+    status, message = _run(adapter, target, cases, item)
+    assert status == "pass", message
 
 
 @pytest.mark.parametrize(
@@ -278,26 +328,33 @@ def test_a_slice_crash_is_claimed_by_where_its_inputs_live(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "item",
+    ("target", "item"),
     [
-        "slice-graph-runs-int32-sentinels::openvino.Slice-8",
-        "slice-strided-runs-masked-end::openvino.StridedSlice-1",
+        (NATIVE, "slice-graph-runs-int32-sentinels::openvino.Slice-8"),
+        (NATIVE, "slice-strided-runs-masked-end::openvino.StridedSlice-1"),
+        # narrow's start fed at run time; its third run (start -1) is a departure the snippet shows
+        (PYTORCH, "slice-sizes-runs-start::torch.narrow"),
+        (TORCH_EXPORT, "slice-doc-torch-view-slicing::torch.Tensor.__getitem__"),
+        (TENSORFLOW, "slice-strided-runs-masked-end::tensorflow.strided_slice"),
     ],
 )
 def test_a_slice_reproducer_prints_what_the_route_returned(
-    adapter: OpenVINOAdapter, cases: dict[str, Case], tmp_path: Path, item: str
+    adapter: OpenVINOAdapter, cases: dict[str, Case], tmp_path: Path, target: Target, item: str
 ) -> None:
-    """The native snippet, alone in a fresh interpreter, builds the same graph: one line of output
-    shapes per run, those of the passing item (so the reference's)."""
+    """The route's snippet, alone in a fresh interpreter with only OpenVINO and the framework it
+    converts from, builds the same model: one line of output shapes per run, those the route
+    returned (the reference's where the item passes)."""
+    _needs(target)
     case_id, op = item.split("::")
-    result = run_item(adapter, NATIVE, cases[case_id], op, repeat=0)
-    assert result.status == "pass", result.message
-    body = route_calls.snippet(NATIVE, make_task(cases[case_id], op, fill=rerun.snippet_data))
+    result = run_item(adapter, target, cases[case_id], op, repeat=0)
+    assert result.status in ("pass", "fail"), result.message
+    body = route_calls.snippet(target, make_task(cases[case_id], op, fill=rerun.snippet_data))
     assert body is not None
+    assert "conformance" not in body  # OpenVINO and the framework alone
     script = tmp_path / "reproduce.py"
-    script.write_text(rerun.header(item, NATIVE, "test") + body, encoding="utf-8")
+    script.write_text(rerun.header(item, target, "test") + body, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr[-2000:]
     printed = [ast.literal_eval(line) for line in done.stdout.splitlines() if line.startswith("[(")]

@@ -96,7 +96,7 @@ SPECS: Final = (
     ),
     RouteSpec(
         "pytorch",
-        ("torch.*split", "torch.chunk"),
+        ("torch.*split", "torch.chunk", "torch.narrow", "torch.Tensor.__getitem__"),
         "torch.nn.Module converted by the PyTorch frontend (ov.convert_model)",
         "conformance_openvino.pytorch_route",
         reproducer.pytorch_snippet,
@@ -106,7 +106,7 @@ SPECS: Final = (
     ),
     RouteSpec(
         "torch-export",
-        ("torch.*split", "torch.chunk"),
+        ("torch.*split", "torch.chunk", "torch.narrow", "torch.Tensor.__getitem__"),
         "a torch.export ExportedProgram converted by ov.convert_model (its FX path)",
         "conformance_openvino.torch_export_route",
         reproducer.torch_export_snippet,
@@ -115,7 +115,7 @@ SPECS: Final = (
     ),
     RouteSpec(
         "tensorflow",
-        ("tensorflow.*split",),
+        ("tensorflow.*split", "tensorflow.slice", "tensorflow.strided_slice"),
         "the traced tf.function converted by OpenVINO's TensorFlow frontend (ov.convert_model)",
         "conformance_openvino.tensorflow_route",
         reproducer.tensorflow_snippet,
@@ -125,7 +125,7 @@ SPECS: Final = (
     ),
     RouteSpec(
         "tflite",
-        ("tensorflow.split", "tflite.*"),
+        ("tensorflow.split", "tensorflow.slice", "tensorflow.strided_slice", "tflite.*"),
         "the LiteRT flatbuffer converted from it, read by OpenVINO's TensorFlow Lite frontend",
         "conformance_openvino.tflite_route",
         reproducer.tflite_snippet,

@@ -1,23 +1,37 @@
 """Route ``pytorch``: the suite's ``torch.nn.Module``, converted by OpenVINO's PyTorch frontend.
 
-The module is :mod:`conformance.models.torch_modules`'s, the one the PyTorch adapter runs eagerly,
+The module is the one the PyTorch adapter runs eagerly (:mod:`conformance.models.torch_modules` for
+a split op, :mod:`conformance.models.torch_slicing` for ``torch.narrow`` and basic slicing),
 converted as a user converts one: ``ov.convert_model(module, example_input=..., input=...)``, with
 ``input`` declaring the case's shape, or every dim unknown (-1) for a dynamic case so that the
-frontend must keep the split working at any runtime shape. Conversion traces the module with
-TorchScript and is timed as the build. ``torch.hsplit`` / ``vsplit`` / ``dsplit`` trace to
+frontend must keep the op working at any runtime shape (and narrow's start, where the case feeds
+it, a 0-dim tensor of its index type). Conversion traces the module with TorchScript and is timed
+as the build. ``torch.hsplit`` / ``vsplit`` / ``dsplit`` trace to
 ``aten::`` nodes of their own: a frontend without a translator for them refuses the conversion,
 and that refusal is judged (the known issues say which versions), never made ``unsupported``.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
 from conformance import dtypes
-from conformance.models import torch_modules
+from conformance.models import torch_modules, torch_slice_code
 from conformance.plugin import Task
 from conformance_openvino.tensors import element_type
+
+
+def models(task: Task) -> Any:
+    """The module builder for the task's op (both give ``build_module``, ``example_inputs`` and
+    ``exported_program``): torch_slicing for a Slice op, torch_modules for a split op."""
+    if task.op in torch_slice_code.OPS:
+        from conformance.models import torch_slicing
+
+        return torch_slicing
+    return torch_modules
 
 
 def unsupported(task: Task) -> str | None:
@@ -30,21 +44,22 @@ def unsupported(task: Task) -> str | None:
 def build_model(task: Task, core: ov.Core) -> ov.Model:
     """Convert the task's module, with the data's shape declared static or fully dynamic."""
     del core  # convert_model needs no core; compile uses the adapter's
-    module = torch_modules.build_module(task)
-    example = torch_modules.example_inputs(task)
+    module, example = models(task).build_module(task), models(task).example_inputs(task)
     rank = task.data.ndim
     dims = [-1] * rank if task.graph.data_shape == "dynamic" else list(task.data.shape)
     shape = ov.PartialShape(dims)
     # OpenVINO has no complex element type to declare: the frontend meets complex data in the
     # example input alone, and its answer to it is judged.
-    declared = [shape if task.dtype in dtypes.COMPLEX else (shape, element_type(task.dtype))]
+    declared: list[Any] = [shape if task.dtype in dtypes.COMPLEX else (shape, element_type(task.dtype))]
+    if torch_slice_code.start_fed(task):  # narrow's start: a 0-dim tensor of the index type
+        declared.append((ov.PartialShape([]), element_type(task.graph.index_dtype)))
     model: ov.Model = ov.convert_model(module, example_input=example, input=declared)
     return model
 
 
 def runtime_inputs(task: Task) -> list[np.ndarray]:
-    """The one forward input: the data."""
-    return [task.data]
+    """The forward inputs of this run, bit for bit: the data, and narrow's start where it is fed."""
+    return [torch_modules.to_numpy(tensor) for tensor in models(task).example_inputs(task)]
 
 
 def warm_up() -> None:

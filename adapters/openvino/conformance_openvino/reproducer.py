@@ -10,7 +10,7 @@ traced function handed to ``convert_model`` or converted to the ``.tflite`` file
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Any, Final
 
 from conformance import dtypes, reproducers
 from conformance.plugin import Target, Task
@@ -165,62 +165,98 @@ def onnx_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     )
 
 
-def _torch_snippet(task: Task, convert: str, device: str, config: Mapping[str, str]) -> str:
-    """The data, the suite's module (``Split``, and ``tensor`` for the data), ``convert`` making
-    ``model``, and one infer per run."""
-    from conformance.models import torch_code
+def _torch_source(task: Task) -> tuple[Any, str, str]:
+    """How the snippet writes the task's module: the writer (torch_slice_code for a Slice op,
+    torch_code for a split op: both give ``module_code`` and ``export_code``), the class it
+    defines, and the forward inputs of its example (the data, and narrow's fed start)."""
+    from conformance.models import torch_code, torch_slice_code
 
+    if task.op in torch_slice_code.OPS:
+        return torch_slice_code, "Slice", torch_slice_code.inputs_code(task)
+    return torch_code, "Split", "tensor(data)"
+
+
+def _torch_feeds(run: Task) -> str:
+    """The infer feeds of one run: the data, and narrow's start as the 0-dim array it declares."""
+    from conformance.models import torch_slice_code
+
+    if not torch_slice_code.start_fed(run):
+        return "[data]"
+    start = torch_slice_code.narrow_arguments(run)[1]
+    return f"[data, np.array({start}, dtype=np.{run.graph.index_dtype})]"
+
+
+def _torch_snippet(task: Task, convert: str, device: str, config: Mapping[str, str]) -> str:
+    """The data, the suite's module (``Split`` or ``Slice``, and ``tensor`` for the data),
+    ``convert`` making ``model``, and one infer per run."""
+    writer = _torch_source(task)[0]
     body = (
         "import openvino as ov\nimport torch\n\n"
-        f"{reproducers.array_code(task.data)}\n{torch_code.module_code(task)}\n{convert}\n"
+        f"{reproducers.array_code(task.data)}\n{writer.module_code(task)}\n{convert}\n"
         "core = ov.Core()\n" + _compile(device, config)
     )
     for run in task.every_run:
         data = "" if run is task else reproducers.array_code(run.data) + "\n"
-        body += reproducers.run_heading(run) + data + _infer("[data]")
+        body += reproducers.run_heading(run) + data + _infer(_torch_feeds(run))
     return body
 
 
 def pytorch_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
+    from conformance.models import torch_slice_code
+
     dims = [-1] * task.data.ndim if task.graph.data_shape == "dynamic" else list(task.data.shape)
-    declared = f"[(ov.PartialShape({dims!r}), ov.Type.{ELEMENT_NAMES[task.dtype]})]"
-    convert = f"model = ov.convert_model(Split(), example_input=(tensor(data),), input={declared})"
+    declared = [f"(ov.PartialShape({dims!r}), ov.Type.{ELEMENT_NAMES[task.dtype]})"]
+    if torch_slice_code.start_fed(task):
+        declared.append(f"(ov.PartialShape([]), ov.Type.{ELEMENT_NAMES[task.graph.index_dtype]})")
+    _, name, example = _torch_source(task)
+    convert = f"model = ov.convert_model({name}(), example_input=({example},), input=[{', '.join(declared)}])"
     return _torch_snippet(task, convert, device, config)
 
 
 def torch_export_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
-    from conformance.models import torch_code
-
-    program = torch_code.export_code(task, "tensor(data)")
+    writer, _, example = _torch_source(task)
+    program = writer.export_code(task, example)
     return _torch_snippet(task, f"model = ov.convert_model({program})", device, config)
 
 
+def _tf_source(task: Task) -> tuple[Any, str]:
+    """The module that writes the task's traced function (tf_slices for a Slice op, tf_functions
+    for a split op: both give ``function_code`` and ``feeds``) and the name it defines."""
+    from conformance.models import tf_functions, tf_slices
+
+    return (tf_slices, tf_slices.FUNCTION) if task.op in tf_slices.OPS else (tf_functions, "split")
+
+
 def _tf_snippet(
-    task: Task, device: str, config: Mapping[str, str], convert: str, names: str = "{}", printed: str = ""
+    task: Task,
+    device: str,
+    config: Mapping[str, str],
+    convert: Callable[[str], str],
+    names: str = "{}",
+    printed: str = "",
 ) -> str:
-    """The traced function (:func:`conformance.models.tf_functions.function_code`), ``convert``
-    making ``model``, the element types its frontend declared (a type it cannot map becomes f32
+    """The traced function (``function_code`` of :func:`_tf_source`), ``convert(its name)`` making
+    ``model``, the element types its frontend declared (a type it cannot map becomes f32
     silently), and one infer per run: inputs fed by the model's names (``names`` formatted with
     the function's), ``printed`` the list to print (by default every output's shape)."""
-    from conformance.models import tf_functions
+    source, function = _tf_source(task)
 
     def call(variables: Mapping[str, str]) -> str:
         feeds = reproducers.feeds_literal({names.format(name): value for name, value in variables.items()})
         return f"request.infer({feeds})\nprint({printed})\n" if printed else _infer(feeds)
 
     return (
-        f"import openvino as ov\nimport tensorflow as tf\n\n{tf_functions.function_code(task)}{convert}"
+        f"import openvino as ov\nimport tensorflow as tf\n\n{source.function_code(task)}"
+        f"{convert(function)}"
         "print('inputs:', [(port.any_name, port.get_element_type().get_type_name())"
         " for port in model.inputs])\n"
-        "core = ov.Core()\n"
-        + _compile(device, config)
-        + reproducers.feed_runs_code(task, tf_functions.feeds, call)
+        "core = ov.Core()\n" + _compile(device, config) + reproducers.feed_runs_code(task, source.feeds, call)
     )
 
 
 def tensorflow_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     """The function, ``convert_model`` on it (shapes from its signature), one infer per run."""
-    return _tf_snippet(task, device, config, "model = ov.convert_model(split)\n")
+    return _tf_snippet(task, device, config, lambda function: f"model = ov.convert_model({function})\n")
 
 
 #: The .tflite file's signature: where each ``output_<n>`` is among the subgraph's outputs, which
@@ -242,11 +278,14 @@ def tflite_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     """The function, TFLiteConverter's defaults, the ``.tflite`` file read by ``convert_model``;
     the frontend names inputs by their tensors and keeps the file's output order, so the shapes
     are printed in the signature's order."""
-    convert = (
-        "converter = tf.lite.TFLiteConverter.from_concrete_functions([split], tf.Module())\n"
-        "with open('split.tflite', 'wb') as file:\n    file.write(converter.convert())\n"
-        "model = ov.convert_model('split.tflite')\n" + _TFLITE_ORDER
-    )
+
+    def convert(function: str) -> str:
+        return (
+            f"converter = tf.lite.TFLiteConverter.from_concrete_functions([{function}], tf.Module())\n"
+            "with open('split.tflite', 'wb') as file:\n    file.write(converter.convert())\n"
+            "model = ov.convert_model('split.tflite')\n" + _TFLITE_ORDER
+        )
+
     shapes = "[tuple(request.get_output_tensor(at).shape) for at in order]"
     return _tf_snippet(task, device, config, convert, "serving_default_{}:0", shapes)
 

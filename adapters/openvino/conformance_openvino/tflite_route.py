@@ -1,8 +1,10 @@
 """Route ``tflite``: the suite's LiteRT flatbuffer, written to a ``.tflite`` file and read by OpenVINO.
 
 The flatbuffer is :func:`conformance.models.tflite_models.model_bytes`, the bytes the LiteRT
-interpreter runs (for ``tflite.SPLIT`` / ``tflite.SPLIT_V`` only a model holding exactly that
-builtin; anything else is ``unsupported``, raised by that builder), read as a user reads one:
+interpreter runs: ``tf.split``, ``tf.slice`` and ``tf.strided_slice`` converted as they come (the
+converter writes SLICE or STRIDED_SLICE for the Slice ops), and for ``tflite.SPLIT`` /
+``tflite.SPLIT_V`` only a model holding exactly that builtin (anything else is ``unsupported``,
+raised by that builder), read as a user reads one:
 ``ov.convert_model("model.tflite")``. A refusal by the converter is the route's answer (a user
 meets it first), as it is the litert adapter's.
 
@@ -26,10 +28,10 @@ from typing import Final
 
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
-from conformance.models import tf_functions, tflite_models
+from conformance.models import tflite_models
 from conformance.plugin import Task
+from conformance_openvino.tensorflow_route import build_problem, throwaway_function
 from conformance_openvino.tensorflow_route import runtime_inputs as runtime_inputs  # the same feeds
-from conformance_openvino.tensorflow_route import throwaway_function
 
 #: The distributions the route imports, by module.
 _NEEDS: Final = {"tensorflow": "tensorflow", "ai_edge_litert": "ai-edge-litert"}
@@ -40,7 +42,7 @@ def unsupported(task: Task) -> str | None:
     missing = [name for module, name in _NEEDS.items() if importlib.util.find_spec(module) is None]
     if missing:
         return f"route tflite needs {' and '.join(missing)}: pip install adapters/openvino[tflite]"
-    return tf_functions.build_problem(task) or tflite_models.build_problem(task)
+    return build_problem(task) or tflite_models.build_problem(task)
 
 
 def build_model(task: Task, core: ov.Core) -> ov.Model:
