@@ -318,3 +318,18 @@ def test_versions_is_no_longer_called_compat(capsys: pytest.CaptureFixture[str])
         cli.main(["compat", "--help"])
     assert "write the compatibility page" in " ".join(capsys.readouterr().out.lower().split())
     assert report.COMPAT_FORMATS.keys() == {".html", ".md"}
+
+
+def test_a_request_names_the_inputs_fed_at_run_time_only() -> None:
+    params = {
+        "data": {"shape": [2, 5], "dtype": "float32"},
+        "slice": {"starts": [-1], "ends": [-2147483648], "axes": [1], "steps": [-2]},
+        "graph": {
+            "inputs": {"starts": "runtime", "ends": "runtime", "axes": "constant", "steps": "constant"},
+            "index_dtype": "int32",
+        },
+    }
+    assert viewdata.request_text(params) == (
+        "float32 [2,5] slice starts [-1], ends [-2147483648], axes [1], steps [-2] "
+        "(inputs={starts: runtime, ends: runtime}, index_dtype=int32)"
+    )

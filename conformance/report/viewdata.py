@@ -108,9 +108,11 @@ GRAPH_DEFAULTS: dict[str, Any] = GraphSpec().as_dict()
 
 
 def option_text(value: object) -> str:
-    """A graph option's value as the report shows it: ``{axis: constant, lengths: runtime}``."""
+    """A graph option's value as the report shows it: ``{lengths: runtime}`` for the inputs fed at
+    run time (the others, constants, are the default and would only lengthen the line)."""
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{key}: {inner}" for key, inner in value.items()) + "}"
+        fed = {key: inner for key, inner in value.items() if inner != "constant"} or value
+        return "{" + ", ".join(f"{key}: {inner}" for key, inner in fed.items()) + "}"
     return str(value)
 
 
