@@ -1,7 +1,8 @@
-"""The tract adapter: the ``onnx.*`` ops as one-node ONNX models loaded and run by Sonos' tract.
+"""The tract adapter: the ``onnx.Split*`` and ``onnx.Slice-*`` ops as one-node ONNX models loaded
+and run by Sonos' tract.
 
 Route ``onnx``, device ``cpu`` (the bindings' default runtime; they take no thread count, and a
-split moves data, so there are no other options): the bytes of
+split or a slice moves data, so there are no other options): the bytes of
 :func:`conformance.models.onnx_graphs.model_bytes` are the *build*, tract's
 ``onnx().load(path).into_model().into_runnable()`` the *compile*, ``runnable.run([...])`` the *run*
 (:mod:`conformance_tract.loading` has the details).
@@ -17,6 +18,8 @@ Everything else is handed to tract, including what the spec forbids: a refusal o
 spec allows is a finding listed in ``known_issues.yaml``. So is a ``split`` fed at run time: tract
 takes Split-13/18's ``split`` only as a constant and Split-1's lengths only as the attribute, and
 refuses every such model while typing it (onnx/src/ops/array/split.rs); that refusal is judged.
+Slice's index inputs fed at run time are handed over the same way: tract reads Slice-10/11/13 as its
+StridedSlice, which takes steps and axes only as constants (core/src/ops/array/strided_slice.rs).
 """
 
 from __future__ import annotations
@@ -113,7 +116,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "onnx",
-    ("onnx.Split*",),
+    ("onnx.Split*", "onnx.Slice-*"),
     "the ONNX model loaded by tract (onnx().load, into_model, into_runnable) and run",
     build=_build,
     run=_run,

@@ -11,7 +11,7 @@
 Input facts are the model's own (no ``set_input_fact``): a dynamic model names its dims ``d0``,
 ``d1`` ..., which tract types as symbols, so it takes any shape at run time; declaring facts would
 judge the adapter's facts instead of the model as written. Inputs are fed in tract's order (``data``,
-then a runtime ``split``); ``Tensor.to_numpy`` copies each output's bytes into an array of its
+then a runtime ``split`` or Slice's runtime index inputs); ``Tensor.to_numpy`` copies each output's bytes into an array of its
 element type, so every bit is kept.
 """
 
