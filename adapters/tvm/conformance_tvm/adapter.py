@@ -1,5 +1,5 @@
-"""The tvm adapter: the ``onnx.*`` ops as one-node ONNX models imported by Apache TVM's Relax ONNX
-frontend, compiled for the CPU and run on the Relax virtual machine.
+"""The tvm adapter: the ``onnx.Split*`` and ``onnx.Slice-*`` ops as one-node ONNX models imported by
+Apache TVM's Relax ONNX frontend, compiled for the CPU and run on the Relax virtual machine.
 
 Route ``onnx``, device ``llvm`` (TVM's CPU target): the bytes of
 :func:`conformance.models.onnx_graphs.model_bytes` imported by ``from_onnx`` are the *build*;
@@ -16,6 +16,8 @@ allows is a finding listed in ``known_issues.yaml``. So is a ``split`` fed at ru
 frontend's Split-13/18 and SplitToSequence converters refuse any non-constant ``split`` while
 importing ("Dynamic Split not yet supported", "Only constant split supported for
 SplitToSequence"), and that refusal is judged; Split-1's runtime ``split`` is imported and ignored.
+Slice's index inputs fed at run time are imported as they are (dynamic_strided_slice), and Slice-1
+goes through the frontend's only Slice converter, Slice-13's, which refuses it: judged too.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def _support(task: Task, target: Target) -> Unsupported | None:
 
 
 def _build(task: Task, target: Target) -> loading.Imported:
-    """The suite's model imported by ``from_onnx``, where the frontend checks a Split request."""
+    """The suite's model imported by ``from_onnx``, where the frontend checks a Split or Slice request."""
     from conformance.models import onnx_graphs
 
     model = onnx_graphs.model_bytes(task)
@@ -119,7 +121,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "onnx",
-    ("onnx.Split*",),
+    ("onnx.Split*", "onnx.Slice-*"),
     "the ONNX model imported by TVM's Relax frontend (from_onnx), compiled for llvm and run on the Relax VM",
     build=_build,
     run=_run,

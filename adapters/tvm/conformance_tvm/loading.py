@@ -8,7 +8,7 @@ on the Relax virtual machine, and tensors carried between NumPy and TVM without 
    as a user's would be). This is where the frontend checks and refuses a Split request.
 2. ``tvm.compile(module, target="llvm")``, then ``relax.VirtualMachine(executable, tvm.cpu())``.
 3. ``vm["main"](*tensors)``: the graph's inputs in the model's order (``data``, then a runtime
-   ``split``), each ``tvm.runtime.tensor(array)``.
+   ``split`` or Slice's runtime index inputs), each ``tvm.runtime.tensor(array)`` (a 0-d array kept 0-d).
 
 Outputs come back as a tensor or an FFI array of them (several outputs, or a SplitToSequence's
 tuple); ``.numpy()`` copies each tensor's bytes into an array of its element type (bfloat16 as
@@ -74,7 +74,8 @@ def run(compiled: Compiled, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]
     """Feed the arrays in the model's input order and copy every output tensor into NumPy."""
     import tvm
 
-    tensors = [tvm.runtime.tensor(np.ascontiguousarray(feeds[name])) for name in compiled.inputs]
+    # np.require, not np.ascontiguousarray: that one makes a 0-d array 1-d (Slice takes scalars)
+    tensors = [tvm.runtime.tensor(np.require(feeds[name], requirements="C")) for name in compiled.inputs]
     return _arrays(compiled.main(*tensors))
 
 
