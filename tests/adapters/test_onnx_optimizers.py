@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from claims import assert_every_failure_claimed, raw_run
+from claims import assert_claimed_by, assert_every_failure_claimed, raw_run
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -24,6 +24,7 @@ pytest.importorskip("conformance_onnxruntime")
 from conformance_onnxruntime import OnnxRuntimeAdapter, optimizer_routes  # noqa: E402
 from route_calls import snippet  # noqa: E402
 
+from conformance.corpus import catalogue  # noqa: E402
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
 from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.loading import hooks  # noqa: E402
@@ -33,6 +34,7 @@ from conformance.verdict import known_issues  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 ROUTES = tuple(optimizer_routes.TOOLS)
+_ENTRY_POINT = "conformance_onnxruntime:OnnxRuntimeAdapter"
 
 
 def _needs(route: str) -> pytest.MarkDecorator:
@@ -56,11 +58,15 @@ def test_the_routes_record_each_tool(adapter: OnnxRuntimeAdapter) -> None:
     info = adapter.info()
     routes = {route.name: route for route in info.routes}
     # off the default run only where the tool costs more than 20 ms per item
-    assert {name: (routes[name].default, routes[name].ops) for name in ROUTES} == {
-        "onnxsim": (False, ("onnx.Split*", "onnx.Slice-*")),
-        "onnxslim": (True, ("onnx.Split*",)),
-        "onnxoptimizer": (True, ("onnx.Split*", "onnx.Slice-*")),
+    assert {name: routes[name].default for name in ROUTES} == {
+        "onnxsim": False,
+        "onnxslim": True,
+        "onnxoptimizer": True,
     }
+    # every tool takes every ONNX op route default runs, both families
+    default_ops = catalogue.match(routes["default"].ops)
+    assert {"onnx.Split-18", "onnx.Slice-1", "onnx.Slice-13"} <= set(default_ops)
+    assert all(catalogue.match(routes[name].ops) == default_ops for name in ROUTES)
     for name in ROUTES:
         distribution = optimizer_routes.TOOLS[name].distribution
         installed = optimizer_routes.installed(name)
@@ -115,6 +121,7 @@ def test_a_route_whose_tool_is_missing_is_unsupported_with_the_extra_named(
     [
         ("doc-onnx18-10-into-3::onnx.Split-18", "[(4,), (4,), (2,)]"),
         ("sts-doc-with-split-2::onnx.SplitToSequence-11", "[(1, 6), (2, 6)]"),
+        ("slice-doc-onnx-example-1::onnx.Slice-13", "[(1, 2)]"),
     ],
 )
 def test_reproducers_run_with_only_the_tool_and_onnxruntime(
@@ -131,6 +138,51 @@ def test_reproducers_run_with_only_the_tool_and_onnxruntime(
     assert done.returncode == 0, done.stderr[-2000:]
     printed = done.stdout.strip().splitlines()[-1]
     assert printed.startswith("[(") and (shapes is None or printed == shapes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("route", TOOL_ROUTES)
+@pytest.mark.parametrize(
+    ("item", "issue"),
+    [
+        ("slice-doc-onnx-example-1::onnx.Slice-13", None),  # the spec's example
+        ("slice-doc-onnx-example-2::onnx.Slice-10", None),
+        ("slice-edge-rank-0-nothing-sliced::onnx.Slice-13", "slice-rank-0-refused"),  # ORT's own
+    ],
+)
+def test_slice_items_are_judged_through_the_tool(
+    adapter: OnnxRuntimeAdapter, suite: Suite, route: str, item: str, issue: str | None
+) -> None:
+    """Each tool's model of a Slice node is judged as route default's is: the documents' examples
+    pass, and ONNX Runtime's own departure stays claimed by its entry on every tool's route."""
+    case_id, op = item.split("::")
+    result = run_item(adapter, Target("onnxruntime", route, "cpu"), suite.by_id(case_id), op, repeat=0)
+    if issue is None:
+        assert result.status == "pass", result.message
+        return
+    assert_claimed_by(result, known_issues.shipped("onnxruntime", _ENTRY_POINT), issue)
+
+
+@pytest.mark.slow
+@_needs("onnxslim")
+@pytest.mark.parametrize(
+    ("item", "issue"),
+    [
+        ("slice-doc-onnx1-example-1::onnx.Slice-1", "onnxslim-opset-below-7-crash"),
+        ("slice-edge-nothing-sliced::onnx.Slice-1", "onnxslim-empty-list-attribute-not-exported"),
+    ],
+)
+def test_onnxslims_own_slice_departures_stay_claimed(
+    adapter: OnnxRuntimeAdapter, suite: Suite, item: str, issue: str
+) -> None:
+    """onnxslim refuses valid Slice-1 models that route default runs: its error is judged, and each
+    kind is claimed by its own entry."""
+    case_id, op = item.split("::")
+    default = run_item(adapter, Target("onnxruntime", "default", "cpu"), suite.by_id(case_id), op, repeat=0)
+    assert default.status == "pass", default.message
+    result = run_item(adapter, Target("onnxruntime", "onnxslim", "cpu"), suite.by_id(case_id), op, repeat=0)
+    assert (result.status, result.actual["raised"]["origin"]) == ("error", "backend"), result.message
+    assert_claimed_by(result, known_issues.shipped("onnxruntime", _ENTRY_POINT), issue)
 
 
 @pytest.mark.slow

@@ -8,6 +8,8 @@ result is explained by known_issues.yaml and that no entry is stale.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,16 +23,17 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("conformance_onnxruntime")
 
 from conformance_onnxruntime import OnnxRuntimeAdapter  # noqa: E402
-from route_calls import with_outputs  # noqa: E402
+from route_calls import snippet, with_outputs  # noqa: E402
 
 from conformance.corpus.loader import Suite, load_paths  # noqa: E402
-from conformance.engine.item import run_item  # noqa: E402
+from conformance.engine.item import make_task, run_item  # noqa: E402
 from conformance.errors import UsageError  # noqa: E402
 from conformance.plugin import Target  # noqa: E402
 from conformance.verdict import known_issues  # noqa: E402
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 TARGET = Target("onnxruntime", "default", "cpu")
+_ENTRY_POINT = "conformance_onnxruntime:OnnxRuntimeAdapter"
 
 PASSING = [
     "onnx-node-split-equal-parts-1d::onnx.Split-13",  # ONNX backend test, equal parts
@@ -181,6 +184,72 @@ def test_torch_onnx_hands_lengths_on_a_dynamic_dim_to_the_exporter(
     assert_claimed_by(
         result, known_issues.shipped("onnxruntime", "conformance_onnxruntime:OnnxRuntimeAdapter"), issue
     )
+
+
+#: Per conversion route: what it needs beyond onnxruntime, Slice items of the documents' examples
+#: that pass, and one known departure of the converter that stays claimed by its entry.
+_SLICE_ROUTES = {
+    "torch-onnx": (
+        ("torch", "onnxscript"),
+        ("slice-doc-narrow-dim1::torch.narrow", "slice-doc-torch-view-slicing::torch.Tensor.__getitem__"),
+        ("slice-doc-narrow-tensor-start::torch.narrow", "torch-onnx-narrow-tensor-start"),
+    ),
+    "tf2onnx": (
+        ("tensorflow", "tf2onnx"),
+        ("slice-doc-tf-slice-1::tensorflow.slice", "slice-doc-tf-strided-1::tensorflow.strided_slice"),
+        ("slice-doc-tf-slice-range-required::tensorflow.slice", "tf2onnx-slice-range-unchecked"),
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.extra_targets  # both conversion routes are off the default run
+@pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning")
+@pytest.mark.parametrize("route", list(_SLICE_ROUTES))
+def test_conversion_routes_judge_the_slice_ops(adapter: OnnxRuntimeAdapter, suite: Suite, route: str) -> None:
+    """The converter's model of the suite's own torch module or tf.function runs the documents'
+    examples bit for bit; its known departure (one of the documents' examples too) is claimed."""
+    needs, passing, departure = _SLICE_ROUTES[route]
+    for package in needs:
+        pytest.importorskip(package)
+    target = Target("onnxruntime", route, "cpu")
+    for item in passing:
+        case_id, op = item.split("::")
+        result = run_item(adapter, target, suite.by_id(case_id), op, repeat=0)
+        assert result.status == "pass", f"{item}: {result.message}"
+    (case_id, op), issue = departure[0].split("::"), departure[1]
+    result = run_item(adapter, target, suite.by_id(case_id), op, repeat=0)
+    assert_claimed_by(result, known_issues.shipped("onnxruntime", _ENTRY_POINT), issue)
+
+
+@pytest.mark.slow
+@pytest.mark.extra_targets  # both conversion routes are off the default run
+@pytest.mark.parametrize(
+    ("route", "item", "printed"),
+    [
+        ("torch-onnx", "slice-doc-narrow-dim1::torch.narrow", "[(3, 2)]"),
+        ("torch-onnx", "slice-doc-torch-view-slicing::torch.Tensor.__getitem__", None),
+        ("tf2onnx", "slice-doc-tf-strided-1::tensorflow.strided_slice", None),
+    ],
+)
+def test_slice_reproducers_use_only_the_converter_and_onnxruntime(
+    suite: Suite, tmp_path: Path, route: str, item: str, printed: str | None
+) -> None:
+    """A Slice item's reproducer builds its module or function, converts it and runs the session
+    with the converter and onnxruntime alone: no import of the suite."""
+    for package in _SLICE_ROUTES[route][0]:
+        pytest.importorskip(package)
+    case_id, op = item.split("::")
+    body = snippet(Target("onnxruntime", route, "cpu"), make_task(suite.by_id(case_id), op))
+    assert body is not None and "conformance" not in body
+    script = tmp_path / "reproducer.py"
+    script.write_text("import base64\n\nimport numpy as np\n" + body)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    shapes = done.stdout.strip().splitlines()[-1]
+    assert shapes.startswith("[(") and (printed is None or shapes == printed)
 
 
 def test_a_device_without_its_provider_is_refused_at_load() -> None:

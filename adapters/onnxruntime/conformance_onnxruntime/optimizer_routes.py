@@ -94,9 +94,6 @@ TOOLS: Final = {
             "onnxslim.slim(model) with its defaults",
             "optimized = onnxslim.slim(original)",
             lambda onnxslim, model: onnxslim.slim(model),
-            # not Slice yet: slim() takes several times the default run's 20 ms an item on a Slice
-            # model, so its Slice items wait for a route off the default run
-            ops=("onnx.Split*",),
         ),
         Tool(
             "onnxoptimizer",

@@ -1,10 +1,13 @@
 """Route ``tf2onnx``: a TensorFlow function converted to ONNX by tf2onnx and served by ONNX Runtime.
 
-The other way Split reaches ONNX from a framework: whatever ``tf2onnx.convert.from_function`` makes
-of a user's ``tf.split`` or ``tf.experimental.numpy.split``. The function is the suite's own
-(:func:`conformance.models.tf_functions.tf_function`, the one the TensorFlow adapter traces), handed
-over with its ``TensorSpec`` signature: inputs ``data`` (unknown dims for ``data_shape: dynamic``)
-and ``axis`` / ``lengths`` when the case feeds them at run time, names the ONNX graph keeps.
+The other way Split and Slice reach ONNX from a framework: whatever ``tf2onnx.convert.from_function``
+makes of a user's ``tf.split`` or ``tf.experimental.numpy.split``, ``tf.slice`` or
+``tf.strided_slice``. The function is the suite's own, the one the TensorFlow adapter traces
+(:func:`conformance.models.tf_functions.tf_function` for a split, the function of
+:mod:`conformance.models.tf_slices` for a slice), handed over with its ``TensorSpec`` signature:
+inputs ``data`` (unknown dims for ``data_shape: dynamic``) and ``axis`` / ``lengths``, or
+``begin`` / ``end`` / ``strides`` / ``size``, when the case feeds them at run time, names the ONNX
+graph keeps.
 
 tf2onnx is asked for the newest opset it writes (:func:`opset`; its default is older), so that
 Split is written as Split-18. Its Python API converts with ``continue_on_error=True``: a node it
@@ -21,7 +24,7 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -66,21 +69,32 @@ def _support(task: Task, target: Target) -> Unsupported | None:
     )
     if refused is not None:
         return refused
-    from conformance.models import tf_functions
+    from conformance.models import tf_functions, tf_slices
 
-    problem = tf_functions.build_problem(task)
+    problem = None if task.op in tf_slices.OPS else tf_functions.build_problem(task)
     return None if problem is None else Unsupported(problem)
+
+
+def _function(task: Task) -> tuple[Any, tuple[Any, ...]]:
+    """The ``tf.function``, not yet traced (tf2onnx traces it), and its ``input_signature``: the
+    split's from tf_functions, or the slice's (tf_slices), built as tf_slices.concrete_function
+    builds it before tracing."""
+    from conformance.models import tf_functions, tf_slices
+
+    if task.op not in tf_slices.OPS:
+        return tf_functions.tf_function(task), tf_functions.input_signature(task)
+    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
+
+    signature = tf_slices.input_signature(task)
+    return tf.function(tf_slices.python_function(task), input_signature=signature, autograph=False), signature
 
 
 def _export(task: Task, target: Target) -> bytes:
     """The function converted to ONNX at :func:`opset`, serialized."""
     import tf2onnx.convert  # type: ignore[import-untyped]
 
-    from conformance.models import tf_functions
-
-    model, _ = tf2onnx.convert.from_function(
-        tf_functions.tf_function(task), input_signature=tf_functions.input_signature(task), opset=opset()
-    )
+    function, signature = _function(task)
+    model, _ = tf2onnx.convert.from_function(function, input_signature=signature, opset=opset())
     serialized: bytes = model.SerializeToString()
     return serialized
 
@@ -100,35 +114,60 @@ def warm_up(target: Target) -> None:
 
 def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
     """Feeds the inputs as the signature names them (tf2onnx keeps those names)."""
-    from conformance.models import tf_functions
+    return transport.run(compiled, _feeds(task))
 
-    return transport.run(compiled, tf_functions.feeds(task))
+
+def _feeds(task: Task) -> dict[str, np.ndarray]:
+    """The traced function's inputs of this run, by the names its signature gives them."""
+    from conformance.models import tf_functions, tf_slices
+
+    return tf_slices.feeds(task) if task.op in tf_slices.OPS else tf_functions.feeds(task)
+
+
+def _function_code(task: Task) -> str:
+    """The Python function as model code writes it and its signature as ``signature``, then
+    ``function``, the tf.function of it the route converts (text only: no TensorFlow imported)."""
+    from conformance.models import tf_functions, tf_slices
+
+    if task.op in tf_slices.OPS:
+        names = tf_slices.input_names(task)
+        code = (
+            f"def {tf_slices.FUNCTION}({', '.join(names)}):\n    return {tf_slices.call_code(task, names)}\n"
+        )
+        specs = ", ".join(
+            f"tf.TensorSpec({shape!r}, tf.{dtype}, name={name!r})"
+            for shape, dtype, name in tf_slices.signature(task)
+        )
+        name = tf_slices.FUNCTION
+    else:
+        code, specs, name = tf_functions.split_code(task), tf_functions.signature_code(task), "split"
+    return (
+        f"{code}\n\nsignature = [{specs}]\n"
+        f"function = tf.function({name}, input_signature=signature, autograph=False)\n"
+    )
 
 
 def _reproducer(settings: Settings, task: Task, target: Target) -> str:
     """The function and its signature as plain TensorFlow code, the conversion as the route calls
     it, and one session run per run."""
     from conformance import reproducers
-    from conformance.models import tf_functions
 
     body = (
         "import onnxruntime as ort\nimport tensorflow as tf\nimport tf2onnx.convert\n\n"
-        f"{tf_functions.split_code(task)}\n\n"
-        f"signature = [{tf_functions.signature_code(task)}]\n"
-        "function = tf.function(split, input_signature=signature, autograph=False)\n"
+        f"{_function_code(task)}"
         f"model, _ = tf2onnx.convert.from_function(function, input_signature=signature, opset={opset()})\n"
         f"session = ort.InferenceSession(model.SerializeToString(), providers={list(settings.providers)!r})\n"
     )
     if task.dtype == "bfloat16":
         body += "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
-    return body + reproducers.session_runs_code(task, tf_functions.feeds, "session")
+    return body + reproducers.session_runs_code(task, _feeds, "session")
 
 
 def route(settings: Settings) -> Route:
     """The route, its sessions made with the adapter's ``settings``."""
     return Route(
         "tf2onnx",
-        ("tensorflow.*split",),
+        ("tensorflow.*split", "tensorflow.slice", "tensorflow.strided_slice"),
         "the traced tf.function converted by tf2onnx.convert.from_function (its newest opset), run by an "
         "InferenceSession",
         build=_export,

@@ -1,11 +1,14 @@
 """Route ``torch-onnx``: a PyTorch model exported to ONNX and served by ONNX Runtime.
 
-Where most users meet Split in ONNX: whatever ``torch.onnx.export`` makes of ``torch.split`` /
-``tensor_split`` / ``chunk`` / ``hsplit`` / ``vsplit`` / ``dsplit``. The module is the suite's own
-(:mod:`conformance.models.torch_modules`, the one the torch adapter runs eagerly), exported as the
-exporter's documentation recommends today: the dynamo exporter (``dynamo=True``), its ONNX
-optimizer on, its default opset, the data's dims ``Dim.DYNAMIC`` where the case says they are
-unknown. An export failure is the route refusing the request (judged), never ``unsupported``.
+Where most users meet Split and Slice in ONNX: whatever ``torch.onnx.export`` makes of
+``torch.split`` / ``tensor_split`` / ``chunk`` / ``hsplit`` / ``vsplit`` / ``dsplit``, and of
+``torch.narrow`` and basic slicing ``x[a:b:c, ...]``. The module is the suite's own (the one the
+torch adapter runs eagerly: :mod:`conformance.models.torch_modules` for a split,
+:mod:`conformance.models.torch_slicing` for a slice, narrow's start a 0-dim tensor input where the
+case feeds it at run time), exported as the exporter's documentation recommends today: the dynamo
+exporter (``dynamo=True``), its ONNX optimizer on, its default opset, the data's dims
+``Dim.DYNAMIC`` where the case says they are unknown. An export failure is the route refusing the
+request (judged), never ``unsupported``.
 
 Complex data: ONNX Runtime has no complex tensors, so the exporter writes a complex tensor as its
 real representation (``torch.view_as_real``: a trailing dim of 2 holding the real and imaginary
@@ -21,7 +24,7 @@ import contextlib
 import functools
 import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -61,19 +64,33 @@ def _support(task: Task, target: Target) -> Unsupported | None:
     return None if problem is None else Unsupported(problem)
 
 
+def _models(task: Task) -> Any:
+    """The module builder for the task's op, as the torch adapter picks it: torch_slicing for a
+    Slice op, else torch_modules (both give ``build_module``, ``example_inputs`` and
+    ``dynamic_shapes``)."""
+    from conformance.models import torch_slice_code
+
+    if task.op in torch_slice_code.OPS:
+        from conformance.models import torch_slicing
+
+        return torch_slicing
+    from conformance.models import torch_modules
+
+    return torch_modules
+
+
 def _export(task: Task, target: Target) -> bytes:
     """The module exported to ONNX, serialized; the exporter's console chatter is dropped."""
     import torch
 
-    from conformance.models import torch_modules
-
+    models = _models(task)
     with contextlib.redirect_stdout(io.StringIO()):
         program = torch.onnx.export(
-            torch_modules.build_module(task),
-            torch_modules.example_inputs(task),
+            models.build_module(task),
+            models.example_inputs(task),
             dynamo=True,
             optimize=True,
-            dynamic_shapes=torch_modules.dynamic_shapes(task),
+            dynamic_shapes=models.dynamic_shapes(task),
             verbose=False,
         )
     assert program is not None, "the dynamo exporter returns an ONNXProgram"
@@ -82,10 +99,16 @@ def _export(task: Task, target: Target) -> bytes:
 
 
 def _run(compiled: onnxruntime.InferenceSession, task: Task) -> Sequence[np.ndarray]:
-    """The exported module's one input, whatever its name, fed and read in the exporter's real
-    representation of complex data."""
-    outputs = transport.run(compiled, {compiled.get_inputs()[0].name: _as_real(task.data)})
-    return [_as_complex(output, task.data.dtype) for output in outputs]
+    """The module's forward inputs (the data, and narrow's fed start) by position, whatever the
+    exporter named them, complex data fed and read in the exporter's real representation."""
+    from conformance.models import torch_modules, torch_slice_code
+
+    arrays = [task.data]
+    if torch_slice_code.start_fed(task):  # the start as torch_slicing hands it to forward
+        arrays.append(torch_modules.to_numpy(_models(task).example_inputs(task)[1]))
+    names = [given.name for given in compiled.get_inputs()]
+    feeds = {name: _as_real(array) for name, array in zip(names, arrays, strict=True)}
+    return [_as_complex(output, task.data.dtype) for output in transport.run(compiled, feeds)]
 
 
 def _as_real(data: np.ndarray) -> np.ndarray:
@@ -105,10 +128,46 @@ def _as_complex(output: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return values
 
 
+def _slice_reproducer(settings: Settings, task: Task) -> str:
+    """A Slice task's reproducer: torch_slice_code's module (narrow's start an input where it is
+    fed), the export as the route calls it, and the session fed each run's data (and start) by
+    position."""
+    from conformance import reproducers
+    from conformance.models import torch_slice_code
+
+    dynamic = ""
+    if task.graph.data_shape == "dynamic":
+        dims = f"dict.fromkeys(range({task.data.ndim}), torch.export.Dim.DYNAMIC)"
+        start = ", 'start': None" if torch_slice_code.start_fed(task) else ""
+        dynamic = f", dynamic_shapes={{'x': {dims}{start}}}"
+    body = (
+        f"import onnxruntime as ort\nimport torch\n\n{torch_slice_code.module_code(task)}\n"
+        f"{reproducers.array_code(task.data)}\n"
+        f"program = torch.onnx.export(\n    Slice(), ({torch_slice_code.inputs_code(task)},), dynamo=True, "
+        f"optimize=True, verbose=False{dynamic}\n)\n"
+        "session = ort.InferenceSession(program.model_proto.SerializeToString(), "
+        f"providers={list(settings.providers)!r})\n"
+        "names = [given.name for given in session.get_inputs()]\n"
+    )
+    if task.dtype == "bfloat16":
+        body += "# bfloat16 feeds must go through ort.OrtValue (see conformance_onnxruntime.transport)\n"
+    for run in task.every_run:
+        inputs = f"[value.numpy() for value in ({torch_slice_code.inputs_code(run)},)]"
+        body += (
+            f"{reproducers.run_heading(run)}{reproducers.array_code(run.data)}\n"
+            f"outputs = session.run(None, dict(zip(names, {inputs})))\n"
+            "print([output.shape for output in outputs])\n"
+        )
+    return body
+
+
 def _reproducer(settings: Settings, task: Task, target: Target) -> str:
     """The module, the export as the route calls it, and one session run per run."""
     from conformance import reproducers
-    from conformance.models import torch_code
+    from conformance.models import torch_code, torch_slice_code
+
+    if task.op in torch_slice_code.OPS:
+        return _slice_reproducer(settings, task)
 
     argument = torch_code.split_argument(task)
     dim = "" if task.request.axis is None else f", dim={task.request.axis}"
@@ -143,7 +202,7 @@ def route(settings: Settings) -> Route:
     """The route, its sessions made with the adapter's ``settings``."""
     return Route(
         "torch-onnx",
-        ("torch.*split", "torch.chunk"),
+        ("torch.*split", "torch.chunk", "torch.narrow", "torch.Tensor.__getitem__"),
         "the torch module exported by torch.onnx.export (dynamo exporter, optimizer on), run by an "
         "InferenceSession",
         build=_export,
