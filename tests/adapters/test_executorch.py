@@ -1,13 +1,15 @@
-"""The ExecuTorch adapter: the torch split module exported, lowered and run by ExecuTorch's runtime.
+"""The ExecuTorch adapter: the torch split and slice modules exported, lowered and run by ExecuTorch's
+runtime.
 
 One raw run through real workers (the backends never run in this process) of a few items: a
-documented example passes bit for bit, a program exported with dynamic dims returns the wrong
-pieces at a later run's shape (the finding dynamic-program-drops-piece-guards), XNNPACK alone
-fails to lower a slice starting below minus the dim (xnnpack-slice-start-below-minus-dim), export's
-refusal of lengths on a dynamic dim is judged (export-lengths-pin-dynamic-dim), what cannot be
-handed over is unsupported with its reason, and the shipped known issues claim every failure of
-the run. The reproducer is run in a subprocess with torch and ExecuTorch alone.
-"""
+documented example passes bit for bit, so do torch.narrow's and basic slicing's, narrow with a
+tensor start stays refused by torch.export (export-narrow-tensor-start), a program exported with
+dynamic dims returns the wrong pieces at a later run's shape (the finding
+dynamic-program-drops-piece-guards), XNNPACK alone fails to lower a slice starting below minus the
+dim (xnnpack-slice-start-below-minus-dim), export's refusal of lengths on a dynamic dim is judged
+(export-lengths-pin-dynamic-dim), what cannot be handed over is unsupported with its reason, and the
+shipped known issues claim every failure of the run. The reproducers of a split and of a slice are
+run in a subprocess with torch and ExecuTorch alone."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ pytest.importorskip("conformance_executorch")
 from conformance_executorch import ExecuTorchAdapter
 from conformance_executorch.adapter import ROUTE
 
+from conformance.corpus import catalogue
 from conformance.errors import UsageError
 from conformance.plugin import Target
 from conformance.results.result import Result
@@ -40,7 +43,16 @@ ISSUES = known_issues.shipped("executorch", "conformance_executorch:ExecuTorchAd
 FEWER_PIECES = "runs-dynamic-parts-4-fewer-pieces::torch.chunk"
 #: tensor_split(x, [-2^32, 3]) of 6 rows: XNNPACK claims the slice and cannot serialize its start
 START_BELOW_DIM = "edges-indices-minus-2-32::torch.tensor_split"
+#: the documented examples of torch.narrow and of basic slicing (x[:, 2:, 1:7:2] of 2x4x8)
+SLICE_EXAMPLES = (
+    "slice-doc-narrow-dim1::torch.narrow",
+    "slice-doc-torch-view-slicing::torch.Tensor.__getitem__",
+)
+#: narrow(x, -1, torch.tensor(-1), 1), narrow's own example: torch.export cannot trace the tensor start
+TENSOR_START = "slice-doc-narrow-tensor-start::torch.narrow"
 ITEMS = (
+    *SLICE_EXAMPLES,
+    TENSOR_START,
     "doc-readme-chunk-rows::torch.chunk",
     FEWER_PIECES,
     START_BELOW_DIM,
@@ -63,6 +75,27 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
 def test_a_documented_example_passes_bit_for_bit(results: dict[str, Result], device: str) -> None:
     result = results[f"doc-readme-chunk-rows::torch.chunk::{device}"]
     assert result.status == "pass", result.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device", ["portable", "xnnpack"])
+@pytest.mark.parametrize("item", SLICE_EXAMPLES)
+def test_the_slice_ops_documented_examples_pass_bit_for_bit(
+    results: dict[str, Result], item: str, device: str
+) -> None:
+    result = results[f"{item}::{device}"]
+    assert result.status == "pass", result.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device", ["portable", "xnnpack"])
+def test_narrow_with_a_tensor_start_stays_refused_by_export_and_claimed(
+    results: dict[str, Result], device: str
+) -> None:
+    result = results[f"{TENSOR_START}::{device}"]
+    assert (result.status, result.defect) == ("error", None), result.message
+    assert result.actual["raised"]["phase"] == "build"
+    assert_claimed_by(result, ISSUES, "export-narrow-tensor-start")
 
 
 @pytest.mark.slow
@@ -112,13 +145,13 @@ def test_the_known_issues_claim_every_failure_of_the_run(results: dict[str, Resu
     assert_every_failure_claimed(list(results.values()), ISSUES)
 
 
-@pytest.mark.slow
-def test_the_reproducer_runs_with_torch_and_executorch_alone() -> None:
-    task = corpus_items.task_of(FEWER_PIECES)
+def _reproduce(item: str) -> subprocess.CompletedProcess[str]:
+    """The portable route's reproducer of ``item``, run in a fresh interpreter that imports nothing
+    of the suite."""
     assert ROUTE.reproducer is not None
-    snippet = ROUTE.reproducer(task, Target("executorch", "edge", "portable"))
+    snippet = ROUTE.reproducer(corpus_items.task_of(item), Target("executorch", "edge", "portable"))
     assert snippet is not None and "conformance" not in snippet
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", f"import base64\nimport numpy as np\n{snippet}"],
         capture_output=True,
         text=True,
@@ -126,20 +159,35 @@ def test_the_reproducer_runs_with_torch_and_executorch_alone() -> None:
         check=False,
         cwd=Path(__file__).parent,
     )
-    printed = [line for line in done.stdout.splitlines() if line.startswith("[")]
+
+
+def _printed(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in done.stdout.splitlines() if line.startswith("[")]
+
+
+@pytest.mark.slow
+def test_the_reproducer_runs_with_torch_and_executorch_alone() -> None:
+    done = _reproduce(FEWER_PIECES)
     # the second run has 6 rows, which torch.chunk cuts into 3 pieces; the third is past the plan
-    assert printed[:2] == ["[(2, 2), (2, 2), (2, 2), (2, 2)]", "[(2, 2), (2, 2), (2, 2), (0, 2)]"], (
+    assert _printed(done)[:2] == ["[(2, 2), (2, 2), (2, 2), (2, 2)]", "[(2, 2), (2, 2), (2, 2), (0, 2)]"], (
         done.stderr
     )
     assert "Attempted to resize a bounded tensor" in done.stderr
 
 
+@pytest.mark.slow
+def test_a_slice_reproducer_runs_with_torch_and_executorch_alone() -> None:
+    done = _reproduce("slice-doc-torch-view-slicing::torch.Tensor.__getitem__")
+    assert _printed(done) == ["[(2, 2, 3)]"], done.stderr
+
+
 def test_info_names_executorch_its_exporter_and_the_edge_route() -> None:
     info = ExecuTorchAdapter({}).info()
     assert (info.name, info.backend, info.devices) == ("executorch", "executorch", ("portable", "xnnpack"))
-    assert [(route.name, route.ops, route.default) for route in info.routes] == [
-        ("edge", ("torch.*",), False)
-    ]
+    assert [(route.name, route.default) for route in info.routes] == [("edge", False)]
+    # every torch op of the catalogue: the split ops and the Slice ops torch.narrow and x[a:b:c]
+    assert catalogue.match(info.routes[0].ops) == [op for op in catalogue.OPS if op.startswith("torch.")]
+    assert {"torch.narrow", "torch.Tensor.__getitem__"} <= set(catalogue.match(info.routes[0].ops))
     assert info.options["exporter"].startswith("torch ")
     assert ExecuTorchAdapter({"device": "xnnpack"}).info().devices == ("xnnpack",)
 

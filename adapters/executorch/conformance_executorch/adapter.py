@@ -1,7 +1,9 @@
-"""The ExecuTorch adapter: what a torch split becomes in an ExecuTorch program.
+"""The ExecuTorch adapter: what a torch split or slice becomes in an ExecuTorch program.
 
-Route ``edge``: the torch.* ops (torch.split, tensor_split, chunk, hsplit, vsplit, dsplit), the
-suite's module of :mod:`conformance.models.torch_modules` exported by ``torch.export``, lowered by
+Route ``edge``: the torch split ops (torch.split, tensor_split, chunk, hsplit, vsplit, dsplit) and
+the Slice ops ``torch.narrow`` and basic slicing ``x[a:b:c, ...]`` (``torch.Tensor.__getitem__``),
+the suite's module of :mod:`conformance.models.torch_modules` or
+:mod:`conformance.models.torch_slicing` exported by ``torch.export``, lowered by
 ``to_edge`` and ``to_executorch``, serialized in memory and run by ExecuTorch's Python runtime
 (``executorch.runtime.Runtime``); the pipeline is in :mod:`conformance_executorch.program`. The
 export and lowering are the *build*, loading the program's ``forward`` method the *compile*, and
@@ -93,7 +95,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "edge",
-    ("torch.*split", "torch.chunk"),
+    ("torch.*split", "torch.chunk", "torch.narrow", "torch.Tensor.__getitem__"),
     DESCRIPTION,
     build=_build,
     run=_run,
@@ -107,7 +109,7 @@ ROUTE: Final = Route(
 
 
 class ExecuTorchAdapter:
-    """Runs the torch.* ops as ExecuTorch programs; see the module docstring."""
+    """Runs the torch split and slice ops as ExecuTorch programs; see the module docstring."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
         given = {"device": ",".join(program.DEVICES), **options}

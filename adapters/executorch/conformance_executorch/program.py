@@ -2,8 +2,9 @@
 
 The pipeline is the one ExecuTorch's "Exporting to ExecuTorch" tutorial gives
 (https://pytorch.org/executorch/stable/tutorials/export-to-executorch-tutorial.html):
-``torch.export.export`` of the suite's module (:mod:`conformance.models.torch_modules`, the
-module every torch.* target judges, with its dims ``Dim.DYNAMIC`` when the case says
+``torch.export.export`` of the suite's module (:mod:`conformance.models.torch_modules` for a
+split, :mod:`conformance.models.torch_slicing` for ``torch.narrow`` and basic slicing: the
+modules every torch target judges, with the data dims ``Dim.DYNAMIC`` when the case says
 ``data_shape: dynamic``, as the torch adapter's ``export`` route declares them), then
 ``to_edge`` (device ``portable``) or ``to_edge_transform_and_lower`` with the
 ``XnnpackPartitioner`` (device ``xnnpack``, the XNNPACK backend page's recipe), then
@@ -32,15 +33,32 @@ if TYPE_CHECKING:
 DEVICES: Final = ("portable", "xnnpack")
 
 
+def models(task: Task) -> Any:
+    """The module builder of the task's op: torch_slicing for a Slice op, else torch_modules (both
+    give ``build_module``, ``example_inputs`` and ``dynamic_shapes``)."""
+    from conformance.models import torch_modules, torch_slice_code
+
+    if task.op in torch_slice_code.OPS:
+        from conformance.models import torch_slicing
+
+        return torch_slicing
+    return torch_modules
+
+
+def inputs(task: Task) -> list[torch.Tensor]:
+    """The forward inputs of this run of ``task`` (the data, and narrow's start where the case
+    feeds it), each :func:`dense`."""
+    return [dense(tensor) for tensor in models(task).example_inputs(task)]
+
+
 def program_bytes(task: Task, device: str) -> bytes:
     """The serialized ExecuTorch program of ``task`` lowered for ``device`` (the route's build)."""
     import torch
 
-    from conformance.models import torch_modules
-
-    module, example = torch_modules.build_module(task), dense(torch_modules.to_torch(task.data))
+    builder = models(task)
+    module, shapes = builder.build_module(task), builder.dynamic_shapes(task)
     with backend_calls():
-        exported = torch.export.export(module, (example,), dynamic_shapes=torch_modules.dynamic_shapes(task))
+        exported = torch.export.export(module, tuple(inputs(task)), dynamic_shapes=shapes)
     return lowered(exported, device)
 
 
@@ -83,16 +101,16 @@ def load(program: bytes) -> Method:
 
 
 def execute(method: Method, task: Task) -> list[np.ndarray]:
-    """Feeds the task's data bit for bit and returns every piece as a copy.
+    """Feeds the task's inputs bit for bit and returns every output as a copy.
 
     The runtime's outputs live in the program's planned memory, which the next execution of the
     same method overwrites, so each piece is copied out before another run can reuse it.
     """
     from conformance.models import torch_modules
 
-    data = dense(torch_modules.to_torch(task.data))
+    given = inputs(task)
     with backend_calls():
-        outputs: Sequence[Any] = method.execute([data])
+        outputs: Sequence[Any] = method.execute(given)
     return [np.array(torch_modules.to_numpy(piece), copy=True) for piece in outputs]
 
 

@@ -3,15 +3,25 @@ ExecuTorch alone, as :mod:`conformance_executorch.program` does them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from conformance import reproducers
 from conformance.plugin import Task
+
+
+def _writer(task: Task) -> tuple[Any, str]:
+    """The code writer of the task's module (torch_slice_code for a Slice op, else torch_code, both
+    giving ``module_code`` and ``export_code``) and this run's forward inputs as Python source."""
+    from conformance.models import torch_code, torch_slice_code
+
+    if task.op in torch_slice_code.OPS:
+        return torch_slice_code, torch_slice_code.inputs_code(task)
+    return torch_code, "tensor(data)"
 
 
 def snippet(task: Task, device: str) -> str:
     """Statements that export and lower the task's module for ``device``, load the program from its
     bytes and execute every run of the case on the one loaded method."""
-    from conformance.models import torch_code
-
     if device == "xnnpack":
         lowering = (
             "from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner\n"
@@ -19,21 +29,22 @@ def snippet(task: Task, device: str) -> str:
         )
     else:
         lowering = "edge = to_edge(exported)\n"
+    writer, given = _writer(task)
     body = (
         "import torch\nfrom executorch.exir import to_edge, to_edge_transform_and_lower\n"
         "from executorch.runtime import Runtime\n\n"
-        f"{torch_code.module_code(task)}\n"
-        "def dense(array):  # the strides torch gives a new tensor (NumPy's empty arrays have 0s)\n"
-        "    return tensor(array).clone(memory_format=torch.contiguous_format)\n\n"
+        f"{writer.module_code(task)}\n"
+        "def dense(*tensors):  # the strides torch gives a new tensor (NumPy's empty arrays have 0s)\n"
+        "    return [t.clone(memory_format=torch.contiguous_format) for t in tensors]\n\n"
         f"{reproducers.array_code(task.data)}\n"
-        f"exported = {torch_code.export_code(task, 'dense(data)')}\n{lowering}"
+        f"exported = {writer.export_code(task, f'*dense({given})')}\n{lowering}"
         "method = Runtime.get().load_program(edge.to_executorch().buffer).load_method('forward')\n"
     )
     for run in task.every_run:
         data = "" if run is task else reproducers.array_code(run.data) + "\n"
         body += (
             f"{reproducers.run_heading(run)}{data}"
-            "pieces = method.execute([dense(data)])\n"
+            f"pieces = method.execute(dense({_writer(run)[1]}))\n"
             "print([tuple(piece.shape) for piece in pieces])\n"
         )
     return body
