@@ -37,6 +37,7 @@ import numpy as np
 
 from conformance.errors import UsageError
 from conformance.plugin import (
+    AdapterError,
     AdapterInfo,
     AdapterOptions,
     Route,
@@ -350,6 +351,9 @@ class RouteCalls:
             indexed = {by_name[name]: array for name, array in feeds.items() if name in by_name}
         else:
             indexed = {index: array for index, array in enumerate(feeds) if index < len(ports)}
+        unfed = [port.get_any_name() for index, port in enumerate(ports) if index not in indexed]
+        if unfed:  # a name lost on the way: running would read whatever the tensor held
+            raise AdapterError(f"route {self.spec.name} has no feed for the model's input(s) {unfed}")
         request = compiled.request
         # OpenVINO has no complex tensor: complex data is handed to infer as the NumPy array, for
         # OpenVINO's own conversion to the type its model declares.

@@ -10,9 +10,11 @@ meets it first), as it is the litert adapter's.
 
 The frontend does not read the file's ``serving_default`` signature: it names inputs and outputs by
 their tensors and orders the outputs as the subgraph lists them, not in the function's order
-(tensorflow/tensorflow#33303). So the model's results are put in the signature's order and its
-parameters also answer to the signature's names, as an application reading the signature would
-address them; no value, type or shape is touched. A model whose results are not the subgraph's
+(tensorflow/tensorflow#33303). So the model's results are put in the signature's order, and its
+inputs are fed by their tensors' names (``serving_default_<name>:0``, as the converter writes
+them): a name added to a parameter is lost when the model is compiled if a result reads the same
+tensor (a slice the converter folded to nothing), and the input would go unfed. No value, type or
+shape is touched. A model whose results are not the subgraph's
 outputs one for one (the frontend drops constant outputs, a known issue) is judged as read.
 
 Needs TensorFlow and ai-edge-litert beside OpenVINO (``pip install adapters/openvino[tflite]``).
@@ -28,10 +30,12 @@ from typing import Final
 
 import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no py.typed
 
+import numpy as np
+
 from conformance.models import tflite_models
 from conformance.plugin import Task
+from conformance_openvino import tensorflow_route
 from conformance_openvino.tensorflow_route import build_problem, throwaway_function
-from conformance_openvino.tensorflow_route import runtime_inputs as runtime_inputs  # the same feeds
 
 #: The distributions the route imports, by module.
 _NEEDS: Final = {"tensorflow": "tensorflow", "ai_edge_litert": "ai-edge-litert"}
@@ -52,6 +56,13 @@ def build_model(task: Task, core: ov.Core) -> ov.Model:
     return by_signature(_read(flatbuffer), flatbuffer)
 
 
+def runtime_inputs(task: Task) -> dict[str, np.ndarray]:
+    """The tensorflow route's feeds, by the names the converter gives the file's input tensors."""
+    return {
+        f"serving_default_{name}:0": array for name, array in tensorflow_route.runtime_inputs(task).items()
+    }
+
+
 def _read(flatbuffer: bytes) -> ov.Model:
     """``flatbuffer`` written to a private ``.tflite`` file and read by ``convert_model``."""
     with tempfile.TemporaryDirectory(prefix="conformance-openvino-") as directory:
@@ -62,10 +73,8 @@ def _read(flatbuffer: bytes) -> ov.Model:
 
 @dataclass(frozen=True)
 class Signature:
-    """What a ``.tflite`` file says of its interface (its first signature, and its subgraph)."""
+    """What a ``.tflite`` file says of its outputs (its first signature, and its subgraph)."""
 
-    #: the signature's input names and the names of their tensors
-    inputs: dict[str, str]
     #: for each output of the signature, ``output_<n>`` in order of n, its position among the
     #: subgraph's outputs (the order the frontend keeps): several may share one tensor
     positions: list[int]
@@ -82,12 +91,6 @@ def signature(flatbuffer: bytes) -> Signature | None:
         return None
     found = root.SignatureDefs(0)
     graph = root.Subgraphs(found.SubgraphIndex())
-    inputs = {
-        bytes(found.Inputs(i).Name()).decode(): bytes(
-            graph.Tensors(found.Inputs(i).TensorIndex()).Name()
-        ).decode()
-        for i in range(found.InputsLength())
-    }
     by_name = {
         bytes(found.Outputs(i).Name()).decode(): found.Outputs(i).TensorIndex()
         for i in range(found.OutputsLength())
@@ -100,20 +103,15 @@ def signature(flatbuffer: bytes) -> Signature | None:
             at for at, listed_tensor in enumerate(listed) if listed_tensor == tensor and at not in positions
         ]
         positions.append(free[0] if free else -1)
-    return Signature(inputs, positions, len(listed))
+    return Signature(positions, len(listed))
 
 
 def by_signature(model: ov.Model, flatbuffer: bytes) -> ov.Model:
-    """``model`` with its results in the signature's order and each parameter also named as the
-    signature names it; returned as read without a signature, or where its results are not the
-    subgraph's outputs one for one."""
+    """``model`` with its results in the signature's order; returned as read without a signature,
+    or where its results are not the subgraph's outputs one for one."""
     found = signature(flatbuffer)
     if found is None:
         return model
-    for parameter in model.get_parameters():
-        names = parameter.output(0).get_names()
-        aliases = {name for name, tensor in found.inputs.items() if tensor in names}
-        parameter.output(0).get_tensor().add_names(aliases)
     results = model.get_results()
     if len(results) != found.outputs or -1 in found.positions:
         return model
