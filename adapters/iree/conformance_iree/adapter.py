@@ -1,4 +1,4 @@
-"""The IREE adapter: the ``onnx.*`` ops (Split, SplitToSequence) imported, compiled and run by IREE.
+"""The IREE adapter: the ``onnx.*`` ops (Split, SplitToSequence, Slice) imported, compiled and run by IREE.
 
 Route ``onnx`` (off the default run: compiling costs about 500 ms per item, see docs/performance.md),
 device ``local-task``. The model is the one :func:`conformance.models.onnx_graphs.build_model` builds,
@@ -21,8 +21,10 @@ reference's piece counts differ between runs.
 
 A refusal by any of the three tools is IREE's answer and is judged (``known_issues.yaml`` lists them
 by meaning). Only string tensors are ``unsupported``: neither the torch dialect the importer writes
-nor IREE's HAL has a string element type. Dynamic dims and a runtime ``split`` are built as the case
-says, and judged by what IREE makes of them.
+nor IREE's HAL has a string element type. Dynamic dims, a runtime ``split`` and Slice's runtime
+``starts``, ``ends``, ``axes`` and ``steps`` (int32 or int64) are built as the case says, and judged
+by what IREE makes of them: torch-mlir lowers Slice from opset 13 on only, so Slice-1, -10 and -11
+models are refused by ``iree-compile``, IREE's answer.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def _compile(model: toolchain.Imported, target: Target) -> toolchain.Loaded:
 
 
 def _run(compiled: toolchain.Loaded, task: Task) -> Sequence[np.ndarray]:
-    """The task's feeds (data, and a runtime ``split``) in the graph's input order."""
+    """The task's feeds (data, and a runtime ``split`` or Slice index inputs) in the graph's input order."""
     from conformance.models import onnx_graphs
 
     feeds = onnx_graphs.feeds(task)
@@ -80,7 +82,7 @@ def _prepare(target: Target) -> None:
 
 ROUTE: Final = Route(
     "onnx",
-    ("onnx.Split*",),
+    ("onnx.Split*", "onnx.Slice-*"),
     "the ONNX model imported by iree-import-onnx, compiled by iree-compile for llvm-cpu, run on local-task",
     build=_build,
     run=_run,
