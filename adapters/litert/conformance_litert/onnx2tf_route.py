@@ -2,7 +2,7 @@
 interpreter.
 
 onnx2tf (https://github.com/PINTO0309/onnx2tf) is how many ONNX models reach LiteRT, and the
-converter most often named in Split reports. The route writes the bytes every ONNX backend gets
+converter most often named in Split reports; it runs every ONNX Split and Slice op. The route writes the bytes every ONNX backend gets
 (:func:`conformance.models.onnx_graphs.model_bytes`) as ``model.onnx`` to a private temporary
 directory, calls ``onnx2tf.convert`` (the call is recorded in every results file) and reads back
 ``model_float32.tflite``. Two keywords depart from a bare call: ``non_verbose=True`` (errors only
@@ -200,7 +200,7 @@ def route(
     (``compile_``), its snippet written by the adapter (which knows the interpreter's settings)."""
     return Route(
         "onnx2tf",
-        ("onnx.Split*",),
+        ("onnx.Split*", "onnx.Slice-*"),
         "the ONNX model converted by onnx2tf.convert (float32 .tflite), run by the LiteRT interpreter",
         build=_convert,
         compile=compile_,
