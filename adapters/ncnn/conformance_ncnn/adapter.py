@@ -2,21 +2,22 @@
 
 Two routes, device ``cpu``, both off the default run (pnnx costs about a second per item):
 
-``pnnx`` (``torch.*``)
+``pnnx`` (the torch split ops, ``torch.narrow``, ``torch.Tensor.__getitem__``)
     the case's torch module traced with ``torch.jit.trace`` and converted by pnnx, as pnnx's README
     has a PyTorch user do it;
-``onnx`` (``onnx.*``)
+``onnx`` (``onnx.Split*``, ``onnx.Slice-*``)
     the suite's one-node ONNX model (the bytes every ONNX backend gets) through pnnx's ONNX import.
 
 Build: the conversion (:mod:`conformance_ncnn.pnnx_calls`); compile: the ncnn model loaded into a
-``Net``; run: an ``Extractor`` fed the data (and, on ``onnx``, a runtime ``split``) and every output
-extracted (:mod:`conformance_ncnn.ncnn_calls`). A converter that prints a warning and exits 0 is
-not trusted: the model it wrote is run and judged. A converter that dies by a signal takes the
-worker with it (a ``crash``, one result).
+``Net``; run: an ``Extractor`` fed the source model's runtime inputs and every output extracted
+(:mod:`conformance_ncnn.ncnn_calls`). A converter that prints a warning and exits 0 is not
+trusted: the model it wrote is run and judged. A converter that dies by a signal takes the worker
+with it (a ``crash``, one result).
 
 Unsupported, and only that: what an ``ncnn.Mat`` cannot carry, i.e. every element type but float32
 and ranks outside 1 to 4 (:mod:`conformance_ncnn.ncnn_calls` cites the binding and ncnn's answer on
-other types), for the data and for a ``split`` fed at run time (int64 for Split-13/18).
+other types), for the data and for every integer input fed at run time: a ``split`` (int64 for
+Split-13/18), Slice-10+'s ``starts``, ``ends``, ``axes`` and ``steps``, narrow's 0-dim start.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def _prepare_pnnx(target: Target) -> None:
 
 PNNX: Final = Route(
     "pnnx",
-    ("torch.*split", "torch.chunk"),
+    ("torch.*split", "torch.chunk", "torch.narrow", "torch.Tensor.__getitem__"),
     "the torch module traced by torch.jit.trace, converted by pnnx, run by ncnn on the CPU",
     build=build_torch,
     compile=compile_model,
@@ -90,7 +91,7 @@ PNNX: Final = Route(
 )
 ONNX: Final = Route(
     "onnx",
-    ("onnx.Split*",),
+    ("onnx.Split*", "onnx.Slice-*"),
     "the ONNX model converted by pnnx's ONNX import, run by ncnn on the CPU",
     build=build_onnx,
     compile=compile_model,
@@ -103,7 +104,7 @@ ONNX: Final = Route(
 
 
 class NcnnAdapter:
-    """Runs the torch.* ops (route pnnx) and the onnx.* ops (route onnx) through pnnx and ncnn."""
+    """Runs the torch ops (route pnnx) and the ONNX ops (route onnx) through pnnx and ncnn."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
         self.options = AdapterOptions.parse(options, devices=("cpu",))

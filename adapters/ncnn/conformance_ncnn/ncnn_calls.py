@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from conformance import dtypes
 from conformance.plugin import BackendRefusal, Task, backend_calls
 from conformance_ncnn.pnnx_calls import Converted
 
@@ -60,11 +61,20 @@ class Loaded:
 
 
 def feeds(task: Task) -> list[np.ndarray]:
-    """The source model's runtime inputs in order: the data, and for an ONNX op a runtime ``split``."""
+    """The source model's runtime inputs in order: the data, and for an ONNX op a runtime ``split``
+    or Slice index inputs, for torch.narrow a fed start (a 0-dim tensor of ``graph.index_dtype``)."""
+    from conformance.models import torch_slice_code
+
     if task.op.startswith("onnx."):
         from conformance.models import onnx_graphs
 
         return list(onnx_graphs.feeds(task).values())
+    if torch_slice_code.start_fed(task):
+        start = torch_slice_code.narrow_arguments(task)[1]
+        return [
+            task.data,
+            np.asarray(start, dtype=np.int64).astype(dtypes.numpy_dtype(task.graph.index_dtype)),
+        ]
     return [task.data]
 
 

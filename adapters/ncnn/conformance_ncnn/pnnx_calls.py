@@ -8,8 +8,9 @@ so the suite's torch is not involved in the conversion) in a child process and s
 (:mod:`conformance.models.converter_process`), with ``inputshape`` and nothing else, and reads
 ``model.ncnn.param`` and ``model.ncnn.bin``:
 
-- route ``pnnx`` (``torch.*``): the case's module (:mod:`conformance.models.torch_modules`, the one
-  every torch route judges) traced with ``torch.jit.trace`` on the case's data and saved as
+- route ``pnnx`` (``torch.*``): the case's module (:mod:`conformance.models.torch_modules` for a
+  split, :mod:`conformance.models.torch_slicing` for narrow and basic slicing: the ones every torch
+  route judges) traced with ``torch.jit.trace`` on the case's data and saved as
   ``model.pt``, pnnx's documented input; torch's refusal to trace is the route's refusal;
 - route ``onnx`` (``onnx.*``): the suite's one-node ONNX model saved as ``model.onnx``.
 
@@ -87,9 +88,13 @@ def traced_module(task: Task) -> bytes:
 
     import torch
 
-    from conformance.models import torch_modules
+    from conformance.models import torch_modules, torch_slice_code
 
-    module, example = torch_modules.build_module(task), torch_modules.example_inputs(task)
+    if task.op in torch_slice_code.OPS:
+        from conformance.models import torch_slicing as models
+    else:
+        models = torch_modules
+    module, example = models.build_module(task), models.example_inputs(task)
     with backend_calls():
         traced = torch.jit.trace(module, example)  # type: ignore[no-untyped-call]
     buffer = io.BytesIO()
@@ -99,7 +104,9 @@ def traced_module(task: Task) -> bytes:
 
 def convert_torch(task: Task) -> Converted:
     """Route ``pnnx``: the traced module through pnnx."""
-    return convert_file(f"{_STEM}.pt", traced_module(task), [task.data.shape])
+    from conformance_ncnn import ncnn_calls
+
+    return convert_file(f"{_STEM}.pt", traced_module(task), [array.shape for array in ncnn_calls.feeds(task)])
 
 
 def convert_onnx(task: Task) -> Converted:

@@ -2,7 +2,8 @@
 a torch op's module) and NumPy alone.
 
 They write out what the routes do: the source model (the ONNX model byte for byte, or the torch
-op's call as a module, traced with ``torch.jit.trace`` on the case's data), the ``pnnx`` command
+op's call as a module, a split or a slice as conformance.models.torch_slice_code writes it, traced
+with ``torch.jit.trace`` on the case's data), the ``pnnx`` command
 with its ``inputshape``, and ncnn's load and one extraction per run of the case, each with one
 printed line of output shapes.
 """
@@ -37,8 +38,15 @@ print([output.shape for output in outputs])
 
 
 def _torch_source(task: Task) -> str:
-    from conformance.models import torch_code
+    """The torch op's call as a module (as pnnx_calls.traced_module builds it), traced on the data."""
+    from conformance.models import torch_code, torch_slice_code
 
+    if task.op in torch_slice_code.OPS:
+        module, example = torch_slice_code.module_code(task), torch_slice_code.inputs_code(task)
+        return (
+            f"import torch\n\n\n{module}\n\n{reproducers.array_code(task.data)}\n"
+            f"torch.jit.trace(Slice(), ({example},)).save('model.pt')\n"
+        )
     function = task.op.removeprefix("torch.")
     argument = torch_code.split_argument(task)
     dim = "" if task.request.axis is None else f", {task.request.axis}"
@@ -62,7 +70,8 @@ def snippet(task: Task) -> str:
         name = "model.onnx"
         shapes = [array.shape for array in onnx_graphs.feeds(task).values()]
     else:
-        source, name, shapes = _torch_source(task), "model.pt", [task.data.shape]
+        source, name = _torch_source(task), "model.pt"
+        shapes = [array.shape for array in ncnn_calls.feeds(task)]
     body = f"# {task.op}\n{source}" + _PNNX.format(source=name, shape=pnnx_calls.inputshape(shapes))
     for run in task.every_run:
         arrays = ncnn_calls.feeds(run)
