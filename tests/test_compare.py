@@ -50,3 +50,19 @@ def test_large_tensors_read_with_strides_are_compared_element_by_element() -> No
     found = diff_values(data[::2], copy[::2], "uint8")
     assert found is not None and found.differing == 1
     assert diff_values(data[1::2], copy[1::2], "uint8") is None
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "dtype"),
+    [
+        (np.array(1.5, dtype=np.float32), np.array(2.5, dtype=np.float32), "float32"),
+        (np.array("a", dtype=object), np.array("b", dtype=object), "string"),
+        (np.array(1 + 2j, dtype=np.complex64), np.array(1 - 2j, dtype=np.complex64), "complex64"),
+    ],
+)
+def test_a_value_mismatch_of_0_d_data_is_a_mismatch_not_an_error(
+    expected: np.ndarray, actual: np.ndarray, dtype: str
+) -> None:
+    mismatch = diff_values(expected, actual, dtype)
+    assert mismatch is not None and "1 of 1 elements differ" in str(mismatch)
+    assert diff_values(expected, expected.copy(), dtype) is None
