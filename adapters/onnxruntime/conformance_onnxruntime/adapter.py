@@ -1,13 +1,15 @@
-"""The ONNX Runtime adapter: the ``onnx.*`` ops (Split, SplitToSequence) run by an ``InferenceSession``.
+"""The ONNX Runtime adapter: the ``onnx.*`` ops (Split, SplitToSequence, Slice) run by an
+``InferenceSession``.
 
 Route ``default``: the model of :func:`conformance.models.onnx_graphs.build_model` (the bytes
 OpenVINO's ONNX frontend is handed) loaded into an ``InferenceSession`` and run; a sequence output
-comes back as a list, whose tensors are the pieces. Off the default run, each in a module of its
-own: ``torch-onnx`` (the torch.* ops exported by ``torch.onnx.export``), ``tf2onnx`` (the
-tensorflow.* ops converted by tf2onnx), ``paddle2onnx`` (the paddle.* ops exported by paddle2onnx),
-and ``onnxsim``, ``onnxslim``, ``onnxoptimizer`` (route ``default``'s model through that graph
-optimizer first). Execution providers are an option rather than routes: a vendor certifying one
-runs the same models through the same API with another provider list.
+comes back as a list, whose tensors are the pieces. Routes ``onnxslim`` and ``onnxoptimizer`` (in
+the default run) and ``onnxsim`` pass route ``default``'s model through that graph optimizer
+first. Off the default run, each in a module of its own: ``torch-onnx`` (the torch.* ops exported
+by ``torch.onnx.export``), ``tf2onnx`` (the tensorflow.* ops converted by tf2onnx) and
+``paddle2onnx`` (the paddle.* ops exported by paddle2onnx). Execution providers are an option
+rather than routes: a vendor certifying one runs the same models through the same API with another
+provider list.
 
 Options (anything else is refused, so a misspelt option cannot leave a run on its defaults):
 
