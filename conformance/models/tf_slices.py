@@ -140,14 +140,19 @@ def python_function(task: Task) -> Callable[..., list[tf.Tensor]]:
     return sliced
 
 
-def concrete_function(task: Task, *, jit_compile: bool = False) -> tf.types.experimental.ConcreteFunction:
-    """The traced ``ConcreteFunction`` (autograph off: no control flow to convert; ``jit_compile``
-    makes XLA compile it at its first call); TensorFlow's refusals while tracing are marked its own."""
+def tf_function(task: Task, *, jit_compile: bool = False) -> Any:
+    """The ``tf.function``, not yet traced, with :func:`input_signature` (autograph off: no control
+    flow to convert); ``jit_compile=True`` makes XLA compile it at its first call."""
     import tensorflow as tf
 
-    function = tf.function(
+    return tf.function(
         python_function(task), input_signature=input_signature(task), autograph=False, jit_compile=jit_compile
     )
+
+
+def concrete_function(task: Task, *, jit_compile: bool = False) -> tf.types.experimental.ConcreteFunction:
+    """The traced ``ConcreteFunction``; TensorFlow's refusals while tracing are marked its own."""
+    function = tf_function(task, jit_compile=jit_compile)
     with backend_calls():
         return function.get_concrete_function()
 

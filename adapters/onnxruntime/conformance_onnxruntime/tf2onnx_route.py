@@ -77,16 +77,11 @@ def _support(task: Task, target: Target) -> Unsupported | None:
 
 def _function(task: Task) -> tuple[Any, tuple[Any, ...]]:
     """The ``tf.function``, not yet traced (tf2onnx traces it), and its ``input_signature``: the
-    split's from tf_functions, or the slice's (tf_slices), built as tf_slices.concrete_function
-    builds it before tracing."""
+    split's from tf_functions, or the slice's from tf_slices."""
     from conformance.models import tf_functions, tf_slices
 
-    if task.op not in tf_slices.OPS:
-        return tf_functions.tf_function(task), tf_functions.input_signature(task)
-    import tensorflow as tf  # type: ignore[import-untyped]  # TensorFlow ships no type information
-
-    signature = tf_slices.input_signature(task)
-    return tf.function(tf_slices.python_function(task), input_signature=signature, autograph=False), signature
+    models: Any = tf_slices if task.op in tf_slices.OPS else tf_functions
+    return models.tf_function(task), models.input_signature(task)
 
 
 def _export(task: Task, target: Target) -> bytes:
