@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from conformance.models.torch_builders import for_task as models
 from conformance.plugin import Task, backend_calls
 
 if TYPE_CHECKING:
@@ -31,18 +32,6 @@ if TYPE_CHECKING:
 
 #: The devices: ExecuTorch's portable kernels alone, or XNNPACK taking what its partitioner claims.
 DEVICES: Final = ("portable", "xnnpack")
-
-
-def models(task: Task) -> Any:
-    """The module builder of the task's op: torch_slicing for a Slice op, else torch_modules (both
-    give ``build_module``, ``example_inputs`` and ``dynamic_shapes``)."""
-    from conformance.models import torch_modules, torch_slice_code
-
-    if task.op in torch_slice_code.OPS:
-        from conformance.models import torch_slicing
-
-        return torch_slicing
-    return torch_modules
 
 
 def inputs(task: Task) -> list[torch.Tensor]:

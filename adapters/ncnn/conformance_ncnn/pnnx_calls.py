@@ -88,12 +88,9 @@ def traced_module(task: Task) -> bytes:
 
     import torch
 
-    from conformance.models import torch_modules, torch_slice_code
+    from conformance.models import torch_builders
 
-    if task.op in torch_slice_code.OPS:
-        from conformance.models import torch_slicing as models
-    else:
-        models = torch_modules
+    models = torch_builders.for_task(task)
     module, example = models.build_module(task), models.example_inputs(task)
     with backend_calls():
         traced = torch.jit.trace(module, example)  # type: ignore[no-untyped-call]

@@ -24,10 +24,11 @@ import contextlib
 import functools
 import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
+from conformance.models.torch_builders import for_task as _models
 from conformance.plugin import Route, Target, Task, Unsupported, version_of
 from conformance_onnxruntime import transport
 
@@ -62,21 +63,6 @@ def _support(task: Task, target: Target) -> Unsupported | None:
 
     problem = torch_modules.export_dynamic_problem(task)
     return None if problem is None else Unsupported(problem)
-
-
-def _models(task: Task) -> Any:
-    """The module builder for the task's op, as the torch adapter picks it: torch_slicing for a
-    Slice op, else torch_modules (both give ``build_module``, ``example_inputs`` and
-    ``dynamic_shapes``)."""
-    from conformance.models import torch_slice_code
-
-    if task.op in torch_slice_code.OPS:
-        from conformance.models import torch_slicing
-
-        return torch_slicing
-    from conformance.models import torch_modules
-
-    return torch_modules
 
 
 def _export(task: Task, target: Target) -> bytes:

@@ -20,18 +20,9 @@ import openvino as ov  # type: ignore[import-untyped]  # ships .pyi stubs but no
 
 from conformance import dtypes
 from conformance.models import torch_modules, torch_slice_code
+from conformance.models.torch_builders import for_task as models
 from conformance.plugin import Task
 from conformance_openvino.tensors import element_type
-
-
-def models(task: Task) -> Any:
-    """The module builder for the task's op (both give ``build_module``, ``example_inputs`` and
-    ``exported_program``): torch_slicing for a Slice op, torch_modules for a split op."""
-    if task.op in torch_slice_code.OPS:
-        from conformance.models import torch_slicing
-
-        return torch_slicing
-    return torch_modules
 
 
 def unsupported(task: Task) -> str | None:

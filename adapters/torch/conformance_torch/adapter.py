@@ -27,6 +27,7 @@ import numpy as np
 
 from conformance import dtypes, reproducers
 from conformance.errors import UsageError
+from conformance.models.torch_builders import for_task as _models
 from conformance.plugin import (
     AdapterInfo,
     AdapterOptions,
@@ -61,18 +62,6 @@ def _support(task: Task, target: Target) -> Unsupported | None:
 def _compile(model: torch.nn.Module, target: Target) -> Compiled:
     """Places the module on the device; the split modules hold no weights, so nothing moves."""
     return Compiled(model.to(target.device), target.device)
-
-
-def _models(task: Task) -> Any:
-    """The module builder for the task's op: torch_slicing for a Slice op, else torch_modules (both
-    give ``build_module``, ``example_inputs`` and ``exported_program``)."""
-    from conformance.models import torch_modules, torch_slice_code
-
-    if task.op in torch_slice_code.OPS:
-        from conformance.models import torch_slicing
-
-        return torch_slicing
-    return torch_modules
 
 
 class Source(NamedTuple):
