@@ -3,20 +3,9 @@ ExecuTorch alone, as :mod:`conformance_executorch.program` does them."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from conformance import reproducers
+from conformance.models.torch_builders import source_for
 from conformance.plugin import Task
-
-
-def _writer(task: Task) -> tuple[Any, str]:
-    """The code writer of the task's module (torch_slice_code for a Slice op, else torch_code, both
-    giving ``module_code`` and ``export_code``) and this run's forward inputs as Python source."""
-    from conformance.models import torch_code, torch_slice_code
-
-    if task.op in torch_slice_code.OPS:
-        return torch_slice_code, torch_slice_code.inputs_code(task)
-    return torch_code, "tensor(data)"
 
 
 def snippet(task: Task, device: str) -> str:
@@ -29,7 +18,7 @@ def snippet(task: Task, device: str) -> str:
         )
     else:
         lowering = "edge = to_edge(exported)\n"
-    writer, given = _writer(task)
+    writer, _, given = source_for(task)
     body = (
         "import torch\nfrom executorch.exir import to_edge, to_edge_transform_and_lower\n"
         "from executorch.runtime import Runtime\n\n"
@@ -44,7 +33,7 @@ def snippet(task: Task, device: str) -> str:
         data = "" if run is task else reproducers.array_code(run.data) + "\n"
         body += (
             f"{reproducers.run_heading(run)}{data}"
-            f"pieces = method.execute(dense({_writer(run)[1]}))\n"
+            f"pieces = method.execute(dense({source_for(run).inputs}))\n"
             "print([tuple(piece.shape) for piece in pieces])\n"
         )
     return body

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from conformance import dtypes, reproducers
+from conformance.models.torch_builders import source_for
 from conformance.plugin import Target, Task
 from conformance_openvino import slice_inputs
 
@@ -165,17 +166,6 @@ def onnx_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     )
 
 
-def _torch_source(task: Task) -> tuple[Any, str, str]:
-    """How the snippet writes the task's module: the writer (torch_slice_code for a Slice op,
-    torch_code for a split op: both give ``module_code`` and ``export_code``), the class it
-    defines, and the forward inputs of its example (the data, and narrow's fed start)."""
-    from conformance.models import torch_code, torch_slice_code
-
-    if task.op in torch_slice_code.OPS:
-        return torch_slice_code, "Slice", torch_slice_code.inputs_code(task)
-    return torch_code, "Split", "tensor(data)"
-
-
 def _torch_feeds(run: Task) -> str:
     """The infer feeds of one run: the data, and narrow's start as the 0-dim array it declares."""
     from conformance.models import torch_slice_code
@@ -189,7 +179,7 @@ def _torch_feeds(run: Task) -> str:
 def _torch_snippet(task: Task, convert: str, device: str, config: Mapping[str, str]) -> str:
     """The data, the suite's module (``Split`` or ``Slice``, and ``tensor`` for the data),
     ``convert`` making ``model``, and one infer per run."""
-    writer = _torch_source(task)[0]
+    writer = source_for(task)[0]
     body = (
         "import openvino as ov\nimport torch\n\n"
         f"{reproducers.array_code(task.data)}\n{writer.module_code(task)}\n{convert}\n"
@@ -208,13 +198,13 @@ def pytorch_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
     declared = [f"(ov.PartialShape({dims!r}), ov.Type.{ELEMENT_NAMES[task.dtype]})"]
     if torch_slice_code.start_fed(task):
         declared.append(f"(ov.PartialShape([]), ov.Type.{ELEMENT_NAMES[task.graph.index_dtype]})")
-    _, name, example = _torch_source(task)
+    _, name, example = source_for(task)
     convert = f"model = ov.convert_model({name}(), example_input=({example},), input=[{', '.join(declared)}])"
     return _torch_snippet(task, convert, device, config)
 
 
 def torch_export_snippet(task: Task, device: str, config: Mapping[str, str]) -> str:
-    writer, _, example = _torch_source(task)
+    writer, _, example = source_for(task)
     program = writer.export_code(task, example)
     return _torch_snippet(task, f"model = ov.convert_model({program})", device, config)
 

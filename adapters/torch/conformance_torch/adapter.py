@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from conformance import dtypes, reproducers
 from conformance.errors import UsageError
 from conformance.models.torch_builders import for_task as _models
+from conformance.models.torch_builders import source_for as _code
 from conformance.plugin import (
     AdapterInfo,
     AdapterOptions,
@@ -62,23 +63,6 @@ def _support(task: Task, target: Target) -> Unsupported | None:
 def _compile(model: torch.nn.Module, target: Target) -> Compiled:
     """Places the module on the device; the split modules hold no weights, so nothing moves."""
     return Compiled(model.to(target.device), target.device)
-
-
-class Source(NamedTuple):
-    """How a reproducer writes the task's module: ``writer`` (torch_slice_code or torch_code, both
-    give ``module_code`` and ``export_code``), the class it defines, and this run's forward inputs."""
-
-    writer: Any
-    name: str
-    inputs: str
-
-
-def _code(task: Task) -> Source:
-    from conformance.models import torch_code, torch_slice_code
-
-    if task.op in torch_slice_code.OPS:
-        return Source(torch_slice_code, "Slice", torch_slice_code.inputs_code(task))
-    return Source(torch_code, "Split", "tensor(data)")
 
 
 def _run(compiled: Compiled, task: Task) -> Sequence[np.ndarray]:
